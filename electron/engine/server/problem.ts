@@ -1,0 +1,51 @@
+/**
+ * RFC 7807 problem details: the one error shape every route answers with (wire contract §7).
+ * Throw an ApiProblem anywhere below a route; the server turns it into the response.
+ */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+
+const TITLES: Record<number, string> = {
+  400: 'One or more validation errors occurred.',
+  401: 'Unauthenticated',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+};
+
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail?: string,
+    readonly errors?: Record<string, string[]>,
+  ) {
+    super(detail ?? TITLES[status] ?? `HTTP ${status}`);
+    this.name = 'ApiProblem';
+  }
+
+  toBody(): ProblemBody {
+    const body: ProblemBody = { type: 'about:blank', title: TITLES[this.status] ?? 'Error', status: this.status };
+    if (this.detail !== undefined) body.detail = this.detail;
+    if (this.errors !== undefined) body.errors = this.errors;
+    return body;
+  }
+}
+
+/** A 400 naming the offending fields, e.g. `validationProblem({'data.number': ['fails the Luhn check']})`. */
+export function validationProblem(errors: Record<string, string[]>, detail?: string): ApiProblem {
+  const first = Object.entries(errors)[0];
+  return new ApiProblem(400, detail ?? (first ? `${first[0]}: ${first[1][0]}` : undefined), errors);
+}
