@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { Route } from '../server/route-types';
+import { parseWith } from '../server/validation';
+import type { ApplicationStore } from './application-store';
+import { applicationRequest } from './application-requests';
+
+const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** The management endpoints of wire contract §2: applications and their keys, for `management` applications. */
+export function applicationRoutes(applications: ApplicationStore): Route[] {
+  const id = (params: Record<string, string | undefined>) => params.id as string;
+  return [
+    {
+      method: 'POST',
+      path: '/applications',
+      idempotent: true,
+      handler: async (ctx) => {
+        ctx.caller.policy.requireManagement('application:create');
+        const input = parseWith(applicationRequest, await ctx.json());
+        ctx.log.requestBody = input;
+        const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key });
+        const keys = application.keys.map((k) => (k.id === key?.id ? key : k));
+        return { status: 201, body: { ...application, keys, ...(key ? { key: key.key } : {}) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/applications',
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:read');
+        const { page, size } = parseWith(pageQuery, Object.fromEntries(ctx.query));
+        const { total, items } = applications.page(page, size);
+        return {
+          status: 200,
+          body: {
+            pagination: { total_items: total, page_number: page, page_size: size, total_pages: Math.ceil(total / size) },
+            data: items,
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/applications/key',
+      handler: (ctx) => ({ status: 200, body: applications.require(ctx.caller.application.id) }),
+    },
+    {
+      method: 'GET',
+      path: '/applications/:id',
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:read');
+        return { status: 200, body: applications.require(id(ctx.params)) };
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/applications/:id',
+      idempotent: true,
+      handler: async (ctx) => {
+        ctx.caller.policy.requireManagement('application:update');
+        applications.require(id(ctx.params));
+        const input = parseWith(applicationRequest, await ctx.json());
+        ctx.log.requestBody = input;
+        return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/applications/:id',
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:delete');
+        applications.delete(id(ctx.params));
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/applications/:id/keys',
+      idempotent: true,
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:update');
+        return { status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/applications/:id/keys',
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:read');
+        return { status: 200, body: applications.listKeys(id(ctx.params)) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/applications/:id/keys/:keyId',
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:read');
+        return { status: 200, body: applications.getKey(id(ctx.params), ctx.params.keyId as string) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/applications/:id/keys/:keyId',
+      handler: (ctx) => {
+        ctx.caller.policy.requireManagement('application:update');
+        applications.deleteKey(id(ctx.params), ctx.params.keyId as string);
+        return { status: 204 };
+      },
+    },
+  ];
+}

@@ -1,0 +1,202 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from '../vault/database';
+import type { Sealer } from '../vault/crypto';
+import { ApiProblem } from '../server/problem';
+import type { AccessRule, ApplicationType } from './permissions';
+
+export interface ApiKeyInfo {
+  id: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface Application {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: ApplicationType;
+  permissions: string[];
+  rules: AccessRule[];
+  keys: ApiKeyInfo[];
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+export interface ApplicationInput {
+  name: string;
+  type: ApplicationType;
+  permissions: string[];
+  rules: AccessRule[];
+}
+
+/** A key with its secret: returned once, at creation. */
+export interface NewApiKey extends ApiKeyInfo {
+  key: string;
+}
+
+interface ApplicationRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: ApplicationType;
+  permissions: string;
+  rules: string;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+/** ≥128 bits of entropy (here 256), so a key cannot be guessed by a page probing localhost. */
+export const generateApiKey = () => `key_local_${randomBytes(32).toString('base64url')}`;
+export const MIN_SEEDED_KEY_LENGTH = 24;
+
+export class ApplicationStore {
+  /** Bumped on every change, so callers can drop what they cached about keys and rules. */
+  version = 0;
+  private readonly stmt;
+
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: Sealer,
+    readonly tenantId: string,
+  ) {
+    this.stmt = {
+      insert: db.prepare(`INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_by, created_at)
+        VALUES (@id, @tenant_id, @name, @type, @permissions, @rules, @created_by, @created_at)`),
+      get: db.prepare('SELECT * FROM applications WHERE id = ?'),
+      count: db.prepare('SELECT COUNT(*) AS n FROM applications'),
+      page: db.prepare('SELECT * FROM applications ORDER BY created_at, id LIMIT ? OFFSET ?'),
+      byName: db.prepare('SELECT * FROM applications WHERE name = ?'),
+      update: db.prepare(`UPDATE applications SET name = @name, type = @type, permissions = @permissions, rules = @rules,
+        modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
+      delete: db.prepare('DELETE FROM applications WHERE id = ?'),
+      insertKey: db.prepare(
+        'INSERT INTO api_keys (id, application_id, key_hash, created_by, created_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      keys: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? ORDER BY created_at, id'),
+      key: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? AND id = ?'),
+      deleteKey: db.prepare('DELETE FROM api_keys WHERE application_id = ? AND id = ?'),
+      byKeyHash: db.prepare('SELECT application_id, id FROM api_keys WHERE key_hash = ?'),
+    };
+  }
+
+  private hydrate(row: ApplicationRow): Application {
+    return {
+      ...row,
+      permissions: JSON.parse(row.permissions),
+      rules: JSON.parse(row.rules),
+      keys: this.stmt.keys.all(row.id) as ApiKeyInfo[],
+    };
+  }
+
+  create(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }) {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    let newKey: NewApiKey | undefined;
+    this.db.transaction(() => {
+      this.stmt.insert.run({
+        id,
+        tenant_id: this.tenantId,
+        name: input.name,
+        type: input.type,
+        permissions: JSON.stringify(input.permissions),
+        rules: JSON.stringify(input.rules),
+        created_by: createdBy,
+        created_at: now,
+      });
+      if (key.create) newKey = this.insertKey(id, createdBy, key.secret);
+    })();
+    this.version++;
+    return { application: this.get(id)!, key: newKey };
+  }
+
+  get(id: string): Application | undefined {
+    const row = this.stmt.get.get(id) as ApplicationRow | undefined;
+    return row && this.hydrate(row);
+  }
+
+  require(id: string): Application {
+    const app = this.get(id);
+    if (!app) throw new ApiProblem(404, `Application ${id} not found`);
+    return app;
+  }
+
+  findByName(name: string): Application[] {
+    return (this.stmt.byName.all(name) as ApplicationRow[]).map((r) => this.hydrate(r));
+  }
+
+  count(): number {
+    return (this.stmt.count.get() as { n: number }).n;
+  }
+
+  page(page: number, size: number): { total: number; items: Application[] } {
+    const rows = this.stmt.page.all(size, (page - 1) * size) as ApplicationRow[];
+    return { total: this.count(), items: rows.map((r) => this.hydrate(r)) };
+  }
+
+  update(id: string, input: ApplicationInput, modifiedBy: string | null): Application {
+    this.require(id);
+    this.stmt.update.run({
+      id,
+      name: input.name,
+      type: input.type,
+      permissions: JSON.stringify(input.permissions),
+      rules: JSON.stringify(input.rules),
+      modified_by: modifiedBy,
+      modified_at: new Date().toISOString(),
+    });
+    this.version++;
+    return this.require(id);
+  }
+
+  delete(id: string): void {
+    if (this.stmt.delete.run(id).changes === 0) throw new ApiProblem(404, `Application ${id} not found`);
+    this.version++;
+  }
+
+  createKey(applicationId: string, createdBy: string | null, secret?: string): NewApiKey {
+    this.require(applicationId);
+    const key = this.insertKey(applicationId, createdBy, secret);
+    this.version++;
+    return key;
+  }
+
+  private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {
+    const info = { id: randomUUID(), created_by: createdBy, created_at: new Date().toISOString() };
+    const hash = this.sealer.hashApiKey(secret);
+    if (this.stmt.byKeyHash.get(hash)) throw new ApiProblem(409, 'That key is already in use');
+    this.stmt.insertKey.run(info.id, applicationId, hash, info.created_by, info.created_at);
+    return { ...info, key: secret };
+  }
+
+  listKeys(applicationId: string): ApiKeyInfo[] {
+    this.require(applicationId);
+    return this.stmt.keys.all(applicationId) as ApiKeyInfo[];
+  }
+
+  getKey(applicationId: string, keyId: string): ApiKeyInfo {
+    const key = this.stmt.key.get(applicationId, keyId) as ApiKeyInfo | undefined;
+    if (!key) throw new ApiProblem(404, `Key ${keyId} not found on application ${applicationId}`);
+    return key;
+  }
+
+  deleteKey(applicationId: string, keyId: string): void {
+    if (this.stmt.deleteKey.run(applicationId, keyId).changes === 0) {
+      throw new ApiProblem(404, `Key ${keyId} not found on application ${applicationId}`);
+    }
+    this.version++;
+  }
+
+  /** The application a secret key belongs to, by its keyed hash. */
+  findByKey(secret: string): { application: Application; keyId: string } | undefined {
+    const row = this.stmt.byKeyHash.get(this.sealer.hashApiKey(secret)) as
+      | { application_id: string; id: string }
+      | undefined;
+    if (!row) return undefined;
+    const application = this.get(row.application_id);
+    return application && { application, keyId: row.id };
+  }
+}

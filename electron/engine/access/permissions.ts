@@ -1,0 +1,106 @@
+import { ApiProblem } from '../server/problem';
+
+export const TOKEN_PERMISSIONS = [
+  'token:create',
+  'token:read',
+  'token:update',
+  'token:delete',
+  'token:search',
+  'token:use',
+] as const;
+export const MANAGEMENT_PERMISSIONS = [
+  'application:create',
+  'application:read',
+  'application:update',
+  'application:delete',
+] as const;
+/** Accepted as a synonym of token:use for the proxy (wire contract §2). */
+export const PROXY_INVOKE = 'proxy:invoke';
+
+export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
+export type ManagementPermission = (typeof MANAGEMENT_PERMISSIONS)[number];
+export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE;
+export type ApplicationType = 'private' | 'public' | 'management';
+export type Transform = 'redact' | 'mask' | 'reveal';
+
+export interface AccessRule {
+  description: string;
+  priority: number;
+  container: string;
+  transform: Transform;
+  permissions: Permission[];
+}
+
+/** Which permissions each application type may hold. */
+export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
+  private: [...TOKEN_PERMISSIONS, PROXY_INVOKE],
+  public: ['token:create', 'token:update'],
+  management: MANAGEMENT_PERMISSIONS,
+};
+
+export interface AccessSubject {
+  id: string;
+  type: ApplicationType;
+  permissions: readonly string[];
+  rules: readonly AccessRule[];
+}
+
+/** Bare permissions behave like a rule on `/` that masks everything except use, which reveals (wire contract §2). */
+function implicitRules(subject: AccessSubject): AccessRule[] {
+  const maskOnly = subject.permissions.filter((p) => p !== 'token:use' && p !== PROXY_INVOKE) as Permission[];
+  const use = subject.permissions.filter((p) => p === 'token:use' || p === PROXY_INVOKE) as Permission[];
+  const rules: AccessRule[] = [];
+  if (maskOnly.length) rules.push({ description: 'permissions', priority: Infinity, container: '/', transform: 'mask', permissions: maskOnly });
+  if (use.length) rules.push({ description: 'permissions', priority: Infinity, container: '/', transform: 'reveal', permissions: use });
+  return rules;
+}
+
+const grants = (rule: AccessRule, permission: Permission) =>
+  rule.permissions.includes(permission) || (permission === 'token:use' && rule.permissions.includes(PROXY_INVOKE));
+
+const covers = (ruleContainer: string, tokenContainer: string) => tokenContainer.startsWith(ruleContainer);
+
+/**
+ * Rules compiled once per application: tried in ascending priority, the first rule that covers the token's container
+ * and grants the permission decides the transform.
+ */
+export class AccessPolicy {
+  private readonly rules: AccessRule[];
+
+  constructor(readonly subject: AccessSubject) {
+    this.rules = [...subject.rules].sort((a, b) => a.priority - b.priority).concat(implicitRules(subject));
+  }
+
+  /** The transform for one token, or null when the application may not do this to it. */
+  transformFor(permission: Permission, containers: readonly string[]): Transform | null {
+    for (const rule of this.rules) {
+      if (grants(rule, permission) && containers.some((c) => covers(rule.container, c))) return rule.transform;
+    }
+    return null;
+  }
+
+  /** Like transformFor, but a refusal is the 403 the client sees. */
+  require(permission: Permission, containers: readonly string[]): Transform {
+    const transform = this.transformFor(permission, containers);
+    if (transform === null) {
+      throw new ApiProblem(403, `The application lacks ${permission} on container ${containers.join(', ')}`);
+    }
+    return transform;
+  }
+
+  /** Whether the application holds the permission on any container at all (for endpoints that filter). */
+  has(permission: Permission): boolean {
+    return this.rules.some((r) => grants(r, permission));
+  }
+
+  /** Container prefixes on which the permission is granted, for filtering lists and searches in SQL. */
+  containerPrefixes(permission: Permission): string[] {
+    return [...new Set(this.rules.filter((r) => grants(r, permission)).map((r) => r.container))];
+  }
+
+  requireManagement(permission: ManagementPermission): void {
+    if (this.subject.type !== 'management' || !this.subject.permissions.includes(permission)) {
+      throw new ApiProblem(403, `The application lacks ${permission}`);
+    }
+  }
+}

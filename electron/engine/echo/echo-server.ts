@@ -1,0 +1,115 @@
+/**
+ * The built-in destination: answers every request with a JSON description of exactly what arrived,
+ * so a developer (and our tests) can see what left the proxy, hop-by-hop headers included.
+ * `/status/<code>` and `/delay/<ms>` (combinable, e.g. `/delay/100/status/503`) shape the answer.
+ */
+import { isUtf8 } from 'node:buffer';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface EchoServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface EchoReply {
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  /** Raw names lower-cased; a name sent more than once maps to its values in arrival order. */
+  headers: Record<string, string | string[]>;
+  /** The body as UTF-8, or null when it is not valid UTF-8 (then `body_base64` carries it). */
+  body: string | null;
+  body_base64?: string;
+  body_bytes: number;
+}
+
+/** Longest `/delay/<ms>` honoured, so a typo cannot pin a connection for hours. */
+export const MAX_ECHO_DELAY_MS = 60_000;
+
+interface EchoShape {
+  status: number;
+  delayMs: number;
+}
+
+/** Reads `/delay/<ms>` and `/status/<code>` segment pairs anywhere in the path; anything else is just echoed. */
+function shapeFromPath(path: string): EchoShape {
+  const shape: EchoShape = { status: 200, delayMs: 0 };
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i++) {
+    if (!/^\d+$/.test(segments[i + 1])) continue;
+    const value = Number(segments[i + 1]);
+    if (segments[i] === 'status' && value >= 200 && value <= 599) shape.status = value;
+    if (segments[i] === 'delay') shape.delayMs = Math.min(value, MAX_ECHO_DELAY_MS);
+  }
+  return shape;
+}
+
+function groupPairs(pairs: Iterable<[string, string]>): Record<string, string | string[]> {
+  const grouped: Record<string, string | string[]> = {};
+  for (const [name, value] of pairs) {
+    const previous = grouped[name];
+    if (previous === undefined) grouped[name] = value;
+    else if (Array.isArray(previous)) previous.push(value);
+    else grouped[name] = [previous, value];
+  }
+  return grouped;
+}
+
+function* rawHeaderPairs(rawHeaders: string[]): Generator<[string, string]> {
+  for (let i = 0; i < rawHeaders.length; i += 2) yield [rawHeaders[i].toLowerCase(), rawHeaders[i + 1]];
+}
+
+function describe(req: http.IncomingMessage, target: URL, body: Buffer): EchoReply {
+  const reply: EchoReply = {
+    method: req.method ?? '',
+    path: target.pathname,
+    query: groupPairs(target.searchParams),
+    headers: groupPairs(rawHeaderPairs(req.rawHeaders)),
+    body: null,
+    body_bytes: body.length,
+  };
+  if (isUtf8(body)) reply.body = body.toString('utf8');
+  else reply.body_base64 = body.toString('base64');
+  return reply;
+}
+
+function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const target = new URL(req.url ?? '/', 'http://echo.invalid');
+    const reply = Buffer.from(JSON.stringify(describe(req, target, Buffer.concat(chunks))));
+    const shape = shapeFromPath(target.pathname);
+    const answer = () =>
+      res.writeHead(shape.status, { 'content-type': 'application/json', 'content-length': reply.length }).end(reply);
+    if (shape.delayMs === 0) return answer();
+    const timer = setTimeout(answer, shape.delayMs);
+    // The client gave up: stop waiting rather than hold a timer for nobody.
+    res.on('close', () => clearTimeout(timer));
+  });
+}
+
+export function startEchoServer(options: { host?: string; port: number }): Promise<EchoServer> {
+  const host = options.host ?? '127.0.0.1';
+  const server = http.createServer({ keepAlive: true }, handle);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      const { port } = server.address() as AddressInfo;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        url: `http://${urlHost}:${port}`,
+        port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Idle keep-alive sockets and delayed answers would otherwise hold close() open.
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,48 @@
+/** Everything a caller (CLI, Electron main, a test) can set when starting the engine. */
+export interface EngineConfig {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** null keeps the vault in memory. */
+  dataDir: string | null;
+  /** Prefix of every service header: BT-API-KEY, BT-PROXY-URL, … */
+  headerPrefix: string;
+  /** Built-in echo destination; null turns it off, 0 picks a free port. */
+  echoPort: number | null;
+  transactionTtlSeconds: number;
+  proxyTimeoutMs: number;
+  maxBodyBytes: number;
+  maxExpressions: number;
+  denyPrivateDestinations: boolean;
+  /** How many request-log entries the history keeps. */
+  historyLimit: number;
+  /** better-sqlite3 binary for another ABI (Electron). */
+  nativeBinding?: string;
+  /** Diagnostic lines (never token data). Default: stderr. */
+  log: (line: string) => void;
+}
+
+export const DEFAULT_PORT = 4780;
+export const DEFAULT_ECHO_PORT = 4781;
+
+export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
+  const config: EngineConfig = {
+    host: '127.0.0.1',
+    port: DEFAULT_PORT,
+    dataDir: null,
+    headerPrefix: 'BT',
+    echoPort: DEFAULT_ECHO_PORT,
+    transactionTtlSeconds: 3600,
+    proxyTimeoutMs: 25_000,
+    maxBodyBytes: 1024 * 1024,
+    maxExpressions: 20,
+    denyPrivateDestinations: false,
+    historyLimit: 10_000,
+    log: (line) => process.stderr.write(line + '\n'),
+    ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
+  };
+  if (!/^[A-Za-z][A-Za-z0-9]*$/.test(config.headerPrefix)) {
+    throw new Error(`Header prefix must be letters and digits, got "${config.headerPrefix}"`);
+  }
+  return config;
+}

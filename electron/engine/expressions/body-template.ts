@@ -1,0 +1,92 @@
+/**
+ * A request body parsed once into literal text and token expressions; rendering substitutes the
+ * tokens the vault looked up and encodes each result for where it sits (see body-placement).
+ */
+import type { BodyKind } from './body-kind';
+import { type Placement, placeExpressions } from './body-placement';
+import { ExpressionError } from './expression-error';
+import { expressionSource } from './expression-scanner';
+import type { LiquidRuntime } from './liquid-runtime';
+import { isStructured, toJsonLiteral, toText } from './rendered-value';
+import { type Segments, interleave, joinSegments, loneSlot, slotsOf } from './segments';
+import type { TokenRecord } from './token-record';
+import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
+
+export interface CompiledBody {
+  /** Number of expressions, for the per-request expression limit (§5, default 20). */
+  readonly expressionCount: number;
+  /** Distinct token ids referenced, so the vault can fetch them all in one query. */
+  readonly tokenIds: readonly string[];
+  /** Missing id in `tokens` → ExpressionError naming it. */
+  render(tokens: ReadonlyMap<string, TokenRecord>): string;
+}
+
+interface Slot {
+  readonly expression: TokenExpression;
+  readonly placement: Placement;
+}
+
+const jsonStringContent = (text: string): string => JSON.stringify(text).slice(1, -1);
+// URLSearchParams writes application/x-www-form-urlencoded exactly (space → '+'), lone surrogates included.
+const formEncode = (text: string): string => new URLSearchParams([['', text]]).toString().slice(1);
+
+function encode(placement: Placement, value: unknown): string {
+  switch (placement) {
+    case 'text':
+      return toText(value);
+    case 'form':
+      return formEncode(toText(value));
+    case 'json-string':
+      return jsonStringContent(toText(value));
+    case 'json-whole-string':
+      return isStructured(value) ? JSON.stringify(value) : `"${jsonStringContent(toText(value))}"`;
+    case 'json-bare':
+      return toJsonLiteral(value);
+  }
+}
+
+export class BodyTemplate implements CompiledBody {
+  readonly expressionCount: number;
+  readonly tokenIds: readonly string[];
+
+  private constructor(
+    private readonly segments: Segments<Slot>,
+    private readonly runtime: LiquidRuntime,
+  ) {
+    const slots = slotsOf(segments);
+    this.expressionCount = slots.length;
+    this.tokenIds = [...new Set(slots.map((s) => s.expression.ref.id))];
+  }
+
+  static compile(text: string, kind: BodyKind, runtime: LiquidRuntime, compileExpression: (source: string) => TokenExpression): BodyTemplate {
+    const segments = interleave(text, placeExpressions(text, kind), (p) => ({
+      expression: compileExpression(expressionSource(text, p.span)),
+      placement: p.placement,
+    }));
+    return new BodyTemplate(segments, runtime);
+  }
+
+  render(tokens: ReadonlyMap<string, TokenRecord>): string {
+    const evaluate = this.evaluator(tokens);
+    return joinSegments(this.segments, (slot) => encode(slot.placement, evaluate(slot.expression)));
+  }
+
+  /** For a string inside parsed JSON (/detokenize): a lone expression's object or array result is kept as a value. */
+  renderValue(tokens: ReadonlyMap<string, TokenRecord>): unknown {
+    const lone = loneSlot(this.segments);
+    if (!lone) return this.render(tokens);
+    const value = this.evaluator(tokens)(lone.expression);
+    return isStructured(value) ? value : toText(value);
+  }
+
+  private evaluator(tokens: ReadonlyMap<string, TokenRecord>): (expression: TokenExpression) => unknown {
+    const scope: Record<string, unknown> = {};
+    const context = this.runtime.context(scope);
+    return (expression) => {
+      const token = tokens.get(expression.ref.id);
+      if (!token) throw new ExpressionError(expression.source, `token "${expression.ref.id}" was not found`);
+      scope[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
+      return this.runtime.evaluate(expression, context);
+    };
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Entry point for both callers of the expression language: request bodies that name tokens by id
+ * (proxy, /detokenize) and templates over one token (vault masks, fingerprints, search indexes).
+ * Everything is parsed once and kept in LRU caches, so the per-request work is scanning a new body
+ * (when it was not seen before) and evaluating already parsed filter chains.
+ */
+import type { BodyKind } from './body-kind';
+import { mayHoldExpressions } from './body-placement';
+import { BodyTemplate, type CompiledBody } from './body-template';
+import { LiquidRuntime } from './liquid-runtime';
+import { LruCache } from './lru-cache';
+import type { TokenRecord } from './token-record';
+import { type TokenExpression, compileTokenExpression } from './token-reference';
+import { TokenTemplate } from './token-template';
+
+export interface ExpressionEngineOptions {
+  /** Entries per cache (bodies, expressions, token templates); 0 disables caching. Default 1000. */
+  cacheSize?: number;
+}
+
+// Larger bodies are compiled every time rather than pinned in memory; their expressions are still cached.
+const MAX_CACHED_BODY_CHARS = 16 * 1024;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Rebuilds parsed JSON with every string leaf mapped; object keys are kept as they are. */
+function mapStrings(value: unknown, map: (text: string) => unknown): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, map));
+  // fromEntries defines own properties, so a "__proto__" key stays a plain key.
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, map)]));
+  return value;
+}
+
+export class ExpressionEngine {
+  private readonly runtime = new LiquidRuntime();
+  private readonly bodies: LruCache<string, BodyTemplate>;
+  private readonly expressions: LruCache<string, TokenExpression>;
+  private readonly tokenTemplates: LruCache<string, TokenTemplate>;
+  private readonly compileExpression = (source: string): TokenExpression =>
+    this.expressions.getOrCreate(source, () => compileTokenExpression(this.runtime, source));
+
+  constructor(options: ExpressionEngineOptions = {}) {
+    const size = options.cacheSize ?? 1000;
+    this.bodies = new LruCache(size);
+    this.expressions = new LruCache(size);
+    this.tokenTemplates = new LruCache(size);
+  }
+
+  /** Parses a request body once (cached by kind and text); throws ExpressionError for a bad expression. */
+  compileBody(text: string, kind: BodyKind): CompiledBody {
+    return this.bodyTemplate(text, kind);
+  }
+
+  /** POST /detokenize: every string of the parsed JSON is a template; keys are left alone. */
+  detokenizeJson(value: unknown, tokens: ReadonlyMap<string, TokenRecord>): unknown {
+    return mapStrings(value, (text) => this.bodyTemplate(text, 'text').renderValue(tokens));
+  }
+
+  /** What detokenizeJson will need: the ids to look up and the count for the expression limit. */
+  collectJsonTokenIds(value: unknown): { tokenIds: string[]; expressionCount: number } {
+    const ids = new Set<string>();
+    let expressionCount = 0;
+    mapStrings(value, (text) => {
+      const body = this.bodyTemplate(text, 'text');
+      for (const id of body.tokenIds) ids.add(id);
+      expressionCount += body.expressionCount;
+    });
+    return { tokenIds: [...ids], expressionCount };
+  }
+
+  /** A mask (any JSON whose strings are templates) evaluated over `token`; a lone expression keeps its JSON type. */
+  renderTokenTemplate(template: unknown, token: TokenRecord): unknown {
+    return mapStrings(template, (text) => this.tokenTemplate(text).renderValue(token));
+  }
+
+  /** A fingerprint expression or search index over `token`, always as text. */
+  renderTokenText(template: string, token: TokenRecord): string {
+    return this.tokenTemplate(template).renderText(token);
+  }
+
+  /** Parses every string of a mask / fingerprint expression / search index list; throws ExpressionError. */
+  validateTokenTemplate(template: unknown): void {
+    mapStrings(template, (text) => this.tokenTemplate(text));
+  }
+
+  private bodyTemplate(text: string, kind: BodyKind): BodyTemplate {
+    const compile = (): BodyTemplate => BodyTemplate.compile(text, kind, this.runtime, this.compileExpression);
+    if (!mayHoldExpressions(text, kind) || text.length > MAX_CACHED_BODY_CHARS) return compile();
+    return this.bodies.getOrCreate(`${kind}\n${text}`, compile);
+  }
+
+  private tokenTemplate(text: string): TokenTemplate {
+    return this.tokenTemplates.getOrCreate(text, () => TokenTemplate.compile(text, this.runtime));
+  }
+}

@@ -1,0 +1,33 @@
+import { ApiProblem } from '../server/problem';
+
+/**
+ * A template expression that cannot be parsed or evaluated. It is a 400 problem, so a route can let it
+ * propagate. `expression` is the `{{ … }}` source text and `reason` says what is wrong; neither ever
+ * carries token values (templates hold token ids and filter arguments, never plaintext).
+ */
+export class ExpressionError extends ApiProblem {
+  constructor(
+    readonly expression: string,
+    readonly reason: string,
+  ) {
+    super(400, `Invalid expression ${expression}: ${reason}`);
+    this.name = 'ExpressionError';
+  }
+}
+
+/**
+ * Thrown by our filters. Its message is written by us without input values, so it is safe to show
+ * as an ExpressionError reason; messages of any other error raised while evaluating are not shown.
+ */
+export class FilterFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FilterFailure';
+  }
+}
+
+/** Keeps quoted template text in messages short and single-line. */
+export function brief(text: string, max = 60): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}

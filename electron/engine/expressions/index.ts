@@ -1,0 +1,8 @@
+/** The expression language (wire contract §6): body detokenization and token-scope templates. */
+export { type BodyKind, bodyKindOf } from './body-kind';
+export type { CompiledBody } from './body-template';
+export { ExpressionEngine, type ExpressionEngineOptions } from './expression-engine';
+export { ExpressionError } from './expression-error';
+export { containsExpression } from './expression-scanner';
+export type { TokenRecord } from './token-record';
+export { isValidTokenId } from './token-reference';

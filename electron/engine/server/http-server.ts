@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import FindMyWay from 'find-my-way';
+import type { Authenticator } from '../access/authenticator';
+import type { RequestLog } from '../history/request-log';
+import type { EngineConfig } from '../engine-config';
+import { readBody, parseJsonBody } from './body';
+import { guardFailure, ownOrigins } from './guards';
+import type { IdempotencyStore } from './idempotency';
+import { ApiProblem } from './problem';
+import type { JsonReply, RequestContext, Route } from './route-types';
+import { headersForLog } from './log-headers';
+
+export interface HttpServerDeps {
+  config: EngineConfig;
+  routes: Route[];
+  authenticator: Authenticator;
+  idempotency: IdempotencyStore;
+  requestLog: RequestLog;
+  /** Routes that do not belong to the wire API (the workbench UI); answers true when it handled the request. */
+  fallback?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+}
+
+export interface RunningHttpServer {
+  server: Server;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const type = (body as { type?: unknown } | undefined)?.type === 'about:blank' ? 'application/problem+json' : 'application/json';
+  if (body === undefined || status === 204) {
+    res.writeHead(status, headers).end();
+    return;
+  }
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}
+
+function toProblem(error: unknown, log: (line: string) => void): ApiProblem {
+  if (error instanceof ApiProblem) return error;
+  // A fault of ours, never of the client's input: log the stack (no request data), answer a bare 500.
+  log(`internal error: ${(error as Error)?.stack ?? String(error)}`);
+  return new ApiProblem(500, 'The service failed to handle this request');
+}
+
+export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer> {
+  const { config, authenticator, idempotency, requestLog } = deps;
+  const prefix = config.headerPrefix.toLowerCase();
+  const apiKeyHeader = `${config.headerPrefix}-API-KEY`;
+  const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
+  for (const route of deps.routes) router.on(route.method, route.path, () => undefined, route);
+
+  let port = config.port;
+  let origins = ownOrigins(port);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = performance.now();
+    const guard = guardFailure(req, port, origins);
+    if (guard) {
+      res.shouldKeepAlive = false;
+      sendJson(res, 403, new ApiProblem(403, guard).toBody());
+      return;
+    }
+    const rawUrl = req.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
+    const method = req.method ?? 'GET';
+    const match = router.find(method as FindMyWay.HTTPMethod, path);
+    if (!match) {
+      if (deps.fallback?.(req, res, path)) return;
+      sendJson(res, 404, new ApiProblem(404, `No route for ${method} ${path}`).toBody());
+      return;
+    }
+    const route = match.store as Route;
+    const traceId = (req.headers[`${prefix}-trace-id`] as string | undefined) || randomUUID();
+    res.setHeader(`${config.headerPrefix}-TRACE-ID`, traceId);
+
+    let bodyRead: Promise<Buffer> | undefined;
+    const ctx: RequestContext = {
+      req,
+      res,
+      method,
+      path,
+      query: new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)),
+      params: match.params,
+      traceId,
+      startedAt,
+      caller: undefined as never,
+      prefixed: (name) => req.headers[`${prefix}-${name.toLowerCase()}`] as string | undefined,
+      body: () => (bodyRead ??= readBody(req, config.maxBodyBytes)),
+      json: async () => parseJsonBody(await ctx.body()),
+      log: { kind: route.proxy ? 'proxy' : 'api', applicationId: null },
+    };
+
+    res.once('close', () => {
+      requestLog.record({
+        kind: ctx.log.kind,
+        method,
+        path: rawUrl,
+        status: res.statusCode,
+        duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+        application_id: ctx.log.applicationId,
+        trace_id: traceId,
+        request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
+        request_body: ctx.log.requestBody,
+        details: ctx.log.details,
+      });
+    });
+
+    try {
+      if (!route.public) {
+        ctx.caller = authenticator.authenticate(ctx.prefixed('API-KEY'), apiKeyHeader);
+        ctx.log.applicationId = ctx.caller.application.id;
+      }
+      const idempotencyKey = route.idempotent ? ctx.prefixed('IDEMPOTENCY-KEY') : undefined;
+      const reply = idempotencyKey
+        ? await idempotency.run(
+            { applicationId: ctx.caller.application.id, key: idempotencyKey, method, path: rawUrl },
+            async () => {
+              const r = await route.handler(ctx);
+              if (r === 'sent') throw new Error('An idempotent route must return its reply');
+              return r;
+            },
+          )
+        : await route.handler(ctx);
+      if (reply !== 'sent') {
+        const headers = { ...reply.headers };
+        if ((reply as { replayed?: boolean }).replayed) headers[`${config.headerPrefix}-IDEMPOTENCY-REPLAYED`] = 'true';
+        sendJson(res, reply.status, reply.body, headers);
+      }
+    } catch (error) {
+      const problem = toProblem(error, config.log).toBody();
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem);
+    }
+  }
+
+  const server = createServer({ requestTimeout: 120_000 }, (req, res) => {
+    handle(req, res).catch((error) => {
+      config.log(`request handling failed: ${(error as Error)?.stack ?? error}`);
+      if (!res.headersSent) sendJson(res, 500, new ApiProblem(500).toBody());
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      port = (server.address() as AddressInfo).port;
+      origins = ownOrigins(port);
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      resolve({
+        server,
+        port,
+        url: `http://${host}:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
+
+export type { JsonReply };

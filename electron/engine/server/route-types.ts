@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../access/authenticator';
+
+/** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
+export interface LogDraft {
+  kind: 'api' | 'proxy' | 'workbench';
+  applicationId: string | null;
+  /** The request body as it may be shown: with token data masked, or the body as sent with its expressions. */
+  requestBody?: unknown;
+  /** Feature-specific details (the proxy's outbound request, timings, warnings, …). */
+  details?: Record<string, unknown>;
+}
+
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly params: Record<string, string | undefined>;
+  readonly traceId: string;
+  readonly startedAt: number;
+  /** The authenticated application; set before any route that requires a key runs. */
+  caller: Caller;
+  /** A service header by its unprefixed name: `prefixed('API-KEY')` reads `BT-API-KEY`. */
+  prefixed(name: string): string | undefined;
+  /** The whole body, read once, limited to the configured size (413 beyond it). */
+  body(): Promise<Buffer>;
+  /** The body parsed as JSON (400 with the parser's reason when malformed). */
+  json(): Promise<unknown>;
+  readonly log: LogDraft;
+}
+
+export interface JsonReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A route either returns a JSON reply or has already written the response itself (the proxy streams). */
+export type Handler = (ctx: RequestContext) => Promise<JsonReply | 'sent'> | JsonReply | 'sent';
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  handler: Handler;
+  /** Routes reachable without an API key (none of the wire API; the workbench uses its own session). */
+  public?: boolean;
+  /** PFX-IDEMPOTENCY-KEY applies (POST/PUT/PATCH outside /proxy). */
+  idempotent?: boolean;
+  /** Failures answer `{"proxy_error": problem}` instead of a bare problem. */
+  proxy?: boolean;
+}

@@ -1,0 +1,31 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { applyMigrations } from './migrations';
+
+export type Db = Database.Database;
+
+export interface OpenDatabaseOptions {
+  /** Folder for `tokenbench.sqlite`; null keeps everything in memory (throwaway runs). */
+  dataDir: string | null;
+  /** Path to a better-sqlite3 binary built for another ABI (Electron); tests and the CLI use the default. */
+  nativeBinding?: string;
+}
+
+export const DATABASE_FILE = 'tokenbench.sqlite';
+
+export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): Db {
+  let file = ':memory:';
+  if (dataDir !== null) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    file = join(dataDir, DATABASE_FILE);
+  }
+  const db = new Database(file, nativeBinding ? { nativeBinding } : {});
+  // WAL + NORMAL survives a process kill (the crash tests), and a response is only sent after COMMIT returns.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  applyMigrations(db);
+  return db;
+}

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { Db } from './database';
+
+/**
+ * Versioned schema. Append new migrations; never edit one that has shipped: start-up refuses a database whose
+ * applied migration no longer matches its recorded checksum, because the schema would silently diverge.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'vault, access and history',
+    sql: `
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+      CREATE TABLE applications (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('private', 'public', 'management')),
+        permissions TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        created_by TEXT,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        application_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+        key_hash TEXT NOT NULL UNIQUE,
+        created_by TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX api_keys_application ON api_keys(application_id);
+
+      -- Token data and everything derived from it that could reveal it lives only in 'sealed' (AES-256-GCM).
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        containers TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        mask TEXT,
+        fingerprint TEXT,
+        fingerprint_expression TEXT,
+        search_indexes TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        expires_at TEXT,
+        created_by TEXT,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+      CREATE INDEX tokens_fingerprint ON tokens(type, fingerprint);
+      CREATE INDEX tokens_created ON tokens(created_at, id);
+      CREATE INDEX tokens_expires ON tokens(expires_at) WHERE expires_at IS NOT NULL;
+
+      -- Keyed hashes of each search-index value, so 'data:' searches match without plaintext.
+      CREATE TABLE token_search_terms (
+        token_id TEXT NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,
+        term_hash TEXT NOT NULL,
+        PRIMARY KEY (token_id, term_hash)
+      ) WITHOUT ROWID;
+      CREATE INDEX token_search_terms_hash ON token_search_terms(term_hash);
+
+      CREATE TABLE idempotency_keys (
+        application_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        sealed_response BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (application_id, key)
+      );
+
+      CREATE TABLE request_log (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        at TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        duration_ms REAL NOT NULL,
+        application_id TEXT,
+        trace_id TEXT,
+        entry TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'transactions',
+    sql: `
+      CREATE TABLE transactions (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL CHECK (state IN ('open', 'committed', 'rolled_back', 'expired')),
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        ended_at TEXT
+      );
+      CREATE INDEX transactions_open_expiry ON transactions(expires_at) WHERE state = 'open';
+      CREATE INDEX transactions_ended ON transactions(ended_at) WHERE ended_at IS NOT NULL;
+
+      -- Writes held back until commit, in enlisting order. 'sealed' holds the whole write (token data included,
+      -- AES-256-GCM like token rows) and is cleared when the transaction ends; op and token_id stay as its record.
+      CREATE TABLE transaction_writes (
+        transaction_id TEXT NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        op TEXT NOT NULL CHECK (op IN ('create', 'update', 'delete')),
+        token_id TEXT NOT NULL,
+        sealed BLOB,
+        enlisted_at TEXT NOT NULL,
+        PRIMARY KEY (transaction_id, seq)
+      ) WITHOUT ROWID;
+      CREATE INDEX transaction_writes_token ON transaction_writes(token_id);
+    `,
+  },
+];
+
+const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
+
+export class MigrationError extends Error {}
+
+export function applyMigrations(db: Db, migrations: readonly Migration[] = MIGRATIONS): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const applied = new Map(
+    (db.prepare('SELECT version, checksum FROM schema_migrations').all() as { version: number; checksum: string }[]).map(
+      (r) => [r.version, r.checksum],
+    ),
+  );
+  for (const m of migrations) {
+    const recorded = applied.get(m.version);
+    if (recorded !== undefined) {
+      if (recorded !== checksum(m)) {
+        throw new MigrationError(
+          `Migration ${m.version} (${m.name}) was edited after it was applied to this database; add a new migration instead`,
+        );
+      }
+      continue;
+    }
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)').run(
+        m.version,
+        m.name,
+        checksum(m),
+        new Date().toISOString(),
+      );
+    })();
+  }
+}

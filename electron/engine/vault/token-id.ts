@@ -1,0 +1,23 @@
+/**
+ * Client-chosen token ids (wire contract §3, the hosted service's aliasing rules): 3 to 400 characters, none of
+ * the characters that would break a URL path or an expression. Validate the id after any alias expression in it
+ * has been evaluated: the expression itself contains `{{ }}`.
+ */
+
+const MIN_LENGTH = 3;
+const MAX_LENGTH = 400;
+// The hosted service's forbidden list, plus control characters (our choice: they cannot travel in a URL path).
+const FORBIDDEN = /[#/\\+?[\]|&=%<>{}^\p{Cc}]/u;
+
+/** Null when `id` may name a token, else the reason. */
+export function validateTokenId(id: unknown): string | null {
+  if (typeof id !== 'string') return 'A token id must be a string';
+  const length = [...id].length; // code points, as a user counts characters
+  if (length < MIN_LENGTH || length > MAX_LENGTH) {
+    return `A token id must be ${MIN_LENGTH} to ${MAX_LENGTH} characters long`;
+  }
+  if (FORBIDDEN.test(id)) {
+    return 'A token id may not contain # / \\ + ? [ ] | & = % < > { } ^ or control characters';
+  }
+  return null;
+}

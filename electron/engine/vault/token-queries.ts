@@ -1,0 +1,169 @@
+import type { Caller } from '../access/authenticator';
+import type { Permission } from '../access/permissions';
+import { ApiProblem } from '../server/problem';
+import { normalizeContainer } from './containers';
+import type { SearchNode } from './search-query';
+import { LIVE, nowIso, type TokenRow, type TokenStore } from './token-store';
+import type { TokenService, TokenView } from './token-service';
+
+export interface V1Page {
+  pagination: { total_items: number; page_number: number; page_size: number; total_pages: number };
+  data: TokenView[];
+}
+export interface V2Page {
+  pagination: { next: string | null; page_size: number };
+  data: TokenView[];
+}
+
+/** The filters GET /tokens, GET /v2/tokens and both searches share. */
+export interface TokenFilter {
+  ids?: string[];
+  metadata?: Record<string, string>;
+  container?: string;
+  type?: string;
+  fingerprint?: string;
+  search?: SearchNode | null;
+}
+
+const COLUMN: Record<string, string> = {
+  id: 'id',
+  type: 'type',
+  fingerprint: 'fingerprint',
+  created_by: 'created_by',
+  modified_by: 'modified_by',
+  created_at: 'created_at',
+  modified_at: 'modified_at',
+  expires_at: 'expires_at',
+};
+
+/** Builds one parameterised WHERE clause; every value is a bound parameter, never spliced into SQL. */
+class WhereBuilder {
+  readonly params: Record<string, unknown> = { now: nowIso() };
+  readonly clauses: string[] = [LIVE];
+  private n = 0;
+
+  constructor(private readonly searchTerm: (value: string) => string) {}
+
+  bind(value: unknown): string {
+    const name = `p${this.n++}`;
+    this.params[name] = value;
+    return `@${name}`;
+  }
+
+  containerUnder(prefix: string): string {
+    const p = this.bind(prefix);
+    return `EXISTS (SELECT 1 FROM json_each(tokens.containers) c WHERE substr(c.value, 1, length(${p})) = ${p})`;
+  }
+
+  metadataEquals(key: string, value: string): string {
+    return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE m.key = ${this.bind(key)} AND m.value = ${this.bind(value)})`;
+  }
+
+  node(node: SearchNode): string {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return `(${node.children.map((c) => this.node(c)).join(` ${node.kind.toUpperCase()} `)})`;
+      case 'not':
+        return `NOT ${this.node(node.child)}`;
+      case 'range': {
+        const col = COLUMN[node.field];
+        const parts = [`${col} IS NOT NULL`];
+        if (node.from !== undefined) parts.push(`${col} ${node.fromInclusive ? '>=' : '>'} ${this.bind(node.from)}`);
+        if (node.to !== undefined) parts.push(`${col} ${node.toInclusive ? '<=' : '<'} ${this.bind(node.to)}`);
+        return `(${parts.join(' AND ')})`;
+      }
+      case 'term':
+        if (node.field === 'container') return this.containerUnder(node.value);
+        if (node.field === 'metadata') return this.metadataEquals(node.key, node.value);
+        if (node.field === 'data') {
+          return `EXISTS (SELECT 1 FROM token_search_terms s WHERE s.token_id = tokens.id AND s.term_hash = ${this.bind(this.searchTerm(node.value))})`;
+        }
+        return `${COLUMN[node.field]} = ${this.bind(node.value)}`;
+    }
+  }
+
+  filter(filter: TokenFilter): void {
+    if (filter.ids?.length) this.clauses.push(`id IN (SELECT value FROM json_each(${this.bind(JSON.stringify(filter.ids))}))`);
+    for (const [k, v] of Object.entries(filter.metadata ?? {})) this.clauses.push(this.metadataEquals(k, v));
+    if (filter.container) this.clauses.push(this.containerUnder(normalizeContainer(filter.container)));
+    if (filter.type) this.clauses.push(`type = ${this.bind(filter.type)}`);
+    if (filter.fingerprint) this.clauses.push(`fingerprint = ${this.bind(filter.fingerprint)}`);
+    if (filter.search) this.clauses.push(this.node(filter.search));
+  }
+
+  /** Only tokens in containers where the caller holds the permission (a list never reveals what a read would not). */
+  permitted(caller: Caller, permission: Permission): void {
+    if (!caller.policy.has(permission)) throw new ApiProblem(403, `The application lacks ${permission}`);
+    const prefixes = caller.policy.containerPrefixes(permission);
+    if (!prefixes.includes('/')) this.clauses.push(`(${prefixes.map((p) => this.containerUnder(p)).join(' OR ')})`);
+  }
+
+  get sql(): string {
+    return this.clauses.join(' AND ');
+  }
+}
+
+const encodeCursor = (row: { created_at: string; id: string }) =>
+  Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
+  } catch {
+    // fall through
+  }
+  throw new ApiProblem(400, 'start is not a cursor this service returned', { start: ['Unknown cursor'] });
+}
+
+export class TokenQueries {
+  constructor(
+    private readonly store: TokenStore,
+    private readonly tokens: TokenService,
+  ) {}
+
+  private where(caller: Caller, permission: Permission, filter: TokenFilter): WhereBuilder {
+    const where = new WhereBuilder((v) => this.tokens.searchTerm(v));
+    where.permitted(caller, permission);
+    where.filter(filter);
+    return where;
+  }
+
+  private views(rows: TokenRow[], caller: Caller, permission: Permission): TokenView[] {
+    return rows.map((row) => {
+      const token = this.store.hydrate(row);
+      return this.tokens.view(token, caller.policy.transformFor(permission, token.containers) ?? 'redact');
+    });
+  }
+
+  pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number): V1Page {
+    const where = this.where(caller, permission, filter);
+    const db = this.store.db;
+    const total = (db.prepare(`SELECT COUNT(*) AS n FROM tokens WHERE ${where.sql}`).get(where.params) as { n: number }).n;
+    const rows = db
+      .prepare(`SELECT * FROM tokens WHERE ${where.sql} ORDER BY created_at, id LIMIT ${where.bind(size)} OFFSET ${where.bind((page - 1) * size)}`)
+      .all(where.params) as TokenRow[];
+    return {
+      pagination: { total_items: total, page_number: page, page_size: size, total_pages: Math.ceil(total / size) },
+      data: this.views(rows, caller, permission),
+    };
+  }
+
+  pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): V2Page {
+    const where = this.where(caller, permission, filter);
+    if (start) {
+      const [createdAt, id] = decodeCursor(start);
+      where.clauses.push(`(created_at, id) > (${where.bind(createdAt)}, ${where.bind(id)})`);
+    }
+    const rows = this.store.db
+      .prepare(`SELECT * FROM tokens WHERE ${where.sql} ORDER BY created_at, id LIMIT ${where.bind(size + 1)}`)
+      .all(where.params) as TokenRow[];
+    const more = rows.length > size;
+    const pageRows = more ? rows.slice(0, size) : rows;
+    return {
+      pagination: { next: more ? encodeCursor(pageRows[pageRows.length - 1]) : null, page_size: size },
+      data: this.views(pageRows, caller, permission),
+    };
+  }
+}

@@ -1,0 +1,144 @@
+import { ApiProblem } from '../server/problem';
+import type { RequestContext, Route } from '../server/route-types';
+import { parseWith } from '../server/validation';
+import { parseSearchQuery } from './search-query';
+import type { TokenQueries, TokenFilter } from './token-queries';
+import {
+  createTokenRequest,
+  listV1Query,
+  listV2Query,
+  searchV1Request,
+  searchV2Request,
+  updateTokenRequest,
+} from './token-requests';
+import type { TokenService, WriteContext } from './token-service';
+
+const REDACTED = '[redacted]';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the request log may keep of a token request: everything but its data. */
+const tokenRequestForLog = (body: unknown) => (isObject(body) && 'data' in body ? { ...body, data: REDACTED } : body);
+
+/** POST /tokenize bodies: token requests lose their data, and every other primitive leaf is data. */
+function tokenizeBodyForLog(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(tokenizeBodyForLog);
+  if (!isObject(body)) return body === null ? null : REDACTED;
+  if ('type' in body && 'data' in body) return tokenRequestForLog(body);
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, tokenizeBodyForLog(v)]));
+}
+
+function writeContext(ctx: RequestContext): WriteContext {
+  return { caller: ctx.caller, transactionId: ctx.prefixed('TRANSACTION-ID') };
+}
+
+/** `metadata.<key>=value` query parameters of the list endpoints. */
+function metadataFilter(query: URLSearchParams): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const [k, v] of query) if (k.startsWith('metadata.') && k.length > 9) metadata[k.slice(9)] = v;
+  return metadata;
+}
+
+/** The tokens endpoints of wire contract §3. */
+export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[] {
+  const id = (ctx: RequestContext) => ctx.params.id as string;
+  return [
+    {
+      method: 'POST',
+      path: '/tokens',
+      idempotent: true,
+      handler: async (ctx) => {
+        const body = await ctx.json();
+        ctx.log.requestBody = tokenRequestForLog(body);
+        const input = parseWith(createTokenRequest, body);
+        return { status: 201, body: tokens.create(input, writeContext(ctx)) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/tokens/:id',
+      handler: (ctx) => ({ status: 200, body: tokens.read(id(ctx), ctx.caller) }),
+    },
+    {
+      method: 'PATCH',
+      path: '/tokens/:id',
+      idempotent: true,
+      handler: async (ctx) => {
+        const type = ctx.req.headers['content-type']?.split(';')[0].trim().toLowerCase();
+        if (type !== 'application/merge-patch+json') {
+          throw new ApiProblem(415, 'PATCH /tokens/{id} takes Content-Type: application/merge-patch+json');
+        }
+        const body = await ctx.json();
+        ctx.log.requestBody = tokenRequestForLog(body);
+        return { status: 200, body: tokens.update(id(ctx), parseWith(updateTokenRequest, body), writeContext(ctx)) };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/tokens/:id',
+      handler: (ctx) => {
+        tokens.delete(id(ctx), writeContext(ctx));
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/tokens',
+      handler: (ctx) => {
+        const { page, size } = parseWith(listV1Query, Object.fromEntries(ctx.query));
+        const filter: TokenFilter = { ids: ctx.query.getAll('id'), metadata: metadataFilter(ctx.query) };
+        return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v2/tokens',
+      handler: (ctx) => {
+        const q = parseWith(listV2Query, Object.fromEntries(ctx.query));
+        const filter: TokenFilter = { ...q, metadata: metadataFilter(ctx.query) };
+        return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/tokens/search',
+      handler: async (ctx) => {
+        const body = parseWith(searchV1Request, await ctx.json());
+        const filter = { search: parseSearchQuery(body.query) };
+        return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v2/tokens/search',
+      handler: async (ctx) => {
+        const body = parseWith(searchV2Request, await ctx.json());
+        const filter = { search: parseSearchQuery(body.query) };
+        return { status: 200, body: queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size) };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/tokenize',
+      idempotent: true,
+      handler: async (ctx) => {
+        const body = await ctx.json();
+        ctx.log.requestBody = tokenizeBodyForLog(body);
+        const result = tokens.tokenize(body, writeContext(ctx), (value, path) =>
+          parseWith(createTokenRequest, value, path),
+        );
+        return { status: 200, body: result };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/detokenize',
+      handler: async (ctx) => {
+        const body = await ctx.json();
+        // Expressions, not values: the body as sent is safe to keep.
+        ctx.log.requestBody = body;
+        return { status: 200, body: tokens.detokenize(body, ctx.caller) };
+      },
+    },
+  ];
+}

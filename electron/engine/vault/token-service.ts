@@ -1,0 +1,342 @@
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../access/authenticator';
+import type { Permission, Transform } from '../access/permissions';
+import { ExpressionError, type ExpressionEngine, type TokenRecord } from '../expressions';
+import { ApiProblem, validationProblem } from '../server/problem';
+import { cardDetails } from './card-details';
+import { normalizeContainer, validateContainer } from './containers';
+import type { Sealer } from './crypto';
+import { mergePatch } from './merge-patch';
+import type { CreateTokenRequest, UpdateTokenRequest } from './token-requests';
+import { nowIso, type StoredToken, type TokenStore, type TokenWrite } from './token-store';
+import { validateTokenId } from './token-id';
+import {
+  defaultContainer,
+  defaultFingerprintExpression,
+  defaultMask,
+  defaultSearchIndexes,
+  validateTokenData,
+  type TokenType,
+} from './token-types';
+
+/** A token as a client sees it: `data` after the caller's transform, plus the card summary for card types. */
+export interface TokenView {
+  id: string;
+  tenant_id: string;
+  type: string;
+  data?: unknown;
+  mask: unknown;
+  containers: string[];
+  metadata?: Record<string, string>;
+  search_indexes: string[];
+  fingerprint: string | null;
+  fingerprint_expression: string | null;
+  expires_at: string | null;
+  card?: unknown;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+  _extras?: { deduplicated: boolean };
+}
+
+/** What a write sees of the vault before it is made: the token it changes, whether an id is taken, a duplicate. */
+export type TokenReader = Pick<TokenStore, 'get' | 'idTaken' | 'findByFingerprint'>;
+
+/**
+ * Where token writes go. Direct writes apply at once; the transactions feature supplies a writer that holds them in
+ * an open transaction instead (wire contract §4), and checks its locks on every write.
+ */
+export interface TokenWriter {
+  apply(writes: TokenWrite[], context: WriteContext): void;
+  /** The vault as a write in `context` sees it: inside a transaction, its own earlier writes included. */
+  readerFor(context: WriteContext): TokenReader;
+}
+
+export interface WriteContext {
+  caller: Caller;
+  /** PFX-TRANSACTION-ID, when the request enlists in a transaction. */
+  transactionId?: string;
+}
+
+type FieldErrors = Record<string, string[]>;
+const addError = (errors: FieldErrors, field: string, message: string) => (errors[field] ??= []).push(message);
+
+const CARD_TYPES = new Set(['card', 'card_number']);
+
+export class TokenService {
+  private writer: TokenWriter;
+
+  constructor(
+    readonly store: TokenStore,
+    private readonly sealer: Sealer,
+    private readonly expressions: ExpressionEngine,
+    private readonly tenantId: string,
+  ) {
+    this.writer = { apply: (writes) => store.apply(writes), readerFor: () => store };
+  }
+
+  useWriter(writer: TokenWriter): void {
+    this.writer = writer;
+  }
+
+  // ---- views -------------------------------------------------------------------------------------------------
+
+  record(token: StoredToken): TokenRecord {
+    const card = CARD_TYPES.has(token.type) ? cardDetails(token.data) : undefined;
+    return { ...token, ...(card ? { card } : {}) };
+  }
+
+  /** The token as the caller may see it; a mask that cannot render falls back to redaction, never to plaintext. */
+  view(token: StoredToken, transform: Transform, options: { withMetadata?: boolean } = {}): TokenView {
+    const { data, ...rest } = token;
+    const view: TokenView = { ...rest };
+    if (transform === 'reveal') view.data = data;
+    else if (transform === 'mask' && token.mask !== null && token.mask !== undefined) {
+      try {
+        view.data = this.expressions.renderTokenTemplate(token.mask, this.record(token));
+      } catch {
+        // redact
+      }
+    }
+    if (options.withMetadata === false) delete view.metadata;
+    if (CARD_TYPES.has(token.type)) view.card = cardDetails(data) ?? undefined;
+    return view;
+  }
+
+  // ---- derived values ------------------------------------------------------------------------------------------
+
+  private renderString(template: string, token: StoredToken): string {
+    const value = this.expressions.renderTokenTemplate(template, this.record(token));
+    if (value === null || value === undefined) return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  }
+
+  private fingerprintOf(token: StoredToken): string | null {
+    if (!token.fingerprint_expression) return null;
+    const value = this.renderString(token.fingerprint_expression, token);
+    return value === '' ? null : this.sealer.fingerprint(`${token.type}\u0000${value}`);
+  }
+
+  /** Search terms are keyed hashes too: `data:` searches match them without any plaintext in the database. */
+  searchTerm(value: string): string {
+    return this.sealer.fingerprint(`search\u0000${value}`);
+  }
+
+  private searchTermsOf(token: StoredToken): string[] {
+    const terms = new Set<string>();
+    for (const template of token.search_indexes) {
+      const value = this.renderString(template, token);
+      if (value !== '') terms.add(this.searchTerm(value));
+    }
+    return [...terms];
+  }
+
+  /** Validates the templates a token carries, at write time, so a bad mask fails the request instead of later reads. */
+  private checkTemplates(token: StoredToken, errors: FieldErrors): void {
+    const check = (field: string, template: unknown) => {
+      try {
+        this.expressions.validateTokenTemplate(template);
+      } catch (error) {
+        if (!(error instanceof ExpressionError)) throw error;
+        addError(errors, field, `${error.reason} in ${error.expression}`);
+      }
+    };
+    if (token.mask !== null && token.mask !== undefined) check('mask', token.mask);
+    if (token.fingerprint_expression) check('fingerprint_expression', token.fingerprint_expression);
+    token.search_indexes.forEach((t, i) => check(`search_indexes.${i}`, t));
+  }
+
+  private checkContainers(containers: string[], errors: FieldErrors): string[] {
+    containers.forEach((c, i) => {
+      const problem = validateContainer(c);
+      if (problem) addError(errors, `containers.${i}`, problem);
+    });
+    return containers.map(normalizeContainer);
+  }
+
+  private checkExpiry(expiresAt: string | null | undefined, errors: FieldErrors): string | null {
+    if (expiresAt === undefined || expiresAt === null) return null;
+    const iso = new Date(expiresAt).toISOString();
+    if (iso <= nowIso()) addError(errors, 'expires_at', 'expires_at must be in the future');
+    return iso;
+  }
+
+  private finish(token: StoredToken, errors: FieldErrors): StoredToken {
+    if (Object.keys(errors).length === 0) this.checkTemplates(token, errors);
+    if (Object.keys(errors).length > 0) throw validationProblem(errors);
+    token.fingerprint = this.fingerprintOf(token);
+    return token;
+  }
+
+  // ---- writes --------------------------------------------------------------------------------------------------
+
+  /** Validates a create request into the token it would store, with the caller's create transform. */
+  prepareCreate(input: CreateTokenRequest, caller: Caller): { token: StoredToken; transform: Transform } {
+    const errors: FieldErrors = validateTokenData(input.type, input.data);
+    if (input.id !== undefined) {
+      const problem = validateTokenId(input.id);
+      if (problem) addError(errors, 'id', problem);
+    }
+    if (errors.type) throw validationProblem(errors);
+    const type = input.type as TokenType;
+    const containers = this.checkContainers(input.containers ?? [defaultContainer(type)], errors);
+    const now = nowIso();
+    const token: StoredToken = {
+      id: input.id ?? randomUUID(),
+      tenant_id: this.tenantId,
+      type,
+      data: input.data,
+      containers,
+      metadata: input.metadata ?? {},
+      mask: input.mask === undefined ? defaultMask(type) : input.mask,
+      fingerprint: null,
+      fingerprint_expression: input.fingerprint_expression ?? defaultFingerprintExpression(type),
+      search_indexes: input.search_indexes ?? [...defaultSearchIndexes(type)],
+      expires_at: this.checkExpiry(input.expires_at, errors),
+      created_by: caller.application.id,
+      created_at: now,
+      modified_by: null,
+      modified_at: null,
+    };
+    this.finish(token, errors);
+    return { token, transform: caller.policy.require('token:create', containers) };
+  }
+
+  create(input: CreateTokenRequest, context: WriteContext): TokenView {
+    const { token, transform } = this.prepareCreate(input, context.caller);
+    return this.createPrepared(token, transform, input.deduplicate_token === true, context, null);
+  }
+
+  /**
+   * Writes a prepared token (or finds its duplicate). `batch` collects writes when several tokens must land together
+   * (POST /tokenize): the caller applies them at once.
+   */
+  private createPrepared(
+    token: StoredToken,
+    transform: Transform,
+    deduplicate: boolean,
+    context: WriteContext,
+    batch: TokenWrite[] | null,
+  ): TokenView {
+    const reader = this.writer.readerFor(context);
+    if (deduplicate && token.fingerprint) {
+      const existing = reader.findByFingerprint(token.type, token.fingerprint);
+      if (existing) {
+        // The hosted service hides data and metadata of a deduplicated token from callers that may not read it.
+        const read = context.caller.policy.transformFor('token:read', existing.containers);
+        return {
+          ...this.view(existing, read ?? 'redact', { withMetadata: read !== null }),
+          _extras: { deduplicated: true },
+        };
+      }
+    }
+    if (reader.idTaken(token.id) || batch?.some((w) => w.op === 'create' && w.token.id === token.id)) {
+      throw new ApiProblem(409, `A token with id ${token.id} already exists`);
+    }
+    const write: TokenWrite = { op: 'create', token, searchTerms: this.searchTermsOf(token) };
+    if (batch) batch.push(write);
+    else this.writer.apply([write], context);
+    return { ...this.view(token, transform), _extras: { deduplicated: false } };
+  }
+
+  private require(id: string, reader: TokenReader = this.store): StoredToken {
+    const token = reader.get(id);
+    if (!token) throw new ApiProblem(404, `Token ${id} not found`);
+    return token;
+  }
+
+  read(id: string, caller: Caller): TokenView {
+    const token = this.require(id);
+    return this.view(token, caller.policy.require('token:read', token.containers));
+  }
+
+  update(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
+    const current = this.require(id, this.writer.readerFor(context));
+    const { policy } = context.caller;
+    policy.require('token:update', current.containers);
+    const errors: FieldErrors = {};
+    const data = patch.data === undefined ? current.data : mergePatch(current.data, patch.data);
+    Object.assign(errors, validateTokenData(current.type, data));
+    const containers = patch.containers ? this.checkContainers(patch.containers, errors) : current.containers;
+    const token: StoredToken = {
+      ...current,
+      data,
+      containers,
+      metadata: patch.metadata === undefined ? current.metadata : (mergePatch(current.metadata, patch.metadata ?? {}) as Record<string, string>),
+      mask: patch.mask === undefined ? current.mask : mergePatch(current.mask, patch.mask),
+      fingerprint_expression:
+        patch.fingerprint_expression === undefined ? current.fingerprint_expression : patch.fingerprint_expression,
+      search_indexes: patch.search_indexes ?? current.search_indexes,
+      expires_at: patch.expires_at === undefined ? current.expires_at : this.checkExpiry(patch.expires_at, errors),
+      modified_by: context.caller.application.id,
+      modified_at: nowIso(),
+    };
+    this.finish(token, errors);
+    // Moving a token needs the right to update it where it goes, too.
+    const transform = policy.require('token:update', containers);
+    this.writer.apply([{ op: 'update', token, searchTerms: this.searchTermsOf(token) }], context);
+    return this.view(token, transform);
+  }
+
+  delete(id: string, context: WriteContext): void {
+    const token = this.require(id, this.writer.readerFor(context));
+    context.caller.policy.require('token:delete', token.containers);
+    this.writer.apply([{ op: 'delete', id }], context);
+  }
+
+  // ---- tokenize / detokenize -----------------------------------------------------------------------------------
+
+  /**
+   * POST /tokenize: token requests become tokens, any other primitive leaf becomes a `token` token whose id takes its
+   * place; arrays and objects keep their shape. All tokens land together or none does.
+   */
+  tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
+    const batch: TokenWrite[] = [];
+    const LIMIT = 100;
+    const walk = (value: unknown, path: string): unknown => {
+      if (value === null || value === undefined) return value;
+      if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
+      if (typeof value === 'object') {
+        if ('type' in value && 'data' in value) {
+          const input = parseRequest(value, path);
+          const { token, transform } = this.prepareCreate(input, context.caller);
+          return this.createPrepared(token, transform, input.deduplicate_token === true, context, batch);
+        }
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
+      }
+      const { token, transform } = this.prepareCreate({ type: 'token', data: value }, context.caller);
+      this.createPrepared(token, transform, false, context, batch);
+      return token.id;
+    };
+    const result = walk(body, '');
+    if (batch.length > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
+    if (batch.length > 0) this.writer.apply(batch, context);
+    return result;
+  }
+
+  /**
+   * Live tokens by id for expressions (POST /detokenize, the proxy), in one query, each with its data after the
+   * caller's transform for `permission`. Unknown or expired ids are a 400 that names them.
+   */
+  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission): Map<string, TokenRecord> {
+    const found = this.store.getMany(ids);
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      throw new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
+    }
+    const records = new Map<string, TokenRecord>();
+    for (const token of found.values()) {
+      const transform = caller.policy.require(permission, token.containers);
+      const view = this.view(token, transform);
+      records.set(token.id, this.record({ ...token, data: view.data ?? null }));
+    }
+    return records;
+  }
+
+  detokenize(body: unknown, caller: Caller): unknown {
+    const { tokenIds, expressionCount } = this.expressions.collectJsonTokenIds(body);
+    if (expressionCount === 0) return body;
+    return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read'));
+  }
+}

@@ -1,0 +1,162 @@
+import type { Db } from './database';
+import type { Sealer } from './crypto';
+
+/** A token as the vault holds it once unsealed. `data` is plaintext: it never leaves the engine unmasked by accident. */
+export interface StoredToken {
+  id: string;
+  tenant_id: string;
+  type: string;
+  data: unknown;
+  containers: string[];
+  metadata: Record<string, string>;
+  mask: unknown;
+  fingerprint: string | null;
+  fingerprint_expression: string | null;
+  search_indexes: string[];
+  expires_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+/**
+ * One change to the vault. Writes are values, not calls, so a transaction can hold them back and apply them all
+ * at commit (wire contract §4) through the same `apply` as a direct write.
+ */
+export type TokenWrite =
+  | { op: 'create'; token: StoredToken; searchTerms: string[] }
+  | { op: 'update'; token: StoredToken; searchTerms: string[] }
+  | { op: 'delete'; id: string };
+
+export interface TokenRow {
+  id: string;
+  tenant_id: string;
+  type: string;
+  containers: string;
+  metadata: string;
+  mask: string | null;
+  fingerprint: string | null;
+  fingerprint_expression: string | null;
+  search_indexes: string;
+  sealed: Buffer;
+  expires_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+/** Filter `expires_at` against this; ISO strings compare in time order. */
+export const nowIso = () => new Date().toISOString();
+
+export const LIVE = '(expires_at IS NULL OR expires_at > @now)';
+
+export class TokenStore {
+  private readonly stmt;
+  readonly applyAll: (writes: readonly TokenWrite[]) => void;
+
+  constructor(
+    readonly db: Db,
+    private readonly sealer: Sealer,
+  ) {
+    this.stmt = {
+      get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
+      exists: db.prepare('SELECT 1 FROM tokens WHERE id = ?'),
+      insert: db.prepare(`INSERT INTO tokens (id, tenant_id, type, containers, metadata, mask, fingerprint,
+          fingerprint_expression, search_indexes, sealed, expires_at, created_by, created_at, modified_by, modified_at)
+        VALUES (@id, @tenant_id, @type, @containers, @metadata, @mask, @fingerprint, @fingerprint_expression,
+          @search_indexes, @sealed, @expires_at, @created_by, @created_at, @modified_by, @modified_at)`),
+      update: db.prepare(`UPDATE tokens SET containers = @containers, metadata = @metadata, mask = @mask,
+          fingerprint = @fingerprint, fingerprint_expression = @fingerprint_expression, search_indexes = @search_indexes,
+          sealed = @sealed, expires_at = @expires_at, modified_by = @modified_by, modified_at = @modified_at
+        WHERE id = @id`),
+      delete: db.prepare('DELETE FROM tokens WHERE id = ?'),
+      deleteTerms: db.prepare('DELETE FROM token_search_terms WHERE token_id = ?'),
+      insertTerm: db.prepare('INSERT OR IGNORE INTO token_search_terms (token_id, term_hash) VALUES (?, ?)'),
+      byFingerprint: db.prepare(
+        `SELECT * FROM tokens WHERE type = @type AND fingerprint = @fingerprint AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
+      ),
+      purgeExpired: db.prepare('DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+      count: db.prepare(`SELECT COUNT(*) AS n FROM tokens WHERE ${LIVE}`),
+      getMany: db.prepare(`SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
+    };
+    this.applyAll = db.transaction((writes: readonly TokenWrite[]) => {
+      for (const write of writes) this.applyOne(write);
+    });
+  }
+
+  private toRow(token: StoredToken): TokenRow {
+    return {
+      ...token,
+      containers: JSON.stringify(token.containers),
+      metadata: JSON.stringify(token.metadata),
+      mask: token.mask === null || token.mask === undefined ? null : JSON.stringify(token.mask),
+      search_indexes: JSON.stringify(token.search_indexes),
+      sealed: this.sealer.sealJson({ data: token.data }, token.id),
+    };
+  }
+
+  hydrate(row: TokenRow): StoredToken {
+    const { sealed, ...rest } = row;
+    return {
+      ...rest,
+      data: this.sealer.openJson<{ data: unknown }>(sealed, row.id).data,
+      containers: JSON.parse(row.containers),
+      metadata: JSON.parse(row.metadata),
+      mask: row.mask === null ? null : JSON.parse(row.mask),
+      search_indexes: JSON.parse(row.search_indexes),
+    };
+  }
+
+  private applyOne(write: TokenWrite): void {
+    if (write.op === 'delete') {
+      this.stmt.delete.run(write.id);
+      return;
+    }
+    const row = this.toRow(write.token);
+    if (write.op === 'create') this.stmt.insert.run(row);
+    else {
+      this.stmt.update.run(row);
+      this.stmt.deleteTerms.run(row.id);
+    }
+    for (const term of write.searchTerms) this.stmt.insertTerm.run(row.id, term);
+  }
+
+  apply(writes: readonly TokenWrite[]): void {
+    this.applyAll(writes);
+  }
+
+  /** A live (not expired) token, or undefined. */
+  get(id: string): StoredToken | undefined {
+    const row = this.stmt.get.get({ id, now: nowIso() }) as TokenRow | undefined;
+    return row && this.hydrate(row);
+  }
+
+  /** Whether the id is taken, expired tokens included (an id is never reused while its row exists). */
+  idTaken(id: string): boolean {
+    return this.stmt.exists.get(id) !== undefined;
+  }
+
+  findByFingerprint(type: string, fingerprint: string): StoredToken | undefined {
+    const row = this.stmt.byFingerprint.get({ type, fingerprint, now: nowIso() }) as TokenRow | undefined;
+    return row && this.hydrate(row);
+  }
+
+  /** Many live tokens in one query (the proxy's and detokenize's lookup). */
+  getMany(ids: readonly string[]): Map<string, StoredToken> {
+    const found = new Map<string, StoredToken>();
+    if (ids.length === 0) return found;
+    const rows = this.stmt.getMany.all({ ids: JSON.stringify(ids), now: nowIso() }) as TokenRow[];
+    for (const row of rows) found.set(row.id, this.hydrate(row));
+    return found;
+  }
+
+  count(): number {
+    return (this.stmt.count.get({ now: nowIso() }) as { n: number }).n;
+  }
+
+  purgeExpired(): number {
+    return this.stmt.purgeExpired.run(nowIso()).changes;
+  }
+}

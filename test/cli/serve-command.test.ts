@@ -1,0 +1,133 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callApi, tempDir } from '../support/test-engine';
+import { runServe, startServe, type ServeProcess } from '../support/serve-process';
+
+const running: ServeProcess[] = [];
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.child.kill('SIGTERM');
+    await p.exited;
+  }
+});
+
+async function serve(args: string[]) {
+  const p = await startServe(args);
+  running.push(p);
+  return p;
+}
+
+const SEED = {
+  applications: [
+    {
+      name: 'ci-backend',
+      type: 'private',
+      key: 'key_test_ci_backend_0123456789abcdef',
+      rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:use'] }],
+    },
+    {
+      name: 'ci-admin',
+      type: 'management',
+      key: 'key_test_ci_admin_0123456789abcdef',
+      permissions: ['application:create', 'application:read', 'application:update', 'application:delete'],
+    },
+  ],
+  tokens: [
+    {
+      id: '8f1c9d2e-4b7a-4c3e-9f10-2a3b4c5d6e7f',
+      type: 'card',
+      data: { number: '4242424242424242', expiration_month: 12, expiration_year: 2030 },
+      metadata: { customer: 'c-1' },
+    },
+  ],
+};
+
+describe('tokenbench serve', () => {
+  it('prints its URL and the first-start keys once, serves the API, and stops cleanly on SIGTERM', async () => {
+    const dir = tempDir();
+    const p = await serve(['--data-dir', dir, '--port', '0', '--echo-port', '0']);
+    expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(p.managementKey).toMatch(/^key_local_/);
+    expect(p.privateKey).toMatch(/^key_local_/);
+    const created = await callApi(p.url, 'POST', '/tokens', { key: p.privateKey, body: { type: 'token', data: 'cli' } });
+    expect(created.status).toBe(201);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toContain('SIGTERM: stopping');
+    running.pop();
+
+    const again = await serve(['--data-dir', dir, '--port', '0', '--echo-port', '0']);
+    expect(again.output()).not.toContain('First start');
+    expect((await callApi(again.url, 'GET', `/tokens/${created.body.id}`, { key: p.privateKey })).status).toBe(200);
+  });
+
+  it('applies a seed so that known keys and tokens work, and a second run changes nothing', async () => {
+    const dir = tempDir();
+    const seedFile = join(dir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify(SEED));
+    const first = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
+    expect(first.output()).toContain('Seed: 3 created, 0 unchanged, 0 conflicts');
+    expect(first.output()).not.toContain('First start');
+    const read = await callApi(first.url, 'GET', `/tokens/${SEED.tokens[0].id}`, { key: SEED.applications[0].key });
+    expect(read.body).toMatchObject({ data: SEED.tokens[0].data, metadata: { customer: 'c-1' } });
+    const apps = await callApi(first.url, 'GET', '/applications', { key: SEED.applications[1].key });
+    expect(apps.body.pagination.total_items).toBe(2);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    running.pop();
+
+    const second = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
+    expect(second.output()).toContain('Seed: 0 created, 3 unchanged, 0 conflicts');
+    const appsAgain = await callApi(second.url, 'GET', '/applications', { key: SEED.applications[1].key });
+    expect(appsAgain.body.pagination.total_items).toBe(2);
+    second.child.kill('SIGTERM');
+    await second.exited;
+    running.pop();
+
+    const changed = structuredClone(SEED);
+    changed.tokens[0].data.expiration_year = 2031;
+    changed.applications[0].key = 'key_test_some_other_key_0123456789';
+    writeFileSync(seedFile, JSON.stringify(changed));
+    const third = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
+    expect(third.output()).toContain('Seed: 0 created, 1 unchanged, 2 conflicts');
+    expect(third.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}`);
+    const unchanged = await callApi(third.url, 'GET', `/tokens/${SEED.tokens[0].id}`, { key: SEED.applications[0].key });
+    expect(unchanged.body.data.expiration_year).toBe(2030);
+  });
+
+  it.each([
+    [['--port', 'abc'], '--port takes a whole number'],
+    [['--in-memory', '--data-dir', '/tmp/x'], 'exclude each other'],
+    [['--seed', '/nonexistent/seed.json'], '--seed /nonexistent/seed.json'],
+    [['--bogus'], "Unknown option '--bogus'"],
+  ])('refuses bad arguments %j with exit code 2 and a clear message', async (args, message) => {
+    const { code, output } = await runServe(args);
+    expect(code).toBe(2);
+    expect(output).toContain(message);
+    expect(output).toContain('Usage: tokenbench serve');
+  });
+
+  it('refuses an invalid seed file, naming the field', async () => {
+    const dir = tempDir();
+    const seedFile = join(dir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify({ applications: [{ name: 'x', type: 'private', key: 'short' }] }));
+    const { code, output } = await runServe(['--in-memory', '--seed', seedFile]);
+    expect(code).toBe(2);
+    expect(output).toContain('applications.0.key');
+  });
+
+  it('says why when the port is taken', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const { code, output } = await runServe(['--in-memory', '--port', String(port), '--echo-port', '0']);
+      expect(code).toBe(1);
+      expect(output).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+
+let t: TestEngine;
+beforeAll(async () => {
+  t = await startTestEngine({ inMemory: true, maxBodyBytes: 64 * 1024 });
+});
+afterAll(() => t.stop());
+
+/** Sends raw request head bytes and returns the first response bytes, without ever sending the promised body. */
+function rawRequest(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (chunk) => {
+      data += chunk.toString();
+      if (data.includes('\r\n\r\n') && /content-length: (\d+)/i.test(data)) {
+        const length = Number(/content-length: (\d+)/i.exec(data)![1]);
+        if (data.length >= data.indexOf('\r\n\r\n') + 4 + length) {
+          socket.destroy();
+          resolve(data);
+        }
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(data));
+    socket.write(head);
+  });
+}
+
+describe('Host and Origin guards', () => {
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+  it.each(methods)('refuses a foreign Host with 403 before reading the body (%s)', async (method) => {
+    for (const host of ['evil.example', `evil.example:${t.engine.port}`, `localhost.evil.example:${t.engine.port}`, `127.0.0.1:1`]) {
+      const response = await rawRequest(
+        t.engine.port,
+        `${method} /tokens HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+      );
+      expect(response).toMatch(/^HTTP\/1\.1 403/);
+      expect(response).toContain('Host header');
+    }
+  });
+
+  it.each(methods)('refuses a foreign Origin with 403 for %s and never allows any origin', async (method) => {
+    const res = await t.call(method, '/tokens', { key: t.privateKey, headers: { origin: 'https://evil.example' } });
+    expect(res.status).toBe(403);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('accepts the local host names with and without the port', async () => {
+    for (const host of ['localhost', `localhost:${t.engine.port}`, `127.0.0.1:${t.engine.port}`, `[::1]:${t.engine.port}`, '[::1]']) {
+      const res = await t.call('GET', '/applications/key', { key: t.privateKey, headers: { host } });
+      expect(res.status, host).toBe(200);
+    }
+  });
+
+  it('refuses a cross-site text/plain form POST without a key and writes nothing', async () => {
+    const before = t.engine.status().tokenCount;
+    const res = await t.call('POST', '/tokens', {
+      raw: '{"type":"token","data":"csrf"}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(res.status).toBe(401);
+    const fromPage = await t.call('POST', '/tokens', {
+      raw: '{"type":"token","data":"csrf"}',
+      headers: { 'content-type': 'text/plain', origin: 'http://attacker.test' },
+    });
+    expect(fromPage.status).toBe(403);
+    expect(t.engine.status().tokenCount).toBe(before);
+  });
+});
+
+describe('HTTP conventions', () => {
+  it('answers 404 in problem format for an unknown route', async () => {
+    const res = await t.call('GET', '/no/such/route', { key: t.privateKey });
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+  });
+
+  it('answers 413 for a body over the limit, declared or streamed', async () => {
+    const big = JSON.stringify({ type: 'token', data: 'x'.repeat(70 * 1024) });
+    const res = await t.call('POST', '/tokens', { key: t.privateKey, raw: big, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(res.body.detail).toContain(String(64 * 1024));
+    const head = `POST /tokens HTTP/1.1\r\nHost: 127.0.0.1\r\nBT-API-KEY: ${t.privateKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    const chunk = 'a'.repeat(40 * 1024);
+    const streamed = await new Promise<string>((resolve, reject) => {
+      const socket = connect(t.engine.port, '127.0.0.1');
+      let data = '';
+      socket.on('data', (c) => (data += c.toString()));
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+      socket.write(head);
+      for (let i = 0; i < 3; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+      socket.write('0\r\n\r\n');
+      setTimeout(() => socket.destroy(), 2000);
+    });
+    expect(streamed).toMatch(/^HTTP\/1\.1 413/);
+  });
+
+  it('echoes the trace id, or makes one', async () => {
+    const given = await t.call('GET', '/applications/key', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'trace-123' } });
+    expect(given.headers['bt-trace-id']).toBe('trace-123');
+    const made = await t.call('GET', '/applications/key', { key: t.privateKey });
+    expect(made.headers['bt-trace-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('treats a trailing slash as the same route', async () => {
+    expect((await t.call('GET', '/tokens/', { key: t.privateKey })).status).toBe(200);
+    expect((await t.call('GET', '/applications/key/', { key: t.privateKey })).status).toBe(200);
+  });
+
+  it('answers 409 to a repeat while the first request with that idempotency key runs, and replays after', async () => {
+    const headers = { 'BT-IDEMPOTENCY-KEY': 'race-1' };
+    const body = { type: 'token', data: 'idem' };
+    const results = await Promise.all([
+      t.call('POST', '/tokenize', { key: t.privateKey, headers, body: Array.from({ length: 100 }, () => body) }),
+      t.call('POST', '/tokenize', { key: t.privateKey, headers, body: Array.from({ length: 100 }, () => body) }),
+    ]);
+    const statuses = results.map((r) => r.status).sort();
+    // Either the second arrived while the first ran (409) or after it finished (replayed 200): never two writes.
+    expect(statuses[0]).toBe(200);
+    if (statuses[1] === 200) expect(results[0].body).toEqual(results[1].body);
+    else expect(statuses[1]).toBe(409);
+    const otherPath = await t.call('POST', '/tokens', { key: t.privateKey, headers, body });
+    expect(otherPath.status).toBe(422);
+  });
+
+  it('uses the configured header prefix for every service header', async () => {
+    const other = await startTestEngine({ inMemory: true, headerPrefix: 'TB' });
+    try {
+      expect((await other.call('GET', '/applications/key', { headers: { 'TB-API-KEY': other.privateKey } })).status).toBe(200);
+      const res = await other.call('GET', '/applications/key', { key: other.privateKey });
+      expect(res.status).toBe(401);
+      expect(res.body.detail).toContain('TB-API-KEY');
+      expect(res.headers['tb-trace-id']).toBeDefined();
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('request log', () => {
+  it('records every request with status, duration, application and trace id, secrets cut to a hint', async () => {
+    const card = { number: '6011111111111117', expiration_month: 3, expiration_year: 2032 };
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'log-1' }, body: { type: 'card', data: card } });
+    await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey, headers: { 'BT-TRACE-ID': 'log-2' } });
+    const entries = t.engine.history.list(50);
+    const post = entries.find((e) => e.trace_id === 'log-1')!;
+    expect(post).toMatchObject({ method: 'POST', path: '/tokens', status: 201, kind: 'api' });
+    expect(post.application_id).toEqual(expect.any(String));
+    expect(post.duration_ms).toBeGreaterThan(0);
+    expect(post.request_body).toMatchObject({ type: 'card', data: '[redacted]' });
+    const keyHeader = post.request_headers.find(([n]) => n.toLowerCase() === 'bt-api-key')!;
+    expect(keyHeader[1]).toBe(`…${t.privateKey.slice(-4)}`);
+    expect(JSON.stringify(entries)).not.toContain('6011111111111117');
+    expect(JSON.stringify(entries)).not.toContain(t.privateKey);
+    expect(entries.find((e) => e.trace_id === 'log-2')).toMatchObject({ method: 'GET', status: 200 });
+  });
+});

@@ -1,0 +1,302 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+
+const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '123' };
+
+let t: TestEngine;
+let revealKey: string;
+beforeAll(async () => {
+  t = await startTestEngine();
+  const app = await t.call('POST', '/applications', {
+    key: t.managementKey,
+    body: {
+      name: 'reveal everything',
+      type: 'private',
+      rules: [
+        {
+          description: 'all',
+          priority: 1,
+          container: '/',
+          transform: 'reveal',
+          permissions: ['token:create', 'token:read', 'token:update', 'token:delete', 'token:search', 'token:use'],
+        },
+      ],
+    },
+  });
+  expect(app.status).toBe(201);
+  revealKey = app.body.key;
+});
+afterAll(() => t.stop());
+
+describe('POST /tokens', () => {
+  it('creates a card token with default container, mask, fingerprint and card details', async () => {
+    const res = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card', data: CARD, metadata: { customer: 'c-1' } } });
+    expect(res.status).toBe(201);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toMatchObject({
+      type: 'card',
+      containers: ['/pci/high/'],
+      metadata: { customer: 'c-1' },
+      data: { number: 'XXXXXXXXXXXX4242', expiration_month: 12, expiration_year: 2030 },
+      card: { last4: '4242', brand: 'visa', expiration_month: 12, expiration_year: 2030 },
+      _extras: { deduplicated: false },
+    });
+    expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.fingerprint).toEqual(expect.any(String));
+    expect(res.body.created_by).toEqual(expect.any(String));
+    expect(res.text).not.toContain('4242424242424242');
+    expect(res.text).not.toContain('"cvc"');
+  });
+
+  it('keeps a client-chosen id and answers 409 when it is taken', async () => {
+    const body = { id: 'my-custom_token.1', type: 'token', data: 'hello' };
+    expect((await t.call('POST', '/tokens', { key: t.privateKey, body })).status).toBe(201);
+    const again = await t.call('POST', '/tokens', { key: t.privateKey, body });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toContain('my-custom_token.1');
+  });
+
+  it.each([
+    [{ type: 'card', data: { ...CARD, number: '4242424242424241' } }, 'data.number'],
+    [{ type: 'card', data: { ...CARD, expiration_month: 13 } }, 'data.expiration_month'],
+    [{ type: 'bank', data: { routing_number: '011000016', account_number: '1234' } }, 'data.routing_number'],
+    [{ type: 'social_security_number', data: '12-345-678' }, 'data'],
+    [{ type: 'nonsense', data: 'x' }, 'type'],
+    [{ type: 'token' }, 'data'],
+    [{ type: 'token', data: 'x', id: 'a/b' }, 'id'],
+    [{ type: 'token', data: 'x', containers: ['no-slashes'] }, 'containers.0'],
+    [{ type: 'token', data: 'x', metadata: { n: 1 } }, 'metadata.n'],
+    [{ type: 'token', data: 'x', expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
+    [{ type: 'token', data: 'x', mask: '{{ data | no_such_filter }}' }, 'mask'],
+  ])('answers 400 naming the field for %j', async (body, field) => {
+    const res = await t.call('POST', '/tokens', { key: t.privateKey, body });
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ type: 'about:blank', status: 400, title: expect.any(String) });
+    expect(Object.keys(res.body.errors)).toContain(field);
+  });
+
+  it('answers 400 for malformed JSON without echoing the body', async () => {
+    const res = await t.call('POST', '/tokens', {
+      key: t.privateKey,
+      raw: '{"type":"card","data":{"number":"4242424242424242"',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/not valid JSON/);
+    expect(res.text).not.toContain('4242424242424242');
+  });
+
+  it('deduplicates by fingerprint when asked', async () => {
+    const body = { type: 'social_security_number', data: '123-45-6789', deduplicate_token: true };
+    const first = await t.call('POST', '/tokens', { key: t.privateKey, body });
+    const second = await t.call('POST', '/tokens', { key: t.privateKey, body });
+    expect(second.status).toBe(201);
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.body._extras).toEqual({ deduplicated: true });
+    expect(second.body.data).toBe('XXX-XX-6789');
+  });
+
+  it('replays the first success for a repeated idempotency key', async () => {
+    const headers = { 'BT-IDEMPOTENCY-KEY': 'create-once-1' };
+    const first = await t.call('POST', '/tokens', { key: t.privateKey, headers, body: { type: 'token', data: 'once' } });
+    const second = await t.call('POST', '/tokens', { key: t.privateKey, headers, body: { type: 'token', data: 'once' } });
+    expect(second.status).toBe(201);
+    expect(second.body.id).toBe(first.body.id);
+    const list = await t.call('GET', `/tokens?id=${first.body.id}`, { key: t.privateKey });
+    expect(list.body.pagination.total_items).toBe(1);
+  });
+});
+
+describe('reading, updating and deleting', () => {
+  it('reads masked with bare permissions and revealed under a reveal rule', async () => {
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card', data: CARD } });
+    const masked = await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey });
+    expect(masked.status).toBe(200);
+    expect(masked.body.data.number).toBe('XXXXXXXXXXXX4242');
+    const revealed = await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey });
+    expect(revealed.body.data).toEqual(CARD);
+  });
+
+  it('answers 404 for an unknown token and 401 without a known key', async () => {
+    expect((await t.call('GET', '/tokens/does-not-exist', { key: t.privateKey })).status).toBe(404);
+    const noKey = await t.call('GET', '/tokens/does-not-exist');
+    expect(noKey.status).toBe(401);
+    expect(noKey.body.detail).toContain('BT-API-KEY');
+    expect((await t.call('GET', '/tokens/x', { key: 'key_local_not_a_real_key_at_all' })).status).toBe(401);
+  });
+
+  it('merges data, mask and metadata on PATCH and requires the merge-patch content type', async () => {
+    const created = await t.call('POST', '/tokens', {
+      key: revealKey,
+      body: { type: 'token', data: { a: 1, b: { c: 2 } }, metadata: { keep: 'yes', drop: 'x' } },
+    });
+    const wrongType = await t.call('PATCH', `/tokens/${created.body.id}`, { key: revealKey, body: { data: { a: 2 } } });
+    expect(wrongType.status).toBe(415);
+    const patched = await t.call('PATCH', `/tokens/${created.body.id}`, {
+      key: revealKey,
+      body: { data: { a: 2, b: { d: 3 } }, metadata: { drop: null, add: 'z' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toEqual({ a: 2, b: { c: 2, d: 3 } });
+    expect(patched.body.metadata).toEqual({ keep: 'yes', add: 'z' });
+    expect(patched.body.modified_at).toEqual(expect.any(String));
+    const read = await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey });
+    expect(read.body.data).toEqual({ a: 2, b: { c: 2, d: 3 } });
+  });
+
+  it('rejects a PATCH that makes card data invalid, leaving the token unchanged', async () => {
+    const created = await t.call('POST', '/tokens', { key: revealKey, body: { type: 'card', data: CARD } });
+    const bad = await t.call('PATCH', `/tokens/${created.body.id}`, {
+      key: revealKey,
+      body: { data: { number: '1234' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors['data.number']).toBeDefined();
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).body.data).toEqual(CARD);
+  });
+
+  it('deletes with 204, after which the token is gone', async () => {
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'bye' } });
+    const del = await t.call('DELETE', `/tokens/${created.body.id}`, { key: t.privateKey });
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey })).status).toBe(404);
+    expect((await t.call('DELETE', `/tokens/${created.body.id}`, { key: t.privateKey })).status).toBe(404);
+  });
+
+  it('hides an expired token from every read', async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const created = await t.call('POST', '/tokens', {
+      key: revealKey,
+      body: { type: 'token', data: 'short-lived', expires_at: expiresAt, metadata: { batch: 'expiry' } },
+    });
+    expect(created.body.expires_at).toBe(expiresAt);
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1700));
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).status).toBe(404);
+    expect((await t.call('GET', '/tokens?metadata.batch=expiry', { key: revealKey })).body.data).toEqual([]);
+    const detok = await t.call('POST', '/detokenize', { key: revealKey, body: { v: `{{ ${created.body.id} }}` } });
+    expect(detok.status).toBe(400);
+  });
+});
+
+describe('listing and searching', () => {
+  const ids: string[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 5; i++) {
+      const res = await t.call('POST', '/tokens', {
+        key: revealKey,
+        body: {
+          type: 'token',
+          data: `listed-${i}`,
+          metadata: { group: 'list-test', n: String(i) },
+          search_indexes: ['{{ data }}'],
+          containers: [i < 3 ? '/list/a/' : '/list/b/'],
+        },
+      });
+      ids.push(res.body.id);
+    }
+  });
+
+  it('pages v1 with totals and filters by repeated id and metadata', async () => {
+    const page = await t.call('GET', '/tokens?metadata.group=list-test&size=2&page=2', { key: revealKey });
+    expect(page.status).toBe(200);
+    expect(page.body.pagination).toEqual({ total_items: 5, page_number: 2, page_size: 2, total_pages: 3 });
+    expect(page.body.data.map((d: any) => d.id)).toEqual(ids.slice(2, 4));
+    const byId = await t.call('GET', `/tokens?id=${ids[0]}&id=${ids[4]}`, { key: revealKey });
+    expect(byId.body.data.map((d: any) => d.id).sort()).toEqual([ids[0], ids[4]].sort());
+    expect((await t.call('GET', '/tokens/?metadata.group=list-test', { key: revealKey })).status).toBe(200);
+  });
+
+  it('walks v2 pages by cursor and filters by container', async () => {
+    const seen: string[] = [];
+    let start: string | null = '';
+    while (start !== null) {
+      const q: string = `/v2/tokens?container=/list/&size=2${start ? `&start=${start}` : ''}`;
+      const res = await t.call('GET', q, { key: revealKey });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.map((d: any) => d.id));
+      start = res.body.pagination.next;
+    }
+    expect(seen).toEqual(ids);
+    const b = await t.call('GET', '/v2/tokens?container=/list/b/', { key: revealKey });
+    expect(b.body.data.map((d: any) => d.id)).toEqual(ids.slice(3));
+    expect((await t.call('GET', '/v2/tokens?start=garbage', { key: revealKey })).status).toBe(400);
+  });
+
+  it('searches by search index, metadata and boolean operators (v1 and v2)', async () => {
+    const one = await t.call('POST', '/tokens/search', { key: revealKey, body: { query: 'data:listed-3' } });
+    expect(one.status).toBe(200);
+    expect(one.body.data.map((d: any) => d.id)).toEqual([ids[3]]);
+    const or = await t.call('POST', '/v2/tokens/search', {
+      key: revealKey,
+      body: { query: 'metadata.group:list-test AND (metadata.n:1 OR metadata.n:4)' },
+    });
+    expect(or.body.data.map((d: any) => d.id)).toEqual([ids[1], ids[4]]);
+    const not = await t.call('POST', '/tokens/search', {
+      key: revealKey,
+      body: { query: 'metadata.group:list-test NOT container:/list/a/' },
+    });
+    expect(not.body.pagination.total_items).toBe(2);
+  });
+
+  it('answers 400 for a query that does not parse, naming the position', async () => {
+    const res = await t.call('POST', '/tokens/search', { key: revealKey, body: { query: 'metadata.group:(' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.query[0]).toMatch(/column|position/i);
+    expect((await t.call('POST', '/tokens/search', { key: revealKey, body: { query: 'bogus:1' } })).status).toBe(400);
+  });
+
+  it('only lists tokens in containers the caller may read', async () => {
+    const app = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: {
+        name: 'reads list a only',
+        type: 'private',
+        rules: [{ description: 'a', priority: 1, container: '/list/a/', transform: 'mask', permissions: ['token:read'] }],
+      },
+    });
+    const res = await t.call('GET', '/tokens?metadata.group=list-test', { key: app.body.key });
+    expect(res.body.pagination.total_items).toBe(3);
+    const forbidden = await t.call('GET', `/tokens/${ids[4]}`, { key: app.body.key });
+    expect(forbidden.status).toBe(403);
+    expect((await t.call('POST', '/tokens/search', { key: app.body.key, body: { query: '' } })).status).toBe(403);
+  });
+});
+
+describe('tokenize and detokenize', () => {
+  it('tokenizes a graph: primitive leaves become token ids, token requests become tokens', async () => {
+    const res = await t.call('POST', '/tokenize', {
+      key: revealKey,
+      body: { first_name: 'John', tags: ['a', 'b'], card: { type: 'card_number', data: '5555555555554444' } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.first_name).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.tags).toHaveLength(2);
+    expect(res.body.card).toMatchObject({ type: 'card_number', card: { last4: '4444', brand: 'mastercard' } });
+    const back = await t.call('POST', '/detokenize', {
+      key: revealKey,
+      body: { name: `{{ ${res.body.first_name} }}`, pan: `{{ ${res.body.card.id} }}` },
+    });
+    expect(back.body).toEqual({ name: 'John', pan: '5555555555554444' });
+  });
+
+  it('creates nothing when one request in the graph is invalid', async () => {
+    const before = t.engine.status().tokenCount;
+    const res = await t.call('POST', '/tokenize', {
+      key: revealKey,
+      body: ['ok', { type: 'card_number', data: '1111' }],
+    });
+    expect(res.status).toBe(400);
+    expect(t.engine.status().tokenCount).toBe(before);
+  });
+
+  it('answers 400 naming an unknown token in detokenize', async () => {
+    const res = await t.call('POST', '/detokenize', { key: revealKey, body: { v: '{{ no-such-token-here }}' } });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('no-such-token-here');
+  });
+});

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+/** One process (no tsx wrapper), so a signal or SIGKILL reaches the service itself. */
+export const SERVE_COMMAND = [process.execPath, join(ROOT, 'bin', 'tokenbench.cjs'), 'serve'] as const;
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Keys printed on a first start, if any. */
+  managementKey?: string;
+  privateKey?: string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `tokenbench serve ARGS` and resolves once it prints the URL it serves. */
+export function startServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
+  const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), timeoutMs);
+    const check = () => {
+      const url = /serving (http:\/\/\S+)/.exec(out)?.[1];
+      const ready = url && (!out.includes('First start') || /private key[^\n]*:\s+(\S+)/.test(out));
+      if (!ready) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      resolve({
+        child,
+        url,
+        output: () => out,
+        managementKey: /management key[^\n]*:\s+(\S+)/.exec(out)?.[1],
+        privateKey: /private key[^\n]*:\s+(\S+)/.exec(out)?.[1],
+        exited,
+      });
+    };
+    child.stdout!.on('data', check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+}
+
+/** Runs `tokenbench serve ARGS` expecting it to exit on its own (bad arguments). */
+export function runServe(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
+}

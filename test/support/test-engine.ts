@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { startEngine, type Engine, type StartOptions } from '../../electron/engine';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: T;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is (no JSON encoding). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestEngine {
+  engine: Engine;
+  url: string;
+  dataDir: string | null;
+  managementKey: string;
+  privateKey: string;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'tokenbench-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Calls a running service over real HTTP; `key` defaults to none. */
+export async function callApi<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | Buffer | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  if (options.key) headers['BT-API-KEY'] = options.key;
+  const res = await request(baseUrl + path, { method: method as 'GET', headers, body });
+  const text = await res.body.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, text, body: parsed as T };
+}
+
+/**
+ * A real engine on a free port: an on-disk vault in a fresh temp folder (or in memory), no echo server unless asked,
+ * and the two bootstrap keys a first start prints.
+ */
+export async function startTestEngine(options: StartOptions & { inMemory?: boolean } = {}): Promise<TestEngine> {
+  const { inMemory, ...rest } = options;
+  const dataDir = inMemory ? null : (rest.dataDir ?? tempDir());
+  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, dataDir });
+  const keys = engine.bootstrapKeys;
+  return {
+    engine,
+    url: engine.url,
+    dataDir,
+    managementKey: keys?.management.key ?? '',
+    privateKey: keys?.private.key ?? '',
+    call: (method, path, callOptions) => callApi(engine.url, method, path, callOptions),
+    async stop() {
+      await engine.stop();
+      if (dataDir && !rest.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
