@@ -160,4 +160,12 @@ describe('request log', () => {
     expect(JSON.stringify(entries)).not.toContain(t.privateKey);
     expect(entries.find((e) => e.trace_id === 'log-2')).toMatchObject({ method: 'GET', status: 200 });
   });
+
+  it('records refused and unknown requests too, so a developer can see why they failed', async () => {
+    await t.call('GET', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'refused-1', origin: 'https://evil.example' } });
+    await t.call('GET', '/nowhere', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'unknown-1' } });
+    const entries = t.engine.history.list(20);
+    expect(entries.find((e) => e.trace_id === 'refused-1')).toMatchObject({ status: 403, path: '/tokens' });
+    expect(entries.find((e) => e.trace_id === 'unknown-1')).toMatchObject({ status: 404, path: '/nowhere' });
+  });
 });

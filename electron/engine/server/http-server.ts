@@ -10,7 +10,7 @@ import { readBody, parseJsonBody } from './body';
 import { guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
-import type { JsonReply, RequestContext, Route } from './route-types';
+import type { JsonReply, LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
 
 export interface HttpServerDeps {
@@ -60,25 +60,55 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
-    const guard = guardFailure(req, port, origins);
-    if (guard) {
-      res.shouldKeepAlive = false;
-      sendJson(res, 403, new ApiProblem(403, guard).toBody());
-      return;
-    }
     const rawUrl = req.url ?? '/';
     const queryAt = rawUrl.indexOf('?');
     const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
     const method = req.method ?? 'GET';
+    const traceId = (req.headers[`${prefix}-trace-id`] as string | undefined) || randomUUID();
+    const log: LogDraft = { kind: 'api', applicationId: null };
+
+    // Every request that reaches the engine is recorded, once the response is gone and the route has finished
+    // filling in its log (the proxy completes its entry after streaming the destination's body).
+    const closed = new Promise<void>((done) => res.once('close', done));
+    let routeDone!: () => void;
+    const finished = new Promise<void>((done) => (routeDone = done));
+    const record = () =>
+      Promise.all([closed, finished]).then(() =>
+        requestLog.record({
+          kind: log.kind,
+          method,
+          path: rawUrl,
+          status: res.statusCode,
+          duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+          application_id: log.applicationId,
+          trace_id: traceId,
+          request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
+          request_body: log.requestBody,
+          details: log.details,
+        }),
+      );
+
+    const guard = guardFailure(req, port, origins);
+    if (guard) {
+      res.shouldKeepAlive = false;
+      sendJson(res, 403, new ApiProblem(403, guard).toBody());
+      routeDone();
+      record();
+      return;
+    }
     const match = router.find(method as FindMyWay.HTTPMethod, path);
     if (!match) {
+      // The workbench's own files and session calls are not API traffic: they stay out of the history.
       if (deps.fallback?.(req, res, path)) return;
       sendJson(res, 404, new ApiProblem(404, `No route for ${method} ${path}`).toBody());
+      routeDone();
+      record();
       return;
     }
     const route = match.store as Route;
-    const traceId = (req.headers[`${prefix}-trace-id`] as string | undefined) || randomUUID();
+    if (route.proxy) log.kind = 'proxy';
     res.setHeader(`${config.headerPrefix}-TRACE-ID`, traceId);
+    record();
 
     let bodyRead: Promise<Buffer> | undefined;
     const ctx: RequestContext = {
@@ -94,28 +124,13 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       prefixed: (name) => req.headers[`${prefix}-${name.toLowerCase()}`] as string | undefined,
       body: () => (bodyRead ??= readBody(req, config.maxBodyBytes)),
       json: async () => parseJsonBody(await ctx.body()),
-      log: { kind: route.proxy ? 'proxy' : 'api', applicationId: null },
+      log,
     };
-
-    res.once('close', () => {
-      requestLog.record({
-        kind: ctx.log.kind,
-        method,
-        path: rawUrl,
-        status: res.statusCode,
-        duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
-        application_id: ctx.log.applicationId,
-        trace_id: traceId,
-        request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
-        request_body: ctx.log.requestBody,
-        details: ctx.log.details,
-      });
-    });
 
     try {
       if (!route.public) {
         ctx.caller = authenticator.authenticate(ctx.prefixed('API-KEY'), apiKeyHeader);
-        ctx.log.applicationId = ctx.caller.application.id;
+        log.applicationId = ctx.caller.application.id;
       }
       const idempotencyKey = route.idempotent ? ctx.prefixed('IDEMPOTENCY-KEY') : undefined;
       const reply = idempotencyKey
@@ -135,11 +150,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       }
     } catch (error) {
       const problem = toProblem(error, config.log).toBody();
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem);
+      if (res.headersSent) res.destroy();
+      else sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem);
+    } finally {
+      routeDone();
     }
   }
 
