@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedFile, startEngine, type Engine, type StartOptions } from '../engine';
 
@@ -86,6 +86,7 @@ function describe(engine: Engine): string {
   const lines = [`Tokenbench is serving ${engine.url}`];
   if (engine.echoUrl) lines.push(`Echo destination at ${engine.echoUrl}`);
   lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
+  lines.push(engine.workbench ? `Workbench: ${engine.workbench.url}` : 'Workbench: not built; run `npm run build`, then start serve again');
   const report = engine.seedReport;
   if (report) {
     lines.push(`Seed: ${report.created.length} created, ${report.unchanged.length} unchanged, ${report.conflicts.length} conflicts`);
@@ -116,7 +117,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   let engine: Engine;
   try {
-    engine = await startEngine(options);
+    // The browser workbench is served when its build (`npm run build`) is there.
+    const uiDir = resolve(__dirname, '..', '..', 'out', 'renderer');
+    engine = await startEngine({ ...options, workbench: existsSync(join(uiDir, 'index.html')) ? { uiDir } : undefined });
   } catch (error) {
     process.stderr.write(`tokenbench: could not start: ${(error as Error).message}\n`);
     return 1;

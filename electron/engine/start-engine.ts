@@ -12,15 +12,25 @@ import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
+import { createForwarder } from './proxy/forwarder';
+import { proxyRoutes } from './proxy/proxy-route';
+import { TransactionManager } from './transactions/transaction-manager';
+import { TransactionPanel, type TransactionView } from './transactions/transaction-panel';
+import { transactionRoutes } from './transactions/transaction-routes';
+import { TransactionStore } from './transactions/transaction-store';
+import { TransactionWriter } from './transactions/transaction-writer';
 import { loadOrCreateMasterKey, Sealer } from './vault/crypto';
 import { openDatabase, type Db } from './vault/database';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenStore } from './vault/token-store';
+import { createWorkbench, type WorkbenchOptions } from './workbench';
 
 export interface EngineEvents {
   request: [RequestLogEntry];
+  /** A transaction was created, enlisted a write, or ended. */
+  transaction: [TransactionView];
 }
 
 /** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
@@ -49,12 +59,18 @@ export interface Engine {
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
+  /** For the GUI's transaction panel. */
+  readonly transactions: TransactionPanel;
+  /** Set when started with `workbench`: the browser GUI's address (with this run's session) and the session. */
+  readonly workbench: { url: string; session: string } | null;
   status(): EngineStatus;
   stop(): Promise<void>;
 }
 
 export interface StartOptions extends Partial<EngineConfig> {
   seed?: SeedFile;
+  /** Serve the built GUI at /ui/ and its session-guarded endpoints at /_workbench/. */
+  workbench?: WorkbenchOptions;
 }
 
 function tenantIdOf(db: Db): string {
@@ -79,8 +95,10 @@ function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, ...partial } = options;
+  const { seed, workbench: workbenchOptions, ...partial } = options;
   const config = resolveConfig(partial);
+  // Reads the UI build first: a missing build fails before anything is opened.
+  const workbench = workbenchOptions ? createWorkbench(workbenchOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
@@ -92,24 +110,59 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const queries = new TokenQueries(tokenStore, tokens);
   const history = new RequestLog(db, config.historyLimit);
   const idempotency = new IdempotencyStore(db, sealer);
+  const transactionStore = new TransactionStore(db, sealer);
+  const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
+  const transactionPanel = new TransactionPanel(transactionStore, tokens);
 
   const seedReport = seed ? applySeed(seed, applications, tokens) : null;
   const bootstrapKeys = bootstrap(applications);
+  // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
+  tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
 
   const events = new EventEmitter<EngineEvents>();
   history.on('entry', (entry) => events.emit('request', entry));
+  transactions.on('change', ({ id }) => {
+    if (events.listenerCount('transaction') > 0) events.emit('transaction', transactionPanel.get(id)!);
+  });
+
+  let apiPort = config.port;
+  // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
+  const forwarder = createForwarder({
+    timeoutMs: config.proxyTimeoutMs,
+    denyPrivateDestinations: config.denyPrivateDestinations,
+    ownPorts: () => [apiPort],
+  });
 
   let echo: EchoServer | null = null;
+  const startedAt = new Date().toISOString();
+  // A declaration, so the workbench can take it before `http` exists; nothing calls it until a request arrives.
+  function status(): EngineStatus {
+    return {
+      url: http.url,
+      echoUrl: echo?.url ?? null,
+      dataDir: config.dataDir,
+      headerPrefix: config.headerPrefix,
+      tokenCount: tokenStore.count(),
+      applicationCount: applications.count(),
+      startedAt,
+    };
+  }
   const http = await startHttpServer({
     config,
-    routes: [...tokenRoutes(tokens, queries), ...applicationRoutes(applications)],
+    routes: [
+      ...tokenRoutes(tokens, queries),
+      ...transactionRoutes(transactions), ...applicationRoutes(applications),
+      ...proxyRoutes(config, tokens, expressions, forwarder),
+    ],
     authenticator: new Authenticator(applications),
     idempotency,
     requestLog: history,
+    fallback: workbench?.routes({ history, status }),
   }).catch((error) => {
     db.close();
     throw error;
   });
+  apiPort = http.port;
   try {
     if (config.echoPort !== null) echo = await startEchoServer({ host: config.host, port: config.echoPort });
   } catch (error) {
@@ -118,12 +171,14 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   }
 
+  // Rolls back what expired while stopped; a request that came first already sees those as expired.
+  transactions.start();
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     idempotency.prune();
+    transactions.prune();
   }, 60_000).unref();
 
-  const startedAt = new Date().toISOString();
   let stopped = false;
   return {
     url: http.url,
@@ -134,20 +189,15 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bootstrapKeys,
     seedReport,
     history,
-    status: () => ({
-      url: http.url,
-      echoUrl: echo?.url ?? null,
-      dataDir: config.dataDir,
-      headerPrefix: config.headerPrefix,
-      tokenCount: tokenStore.count(),
-      applicationCount: applications.count(),
-      startedAt,
-    }),
+    transactions: transactionPanel,
+    workbench: workbench && { url: workbench.url(http.url), session: workbench.session },
+    status,
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(housekeeping);
-      await Promise.all([http.close(), echo?.close()]);
+      transactions.stop();
+      await Promise.all([http.close(), echo?.close(), forwarder.close()]);
       history.flush();
       db.close();
     },

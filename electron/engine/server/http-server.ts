@@ -107,7 +107,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     }
     const route = match.store as Route;
     if (route.proxy) log.kind = 'proxy';
-    res.setHeader(`${config.headerPrefix}-TRACE-ID`, traceId);
+    // Passed to writeHead, never setHeader: Node drops duplicate raw headers (the proxy's Set-Cookie) once
+    // setHeader has been used on a response.
+    const traceHeader = { [`${config.headerPrefix}-TRACE-ID`]: traceId };
     record();
 
     let bodyRead: Promise<Buffer> | undefined;
@@ -144,14 +146,14 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
           )
         : await route.handler(ctx);
       if (reply !== 'sent') {
-        const headers = { ...reply.headers };
+        const headers = { ...reply.headers, ...traceHeader };
         if ((reply as { replayed?: boolean }).replayed) headers[`${config.headerPrefix}-IDEMPOTENCY-REPLAYED`] = 'true';
         sendJson(res, reply.status, reply.body, headers);
       }
     } catch (error) {
       const problem = toProblem(error, config.log).toBody();
       if (res.headersSent) res.destroy();
-      else sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem);
+      else sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem, traceHeader);
     } finally {
       routeDone();
     }
@@ -165,6 +167,22 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     });
   });
   server.keepAliveTimeout = 30_000;
+  // Requests Node's parser refuses (CR/LF in a header, a smuggling attempt, oversized headers) still get an answer
+  // in the contract's problem format rather than a bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return;
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({
+      type: 'about:blank',
+      title: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request',
+      status,
+      detail: status === 431 ? 'The request headers are too large' : 'The request is not well-formed HTTP',
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

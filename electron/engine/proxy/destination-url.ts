@@ -1,0 +1,67 @@
+/**
+ * Where a `/proxy` request goes (wire contract §5): `PFX-PROXY-URL` with its trailing `/` removed, plus the
+ * path after `/proxy`, plus the query string (merged after any query the proxy URL already carries).
+ */
+import { isIP } from 'node:net';
+import { ApiProblem } from '../server/problem';
+
+export const PROXY_MOUNT = '/proxy';
+
+export interface ProxyDestination {
+  url: URL;
+  /** Things the hosted service would refuse although Tokenbench accepts them (shown in the GUI and history). */
+  warnings: string[];
+}
+
+function parseProxyUrl(value: string | undefined, header: string): URL {
+  if (value === undefined || value.trim() === '') throw new ApiProblem(400, `${header} header is required`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ApiProblem(400, `${header} is not a valid absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ApiProblem(400, `${header} must use http or https, not ${url.protocol.slice(0, -1)}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ApiProblem(400, `${header} must not contain user info (user:password@)`);
+  }
+  return url;
+}
+
+/** `{{` as typed, or percent-encoded (by the client's HTTP library or by URL parsing). */
+const EXPRESSION_START = /\{\{|%7B%7B/i;
+
+function compatibilityWarnings(url: URL): string[] {
+  const warnings: string[] = [];
+  if (EXPRESSION_START.test(url.href)) {
+    warnings.push('the destination URL contains a {{ expression; expressions are detokenized only in the body');
+  }
+  if (url.protocol === 'http:') warnings.push('destination uses http; the hosted service only proxies to https');
+  if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
+    warnings.push(`destination host ${url.hostname} is an IP address; the hosted service requires a DNS name`);
+  }
+  return warnings;
+}
+
+/**
+ * @param proxyUrl the `PFX-PROXY-URL` header value
+ * @param requestTarget the raw request target as received (`req.url`), e.g. `/proxy/v1/charges?expand=x`;
+ *   kept raw so percent-encoded characters reach the destination as the client wrote them
+ * @param prefix the header prefix setting (e.g. `BT`), used to name the header in errors
+ */
+export function resolveDestination(proxyUrl: string | undefined, requestTarget: string, prefix: string): ProxyDestination {
+  const queryAt = requestTarget.indexOf('?');
+  const path = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : requestTarget.slice(queryAt + 1);
+  if (path !== PROXY_MOUNT && !path.startsWith(`${PROXY_MOUNT}/`)) {
+    throw new Error(`resolveDestination called for a non-proxy target ${JSON.stringify(path)}`);
+  }
+
+  const url = parseProxyUrl(proxyUrl, `${prefix}-PROXY-URL`);
+  url.hash = '';
+  url.pathname = url.pathname.replace(/\/$/, '') + path.slice(PROXY_MOUNT.length);
+  url.search = [url.search.slice(1), query].filter((part) => part !== '').join('&');
+  return { url, warnings: compatibilityWarnings(url) };
+}

@@ -1,0 +1,18 @@
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection, so a proxy never passes them on,
+ * in either direction. Shared by the request and response header rules.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/**
+ * A predicate for one message's headers: true for a hop-by-hop name (given lower-cased), which includes
+ * every `Proxy-*` header and every name the message's own `Connection` header(s) list.
+ */
+export function hopByHopFilter(rawHeaders: readonly string[]): (lowerName: string) => boolean {
+  const listed = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i].toLowerCase() !== 'connection') continue;
+    for (const token of rawHeaders[i + 1].split(',')) listed.add(token.trim().toLowerCase());
+  }
+  return (lowerName) => HOP_BY_HOP.has(lowerName) || lowerName.startsWith('proxy-') || listed.has(lowerName);
+}

@@ -1,0 +1,72 @@
+import { performance } from 'node:perf_hooks';
+import type { CompiledBody, TokenRecord } from '../expressions';
+import { headersForLog } from '../server/log-headers';
+import type { ApiProblem } from '../server/problem';
+import type { TokenService } from '../vault/token-service';
+import type { StoredToken } from '../vault/token-store';
+
+/** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
+export interface ProxyExchange {
+  startedAt: number;
+  destination?: URL;
+  warnings: string[];
+  expressionCount: number;
+  tokenIds: readonly string[];
+  detokenizeMs?: number;
+  render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord> };
+  outbound?: { method: string; headers: string[] };
+  response?: { status: number; headers: string[]; bytes: number; headersMs: number };
+  failure?: ApiProblem & { kind?: string };
+}
+
+/** History keeps a readable prefix of large bodies; the byte count says how much there was. */
+const BODY_KEPT = 64 * 1024;
+const REDACTED = '[redacted]';
+
+const pairs = (flat: readonly string[]): [string, string][] =>
+  Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]] as [string, string]);
+
+const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
+
+/**
+ * The outbound body as the destination received it, but with every detokenized value masked as a masked read would
+ * show it: the history shows where values went without ever holding them.
+ */
+function maskedOutboundBody(exchange: ProxyExchange, tokens: TokenService): string | null {
+  if (!exchange.render) return null;
+  const masked = new Map<string, TokenRecord>();
+  for (const [id, record] of exchange.render.records) {
+    masked.set(id, { ...record, data: tokens.view(record as unknown as StoredToken, 'mask').data ?? REDACTED });
+  }
+  try {
+    return exchange.render.compiled.render(masked).slice(0, BODY_KEPT);
+  } catch {
+    return REDACTED;
+  }
+}
+
+export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): Record<string, unknown> {
+  const { response, failure, outbound } = exchange;
+  return {
+    // The answer's source, the split the workbench makes unmistakable.
+    status_source: response ? 'destination' : 'proxy',
+    destination_url: exchange.destination?.href ?? null,
+    warnings: exchange.warnings,
+    expressions: { count: exchange.expressionCount, token_ids: exchange.tokenIds },
+    outbound: outbound && {
+      method: outbound.method,
+      url: exchange.destination?.href,
+      headers: headersForLog(outbound.headers, prefix),
+      detokenized_body: maskedOutboundBody(exchange, tokens),
+    },
+    response: response && { status: response.status, headers: pairs(response.headers), bytes: response.bytes },
+    failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
+    timings: {
+      detokenize_ms: round(exchange.detokenizeMs),
+      destination_headers_ms: round(response?.headersMs),
+      total_ms: round(performance.now() - exchange.startedAt),
+    },
+  };
+}
+
+export const keptBody = (text: string) => text.slice(0, BODY_KEPT);

@@ -1,0 +1,27 @@
+/**
+ * Which destination response headers the client gets: all of them unchanged (duplicates such as Set-Cookie
+ * included), minus hop-by-hop ones, plus the service's own `PFX-PROXY-DESTINATION-STATUS`.
+ */
+import { hopByHopFilter } from './hop-by-hop';
+
+export function destinationStatusHeader(prefix: string): string {
+  return `${prefix}-PROXY-DESTINATION-STATUS`;
+}
+
+/**
+ * @param rawHeaders the destination's response headers as flat raw pairs
+ * @param prefix the header prefix setting; a destination's own `PFX-PROXY-DESTINATION-STATUS` is dropped,
+ *   because clients rely on that header's absence to tell a service error from a destination answer
+ */
+export function clientResponseHeaders(rawHeaders: readonly string[], status: number, prefix: string): string[] {
+  const isHopByHop = hopByHopFilter(rawHeaders);
+  const statusHeader = destinationStatusHeader(prefix);
+  const forged = statusHeader.toLowerCase();
+  const headers: string[] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const lower = rawHeaders[i].toLowerCase();
+    if (!isHopByHop(lower) && lower !== forged) headers.push(rawHeaders[i], rawHeaders[i + 1]);
+  }
+  headers.push(statusHeader, String(status));
+  return headers;
+}

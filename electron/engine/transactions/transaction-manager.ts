@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { z } from 'zod';
+import type { Caller } from '../access/authenticator';
+import { ApiProblem } from '../server/problem';
+import { parseWith } from '../server/validation';
+import { nowIso, type TokenStore, type TokenWrite } from '../vault/token-store';
+import { ExpiryScheduler } from './expiry-scheduler';
+import { tokenIdOf, type TransactionRecord, type TransactionState, type TransactionStore } from './transaction-store';
+
+/** Ended transactions stay listed (and answer 409 with their state) this long. */
+const ENDED_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+const transactionId = z.uuid({ error: 'A transaction id is a UUID' }).transform((id) => id.toLowerCase());
+
+/** The wire body of POST /transactions (contract §4). */
+export type TransactionCreated = Pick<TransactionRecord, 'id' | 'created_at' | 'created_by' | 'expires_at'>;
+
+export interface TransactionChange {
+  id: string;
+  state: TransactionState;
+}
+
+export interface TransactionManagerEvents {
+  /** A transaction was created, enlisted a write, or ended. */
+  change: [TransactionChange];
+}
+
+/**
+ * The life of a transaction (contract §4): open → committed | rolled_back | expired. Commit applies every staged
+ * write and marks the transaction committed in one SQLite transaction, so a crash leaves all or nothing.
+ */
+export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
+  private readonly scheduler: ExpiryScheduler;
+  private readonly applyCommit: (id: string) => void;
+
+  constructor(
+    readonly store: TransactionStore,
+    private readonly tokenStore: TokenStore,
+    private readonly ttlSeconds: number,
+  ) {
+    super();
+    this.scheduler = new ExpiryScheduler(
+      () => store.nextExpiry(),
+      () => this.expireDue(),
+    );
+    this.applyCommit = store.db.transaction((id: string) => {
+      const writes = store.stagedWrites(id);
+      this.checkApplicable(writes);
+      tokenStore.apply(writes);
+      store.end(id, 'committed', nowIso());
+    });
+  }
+
+  /** Rolls back what expired while the service was stopped, forgets old ended transactions, arms the expiry timer. */
+  start(): void {
+    this.expireDue();
+    this.prune();
+    this.scheduler.reschedule();
+  }
+
+  stop(): void {
+    this.scheduler.stop();
+  }
+
+  create(caller: Caller): TransactionCreated {
+    const now = Date.now();
+    const record: TransactionRecord = {
+      id: randomUUID(),
+      state: 'open',
+      created_by: caller.application.id,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.ttlSeconds * 1000).toISOString(),
+      ended_at: null,
+    };
+    this.store.insert(record);
+    this.scheduler.consider(now + this.ttlSeconds * 1000);
+    this.emit('change', { id: record.id, state: 'open' });
+    const { id, created_at, created_by, expires_at } = record;
+    return { id, created_at, created_by, expires_at };
+  }
+
+  /**
+   * The open transaction `rawId` names: 400 when it is not a UUID (`field` names where it came from), 404 when
+   * unknown, 409 naming the state when it is not open. One whose expiry has just passed expires here, so the answer
+   * never depends on how late the timer runs.
+   */
+  requireOpen(rawId: string, field: string): TransactionRecord {
+    const id = parseWith(transactionId, rawId, field);
+    const record = this.store.get(id);
+    if (!record) throw new ApiProblem(404, `Transaction ${id} not found`);
+    let { state } = record;
+    if (state === 'open' && record.expires_at <= nowIso()) {
+      this.end(id, 'expired');
+      state = 'expired';
+    }
+    if (state !== 'open') throw new ApiProblem(409, `Transaction ${id} is not open: it is ${state}`);
+    return record;
+  }
+
+  /** Returns only after SQLite has committed, so the 200 that follows is never premature. */
+  commit(rawId: string): void {
+    const { id } = this.requireOpen(rawId, 'id');
+    this.applyCommit(id);
+    this.emit('change', { id, state: 'committed' });
+  }
+
+  rollback(rawId: string): void {
+    const { id } = this.requireOpen(rawId, 'id');
+    this.end(id, 'rolled_back');
+  }
+
+  /** Tells listeners that an open transaction enlisted writes. */
+  enlisted(id: string): void {
+    this.emit('change', { id, state: 'open' });
+  }
+
+  expireDue(): void {
+    for (const id of this.store.due(nowIso())) this.end(id, 'expired');
+  }
+
+  prune(): void {
+    this.store.prune(new Date(Date.now() - ENDED_RETENTION_MS).toISOString());
+  }
+
+  private end(id: string, state: 'rolled_back' | 'expired'): void {
+    if (this.store.end(id, state, nowIso())) this.emit('change', { id, state });
+  }
+
+  /**
+   * Locks keep staged writes valid, but a token can still expire (and be purged) under a staged update, or a seed
+   * can take a staged id at start-up. Such a commit is refused with a 409 and the transaction stays open.
+   */
+  private checkApplicable(writes: readonly TokenWrite[]): void {
+    const exists = new Map<string, boolean>();
+    for (const write of writes) {
+      const id = tokenIdOf(write);
+      const before = exists.get(id) ?? this.tokenStore.idTaken(id);
+      if (write.op === 'create' && before) throw new ApiProblem(409, `Cannot commit: token id ${id} was taken outside the transaction`);
+      if (write.op === 'update' && !before) throw new ApiProblem(409, `Cannot commit: token ${id} no longer exists`);
+      exists.set(id, write.op !== 'delete');
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { ApiProblem } from '../server/problem';
+import { nowIso, type TokenStore, type TokenWrite } from '../vault/token-store';
+import type { TokenReader, TokenWriter, WriteContext } from '../vault/token-service';
+import { StagedView } from './staged-view';
+import type { TransactionManager } from './transaction-manager';
+import { tokenIdOf } from './transaction-store';
+
+/**
+ * The vault's writer once transactions exist: a write with PFX-TRANSACTION-ID is staged in that open transaction
+ * (sealed, persisted) instead of applied, and every write, inside a transaction or not, respects the locks that
+ * open transactions hold. Requests are handled one at a time between awaits, so check-then-write cannot interleave:
+ * of two racing writes on one token, exactly one wins.
+ */
+export class TransactionWriter implements TokenWriter {
+  /** Each open transaction's view of the vault, built once from its staged writes and kept up to date. */
+  private readonly views = new Map<string, StagedView>();
+
+  constructor(
+    private readonly transactions: TransactionManager,
+    private readonly tokenStore: TokenStore,
+    /** How errors name the header (`BT-TRANSACTION-ID`). */
+    private readonly headerName: string,
+  ) {
+    transactions.on('change', ({ id, state }) => {
+      if (state !== 'open') this.views.delete(id);
+    });
+  }
+
+  apply(writes: TokenWrite[], context: WriteContext): void {
+    if (context.transactionId === undefined) {
+      this.checkLocks(writes, null);
+      this.tokenStore.apply(writes);
+      return;
+    }
+    const { id } = this.transactions.requireOpen(context.transactionId, this.headerName);
+    this.checkLocks(writes, id);
+    this.transactions.store.stage(id, writes);
+    this.viewOf(id).add(writes);
+    this.transactions.enlisted(id);
+  }
+
+  readerFor(context: WriteContext): TokenReader {
+    if (context.transactionId === undefined) return this.tokenStore;
+    return this.viewOf(this.transactions.requireOpen(context.transactionId, this.headerName).id);
+  }
+
+  private viewOf(id: string): StagedView {
+    let view = this.views.get(id);
+    if (!view) {
+      view = new StagedView(this.tokenStore, this.transactions.store.stagedWrites(id));
+      this.views.set(id, view);
+    }
+    return view;
+  }
+
+  /**
+   * A token changed or deleted in an open transaction is locked, and an id created in one is reserved: no other
+   * transaction and no direct write may touch it until that transaction ends (409).
+   */
+  private checkLocks(writes: readonly TokenWrite[], transactionId: string | null): void {
+    const now = nowIso();
+    for (const write of writes) {
+      const tokenId = tokenIdOf(write);
+      const held = this.transactions.store.holders(tokenId, now).some((holder) => holder !== transactionId);
+      if (!held) continue;
+      throw new ApiProblem(
+        409,
+        write.op === 'create'
+          ? `Token id ${tokenId} is taken by another open transaction`
+          : `Token ${tokenId} is locked by another open transaction`,
+      );
+    }
+  }
+}

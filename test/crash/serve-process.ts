@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface ServeOptions {
+  dataDir: string;
+  seedFile: string;
+  transactionTtlSeconds: number;
+}
+
+export interface ServeProcess {
+  url: string;
+  /** SIGKILL: no shutdown code runs, as in a crash. Resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** What the process wrote to stderr (for a failure message). */
+  stderr(): string;
+}
+
+/**
+ * Starts the real `tokenbench serve` CLI as its own process. Node runs it directly with tsx as a loader (not through
+ * npx or the tsx CLI, which would put a parent process in between), so a SIGKILL reaches the service itself.
+ */
+export async function startServe(options: ServeOptions): Promise<ServeProcess> {
+  const args = ['--import', 'tsx', 'electron/cli/serve.ts', '--data-dir', options.dataDir, '--port', '0', '--echo-port', '0',
+    '--seed', options.seedFile, '--transaction-ttl', String(options.transactionTtlSeconds)];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = once(child, 'exit');
+  try {
+    const url = await serving(child);
+    return {
+      url,
+      stderr: () => stderr,
+      async kill() {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await exited;
+      },
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`serve did not start: ${(error as Error).message}\n${stderr}`);
+  }
+}
+
+/** Waits for the line `Tokenbench is serving http://…`. */
+function serving(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /is serving (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code, signal) => reject(new Error(`exited with ${code ?? signal}`)));
+  });
+}

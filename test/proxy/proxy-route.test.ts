@@ -1,0 +1,229 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { closedPort, startServer, type TestServer } from './support/loopback';
+
+const PAN = '4000002760003184';
+const CARD = { number: PAN, expiration_month: 7, expiration_year: 2031, cvc: '321' };
+const USE_ALL = ['token:create', 'token:read', 'token:use'];
+
+let t: TestEngine;
+let echo: string;
+let cardId: string;
+let useKey: string;
+/** A destination that answers what the test asks, to see raw passthrough. */
+let custom: TestServer;
+
+const proxy = (path: string, options: { url?: string; key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) =>
+  t.call(options.raw !== undefined || options.body !== undefined ? 'POST' : 'GET', path, {
+    key: options.key === undefined ? useKey : options.key,
+    body: options.body,
+    raw: options.raw,
+    headers: { ...(options.url === undefined ? { 'BT-PROXY-URL': echo } : options.url ? { 'BT-PROXY-URL': options.url } : {}), ...options.headers },
+  });
+
+beforeAll(async () => {
+  t = await startTestEngine({ echoPort: 0, proxyTimeoutMs: 800, maxBodyBytes: 32 * 1024 });
+  echo = t.engine.echoUrl!;
+  const app = await t.call('POST', '/applications', {
+    key: t.managementKey,
+    body: { name: 'proxy user', type: 'private', rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: USE_ALL }] },
+  });
+  useKey = app.body.key;
+  cardId = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'card', data: CARD } })).body.id;
+  custom = await startServer((req, res) => {
+    if (req.url === '/fail') {
+      res.writeHead(500, [['Content-Type', 'text/plain'], ['X-Trace', 'dest-1'], ['Set-Cookie', 'a=1'], ['Set-Cookie', 'b=2']]);
+      res.end('upstream exploded \u00e9');
+    } else {
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    }
+  });
+});
+afterAll(async () => {
+  await custom.close();
+  await t.stop();
+});
+
+describe('forwarding with detokenization', () => {
+  it('detokenizes the JSON body, builds the URL from PFX-PROXY-URL + path + query, and returns the raw response', async () => {
+    const res = await proxy('/proxy/v1/charges?expand=x', {
+      url: `${echo}/base/`,
+      headers: { Authorization: 'Bearer sk_test_dest', 'X-Custom': 'kept' },
+      body: { card: { number: `{{ ${cardId} | json: '$.number' }}`, exp: `{{ ${cardId} | card_exp: 'MM/YY' }}` }, amount: 100 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['bt-proxy-destination-status']).toBe('200');
+    expect(res.headers['bt-trace-id']).toEqual(expect.any(String));
+    expect(res.body.path).toBe('/base/v1/charges');
+    expect(res.body.query).toEqual({ expand: 'x' });
+    expect(JSON.parse(res.body.body)).toEqual({ card: { number: PAN, exp: '07/31' }, amount: 100 });
+    expect(res.body.headers).toMatchObject({ authorization: 'Bearer sk_test_dest', 'x-custom': 'kept', host: new URL(echo).host });
+    for (const name of ['bt-api-key', 'bt-proxy-url']) expect(res.body.headers[name]).toBeUndefined();
+  });
+
+  it('turns a lone expression whose result is an object into that JSON value', async () => {
+    const res = await proxy('/proxy', { body: { card: `{{ ${cardId} }}` } });
+    expect(JSON.parse(res.body.body)).toEqual({ card: CARD });
+  });
+
+  it('keeps a JSON body valid when a value holds quotes and backslashes', async () => {
+    const tricky = 'he said "hi" \\ then\nleft \u2028 🎉';
+    const id = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'token', data: tricky } })).body.id;
+    const res = await proxy('/proxy', { body: { note: `{{ ${id} }}`, prefix: `x-{{ ${id} }}` } });
+    expect(JSON.parse(res.body.body)).toEqual({ note: tricky, prefix: `x-${tricky}` });
+  });
+
+  it('keeps form bodies form-encoded and inserts plain text into XML', async () => {
+    const form = await proxy('/proxy', {
+      raw: `card=%7B%7B ${cardId} | json: '$.number' %7D%7D&name=Jane+Doe&cvc={{ ${cardId} | json: '$.cvc' }}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(Object.fromEntries(new URLSearchParams(form.body.body))).toEqual({ card: PAN, name: 'Jane Doe', cvc: '321' });
+    const xml = await proxy('/proxy', {
+      raw: `<pay><pan>{{ ${cardId} | json: '$.number' }}</pan><last4>{{ ${cardId} | json: '$.number' | last4 }}</last4></pay>`,
+      headers: { 'content-type': 'application/xml' },
+    });
+    expect(xml.body.body).toBe(`<pay><pan>${PAN}</pan><last4>3184</last4></pay>`);
+  });
+
+  it('passes a destination error through byte for byte, with its status in PFX-PROXY-DESTINATION-STATUS', async () => {
+    const res = await proxy('/proxy', { url: `${custom.url}/fail`, body: {} });
+    expect(res.status).toBe(500);
+    expect(res.headers['bt-proxy-destination-status']).toBe('500');
+    expect(res.text).toBe('upstream exploded \u00e9');
+    expect(res.headers['x-trace']).toBe('dest-1');
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+  });
+
+  it.each(['GET', 'PUT', 'PATCH', 'DELETE'])('forwards %s', async (method) => {
+    const res = await t.call(method, '/proxy/items/7', { key: useKey, headers: { 'BT-PROXY-URL': echo } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ method, path: '/items/7' });
+  });
+
+  it('sends PFX-PROXY-KEEP-ALIVE and PFX-PROXY-CONNECTION as Keep-Alive and Connection, and drops hop-by-hop headers', async () => {
+    const res = await proxy('/proxy', {
+      body: {},
+      headers: { 'BT-PROXY-KEEP-ALIVE': 'timeout=5, max=100', 'BT-PROXY-CONNECTION': 'keep-alive', TE: 'trailers', 'Proxy-Authorization': 'Basic eA==' },
+    });
+    expect(res.body.headers['keep-alive']).toBe('timeout=5, max=100');
+    expect(res.body.headers['te']).toBeUndefined();
+    expect(res.body.headers['proxy-authorization']).toBeUndefined();
+  });
+
+  it('accepts proxy:invoke as token:use', async () => {
+    const app = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: { name: 'invoker', type: 'private', rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['proxy:invoke'] }] },
+    });
+    const res = await proxy('/proxy', { key: app.body.key, body: { n: `{{ ${cardId} | json: '$.number' }}` } });
+    expect(JSON.parse(res.body.body)).toEqual({ n: PAN });
+  });
+});
+
+describe('proxy errors: {"proxy_error": …} and no destination status', () => {
+  const expectProxyError = (res: Awaited<ReturnType<typeof proxy>>, status: number, detail?: RegExp) => {
+    expect(res.status).toBe(status);
+    expect(res.headers['bt-proxy-destination-status']).toBeUndefined();
+    expect(res.body.proxy_error).toMatchObject({ status, type: 'about:blank', title: expect.any(String) });
+    if (detail) expect(res.body.proxy_error.detail).toMatch(detail);
+  };
+
+  it('401 without a key or with an unknown one', async () => {
+    expectProxyError(await proxy('/proxy', { key: null, body: {} }), 401);
+    expectProxyError(await proxy('/proxy', { key: 'key_local_unknown_unknown_unknown', body: {} }), 401);
+  });
+
+  it('403 for a non-private key, a key without token:use, and a token outside its containers', async () => {
+    const make = async (body: object) => (await t.call('POST', '/applications', { key: t.managementKey, body })).body.key;
+    const publicKey = await make({ name: 'pub', type: 'public', permissions: ['token:create'] });
+    expectProxyError(await proxy('/proxy', { key: publicKey, body: {} }), 403, /private/);
+    const readOnly = await make({ name: 'reader', type: 'private', permissions: ['token:read'] });
+    expectProxyError(await proxy('/proxy', { key: readOnly, body: {} }), 403, /token:use/);
+    const generalOnly = await make({
+      name: 'general user',
+      type: 'private',
+      rules: [{ description: 'g', priority: 1, container: '/general/', transform: 'reveal', permissions: ['token:use'] }],
+    });
+    expectProxyError(await proxy('/proxy', { key: generalOnly, body: { n: `{{ ${cardId} }}` } }), 403, /\/pci\/high\//);
+    expect((await proxy('/proxy', { key: generalOnly, body: { plain: true } })).status).toBe(200);
+  });
+
+  it.each([
+    [undefined, /PROXY-URL/i],
+    ['not a url', /./],
+    ['ftp://example.com/x', /http/],
+    ['http://user:pw@127.0.0.1:1/', /userinfo|credentials|user/i],
+  ])('400 for PFX-PROXY-URL %j', async (url, detail) => {
+    expectProxyError(await proxy('/proxy', { url: url ?? '', body: {} }), 400, detail);
+  });
+
+  it('400 for link-local and metadata destinations and for the service itself', async () => {
+    expectProxyError(await proxy('/proxy', { url: 'http://169.254.169.254/latest/meta-data', body: {} }), 400, /polic|refused|link-local/i);
+    expectProxyError(await proxy('/proxy', { url: `http://127.0.0.1:${t.engine.port}/tokens`, body: {} }), 400);
+    expectProxyError(await proxy('/proxy', { url: `http://localhost:${t.engine.port}/tokens`, body: {} }), 400);
+  });
+
+  it('400 naming the expression for a bad expression, an unknown token or too many expressions', async () => {
+    expectProxyError(await proxy('/proxy', { body: { n: `{{ ${cardId} | no_such_filter }}` } }), 400, /no_such_filter/);
+    expectProxyError(await proxy('/proxy', { body: { n: '{{ missing-token-id }}' } }), 400, /missing-token-id/);
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, `{{ ${cardId} | json: '$.cvc' }}`]));
+    expectProxyError(await proxy('/proxy', { body: many }), 400, /21 expressions/);
+  });
+
+  it('400 for an expired token', async () => {
+    const id = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'token', data: 'soon gone', expires_at: new Date(Date.now() + 300).toISOString() } })).body.id;
+    await new Promise((r) => setTimeout(r, 400));
+    expectProxyError(await proxy('/proxy', { body: { v: `{{ ${id} }}` } }), 400, new RegExp(id));
+  });
+
+  it('413 for a body over the limit', async () => {
+    expectProxyError(await proxy('/proxy', { raw: 'x'.repeat(33 * 1024), headers: { 'content-type': 'text/plain' } }), 413);
+  });
+
+  it('502 for a closed port, quickly', async () => {
+    expectProxyError(await proxy('/proxy', { url: `http://127.0.0.1:${await closedPort()}`, body: {} }), 502, /refused/);
+  });
+
+  it('408 for a destination slower than the timeout', async () => {
+    expectProxyError(await proxy('/proxy', { url: `${echo}/delay/3000`, body: {} }), 408);
+  });
+});
+
+describe('the proxy in the history', () => {
+  it('keeps the request as sent, the outbound request masked, the source of the status and the warnings', async () => {
+    await proxy('/proxy/pay?ref={{ not-detokenized }}', {
+      headers: { 'BT-TRACE-ID': 'proxy-history-1', 'X-Note': '{{ also-not }}' },
+      body: { pan: `{{ ${cardId} | json: '$.number' }}` },
+    });
+    await proxy('/proxy', { url: `${custom.url}/fail`, headers: { 'BT-TRACE-ID': 'proxy-history-2' }, body: {} });
+    await proxy('/proxy', { url: 'ftp://x', headers: { 'BT-TRACE-ID': 'proxy-history-3' }, body: {} });
+    await new Promise((r) => setTimeout(r, 50));
+    const entries = t.engine.history.list(100);
+    const ok = entries.find((e) => e.trace_id === 'proxy-history-1')!;
+    expect(ok.kind).toBe('proxy');
+    expect((ok.request_body as any).text).toContain(`{{ ${cardId} | json: '$.number' }}`);
+    const details = ok.details as any;
+    expect(details.status_source).toBe('destination');
+    expect(details.outbound.detokenized_body).toBe(JSON.stringify({ pan: 'XXXXXXXXXXXX3184' }));
+    expect(details.expressions).toEqual({ count: 1, token_ids: [cardId] });
+    expect(details.warnings.join('\n')).toMatch(/http/);
+    expect(details.warnings.join('\n')).toMatch(/X-Note/);
+    expect(details.warnings.join('\n')).toMatch(/URL contains a \{\{/);
+    expect(details.timings.detokenize_ms).toBeGreaterThanOrEqual(0);
+    expect(details.response.status).toBe(200);
+    expect((entries.find((e) => e.trace_id === 'proxy-history-2')!.details as any)).toMatchObject({ status_source: 'destination', response: { status: 500 } });
+    expect((entries.find((e) => e.trace_id === 'proxy-history-3')!.details as any)).toMatchObject({ status_source: 'proxy', failure: { status: 400 } });
+  });
+
+  it('never stores the detokenized card number in history, the database or its WAL', async () => {
+    t.engine.history.flush();
+    expect(JSON.stringify(t.engine.history.list(1000))).not.toContain(PAN);
+    for (const file of readdirSync(t.dataDir!)) {
+      expect(readFileSync(join(t.dataDir!, file)).includes(Buffer.from(PAN)), file).toBe(false);
+    }
+  });
+});

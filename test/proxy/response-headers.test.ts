@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { clientResponseHeaders, destinationStatusHeader } from '../../electron/engine/proxy/response-headers';
+
+describe('clientResponseHeaders', () => {
+  it('passes end-to-end headers unchanged (duplicates and casing), drops hop-by-hop, adds the destination status', () => {
+    const raw = [
+      'Content-Type', 'application/json',
+      'Set-Cookie', 'a=1; Path=/',
+      'Connection', 'keep-alive, X-Internal',
+      'X-Internal', 'hop',
+      'Keep-Alive', 'timeout=5',
+      'Transfer-Encoding', 'chunked',
+      'Proxy-Authenticate', 'Basic',
+      'set-cookie', 'b=2',
+      'X-Request-Id', 'r1',
+    ];
+    expect(clientResponseHeaders(raw, 201, 'BT')).toEqual([
+      'Content-Type', 'application/json',
+      'Set-Cookie', 'a=1; Path=/',
+      'set-cookie', 'b=2',
+      'X-Request-Id', 'r1',
+      'BT-PROXY-DESTINATION-STATUS', '201',
+    ]);
+  });
+
+  it('does not let a destination forge the destination-status header', () => {
+    const headers = clientResponseHeaders(['bt-proxy-destination-status', '200', 'Content-Length', '0'], 500, 'BT');
+    expect(headers).toEqual(['Content-Length', '0', 'BT-PROXY-DESTINATION-STATUS', '500']);
+  });
+
+  it('uses the prefix setting', () => {
+    expect(destinationStatusHeader('TB')).toBe('TB-PROXY-DESTINATION-STATUS');
+    expect(clientResponseHeaders(['BT-PROXY-DESTINATION-STATUS', '1'], 204, 'TB')).toEqual([
+      'BT-PROXY-DESTINATION-STATUS', '1',
+      'TB-PROXY-DESTINATION-STATUS', '204',
+    ]);
+  });
+});
