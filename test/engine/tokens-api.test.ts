@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { revealEverythingKey, startTestEngine, type TestEngine } from '../support/test-engine';
 
 const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2030, cvc: '123' };
 
@@ -7,24 +7,7 @@ let t: TestEngine;
 let revealKey: string;
 beforeAll(async () => {
   t = await startTestEngine();
-  const app = await t.call('POST', '/applications', {
-    key: t.managementKey,
-    body: {
-      name: 'reveal everything',
-      type: 'private',
-      rules: [
-        {
-          description: 'all',
-          priority: 1,
-          container: '/',
-          transform: 'reveal',
-          permissions: ['token:create', 'token:read', 'token:update', 'token:delete', 'token:search', 'token:use'],
-        },
-      ],
-    },
-  });
-  expect(app.status).toBe(201);
-  revealKey = app.body.key;
+  revealKey = await revealEverythingKey(t);
 });
 afterAll(() => t.stop());
 

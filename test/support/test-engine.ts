@@ -75,3 +75,25 @@ export async function startTestEngine(options: StartOptions & { inMemory?: boole
     },
   };
 }
+
+/** A private application that may do everything to every token and sees plaintext: reads prove what is stored. */
+export async function revealEverythingKey(t: TestEngine, name = 'reveal everything'): Promise<string> {
+  const app = await t.call('POST', '/applications', {
+    key: t.managementKey,
+    body: {
+      name,
+      type: 'private',
+      rules: [
+        {
+          description: 'all',
+          priority: 1,
+          container: '/',
+          transform: 'reveal',
+          permissions: ['token:create', 'token:read', 'token:update', 'token:delete', 'token:search', 'token:use'],
+        },
+      ],
+    },
+  });
+  if (app.status !== 201) throw new Error(`could not create the reveal application: ${app.text}`);
+  return app.body.key;
+}

@@ -3,27 +3,7 @@ import type { ApiResponse, TestEngine } from '../support/test-engine';
 
 export const TX_HEADER = 'BT-TRANSACTION-ID';
 
-/** A private application that may do everything to every token and sees plaintext: reads prove what is stored. */
-export async function revealKey(t: TestEngine): Promise<string> {
-  const app = await t.call('POST', '/applications', {
-    key: t.managementKey,
-    body: {
-      name: 'reveal everything',
-      type: 'private',
-      rules: [
-        {
-          description: 'all',
-          priority: 1,
-          container: '/',
-          transform: 'reveal',
-          permissions: ['token:create', 'token:read', 'token:update', 'token:delete', 'token:search', 'token:use'],
-        },
-      ],
-    },
-  });
-  expect(app.status).toBe(201);
-  return app.body.key;
-}
+export { revealEverythingKey as revealKey } from '../support/test-engine';
 
 export async function openTransaction(t: TestEngine, key: string): Promise<string> {
   const res = await t.call('POST', '/transactions', { key });

@@ -1,13 +1,22 @@
 import { z } from 'zod';
-import type { Route } from '../server/route-types';
+import type { Handler, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { ApplicationStore } from './application-store';
 import { applicationRequest } from './application-requests';
+import type { ManagementPermission } from './permissions';
 
 const pageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   size: z.coerce.number().int().min(1).max(100).default(20),
 });
+
+/** A handler that runs only for a management application holding `permission`. */
+const managed =
+  (permission: ManagementPermission, handler: Handler): Handler =>
+  (ctx) => {
+    ctx.caller.policy.requireManagement(permission);
+    return handler(ctx);
+  };
 
 /** The management endpoints of wire contract §2: applications and their keys, for `management` applications. */
 export function applicationRoutes(applications: ApplicationStore): Route[] {
@@ -17,20 +26,18 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'POST',
       path: '/applications',
       idempotent: true,
-      handler: async (ctx) => {
-        ctx.caller.policy.requireManagement('application:create');
+      handler: managed('application:create', async (ctx) => {
         const input = parseWith(applicationRequest, await ctx.json());
         ctx.log.requestBody = input;
         const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key });
         const keys = application.keys.map((k) => (k.id === key?.id ? key : k));
         return { status: 201, body: { ...application, keys, ...(key ? { key: key.key } : {}) } };
-      },
+      }),
     },
     {
       method: 'GET',
       path: '/applications',
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:read');
+      handler: managed('application:read', (ctx) => {
         const { page, size } = parseWith(pageQuery, Object.fromEntries(ctx.query));
         const { total, items } = applications.page(page, size);
         return {
@@ -40,7 +47,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
             data: items,
           },
         };
-      },
+      }),
     },
     {
       method: 'GET',
@@ -50,65 +57,58 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
     {
       method: 'GET',
       path: '/applications/:id',
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:read');
+      handler: managed('application:read', (ctx) => {
         return { status: 200, body: applications.require(id(ctx.params)) };
-      },
+      }),
     },
     {
       method: 'PUT',
       path: '/applications/:id',
       idempotent: true,
-      handler: async (ctx) => {
-        ctx.caller.policy.requireManagement('application:update');
+      handler: managed('application:update', async (ctx) => {
         applications.require(id(ctx.params));
         const input = parseWith(applicationRequest, await ctx.json());
         ctx.log.requestBody = input;
         return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id) };
-      },
+      }),
     },
     {
       method: 'DELETE',
       path: '/applications/:id',
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:delete');
+      handler: managed('application:delete', (ctx) => {
         applications.delete(id(ctx.params));
         return { status: 204 };
-      },
+      }),
     },
     {
       method: 'POST',
       path: '/applications/:id/keys',
       idempotent: true,
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:update');
+      handler: managed('application:update', (ctx) => {
         return { status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id) };
-      },
+      }),
     },
     {
       method: 'GET',
       path: '/applications/:id/keys',
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:read');
+      handler: managed('application:read', (ctx) => {
         return { status: 200, body: applications.listKeys(id(ctx.params)) };
-      },
+      }),
     },
     {
       method: 'GET',
       path: '/applications/:id/keys/:keyId',
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:read');
+      handler: managed('application:read', (ctx) => {
         return { status: 200, body: applications.getKey(id(ctx.params), ctx.params.keyId as string) };
-      },
+      }),
     },
     {
       method: 'DELETE',
       path: '/applications/:id/keys/:keyId',
-      handler: (ctx) => {
-        ctx.caller.policy.requireManagement('application:update');
+      handler: managed('application:update', (ctx) => {
         applications.deleteKey(id(ctx.params), ctx.params.keyId as string);
         return { status: 204 };
-      },
+      }),
     },
   ];
 }
