@@ -1,0 +1,45 @@
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
+import { RENDERER_CSP } from './shared/content-security-policy';
+
+// Our folders are not electron-vite's default src/{main,preload,renderer}: each input is named (toolchain pitfall 1).
+const root = (path: string) => resolve(__dirname, path);
+
+/** The production CSP as a <meta>: Electron loads the renderer from a file, which carries no headers. */
+function contentSecurityPolicyMeta(): Plugin {
+  return {
+    name: 'tokenbench-csp-meta',
+    // The dev server's React refresh preamble is an inline script, which this policy forbids.
+    apply: 'build',
+    transformIndexHtml: () => [
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: RENDERER_CSP }, injectTo: 'head-prepend' },
+    ],
+  };
+}
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: root('out/main'),
+      rolldownOptions: { input: { index: root('electron/main/index.ts') } },
+    },
+  },
+  preload: {
+    build: {
+      outDir: root('out/preload'),
+      rolldownOptions: { input: { index: root('electron/preload/index.ts') } },
+    },
+  },
+  renderer: {
+    root: root('renderer'),
+    // Relative asset URLs work both from file:// (Electron) and under /ui/ (served by the engine).
+    base: './',
+    plugins: [react(), contentSecurityPolicyMeta()],
+    build: {
+      outDir: root('out/renderer'),
+      rolldownOptions: { input: { index: root('renderer/index.html') } },
+    },
+  },
+});

@@ -1,0 +1,47 @@
+import { existsSync } from 'node:fs';
+import { chromium, defineConfig } from '@playwright/test';
+
+/** Playwright's own browsers cannot be downloaded on these machines (never `npx playwright install`): use Debian's. */
+function chromiumExecutable(): string {
+  const chosen = process.env.CHROMIUM_PATH;
+  if (chosen) {
+    if (existsSync(chosen)) return chosen;
+    throw new Error(`CHROMIUM_PATH is ${chosen}, which does not exist: point it at a Chromium or Chrome binary, or unset it and \`apt-get install chromium\`.`);
+  }
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  const bundled = chromium.executablePath();
+  if (existsSync(bundled)) return bundled;
+  throw new Error(
+    'No Chromium for the browser tests: install one with `apt-get install chromium` (Debian), or set CHROMIUM_PATH to a Chromium or Chrome binary.',
+  );
+}
+
+export default defineConfig({
+  testDir: 'test/ui',
+  // *.e2e.ts, so vitest (test/**/*.test.ts) never collects these.
+  testMatch: '*.e2e.ts',
+  outputDir: 'test-results/playwright',
+  globalSetup: './test/ui/support/build-renderer.ts',
+  // Two cores: the engine and the browser of one test already share them.
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: 'list',
+  projects: [
+    {
+      name: 'browser',
+      testMatch: 'workbench-browser.e2e.ts',
+      use: {
+        browserName: 'chromium',
+        trace: 'retain-on-failure',
+        launchOptions: {
+          executablePath: chromiumExecutable(),
+          // Playwright adds --no-sandbox and its own temporary profile itself.
+          args: ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        },
+      },
+    },
+    { name: 'electron', testMatch: 'desktop-shell.e2e.ts' },
+  ],
+});

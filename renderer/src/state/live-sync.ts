@@ -1,0 +1,28 @@
+import type { WorkbenchApi } from '../../../shared/workbench/contract';
+import { useEngineStore } from './engine-store';
+import { SHOWN_ENTRIES, useHistoryStore } from './history-store';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Feeds the stores from the engine. The status comes first, so a bad session or a stopped engine fails here with a
+ * clear message; then the live feed, and on every (re)connect the latest page of history (merged by id, so the
+ * entries that arrive live meanwhile are neither lost nor doubled). Returns the unsubscribe function.
+ */
+export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
+  const engine = useEngineStore.getState();
+  const history = useHistoryStore.getState();
+  try {
+    engine.connected(await api.getStatus());
+  } catch (error) {
+    engine.failed(messageOf(error));
+    return () => undefined;
+  }
+  const reload = () => api.listHistory({ limit: SHOWN_ENTRIES }).then(history.merge, (error) => engine.failed(messageOf(error)));
+  return api.onHistory((event) => {
+    if (event.type === 'lost') return engine.lost(event.retrying);
+    engine.connected(event.status);
+    if (event.type === 'connected') void reload();
+    else history.merge(event.entries);
+  });
+}

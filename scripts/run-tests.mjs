@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// `npm test`: vitest, then Playwright (whose global setup builds the app), each with its normal console output and a
+// JSON report under test-results/. Ends with the one line CI reads, "N passed, N failed, N skipped", and exits
+// non-zero when anything failed or nothing ran.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const reports = join(root, 'test-results');
+const vitestReport = join(reports, 'vitest.json');
+const playwrightReport = join(reports, 'playwright.json');
+
+function run(label, args, env = {}) {
+  console.log(`\n=== ${label} ===`);
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status ?? 1;
+}
+
+function readReport(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Counts from vitest's JSON; a file that failed to load has no failed test, so it counts as one failure itself. */
+function vitestCounts(report) {
+  const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed'));
+  return {
+    passed: report.numPassedTests,
+    failed: report.numFailedTests + brokenFiles.length,
+    skipped: report.numPendingTests + report.numTodoTests,
+  };
+}
+
+/** Counts from Playwright's JSON; errors outside any test (config, global setup) count as failures. */
+function playwrightCounts(report) {
+  const { expected, unexpected, flaky, skipped } = report.stats;
+  return { passed: expected + flaky, failed: unexpected + (report.errors?.length ?? 0), skipped };
+}
+
+/** Skipped e2e tests with their reasons (the list reporter shows no reason), e.g. the Electron test without a binary. */
+function playwrightSkips(report) {
+  const specs = (suite) => [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
+  return report.suites.flatMap(specs).flatMap((spec) =>
+    spec.tests
+      .filter((test) => test.status === 'skipped')
+      .map((test) => {
+        const reason = test.annotations.find((a) => a.type === 'skip')?.description ?? 'no reason given';
+        return `  [${test.projectName}] ${spec.title}: ${reason}`;
+      }),
+  );
+}
+
+/** A tool that exited non-zero must show as a failure even when its report is missing or counted none. */
+function tally(name, exitCode, report, count) {
+  const counts = report ? count(report) : { passed: 0, failed: 0, skipped: 0 };
+  if (exitCode !== 0 && counts.failed === 0) {
+    counts.failed = 1;
+    console.log(`\n${name} exited with ${exitCode}${report ? '' : ' and wrote no report'}: see its output above.`);
+  }
+  return counts;
+}
+
+rmSync(vitestReport, { force: true });
+rmSync(playwrightReport, { force: true });
+mkdirSync(reports, { recursive: true });
+
+const vitestExit = run('vitest', [
+  join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${relative(root, vitestReport)}`,
+]);
+const playwrightExit = run('playwright', [join(root, 'node_modules', '@playwright', 'test', 'cli.js'), 'test', '--reporter=list,json'], {
+  PLAYWRIGHT_JSON_OUTPUT_FILE: playwrightReport,
+});
+
+const playwrightResults = readReport(playwrightReport);
+const skips = playwrightResults ? playwrightSkips(playwrightResults) : [];
+if (skips.length > 0) console.log(`\nSkipped end-to-end tests:\n${skips.join('\n')}`);
+
+const totals = [
+  tally('vitest', vitestExit, readReport(vitestReport), vitestCounts),
+  tally('playwright', playwrightExit, playwrightResults, playwrightCounts),
+].reduce((sum, c) => ({ passed: sum.passed + c.passed, failed: sum.failed + c.failed, skipped: sum.skipped + c.skipped }));
+
+if (totals.passed + totals.failed === 0) console.log('\nNo test ran.');
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(totals.failed > 0 || totals.passed + totals.failed === 0 ? 1 : 0);

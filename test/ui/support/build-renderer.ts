@@ -1,0 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from './paths';
+
+/** Playwright global setup: the e2e tests drive the real build (`out/`), so make it from the current sources. */
+export default function buildRenderer(): void {
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error(`electron-vite build failed (exit ${result.status ?? result.signal})`);
+}

@@ -1,0 +1,178 @@
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEngine } from '../../electron/engine';
+import type { LiveEvent } from '../../shared/workbench/contract';
+import { callApi, startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+
+/** A stand-in for `out/renderer`: the engine serves whatever the build put there. */
+const uiDir = tempDir('tokenbench-ui-');
+mkdirSync(join(uiDir, 'assets'));
+writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title><script type="module" src="./assets/app-1a2b.js"></script>');
+writeFileSync(join(uiDir, 'assets', 'app-1a2b.js'), 'console.log("workbench")');
+writeFileSync(join(uiDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
+
+let bench: TestEngine;
+let session: string;
+beforeEach(async () => {
+  bench = await startTestEngine({ inMemory: true, workbench: { uiDir } });
+  session = bench.engine.workbench!.session;
+});
+afterEach(() => bench.stop());
+
+const withSession = (value = session) => ({ headers: { 'X-Tokenbench-Session': value } });
+
+/** A GET with the path exactly as given (undici and fetch would normalise `..`). */
+function rawGet(path: string): Promise<IncomingMessage> {
+  const { port } = new URL(bench.url);
+  return new Promise((resolve, reject) => httpGet({ host: '127.0.0.1', port, path }, resolve).on('error', reject));
+}
+
+async function statusOf(path: string): Promise<number> {
+  const res = await rawGet(path);
+  res.resume();
+  return res.statusCode!;
+}
+
+/** Reads Server-Sent Events from the live endpoint, one parsed `data:` message at a time. */
+async function openLive(query: string) {
+  const res = await rawGet(`/_workbench/live?${query}`);
+  res.setEncoding('utf8');
+  const chunks: AsyncIterator<string> = res[Symbol.asyncIterator]();
+  let buffered = '';
+  return {
+    status: res.statusCode,
+    contentType: res.headers['content-type'],
+    async next(): Promise<LiveEvent> {
+      for (;;) {
+        const end = buffered.indexOf('\n\n');
+        if (end !== -1) {
+          const block = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          const data = block.split('\n').find((line) => line.startsWith('data: '));
+          if (data) return JSON.parse(data.slice('data: '.length));
+          continue;
+        }
+        const { value, done } = await chunks.next();
+        if (done) throw new Error('the live stream ended');
+        buffered += value;
+      }
+    },
+    close: () => res.destroy(),
+  };
+}
+
+describe('the browser workbench served by the engine', () => {
+  it('prints an address that carries the session in the fragment only', () => {
+    expect(bench.engine.workbench!.url).toBe(`${bench.url}/ui/#session=${session}`);
+    expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('serves the build under /ui/ with its content types and a strict CSP', async () => {
+    const page = await callApi(bench.url, 'GET', '/ui/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.text).toContain('<title>Tokenbench</title>');
+    const csp = page.headers['content-security-policy'] as string;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-(inline|eval)/);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+
+    const script = await callApi(bench.url, 'GET', '/ui/assets/app-1a2b.js');
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.headers['cache-control']).toContain('immutable');
+    expect((await callApi(bench.url, 'GET', '/ui/favicon.svg')).headers['content-type']).toBe('image/svg+xml');
+
+    const head = await request(`${bench.url}/ui/index.html`, { method: 'HEAD' });
+    expect(head.statusCode).toBe(200);
+    expect(await head.body.text()).toBe('');
+
+    const bare = await request(`${bench.url}/ui`);
+    expect(bare.statusCode).toBe(301);
+    expect(bare.headers.location).toBe('/ui/');
+  });
+
+  it('serves nothing outside the build', async () => {
+    expect(await statusOf('/ui/missing.js')).toBe(404);
+    expect(await statusOf('/ui/../package.json')).toBe(404);
+    expect(await statusOf('/ui/%2e%2e/package.json')).toBe(404);
+    expect(await statusOf('/ui/assets/../../index.html')).toBe(404);
+    expect((await callApi(bench.url, 'POST', '/ui/')).status).toBe(404);
+  });
+
+  it("answers /_workbench/ only to this run's session, in the header", async () => {
+    for (const attempt of [{}, withSession('not-the-session'), withSession(session.slice(1))]) {
+      const refused = await callApi(bench.url, 'GET', '/_workbench/status', attempt);
+      expect(refused.status).toBe(401);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(refused.body.detail).toContain('tokenbench serve');
+    }
+    // The query form is for the EventSource stream alone.
+    expect((await callApi(bench.url, 'GET', `/_workbench/status?session=${session}`)).status).toBe(401);
+
+    const status = await callApi(bench.url, 'GET', '/_workbench/status', withSession());
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual(bench.engine.status());
+  });
+
+  it('keeps the Host and Origin guards in front of the workbench', async () => {
+    const foreign = await callApi(bench.url, 'GET', '/_workbench/status', { headers: { ...withSession().headers, origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    const rebound = await callApi(bench.url, 'GET', '/ui/', { headers: { host: 'evil.example' } });
+    expect(rebound.status).toBe(403);
+  });
+
+  it('reads only: other methods get 405, unknown endpoints 404', async () => {
+    const post = await callApi(bench.url, 'POST', '/_workbench/status', withSession());
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET');
+    expect((await callApi(bench.url, 'GET', '/_workbench/tokens', withSession())).status).toBe(404);
+  });
+
+  it('lists the history newest first, validates the page size, and leaves its own calls out of it', async () => {
+    await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'a' } });
+    await bench.call('GET', '/tokens/nope', { key: bench.privateKey });
+    await callApi(bench.url, 'GET', '/_workbench/status', withSession());
+    await callApi(bench.url, 'GET', '/ui/');
+
+    const page = await callApi(bench.url, 'GET', '/_workbench/history?limit=10', withSession());
+    expect(page.status).toBe(200);
+    expect(page.body.data.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+      'GET /tokens/nope 404',
+      'POST /tokens 201',
+    ]);
+    const older = await callApi(bench.url, 'GET', `/_workbench/history?limit=10&before=${page.body.data[0].id}`, withSession());
+    expect(older.body.data).toHaveLength(1);
+
+    const bad = await callApi(bench.url, 'GET', '/_workbench/history?limit=0', withSession());
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toHaveProperty('limit');
+  });
+
+  it('streams live history with the status over Server-Sent Events, the session in the query', async () => {
+    const refused = await openLive('session=wrong');
+    expect(refused.status).toBe(401);
+    refused.close();
+
+    const live = await openLive(`session=${session}`);
+    expect(live.status).toBe(200);
+    expect(live.contentType).toBe('text/event-stream; charset=utf-8');
+    expect(await live.next()).toMatchObject({ type: 'connected', status: { tokenCount: 0, url: bench.url } });
+
+    await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'canary-plaintext-7731' } });
+    const update = await live.next();
+    expect(update).toMatchObject({ type: 'update', status: { tokenCount: 1 }, entries: [{ method: 'POST', path: '/tokens', status: 201 }] });
+    expect(JSON.stringify(update)).not.toContain('canary-plaintext-7731');
+    live.close();
+  });
+
+  it('refuses to start without a built UI, and says how to build one', async () => {
+    const empty = tempDir('tokenbench-no-ui-');
+    await expect(startEngine({ port: 0, echoPort: null, workbench: { uiDir: empty } })).rejects.toThrow('npm run build');
+    rmSync(empty, { recursive: true, force: true });
+  });
+});
