@@ -53,9 +53,15 @@ describe('tokenbench serve', () => {
     expect(p.privateKey).toMatch(/^key_local_/);
     const created = await callApi(p.url, 'POST', '/tokens', { key: p.privateKey, body: { type: 'token', data: 'cli' } });
     expect(created.status).toBe(201);
+    // A canary card number, accepted once and refused once, must not reach the service's output.
+    const canary = '4000056655665556';
+    const card = { type: 'card', data: { number: canary, expiration_month: 1, expiration_year: 2032 } };
+    expect((await callApi(p.url, 'POST', '/tokens', { key: p.privateKey, body: card })).status).toBe(201);
+    expect((await callApi(p.url, 'POST', '/tokens', { key: p.privateKey, body: { ...card, data: { number: canary + '1' } } })).status).toBe(400);
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.output()).toContain('SIGTERM: stopping');
+    expect(p.output()).not.toContain(canary);
     running.pop();
 
     const again = await serve(['--data-dir', dir, '--port', '0', '--echo-port', '0']);
