@@ -1,0 +1,179 @@
+/**
+ * The benchmark's own parts: its checks must pass the service's real answers and fail wrong ones (or every figure
+ * it prints would say nothing about correctness), its load runner must count what it sees, and the report must
+ * compare and judge rows as documented.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { luhnValid } from '../../electron/engine/vault/checksums';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { runLoad, type LoadResult, type RequestPlan } from './load';
+import { machineInfo } from './machine';
+import { buildReport, reportMarkdown } from './report';
+import { mixedRequest } from './vault-data';
+import { measureVault } from './vault-disk';
+import { fillVault, type FilledToken } from './vault-fill';
+import { againstFixedReply, createPlan, readPlan } from './vault-plans';
+
+let t: TestEngine;
+let tokens: FilledToken[];
+beforeAll(async () => {
+  t = await startTestEngine();
+  tokens = await fillVault(t.url, t.privateKey, 150);
+});
+afterAll(() => t.stop());
+
+/** Sends one request a plan builds, through real HTTP, and says whether the plan's check accepts the answer. */
+async function sendAndCheck(plan: RequestPlan): Promise<{ accepted: boolean; text: string; context: Record<string, unknown> }> {
+  const context: Record<string, unknown> = {};
+  const request = plan.next(context);
+  const res = await t.call(request.method, request.path, { key: t.privateKey, raw: request.body, headers: { 'content-type': 'application/json' } });
+  return { accepted: plan.check(res.status, res.text, context), text: res.text, context };
+}
+
+describe('vault fill and request plans against the real service', () => {
+  it('fills distinct tokens of the three types', () => {
+    expect(new Set(tokens.map((x) => x.id)).size).toBe(150);
+    expect(new Set(tokens.map((x) => x.type))).toEqual(new Set(['card', 'token', 'social_security_number']));
+  });
+
+  it('builds Luhn-valid card numbers, distinct per sequence number', () => {
+    const numbers = Array.from({ length: 300 }, (_, i) => (mixedRequest(i * 3).request.data as { number: string }).number);
+    expect(numbers.every(luhnValid)).toBe(true);
+    expect(new Set(numbers).size).toBe(300);
+  });
+
+  it('accepts every real read answer, masked as the type says', async () => {
+    const plan = readPlan(tokens);
+    for (let i = 0; i < 30; i++) expect((await sendAndCheck(plan)).accepted).toBe(true);
+  });
+
+  it('rejects a read answer for another token, a 404, and unmasked data', () => {
+    const card = tokens.find((x) => x.type === 'card')!;
+    const other = tokens.find((x) => x.type === 'card' && x.id !== card.id)!;
+    const plan = readPlan([card]);
+    const context: Record<string, unknown> = {};
+    plan.next(context);
+    const reply = (token: FilledToken, data: unknown) => JSON.stringify({ id: token.id, type: token.type, data });
+    expect(plan.check(200, reply(card, card.maskedData), context)).toBe(true);
+    expect(plan.check(200, reply(other, other.maskedData), context)).toBe(false);
+    expect(plan.check(404, reply(card, card.maskedData), context)).toBe(false);
+    const revealed = { ...(card.maskedData as object), number: '4000000000000002' };
+    expect(plan.check(200, reply(card, revealed), context)).toBe(false);
+    expect(plan.check(200, 'not json', context)).toBe(false);
+  });
+
+  it('creates new cards that the create check accepts, and rejects a reply for another card', async () => {
+    let seq = 10_000;
+    const plan = createPlan(() => seq++);
+    const first = await sendAndCheck(plan);
+    expect(first.accepted).toBe(true);
+    expect((await sendAndCheck(plan)).accepted).toBe(true);
+    const next: Record<string, unknown> = {};
+    plan.next(next);
+    expect(plan.check(201, first.text, next)).toBe(false);
+    expect(plan.check(200, first.text, first.context)).toBe(false);
+  });
+
+  it('checks a baseline reply by its id and status', () => {
+    const body = JSON.stringify({ id: 'fixed-id', type: 'card' });
+    const plan = againstFixedReply(readPlan(tokens), { status: 200, body });
+    expect(plan.check(200, body, {})).toBe(true);
+    expect(plan.check(200, JSON.stringify({ id: 'other' }), {})).toBe(false);
+    expect(plan.check(500, body, {})).toBe(false);
+  });
+
+  it('measures the vault on disk while the service runs', () => {
+    const disk = measureVault(t.dataDir!);
+    expect(disk.tokens).toBeGreaterThanOrEqual(150);
+    expect(disk.checkpointed).toBe(true);
+    expect(disk.walBytes).toBe(0);
+    expect(disk.tokenTableBytes).toBeGreaterThan(0);
+    expect(disk.fileBytes).toBeGreaterThan(disk.tokenTableBytes);
+  });
+});
+
+describe('runLoad', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    // Odd request numbers get a 500, so a run sees both kinds of answer.
+    server = createServer((req, res) => {
+      const n = Number(req.url!.slice(1));
+      res.writeHead(n % 2 === 0 ? 200 : 500, { 'content-type': 'application/json' }).end(JSON.stringify({ n }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('counts non-2xx answers and failed checks, and meters both processes', async () => {
+    let n = 0;
+    const plan: RequestPlan = {
+      next: (context) => {
+        context.n = n;
+        return { method: 'GET', path: `/${n++}` };
+      },
+      // Accepts only answers to multiples of 4, whatever their status.
+      check: (_status, body, context) => JSON.parse(body).n === context.n && (context.n as number) % 4 === 0,
+    };
+    const result = await runLoad(plan, { url, serverPid: process.pid, connections: 2, durationSeconds: 1, warmupSeconds: 0 });
+    expect(result.responses).toBeGreaterThan(20);
+    expect(result.checked).toBeGreaterThanOrEqual(result.responses);
+    expect(result.non2xx / result.responses).toBeCloseTo(0.5, 1);
+    expect(result.checkFailures / result.checked).toBeCloseTo(0.75, 1);
+    expect(result.latencyMs.p99).toBeGreaterThanOrEqual(result.latencyMs.p50);
+    expect(result.serverCores).toBeGreaterThan(0);
+  });
+});
+
+describe('report', () => {
+  const load = (requestsPerSecond: number, faults: Partial<LoadResult> = {}): LoadResult => ({
+    requestsPerSecond,
+    latencyMs: { p50: 1, p99: 2 },
+    responses: 1000,
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    checked: 1000,
+    checkFailures: 0,
+    durationSeconds: 1,
+    serverCores: 1,
+    loadGeneratorCores: 0.5,
+    ...faults,
+  });
+  const report = buildReport(machineInfo(), { tokens: 10 }, [
+    {
+      suite: 'demo',
+      title: 'Demo suite',
+      baselineSystem: 'direct',
+      measurements: [
+        { case: 'read', system: 'direct', connections: 10, load: load(10_000) },
+        { case: 'read', system: 'service', connections: 10, load: load(2_500), target: { minRequestsPerSecond: 2_000 } },
+        { case: 'read', system: 'proxy', connections: 10, load: load(1_000, { non2xx: 3 }), target: { minRatio: 0.2 } },
+        { case: 'read', system: 'service', connections: 1, load: load(900) },
+      ],
+      tables: [{ title: 'Disk', columns: ['when', 'bytes'], rows: [['after', 42]] }],
+      notes: ['a note'],
+    },
+  ]);
+  const rows = report.suites[0].rows;
+
+  it('compares each row with the baseline of the same case and connections', () => {
+    expect(rows.map((r) => r.ratioToBaseline)).toEqual([null, 0.25, 0.1, null]);
+  });
+
+  it('judges targets and flags rows with wrong answers', () => {
+    expect(rows.map((r) => r.targetMet)).toEqual([null, true, false, null]);
+    expect(rows.map((r) => r.clean)).toEqual([true, true, false, true]);
+  });
+
+  it('renders the scenario table, extra tables and notes as markdown', () => {
+    const markdown = reportMarkdown(report);
+    expect(markdown).toContain('| read | service | 10 | 2,500 | 25 % |');
+    expect(markdown).toContain('≥ 20 % of baseline: **missed**');
+    expect(markdown).toContain('#### Disk');
+    expect(markdown).toContain('- a note');
+  });
+});

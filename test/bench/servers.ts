@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { BASELINE_READY, type BaselineReplies } from './baseline-server';
+import { startChildServer, type ChildServer } from './child-process';
+
+export interface TokenbenchInfo {
+  url: string;
+  /**
+   * The bootstrap private application's key (bare token:* permissions, so reads are masked); printed on the
+   * vault's first start only, null on later starts.
+   */
+  privateKey: string | null;
+}
+
+const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
+const PRIVATE_KEY = /private key \(token:\*\):\s+(\S+)/;
+
+/**
+ * The real service through its CLI (`serve`): an on-disk vault in `dataDir`, a free port, no echo destination.
+ * `cpuProfileDir` runs it under --cpu-prof (the profile is written when it stops).
+ */
+export function startTokenbench(dataDir: string, cpuProfileDir?: string): Promise<ChildServer<TokenbenchInfo>> {
+  if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
+  return startChildServer({
+    script: 'electron/cli/serve.ts',
+    args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir],
+    nodeFlags: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
+    // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
+    ready: (stdout) => {
+      const url = SERVING.exec(stdout)?.[1];
+      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null } : undefined;
+    },
+  });
+}
+
+/** A bare node:http server answering fixed JSON (see baseline-server.ts). */
+export function startBaseline(replies: BaselineReplies): Promise<ChildServer<{ url: string }>> {
+  return startChildServer({
+    script: 'test/bench/baseline-server.ts',
+    env: { BASELINE_REPLIES: JSON.stringify(replies) },
+    ready: (stdout) => {
+      const url = BASELINE_READY.exec(stdout)?.[1];
+      return url ? { url } : undefined;
+    },
+  });
+}
