@@ -42,8 +42,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
   ) {
     super();
     this.stmt = {
-      insert: db.prepare(`INSERT INTO request_log (id, at, kind, method, path, status, duration_ms, application_id, trace_id, entry)
-        VALUES (@id, @at, @kind, @method, @path, @status, @duration_ms, @application_id, @trace_id, @entry)`),
+      insert: db.prepare('INSERT INTO request_log (id, entry) VALUES (?, ?)'),
       trim: db.prepare('DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?'),
       recent: db.prepare('SELECT entry FROM request_log ORDER BY seq DESC LIMIT ?'),
       before: db.prepare(
@@ -53,7 +52,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
       clear: db.prepare('DELETE FROM request_log'),
     };
     this.flushBatch = db.transaction((entries: RequestLogEntry[]) => {
-      for (const e of entries) this.stmt.insert.run({ ...e, entry: JSON.stringify(e) });
+      for (const e of entries) this.stmt.insert.run(e.id, JSON.stringify(e));
       this.stmt.trim.run(this.limit);
     });
   }

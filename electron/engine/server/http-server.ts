@@ -69,31 +69,28 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
 
     // Every request that reaches the engine is recorded, once the response is gone and the route has finished
     // filling in its log (the proxy completes its entry after streaming the destination's body).
-    const closed = new Promise<void>((done) => res.once('close', done));
-    let routeDone!: () => void;
-    const finished = new Promise<void>((done) => (routeDone = done));
-    const record = () =>
-      Promise.all([closed, finished]).then(() =>
-        requestLog.record({
-          kind: log.kind,
-          method,
-          path: rawUrl,
-          status: res.statusCode,
-          duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
-          application_id: log.applicationId,
-          trace_id: traceId,
-          request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
-          request_body: log.requestBody,
-          details: log.details,
-        }),
-      );
-
+    let waitingFor = 2; // the response's 'close' and the route's end, in either order
+    const settle = () => {
+      if (--waitingFor > 0) return;
+      requestLog.record({
+        kind: log.kind,
+        method,
+        path: rawUrl,
+        status: res.statusCode,
+        duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+        application_id: log.applicationId,
+        trace_id: traceId,
+        request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
+        request_body: log.requestBody,
+        details: log.details,
+      });
+    };
     const guard = guardFailure(req, port, origins);
     if (guard) {
       res.shouldKeepAlive = false;
       sendJson(res, 403, new ApiProblem(403, guard).toBody());
-      routeDone();
-      record();
+      settle();
+      res.once('close', settle);
       return;
     }
     const match = router.find(method as FindMyWay.HTTPMethod, path);
@@ -101,8 +98,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       // The workbench's own files and session calls are not API traffic: they stay out of the history.
       if (deps.fallback?.(req, res, path)) return;
       sendJson(res, 404, new ApiProblem(404, `No route for ${method} ${path}`).toBody());
-      routeDone();
-      record();
+      settle();
+      res.once('close', settle);
       return;
     }
     const route = match.store as Route;
@@ -110,7 +107,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     // Passed to writeHead, never setHeader: Node drops duplicate raw headers (the proxy's Set-Cookie) once
     // setHeader has been used on a response.
     const traceHeader = { [`${config.headerPrefix}-TRACE-ID`]: traceId };
-    record();
+    res.once('close', settle);
 
     let bodyRead: Promise<Buffer> | undefined;
     const ctx: RequestContext = {
@@ -155,7 +152,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       if (res.headersSent) res.destroy();
       else sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem, traceHeader);
     } finally {
-      routeDone();
+      settle();
     }
   }
 

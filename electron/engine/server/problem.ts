@@ -27,13 +27,20 @@ const TITLES: Record<number, string> = {
 };
 
 export class ApiProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail?: string,
-    readonly errors?: Record<string, string[]>,
-  ) {
+  readonly status: number;
+  readonly detail?: string;
+  readonly errors?: Record<string, string[]>;
+
+  constructor(status: number, detail?: string, errors?: Record<string, string[]>) {
+    // A client's mistake needs no stack trace, and capturing one costs more than answering the request.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail ?? TITLES[status] ?? `HTTP ${status}`);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiProblem';
+    this.status = status;
+    this.detail = detail;
+    this.errors = errors;
   }
 
   toBody(): ProblemBody {

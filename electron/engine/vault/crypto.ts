@@ -19,8 +19,7 @@ export const MASTER_KEY_FILE = 'master.key';
 
 export class SealError extends Error {}
 
-function gcmEncrypt(key: Buffer, plaintext: Buffer, aad: Buffer): { nonce: Buffer; tag: Buffer; ciphertext: Buffer } {
-  const nonce = randomBytes(NONCE);
+function gcmEncrypt(key: Buffer, nonce: Buffer, plaintext: Buffer, aad: Buffer): { nonce: Buffer; tag: Buffer; ciphertext: Buffer } {
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(aad);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
@@ -50,9 +49,11 @@ export class Sealer {
 
   seal(plaintext: Buffer | string, associatedData: string): Buffer {
     const aad = Buffer.from(associatedData);
-    const dataKey = randomBytes(KEY);
-    const wrapped = gcmEncrypt(this.wrapKey, dataKey, aad);
-    const sealed = gcmEncrypt(dataKey, Buffer.isBuffer(plaintext) ? plaintext : Buffer.from(plaintext), aad);
+    // One call to the CSPRNG for the data key and both nonces: it is the costliest step of a seal.
+    const random = randomBytes(KEY + 2 * NONCE);
+    const dataKey = random.subarray(0, KEY);
+    const wrapped = gcmEncrypt(this.wrapKey, random.subarray(KEY, KEY + NONCE), dataKey, aad);
+    const sealed = gcmEncrypt(dataKey, random.subarray(KEY + NONCE), Buffer.isBuffer(plaintext) ? plaintext : Buffer.from(plaintext), aad);
     return Buffer.concat([
       Buffer.from([VERSION]),
       wrapped.nonce,

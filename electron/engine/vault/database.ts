@@ -24,6 +24,9 @@ export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): D
   // WAL + NORMAL survives a process kill (the crash tests), and a response is only sent after COMMIT returns.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  // A checkpoint syncs the database file; taking one every ~40 MB of WAL instead of SQLite's ~4 MB keeps that
+  // cost off most commits (measured: about a sixth of a token create).
+  db.pragma('wal_autocheckpoint = 10000');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   applyMigrations(db);

@@ -81,19 +81,13 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (application_id, key)
       );
 
+      -- One JSON document per request: the history is written in batches and read whole, never queried by column.
       CREATE TABLE request_log (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        at TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        method TEXT NOT NULL,
-        path TEXT NOT NULL,
-        status INTEGER NOT NULL,
-        duration_ms REAL NOT NULL,
-        application_id TEXT,
-        trace_id TEXT,
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL,
         entry TEXT NOT NULL
       );
+      CREATE INDEX request_log_id ON request_log(id);
     `,
   },
   {
