@@ -141,6 +141,25 @@ describe('reading, updating and deleting', () => {
     expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).body.data).toEqual(CARD);
   });
 
+  it('shows a changed card masked at once, and a change staged in a transaction only after commit', async () => {
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card', data: CARD } });
+    const last4 = async () => (await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey })).body.data.number.slice(-4);
+    expect(await last4()).toBe('4242');
+    const patch = (number: string, headers: Record<string, string> = {}) =>
+      t.call('PATCH', `/tokens/${created.body.id}`, {
+        key: t.privateKey,
+        body: { data: { number } },
+        headers: { 'content-type': 'application/merge-patch+json', ...headers },
+      });
+    expect((await patch('5555555555554444')).status).toBe(200);
+    expect(await last4()).toBe('4444');
+    const tx = (await t.call('POST', '/transactions', { key: t.privateKey })).body.id;
+    expect((await patch('4000056655665556', { 'BT-TRANSACTION-ID': tx })).status).toBe(200);
+    expect(await last4()).toBe('4444');
+    expect((await t.call('POST', `/transactions/${tx}/commit`, { key: t.privateKey })).status).toBe(200);
+    expect(await last4()).toBe('5556');
+  });
+
   it('deletes with 204, after which the token is gone', async () => {
     const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'bye' } });
     const del = await t.call('DELETE', `/tokens/${created.body.id}`, { key: t.privateKey });

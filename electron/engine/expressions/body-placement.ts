@@ -20,7 +20,6 @@ export interface PlacedExpression {
   readonly replaceEnd: number;
 }
 
-const QUOTE = 0x22;
 const STRING_STOP = /["\\]/g;
 
 /** Index of the quote closing the string whose content starts at `from` (text length if unterminated). */
@@ -33,27 +32,54 @@ function stringEnd(text: string, from: number): number {
   return text.length;
 }
 
+/**
+ * Raw positions where an expression may open: `{{`, or `{` written as a `\u007b` escape inside a string. Found with
+ * native searches, so the scan below only looks closely at the few strings that hold one (a 100 KB body scanned
+ * character by character cost milliseconds).
+ */
+function candidatePositions(text: string): number[] {
+  const at: number[] = [];
+  for (let i = text.indexOf('{{'); i !== -1; i = text.indexOf('{{', i + 1)) at.push(i);
+  const escaped = /\\u007b/gi;
+  for (let m = escaped.exec(text); m; m = escaped.exec(text)) at.push(m.index);
+  return at.sort((x, y) => x - y);
+}
+
 function placeInJson(text: string): PlacedExpression[] {
+  const candidates = candidatePositions(text);
   const placed: PlacedExpression[] = [];
+  let next = 0;
+  /** The first candidate at or after `from`, or -1. */
+  const candidateFrom = (from: number): number => {
+    while (next < candidates.length && candidates[next] < from) next++;
+    return next < candidates.length ? candidates[next] : -1;
+  };
   let pos = 0;
-  while (pos < text.length) {
-    if (text.charCodeAt(pos) === QUOTE) {
-      const close = stringEnd(text, pos + 1);
-      const spans = findExpressions(text, pos + 1, close, JSON_STRING);
+  for (let candidate = candidateFrom(pos); candidate !== -1; candidate = candidateFrom(pos)) {
+    const quote = text.indexOf('"', pos);
+    if (quote === -1 || candidate < quote) {
+      // Outside any string literal only a raw `{{` opens an expression.
+      if (opensExpression(text, candidate, text.length, PLAIN)) {
+        const span = { start: candidate, end: expressionEnd(text, candidate, text.length, PLAIN), codec: PLAIN };
+        placed.push({ span, placement: 'json-bare', replaceStart: span.start, replaceEnd: span.end });
+        pos = span.end;
+      } else {
+        pos = candidate + 1;
+      }
+      continue;
+    }
+    const close = stringEnd(text, quote + 1);
+    const inside = candidateFrom(quote + 1);
+    if (inside !== -1 && inside < close) {
+      const spans = findExpressions(text, quote + 1, close, JSON_STRING);
       const [only] = spans;
-      if (spans.length === 1 && only.start === pos + 1 && only.end === close && close < text.length) {
-        placed.push({ span: only, placement: 'json-whole-string', replaceStart: pos, replaceEnd: close + 1 });
+      if (spans.length === 1 && only.start === quote + 1 && only.end === close && close < text.length) {
+        placed.push({ span: only, placement: 'json-whole-string', replaceStart: quote, replaceEnd: close + 1 });
       } else {
         for (const span of spans) placed.push({ span, placement: 'json-string', replaceStart: span.start, replaceEnd: span.end });
       }
-      pos = close + 1;
-    } else if (opensExpression(text, pos, text.length, PLAIN)) {
-      const span = { start: pos, end: expressionEnd(text, pos, text.length, PLAIN), codec: PLAIN };
-      placed.push({ span, placement: 'json-bare', replaceStart: span.start, replaceEnd: span.end });
-      pos = span.end;
-    } else {
-      pos++;
     }
+    pos = close + 1;
   }
   return placed;
 }

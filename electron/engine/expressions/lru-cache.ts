@@ -23,4 +23,8 @@ export class LruCache<K, V> {
     }
     return value;
   }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
 }

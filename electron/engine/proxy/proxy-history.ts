@@ -3,7 +3,6 @@ import type { CompiledBody, TokenRecord } from '../expressions';
 import { headersForLog } from '../server/log-headers';
 import type { ApiProblem } from '../server/problem';
 import type { TokenService } from '../vault/token-service';
-import type { StoredToken } from '../vault/token-store';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
 export interface ProxyExchange {
@@ -35,9 +34,7 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 function maskedOutboundBody(exchange: ProxyExchange, tokens: TokenService): string | null {
   if (!exchange.render) return null;
   const masked = new Map<string, TokenRecord>();
-  for (const [id, record] of exchange.render.records) {
-    masked.set(id, { ...record, data: tokens.view(record as unknown as StoredToken, 'mask').data ?? REDACTED });
-  }
+  for (const [id, record] of exchange.render.records) masked.set(id, tokens.maskedRecord(record));
   try {
     return exchange.render.compiled.render(masked).slice(0, BODY_KEPT);
   } catch {

@@ -133,7 +133,7 @@ export class TokenQueries {
   private views(rows: TokenRow[], caller: Caller, permission: Permission): TokenView[] {
     return rows.map((row) => {
       const token = this.store.hydrate(row);
-      return this.tokens.view(token, caller.policy.transformFor(permission, token.containers) ?? 'redact');
+      return this.tokens.view(token, caller.policy.transformFor(permission, token.containers) ?? 'redact', { stored: true });
     });
   }
 

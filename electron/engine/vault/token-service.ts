@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/authenticator';
 import type { Permission, Transform } from '../access/permissions';
 import { ExpressionError, type ExpressionEngine, type TokenRecord } from '../expressions';
+import { LruCache } from '../expressions/lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from './containers';
@@ -66,6 +67,10 @@ const CARD_TYPES = new Set(['card', 'card_number']);
 
 export class TokenService {
   private writer: TokenWriter;
+  /** Masked data by token id; writes evict (see TokenStore.onWrite). */
+  private readonly masked = new LruCache<string, unknown>(10_000);
+  /** The committed token each record handed to expressions came from. */
+  private readonly storedOf = new WeakMap<TokenRecord, StoredToken>();
 
   constructor(
     readonly store: TokenStore,
@@ -73,6 +78,7 @@ export class TokenService {
     private readonly expressions: ExpressionEngine,
     private readonly tenantId: string,
   ) {
+    store.onWrite((ids) => ids.forEach((id) => this.masked.delete(id)));
     this.writer = { apply: (writes) => store.apply(writes), readerFor: () => store };
   }
 
@@ -87,18 +93,30 @@ export class TokenService {
     return { ...token, ...(card ? { card } : {}) };
   }
 
-  /** The token as the caller may see it; a mask that cannot render falls back to redaction, never to plaintext. */
-  view(token: StoredToken, transform: Transform, options: { withMetadata?: boolean } = {}): TokenView {
+  /** The token's data under its mask, or undefined (redacted) when it has none or it cannot render: never plaintext. */
+  private renderMask(token: StoredToken): unknown {
+    if (token.mask === null || token.mask === undefined) return undefined;
+    try {
+      return this.expressions.renderTokenTemplate(token.mask, this.record(token));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * renderMask for a token as committed in the store. Masked data is safe to keep, so it is cached until a write
+   * to the token; tokens not (yet) committed, such as a transaction's staged versions, never enter the cache.
+   */
+  storedMaskedData(token: StoredToken): unknown {
+    return this.masked.getOrCreate(token.id, () => this.renderMask(token));
+  }
+
+  /** The token as the caller may see it; `stored` when it was read from the store as committed. */
+  view(token: StoredToken, transform: Transform, options: { withMetadata?: boolean; stored?: boolean } = {}): TokenView {
     const { data, ...rest } = token;
     const view: TokenView = { ...rest };
     if (transform === 'reveal') view.data = data;
-    else if (transform === 'mask' && token.mask !== null && token.mask !== undefined) {
-      try {
-        view.data = this.expressions.renderTokenTemplate(token.mask, this.record(token));
-      } catch {
-        // redact
-      }
-    }
+    else if (transform === 'mask') view.data = options.stored ? this.storedMaskedData(token) : this.renderMask(token);
     if (options.withMetadata === false) delete view.metadata;
     if (CARD_TYPES.has(token.type)) view.card = cardDetails(data) ?? undefined;
     return view;
@@ -248,7 +266,7 @@ export class TokenService {
 
   read(id: string, caller: Caller): TokenView {
     const token = this.require(id);
-    return this.view(token, caller.policy.require('token:read', token.containers));
+    return this.view(token, caller.policy.require('token:read', token.containers), { stored: true });
   }
 
   update(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
@@ -328,10 +346,21 @@ export class TokenService {
     const records = new Map<string, TokenRecord>();
     for (const token of found.values()) {
       const transform = caller.policy.require(permission, token.containers);
-      const view = this.view(token, transform);
-      records.set(token.id, this.record({ ...token, data: view.data ?? null }));
+      const data = transform === 'reveal' ? token.data : transform === 'mask' ? this.storedMaskedData(token) : undefined;
+      const record = this.record({ ...token, data: data ?? null });
+      this.storedOf.set(record, token);
+      records.set(token.id, record);
     }
     return records;
+  }
+
+  /**
+   * A record from tokensForExpressions with its data masked as a masked read shows it, for the history of what was
+   * sent; a record the vault did not hand out is redacted.
+   */
+  maskedRecord(record: TokenRecord): TokenRecord {
+    const stored = this.storedOf.get(record);
+    return { ...record, data: (stored && this.storedMaskedData(stored)) ?? '[redacted]' };
   }
 
   detokenize(body: unknown, caller: Caller): unknown {

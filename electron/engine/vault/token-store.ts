@@ -123,8 +123,21 @@ export class TokenStore {
     for (const term of write.searchTerms) this.stmt.insertTerm.run(row.id, term);
   }
 
+  private readonly writeListeners: ((ids: readonly string[]) => void)[] = [];
+
+  /** Called with the ids of tokens a write may have changed, so caches of derived values can forget them. */
+  onWrite(listener: (ids: readonly string[]) => void): void {
+    this.writeListeners.push(listener);
+  }
+
   apply(writes: readonly TokenWrite[]): void {
-    this.applyAll(writes);
+    try {
+      this.applyAll(writes);
+    } finally {
+      // Also after a failure: forgetting is always safe, and the caller's outer transaction may still roll back.
+      const ids = writes.map((w) => (w.op === 'delete' ? w.id : w.token.id));
+      for (const listener of this.writeListeners) listener(ids);
+    }
   }
 
   /** A live (not expired) token, or undefined. */
