@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { luhnValid } from '../../electron/engine/vault/checksums';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { runLoad, type LoadResult, type RequestPlan } from './load';
+import { fakeLoad } from './fake-load';
+import { runLoad, type RequestPlan } from './load';
 import { machineInfo } from './machine';
 import { buildReport, reportMarkdown } from './report';
 import { mixedRequest } from './vault-data';
@@ -129,30 +130,16 @@ describe('runLoad', () => {
 });
 
 describe('report', () => {
-  const load = (requestsPerSecond: number, faults: Partial<LoadResult> = {}): LoadResult => ({
-    requestsPerSecond,
-    latencyMs: { p50: 1, p99: 2 },
-    responses: 1000,
-    errors: 0,
-    timeouts: 0,
-    non2xx: 0,
-    checked: 1000,
-    checkFailures: 0,
-    durationSeconds: 1,
-    serverCores: 1,
-    loadGeneratorCores: 0.5,
-    ...faults,
-  });
   const report = buildReport(machineInfo(), { tokens: 10 }, [
     {
       suite: 'demo',
       title: 'Demo suite',
       baselineSystem: 'direct',
       measurements: [
-        { case: 'read', system: 'direct', connections: 10, load: load(10_000) },
-        { case: 'read', system: 'service', connections: 10, load: load(2_500), target: { minRequestsPerSecond: 2_000 } },
-        { case: 'read', system: 'proxy', connections: 10, load: load(1_000, { non2xx: 3 }), target: { minRatio: 0.2 } },
-        { case: 'read', system: 'service', connections: 1, load: load(900) },
+        { case: 'read', system: 'direct', connections: 10, load: fakeLoad(10_000) },
+        { case: 'read', system: 'service', connections: 10, load: fakeLoad(2_500), target: { minRequestsPerSecond: 2_000 } },
+        { case: 'read', system: 'proxy', connections: 10, load: fakeLoad(1_000, { non2xx: 3 }), target: { minRatio: 0.2 } },
+        { case: 'read', system: 'service', connections: 1, load: fakeLoad(900) },
       ],
       tables: [{ title: 'Disk', columns: ['when', 'bytes'], rows: [['after', 42]] }],
       notes: ['a note'],

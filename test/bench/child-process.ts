@@ -32,6 +32,15 @@ function exited(child: ChildProcess): Promise<void> {
   });
 }
 
+/** SIGTERM, then wait for the exit; SIGKILL if it takes longer than STOP_TIMEOUT_MS. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited(child);
+  clearTimeout(timer);
+}
+
 /**
  * Starts a server in its own process, so the load generator never shares its event loop. Stderr is kept and shown
  * only if the child fails to start or dies early.
@@ -46,13 +55,7 @@ export function startChildServer<T>(options: ChildOptions<T>): Promise<ChildServ
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await exited(child);
-    clearTimeout(timer);
-  };
+  const stop = () => stopProcess(child);
 
   return new Promise((resolveStart, rejectStart) => {
     const fail = (why: string) => {

@@ -2,30 +2,50 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all)      --duration S   measured seconds per run (8)
- *   --connections 1,10  connection counts                                   --warmup S     unmeasured seconds first (2)
- *   --tokens N          tokens in the vault (100000)                        --profile      CPU-profile the service
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy)
+ *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
+ *   --duration S        measured seconds per run  (default per suite: vault 8; proxy 4)
+ *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
+ *   --tokens N          tokens in the vault suite (100000)
+ *   --profile           CPU-profile the service
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
+import { runProxyBench } from './proxy-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
 import { runVaultBench } from './vault-bench';
 
 const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 
-interface CommonSettings {
+interface RunSettings {
   connections: number[];
   durationSeconds: number;
   warmupSeconds: number;
+}
+
+interface CommonSettings extends RunSettings {
   profileDir?: string;
   log(line: string): void;
 }
 
+interface Suite {
+  /** What a run of this suite uses unless the command line says otherwise (the proxy matrix must stay short). */
+  defaults: RunSettings;
+  run(settings: CommonSettings, tokens: number): Promise<SuiteResult>;
+}
+
 /** One entry per suite; a suite owns its servers and returns its scenario table. */
-const SUITES: Record<string, (settings: CommonSettings, tokens: number) => Promise<SuiteResult>> = {
-  vault: (settings, tokens) => runVaultBench({ ...settings, tokens }),
+const SUITES: Record<string, Suite> = {
+  vault: {
+    defaults: { connections: [1, 10], durationSeconds: 8, warmupSeconds: 2 },
+    run: (settings, tokens) => runVaultBench({ ...settings, tokens }),
+  },
+  proxy: {
+    defaults: { connections: [1, 10, 50], durationSeconds: 4, warmupSeconds: 1 },
+    run: (settings) => runProxyBench(settings),
+  },
 };
 
 function positive(name: string, text: string): number {
@@ -38,9 +58,9 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       suite: { type: 'string', multiple: true },
-      connections: { type: 'string', default: '1,10' },
-      duration: { type: 'string', default: '8' },
-      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
       tokens: { type: 'string', default: '100000' },
       profile: { type: 'boolean', default: false },
     },
@@ -50,33 +70,33 @@ async function main(): Promise<number> {
   if (unknown.length > 0) throw new Error(`Unknown suite ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
 
   const machine = machineInfo();
-  const settings: CommonSettings = {
-    connections: values.connections.split(',').map((c) => Math.round(positive('connections', c))),
-    durationSeconds: positive('duration', values.duration),
-    warmupSeconds: Number(values.warmup),
-    profileDir: values.profile ? join(RESULTS_DIR, `profile-${machine.date.replace(/[:.]/g, '-')}`) : undefined,
-    log: (line) => process.stderr.write(`[bench] ${line}\n`),
+  const overrides: Partial<RunSettings> = {
+    ...(values.connections && {
+      connections: values.connections.split(',').map((c) => Math.round(positive('connections', c))),
+    }),
+    ...(values.duration && { durationSeconds: positive('duration', values.duration) }),
+    ...(values.warmup && { warmupSeconds: Number(values.warmup) }),
   };
+  const profileDir = values.profile ? join(RESULTS_DIR, `profile-${machine.date.replace(/[:.]/g, '-')}`) : undefined;
+  const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const tokens = Math.round(positive('tokens', values.tokens));
 
   const results: SuiteResult[] = [];
-  for (const suite of suites) results.push(await SUITES[suite](settings, tokens));
+  const runSettings: Record<string, string> = {};
+  for (const name of suites) {
+    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, profileDir, log };
+    const { durationSeconds, warmupSeconds, connections } = settings;
+    runSettings[name] =
+      `${durationSeconds} s measured + ${warmupSeconds} s warm-up per run, connections ${connections.join('/')}`;
+    results.push(await SUITES[name].run(settings, tokens));
+  }
 
-  const report = buildReport(
-    machine,
-    {
-      'measured s': settings.durationSeconds,
-      'warm-up s': settings.warmupSeconds,
-      connections: settings.connections.join('/'),
-      tokens,
-      profiled: values.profile,
-    },
-    results,
-  );
+  const shown = { ...runSettings, ...(suites.includes('vault') && { tokens }), profiled: values.profile };
+  const report = buildReport(machine, shown, results);
   process.stdout.write(writeReport(report, RESULTS_DIR));
-  settings.log(`Results in ${RESULTS_DIR}/latest.{json,md}`);
+  log(`Results in ${RESULTS_DIR}/latest.{json,md}`);
   const failed = report.suites.flatMap((s) => s.rows).filter((r) => !r.clean);
-  for (const row of failed) settings.log(`WRONG ANSWERS: ${row.case} / ${row.system} / ${row.connections} connection(s)`);
+  for (const row of failed) log(`WRONG ANSWERS: ${row.case} / ${row.system} / ${row.connections} connection(s)`);
   return failed.length > 0 ? 1 : 0;
 }
 

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { BASELINE_READY, type BaselineReplies } from './baseline-server';
+import { servingUrl } from './child-announce';
 import { startChildServer, type ChildServer } from './child-process';
 
 export interface TokenbenchInfo {
@@ -41,5 +42,19 @@ export function startBaseline(replies: BaselineReplies): Promise<ChildServer<{ u
       const url = BASELINE_READY.exec(stdout)?.[1];
       return url ? { url } : undefined;
     },
+  });
+}
+
+/** The proxy benchmark's destination: answers {"len": <body bytes>} (see proxy-destination-server.ts). */
+export function startProxyDestination(): Promise<ChildServer<{ url: string }>> {
+  return startChildServer({ script: 'test/bench/proxy-destination-server.ts', ready: servingUrl });
+}
+
+/** fastify + @fastify/http-proxy in front of `upstream` (see fastify-proxy-server.ts). */
+export function startFastifyProxy(upstream: string): Promise<ChildServer<{ url: string }>> {
+  return startChildServer({
+    script: 'test/bench/fastify-proxy-server.ts',
+    env: { PROXY_UPSTREAM: upstream },
+    ready: servingUrl,
   });
 }

@@ -1,0 +1,245 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildServer } from './child-process';
+import { summarizeCpuProfiles } from './cpu-profile';
+import { runLoad } from './load';
+import { NGINX_BINARY, startNginx, type NginxProxy } from './nginx-proxy';
+import { peakRssBytes, resetPeakRss } from './process-memory';
+import { benchBody, createBenchCards, proxyPlan, type BenchBody } from './proxy-requests';
+import { checkProxyTargets, runIn, type ProxyRun, type TargetCheck } from './proxy-targets';
+import type { SuiteResult, Table } from './report';
+import { startFastifyProxy, startProxyDestination, startTokenbench } from './servers';
+
+export interface ProxyBenchOptions {
+  connections: number[];
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** Run Tokenbench under --cpu-prof and add its busiest functions to the report. */
+  profileDir?: string;
+  log(line: string): void;
+}
+
+const BODY_SIZES = [
+  { label: '1 KB', bytes: 1024 },
+  { label: '100 KB', bytes: 100 * 1024 },
+];
+const EXPRESSION_COUNTS = [0, 1, 20];
+const DIRECT = 'direct';
+const TOKENBENCH = 'Tokenbench /proxy';
+const FASTIFY = '@fastify/http-proxy';
+const NGINX = 'nginx';
+/** Before the first cell, every system (and the load generator) gets JIT-compiled and its sockets opened. */
+const PRIME_SECONDS = 1.5;
+const PRIME_CONNECTIONS = 10;
+
+/** Who answers a run: its URL, the process whose CPU is metered, the processes whose memory is. */
+interface System {
+  name: string;
+  url: string;
+  cpuPid: number;
+  memoryPids: number[];
+  /** Whether the destination gets the body detokenized (else byte for byte as sent). */
+  detokenizes: boolean;
+}
+
+const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
+const signedMs = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
+const pct = (ratio: number) => `${Math.round(ratio * 100)} %`;
+const caseOf = (run: ProxyRun) => `${run.body}, ${run.expressions} expr`;
+
+/** The summed peak of `pids` (nginx: master + worker); null if any is unknown. */
+function peakRss(pids: number[]): number | null {
+  let sum = 0;
+  for (const peak of pids.map(peakRssBytes)) {
+    if (peak === null) return null;
+    sum += peak;
+  }
+  return sum;
+}
+
+/** Per cell and proxy: throughput against direct and the Node peer, the latency it adds, its peak memory. */
+function costTable(runs: ProxyRun[]): Table {
+  const rows = runs
+    .filter((r) => r.system !== DIRECT)
+    .map((run) => {
+      const direct = runIn(runs, run, DIRECT)!.load;
+      const peer = run.system === FASTIFY ? undefined : runIn(runs, run, FASTIFY)?.load;
+      const { requestsPerSecond: rps, latencyMs } = run.load;
+      return [
+        caseOf(run),
+        run.connections,
+        run.system,
+        pct(rps / direct.requestsPerSecond),
+        peer ? pct(rps / peer.requestsPerSecond) : '–',
+        signedMs(latencyMs.p50 - direct.latencyMs.p50),
+        signedMs(latencyMs.p99 - direct.latencyMs.p99),
+        mb(run.peakRssBytes),
+      ];
+    });
+  return {
+    title: "Proxy cost per cell (added latency: the proxy's percentile minus direct's in the same cell)",
+    columns: ['case', 'conns', 'proxy', 'req/s vs direct', `vs ${FASTIFY}`, 'added p50 ms', 'added p99 ms', 'peak RSS'],
+    rows,
+  };
+}
+
+/** Each system's highest per-cell peak (for direct: the destination's). */
+function peakTable(systems: System[], runs: ProxyRun[]): Table {
+  const rows = systems.map(({ name }) => {
+    const peaks = runs.filter((r) => r.system === name).map((r) => r.peakRssBytes);
+    const highest = peaks.includes(null) ? null : Math.max(...(peaks as number[]));
+    return [name === DIRECT ? `destination (${DIRECT} runs)` : name, mb(highest)];
+  });
+  return { title: 'Peak RSS of each server process over all its cells', columns: ['process', 'peak RSS'], rows };
+}
+
+function targetTable(targets: TargetCheck[]): Table {
+  return {
+    title: `Targets (issue 4): ${targets.filter((t) => t.met).length} of ${targets.length} met`,
+    columns: ['target', 'cell', 'measured', 'result'],
+    rows: targets.map((t) => [t.target, t.cell, t.measured, t.met ? 'met' : '**missed**']),
+  };
+}
+
+const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset: boolean): string[] => [
+  'Systems, each its own process: the destination (bare node:http that reads the whole body and answers ' +
+    `{"len": <bytes>}); ${TOKENBENCH} (the serve CLI, on-disk vault, bootstrap private key, 20 card tokens ` +
+    `card-01…card-20); ${FASTIFY} (fastify 5 + @fastify/http-proxy 11 with its defaults: undici pool, keep-alive); ` +
+    (nginx
+      ? 'nginx (one worker, keep-alive upstream, proxy_http_version 1.1, bodies buffered in memory, access log off)'
+      : `nginx: **skipped**, ${NGINX_BINARY} is not installed (Debian package nginx)`) +
+    `. "${DIRECT}" sends the same load straight to the destination.`,
+  'Every request is POST /proxy with a JSON body of exactly 1,024 or 102,400 bytes: a 12-digit request number (so ' +
+    'no two bodies are alike and no body cache helps), a "cards" array of 0, 1 or 20 strings that are each one ' +
+    "expression `{{ card-NN | json: '$.number' }}`, and order lines filling the rest. Every system gets the same " +
+    'bytes and headers (BT-API-KEY, BT-PROXY-URL); to the peers and to direct the expressions are just bytes.',
+  `Every answer, warm-up included, is checked: status 200 and len equal to what the destination must receive: the ` +
+    `body as sent for ${DIRECT} and the peers, the detokenized body (each expression replaced by its 16-digit card ` +
+    'number) for Tokenbench.',
+  `Runs go cell by cell, all systems in turn within a cell, so they see the same machine state: ` +
+    `${options.warmupSeconds} s unmeasured warm-up, then ${options.durationSeconds} s measured, per run; before the ` +
+    `first cell, ${PRIME_SECONDS} s per body size and system at ${PRIME_CONNECTIONS} connections, unmeasured. Load ` +
+    "generator, destination and proxies share the machine's cores: ratios within a run mean more than absolute " +
+    'figures.',
+  "Latency: autocannon's time for every measured response (sub-millisecond), as p50 and p99. CPU column of the main " +
+    "table: the proxy process (nginx: its worker), or the destination for direct; a proxy's µs/req leaves out the " +
+    "destination's CPU.",
+  "Peak RSS: VmHWM of the proxy's process(es) (nginx: master + worker) during the run, warm-up included" +
+    (peaksReset
+      ? ', reset before each run through /proc/<pid>/clear_refs.'
+      : '; /proc/<pid>/clear_refs was not writable, so it is the peak since the process started.'),
+  'Tokenbench also does what the peers do not: it authenticates the key, reads the tokens from the vault and records ' +
+    'every proxied request in its SQLite history (the body as sent and the outbound body with values masked).',
+  ...(options.profileDir
+    ? ['This run was profiled (--cpu-prof on Tokenbench): its speeds are lower than an unprofiled run.']
+    : []),
+];
+
+/**
+ * The proxy benchmark (issue 4): the same load straight to a destination, through Tokenbench's /proxy and through
+ * peer proxies that do not detokenize, over body sizes × expression counts × connection counts, in one run.
+ */
+export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteResult> {
+  const { log } = options;
+  const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-proxy-bench-'));
+  const profileDir = options.profileDir && join(options.profileDir, 'proxy');
+  const running: { stop(): Promise<void> }[] = [];
+  const stopAll = async () => {
+    for (const server of running.splice(0).reverse()) await server.stop();
+  };
+  try {
+    const destination = await startProxyDestination();
+    running.push(destination);
+    const tokenbench = await startTokenbench(dataDir, profileDir);
+    running.push(tokenbench);
+    const fastify = await startFastifyProxy(destination.info.url);
+    running.push(fastify);
+    const nginx = await startNginx(new URL(destination.info.url));
+    if (nginx) running.push(nginx);
+    else log(`nginx skipped: ${NGINX_BINARY} is not installed`);
+
+    const { privateKey } = tokenbench.info;
+    if (!privateKey) throw new Error('Tokenbench printed no private key on its first start');
+    const cards = await createBenchCards(tokenbench.info.url, privateKey, Math.max(...EXPRESSION_COUNTS));
+
+    const node = (name: string, server: ChildServer<{ url: string }>, detokenizes = false): System => ({
+      name,
+      url: server.info.url,
+      cpuPid: server.pid,
+      memoryPids: [server.pid],
+      detokenizes,
+    });
+    const systems: System[] = [node(DIRECT, destination), node(TOKENBENCH, tokenbench, true), node(FASTIFY, fastify)];
+    if (nginx) {
+      const { url, workerPid, masterPid } = nginx;
+      systems.push({ name: NGINX, url, cpuPid: workerPid, memoryPids: [masterPid, workerPid], detokenizes: false });
+    }
+
+    const headers = {
+      'content-type': 'application/json',
+      'bt-api-key': privateKey,
+      'bt-proxy-url': destination.info.url,
+    };
+    let seq = 0;
+    const nextSeq = () => seq++;
+    /** `seconds`: [warm-up, measured]. */
+    const load = (system: System, body: BenchBody, connections: number, seconds: [number, number]) =>
+      runLoad(proxyPlan(body, system.detokenizes ? body.detokenizedBytes : body.sentBytes, nextSeq), {
+        url: system.url,
+        serverPid: system.cpuPid,
+        headers,
+        connections,
+        warmupSeconds: seconds[0],
+        durationSeconds: seconds[1],
+      });
+
+    log(`Priming every system (${PRIME_SECONDS} s per body size at ${PRIME_CONNECTIONS} connections)…`);
+    for (const system of systems) {
+      for (const { bytes } of BODY_SIZES) {
+        await load(system, benchBody(bytes, cards), PRIME_CONNECTIONS, [0, PRIME_SECONDS]);
+      }
+    }
+
+    const runs: ProxyRun[] = [];
+    let peaksReset = true;
+    for (const size of BODY_SIZES) {
+      for (const expressions of EXPRESSION_COUNTS) {
+        const body = benchBody(size.bytes, cards.slice(0, expressions));
+        for (const connections of options.connections) {
+          for (const system of systems) {
+            log(`${size.label}, ${expressions} expr, ${connections} connection(s): ${system.name}…`);
+            for (const pid of system.memoryPids) peaksReset = resetPeakRss(pid) && peaksReset;
+            const result = await load(system, body, connections, [options.warmupSeconds, options.durationSeconds]);
+            const peakRssBytes = peakRss(system.memoryPids);
+            runs.push({ body: size.label, expressions, connections, system: system.name, load: result, peakRssBytes });
+          }
+        }
+      }
+    }
+    // Tokenbench writes its CPU profile as it exits.
+    await stopAll();
+    const targets = checkProxyTargets(runs, { direct: DIRECT, tokenbench: TOKENBENCH, peer: FASTIFY });
+
+    return {
+      suite: 'proxy',
+      title: `Ephemeral proxy: the same load to ${systems.map((s) => s.name).join(', ')}`,
+      baselineSystem: DIRECT,
+      measurements: runs.map((r) => ({ case: caseOf(r), system: r.system, connections: r.connections, load: r.load })),
+      tables: [
+        costTable(runs),
+        peakTable(systems, runs),
+        targetTable(targets),
+        ...(profileDir ? summarizeCpuProfiles(profileDir, 'proxy cells') : []),
+      ],
+      notes: notes(options, nginx, peaksReset),
+      data: {
+        targets,
+        peakRssBytes: runs.map(({ load: _load, ...cell }) => cell),
+      },
+    };
+  } finally {
+    await stopAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
