@@ -24,14 +24,17 @@ export interface RequestLogEntry {
 export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'>;
 
 const FLUSH_EVERY_MS = 100;
-const FLUSH_AT = 500;
+/** Flush early once this much JSON waits, so one batch never stalls the event loop for long. */
+const FLUSH_AT_BYTES = 256 * 1024;
 
 /**
  * Writes are batched: history is not acknowledged data, and one transaction per 100 ms keeps the log off the
  * vault's hot path. Everything is flushed on stop.
  */
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
-  private pending: RequestLogEntry[] = [];
+  /** Entries serialized as they are recorded, spreading that cost instead of paying it all at a flush. */
+  private pending: [id: string, json: string][] = [];
+  private pendingBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly stmt;
   private readonly flushBatch;
@@ -51,16 +54,18 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
       get: db.prepare('SELECT entry FROM request_log WHERE id = ?'),
       clear: db.prepare('DELETE FROM request_log'),
     };
-    this.flushBatch = db.transaction((entries: RequestLogEntry[]) => {
-      for (const e of entries) this.stmt.insert.run(e.id, JSON.stringify(e));
+    this.flushBatch = db.transaction((entries: [string, string][]) => {
+      for (const [id, json] of entries) this.stmt.insert.run(id, json);
       this.stmt.trim.run(this.limit);
     });
   }
 
   record(draft: NewRequestLogEntry): RequestLogEntry {
     const entry: RequestLogEntry = { id: randomUUID(), at: new Date().toISOString(), ...draft };
-    this.pending.push(entry);
-    if (this.pending.length >= FLUSH_AT) this.flush();
+    const json = JSON.stringify(entry);
+    this.pending.push([entry.id, json]);
+    this.pendingBytes += json.length;
+    if (this.pendingBytes >= FLUSH_AT_BYTES) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_EVERY_MS).unref();
     this.emit('entry', entry);
     return entry;
@@ -72,6 +77,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     if (this.pending.length === 0 || !this.db.open) return;
     const batch = this.pending;
     this.pending = [];
+    this.pendingBytes = 0;
     this.flushBatch(batch);
   }
 
@@ -90,6 +96,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
 
   clear(): void {
     this.pending = [];
+    this.pendingBytes = 0;
     this.stmt.clear.run();
   }
 }

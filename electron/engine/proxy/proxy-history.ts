@@ -13,13 +13,15 @@ export interface ProxyExchange {
   tokenIds: readonly string[];
   detokenizeMs?: number;
   render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord> };
-  outbound?: { method: string; headers: string[] };
+  outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
 }
 
 /** History keeps a readable prefix of large bodies; the byte count says how much there was. */
-const BODY_KEPT = 64 * 1024;
+const BODY_KEPT = 16 * 1024;
+/** Above this, the masked outbound body is not rendered for history: it would cost as much as the request. */
+const MASKED_BODY_LIMIT = 64 * 1024;
 const REDACTED = '[redacted]';
 
 const pairs = (flat: readonly string[]): [string, string][] =>
@@ -32,7 +34,7 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
  * show it: the history shows where values went without ever holding them.
  */
 function maskedOutboundBody(exchange: ProxyExchange, tokens: TokenService): string | null {
-  if (!exchange.render) return null;
+  if (!exchange.render || (exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return null;
   const masked = new Map<string, TokenRecord>();
   for (const [id, record] of exchange.render.records) masked.set(id, tokens.maskedRecord(record));
   try {
@@ -54,6 +56,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       method: outbound.method,
       url: exchange.destination?.href,
       headers: headersForLog(outbound.headers, prefix),
+      bytes: outbound.bytes,
       detokenized_body: maskedOutboundBody(exchange, tokens),
     },
     response: response && { status: response.status, headers: pairs(response.headers), bytes: response.bytes },
@@ -66,4 +69,5 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
   };
 }
 
-export const keptBody = (text: string) => text.slice(0, BODY_KEPT);
+/** The start of a body for history, decoded without copying the rest. */
+export const keptBody = (body: Buffer) => body.subarray(0, BODY_KEPT).toString('utf8');

@@ -87,7 +87,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     const body = await ctx.body();
     // The body as sent, expressions and all: it never holds a detokenized value.
     ctx.log.requestBody =
-      body.length > 0 ? { bytes: body.length, text: isUtf8(body) ? keptBody(body.toString('utf8')) : null } : undefined;
+      body.length > 0 ? { bytes: body.length, text: isUtf8(body) ? keptBody(body) : null } : undefined;
     const detokenizeStart = performance.now();
     const compiled = compile(body, req.headers['content-type'], exchange);
     let outbound = body;
@@ -97,7 +97,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       exchange.render = { compiled, records };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
-    exchange.outbound = { method: ctx.method, headers: headers.headers };
+    exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: outbound.length };
 
     const aborted = new AbortController();
     res.once('close', () => {

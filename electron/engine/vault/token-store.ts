@@ -52,8 +52,20 @@ export const nowIso = () => new Date().toISOString();
 
 export const LIVE = '(expires_at IS NULL OR expires_at > @now)';
 
+/** How long a decrypted token stays in memory after its last use, and how many are kept. */
+const HOT_TOKEN_MS = 5_000;
+const HOT_TOKENS = 2_000;
+
+const live = (token: StoredToken, now: string) => token.expires_at === null || token.expires_at > now;
+
 export class TokenStore {
   private readonly stmt;
+  /**
+   * Tokens decrypted in the last few seconds, so a client that detokenizes the same tokens request after request
+   * (the proxy's common case) does not pay a decryption each time. Memory only, bounded, evicted by every write;
+   * never written anywhere. Callers treat returned tokens as read-only.
+   */
+  private readonly hot = new Map<string, { token: StoredToken; until: number }>();
   readonly applyAll: (writes: readonly TokenWrite[]) => void;
 
   constructor(
@@ -136,14 +148,33 @@ export class TokenStore {
     } finally {
       // Also after a failure: forgetting is always safe, and the caller's outer transaction may still roll back.
       const ids = writes.map((w) => (w.op === 'delete' ? w.id : w.token.id));
+      for (const id of ids) this.hot.delete(id);
       for (const listener of this.writeListeners) listener(ids);
     }
   }
 
+  private hotGet(id: string, now: string): StoredToken | undefined {
+    const entry = this.hot.get(id);
+    if (!entry) return undefined;
+    this.hot.delete(id);
+    if (entry.until < Date.now() || !live(entry.token, now)) return undefined;
+    this.hot.set(id, entry);
+    return entry.token;
+  }
+
+  private hotSet(token: StoredToken): StoredToken {
+    this.hot.set(token.id, { token, until: Date.now() + HOT_TOKEN_MS });
+    if (this.hot.size > HOT_TOKENS) this.hot.delete(this.hot.keys().next().value as string);
+    return token;
+  }
+
   /** A live (not expired) token, or undefined. */
   get(id: string): StoredToken | undefined {
-    const row = this.stmt.get.get({ id, now: nowIso() }) as TokenRow | undefined;
-    return row && this.hydrate(row);
+    const now = nowIso();
+    const hot = this.hotGet(id, now);
+    if (hot) return hot;
+    const row = this.stmt.get.get({ id, now }) as TokenRow | undefined;
+    return row && this.hotSet(this.hydrate(row));
   }
 
   /** Whether the id is taken, expired tokens included (an id is never reused while its row exists). */
@@ -159,9 +190,16 @@ export class TokenStore {
   /** Many live tokens in one query (the proxy's and detokenize's lookup). */
   getMany(ids: readonly string[]): Map<string, StoredToken> {
     const found = new Map<string, StoredToken>();
-    if (ids.length === 0) return found;
-    const rows = this.stmt.getMany.all({ ids: JSON.stringify(ids), now: nowIso() }) as TokenRow[];
-    for (const row of rows) found.set(row.id, this.hydrate(row));
+    const now = nowIso();
+    const cold: string[] = [];
+    for (const id of ids) {
+      const hot = this.hotGet(id, now);
+      if (hot) found.set(id, hot);
+      else cold.push(id);
+    }
+    if (cold.length === 0) return found;
+    const rows = this.stmt.getMany.all({ ids: JSON.stringify(cold), now }) as TokenRow[];
+    for (const row of rows) found.set(row.id, this.hotSet(this.hydrate(row)));
     return found;
   }
 
