@@ -57,9 +57,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
     {
       method: 'GET',
       path: '/applications/:id',
-      handler: managed('application:read', (ctx) => {
-        return { status: 200, body: applications.require(id(ctx.params)) };
-      }),
+      handler: managed('application:read', (ctx) => ({ status: 200, body: applications.require(id(ctx.params)) })),
     },
     {
       method: 'PUT',
@@ -84,23 +82,17 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'POST',
       path: '/applications/:id/keys',
       idempotent: true,
-      handler: managed('application:update', (ctx) => {
-        return { status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id) };
-      }),
+      handler: managed('application:update', (ctx) => ({ status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id) })),
     },
     {
       method: 'GET',
       path: '/applications/:id/keys',
-      handler: managed('application:read', (ctx) => {
-        return { status: 200, body: applications.listKeys(id(ctx.params)) };
-      }),
+      handler: managed('application:read', (ctx) => ({ status: 200, body: applications.listKeys(id(ctx.params)) })),
     },
     {
       method: 'GET',
       path: '/applications/:id/keys/:keyId',
-      handler: managed('application:read', (ctx) => {
-        return { status: 200, body: applications.getKey(id(ctx.params), ctx.params.keyId as string) };
-      }),
+      handler: managed('application:read', (ctx) => ({ status: 200, body: applications.getKey(id(ctx.params), ctx.params.keyId as string) })),
     },
     {
       method: 'DELETE',
