@@ -296,6 +296,18 @@ describe('tokenize and detokenize', () => {
     expect(t.engine.status().tokenCount).toBe(before);
   });
 
+  it('answers 409 naming a taken id in a tokenize batch, and creates none of the batch', async () => {
+    expect((await t.call('POST', '/tokens', { key: revealKey, body: { id: 'taken-in-batch', type: 'token', data: 'a' } })).status).toBe(201);
+    const before = t.engine.status().tokenCount;
+    const res = await t.call('POST', '/tokenize', {
+      key: revealKey,
+      body: [{ type: 'token', data: 'fresh' }, { id: 'taken-in-batch', type: 'token', data: 'b' }],
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.detail).toContain('taken-in-batch');
+    expect(t.engine.status().tokenCount).toBe(before);
+  });
+
   it('answers 400 naming an unknown token in detokenize', async () => {
     const res = await t.call('POST', '/detokenize', { key: revealKey, body: { v: '{{ no-such-token-here }}' } });
     expect(res.status).toBe(400);

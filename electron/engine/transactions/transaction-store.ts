@@ -62,6 +62,7 @@ export class TransactionStore {
       forget: db.prepare('UPDATE transaction_writes SET sealed = NULL WHERE transaction_id = ?'),
       due: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at"),
       nextExpiry: db.prepare("SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
+      anyLive: db.prepare("SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
       prune: db.prepare('DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
     };
     this.stage = db.transaction((transactionId: string, writes: readonly TokenWrite[]) => {
@@ -112,6 +113,11 @@ export class TransactionStore {
   }
 
   /** The open, unexpired transactions with a staged write on this token id (they hold it). */
+  /** Whether any transaction could hold a lock now: one indexed probe, so writes skip lock lookups when none is. */
+  anyLive(now: string): boolean {
+    return this.stmt.anyLive.get(now) !== undefined;
+  }
+
   holders(tokenId: string, now: string): string[] {
     return this.stmt.holders.all({ tokenId, now }) as string[];
   }

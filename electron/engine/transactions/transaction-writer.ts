@@ -59,6 +59,7 @@ export class TransactionWriter implements TokenWriter {
    */
   private checkLocks(writes: readonly TokenWrite[], transactionId: string | null): void {
     const now = nowIso();
+    if (!this.transactions.store.anyLive(now)) return;
     for (const write of writes) {
       const tokenId = tokenIdOf(write);
       const held = this.transactions.store.holders(tokenId, now).some((holder) => holder !== transactionId);

@@ -249,13 +249,27 @@ export class TokenService {
         };
       }
     }
-    if (reader.idTaken(token.id) || batch?.some((w) => w.op === 'create' && w.token.id === token.id)) {
+    // Outside a transaction the table's primary key is the check (see applyCreates); a transaction's staged view
+    // knows ids the table does not.
+    const staged = reader !== this.store;
+    if ((staged && reader.idTaken(token.id)) || batch?.some((w) => w.op === 'create' && w.token.id === token.id)) {
       throw new ApiProblem(409, `A token with id ${token.id} already exists`);
     }
     const write: TokenWrite = { op: 'create', token, searchTerms: this.searchTermsOf(token) };
     if (batch) batch.push(write);
-    else this.writer.apply([write], context);
+    else this.applyCreates([write], context);
     return { ...this.view(token, transform), _extras: { deduplicated: false } };
+  }
+
+  /** Applies creates; an id that is already taken (expired tokens' rows included) is the client's 409, not a 500. */
+  private applyCreates(writes: TokenWrite[], context: WriteContext): void {
+    try {
+      this.writer.apply(writes, context);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
+      const taken = writes.map((w) => (w.op === 'delete' ? w.id : w.token.id)).filter((id) => this.store.idTaken(id));
+      throw new ApiProblem(409, `A token with id ${taken.join(', ')} already exists`);
+    }
   }
 
   private require(id: string, reader: TokenReader = this.store): StoredToken {
@@ -329,7 +343,7 @@ export class TokenService {
     };
     const result = walk(body, '');
     if (batch.length > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
-    if (batch.length > 0) this.writer.apply(batch, context);
+    if (batch.length > 0) this.applyCreates(batch, context);
     return result;
   }
 
