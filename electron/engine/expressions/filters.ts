@@ -10,6 +10,7 @@ import { JSONPath } from 'jsonpath-plus';
 import type { Context } from 'liquidjs';
 import { FilterFailure } from './expression-error';
 import { JsonText, bytesToHex, toJsonLiteral, toText } from './rendered-value';
+import { readSimplePath, simplePathNames } from './simple-json-path';
 
 type FilterThis = { context: Context };
 type Filter = (this: FilterThis, value: unknown, ...args: unknown[]) => unknown;
@@ -61,11 +62,21 @@ function pad(side: 'left' | 'right'): Filter {
 
 function json(value: unknown, path: unknown): unknown {
   if (typeof path !== 'string' || !path.trim().startsWith('$')) throw new FilterFailure('json needs a JSONPath starting with $');
+  return jsonPathValue(value, path, simplePathNames(path));
+}
+
+/**
+ * The `json` filter for a path that starts with `$`; `names` are its `simplePathNames`, which callers that
+ * evaluate one path many times work out once.
+ */
+export function jsonPathValue(value: unknown, path: string, names: readonly string[] | undefined): unknown {
   if (value === null || value === undefined) return null;
+  if (names && value) return readSimplePath(value, names);
   let matches: unknown[];
   try {
     // 'safe' is jsonpath-plus' sandboxed evaluator for filter expressions; never the native eval.
-    matches = JSONPath({ path, json: value as object, wrap: true, eval: 'safe' }) as unknown[];
+    // jsonpath-plus answers undefined, not [], for a falsy document such as `false` or `0`.
+    matches = (JSONPath({ path, json: value as object, wrap: true, eval: 'safe' }) as unknown[] | undefined) ?? [];
   } catch {
     throw new FilterFailure('the JSONPath cannot be evaluated');
   }

@@ -6,12 +6,26 @@
  */
 import { Context, type Expression, Liquid, Tokenizer, TypeGuards, Value, toValue, toValueSync } from 'liquidjs';
 import { ExpressionError, FilterFailure } from './expression-error';
-import { CUSTOM_FILTERS, LAST_ONLY_FILTERS } from './filters';
+import { CUSTOM_FILTERS, LAST_ONLY_FILTERS, jsonPathValue } from './filters';
+import { simplePathNames } from './simple-json-path';
+
+/** `<variable> | json: '<path>'` where the path is a plain `$.a.b` (see simple-json-path). */
+export interface JsonPathShortcut {
+  readonly variable: string;
+  readonly path: string;
+  readonly names: readonly string[];
+}
 
 export interface CompiledExpression {
   /** The `{{ … }}` text as written, for error messages. */
   readonly source: string;
   readonly value: Value;
+  /**
+   * Set when the expression is just `<variable> | json: '$.a.b'`, the form most body expressions take: a caller
+   * holding the variable's value evaluates it with `evaluateJsonPath`, skipping Liquid's interpreter, which costs
+   * several times the lookup.
+   */
+  readonly jsonPath?: JsonPathShortcut;
 }
 
 // Characters a single evaluation context may allocate through filters (pad_left, split, append, …).
@@ -26,6 +40,19 @@ function isOneValue(expression: Expression): boolean {
     if (depth < 1) return false;
   }
   return depth === 1;
+}
+
+/** The `jsonPath` shortcut of a parsed expression, when it has the one form the shortcut handles. */
+function jsonPathShortcut(value: Value): JsonPathShortcut | undefined {
+  const [filter, ...moreFilters] = value.filters;
+  const [initial, ...moreOperands] = value.initial.postfix;
+  if (!filter || moreFilters.length > 0 || filter.name !== 'json' || filter.args.length !== 1) return undefined;
+  const [path] = filter.args;
+  if (!TypeGuards.isQuotedToken(path) || moreOperands.length > 0 || !TypeGuards.isPropertyAccessToken(initial)) return undefined;
+  const [variable, ...props] = initial.props;
+  if (initial.variable || props.length > 0 || !TypeGuards.isWordToken(variable)) return undefined;
+  const names = simplePathNames(path.content);
+  return names && { variable: variable.content, path: path.content, names };
 }
 
 function parseReason(error: unknown): string {
@@ -62,7 +89,8 @@ export class LiquidRuntime {
     }
     const misplaced = value.filters.slice(0, -1).find((f) => LAST_ONLY_FILTERS.has(f.name));
     if (misplaced) throw new ExpressionError(source, `${misplaced.name} must be the last filter`);
-    return { source, value };
+    const jsonPath = jsonPathShortcut(value);
+    return jsonPath ? { source, value, jsonPath } : { source, value };
   }
 
   /** A context over `scope`; one per render, since it also meters the memory that render's filters use. */
@@ -73,6 +101,18 @@ export class LiquidRuntime {
   evaluate(expression: CompiledExpression, context: Context): unknown {
     try {
       return toValue(toValueSync(expression.value.value(context, false)));
+    } catch (error) {
+      throw new ExpressionError(expression.source, evaluationReason(error));
+    }
+  }
+
+  /**
+   * What `evaluate` gives for an expression with a `jsonPath` shortcut when its variable holds `input`: Liquid
+   * would hand a JSON value to our `json` filter unchanged, so the filter is called directly.
+   */
+  evaluateJsonPath(expression: CompiledExpression, shortcut: JsonPathShortcut, input: unknown): unknown {
+    try {
+      return jsonPathValue(input, shortcut.path, shortcut.names);
     } catch (error) {
       throw new ExpressionError(expression.source, evaluationReason(error));
     }

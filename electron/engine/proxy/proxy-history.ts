@@ -24,8 +24,11 @@ const BODY_KEPT = 16 * 1024;
 const MASKED_BODY_LIMIT = 64 * 1024;
 const REDACTED = '[redacted]';
 
-const pairs = (flat: readonly string[]): [string, string][] =>
-  Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]] as [string, string]);
+function pairs(flat: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
+  return out;
+}
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
 
@@ -69,5 +72,9 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
   };
 }
 
-/** The start of a body for history, decoded without copying the rest. */
-export const keptBody = (body: Buffer) => body.subarray(0, BODY_KEPT).toString('utf8');
+/**
+ * The start of a body for history, decoded without copying the rest.
+ * @param text the whole body already decoded, if the caller has it (reused when it is all kept)
+ */
+export const keptBody = (body: Buffer, text?: string) =>
+  text !== undefined && body.length <= BODY_KEPT ? text : body.subarray(0, BODY_KEPT).toString('utf8');

@@ -38,12 +38,12 @@ function authorize(ctx: RequestContext): void {
 export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressions: ExpressionEngine, forwarder: Forwarder): Route[] {
   const prefix = limits.headerPrefix;
 
-  function compile(body: Buffer, contentType: string | undefined, exchange: ProxyExchange): CompiledBody | null {
-    if (body.length === 0 || !mayHoldExpressions(body)) return null;
-    if (!isUtf8(body)) {
+  /** @param text the body decoded, undefined when it is not UTF-8 */
+  function compile(text: string | undefined, contentType: string | undefined, exchange: ProxyExchange): CompiledBody {
+    if (text === undefined) {
       throw new ApiProblem(400, 'The request body holds a {{ expression but is not valid UTF-8, so it cannot be detokenized');
     }
-    const compiled = expressions.compileBody(body.toString('utf8'), bodyKindOf(contentType));
+    const compiled = expressions.compileBody(text, bodyKindOf(contentType));
     exchange.expressionCount = compiled.expressionCount;
     exchange.tokenIds = compiled.tokenIds;
     if (compiled.expressionCount > limits.maxExpressions) {
@@ -85,11 +85,14 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     exchange.warnings.push(...headers.warnings);
 
     const body = await ctx.body();
+    const utf8 = isUtf8(body);
+    const mayDetokenize = body.length > 0 && mayHoldExpressions(body);
+    // Decoded once, for detokenizing and for history alike.
+    const text = mayDetokenize && utf8 ? body.toString('utf8') : undefined;
     // The body as sent, expressions and all: it never holds a detokenized value.
-    ctx.log.requestBody =
-      body.length > 0 ? { bytes: body.length, text: isUtf8(body) ? keptBody(body) : null } : undefined;
+    ctx.log.requestBody = body.length > 0 ? { bytes: body.length, text: utf8 ? keptBody(body, text) : null } : undefined;
     const detokenizeStart = performance.now();
-    const compiled = compile(body, req.headers['content-type'], exchange);
+    const compiled = mayDetokenize ? compile(text, req.headers['content-type'], exchange) : null;
     let outbound = body;
     if (compiled) {
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
