@@ -8,7 +8,7 @@ import type { BodyKind } from './body-kind';
 import { mayHoldExpressions } from './body-placement';
 import { BodyTemplate, type CompiledBody } from './body-template';
 import { LiquidRuntime } from './liquid-runtime';
-import { LruCache } from './lru-cache';
+import { LruCache } from '../lru-cache';
 import type { TokenRecord } from './token-record';
 import { type TokenExpression, compileTokenExpression } from './token-reference';
 import { TokenTemplate } from './token-template';

@@ -52,7 +52,6 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
         'SELECT entry FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
       ),
       get: db.prepare('SELECT entry FROM request_log WHERE id = ?'),
-      clear: db.prepare('DELETE FROM request_log'),
     };
     this.flushBatch = db.transaction((entries: [string, string][]) => {
       for (const [id, json] of entries) this.stmt.insert.run(id, json);
@@ -92,11 +91,5 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     this.flush();
     const row = this.stmt.get.get(id) as { entry: string } | undefined;
     return row && JSON.parse(row.entry);
-  }
-
-  clear(): void {
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.stmt.clear.run();
   }
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -10,7 +10,7 @@ import { readBody, parseJsonBody } from './body';
 import { guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
-import type { JsonReply, LogDraft, RequestContext, Route } from './route-types';
+import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
 
 export interface HttpServerDeps {
@@ -168,15 +168,12 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
   // in the contract's problem format rather than a bare status line.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return;
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({
-      type: 'about:blank',
-      title: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request',
-      status,
-      detail: status === 431 ? 'The request headers are too large' : 'The request is not well-formed HTTP',
-    });
+    const [status, detail] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request headers are too large'] : [400, 'The request is not well-formed HTTP'];
+    const reason = STATUS_CODES[status];
+    const body = JSON.stringify({ type: 'about:blank', title: reason, status, detail });
     socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${status} ${reason}\r\n` +
         `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
@@ -202,4 +199,3 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
   });
 }
 
-export type { JsonReply };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/authenticator';
 import type { Permission, Transform } from '../access/permissions';
 import { ExpressionError, type ExpressionEngine, type TokenRecord } from '../expressions';
-import { LruCache } from '../expressions/lru-cache';
+import { LruCache } from '../lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from './containers';
