@@ -23,7 +23,15 @@ export default defineConfig({
   main: {
     build: {
       outDir: root('out/main'),
-      rolldownOptions: { input: { index: root('electron/main/index.ts') } },
+      // The history worker is its own entry: a worker thread loads a file, so it must exist as out/main/history-worker.js.
+      // The headless CLI is built too (out/main/serve.js): the benchmark measures this build, as the app ships it.
+      rolldownOptions: {
+        input: {
+          index: root('electron/main/index.ts'),
+          'history-worker': root('electron/engine/history/history-worker.ts'),
+          serve: root('electron/cli/serve.ts'),
+        },
+      },
     },
   },
   preload: {

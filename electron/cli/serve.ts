@@ -117,9 +117,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   let engine: Engine;
   try {
-    // The browser workbench is served when its build (`npm run build`) is there.
-    const uiDir = resolve(__dirname, '..', '..', 'out', 'renderer');
-    engine = await startEngine({ ...options, workbench: existsSync(join(uiDir, 'index.html')) ? { uiDir } : undefined });
+    // The browser workbench is served when its build (`npm run build`) is there: beside out/main when this is the
+    // built CLI, under the repository's out/ when it runs from source.
+    const uiDir = [resolve(__dirname, '..', 'renderer'), resolve(__dirname, '..', '..', 'out', 'renderer')].find((dir) =>
+      existsSync(join(dir, 'index.html')),
+    );
+    engine = await startEngine({ ...options, workbench: uiDir ? { uiDir } : undefined });
   } catch (error) {
     process.stderr.write(`tokenbench: could not start: ${(error as Error).message}\n`);
     return 1;

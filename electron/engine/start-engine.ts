@@ -108,7 +108,6 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tokenStore = new TokenStore(db, sealer);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const queries = new TokenQueries(tokenStore, tokens);
-  const history = new RequestLog(db, config.historyLimit);
   const idempotency = new IdempotencyStore(db, sealer);
   const transactionStore = new TransactionStore(db, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
@@ -119,6 +118,16 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
 
+  // Its own file and thread: history writes stay off the main thread and out of the vault's write lock.
+  const history = await RequestLog.start({
+    dataDir: config.dataDir,
+    limit: config.historyLimit,
+    nativeBinding: config.nativeBinding,
+    log: config.log,
+  }).catch((error) => {
+    db.close();
+    throw error;
+  });
   const events = new EventEmitter<EngineEvents>();
   history.on('entry', (entry) => events.emit('request', entry));
   transactions.on('change', ({ id }) => {
@@ -158,7 +167,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency,
     requestLog: history,
     fallback: workbench?.routes({ history, status }),
-  }).catch((error) => {
+  }).catch(async (error) => {
+    await history.close();
     db.close();
     throw error;
   });
@@ -167,6 +177,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     if (config.echoPort !== null) echo = await startEchoServer({ host: config.host, port: config.echoPort });
   } catch (error) {
     await http.close();
+    await history.close();
     db.close();
     throw error;
   }
@@ -198,7 +209,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       clearInterval(housekeeping);
       transactions.stop();
       await Promise.all([http.close(), echo?.close(), forwarder.close()]);
-      history.flush();
+      // After the server: the last requests' entries are queued by now, and close writes them.
+      await history.close();
       db.close();
     },
   };

@@ -16,7 +16,9 @@ export interface WorkbenchIpcEvent extends IpcSenderEvent {
   sender: LiveSubscriber;
 }
 
-type Handlers = { [C in InvokeChannel]: (payload: IpcRequest<C>, event: WorkbenchIpcEvent) => IpcReplies[C] };
+type Handlers = {
+  [C in InvokeChannel]: (payload: IpcRequest<C>, event: WorkbenchIpcEvent) => IpcReplies[C] | Promise<IpcReplies[C]>;
+};
 
 export interface WorkbenchIpc {
   /** Every channel with its guarded handler, ready for `ipcMain.handle`. */

@@ -12,7 +12,7 @@ export interface ChildServer<T> {
 }
 
 export interface ChildOptions<T> {
-  /** TypeScript entry, relative to the repository root; run under tsx. */
+  /** Entry relative to the repository root: TypeScript runs under tsx, built JavaScript (.js) under plain node. */
   script: string;
   args?: string[];
   /** Extra flags for node itself (e.g. --cpu-prof). */
@@ -48,7 +48,7 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export function startChildServer<T>(options: ChildOptions<T>): Promise<ChildServer<T>> {
   const child = spawn(
     process.execPath,
-    [...(options.nodeFlags ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])],
+    [...(options.nodeFlags ?? []), ...(options.script.endsWith('.ts') ? ['--import', 'tsx'] : []), options.script, ...(options.args ?? [])],
     { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -17,14 +17,15 @@ export interface ProxyBenchOptions {
   warmupSeconds: number;
   /** Run Tokenbench under --cpu-prof and add its busiest functions to the report. */
   profileDir?: string;
+  /** Only these body sizes (KB) and expression counts; undefined = the whole matrix. */
+  bodiesKb?: number[];
+  expressionCounts?: number[];
   log(line: string): void;
 }
 
-const BODY_SIZES = [
-  { label: '1 KB', bytes: 1024 },
-  { label: '100 KB', bytes: 100 * 1024 },
-];
+const BODY_KB = [1, 100];
 const EXPRESSION_COUNTS = [0, 1, 20];
+const bodySize = (kb: number) => ({ label: `${kb} KB`, bytes: kb * 1024 });
 const DIRECT = 'direct';
 const TOKENBENCH = 'Tokenbench /proxy';
 const FASTIFY = '@fastify/http-proxy';
@@ -104,7 +105,7 @@ function targetTable(targets: TargetCheck[]): Table {
 
 const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset: boolean): string[] => [
   'Systems, each its own process: the destination (bare node:http that reads the whole body and answers ' +
-    `{"len": <bytes>}); ${TOKENBENCH} (the serve CLI, on-disk vault, bootstrap private key, 20 card tokens ` +
+    `{"len": <bytes>}); ${TOKENBENCH} (the production build of the serve CLI, out/main/serve.js, on-disk vault, bootstrap private key, 20 card tokens ` +
     `card-01…card-20); ${FASTIFY} (fastify 5 + @fastify/http-proxy 11 with its defaults: undici pool, keep-alive); ` +
     (nginx
       ? 'nginx (one worker, keep-alive upstream, proxy_http_version 1.1, bodies buffered in memory, access log off)'
@@ -142,6 +143,8 @@ const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset:
  */
 export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteResult> {
   const { log } = options;
+  const bodySizes = (options.bodiesKb ?? BODY_KB).map(bodySize);
+  const expressionCounts = options.expressionCounts ?? EXPRESSION_COUNTS;
   const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-proxy-bench-'));
   const profileDir = options.profileDir && join(options.profileDir, 'proxy');
   const running: { stop(): Promise<void> }[] = [];
@@ -161,7 +164,7 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
 
     const { privateKey } = tokenbench.info;
     if (!privateKey) throw new Error('Tokenbench printed no private key on its first start');
-    const cards = await createBenchCards(tokenbench.info.url, privateKey, Math.max(...EXPRESSION_COUNTS));
+    const cards = await createBenchCards(tokenbench.info.url, privateKey, Math.max(...EXPRESSION_COUNTS, ...expressionCounts));
 
     const node = (name: string, server: ChildServer<{ url: string }>, detokenizes = false): System => ({
       name,
@@ -196,15 +199,15 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
 
     log(`Priming every system (${PRIME_SECONDS} s per body size at ${PRIME_CONNECTIONS} connections)…`);
     for (const system of systems) {
-      for (const { bytes } of BODY_SIZES) {
+      for (const { bytes } of bodySizes) {
         await load(system, benchBody(bytes, cards), PRIME_CONNECTIONS, [0, PRIME_SECONDS]);
       }
     }
 
     const runs: ProxyRun[] = [];
     let peaksReset = true;
-    for (const size of BODY_SIZES) {
-      for (const expressions of EXPRESSION_COUNTS) {
+    for (const size of bodySizes) {
+      for (const expressions of expressionCounts) {
         const body = benchBody(size.bytes, cards.slice(0, expressions));
         for (const connections of options.connections) {
           for (const system of systems) {

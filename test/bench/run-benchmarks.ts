@@ -7,6 +7,8 @@
  *   --duration S        measured seconds per run  (default per suite: vault 8; proxy 4)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
  *   --tokens N          tokens in the vault suite (100000)
+ *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
+ *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --profile           CPU-profile the service
  */
 import { join } from 'node:path';
@@ -27,6 +29,9 @@ interface RunSettings {
 
 interface CommonSettings extends RunSettings {
   profileDir?: string;
+  /** Proxy cells to run; undefined = all (for profiling one cell). */
+  bodiesKb?: number[];
+  expressionCounts?: number[];
   log(line: string): void;
 }
 
@@ -63,6 +68,8 @@ async function main(): Promise<number> {
       warmup: { type: 'string' },
       tokens: { type: 'string', default: '100000' },
       profile: { type: 'boolean', default: false },
+      bodies: { type: 'string' },
+      expressions: { type: 'string' },
     },
   });
   const suites = values.suite ?? Object.keys(SUITES);
@@ -80,11 +87,18 @@ async function main(): Promise<number> {
   const profileDir = values.profile ? join(RESULTS_DIR, `profile-${machine.date.replace(/[:.]/g, '-')}`) : undefined;
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const tokens = Math.round(positive('tokens', values.tokens));
+  const list = (name: string, text: string | undefined, min: number) =>
+    text?.split(',').map((item) => {
+      const n = Number(item);
+      if (!Number.isInteger(n) || n < min) throw new Error(`--${name} takes integers ≥ ${min}, got "${item}"`);
+      return n;
+    });
+  const cells = { bodiesKb: list('bodies', values.bodies, 1), expressionCounts: list('expressions', values.expressions, 0) };
 
   const results: SuiteResult[] = [];
   const runSettings: Record<string, string> = {};
   for (const name of suites) {
-    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, profileDir, log };
+    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
       `${durationSeconds} s measured + ${warmupSeconds} s warm-up per run, connections ${connections.join('/')}`;

@@ -1,7 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { BASELINE_READY, type BaselineReplies } from './baseline-server';
 import { servingUrl } from './child-announce';
-import { startChildServer, type ChildServer } from './child-process';
+import { REPO_ROOT, startChildServer, type ChildServer } from './child-process';
 
 export interface TokenbenchInfo {
   url: string;
@@ -15,14 +16,18 @@ export interface TokenbenchInfo {
 const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
 const PRIVATE_KEY = /private key \(token:\*\):\s+(\S+)/;
 
+/** The production build of the CLI (`npm run build`, which `npm run bench` runs first): what the app ships. */
+const BUILT_CLI = 'out/main/serve.js';
+
 /**
- * The real service through its CLI (`serve`): an on-disk vault in `dataDir`, a free port, no echo destination.
+ * The real service through its built CLI (`serve`): an on-disk vault in `dataDir`, a free port, no echo destination.
  * `cpuProfileDir` runs it under --cpu-prof (the profile is written when it stops).
  */
 export function startTokenbench(dataDir: string, cpuProfileDir?: string): Promise<ChildServer<TokenbenchInfo>> {
   if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
+  if (!existsSync(join(REPO_ROOT, BUILT_CLI))) throw new Error(`${BUILT_CLI} is missing: run the benchmark with \`npm run bench\`, which builds first`);
   return startChildServer({
-    script: 'electron/cli/serve.ts',
+    script: BUILT_CLI,
     args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir],
     nodeFlags: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.

@@ -1,18 +1,20 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { HISTORY_FILE } from '../../electron/engine/history/history-store';
 import { DATABASE_FILE } from '../../electron/engine/vault/database';
 
 export interface VaultDiskUsage {
   tokens: number;
-  /** `tokenbench.sqlite` + `-wal` after a TRUNCATE checkpoint. */
+  /** Everything the service keeps: `tokenbench.sqlite` and `history.sqlite`, each with its `-wal`, after TRUNCATE checkpoints. */
   fileBytes: number;
+  /** What the WALs still hold after the checkpoints (0 when both finished). */
   walBytes: number;
   /** Pages of the token tables and their indexes (tokens, token_search_terms). */
   tokenTableBytes: number;
-  /** Pages of the request history (request_log, bounded by the history limit). */
+  /** The request history: `history.sqlite` + `-wal` (bounded by the history limit; trimmed pages stay in the file for reuse). */
   historyBytes: number;
-  /** False when the checkpoint could not finish (a reader held the WAL); the sizes then include WAL frames. */
+  /** False when a checkpoint could not finish (a reader held a WAL); the sizes then include WAL frames. */
   checkpointed: boolean;
 }
 
@@ -26,33 +28,44 @@ const sizeOf = (file: string) => {
   }
 };
 
-/**
- * Measures a vault (the service may be running: WAL allows a second connection): checkpoint first, so the number is
- * the data, not how far the WAL has grown; then page sizes per table from SQLite's dbstat.
- */
-export function measureVault(dataDir: string): VaultDiskUsage {
-  const file = join(dataDir, DATABASE_FILE);
+/** Opens a second connection (the service may be running: WAL allows it) and folds the WAL into the file. */
+function withCheckpoint<T>(file: string, read: (db: Database.Database, checkpointed: boolean) => T): T {
   const db = new Database(file);
   try {
     db.pragma('busy_timeout = 5000');
     const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return read(db, result.busy === 0);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Measures a vault and its history: checkpoint first, so the numbers are the data, not how far a WAL has grown; then
+ * page sizes per table from SQLite's dbstat.
+ */
+export function measureVault(dataDir: string): VaultDiskUsage {
+  const file = join(dataDir, DATABASE_FILE);
+  const historyFile = join(dataDir, HISTORY_FILE);
+  // Never create a history file by measuring: an engine that has not written one yet has none.
+  const historyCheckpointed = existsSync(historyFile) ? withCheckpoint(historyFile, (_db, done) => done) : true;
+  const historyWal = sizeOf(`${historyFile}-wal`);
+  const historyBytes = sizeOf(historyFile) + historyWal;
+  return withCheckpoint(file, (db, checkpointed) => {
     const pages = db
       .prepare(
         `SELECT s.tbl_name AS tbl, SUM(d.pgsize) AS bytes FROM dbstat d
          JOIN sqlite_schema s ON s.name = d.name GROUP BY s.tbl_name`,
       )
       .all() as { tbl: string; bytes: number }[];
-    const bytesOf = (tables: string[]) => pages.filter((p) => tables.includes(p.tbl)).reduce((sum, p) => sum + p.bytes, 0);
     const walBytes = sizeOf(`${file}-wal`);
     return {
       tokens: (db.prepare('SELECT COUNT(*) AS n FROM tokens').get() as { n: number }).n,
-      fileBytes: sizeOf(file) + walBytes,
-      walBytes,
-      tokenTableBytes: bytesOf(TOKEN_TABLES),
-      historyBytes: bytesOf(['request_log']),
-      checkpointed: result.busy === 0,
+      fileBytes: sizeOf(file) + walBytes + historyBytes,
+      walBytes: walBytes + historyWal,
+      tokenTableBytes: pages.filter((p) => TOKEN_TABLES.includes(p.tbl)).reduce((sum, p) => sum + p.bytes, 0),
+      historyBytes,
+      checkpointed: checkpointed && historyCheckpointed,
     };
-  } finally {
-    db.close();
-  }
+  });
 }

@@ -148,7 +148,7 @@ describe('request log', () => {
     const card = { number: '6011111111111117', expiration_month: 3, expiration_year: 2032 };
     const created = await t.call('POST', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'log-1' }, body: { type: 'card', data: card } });
     await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey, headers: { 'BT-TRACE-ID': 'log-2' } });
-    const entries = t.engine.history.list(50);
+    const entries = await t.engine.history.list(50);
     const post = entries.find((e) => e.trace_id === 'log-1')!;
     expect(post).toMatchObject({ method: 'POST', path: '/tokens', status: 201, kind: 'api' });
     expect(post.application_id).toEqual(expect.any(String));
@@ -164,7 +164,7 @@ describe('request log', () => {
   it('records refused and unknown requests too, so a developer can see why they failed', async () => {
     await t.call('GET', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'refused-1', origin: 'https://evil.example' } });
     await t.call('GET', '/nowhere', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'unknown-1' } });
-    const entries = t.engine.history.list(20);
+    const entries = await t.engine.history.list(20);
     expect(entries.find((e) => e.trace_id === 'refused-1')).toMatchObject({ status: 403, path: '/tokens' });
     expect(entries.find((e) => e.trace_id === 'unknown-1')).toMatchObject({ status: 404, path: '/nowhere' });
   });

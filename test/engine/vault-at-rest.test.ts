@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Sealer, SealError, loadOrCreateMasterKey } from '../../electron/engine/vault/crypto';
 import { applyMigrations, MIGRATIONS, MigrationError } from '../../electron/engine/vault/migrations';
 import { DATABASE_FILE } from '../../electron/engine/vault/database';
+import { HISTORY_FILE } from '../../electron/engine/history/history-store';
 import { startTestEngine, tempDir } from '../support/test-engine';
 
 const CANARY_PAN = '4000056655665556';
@@ -58,9 +59,13 @@ describe('encryption at rest', () => {
       await t.call('POST', '/tokens', { key, body: { type: 'card', data: { number: CANARY_PAN + '0' } } });
       const search = await t.call('POST', '/tokens/search', { key, body: { query: `data:${CANARY_PAN}` } });
       expect(search.body.data.map((d: any) => d.id)).toContain(card.body.id);
-      t.engine.history.flush();
-      // While running, the recent writes sit in the WAL: check it before close folds it into the database.
-      expect(grepDataDir().some((f) => f.endsWith('-wal'))).toBe(true);
+      await t.engine.history.flush();
+      // While running, the recent writes sit in the WALs: check them before close folds them into the databases.
+      const files = grepDataDir();
+      expect(files).toContain(join(dir, `${DATABASE_FILE}-wal`));
+      // The history (its own file) was grepped too, and holds these requests: the absence above means something.
+      const history = Buffer.concat(files.filter((f) => f.startsWith(join(dir, HISTORY_FILE))).map((f) => readFileSync(f)));
+      expect(history.includes('/detokenize')).toBe(true);
     } finally {
       await t.engine.stop();
     }

@@ -5,7 +5,7 @@ import { startEchoServer, type EchoServer } from '../../electron/engine/echo/ech
 import { normalizeAddress, refusalReason, type DestinationPolicy } from '../../electron/engine/proxy/destination-policy';
 import { createForwarder, ForwardError, type ForwarderOptions } from '../../electron/engine/proxy/forwarder';
 import { startServer, type TestServer } from './support/loopback';
-import { getRequest, rejectionOf } from './support/forwarding';
+import { forwardAll, getRequest, rejectionOf } from './support/forwarding';
 
 const open: DestinationPolicy = { denyPrivateDestinations: false, ownPorts: () => [] };
 const strict: DestinationPolicy = { denyPrivateDestinations: true, ownPorts: () => [] };
@@ -101,7 +101,7 @@ describe('policy applied at connect time', () => {
     async (url) => {
       const f = forwarder();
       const opened = await socketsOpenedDuring(async () => {
-        const err = await rejectionOf(f.forward(getRequest(url)), ForwardError);
+        const err = await rejectionOf(forwardAll(f, getRequest(url)), ForwardError);
         expect(err.kind).toBe('policy');
         expect(err.status).toBe(400);
         const port = url.startsWith('https') ? 443 : 80;
@@ -112,7 +112,7 @@ describe('policy applied at connect time', () => {
   );
 
   it.each(['127.0.0.1', 'localhost'])("refuses Tokenbench's own port via %s; the server sees no connection", async (host) => {
-    const err = await rejectionOf(forwarder().forward({ url: new URL(`http://${host}:${own.port}/tokens`), method: 'GET', headers: [], body: null }), ForwardError);
+    const err = await rejectionOf(forwardAll(forwarder(), getRequest(`http://${host}:${own.port}/tokens`)), ForwardError);
     expect(err.kind).toBe('policy');
     expect(err.detail).toContain("Tokenbench's own port");
     expect(own.connections()).toBe(0);
@@ -121,21 +121,19 @@ describe('policy applied at connect time', () => {
   it('reads the own ports at connect time', async () => {
     let ports: number[] = [];
     const f = forwarder({ ownPorts: () => ports });
-    const first = await f.forward({ url: new URL(`${echo.url}/a`), method: 'GET', headers: [], body: null });
+    const first = await forwardAll(f, getRequest(`${echo.url}/a`));
     expect(first.status).toBe(200);
-    first.body.resume();
     ports = [echo.port];
     // A different origin (localhost vs 127.0.0.1) needs a new connection, which now hits the rule.
-    const err = await rejectionOf(f.forward({ url: new URL(`http://localhost:${echo.port}/b`), method: 'GET', headers: [], body: null }), ForwardError);
+    const err = await rejectionOf(forwardAll(f, getRequest(`http://localhost:${echo.port}/b`)), ForwardError);
     expect(err.kind).toBe('policy');
   });
 
   it('allows loopback destinations by default (and the socket counter above does see real connects)', async () => {
     const f = forwarder();
     const opened = await socketsOpenedDuring(async () => {
-      const result = await f.forward({ url: new URL(`${echo.url}/ok`), method: 'GET', headers: [], body: null });
+      const result = await forwardAll(f, getRequest(`${echo.url}/ok`));
       expect(result.status).toBe(200);
-      result.body.resume();
     });
     expect(opened).toBe(1);
   });
@@ -145,7 +143,7 @@ describe('policy applied at connect time', () => {
     try {
       const f = forwarder({ denyPrivateDestinations: true });
       for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', 'localhost']) {
-        const err = await rejectionOf(f.forward({ url: new URL(`http://${host}:${counted.port}/`), method: 'GET', headers: [], body: null }), ForwardError);
+        const err = await rejectionOf(forwardAll(f, getRequest(`http://${host}:${counted.port}/`)), ForwardError);
         expect(err.kind).toBe('policy');
         expect(err.detail).toContain('private destinations are denied');
       }

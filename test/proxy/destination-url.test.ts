@@ -15,7 +15,7 @@ describe('resolveDestination', () => {
     ['fragment of the proxy URL dropped', 'https://api.example.com/base#frag', '/proxy/x', 'https://api.example.com/base/x'],
     ['port kept', 'http://localhost:8080/', '/proxy/hook', 'http://localhost:8080/hook'],
   ])('%s', (_name, proxyUrl, target, expected) => {
-    expect(resolveDestination(proxyUrl, target, 'BT').url.href).toBe(expected);
+    expect(resolveDestination(proxyUrl, target, 'BT').href).toBe(expected);
   });
 
   it.each([
@@ -40,6 +40,19 @@ describe('resolveDestination', () => {
     expect(() => resolveDestination('https://user:hunter2@api.example.com/', '/proxy', 'BT')).toThrow(
       expect.objectContaining({ detail: expect.not.stringContaining('hunter2') }),
     );
+  });
+
+  it('gives the pool origin and the request-line path apart', () => {
+    expect(resolveDestination('https://api.example.com:8443/base/', '/proxy/v1/charges?expand=x', 'BT')).toMatchObject({
+      origin: 'https://api.example.com:8443',
+      path: '/base/v1/charges?expand=x',
+    });
+  });
+
+  it('warns that the hosted service cannot reach localhost', () => {
+    expect(resolveDestination('https://localhost:9000', '/proxy', 'BT').warnings).toEqual([
+      'destination is localhost; the hosted service cannot reach your machine',
+    ]);
   });
 
   it('has no warnings for an https destination with a DNS name', () => {

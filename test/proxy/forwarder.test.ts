@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoServer, type EchoReply, type EchoServer } from '../../electron/engine/echo/echo-server';
 import { createForwarder, ForwardError, forwardFailure, type ForwardRequest, type Forwarder, type ForwarderOptions } from '../../electron/engine/proxy/forwarder';
 import { outboundHeaders } from '../../electron/engine/proxy/header-rules';
-import { closedPort, readAll, startServer, type TestServer } from './support/loopback';
-import { getRequest, rejectionOf } from './support/forwarding';
+import { closedPort, startServer, type TestServer } from './support/loopback';
+import { forwardAll, getRequest, rejectionOf, relay, target } from './support/forwarding';
 
 const servers: Array<{ close(): Promise<void> }> = [];
 let echo: EchoServer;
@@ -32,40 +32,40 @@ async function server(handler: Parameters<typeof startServer>[0]): Promise<TestS
 
 
 async function echoed(f: Forwarder, req: ForwardRequest): Promise<EchoReply> {
-  const result = await f.forward(req);
-  return JSON.parse((await readAll(result.body)).toString('utf8')) as EchoReply;
+  const result = await forwardAll(f, req);
+  return JSON.parse(result.body.toString('utf8')) as EchoReply;
 }
 
 describe('forwarder', () => {
   it('sends method, path, query and body, and returns the destination answer with timings', async () => {
     const f = forwarder();
-    const result = await f.forward({
-      url: new URL(`${echo.url}/delay/20/status/202?a=1&a=2`),
+    const result = await forwardAll(f, {
+      ...target(`${echo.url}/delay/20/status/202?a=1&a=2`),
       method: 'PATCH',
       headers: ['Content-Type', 'text/plain'],
       body: Buffer.from('card 4242'),
     });
     expect(result.status).toBe(202);
     expect(result.headers).toContain('content-type');
-    expect(result.timings.headersMs).toBeGreaterThan(0);
-    const reply = JSON.parse((await readAll(result.body)).toString()) as EchoReply;
+    expect(result.headersMs).toBeGreaterThan(0);
+    const reply = JSON.parse(result.body.toString()) as EchoReply;
     expect(reply).toMatchObject({ method: 'PATCH', path: '/delay/20/status/202', query: { a: ['1', '2'] }, body: 'card 4242' });
     expect(reply.headers['content-length']).toBe('9');
   });
 
   it('maps a closed port to 502 unreachable', async () => {
-    const err = await rejectionOf(forwarder().forward(getRequest(`http://127.0.0.1:${await closedPort()}/`)), ForwardError);
+    const err = await rejectionOf(forwardAll(forwarder(), getRequest(`http://127.0.0.1:${await closedPort()}/`)), ForwardError);
     expect(err).toMatchObject({ kind: 'unreachable', status: 502, detail: 'destination unreachable: connection refused' });
   });
 
   it('maps an unknown host name to 502 unreachable', async () => {
-    const err = await rejectionOf(forwarder().forward(getRequest('http://no-such-host.invalid/')), ForwardError);
+    const err = await rejectionOf(forwardAll(forwarder(), getRequest('http://no-such-host.invalid/')), ForwardError);
     expect(err.kind).toBe('unreachable');
     expect(err.status).toBe(502);
   });
 
   it('maps a destination slower than the timeout to 408', async () => {
-    const err = await rejectionOf(forwarder({ timeoutMs: 300 }).forward(getRequest(`${echo.url}/delay/60000`)), ForwardError);
+    const err = await rejectionOf(forwardAll(forwarder({ timeoutMs: 300 }), getRequest(`${echo.url}/delay/60000`)), ForwardError);
     expect(err).toMatchObject({ kind: 'timeout', status: 408, detail: 'destination did not answer within 300 ms' });
   });
 
@@ -74,9 +74,9 @@ describe('forwarder', () => {
       res.writeHead(200, { 'content-length': '100' });
       res.write('only part of it');
     });
-    const result = await forwarder({ timeoutMs: 300 }).forward(getRequest(stalling.url));
-    expect(result.status).toBe(200);
-    const err = await rejectionOf(readAll(result.body), ForwardError);
+    const { head, whole } = relay(forwarder({ timeoutMs: 300 }), getRequest(stalling.url));
+    expect((await head).status).toBe(200);
+    const err = await rejectionOf(whole, ForwardError);
     expect(err).toMatchObject({ kind: 'timeout', status: 408, detail: 'destination did not finish its response within 300 ms' });
   });
 
@@ -84,27 +84,31 @@ describe('forwarder', () => {
     let arrived!: () => void;
     const destinationGotIt = new Promise<void>((resolve) => (arrived = resolve));
     const hanging = await server(() => arrived());
-    const caller = new AbortController();
-    const pending = forwarder().forward(getRequest(hanging.url), caller.signal);
+    const { forwarding, whole } = relay(forwarder(), getRequest(hanging.url));
     await destinationGotIt;
-    caller.abort();
-    expect((await rejectionOf(pending, ForwardError)).kind).toBe('aborted');
+    forwarding.cancel();
+    expect((await rejectionOf(whole, ForwardError)).kind).toBe('aborted');
   });
 
-  it('does not contact the destination for a client that is already gone', async () => {
-    const untouched = await server((_req, res) => res.end('no'));
+  it('rejects at once when cancelled before a connection is ready, and never sends that request', async () => {
+    let requests = 0;
+    const untouched = await server((_req, res) => {
+      requests++;
+      res.end('no');
+    });
     const f = forwarder();
-    const err = await rejectionOf(f.forward(getRequest(untouched.url), AbortSignal.abort()), ForwardError);
-    expect(err.kind).toBe('aborted');
-    await readAll((await f.forward(getRequest(untouched.url))).body); // any connection the first had opened comes first
-    expect(untouched.connections()).toBe(1);
+    const { forwarding, whole } = relay(f, getRequest(untouched.url));
+    forwarding.cancel();
+    expect((await rejectionOf(whole, ForwardError)).kind).toBe('aborted');
+    await forwardAll(f, getRequest(untouched.url)); // the connection the first may have opened is used by this one
+    expect(requests).toBe(1);
   });
 
   it('maps a non-HTTP answer to 502 bad_response', async () => {
     const garbage = net.createServer((socket) => socket.resume().end('HELLO THERE\r\n\r\n'));
     await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
     servers.push({ close: () => new Promise((resolve) => garbage.close(() => resolve())) });
-    const err = await rejectionOf(forwarder().forward(getRequest(`http://127.0.0.1:${(garbage.address() as AddressInfo).port}/`)), ForwardError);
+    const err = await rejectionOf(forwardAll(forwarder(), getRequest(`http://127.0.0.1:${(garbage.address() as AddressInfo).port}/`)), ForwardError);
     expect(err).toMatchObject({ kind: 'bad_response', status: 502 });
   });
 
@@ -120,7 +124,7 @@ describe('forwarder', () => {
       ]);
       res.end(body);
     });
-    const result = await forwarder().forward(getRequest(failing.url));
+    const result = await forwardAll(forwarder(), getRequest(failing.url));
     expect(result.status).toBe(500);
     const pairs = result.headers.filter((_, i) => i % 2 === 0).map((name, i) => [name, result.headers[i * 2 + 1]]);
     expect(pairs).toEqual(
@@ -132,7 +136,7 @@ describe('forwarder', () => {
       ]),
     );
     expect(pairs.findIndex(([n]) => n === 'Set-Cookie')).toBeLessThan(pairs.findIndex(([n]) => n === 'set-cookie'));
-    expect(await readAll(result.body)).toEqual(body);
+    expect(result.body).toEqual(body);
   });
 
   it('streams a large response: the first bytes arrive while the destination still holds the rest', async () => {
@@ -152,20 +156,32 @@ describe('forwarder', () => {
       }
       res.end();
     });
-    const result = await forwarder().forward(getRequest(big.url));
     const received = createHash('sha256');
     let bytes = 0;
-    const iterator = result.body[Symbol.asyncIterator]();
-    const first = (await iterator.next()).value as Buffer; // the destination is still waiting on the gate
-    received.update(first);
-    bytes += first.length;
+    let firstArrived!: () => void;
+    const first = new Promise<void>((resolve) => (firstArrived = resolve));
+    // A sink that is always full: every chunk pauses the destination until the sink asks for more.
+    let resumes = 0;
+    const forwarding = forwarder().forward(getRequest(big.url), {
+      start: () => undefined,
+      write(data) {
+        received.update(data);
+        bytes += data.length;
+        firstArrived(); // the destination is still waiting on the gate
+        setImmediate(() => {
+          resumes++;
+          forwarding.resume();
+        });
+        return false;
+      },
+      end: () => undefined,
+    });
+    await first;
     release();
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      received.update(next.value as Buffer);
-      bytes += (next.value as Buffer).length;
-    }
+    await forwarding.done;
     expect(bytes).toBe(chunk.length * (chunks + 1));
     expect(received.digest('hex')).toBe(expected.digest('hex'));
+    expect(resumes).toBeGreaterThan(1);
   });
 
   it('delivers the client’s Keep-Alive and Connection values (PFX-PROXY-KEEP-ALIVE / PFX-PROXY-CONNECTION)', async () => {
@@ -185,10 +201,8 @@ describe('forwarder', () => {
       res.end('ok');
     });
     const f = forwarder();
-    const closing = await f.forward(getRequest(counting.url, ['Connection', 'close']));
-    await readAll(closing.body);
-    const next = await f.forward(getRequest(counting.url));
-    await readAll(next.body);
+    await forwardAll(f, getRequest(counting.url, ['Connection', 'close']));
+    await forwardAll(f, getRequest(counting.url));
     expect(seen).toEqual(['close', 'keep-alive']);
     expect(counting.connections()).toBe(2);
   });
@@ -196,9 +210,9 @@ describe('forwarder', () => {
   it('reuses pooled keep-alive connections and never exceeds the per-origin limit', async () => {
     const pooled = await server((_req, res) => setTimeout(() => res.end('ok'), 10));
     const f = forwarder({ connections: 2 });
-    const burst = await Promise.all(Array.from({ length: 10 }, () => f.forward(getRequest(pooled.url)).then((r) => readAll(r.body))));
-    expect(burst.map(String)).toEqual(Array(10).fill('ok'));
-    for (let i = 0; i < 5; i++) await readAll((await f.forward(getRequest(pooled.url))).body);
+    const burst = await Promise.all(Array.from({ length: 10 }, () => forwardAll(f, getRequest(pooled.url))));
+    expect(burst.map((r) => String(r.body))).toEqual(Array(10).fill('ok'));
+    for (let i = 0; i < 5; i++) await forwardAll(f, getRequest(pooled.url));
     expect(pooled.connections()).toBeGreaterThan(0);
     expect(pooled.connections()).toBeLessThanOrEqual(2);
   });

@@ -5,6 +5,7 @@ import { createForwarder, type Forwarder } from '../../electron/engine/proxy/for
 import { outboundHeaders } from '../../electron/engine/proxy/header-rules';
 import { ApiProblem } from '../../electron/engine/server/problem';
 import { rawExchange, readAll, startServer, type TestServer } from './support/loopback';
+import { forwardAll } from './support/forwarding';
 
 describe('outboundHeaders', () => {
   it('drops hop-by-hop, Host, Content-Length and own headers; keeps the rest in order, casing and duplicates', () => {
@@ -85,9 +86,9 @@ describe('headers that reach a real destination', () => {
     // Stands in for the proxy route: raw client headers in, destination answer out.
     front = await startServer(async (req, res) => {
       const body = await readAll(req);
-      const { url } = resolveDestination(req.headers['bt-proxy-url'] as string, req.url ?? '', 'BT');
-      const result = await forwarder.forward({ url, method: req.method ?? 'GET', headers: outboundHeaders(req.rawHeaders, 'BT').headers, body });
-      const answer = await readAll(result.body);
+      const { origin, path } = resolveDestination(req.headers['bt-proxy-url'] as string, req.url ?? '', 'BT');
+      const result = await forwardAll(forwarder, { origin, path, method: req.method ?? 'GET', headers: outboundHeaders(req.rawHeaders, 'BT').headers, body });
+      const answer = result.body;
       res.writeHead(result.status, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer);
     });
   });

@@ -202,7 +202,7 @@ describe('the proxy in the history', () => {
     await proxy('/proxy', { url: `${custom.url}/fail`, headers: { 'BT-TRACE-ID': 'proxy-history-2' }, body: {} });
     await proxy('/proxy', { url: 'ftp://x', headers: { 'BT-TRACE-ID': 'proxy-history-3' }, body: {} });
     await new Promise((r) => setTimeout(r, 50));
-    const entries = t.engine.history.list(100);
+    const entries = await t.engine.history.list(100);
     const ok = entries.find((e) => e.trace_id === 'proxy-history-1')!;
     expect(ok.kind).toBe('proxy');
     expect((ok.request_body as any).text).toContain(`{{ ${cardId} | json: '$.number' }}`);
@@ -220,8 +220,8 @@ describe('the proxy in the history', () => {
   });
 
   it('never stores the detokenized card number in history, the database or its WAL', async () => {
-    t.engine.history.flush();
-    expect(JSON.stringify(t.engine.history.list(1000))).not.toContain(PAN);
+    await t.engine.history.flush();
+    expect(JSON.stringify(await t.engine.history.list(1000))).not.toContain(PAN);
     for (const file of readdirSync(t.dataDir!)) {
       expect(readFileSync(join(t.dataDir!, file)).includes(Buffer.from(PAN)), file).toBe(false);
     }

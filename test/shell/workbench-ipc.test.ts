@@ -71,7 +71,7 @@ describe('workbench IPC in the main process', () => {
   it('answers the app with the engine status and history', async () => {
     await createToken('first');
     expect(invoke(IPC_CHANNELS.getStatus, eventFrom(APP_URL))).toMatchObject({ url: bench.url, tokenCount: 1, applicationCount: 2 });
-    const history = invoke(IPC_CHANNELS.listHistory, eventFrom(APP_URL), { limit: 5 }) as { method: string; path: string; status: number }[];
+    const history = (await invoke(IPC_CHANNELS.listHistory, eventFrom(APP_URL), { limit: 5 })) as { method: string; path: string; status: number }[];
     expect(history[0]).toMatchObject({ method: 'POST', path: '/tokens', status: 201 });
   });
 

@@ -1,6 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../vault/database';
+import type { Worker } from 'node:worker_threads';
+import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
+import type { HistoryStoreOptions, StoredEntry } from './history-store';
+import { startHistoryWorker } from './history-worker-script';
+import { shownBody, type KeptBody } from './kept-body';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -21,75 +25,152 @@ export interface RequestLogEntry {
   details?: Record<string, unknown>;
 }
 
-export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'>;
+/** What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes. */
+export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody };
 
-const FLUSH_EVERY_MS = 100;
-/** Flush early once this much JSON waits, so one batch never stalls the event loop for long. */
-const FLUSH_AT_BYTES = 256 * 1024;
+const POST_EVERY_MS = 100;
+/** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
+const POST_AT_BYTES = 256 * 1024;
+
+type State = 'running' | 'closing' | 'closed' | 'failed';
+
+type Waiter = { resolve: (json: string | null) => void; reject: (error: Error) => void };
 
 /**
- * Writes are batched: history is not acknowledged data, and one transaction per 100 ms keeps the log off the
- * vault's hot path. Everything is flushed on stop.
+ * The main thread's side of the history. Recording stays synchronous and cheap: the entry is serialized here and
+ * queued, and the queue goes to the history worker (which owns `history.sqlite`) every 100 ms as one message.
+ * Reads post the queue first, so they see every entry recorded before them. If the worker dies, that is logged once
+ * and the live `entry` events go on; reads then reject.
  */
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
-  /** Entries serialized as they are recorded, spreading that cost instead of paying it all at a flush. */
-  private pending: [id: string, json: string][] = [];
-  private pendingBytes = 0;
+  /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
+  private queue: StoredEntry[] = [];
+  private queuedBytes = 0;
   private timer: NodeJS.Timeout | null = null;
-  private readonly stmt;
-  private readonly flushBatch;
+  private state: State = 'running';
+  private failure: Error | null = null;
+  private nextRequestId = 1;
+  private readonly waiting = new Map<number, Waiter>();
+  private readonly exited: Promise<void>;
 
-  constructor(
-    private readonly db: Db,
-    private readonly limit: number,
-  ) {
-    super();
-    this.stmt = {
-      insert: db.prepare('INSERT INTO request_log (id, entry) VALUES (?, ?)'),
-      trim: db.prepare('DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?'),
-      recent: db.prepare('SELECT entry FROM request_log ORDER BY seq DESC LIMIT ?'),
-      before: db.prepare(
-        'SELECT entry FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
-      ),
-      get: db.prepare('SELECT entry FROM request_log WHERE id = ?'),
-    };
-    this.flushBatch = db.transaction((entries: [string, string][]) => {
-      for (const [id, json] of entries) this.stmt.insert.run(id, json);
-      this.stmt.trim.run(this.limit);
+  /** Resolves once the worker has opened the history; rejects with the reason it could not. */
+  static start({ log, ...workerData }: HistoryStoreOptions): Promise<RequestLog> {
+    const worker = startHistoryWorker(workerData);
+    return new Promise((resolve, reject) => {
+      const fail = (why: string) => reject(new Error(`The request history could not start: ${why}`));
+      const onError = (error: Error) => fail(error.message);
+      const onExit = (code: number) => fail(`its worker exited with code ${code}`);
+      const onMessage = (message: HistoryWorkerMessage) => {
+        if (message.type === 'log') log(message.line);
+        else if (message.type === 'start-failed') fail(message.message);
+        else if (message.type === 'ready') {
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+          resolve(new RequestLog(worker, log));
+        }
+      };
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     });
   }
 
-  record(draft: NewRequestLogEntry): RequestLogEntry {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly log: (line: string) => void,
+  ) {
+    super();
+    worker.on('message', (message: HistoryWorkerMessage) => {
+      if (message.type === 'log') log(message.line);
+      else if (message.type === 'result') {
+        const waiter = this.waiting.get(message.requestId);
+        this.waiting.delete(message.requestId);
+        waiter?.resolve(message.json);
+      }
+    });
+    worker.on('error', (error) => (this.failure ??= error));
+    this.exited = new Promise((resolve) => worker.once('exit', (code) => resolve(this.ended(code))));
+  }
+
+  record({ raw_body: raw, ...draft }: NewRequestLogEntry): RequestLogEntry {
     const entry: RequestLogEntry = { id: randomUUID(), at: new Date().toISOString(), ...draft };
-    const json = JSON.stringify(entry);
-    this.pending.push([entry.id, json]);
-    this.pendingBytes += json.length;
-    if (this.pendingBytes >= FLUSH_AT_BYTES) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_EVERY_MS).unref();
+    if (raw) entry.request_body = { bytes: raw.bytes, utf8: raw.utf8 };
+    if (this.state === 'running') {
+      const json = JSON.stringify(entry);
+      this.queue.push([entry.id, json, raw?.kept ?? null]);
+      this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0);
+      if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
+      else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();
+    }
+    if (raw) entry.request_body = shownBody(raw, raw.kept);
     this.emit('entry', entry);
     return entry;
   }
 
-  flush(): void {
+  /** Newest first; `before` pages back from an entry id. */
+  async list(limit = 100, before?: string): Promise<RequestLogEntry[]> {
+    return JSON.parse((await this.query({ type: 'list', limit, before }))!);
+  }
+
+  async get(id: string): Promise<RequestLogEntry | undefined> {
+    const json = await this.query({ type: 'get', id });
+    return json === null ? undefined : JSON.parse(json);
+  }
+
+  /** Resolves once everything recorded so far is written. */
+  async flush(): Promise<void> {
+    await this.query({ type: 'flush' });
+  }
+
+  /** Writes what is queued, closes the history file and ends the worker. Never rejects: a failure is logged. */
+  async close(): Promise<void> {
+    if (this.state === 'running') {
+      this.postQueue();
+      this.state = 'closing';
+      this.send({ type: 'close' });
+    }
+    await this.exited;
+  }
+
+  private readonly postQueue = () => {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.pending.length === 0 || !this.db.open) return;
-    const batch = this.pending;
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.flushBatch(batch);
+    if (this.queue.length === 0) return;
+    this.send({ type: 'append', entries: this.queue });
+    this.queue = [];
+    this.queuedBytes = 0;
+  };
+
+  private send(request: HistoryRequest): void {
+    this.worker.postMessage(request);
   }
 
-  /** Newest first; `before` pages back from an entry id. */
-  list(limit = 100, before?: string): RequestLogEntry[] {
-    this.flush();
-    const rows = (before ? this.stmt.before.all(before, limit) : this.stmt.recent.all(limit)) as { entry: string }[];
-    return rows.map((r) => JSON.parse(r.entry));
+  private query(query: HistoryQuery): Promise<string | null> {
+    if (this.state !== 'running') return Promise.reject(this.unavailable());
+    this.postQueue();
+    const requestId = this.nextRequestId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(requestId, { resolve, reject });
+      this.send({ type: 'query', requestId, query });
+    });
   }
 
-  get(id: string): RequestLogEntry | undefined {
-    this.flush();
-    const row = this.stmt.get.get(id) as { entry: string } | undefined;
-    return row && JSON.parse(row.entry);
+  private ended(code: number): void {
+    const cleanly = this.state === 'closing' && code === 0;
+    this.state = cleanly ? 'closed' : 'failed';
+    if (this.timer) clearTimeout(this.timer);
+    this.queue = [];
+    if (!cleanly) {
+      // The error is SQLite's or Node's, about the file or the thread: it never holds entry contents.
+      const why = this.failure?.message ?? `exit code ${code}`;
+      this.log(`Request history stopped: ${why}. New requests are no longer saved to it; the live view goes on`);
+    }
+    for (const waiter of this.waiting.values()) waiter.reject(this.unavailable());
+    this.waiting.clear();
+  }
+
+  private unavailable(): Error {
+    return new Error(
+      this.state === 'failed'
+        ? 'The request history is unavailable: its worker stopped (the engine log says why)'
+        : 'The request history is closed',
+    );
   }
 }

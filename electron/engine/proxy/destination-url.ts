@@ -7,10 +7,15 @@ import { ApiProblem } from '../server/problem';
 
 export const PROXY_MOUNT = '/proxy';
 
+/** Plain strings, so one resolution can be cached and shared by every request that names the same target. */
 export interface ProxyDestination {
-  url: URL;
+  /** `scheme://host[:port]`: what the connection pool is keyed by. */
+  readonly origin: string;
+  /** Path and query, as they go on the request line. */
+  readonly path: string;
+  readonly href: string;
   /** Things the hosted service would refuse although Tokenbench accepts them (shown in the GUI and history). */
-  warnings: string[];
+  readonly warnings: readonly string[];
 }
 
 function parseProxyUrl(value: string | undefined, header: string): URL {
@@ -42,6 +47,7 @@ function compatibilityWarnings(url: URL): string[] {
   if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
     warnings.push(`destination host ${url.hostname} is an IP address; the hosted service requires a DNS name`);
   }
+  if (url.hostname === 'localhost') warnings.push('destination is localhost; the hosted service cannot reach your machine');
   return warnings;
 }
 
@@ -63,5 +69,5 @@ export function resolveDestination(proxyUrl: string | undefined, requestTarget: 
   url.hash = '';
   url.pathname = url.pathname.replace(/\/$/, '') + path.slice(PROXY_MOUNT.length);
   url.search = [url.search.slice(1), query].filter((part) => part !== '').join('&');
-  return { url, warnings: compatibilityWarnings(url) };
+  return { origin: url.origin, path: url.pathname + url.search, href: url.href, warnings: compatibilityWarnings(url) };
 }

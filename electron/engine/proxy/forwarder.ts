@@ -1,10 +1,9 @@
 /**
- * Sends a prepared proxy request to its destination over one pooled keep-alive undici Agent and hands back the
- * destination's answer as a stream. Failures come out as a ForwardError whose `kind` (a closed union) the proxy
+ * Sends a prepared proxy request to its destination over one pooled keep-alive undici Agent and relays the
+ * destination's answer, as it arrives, to a sink. Failures come out as a ForwardError whose `kind` (a closed union) the proxy
  * records in history and whose status the client gets: policy 400, timeout 408, unreachable/bad_response 502.
  */
-import type { Readable } from 'node:stream';
-import { Agent, errors } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
 import { ApiProblem } from '../server/problem';
 import { createPolicyConnector, DestinationRefusedError } from './destination-policy';
 import { toUndiciHeaders } from './hop-header-passthrough';
@@ -31,20 +30,33 @@ export class ForwardError extends ApiProblem {
 }
 
 export interface ForwardRequest {
-  url: URL;
+  /** `scheme://host[:port]`: which pool of kept-alive connections serves it. */
+  origin: string;
+  /** Path and query for the request line. */
+  path: string;
   method: string;
   /** Flat raw pairs, as produced by `outboundHeaders`. */
   headers: string[];
   body: Buffer | null;
 }
 
-export interface ForwardResult {
-  status: number;
-  /** Flat raw pairs, names and order as the destination sent them. */
-  headers: string[];
-  /** Streamed, not buffered; errors with a ForwardError when the deadline passes mid-body. */
-  body: Readable;
-  timings: { headersMs: number };
+/** Where the destination's answer goes as it arrives (the proxy route writes it to its client). */
+export interface ResponseSink {
+  /** Status and header pairs (names and order as the destination sent them), once, before any body chunk. */
+  start(status: number, headers: string[], headersMs: number): void;
+  /** A body chunk; false when the sink is full, and the forwarder pauses until `resume()`. */
+  write(chunk: Buffer): boolean;
+  /** The whole body was delivered. */
+  end(): void;
+}
+
+export interface Forwarding {
+  /** Settles once the sink got `end()`; rejects with a ForwardError, before `start` or mid-body. */
+  readonly done: Promise<void>;
+  /** The sink has room again. */
+  resume(): void;
+  /** The client went away: stop, and reject `done` with an 'aborted' ForwardError unless it already settled. */
+  cancel(): void;
 }
 
 export interface ForwarderOptions {
@@ -57,7 +69,7 @@ export interface ForwarderOptions {
 }
 
 export interface Forwarder {
-  forward(req: ForwardRequest, signal?: AbortSignal): Promise<ForwardResult>;
+  forward(req: ForwardRequest, sink: ResponseSink): Forwarding;
   close(): Promise<void>;
 }
 
@@ -95,15 +107,7 @@ export function forwardFailure(err: unknown): ForwardError | undefined {
   return undefined;
 }
 
-function noop(): void {}
-
-/** Rejects as soon as the signal aborts, even while undici is still connecting (it only looks once connected). */
-function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
+const toText = (raw: Buffer[]) => raw.map((b) => b.toString('latin1'));
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { timeoutMs } = options;
@@ -112,54 +116,93 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     connect: createPolicyConnector({ denyPrivateDestinations: options.denyPrivateDestinations, ownPorts: options.ownPorts }),
   });
 
-  async function forward(req: ForwardRequest, signal?: AbortSignal): Promise<ForwardResult> {
-    const callerGone = () => new ForwardError('aborted', 'the client went away before the destination finished');
-    // undici would still open a connection for an already-aborted request.
-    if (signal?.aborted) throw callerGone();
+  /**
+   * undici's dispatch handler writes straight into the sink: no intermediate stream or AbortSignal per request (both
+   * showed in profiles). undici hands out its controller only once a connection is assigned, so a stop asked for
+   * earlier is remembered and applied then, while `done` rejects at once.
+   */
+  function forward(req: ForwardRequest, sink: ResponseSink): Forwarding {
     const started = performance.now();
-    const deadline = new AbortController();
+    let controller: Dispatcher.DispatchController | null = null;
+    let stopped: ForwardError | null = null;
+    let settled = false;
     let answered = false;
-    const timer = setTimeout(() => {
-      const what = answered ? 'finish its response' : 'answer';
-      deadline.abort(new ForwardError('timeout', `destination did not ${what} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const onCallerAbort = () => deadline.abort(callerGone());
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-    const settle = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    };
-
-    const { headers, reset } = toUndiciHeaders(req.headers);
-    const pending = agent.request({
-      origin: req.url.origin,
-      path: req.url.pathname + req.url.search,
-      method: req.method,
-      headers,
-      body: req.body,
-      reset,
-      signal: deadline.signal,
-      responseHeaders: 'raw',
-      // Our deadline covers headers and body together; undici's separate idle timers would only muddle it.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
-    pending.catch(noop); // the race below may have settled first
-    try {
-      const response = await Promise.race([pending, untilAborted(deadline.signal)]);
-      answered = true;
-      response.body.once('close', settle);
-      return {
-        status: response.statusCode,
-        // responseHeaders: 'raw' makes these flat string pairs; undici's types only describe the parsed form.
-        headers: response.headers as unknown as string[],
-        body: response.body,
-        timings: { headersMs: performance.now() - started },
+    let settle!: (error?: unknown) => void;
+    const done = new Promise<void>((resolve, reject) => {
+      settle = (error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error === undefined) resolve();
+        else reject(forwardFailure(error) ?? error);
       };
-    } catch (err) {
-      settle();
-      throw forwardFailure(err) ?? err;
-    }
+    });
+    const stop = (reason: ForwardError) => {
+      stopped ??= reason;
+      controller?.abort(reason);
+      settle(reason);
+    };
+    const timer = setTimeout(() => {
+      stop(new ForwardError('timeout', `destination did not ${answered ? 'finish its response' : 'answer'} within ${timeoutMs} ms`));
+    }, timeoutMs);
+
+    /** A sink that throws must not throw into undici's parser: that request fails instead. */
+    const guarded = (c: Dispatcher.DispatchController, relay: () => void) => {
+      if (settled) return;
+      try {
+        relay();
+      } catch (error) {
+        c.abort(error as Error);
+        settle(error);
+      }
+    };
+    const { headers, reset } = toUndiciHeaders(req.headers);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (stopped) c.abort(stopped);
+      },
+      onResponseStart(c, status) {
+        // 1xx interim answers are not relayed; the final status follows.
+        if (status < 200) return;
+        answered = true;
+        // The parsed header object loses names' case, order and duplicates; the controller keeps the raw list.
+        guarded(c, () => sink.start(status, toText(c.rawHeaders as Buffer[]), performance.now() - started));
+      },
+      onResponseData(c, chunk) {
+        guarded(c, () => {
+          if (!sink.write(chunk)) c.pause();
+        });
+      },
+      onResponseEnd(c) {
+        guarded(c, () => {
+          sink.end();
+          settle();
+        });
+      },
+      onResponseError(_c, error) {
+        settle(error);
+      },
+    };
+    agent.dispatch(
+      {
+        origin: req.origin,
+        path: req.path,
+        method: req.method as Dispatcher.HttpMethod,
+        headers,
+        body: req.body,
+        reset,
+        // Our deadline covers headers and body together; undici's separate idle timers would only muddle it.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      },
+      handler,
+    );
+    return {
+      done,
+      resume: () => controller?.resume(),
+      cancel: () => stop(new ForwardError('aborted', 'the client went away before the destination finished')),
+    };
   }
 
   return { forward, close: () => agent.close() };

@@ -7,7 +7,8 @@ import type { TokenService } from '../vault/token-service';
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
 export interface ProxyExchange {
   startedAt: number;
-  destination?: URL;
+  /** The destination URL (href). */
+  destination?: string;
   warnings: string[];
   expressionCount: number;
   tokenIds: readonly string[];
@@ -19,7 +20,7 @@ export interface ProxyExchange {
 }
 
 /** History keeps a readable prefix of large bodies; the byte count says how much there was. */
-const BODY_KEPT = 16 * 1024;
+export const BODY_KEPT = 16 * 1024;
 /** Above this, the masked outbound body is not rendered for history: it would cost as much as the request. */
 const MASKED_BODY_LIMIT = 64 * 1024;
 const REDACTED = '[redacted]';
@@ -52,12 +53,12 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
   return {
     // The answer's source, the split the workbench makes unmistakable.
     status_source: response ? 'destination' : 'proxy',
-    destination_url: exchange.destination?.href ?? null,
+    destination_url: exchange.destination ?? null,
     warnings: exchange.warnings,
     expressions: { count: exchange.expressionCount, token_ids: exchange.tokenIds },
     outbound: outbound && {
       method: outbound.method,
-      url: exchange.destination?.href,
+      url: exchange.destination,
       headers: headersForLog(outbound.headers, prefix),
       bytes: outbound.bytes,
       detokenized_body: maskedOutboundBody(exchange, tokens),
@@ -71,10 +72,3 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
     },
   };
 }
-
-/**
- * The start of a body for history, decoded without copying the rest.
- * @param text the whole body already decoded, if the caller has it (reused when it is all kept)
- */
-export const keptBody = (body: Buffer, text?: string) =>
-  text !== undefined && body.length <= BODY_KEPT ? text : body.subarray(0, BODY_KEPT).toString('utf8');

@@ -1,13 +1,14 @@
 import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { bodyKindOf, type CompiledBody, type ExpressionEngine } from '../expressions';
+import { LruCache } from '../lru-cache';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
 import type { TokenService } from '../vault/token-service';
-import { resolveDestination } from './destination-url';
-import { ForwardError, forwardFailure, type Forwarder, type ForwardResult } from './forwarder';
+import { resolveDestination, type ProxyDestination } from './destination-url';
+import { ForwardError, forwardFailure, type Forwarder } from './forwarder';
 import { outboundHeaders } from './header-rules';
-import { keptBody, proxyLogDetails, type ProxyExchange } from './proxy-history';
+import { BODY_KEPT, proxyLogDetails, type ProxyExchange } from './proxy-history';
 import { clientResponseHeaders } from './response-headers';
 
 export interface ProxyLimits {
@@ -37,6 +38,12 @@ function authorize(ctx: RequestContext): void {
  */
 export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressions: ExpressionEngine, forwarder: Forwarder): Route[] {
   const prefix = limits.headerPrefix;
+  // A client calls the same few endpoints over and over: parse each proxy URL + path once.
+  const destinations = new LruCache<string, ProxyDestination>(1000);
+  const destinationOf = (proxyUrl: string | undefined, target: string) =>
+    proxyUrl === undefined
+      ? resolveDestination(proxyUrl, target, prefix)
+      : destinations.getOrCreate(`${proxyUrl}\n${target}`, () => resolveDestination(proxyUrl, target, prefix));
 
   /** @param text the body decoded, undefined when it is not UTF-8 */
   function compile(text: string | undefined, contentType: string | undefined, exchange: ProxyExchange): CompiledBody {
@@ -75,22 +82,19 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     const { req, res } = ctx;
     authorize(ctx);
 
-    const destination = resolveDestination(ctx.prefixed('PROXY-URL'), req.url ?? '/proxy', prefix);
-    exchange.destination = destination.url;
+    const destination = destinationOf(ctx.prefixed('PROXY-URL'), req.url ?? '/proxy');
+    exchange.destination = destination.href;
     exchange.warnings.push(...destination.warnings);
-    if (destination.url.hostname === 'localhost') {
-      exchange.warnings.push('destination is localhost; the hosted service cannot reach your machine');
-    }
     const headers = outboundHeaders(req.rawHeaders, prefix);
     exchange.warnings.push(...headers.warnings);
 
     const body = await ctx.body();
     const utf8 = isUtf8(body);
     const mayDetokenize = body.length > 0 && mayHoldExpressions(body);
-    // Decoded once, for detokenizing and for history alike.
     const text = mayDetokenize && utf8 ? body.toString('utf8') : undefined;
-    // The body as sent, expressions and all: it never holds a detokenized value.
-    ctx.log.requestBody = body.length > 0 ? { bytes: body.length, text: utf8 ? keptBody(body, text) : null } : undefined;
+    // The body as sent, expressions and all: it never holds a detokenized value. A copy, so the history worker
+    // receives these bytes and not the whole buffer they may share memory with.
+    if (body.length > 0) ctx.log.rawBody = { bytes: body.length, utf8, kept: new Uint8Array(body.subarray(0, BODY_KEPT)) };
     const detokenizeStart = performance.now();
     const compiled = mayDetokenize ? compile(text, req.headers['content-type'], exchange) : null;
     let outbound = body;
@@ -102,36 +106,38 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     exchange.detokenizeMs = performance.now() - detokenizeStart;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: outbound.length };
 
-    const aborted = new AbortController();
+    // A client gone while its body was read or detokenized: the destination never hears of it.
+    if (res.destroyed) throw new ForwardError('aborted', 'the client went away before the request was forwarded');
+    const forwarding = forwarder.forward(
+      { origin: destination.origin, path: destination.path, method: ctx.method, headers: headers.headers, body: outbound.length > 0 ? outbound : null },
+      {
+        start(status, rawHeaders, headersMs) {
+          exchange.response = { status, headers: rawHeaders, bytes: 0, headersMs };
+          res.writeHead(status, [...clientResponseHeaders(rawHeaders, status, prefix), `${prefix}-TRACE-ID`, ctx.traceId]);
+          // Node sends the head on its own before the first chunk unless the socket is corked: one send for both (and
+          // the end, when it comes in the same tick) instead of two or three.
+          res.cork();
+          process.nextTick(() => res.uncork());
+        },
+        write(chunk) {
+          exchange.response!.bytes += chunk.length;
+          return res.write(chunk);
+        },
+        end: () => res.end(),
+      },
+    );
+    res.on('drain', forwarding.resume);
     res.once('close', () => {
-      if (!res.writableFinished) aborted.abort();
+      if (!res.writableFinished) forwarding.cancel();
     });
-    let result: ForwardResult;
     try {
-      result = await forwarder.forward(
-        { url: destination.url, method: ctx.method, headers: headers.headers, body: outbound.length > 0 ? outbound : null },
-        aborted.signal,
-      );
+      await forwarding.done;
     } catch (error) {
-      throw forwardFailure(error) ?? error;
+      if (!res.headersSent) throw error;
+      // Headers are gone: the only honest signal left is to cut the connection.
+      exchange.failure = forwardFailure(error) ?? new ForwardError('bad_response', 'The destination response failed mid-body');
+      res.destroy();
     }
-    exchange.response = { status: result.status, headers: result.headers, bytes: 0, headersMs: result.timings.headersMs };
-    res.writeHead(result.status, [...clientResponseHeaders(result.headers, result.status, prefix), `${prefix}-TRACE-ID`, ctx.traceId]);
-    await new Promise<void>((done) => {
-      result.body.on('data', (chunk: Buffer) => {
-        exchange.response!.bytes += chunk.length;
-        if (!res.write(chunk)) result.body.pause();
-      });
-      res.on('drain', () => result.body.resume());
-      result.body.once('end', () => res.end(done));
-      result.body.once('error', (error) => {
-        // Headers are gone: the only honest signal left is to cut the connection.
-        exchange.failure = forwardFailure(error) ?? new ForwardError('bad_response', 'The destination response failed mid-body');
-        res.destroy();
-        done();
-      });
-      res.once('close', done);
-    });
     return 'sent';
   }
 

@@ -82,6 +82,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         trace_id: traceId,
         request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
         request_body: log.requestBody,
+        raw_body: log.rawBody,
         details: log.details,
       });
     };
@@ -110,12 +111,16 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     res.once('close', settle);
 
     let bodyRead: Promise<Buffer> | undefined;
+    let query: URLSearchParams | undefined;
     const ctx: RequestContext = {
       req,
       res,
       method,
       path,
-      query: new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)),
+      // Parsed on first use: the proxy and most writes never look at it.
+      get query() {
+        return (query ??= new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)));
+      },
       params: match.params,
       traceId,
       startedAt,

@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../access/authenticator';
+import type { KeptBody } from '../history/kept-body';
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
 export interface LogDraft {
   kind: 'api' | 'proxy' | 'workbench';
   applicationId: string | null;
-  /** The request body as it may be shown: with token data masked, or the body as sent with its expressions. */
+  /** The request body as it may be shown, with token data masked. */
   requestBody?: unknown;
+  /** Instead of `requestBody`: the body as sent, kept as bytes (the proxy's, with its expressions). */
+  rawBody?: KeptBody;
   /** Feature-specific details (the proxy's outbound request, timings, warnings, …). */
   details?: Record<string, unknown>;
 }

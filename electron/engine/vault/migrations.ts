@@ -119,6 +119,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX transaction_writes_token ON transaction_writes(token_id);
     `,
   },
+  {
+    version: 3,
+    name: 'request history moves to its own file',
+    // The history now lives in history.sqlite, written by a worker thread. Entries from before this upgrade are not
+    // carried over (pre-release: nothing to keep). Dropping the table drops its index request_log_id with it.
+    sql: `
+      DROP TABLE request_log;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

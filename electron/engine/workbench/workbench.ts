@@ -47,6 +47,10 @@ function streamLive(res: ServerResponse, feed: LiveFeed, status: () => EngineSta
   });
 }
 
+function sendProblem(res: ServerResponse, problem: ApiProblem): void {
+  sendJson(res, problem.status, problem.toBody(), problem.status === 405 ? { allow: 'GET' } : {});
+}
+
 function queryOf(req: IncomingMessage): URLSearchParams {
   const url = req.url ?? '';
   const at = url.indexOf('?');
@@ -86,7 +90,12 @@ export function createWorkbench(options: WorkbenchOptions): Workbench {
       if (path === WORKBENCH_PATHS.status) return sendJson(res, 200, sources.status());
       if (path === WORKBENCH_PATHS.history) {
         const { limit, before } = parseWith(historyQuerySchema, Object.fromEntries(query));
-        return sendJson(res, 200, { data: sources.history.list(limit, before) });
+        // The history is read in its worker thread: the answer comes later.
+        sources.history.list(limit, before).then(
+          (data) => sendJson(res, 200, { data }),
+          (error: Error) => sendProblem(res, new ApiProblem(503, error.message)),
+        );
+        return;
       }
       throw new ApiProblem(404, `No workbench endpoint ${path}`);
     }
@@ -97,7 +106,7 @@ export function createWorkbench(options: WorkbenchOptions): Workbench {
           answerApi(req, res, path);
         } catch (error) {
           if (!(error instanceof ApiProblem)) throw error;
-          sendJson(res, error.status, error.toBody(), error.status === 405 ? { allow: 'GET' } : {});
+          sendProblem(res, error);
         }
         return true;
       }

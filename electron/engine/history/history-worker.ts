@@ -1,0 +1,59 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { HistoryQuery, HistoryRequest, HistoryWorkerData, HistoryWorkerMessage } from './history-messages';
+import { HistoryStore } from './history-store';
+
+/*
+ * The request history's worker thread: every SQLite write and read of the history happens here, off the engine's
+ * main thread. A failure is not recovered from: the worker dies with SQLite's message and the main thread logs it once.
+ */
+
+const port = parentPort!;
+const post = (message: HistoryWorkerMessage) => port.postMessage(message);
+
+function answer(store: HistoryStore, query: HistoryQuery): string | null {
+  switch (query.type) {
+    case 'list':
+      return `[${(query.before ? store.before(query.before, query.limit) : store.recent(query.limit)).join(',')}]`;
+    case 'get':
+      return store.get(query.id) ?? null;
+    case 'flush':
+      // Every earlier append has been written by the time this message is handled.
+      return null;
+  }
+}
+
+function serve(): void {
+  let store: HistoryStore;
+  try {
+    store = HistoryStore.open({ ...(workerData as HistoryWorkerData), log: (line) => post({ type: 'log', line }) });
+  } catch (error) {
+    // No message listener is attached, so the worker exits after this.
+    post({ type: 'start-failed', message: (error as Error).message });
+    return;
+  }
+  const handle = (message: HistoryRequest) => {
+    switch (message.type) {
+      case 'append':
+        return store.append(message.entries);
+      case 'query':
+        return post({ type: 'result', requestId: message.requestId, json: answer(store, message.query) });
+      case 'close':
+        store.close();
+        // With no listener left the port lets go, and the thread ends.
+        port.off('message', onMessage);
+    }
+  };
+  const onMessage = (message: HistoryRequest) => {
+    try {
+      handle(message);
+    } catch (error) {
+      // better-sqlite3's SqliteError reaches the main thread as a bare object without its text: rethrow the text.
+      const { message: text, code } = error as { message: string; code?: string };
+      throw new Error(code ? `${text} (${code})` : text);
+    }
+  };
+  port.on('message', onMessage);
+  post({ type: 'ready' });
+}
+
+serve();

@@ -1,0 +1,113 @@
+import Database from 'better-sqlite3';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HISTORY_FILE, HISTORY_SCHEMA_VERSION, HistorySchemaError, HistoryStore, type StoredEntry } from '../../electron/engine/history/history-store';
+import { tempDir } from '../support/test-engine';
+
+const entry = (id: string): StoredEntry => [id, JSON.stringify({ id, path: `/tokens/${id}` }), null];
+const ids = (rows: string[]) => rows.map((json) => JSON.parse(json).id);
+
+const dirs: string[] = [];
+const stores: HistoryStore[] = [];
+function open(dataDir: string | null, limit = 100, log: (line: string) => void = () => undefined): HistoryStore {
+  const store = HistoryStore.open({ dataDir, limit, log });
+  stores.push(store);
+  return store;
+}
+function dir(): string {
+  const made = tempDir('tokenbench-history-');
+  dirs.push(made);
+  return made;
+}
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const made of dirs.splice(0)) rmSync(made, { recursive: true, force: true });
+});
+
+describe('the history store', () => {
+  it('keeps the newest entries up to its limit, trimming the oldest first across batches', () => {
+    const store = open(dir(), 3);
+    store.append([entry('a'), entry('b')]);
+    store.append([entry('c'), entry('d'), entry('e')]);
+    expect(ids(store.recent(10))).toEqual(['e', 'd', 'c']);
+    expect(store.get('a')).toBeUndefined();
+    store.append([entry('f')]);
+    expect(ids(store.recent(10))).toEqual(['f', 'e', 'd']);
+  });
+
+  it('gives back a body kept as bytes as the entry\'s request_body text, and none for a body that is not UTF-8', () => {
+    const store = open(dir());
+    const sent = '{"card":"{{ tok_1 | json: \'$.number\' }}","note":"é"}';
+    store.append([
+      ['json', JSON.stringify({ id: 'json', request_body: { bytes: 9000, utf8: true } }), new Uint8Array(Buffer.from(sent))],
+      ['binary', JSON.stringify({ id: 'binary', request_body: { bytes: 3, utf8: false } }), new Uint8Array([0xff, 0xfe, 0x00])],
+    ]);
+    expect(JSON.parse(store.get('json')!).request_body).toEqual({ bytes: 9000, text: sent });
+    expect(JSON.parse(store.get('binary')!).request_body).toEqual({ bytes: 3, text: null });
+    expect(store.recent(10).map((json) => JSON.parse(json).request_body.text)).toEqual([null, sent]);
+  });
+
+  it('pages back from an entry id, newest first, and finds one entry by id', () => {
+    const store = open(dir());
+    store.append(['a', 'b', 'c', 'd', 'e'].map(entry));
+    expect(ids(store.recent(2))).toEqual(['e', 'd']);
+    expect(ids(store.before('d', 2))).toEqual(['c', 'b']);
+    expect(ids(store.before('b', 2))).toEqual(['a']);
+    expect(store.before('unknown', 2)).toEqual([]);
+    expect(JSON.parse(store.get('c')!)).toEqual({ id: 'c', path: '/tokens/c' });
+    expect(store.get('unknown')).toBeUndefined();
+  });
+
+  it('keeps its entries in history.sqlite across a reopen, in WAL mode with its schema version', () => {
+    const dataDir = dir();
+    const first = open(dataDir);
+    first.append([entry('kept')]);
+    first.close();
+    stores.splice(stores.indexOf(first), 1);
+    expect(ids(open(dataDir).recent(10))).toEqual(['kept']);
+    const db = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('keeps an in-memory history without writing a file', () => {
+    const store = open(null);
+    store.append([entry('a')]);
+    expect(ids(store.recent(10))).toEqual(['a']);
+    expect(existsSync(HISTORY_FILE)).toBe(false);
+  });
+
+  it('refuses a history written by a newer schema, naming the file and leaving it as it was', () => {
+    const dataDir = dir();
+    const file = join(dataDir, HISTORY_FILE);
+    const newer = new Database(file);
+    newer.exec('CREATE TABLE future (x)');
+    newer.pragma(`user_version = ${HISTORY_SCHEMA_VERSION + 1}`);
+    newer.close();
+    const before = readFileSync(file);
+    expect(() => open(dataDir)).toThrow(HistorySchemaError);
+    expect(() => open(dataDir)).toThrow(`${file} holds request history schema version ${HISTORY_SCHEMA_VERSION + 1}, newer than this Tokenbench reads`);
+    expect(readFileSync(file).equals(before)).toBe(true);
+    expect(readdirSync(dataDir)).toEqual([HISTORY_FILE]);
+  });
+
+  it('moves an unreadable history file and its WAL aside, says so in one line, and starts an empty history', () => {
+    const dataDir = dir();
+    const file = join(dataDir, HISTORY_FILE);
+    writeFileSync(file, 'this is not an SQLite database, it only has the name of one'.repeat(100));
+    writeFileSync(`${file}-wal`, 'a stale WAL that must not be replayed into the new file');
+    const lines: string[] = [];
+    const store = open(dataDir, 100, (line) => lines.push(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/could not be read \(SQLITE_NOTADB\): moved it to .*history\.sqlite\.unreadable-\d+/);
+    const aside = readdirSync(dataDir).find((f) => f.startsWith(`${HISTORY_FILE}.unreadable-`))!;
+    expect(readFileSync(join(dataDir, aside), 'utf8')).toContain('this is not an SQLite database');
+    // The old WAL is gone or aside (SQLite drops it when the failed connection closes): nothing of it is live.
+    for (const live of [file, `${file}-wal`]) expect(existsSync(live) && readFileSync(live).includes('stale WAL')).toBe(false);
+    expect(store.recent(10)).toEqual([]);
+    store.append([entry('fresh')]);
+    expect(ids(store.recent(10))).toEqual(['fresh']);
+  });
+});
