@@ -53,6 +53,9 @@ function migrate(db: Database.Database, file: string): void {
     );
   }
   if (version === HISTORY_SCHEMA_VERSION) return;
+  // Before the first table, while the file is empty: an entry (a few KB of JSON and up to 16 KiB of body) then fits
+  // in a page or two instead of an overflow chain; measured, that made an append about a third cheaper.
+  db.pragma('page_size = 16384');
   db.transaction(() => {
     // One JSON document per request (and the body as sent, as bytes): written in batches and read whole.
     db.exec(`
@@ -71,6 +74,7 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
     // nothing written, and a power cut at worst leaves a file that the next start moves aside (see open).
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
+    db.pragma('cache_size = -16384'); // 16 MiB: a checkpoint re-reads what the last batches wrote
     return db;
   } catch (error) {
     db.close();

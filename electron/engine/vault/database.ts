@@ -27,6 +27,9 @@ export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): D
   // A checkpoint syncs the database file; taking one every ~40 MB of WAL instead of SQLite's ~4 MB keeps that
   // cost off most commits (measured: about a sixth of a token create).
   db.pragma('wal_autocheckpoint = 10000');
+  // SQLite's default page cache is 2 MiB; a vault of 100,000 tokens is about 100 MB, and pages read once stay in
+  // this process instead of being read from the OS again. A ceiling (128 MiB), not an allocation.
+  db.pragma('cache_size = -131072');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   applyMigrations(db);

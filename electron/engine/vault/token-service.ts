@@ -71,6 +71,13 @@ export class TokenService {
   private readonly masked = new LruCache<string, unknown>(10_000);
   /** The committed token each record handed to expressions came from. */
   private readonly storedOf = new WeakMap<TokenRecord, StoredToken>();
+  /**
+   * Records handed to expressions, per committed token object and transform: the store's hot cache hands out the same
+   * object until a write replaces it, so a token detokenized again and again becomes a record once.
+   */
+  private readonly records = new WeakMap<StoredToken, Partial<Record<Transform, TokenRecord>>>();
+  /** maskedRecord's answers, per record. */
+  private readonly maskedRecords = new WeakMap<TokenRecord, TokenRecord>();
 
   constructor(
     readonly store: TokenStore,
@@ -358,14 +365,21 @@ export class TokenService {
       throw new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
     }
     const records = new Map<string, TokenRecord>();
-    for (const token of found.values()) {
-      const transform = caller.policy.require(permission, token.containers);
-      const data = transform === 'reveal' ? token.data : transform === 'mask' ? this.storedMaskedData(token) : undefined;
-      const record = this.record({ ...token, data: data ?? null });
-      this.storedOf.set(record, token);
-      records.set(token.id, record);
-    }
+    for (const token of found.values()) records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers)));
     return records;
+  }
+
+  private recordFor(token: StoredToken, transform: Transform): TokenRecord {
+    let byTransform = this.records.get(token);
+    if (!byTransform) this.records.set(token, (byTransform = {}));
+    let record = byTransform[transform];
+    if (!record) {
+      const data = transform === 'reveal' ? token.data : transform === 'mask' ? this.storedMaskedData(token) : undefined;
+      record = this.record({ ...token, data: data ?? null });
+      this.storedOf.set(record, token);
+      byTransform[transform] = record;
+    }
+    return record;
   }
 
   /**
@@ -373,8 +387,13 @@ export class TokenService {
    * sent; a record the vault did not hand out is redacted.
    */
   maskedRecord(record: TokenRecord): TokenRecord {
-    const stored = this.storedOf.get(record);
-    return { ...record, data: (stored && this.storedMaskedData(stored)) ?? '[redacted]' };
+    let masked = this.maskedRecords.get(record);
+    if (!masked) {
+      const stored = this.storedOf.get(record);
+      masked = { ...record, data: (stored && this.storedMaskedData(stored)) ?? '[redacted]' };
+      this.maskedRecords.set(record, masked);
+    }
+    return masked;
   }
 
   detokenize(body: unknown, caller: Caller): unknown {
