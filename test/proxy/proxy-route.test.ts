@@ -89,6 +89,20 @@ describe('forwarding with detokenization', () => {
     expect(xml.body.body).toBe(`<pay><pan>${PAN}</pan><last4>3184</last4></pay>`);
   });
 
+  it('finds an expression however the body escapes its braces: form-encoded, half encoded, or \\u007b in JSON', async () => {
+    const expression = `{{ ${cardId} | json: '$.number' }}`;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const encoded = await proxy('/proxy', { raw: new URLSearchParams({ card: expression, name: 'Jane' }).toString(), headers: form });
+    expect(new URLSearchParams(encoded.body.body).get('card')).toBe(PAN);
+    const halfEncoded = await proxy('/proxy', { raw: `card=%7B{ ${cardId} | json: '$.number' }}`, headers: form });
+    expect(new URLSearchParams(halfEncoded.body.body).get('card')).toBe(PAN);
+    const escaped = await proxy('/proxy', {
+      raw: `{"card":"\\u007b\\u007B ${cardId} | json: '$.number' \\u007d\\u007d"}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(JSON.parse(escaped.body.body)).toEqual({ card: PAN });
+  });
+
   it('passes a destination error through byte for byte, with its status in PFX-PROXY-DESTINATION-STATUS', async () => {
     const res = await proxy('/proxy', { url: `${custom.url}/fail`, body: {} });
     expect(res.status).toBe(500);

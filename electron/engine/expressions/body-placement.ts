@@ -96,9 +96,12 @@ export function placeExpressions(text: string, kind: BodyKind): PlacedExpression
   }));
 }
 
-/** Cheap pre-check so text without expressions skips scanning (and the body cache). */
-export function mayHoldExpressions(text: string, kind: BodyKind): boolean {
-  if (text.includes('{{')) return true;
-  if (kind === 'form') return /%7b/i.test(text);
-  return kind === 'json' && /\\u007b/i.test(text);
+/**
+ * Cheap pre-check, on the text or on the raw bytes (the proxy asks before decoding), so a body without expressions
+ * skips decoding, scanning and the body cache. Whatever the scan above may find must pass it.
+ */
+export function mayHoldExpressions(body: string | Buffer, kind: BodyKind): boolean {
+  if (body.includes('{{')) return true;
+  if (kind === 'form') return body.includes('%7B') || body.includes('%7b');
+  return kind === 'json' && (body.includes('\\u007b') || body.includes('\\u007B'));
 }

@@ -37,6 +37,8 @@ export const FORM: Codec = {
 
 const JSON_ESCAPES: Record<string, number> = { '"': 0x22, '\\': 0x5c, '/': 0x2f, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09 };
 
+const NEEDS_JSON_DECODE = /[\\\x00-\x1f]/;
+
 export const JSON_STRING: Codec = {
   charAt(text, pos) {
     if (text.charCodeAt(pos) !== 0x5c) return text.charCodeAt(pos);
@@ -46,7 +48,8 @@ export const JSON_STRING: Codec = {
     return Number.isNaN(code) ? -1 : code;
   },
   unitEnd: (text, pos) => (text.charCodeAt(pos) !== 0x5c ? pos + 1 : text[pos + 1] === 'u' ? pos + 6 : pos + 2),
-  decode: (raw) => JSON.parse(`"${raw}"`) as string,
+  // Without an escape or a control character (which JSON.parse would refuse) the raw text is what it means.
+  decode: (raw) => (NEEDS_JSON_DECODE.test(raw) ? (JSON.parse(`"${raw}"`) as string) : raw),
 };
 
 /** Raw extent of one `{{ … }}`, and the codec its text is written in. */

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
-import { bodyKindOf, type CompiledBody, type ExpressionEngine } from '../expressions';
+import { type BodyKind, bodyKindOf, type CompiledBody, type ExpressionEngine, mayHoldExpressions } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
@@ -20,7 +20,6 @@ export interface ProxyLimits {
 export const HOSTED_EXPRESSION_LIMIT = 20;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-const mayHoldExpressions = (body: Buffer) => body.includes('{{') || body.includes('%7B%7B') || body.includes('%7b%7b');
 
 /** Only a private application may detokenize, and it needs token:use even when this body uses no token. */
 function authorize(ctx: RequestContext): void {
@@ -46,11 +45,11 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       : destinations.getOrCreate(`${proxyUrl}\n${target}`, () => resolveDestination(proxyUrl, target, prefix));
 
   /** @param text the body decoded, undefined when it is not UTF-8 */
-  function compile(text: string | undefined, contentType: string | undefined, exchange: ProxyExchange): CompiledBody {
+  function compile(text: string | undefined, kind: BodyKind, exchange: ProxyExchange): CompiledBody {
     if (text === undefined) {
       throw new ApiProblem(400, 'The request body holds a {{ expression but is not valid UTF-8, so it cannot be detokenized');
     }
-    const compiled = expressions.compileBody(text, bodyKindOf(contentType));
+    const compiled = expressions.compileBody(text, kind);
     exchange.expressionCount = compiled.expressionCount;
     exchange.tokenIds = compiled.tokenIds;
     if (compiled.expressionCount > limits.maxExpressions) {
@@ -90,13 +89,14 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
 
     const body = await ctx.body();
     const utf8 = isUtf8(body);
-    const mayDetokenize = body.length > 0 && mayHoldExpressions(body);
+    const kind = bodyKindOf(req.headers['content-type']);
+    const mayDetokenize = body.length > 0 && mayHoldExpressions(body, kind);
     const text = mayDetokenize && utf8 ? body.toString('utf8') : undefined;
     // The body as sent, expressions and all: it never holds a detokenized value. A copy, so the history worker
     // receives these bytes and not the whole buffer they may share memory with.
     if (body.length > 0) ctx.log.rawBody = { bytes: body.length, utf8, kept: new Uint8Array(body.subarray(0, BODY_KEPT)) };
     const detokenizeStart = performance.now();
-    const compiled = mayDetokenize ? compile(text, req.headers['content-type'], exchange) : null;
+    const compiled = mayDetokenize ? compile(text, kind, exchange) : null;
     let outbound = body;
     if (compiled) {
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
