@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { expect, test, type Page } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { UI_DIR } from './support/paths';
+import { BUILT_CLI, UI_DIR } from './support/paths';
 
 let bench: TestEngine;
 let pageErrors: string[];
@@ -67,4 +69,41 @@ test('a wrong session shows a clear error instead of data', async ({ page }) => 
 test('a page opened without any session says how to get one', async ({ page }) => {
   await openWorkbench(page, `${bench.url}/ui/`);
   await expect(page.getByTestId('connection-error')).toContainText('without a workbench session');
+});
+
+test('the production build of serve runs its history thread and serves the workbench beside it', async ({ page }) => {
+  // The bundle puts the engine in a shared chunk, so this is the path the desktop app takes to its history worker.
+  const serve = spawn(process.execPath, [BUILT_CLI, 'serve', '--in-memory', '--port', '0', '--echo-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    serve.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const started = new Promise<RegExpExecArray[]>((resolve) => {
+      serve.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = [/Tokenbench is serving (\S+)/, /Workbench: (\S+)/, /private key \(token:\*\):\s+(\S+)/].map((pattern) => pattern.exec(out));
+        if (found.every(Boolean)) resolve(found as RegExpExecArray[]);
+      });
+    });
+    const [[, url], [, workbenchUrl], [, key]] = await Promise.race([
+      started,
+      once(serve, 'exit').then(() => Promise.reject(new Error(`serve exited: ${out}`))),
+    ]);
+    await openWorkbench(page, workbenchUrl);
+    await expect(page.getByTestId('connection-state')).toHaveText('live');
+    const created = await fetch(`${url}/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'BT-API-KEY': key },
+      body: JSON.stringify({ type: 'token', data: 'built cli secret' }),
+    });
+    expect(created.status).toBe(201);
+    await expect(page.getByTestId('history-row')).toHaveCount(1);
+    // After a reload the rows come from the history thread's store, not from the live feed.
+    await page.reload();
+    await expect(page.getByTestId('history-row')).toHaveCount(1);
+    await expect(page.getByTestId('history-path')).toHaveText('/tokens');
+    expect(pageErrors).toEqual([]);
+  } finally {
+    serve.kill('SIGTERM');
+    if (serve.exitCode === null) await once(serve, 'exit');
+  }
 });
