@@ -1,7 +1,8 @@
 /**
  * Sends a prepared proxy request to its destination over one pooled keep-alive undici Agent and relays the
- * destination's answer, as it arrives, to a sink. Failures come out as a ForwardError whose `kind` (a closed union) the proxy
- * records in history and whose status the client gets: policy 400, timeout 408, unreachable/bad_response 502.
+ * destination's answer, as it arrives, to a sink. Failures come out as a ForwardError whose `kind` (a closed union)
+ * the proxy records in history and whose status the client gets: policy 400, timeout 408, unreachable and
+ * bad_response 502.
  */
 import { Agent, errors, type Dispatcher } from 'undici';
 import { ApiProblem } from '../server/problem';
