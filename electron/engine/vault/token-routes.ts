@@ -51,7 +51,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
         const body = await ctx.json();
         ctx.log.requestBody = tokenRequestForLog(body);
         const input = parseWith(createTokenRequest, body);
-        return { status: 201, body: tokens.create(input, writeContext(ctx)) };
+        return { status: 201, body: await tokens.createGrouped(input, writeContext(ctx)) };
       },
     },
     {
