@@ -232,7 +232,7 @@ export class TokenService {
 
   create(input: CreateTokenRequest, context: WriteContext): TokenView {
     const { token, transform } = this.prepareCreate(input, context.caller);
-    return this.createPrepared(token, transform, input.deduplicate_token === true, context, null);
+    return this.createPrepared(token, transform, input.deduplicate_token === true, context, (write) => this.applyCreates([write], context));
   }
 
   /**
@@ -245,12 +245,17 @@ export class TokenService {
   async createGrouped(input: CreateTokenRequest, context: WriteContext): Promise<TokenView> {
     if (input.deduplicate_token === true || context.transactionId !== undefined) return this.create(input, context);
     const { token, transform } = this.prepareCreate(input, context.caller);
-    const write: TokenWrite = { op: 'create', token, searchTerms: this.searchTermsOf(token) };
-    await new Promise<void>((resolve, reject) => {
+    let committed: Promise<void> | undefined;
+    const view = this.createPrepared(token, transform, false, context, (write) => (committed = this.commitWithOthers(write, context)));
+    await committed;
+    return view;
+  }
+
+  private commitWithOthers(write: TokenWrite, context: WriteContext): Promise<void> {
+    return new Promise((resolve, reject) => {
       this.pendingCreates.push({ write, context, settle: (error) => (error === undefined ? resolve() : reject(error)) });
       if (this.pendingCreates.length === 1) setImmediate(this.commitPendingCreates);
     });
-    return { ...this.view(token, transform), _extras: { deduplicated: false } };
   }
 
   private readonly commitPendingCreates = (): void => {
@@ -276,15 +281,15 @@ export class TokenService {
   };
 
   /**
-   * Writes a prepared token (or finds its duplicate). `batch` collects writes when several tokens must land together
-   * (POST /tokenize): the caller applies them at once.
+   * Writes a prepared token (or finds its duplicate). `land` puts the write in the vault: at once, with others in a
+   * group commit, or into the batch of a POST /tokenize that the caller applies whole.
    */
   private createPrepared(
     token: StoredToken,
     transform: Transform,
     deduplicate: boolean,
     context: WriteContext,
-    batch: TokenWrite[] | null,
+    land: (write: TokenWrite) => void,
   ): TokenView {
     const reader = this.writer.readerFor(context);
     if (deduplicate && token.fingerprint) {
@@ -301,12 +306,8 @@ export class TokenService {
     // Outside a transaction the table's primary key is the check (see applyCreates); a transaction's staged view
     // knows ids the table does not.
     const staged = reader !== this.store;
-    if ((staged && reader.idTaken(token.id)) || batch?.some((w) => w.op === 'create' && w.token.id === token.id)) {
-      throw new ApiProblem(409, `A token with id ${token.id} already exists`);
-    }
-    const write: TokenWrite = { op: 'create', token, searchTerms: this.searchTermsOf(token) };
-    if (batch) batch.push(write);
-    else this.applyCreates([write], context);
+    if (staged && reader.idTaken(token.id)) throw new ApiProblem(409, `A token with id ${token.id} already exists`);
+    land({ op: 'create', token, searchTerms: this.searchTermsOf(token) });
     return { ...this.view(token, transform), _extras: { deduplicated: false } };
   }
 
@@ -375,6 +376,11 @@ export class TokenService {
   tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
     const batch: TokenWrite[] = [];
     const LIMIT = 100;
+    const land = (write: TokenWrite) => {
+      const id = write.op === 'delete' ? write.id : write.token.id;
+      if (batch.some((w) => w.op === 'create' && w.token.id === id)) throw new ApiProblem(409, `A token with id ${id} already exists`);
+      batch.push(write);
+    };
     const walk = (value: unknown, path: string): unknown => {
       if (value === null || value === undefined) return value;
       if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
@@ -382,12 +388,12 @@ export class TokenService {
         if ('type' in value && 'data' in value) {
           const input = parseRequest(value, path);
           const { token, transform } = this.prepareCreate(input, context.caller);
-          return this.createPrepared(token, transform, input.deduplicate_token === true, context, batch);
+          return this.createPrepared(token, transform, input.deduplicate_token === true, context, land);
         }
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
       }
       const { token, transform } = this.prepareCreate({ type: 'token', data: value }, context.caller);
-      this.createPrepared(token, transform, false, context, batch);
+      this.createPrepared(token, transform, false, context, land);
       return token.id;
     };
     const result = walk(body, '');

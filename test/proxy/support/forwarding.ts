@@ -26,7 +26,10 @@ export function relay(f: Forwarder, req: ForwardRequest): { forwarding: Forwardi
   const head = new Promise<Omit<Relayed, 'body'>>((resolve) => (gotHead = resolve));
   const forwarding = f.forward(req, {
     start: (status, headers, headersMs) => gotHead({ status, headers, headersMs }),
-    write: (chunk) => chunks.push(chunk) > 0,
+    write(chunk) {
+      chunks.push(chunk);
+      return true; // never full
+    },
     end: () => undefined,
   });
   const whole = forwarding.done.then(async () => ({ ...(await head), body: Buffer.concat(chunks) }));
