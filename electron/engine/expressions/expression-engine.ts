@@ -37,16 +37,15 @@ function mapStrings(value: unknown, map: (text: string) => unknown): unknown {
 export class ExpressionEngine {
   private readonly runtime = new LiquidRuntime();
   /** Per body kind, keyed by the body's text as is (a combined key would copy every body once more). */
-  private readonly bodies = new Map<BodyKind, LruCache<string, BodyTemplate>>();
+  private readonly bodies: Record<BodyKind, LruCache<string, BodyTemplate>>;
   private readonly expressions: LruCache<string, TokenExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
-  private readonly bodyCacheSize: number;
   private readonly compileExpression = (source: string): TokenExpression =>
     this.expressions.getOrCreate(source, () => compileTokenExpression(this.runtime, source));
 
   constructor(options: ExpressionEngineOptions = {}) {
     const size = options.cacheSize ?? 1000;
-    this.bodyCacheSize = size;
+    this.bodies = { json: new LruCache(size), form: new LruCache(size), text: new LruCache(size) };
     this.expressions = new LruCache(size);
     this.tokenTemplates = new LruCache(size);
   }
@@ -91,9 +90,7 @@ export class ExpressionEngine {
   private bodyTemplate(text: string, kind: BodyKind): BodyTemplate {
     const compile = (): BodyTemplate => BodyTemplate.compile(text, kind, this.runtime, this.compileExpression);
     if (!mayHoldExpressions(text, kind) || text.length > MAX_CACHED_BODY_CHARS) return compile();
-    let cache = this.bodies.get(kind);
-    if (!cache) this.bodies.set(kind, (cache = new LruCache(this.bodyCacheSize)));
-    return cache.getOrCreate(text, compile);
+    return this.bodies[kind].getOrCreate(text, compile);
   }
 
   private tokenTemplate(text: string): TokenTemplate {
