@@ -91,6 +91,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
 
   record({ raw_body: raw, ...draft }: NewRequestLogEntry): RequestLogEntry {
     const entry: RequestLogEntry = { id: randomUUID(), at: new Date().toISOString(), ...draft };
+    // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
     if (raw) entry.request_body = { bytes: raw.bytes, utf8: raw.utf8 };
     if (this.state === 'running') {
       const json = JSON.stringify(entry);
