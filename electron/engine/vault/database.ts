@@ -30,6 +30,9 @@ export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): D
   // SQLite's default page cache is 2 MiB; a vault of 100,000 tokens is about 100 MB, and pages read once stay in
   // this process instead of being read from the OS again. A ceiling (128 MiB), not an allocation.
   db.pragma('cache_size = -131072');
+  // Reads map the file instead of copying pages in with a read() each: a cold random read costs about half as much.
+  // Address space only (1 GiB), not memory; writes still go through the WAL.
+  db.pragma('mmap_size = 1073741824');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   applyMigrations(db);
