@@ -2,7 +2,6 @@
  * A request body parsed once into literal text and token expressions; rendering substitutes the
  * tokens the vault looked up and encodes each result for where it sits (see body-placement).
  */
-import type { Context } from 'liquidjs';
 import type { BodyKind } from './body-kind';
 import { type Placement, placeExpressions } from './body-placement';
 import { ExpressionError } from './expression-error';
@@ -81,16 +80,13 @@ export class BodyTemplate implements CompiledBody {
   }
 
   private evaluator(tokens: ReadonlyMap<string, TokenRecord>): (expression: TokenExpression) => unknown {
-    const scope: Record<string, unknown> = {};
-    let context: Context | undefined; // only expressions that go through Liquid need one
+    const variables: Record<string, unknown> = {};
+    const scope = this.runtime.scope(variables);
     return (expression) => {
       const token = tokens.get(expression.ref.id);
       if (!token) throw new ExpressionError(expression.source, `token "${expression.ref.id}" was not found`);
-      const head = expression.ref.whole ? token : token.data;
-      const { jsonPath } = expression;
-      if (jsonPath?.variable === HEAD_VARIABLE) return this.runtime.evaluateJsonPath(expression, jsonPath, head);
-      scope[HEAD_VARIABLE] = head;
-      return this.runtime.evaluate(expression, (context ??= this.runtime.context(scope)));
+      variables[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
+      return this.runtime.evaluate(expression, scope);
     };
   }
 }

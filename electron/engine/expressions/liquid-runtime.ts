@@ -9,23 +9,36 @@ import { ExpressionError, FilterFailure } from './expression-error';
 import { CUSTOM_FILTERS, LAST_ONLY_FILTERS, jsonPathValue } from './filters';
 import { simplePathNames } from './simple-json-path';
 
-/** `<variable> | json: '<path>'` where the path is a plain `$.a.b` (see simple-json-path). */
-export interface JsonPathShortcut {
-  readonly variable: string;
-  readonly path: string;
-  readonly names: readonly string[];
-}
+/** One filter of a direct chain: our own filter with its literal arguments bound. */
+type DirectStep = (value: unknown, scope: EvaluationScope) => unknown;
 
 export interface CompiledExpression {
   /** The `{{ … }}` text as written, for error messages. */
   readonly source: string;
   readonly value: Value;
   /**
-   * Set when the expression is just `<variable> | json: '$.a.b'`, the form most body expressions take: a caller
-   * holding the variable's value evaluates it with `evaluateJsonPath`, skipping Liquid's interpreter, which costs
-   * several times the lookup.
+   * Set when the expression is a plain property path followed only by our own filters with literal arguments
+   * (`data.number | reveal_last: 4`, `token_value | json: '$.number'`): the forms masks and proxy bodies use. It
+   * gives what Liquid's interpreter gives, without the interpreter, which costs several times the work itself.
    */
-  readonly jsonPath?: JsonPathShortcut;
+  readonly direct?: (scope: EvaluationScope) => unknown;
+}
+
+/**
+ * The variables one render evaluates against. Liquid's context (which also meters the memory that render's filters
+ * use) is made only when an expression or a filter needs it.
+ */
+export class EvaluationScope {
+  private liquidContext: Context | undefined;
+
+  constructor(
+    readonly variables: Record<string, unknown>,
+    private readonly liquid: Liquid,
+  ) {}
+
+  get context(): Context {
+    return (this.liquidContext ??= new Context(this.variables, this.liquid.options, {}, { liquid: this.liquid }));
+  }
 }
 
 // Characters a single evaluation context may allocate through filters (pad_left, split, append, …).
@@ -42,17 +55,56 @@ function isOneValue(expression: Expression): boolean {
   return depth === 1;
 }
 
-/** The `jsonPath` shortcut of a parsed expression, when it has the one form the shortcut handles. */
-function jsonPathShortcut(value: Value): JsonPathShortcut | undefined {
-  const [filter, ...moreFilters] = value.filters;
-  const [initial, ...moreOperands] = value.initial.postfix;
-  if (!filter || moreFilters.length > 0 || filter.name !== 'json' || filter.args.length !== 1) return undefined;
-  const [path] = filter.args;
-  if (!TypeGuards.isQuotedToken(path) || moreOperands.length > 0 || !TypeGuards.isPropertyAccessToken(initial)) return undefined;
-  const [variable, ...props] = initial.props;
-  if (initial.variable || props.length > 0 || !TypeGuards.isWordToken(variable)) return undefined;
-  const names = simplePathNames(path.content);
-  return names && { variable: variable.content, path: path.content, names };
+// Property names Liquid reads specially (sizes, first and last elements) rather than as own properties.
+const SPECIAL_PROPERTIES = new Set(['size', 'first', 'last']);
+
+/**
+ * Liquid reads `a.b` by own properties only (ownPropertyOnly), and an unknown variable or a property of null is
+ * undefined or null as it was; that is all this does. Numeric indexes and the special names stay with Liquid.
+ */
+function directPath(value: Value): readonly string[] | undefined {
+  const [initial, ...more] = value.initial.postfix;
+  if (more.length > 0 || !TypeGuards.isPropertyAccessToken(initial) || initial.variable) return undefined;
+  const names: string[] = [];
+  for (const prop of initial.props) {
+    if (!TypeGuards.isWordToken(prop) && !TypeGuards.isQuotedToken(prop)) return undefined;
+    if (SPECIAL_PROPERTIES.has(prop.content)) return undefined;
+    names.push(prop.content);
+  }
+  return names;
+}
+
+/** Our filter `name` with literal arguments, as Liquid would call it; undefined for anything else. */
+function directStep(filter: Value['filters'][number]): DirectStep | undefined {
+  if (!Object.hasOwn(CUSTOM_FILTERS, filter.name)) return undefined;
+  const args: unknown[] = [];
+  for (const arg of filter.args) {
+    if (!TypeGuards.isNumberToken(arg) && !TypeGuards.isQuotedToken(arg)) return undefined;
+    args.push(arg.content);
+  }
+  const [path] = args;
+  // The json filter's JSONPath is known now, so its plain-path form is worked out once.
+  if (filter.name === 'json' && args.length === 1 && typeof path === 'string' && path.trim().startsWith('$')) {
+    const names = simplePathNames(path);
+    return (input) => jsonPathValue(input, path, names);
+  }
+  const handler = CUSTOM_FILTERS[filter.name];
+  return (input, scope) => handler.call(scope, input, ...args);
+}
+
+function directEvaluation(value: Value): CompiledExpression['direct'] {
+  const names = directPath(value);
+  const steps = value.filters.map(directStep);
+  if (!names || steps.some((step) => step === undefined)) return undefined;
+  return (scope) => {
+    let result: unknown = scope.variables;
+    for (const name of names) {
+      if (result === null || result === undefined) break;
+      result = Object.hasOwn(result, name) ? (result as Record<string, unknown>)[name] : undefined;
+    }
+    for (const step of steps as DirectStep[]) result = step(result, scope);
+    return result;
+  };
 }
 
 function parseReason(error: unknown): string {
@@ -89,30 +141,19 @@ export class LiquidRuntime {
     }
     const misplaced = value.filters.slice(0, -1).find((f) => LAST_ONLY_FILTERS.has(f.name));
     if (misplaced) throw new ExpressionError(source, `${misplaced.name} must be the last filter`);
-    const jsonPath = jsonPathShortcut(value);
-    return jsonPath ? { source, value, jsonPath } : { source, value };
+    const direct = directEvaluation(value);
+    return direct ? { source, value, direct } : { source, value };
   }
 
-  /** A context over `scope`; one per render, since it also meters the memory that render's filters use. */
-  context(scope: object): Context {
-    return new Context(scope, this.liquid.options, {}, { liquid: this.liquid });
+  /** The scope of one render; expressions evaluated in it share its Liquid context. */
+  scope(variables: Record<string, unknown>): EvaluationScope {
+    return new EvaluationScope(variables, this.liquid);
   }
 
-  evaluate(expression: CompiledExpression, context: Context): unknown {
+  evaluate(expression: CompiledExpression, scope: EvaluationScope): unknown {
     try {
-      return toValue(toValueSync(expression.value.value(context, false)));
-    } catch (error) {
-      throw new ExpressionError(expression.source, evaluationReason(error));
-    }
-  }
-
-  /**
-   * What `evaluate` gives for an expression with a `jsonPath` shortcut when its variable holds `input`: Liquid
-   * would hand a JSON value to our `json` filter unchanged, so the filter is called directly.
-   */
-  evaluateJsonPath(expression: CompiledExpression, shortcut: JsonPathShortcut, input: unknown): unknown {
-    try {
-      return jsonPathValue(input, shortcut.path, shortcut.names);
+      if (expression.direct) return expression.direct(scope);
+      return toValue(toValueSync(expression.value.value(scope.context, false)));
     } catch (error) {
       throw new ExpressionError(expression.source, evaluationReason(error));
     }

@@ -30,11 +30,11 @@ export class TokenTemplate {
    */
   renderValue(token: TokenRecord): unknown {
     const lone = loneSlot(this.segments);
-    return lone ? toJsonValue(this.runtime.evaluate(lone, this.runtime.context(token))) : this.renderText(token);
+    return lone ? toJsonValue(this.runtime.evaluate(lone, this.runtime.scope(token))) : this.renderText(token);
   }
 
   renderText(token: TokenRecord): string {
-    const context = this.runtime.context(token);
-    return joinSegments(this.segments, (expression) => toText(this.runtime.evaluate(expression, context)));
+    const scope = this.runtime.scope(token);
+    return joinSegments(this.segments, (expression) => toText(this.runtime.evaluate(expression, scope)));
   }
 }
