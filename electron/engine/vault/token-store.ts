@@ -52,7 +52,7 @@ export const nowIso = () => new Date().toISOString();
 
 export const LIVE = '(expires_at IS NULL OR expires_at > @now)';
 
-/** How long a decrypted token stays in memory after its last use, and how many are kept. */
+/** How long a decrypted token stays in memory after its decryption (use does not extend it), and how many are kept. */
 const HOT_TOKEN_MS = 5_000;
 const HOT_TOKENS = 2_000;
 
@@ -153,13 +153,16 @@ export class TokenStore {
     }
   }
 
-  private hotGet(id: string, now: string): StoredToken | undefined {
+  /**
+   * No reordering on a hit: an entry lives HOT_TOKEN_MS from its decryption whatever its use, so insertion order is
+   * already expiry order, and evicting the oldest is evicting the first to expire.
+   */
+  private hotGet(id: string, now: string, nowMs: number): StoredToken | undefined {
     const entry = this.hot.get(id);
     if (!entry) return undefined;
+    if (entry.until >= nowMs && live(entry.token, now)) return entry.token;
     this.hot.delete(id);
-    if (entry.until < Date.now() || !live(entry.token, now)) return undefined;
-    this.hot.set(id, entry);
-    return entry.token;
+    return undefined;
   }
 
   private hotSet(token: StoredToken): StoredToken {
@@ -171,7 +174,7 @@ export class TokenStore {
   /** A live (not expired) token, or undefined. */
   get(id: string): StoredToken | undefined {
     const now = nowIso();
-    const hot = this.hotGet(id, now);
+    const hot = this.hotGet(id, now, Date.now());
     if (hot) return hot;
     const row = this.stmt.get.get({ id, now }) as TokenRow | undefined;
     return row && this.hotSet(this.hydrate(row));
@@ -191,9 +194,10 @@ export class TokenStore {
   getMany(ids: readonly string[]): Map<string, StoredToken> {
     const found = new Map<string, StoredToken>();
     const now = nowIso();
+    const nowMs = Date.now();
     const cold: string[] = [];
     for (const id of ids) {
-      const hot = this.hotGet(id, now);
+      const hot = this.hotGet(id, now, nowMs);
       if (hot) found.set(id, hot);
       else cold.push(id);
     }
