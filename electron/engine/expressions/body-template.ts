@@ -26,7 +26,10 @@ interface Slot {
   readonly placement: Placement;
 }
 
-const jsonStringContent = (text: string): string => JSON.stringify(text).slice(1, -1);
+// What JSON.stringify escapes: quotes, backslashes, control characters and (lone) surrogates. Most values (card
+// numbers, names) hold none of them and are written as they are.
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const jsonStringContent = (text: string): string => (JSON_ESCAPED.test(text) ? JSON.stringify(text).slice(1, -1) : text);
 // URLSearchParams writes application/x-www-form-urlencoded exactly (space → '+'), lone surrogates included.
 const formEncode = (text: string): string => new URLSearchParams([['', text]]).toString().slice(1);
 

@@ -30,7 +30,10 @@ function gcmDecrypt(key: Buffer, nonce: Buffer, tag: Buffer, ciphertext: Buffer,
   const decipher = createDecipheriv('aes-256-gcm', key, nonce);
   decipher.setAAD(aad);
   decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  const plaintext = decipher.update(ciphertext);
+  // GCM is a stream mode: final() only checks the tag and returns no bytes, so there is nothing to concatenate.
+  const rest = decipher.final();
+  return rest.length === 0 ? plaintext : Buffer.concat([plaintext, rest]);
 }
 
 export class Sealer {
