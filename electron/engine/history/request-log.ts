@@ -89,7 +89,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     this.exited = new Promise((resolve) => worker.once('exit', (code) => resolve(this.ended(code))));
   }
 
-  record({ raw_body: raw, ...draft }: NewRequestLogEntry): RequestLogEntry {
+  record({ raw_body: raw, ...draft }: NewRequestLogEntry): void {
     const entry: RequestLogEntry = { id: randomUUID(), at: new Date().toISOString(), ...draft };
     // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
     if (raw) entry.request_body = { bytes: raw.bytes, utf8: raw.utf8 };
@@ -100,9 +100,10 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();
     }
+    // The live view (an open workbench) is the only reader of the entry as shown; without one, no body is decoded.
+    if (this.listenerCount('entry') === 0) return;
     if (raw) entry.request_body = shownBody(raw, raw.kept);
     this.emit('entry', entry);
-    return entry;
   }
 
   /** Newest first; `before` pages back from an entry id. */
