@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LruCache } from '../../electron/engine/lru-cache';
 
 /** Which of `keys` the cache still holds. A miss throws from `create`, before anything is inserted or evicted. */
-function held(cache: LruCache<string, string>, keys: string[]): string[] {
+function held<K>(cache: LruCache<K, string>, keys: K[]): K[] {
   return keys.filter((key) => {
     try {
       cache.getOrCreate(key, () => {
@@ -47,5 +48,26 @@ describe('LruCache', () => {
     cache.getOrCreate('a', () => ++calls);
     expect(calls).toBe(2);
     expect(cache.size).toBe(0);
+  });
+
+  it('under any mix of lookups and deletes, stays within capacity and answers each key with its own value', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.record({ del: fc.boolean(), key: fc.integer({ min: 0, max: 8 }) }), { maxLength: 200 }),
+        (capacity, ops) => {
+          const cache = new LruCache<number, string>(capacity);
+          for (const { del, key } of ops) {
+            if (del) cache.delete(key);
+            else expect(cache.getOrCreate(key, () => `value ${key}`)).toBe(`value ${key}`);
+            expect(cache.size).toBeLessThanOrEqual(capacity);
+          }
+          // A key just used is held until capacity more keys are added.
+          cache.getOrCreate(99, () => 'value 99');
+          expect(held(cache, [99])).toEqual([99]);
+        },
+      ),
+      { numRuns: 500, seed: 3 },
+    );
   });
 });

@@ -62,8 +62,9 @@ export class TokenStore {
   private readonly stmt;
   /**
    * Tokens decrypted in the last few seconds, so a client that detokenizes the same tokens request after request
-   * (the proxy's common case) does not pay a decryption each time. Memory only, bounded, evicted by every write;
-   * never written anywhere. Callers treat returned tokens as read-only.
+   * (the proxy's common case) does not pay a decryption each time. Only that detokenizing lookup (getMany) fills it:
+   * single reads seldom repeat, and would only hold more plaintext in memory. Memory only, bounded, evicted by every
+   * write; never written anywhere. Callers treat returned tokens as read-only.
    */
   private readonly hot = new Map<string, { token: StoredToken; until: number }>();
   readonly applyAll: (writes: readonly TokenWrite[]) => void;
@@ -177,7 +178,7 @@ export class TokenStore {
     const hot = this.hotGet(id, now, Date.now());
     if (hot) return hot;
     const row = this.stmt.get.get({ id, now }) as TokenRow | undefined;
-    return row && this.hotSet(this.hydrate(row));
+    return row && this.hydrate(row);
   }
 
   /** Whether the id is taken, expired tokens included (an id is never reused while its row exists). */
