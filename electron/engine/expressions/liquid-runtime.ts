@@ -59,8 +59,9 @@ function isOneValue(expression: Expression): boolean {
 const SPECIAL_PROPERTIES = new Set(['size', 'first', 'last']);
 
 /**
- * Liquid reads `a.b` by own properties only (ownPropertyOnly), and an unknown variable or a property of null is
- * undefined or null as it was; that is all this does. Numeric indexes and the special names stay with Liquid.
+ * The names of a plain `a.b["c"]` path. Liquid (with ownPropertyOnly) reads such a path by own properties only: a
+ * missing one is undefined, and a path through null or undefined stops at that value. That is all the direct
+ * evaluation does, so numeric indexes and the special names stay with Liquid.
  */
 function directPath(value: Value): readonly string[] | undefined {
   const [initial, ...more] = value.initial.postfix;
