@@ -1,15 +1,7 @@
-import type { HistoryStoreOptions } from './history-store';
-import type { RequestLogEntry } from './request-log';
+import type { HistoryStoreOptions, StoredEntry } from './history-store';
 
 /** What the worker is started with (its log lines come back as messages). */
 export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'>;
-
-/**
- * An entry as recorded, and the bytes of its body when they are kept apart (see kept-body). Entries cross to the
- * worker as objects and are serialized there: cloning the object costs the main thread less than stringifying it
- * and then cloning the string.
- */
-export type QueuedEntry = [entry: RequestLogEntry, body: Uint8Array | null];
 
 /** A read (or a barrier: `flush`) that the worker answers with a `result` carrying the same request id. */
 export type HistoryQuery = { type: 'list'; limit: number; before?: string } | { type: 'get'; id: string } | { type: 'flush' };
@@ -19,7 +11,7 @@ export type HistoryQuery = { type: 'list'; limit: number; before?: string } | { 
  * before it. `close` writes nothing new: the worker closes the database and exits.
  */
 export type HistoryRequest =
-  | { type: 'append'; entries: QueuedEntry[] }
+  | { type: 'append'; entries: StoredEntry[] }
   | { type: 'query'; requestId: number; query: HistoryQuery }
   | { type: 'close' };
 

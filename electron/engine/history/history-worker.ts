@@ -34,7 +34,7 @@ function serve(): void {
   const handle = (message: HistoryRequest) => {
     switch (message.type) {
       case 'append':
-        return store.append(message.entries.map(([entry, body]) => [entry.id, JSON.stringify(entry), body]));
+        return store.append(message.entries);
       case 'query':
         return post({ type: 'result', requestId: message.requestId, json: answer(store, message.query) });
       case 'close':

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
-import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage, QueuedEntry } from './history-messages';
-import type { HistoryStoreOptions } from './history-store';
+import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
+import type { HistoryStoreOptions, StoredEntry } from './history-store';
 import { startHistoryWorker } from './history-worker-script';
 import { shownBody, type KeptBody } from './kept-body';
 
@@ -29,9 +29,8 @@ export interface RequestLogEntry {
 export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody };
 
 const POST_EVERY_MS = 100;
-/** Post early once this many entries, or this many kept body bytes, wait: one batch never makes a long write. */
-const POST_AT_ENTRIES = 256;
-const POST_AT_BODY_BYTES = 256 * 1024;
+/** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
+const POST_AT_BYTES = 256 * 1024;
 
 type State = 'running' | 'closing' | 'closed' | 'failed';
 
@@ -44,8 +43,9 @@ type Waiter = { resolve: (json: string | null) => void; reject: (error: Error) =
  * and the live `entry` events go on; reads then reject.
  */
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
-  private queue: QueuedEntry[] = [];
-  private queuedBodyBytes = 0;
+  /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
+  private queue: StoredEntry[] = [];
+  private queuedBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private state: State = 'running';
   private failure: Error | null = null;
@@ -94,15 +94,16 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
     if (raw) entry.request_body = { bytes: raw.bytes, utf8: raw.utf8 };
     if (this.state === 'running') {
-      // Queued as is and never changed after: the worker serializes it when the batch arrives.
-      this.queue.push([entry, raw?.kept ?? null]);
-      this.queuedBodyBytes += raw?.kept.byteLength ?? 0;
-      if (this.queue.length >= POST_AT_ENTRIES || this.queuedBodyBytes >= POST_AT_BODY_BYTES) this.postQueue();
+      const json = JSON.stringify(entry);
+      this.queue.push([entry.id, json, raw?.kept ?? null]);
+      this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0);
+      if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();
     }
     // The live view (an open workbench) is the only reader of the entry as shown; without one, no body is decoded.
     if (this.listenerCount('entry') === 0) return;
-    this.emit('entry', raw ? { ...entry, request_body: shownBody(raw, raw.kept) } : entry);
+    if (raw) entry.request_body = shownBody(raw, raw.kept);
+    this.emit('entry', entry);
   }
 
   /** Newest first; `before` pages back from an entry id. */
@@ -136,7 +137,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     if (this.queue.length === 0) return;
     this.send({ type: 'append', entries: this.queue });
     this.queue = [];
-    this.queuedBodyBytes = 0;
+    this.queuedBytes = 0;
   };
 
   private send(request: HistoryRequest): void {
