@@ -60,15 +60,23 @@ function pad(side: 'left' | 'right'): Filter {
   };
 }
 
-function json(value: unknown, path: unknown): unknown {
-  if (typeof path !== 'string' || !path.trim().startsWith('$')) throw new FilterFailure('json needs a JSONPath starting with $');
-  return jsonPathValue(value, path, simplePathNames(path));
+/**
+ * The `json` filter for one path, its plain-path form worked out once (callers evaluating one path many times keep
+ * it); undefined for a path the filter refuses.
+ */
+export function jsonFilterFor(path: unknown): ((value: unknown) => unknown) | undefined {
+  if (typeof path !== 'string' || !path.trim().startsWith('$')) return undefined;
+  const names = simplePathNames(path);
+  return (value) => jsonPathValue(value, path, names);
 }
 
-/**
- * The `json` filter for a path that starts with `$`; `names` are its `simplePathNames`, which callers that
- * evaluate one path many times work out once.
- */
+function json(value: unknown, path: unknown): unknown {
+  const filter = jsonFilterFor(path);
+  if (!filter) throw new FilterFailure('json needs a JSONPath starting with $');
+  return filter(value);
+}
+
+/** The `json` filter for a path that starts with `$`; `names` are its `simplePathNames`. */
 export function jsonPathValue(value: unknown, path: string, names: readonly string[] | undefined): unknown {
   if (value === null || value === undefined) return null;
   if (names && value) return readSimplePath(value, names);

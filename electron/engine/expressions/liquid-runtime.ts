@@ -6,8 +6,7 @@
  */
 import { Context, type Expression, Liquid, Tokenizer, TypeGuards, Value, toValue, toValueSync } from 'liquidjs';
 import { ExpressionError, FilterFailure } from './expression-error';
-import { CUSTOM_FILTERS, LAST_ONLY_FILTERS, jsonPathValue } from './filters';
-import { simplePathNames } from './simple-json-path';
+import { CUSTOM_FILTERS, LAST_ONLY_FILTERS, jsonFilterFor } from './filters';
 
 /** One filter of a direct chain: our own filter with its literal arguments bound. */
 type DirectStep = (value: unknown, scope: EvaluationScope) => unknown;
@@ -83,12 +82,9 @@ function directStep(filter: Value['filters'][number]): DirectStep | undefined {
     if (!TypeGuards.isNumberToken(arg) && !TypeGuards.isQuotedToken(arg)) return undefined;
     args.push(arg.content);
   }
-  const [path] = args;
   // The json filter's JSONPath is known now, so its plain-path form is worked out once.
-  if (filter.name === 'json' && args.length === 1 && typeof path === 'string' && path.trim().startsWith('$')) {
-    const names = simplePathNames(path);
-    return (input) => jsonPathValue(input, path, names);
-  }
+  const json = filter.name === 'json' ? jsonFilterFor(args[0]) : undefined;
+  if (json) return json;
   const handler = CUSTOM_FILTERS[filter.name];
   return (input, scope) => handler.call(scope, input, ...args);
 }

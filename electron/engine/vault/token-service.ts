@@ -20,6 +20,8 @@ import {
   type TokenType,
 } from './token-types';
 
+type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
+
 /** A token as a client sees it: `data` after the caller's transform, plus the card summary for card types. */
 export interface TokenView {
   id: string;
@@ -289,7 +291,7 @@ export class TokenService {
     transform: Transform,
     deduplicate: boolean,
     context: WriteContext,
-    land: (write: TokenWrite) => void,
+    land: (write: CreateWrite) => void,
   ): TokenView {
     const reader = this.writer.readerFor(context);
     if (deduplicate && token.fingerprint) {
@@ -374,11 +376,11 @@ export class TokenService {
    * place; arrays and objects keep their shape. All tokens land together or none does.
    */
   tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
-    const batch: TokenWrite[] = [];
+    const batch: CreateWrite[] = [];
     const LIMIT = 100;
-    const land = (write: TokenWrite) => {
-      const id = write.op === 'delete' ? write.id : write.token.id;
-      if (batch.some((w) => w.op === 'create' && w.token.id === id)) throw new ApiProblem(409, `A token with id ${id} already exists`);
+    const land = (write: CreateWrite) => {
+      const { id } = write.token;
+      if (batch.some((w) => w.token.id === id)) throw new ApiProblem(409, `A token with id ${id} already exists`);
       batch.push(write);
     };
     const walk = (value: unknown, path: string): unknown => {
