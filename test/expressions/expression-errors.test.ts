@@ -37,6 +37,13 @@ describe('ExpressionError', () => {
     expect(error.expression).toBe('{{ secret-id');
   });
 
+  it.each([
+    ['a raw control character', '{"a": "x {{ secret-id\t}} y"}'],
+    ['a broken escape', '{"a": "x {{ secret-id \\u00zz }} y"}'],
+  ])('refuses an expression in a JSON string with %s', (_case, body) => {
+    expect(errorOf(body, 'json').reason).toBe('the expression is not validly encoded for this body');
+  });
+
   it('names the expression as written, decoded from its JSON string', () => {
     const error = errorOf(`{"a": "{{ ${CARD_ID} | json: \\"$..x\\" | nope }}"}`, 'json');
     expect(error.expression).toBe(`{{ ${CARD_ID} | json: "$..x" | nope }}`);

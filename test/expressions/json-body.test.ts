@@ -29,6 +29,33 @@ describe('JSON bodies: strings that are exactly one expression', () => {
   });
 });
 
+describe('JSON bodies: where expressions are found', () => {
+  const values = { 'tok-a': 'A"1\\', 'tok-b': 'b\n2', 'tok-c': '東京' };
+  const tokens = tokenMap(...Object.entries(values).map(([id, value]) => token(id, value)));
+  const ids = Object.keys(values) as (keyof typeof values)[];
+  // Literal text that cannot open or close an expression, with what JSON.stringify escapes: quotes, backslashes,
+  // control characters, lone surrogates (and plain strings, which are read without the JSON escape codec).
+  const literal = fc.string({ unit: 'binary' }).map((text) => text.replace(/[{}]/g, ''));
+  const piece = fc.oneof(literal, fc.constantFrom(...ids).map((id) => ({ id })));
+  const leaf = fc.array(piece, { maxLength: 4 });
+  type Leaf = (string | { id: keyof typeof values })[];
+
+  it('property: string leaves with expressions among any other text read back with the values in place', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), leaf, { maxKeys: 4 }), (object) => {
+        // Built by hand so each expression stays raw in the body (JSON.stringify would leave it alone anyway, as it
+        // holds nothing to escape) while the literal text around it is JSON-escaped.
+        const string = (parts: Leaf) => `"${parts.map((p) => (typeof p === 'string' ? JSON.stringify(p).slice(1, -1) : `{{ ${p.id} }}`)).join('')}"`;
+        const body = `{${Object.entries(object).map(([key, parts]) => `${JSON.stringify(key)}:${string(parts)}`).join(',')}}`;
+        const expected = Object.fromEntries(
+          Object.entries(object).map(([key, parts]) => [key, parts.map((p) => (typeof p === 'string' ? p : values[p.id])).join('')]),
+        );
+        expect(JSON.parse(engine.compileBody(body, 'json').render(tokens))).toEqual(expected);
+      }),
+    );
+  });
+});
+
 describe('JSON bodies: results inside longer strings are escaped', () => {
   it.each([
     ['double quotes', 'he said "hi"'],

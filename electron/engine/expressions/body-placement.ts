@@ -20,16 +20,23 @@ export interface PlacedExpression {
   readonly replaceEnd: number;
 }
 
-const STRING_STOP = /["\\]/g;
+// Quotes end a string; a backslash escapes; control characters (invalid in JSON strings) must reach the JSON codec.
+const STRING_STOP = /["\\\x00-\x1f]/g;
 
-/** Index of the quote closing the string whose content starts at `from` (text length if unterminated). */
-function stringEnd(text: string, from: number): number {
+/**
+ * Index of the quote closing the string whose content starts at `from` (text length if unterminated), and whether
+ * the content is plain: without escapes or control characters it means what it says, so the plain codec reads it.
+ */
+function stringEnd(text: string, from: number): { end: number; plain: boolean } {
+  let plain = true;
   STRING_STOP.lastIndex = from;
   for (let m = STRING_STOP.exec(text); m; m = STRING_STOP.exec(text)) {
-    if (m[0] === '"') return m.index;
-    STRING_STOP.lastIndex = m.index + 2; // skip the escaped character
+    if (m[0] === '"') return { end: m.index, plain };
+    plain = false;
+    // Skip the escaped character (a control character is one unit, like any other).
+    if (m[0] === '\\') STRING_STOP.lastIndex = m.index + 2;
   }
-  return text.length;
+  return { end: text.length, plain };
 }
 
 /**
@@ -68,10 +75,10 @@ function placeInJson(text: string): PlacedExpression[] {
       }
       continue;
     }
-    const close = stringEnd(text, quote + 1);
+    const { end: close, plain } = stringEnd(text, quote + 1);
     const inside = candidateFrom(quote + 1);
     if (inside !== -1 && inside < close) {
-      const spans = findExpressions(text, quote + 1, close, JSON_STRING);
+      const spans = findExpressions(text, quote + 1, close, plain ? PLAIN : JSON_STRING);
       const [only] = spans;
       if (spans.length === 1 && only.start === quote + 1 && only.end === close && close < text.length) {
         placed.push({ span: only, placement: 'json-whole-string', replaceStart: quote, replaceEnd: close + 1 });

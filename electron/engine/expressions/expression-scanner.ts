@@ -98,6 +98,9 @@ export function findExpressions(text: string, start: number, limit: number, code
   const spans: ExpressionSpan[] = [];
   let pos = start;
   while (pos < limit) {
+    // Plain text can only open an expression at a literal `{{`: a native search skips to it.
+    if (codec === PLAIN) pos = text.indexOf('{{', pos);
+    if (pos === -1 || pos >= limit) break;
     if (opensExpression(text, pos, limit, codec)) {
       const end = expressionEnd(text, pos, limit, codec);
       spans.push({ start: pos, end, codec });
