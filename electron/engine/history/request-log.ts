@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
 import type { HistoryStoreOptions, StoredEntry } from './history-store';
+import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
 import { shownBody, type KeptBody } from './kept-body';
 
@@ -90,7 +90,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
   }
 
   record({ raw_body: raw, ...draft }: NewRequestLogEntry): void {
-    const entry: RequestLogEntry = { id: randomUUID(), at: new Date().toISOString(), ...draft };
+    const entry: RequestLogEntry = { id: timeOrderedId(), at: new Date().toISOString(), ...draft };
     // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
     if (raw) entry.request_body = { bytes: raw.bytes, utf8: raw.utf8 };
     if (this.state === 'running') {
