@@ -12,6 +12,7 @@ import { fakeLoad } from './fake-load';
 import { runLoad, type RequestPlan } from './load';
 import { machineInfo } from './machine';
 import { buildReport, reportMarkdown } from './report';
+import { medianRound } from './rounds';
 import { mixedRequest } from './vault-data';
 import { measureVault } from './vault-disk';
 import { fillVault, type FilledToken } from './vault-fill';
@@ -162,5 +163,40 @@ describe('report', () => {
     expect(markdown).toContain('≥ 20 % of baseline: **missed**');
     expect(markdown).toContain('#### Disk');
     expect(markdown).toContain('- a note');
+  });
+});
+
+describe('rounds', () => {
+  const rounds = [
+    fakeLoad(5_000, { latencyMs: { p50: 3, p99: 9 } }),
+    fakeLoad(7_600, { latencyMs: { p50: 1, p99: 4 } }),
+    fakeLoad(6_100, { latencyMs: { p50: 2, p99: 6 }, checkFailures: 2 }),
+  ];
+
+  it('report the median round whole, with every wrong answer and every round\'s rate', () => {
+    const median = medianRound(rounds);
+    expect(median.requestsPerSecond).toBe(6_100);
+    expect(median.latencyMs).toEqual({ p50: 2, p99: 6 });
+    expect(median.checkFailures).toBe(2);
+    expect(median.checked).toBe(3_000);
+    expect(median.roundsRequestsPerSecond).toEqual([5_000, 7_600, 6_100]);
+    // A wrong answer in a round that is not the median still marks the row.
+    const report = buildReport(machineInfo(), {}, [
+      {
+        suite: 'demo',
+        title: 'Demo',
+        baselineSystem: 'direct',
+        measurements: [{ case: 'c', system: 'direct', connections: 1, load: medianRound(rounds) }],
+        tables: [],
+        notes: [],
+      },
+    ]);
+    expect(report.suites[0].rows[0].clean).toBe(false);
+    expect(reportMarkdown(report)).toContain('| c | direct | 1 | 6,100 (5,000–7,600) |');
+  });
+
+  it('take the lower middle of an even count, and refuse none', () => {
+    expect(medianRound(rounds.slice(0, 2)).requestsPerSecond).toBe(5_000);
+    expect(() => medianRound([])).toThrow(/at least one round/);
   });
 });

@@ -41,6 +41,8 @@ export interface LoadResult {
    */
   serverCores: number | null;
   loadGeneratorCores: number | null;
+  /** When this is the median of several rounds (see rounds.ts): every round's req/s, in the order they ran. */
+  roundsRequestsPerSecond?: number[];
 }
 
 function percentile(sorted: Float64Array, p: number): number {

@@ -3,18 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildServer } from './child-process';
 import { summarizeCpuProfiles } from './cpu-profile';
-import { runLoad } from './load';
+import { runLoad, type LoadResult } from './load';
 import { NGINX_BINARY, startNginx, type NginxProxy } from './nginx-proxy';
 import { peakRssBytes, resetPeakRss } from './process-memory';
 import { benchBody, createBenchCards, proxyPlan, type BenchBody } from './proxy-requests';
 import { checkProxyTargets, runIn, type ProxyRun, type TargetCheck } from './proxy-targets';
 import type { SuiteResult, Table } from './report';
+import { medianRound } from './rounds';
 import { startFastifyProxy, startProxyDestination, startTokenbench } from './servers';
 
 export interface ProxyBenchOptions {
   connections: number[];
   durationSeconds: number;
   warmupSeconds: number;
+  /** Runs per system and cell, interleaved; the median is reported (see rounds.ts). */
+  rounds: number;
   /** Run Tokenbench under --cpu-prof and add its busiest functions to the report. */
   profileDir?: string;
   /** Only these body sizes (KB) and expression counts; undefined = the whole matrix. */
@@ -118,8 +121,10 @@ const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset:
   `Every answer, warm-up included, is checked: status 200 and len equal to what the destination must receive: the ` +
     `body as sent for ${DIRECT} and the peers, the detokenized body (each expression replaced by its 16-digit card ` +
     'number) for Tokenbench.',
-  `Runs go cell by cell, all systems in turn within a cell, so they see the same machine state: ` +
-    `${options.warmupSeconds} s unmeasured warm-up, then ${options.durationSeconds} s measured, per run; before the ` +
+  `Runs go cell by cell, ${options.rounds} round(s) per cell with all systems in turn within each round, so they see ` +
+    'the same machine state; each figure is the round with the median req/s (its latency, CPU and targets too), with ' +
+    'the lowest and highest round in brackets; wrong answers and peak RSS count over every round. Per run: ' +
+    `${options.warmupSeconds} s unmeasured warm-up, then ${options.durationSeconds} s measured; before the ` +
     `first cell, ${PRIME_SECONDS} s per body size and system at ${PRIME_CONNECTIONS} connections, unmeasured. Load ` +
     "generator, destination and proxies share the machine's cores: ratios within a run mean more than absolute " +
     'figures.',
@@ -210,12 +215,19 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
       for (const expressions of expressionCounts) {
         const body = benchBody(size.bytes, cards.slice(0, expressions));
         for (const connections of options.connections) {
-          for (const system of systems) {
-            log(`${size.label}, ${expressions} expr, ${connections} connection(s): ${system.name}…`);
-            for (const pid of system.memoryPids) peaksReset = resetPeakRss(pid) && peaksReset;
-            const result = await load(system, body, connections, [options.warmupSeconds, options.durationSeconds]);
-            const peakRssBytes = peakRss(system.memoryPids);
-            runs.push({ body: size.label, expressions, connections, system: system.name, load: result, peakRssBytes });
+          const rounds = systems.map(() => ({ loads: [] as LoadResult[], peaks: [] as (number | null)[] }));
+          for (let round = 1; round <= options.rounds; round++) {
+            for (const [i, system] of systems.entries()) {
+              log(`${size.label}, ${expressions} expr, ${connections} connection(s), round ${round} of ${options.rounds}: ${system.name}…`);
+              for (const pid of system.memoryPids) peaksReset = resetPeakRss(pid) && peaksReset;
+              rounds[i].loads.push(await load(system, body, connections, [options.warmupSeconds, options.durationSeconds]));
+              rounds[i].peaks.push(peakRss(system.memoryPids));
+            }
+          }
+          for (const [i, system] of systems.entries()) {
+            const { loads, peaks } = rounds[i];
+            const peakRssBytes = peaks.includes(null) ? null : Math.max(...(peaks as number[]));
+            runs.push({ body: size.label, expressions, connections, system: system.name, load: medianRound(loads), peakRssBytes });
           }
         }
       }

@@ -99,7 +99,7 @@ function markdownTable(columns: string[], rows: (string | number)[][]): string {
 }
 
 const SCENARIO_COLUMNS = [
-  'case', 'system', 'conns', 'req/s', 'vs baseline', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'bad bodies / checked',
+  'case', 'system', 'conns', 'req/s: median (lowest–highest round)', 'vs baseline', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'bad bodies / checked',
   'CPU cores: server (µs/req) / load gen', 'target',
 ];
 
@@ -111,13 +111,20 @@ function cpuText(load: LoadResult): string {
   return `${serverCores.toFixed(2)} (${perRequest} µs) / ${loadGeneratorCores.toFixed(2)}`;
 }
 
+/** The median's req/s, and the lowest and highest round when there were several. */
+function rateText(load: LoadResult): string {
+  const rounds = load.roundsRequestsPerSecond ?? [];
+  if (rounds.length < 2) return int(load.requestsPerSecond);
+  return `${int(load.requestsPerSecond)} (${int(Math.min(...rounds))}–${int(Math.max(...rounds))})`;
+}
+
 function scenarioRow(row: ReportRow): (string | number)[] {
   const { load } = row;
   return [
     row.case,
     row.system,
     row.connections,
-    int(load.requestsPerSecond),
+    rateText(load),
     row.ratioToBaseline === null ? '–' : `${Math.round(row.ratioToBaseline * 100)} %`,
     ms(load.latencyMs.p50),
     ms(load.latencyMs.p99),

@@ -4,8 +4,9 @@
  *
  *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
- *   --duration S        measured seconds per run  (default per suite: vault 8; proxy 4)
+ *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
+ *   --rounds N          runs per system and cell, interleaved; the median is reported (default 3)
  *   --tokens N          tokens in the vault suite (100000)
  *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
@@ -28,6 +29,7 @@ interface RunSettings {
 }
 
 interface CommonSettings extends RunSettings {
+  rounds: number;
   profileDir?: string;
   /** Proxy cells to run; undefined = all (for profiling one cell). */
   bodiesKb?: number[];
@@ -44,11 +46,11 @@ interface Suite {
 /** One entry per suite; a suite owns its servers and returns its scenario table. */
 const SUITES: Record<string, Suite> = {
   vault: {
-    defaults: { connections: [1, 10], durationSeconds: 8, warmupSeconds: 2 },
+    defaults: { connections: [1, 10], durationSeconds: 6, warmupSeconds: 2 },
     run: (settings, tokens) => runVaultBench({ ...settings, tokens }),
   },
   proxy: {
-    defaults: { connections: [1, 10, 50], durationSeconds: 4, warmupSeconds: 1 },
+    defaults: { connections: [1, 10, 50], durationSeconds: 3, warmupSeconds: 1 },
     run: (settings) => runProxyBench(settings),
   },
 };
@@ -66,6 +68,7 @@ async function main(): Promise<number> {
       connections: { type: 'string' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      rounds: { type: 'string', default: '3' },
       tokens: { type: 'string', default: '100000' },
       profile: { type: 'boolean', default: false },
       bodies: { type: 'string' },
@@ -87,6 +90,7 @@ async function main(): Promise<number> {
   const profileDir = values.profile ? join(RESULTS_DIR, `profile-${machine.date.replace(/[:.]/g, '-')}`) : undefined;
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const tokens = Math.round(positive('tokens', values.tokens));
+  const rounds = Math.round(positive('rounds', values.rounds));
   const list = (name: string, text: string | undefined, min: number) =>
     text?.split(',').map((item) => {
       const n = Number(item);
@@ -98,10 +102,10 @@ async function main(): Promise<number> {
   const results: SuiteResult[] = [];
   const runSettings: Record<string, string> = {};
   for (const name of suites) {
-    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, profileDir, log };
+    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
-      `${durationSeconds} s measured + ${warmupSeconds} s warm-up per run, connections ${connections.join('/')}`;
+      `${rounds} round(s) of ${durationSeconds} s measured + ${warmupSeconds} s warm-up per system and cell, connections ${connections.join('/')}`;
     results.push(await SUITES[name].run(settings, tokens));
   }
 

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { BaselineReplies, FixedReply } from './baseline-server';
 import type { ChildServer } from './child-process';
 import { summarizeCpuProfiles } from './cpu-profile';
-import { runLoad, type RequestPlan } from './load';
+import { runLoad, type LoadResult, type RequestPlan } from './load';
 import type { Measurement, SuiteResult, Table, Target } from './report';
+import { medianRound } from './rounds';
 import { startBaseline, startTokenbench, type TokenbenchInfo } from './servers';
 import { expectReply } from './vault-client';
 import { cardRequest } from './vault-data';
@@ -18,6 +19,8 @@ export interface VaultBenchOptions {
   connections: number[];
   durationSeconds: number;
   warmupSeconds: number;
+  /** Runs per system and cell, interleaved; the median is reported (see rounds.ts). */
+  rounds: number;
   /** Run the service under --cpu-prof, one profile per case, and add its busiest functions to the report. */
   profileDir?: string;
   log(line: string): void;
@@ -48,6 +51,7 @@ const notes = (options: VaultBenchOptions, fillSeconds: number, replies: Require
   'read = GET /tokens/{id} over ids drawn at random from the fill; create = POST /tokens with a new Luhn-valid card number each time. Key: the bootstrap private application (bare token:* permissions, so data comes back masked). Each case gets a fresh service process on the same vault: the production build of the serve CLI (out/main/serve.js, built by `npm run bench`), as the desktop app ships it.',
   "Every response is checked in autocannon's onResponse hook: status (200/201), JSON body, the id asked for (reads), the type, and `data` equal to the expected mask (card number XXXXXXXXXXXX1234, SSN XXX-XX-1234, `token` tokens redacted); creates also `_extras.deduplicated = false`. The baseline's fixed reply is parsed and its id compared, so the load generator does the same work for both.",
   `The baseline is a bare node:http server in its own process answering the service's own read and create replies (${replies.GET.body.length} and ${replies.POST.body.length} bytes); "vs baseline" = Tokenbench req/s ÷ baseline req/s for the same case and connections in this run. Load generator, service and baseline share the machine's cores.`,
+  `Each cell ran ${options.rounds} round(s), baseline and service in turn, ${options.warmupSeconds} s unmeasured warm-up + ${options.durationSeconds} s measured each; the table shows the round with the median req/s (its latency and CPU too) and, in brackets, the lowest and highest round. Wrong answers count from every round.`,
   'The file column is everything the service keeps: tokenbench.sqlite and history.sqlite, each with its WAL; the history holds the last 10,000 requests, and "file per token" includes it.',
   ...(options.profileDir
     ? ['This run was profiled (--cpu-prof on the service during each case): its speeds are lower than an unprofiled run.']
@@ -55,8 +59,8 @@ const notes = (options: VaultBenchOptions, fillSeconds: number, replies: Require
 ];
 
 /**
- * The vault benchmark: fill the vault, then per case and connection count, the baseline and the service in turn (so
- * both see the same machine state), and the vault's size on disk before and after.
+ * The vault benchmark: fill the vault, then per case and connection count, rounds of the baseline and the service in
+ * turn (so both see the same machine state), and the vault's size on disk before and after.
  */
 export async function runVaultBench(options: VaultBenchOptions): Promise<SuiteResult> {
   const { log } = options;
@@ -102,12 +106,17 @@ export async function runVaultBench(options: VaultBenchOptions): Promise<SuiteRe
           { system: BASELINE, server: baseline, plan: againstFixedReply(plan, reply) },
           { system: TOKENBENCH, server: service, plan },
         ];
-        for (const run of runs) {
-          log(`${name}, ${connections} connection(s): ${run.system}…`);
-          const endpoint = { url: run.server.info.url, serverPid: run.server.pid };
-          const load = await runLoad(run.plan, { ...endpoint, connections, headers, durationSeconds, warmupSeconds });
+        const rounds = runs.map((): LoadResult[] => []);
+        for (let round = 1; round <= options.rounds; round++) {
+          for (const [i, run] of runs.entries()) {
+            log(`${name}, ${connections} connection(s), round ${round} of ${options.rounds}: ${run.system}…`);
+            const endpoint = { url: run.server.info.url, serverPid: run.server.pid };
+            rounds[i].push(await runLoad(run.plan, { ...endpoint, connections, headers, durationSeconds, warmupSeconds }));
+          }
+        }
+        for (const [i, run] of runs.entries()) {
           const target = run.system === TOKENBENCH && connections === TARGET_CONNECTIONS ? TARGETS[name] : undefined;
-          measurements.push({ case: name, system: run.system, connections, load, target });
+          measurements.push({ case: name, system: run.system, connections, load: medianRound(rounds[i]), target });
         }
       }
       await service.stop();
