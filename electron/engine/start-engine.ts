@@ -129,7 +129,17 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   const events = new EventEmitter<EngineEvents>();
-  history.on('entry', (entry) => events.emit('request', entry));
+  // Subscribed to the history only while someone listens: the history shapes an entry for display (decoding its
+  // kept body) only when it has a listener, and with none that work is skipped on every request.
+  const forwardEntry = (entry: RequestLogEntry) => events.emit('request', entry);
+  // The typed map leaves out EventEmitter's own events; newListener fires before the listener is added.
+  const subscriptions = events as EventEmitter;
+  subscriptions.on('newListener', (name: string) => {
+    if (name === 'request' && events.listenerCount('request') === 0) history.on('entry', forwardEntry);
+  });
+  subscriptions.on('removeListener', (name: string) => {
+    if (name === 'request' && events.listenerCount('request') === 0) history.off('entry', forwardEntry);
+  });
   transactions.on('change', ({ id }) => {
     if (events.listenerCount('transaction') > 0) events.emit('transaction', transactionPanel.get(id)!);
   });

@@ -126,6 +126,30 @@ describe('the request history of a running engine', () => {
   });
 });
 
+describe('live request events', () => {
+  it('reach each listener for the requests made while it listens, also after all listeners left and one came back', async () => {
+    const t = await start();
+    await requestPaths(t, ['/before']);
+    const first: string[] = [];
+    const second: string[] = [];
+    const onFirst = (entry: RequestLogEntry) => first.push(entry.path);
+    const onSecond = (entry: RequestLogEntry) => second.push(entry.path);
+    t.engine.events.on('request', onFirst);
+    await requestPaths(t, ['/one']);
+    t.engine.events.on('request', onSecond);
+    await requestPaths(t, ['/both']);
+    t.engine.events.off('request', onFirst);
+    t.engine.events.off('request', onSecond);
+    await requestPaths(t, ['/nobody']);
+    t.engine.events.on('request', onSecond);
+    await requestPaths(t, ['/again']);
+    expect(first).toEqual(['/one', '/both']);
+    expect(second).toEqual(['/both', '/again']);
+    // Every request is in the history whoever listened.
+    expect(pathsOf(await t.engine.history.list(10)).reverse()).toEqual(['/before', '/one', '/both', '/nobody', '/again']);
+  });
+});
+
 describe('a history file the engine cannot use as it is', () => {
   it('refuses to start on a history from a newer schema, saying which file and why', async () => {
     const dir = dataDir();
