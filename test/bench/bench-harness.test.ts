@@ -12,7 +12,7 @@ import { fakeLoad } from './fake-load';
 import { runLoad, type RequestPlan } from './load';
 import { machineInfo } from './machine';
 import { buildReport, reportMarkdown } from './report';
-import { medianRound } from './rounds';
+import { inRounds, medianRound } from './rounds';
 import { mixedRequest } from './vault-data';
 import { measureVault } from './vault-disk';
 import { fillVault, type FilledToken } from './vault-fill';
@@ -193,6 +193,16 @@ describe('rounds', () => {
     ]);
     expect(report.suites[0].rows[0].clean).toBe(false);
     expect(reportMarkdown(report)).toContain('| c | direct | 1 | 6,100 (5,000–7,600) |');
+  });
+
+  it('run every system in turn, round after round', async () => {
+    const order: string[] = [];
+    const results = await inRounds(3, ['a', 'b'], async (system, round) => {
+      order.push(`${system}${round}`);
+      return `${system}:${round}`;
+    });
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+    expect(results).toEqual([['a:1', 'a:2', 'a:3'], ['b:1', 'b:2', 'b:3']]);
   });
 
   it('take the lower middle of an even count, and refuse none', () => {

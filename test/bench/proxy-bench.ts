@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildServer } from './child-process';
 import { summarizeCpuProfiles } from './cpu-profile';
-import { runLoad, type LoadResult } from './load';
+import { runLoad } from './load';
 import { NGINX_BINARY, startNginx, type NginxProxy } from './nginx-proxy';
 import { peakRssBytes, resetPeakRss } from './process-memory';
 import { benchBody, createBenchCards, proxyPlan, type BenchBody } from './proxy-requests';
 import { checkProxyTargets, runIn, type ProxyRun, type TargetCheck } from './proxy-targets';
 import type { SuiteResult, Table } from './report';
-import { medianRound } from './rounds';
+import { inRounds, medianRound } from './rounds';
 import { startFastifyProxy, startProxyDestination, startTokenbench } from './servers';
 
 export interface ProxyBenchOptions {
@@ -215,19 +215,17 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
       for (const expressions of expressionCounts) {
         const body = benchBody(size.bytes, cards.slice(0, expressions));
         for (const connections of options.connections) {
-          const rounds = systems.map(() => ({ loads: [] as LoadResult[], peaks: [] as (number | null)[] }));
-          for (let round = 1; round <= options.rounds; round++) {
-            for (const [i, system] of systems.entries()) {
-              log(`${size.label}, ${expressions} expr, ${connections} connection(s), round ${round} of ${options.rounds}: ${system.name}…`);
-              for (const pid of system.memoryPids) peaksReset = resetPeakRss(pid) && peaksReset;
-              rounds[i].loads.push(await load(system, body, connections, [options.warmupSeconds, options.durationSeconds]));
-              rounds[i].peaks.push(peakRss(system.memoryPids));
-            }
-          }
+          const rounds = await inRounds(options.rounds, systems, async (system, round) => {
+            log(`${size.label}, ${expressions} expr, ${connections} connection(s), round ${round} of ${options.rounds}: ${system.name}…`);
+            for (const pid of system.memoryPids) peaksReset = resetPeakRss(pid) && peaksReset;
+            const result = await load(system, body, connections, [options.warmupSeconds, options.durationSeconds]);
+            return { result, peak: peakRss(system.memoryPids) };
+          });
           for (const [i, system] of systems.entries()) {
-            const { loads, peaks } = rounds[i];
+            const peaks = rounds[i].map((r) => r.peak);
             const peakRssBytes = peaks.includes(null) ? null : Math.max(...(peaks as number[]));
-            runs.push({ body: size.label, expressions, connections, system: system.name, load: medianRound(loads), peakRssBytes });
+            const median = medianRound(rounds[i].map((r) => r.result));
+            runs.push({ body: size.label, expressions, connections, system: system.name, load: median, peakRssBytes });
           }
         }
       }

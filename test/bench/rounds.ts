@@ -22,3 +22,12 @@ export function medianRound(rounds: readonly LoadResult[]): LoadResult {
     roundsRequestsPerSecond: rounds.map((round) => round.requestsPerSecond),
   };
 }
+
+/** Runs every system in turn, `count` times over; returns each system's results (in `systems` order) by round. */
+export async function inRounds<S, R>(count: number, systems: readonly S[], run: (system: S, round: number) => Promise<R>): Promise<R[][]> {
+  const results = systems.map((): R[] => []);
+  for (let round = 1; round <= count; round++) {
+    for (const [i, system] of systems.entries()) results[i].push(await run(system, round));
+  }
+  return results;
+}

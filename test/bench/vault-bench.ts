@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { BaselineReplies, FixedReply } from './baseline-server';
 import type { ChildServer } from './child-process';
 import { summarizeCpuProfiles } from './cpu-profile';
-import { runLoad, type LoadResult, type RequestPlan } from './load';
+import { runLoad, type RequestPlan } from './load';
 import type { Measurement, SuiteResult, Table, Target } from './report';
-import { medianRound } from './rounds';
+import { inRounds, medianRound } from './rounds';
 import { startBaseline, startTokenbench, type TokenbenchInfo } from './servers';
 import { expectReply } from './vault-client';
 import { cardRequest } from './vault-data';
@@ -106,14 +106,11 @@ export async function runVaultBench(options: VaultBenchOptions): Promise<SuiteRe
           { system: BASELINE, server: baseline, plan: againstFixedReply(plan, reply) },
           { system: TOKENBENCH, server: service, plan },
         ];
-        const rounds = runs.map((): LoadResult[] => []);
-        for (let round = 1; round <= options.rounds; round++) {
-          for (const [i, run] of runs.entries()) {
-            log(`${name}, ${connections} connection(s), round ${round} of ${options.rounds}: ${run.system}…`);
-            const endpoint = { url: run.server.info.url, serverPid: run.server.pid };
-            rounds[i].push(await runLoad(run.plan, { ...endpoint, connections, headers, durationSeconds, warmupSeconds }));
-          }
-        }
+        const rounds = await inRounds(options.rounds, runs, (run, round) => {
+          log(`${name}, ${connections} connection(s), round ${round} of ${options.rounds}: ${run.system}…`);
+          const endpoint = { url: run.server.info.url, serverPid: run.server.pid };
+          return runLoad(run.plan, { ...endpoint, connections, headers, durationSeconds, warmupSeconds });
+        });
         for (const [i, run] of runs.entries()) {
           const target = run.system === TOKENBENCH && connections === TARGET_CONNECTIONS ? TARGETS[name] : undefined;
           measurements.push({ case: name, system: run.system, connections, load: medianRound(rounds[i]), target });
