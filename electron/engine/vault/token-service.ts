@@ -72,7 +72,7 @@ export class TokenService {
   /** Masked data by token id; writes evict (see TokenStore.onWrite). */
   private readonly masked = new LruCache<string, unknown>(10_000);
   /** Plain creates waiting for the next group commit (see createGrouped). */
-  private pendingCreates: { write: TokenWrite; context: WriteContext; settle: (error?: unknown) => void }[] = [];
+  private pendingCreates: { write: CreateWrite; context: WriteContext; settle: (error?: unknown) => void }[] = [];
   /** The committed token each record handed to expressions came from. */
   private readonly storedOf = new WeakMap<TokenRecord, StoredToken>();
   /**
@@ -253,7 +253,7 @@ export class TokenService {
     return view;
   }
 
-  private commitWithOthers(write: TokenWrite, context: WriteContext): Promise<void> {
+  private commitWithOthers(write: CreateWrite, context: WriteContext): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pendingCreates.push({ write, context, settle: (error) => (error === undefined ? resolve() : reject(error)) });
       if (this.pendingCreates.length === 1) setImmediate(this.commitPendingCreates);
