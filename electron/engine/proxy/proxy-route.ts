@@ -4,6 +4,7 @@ import { type BodyKind, bodyKindOf, type CompiledBody, type ExpressionEngine, ma
 import { LruCache } from '../lru-cache';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
+import { endAtTurnEnd, uncorkAtTurnEnd } from '../server/turn-end-writes';
 import type { TokenService } from '../vault/token-service';
 import { resolveDestination, type ProxyDestination } from './destination-url';
 import { ForwardError, forwardFailure, type Forwarder } from './forwarder';
@@ -114,16 +115,17 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
         start(status, rawHeaders, headersMs) {
           exchange.response = { status, headers: rawHeaders, bytes: 0, headersMs };
           res.writeHead(status, [...clientResponseHeaders(rawHeaders, status, prefix), `${prefix}-TRACE-ID`, ctx.traceId]);
-          // Node sends the head on its own before the first chunk unless the socket is corked: one send for both (and
-          // the end, when it comes in the same tick) instead of two or three.
+          // Node sends the head on its own before the first chunk unless the socket is corked: one send for the
+          // head, the chunks of this turn and the end when it comes in the same turn, instead of two or three.
           res.cork();
-          process.nextTick(() => res.uncork());
+          uncorkAtTurnEnd(res);
         },
         write(chunk) {
           exchange.response!.bytes += chunk.length;
           return res.write(chunk);
         },
-        end: () => res.end(),
+        // Node's end() uncorks at once: it waits for the turn's end too, or a short reply would leave on its own.
+        end: () => endAtTurnEnd(res),
       },
     );
     res.on('drain', forwarding.resume);

@@ -12,6 +12,7 @@ import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
+import { endAtTurnEnd } from './turn-end-writes';
 
 export interface HttpServerDeps {
   config: EngineConfig;
@@ -33,12 +34,13 @@ export interface RunningHttpServer {
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const type = (body as { type?: unknown } | undefined)?.type === 'about:blank' ? 'application/problem+json' : 'application/json';
   if (body === undefined || status === 204) {
-    res.writeHead(status, headers).end();
+    res.writeHead(status, headers);
+    endAtTurnEnd(res);
     return;
   }
   const payload = JSON.stringify(body);
   res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(payload), ...headers });
-  res.end(payload);
+  endAtTurnEnd(res, payload);
 }
 
 function toProblem(error: unknown, log: (line: string) => void): ApiProblem {
