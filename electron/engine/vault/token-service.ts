@@ -124,8 +124,24 @@ export class TokenService {
 
   /** The token as the caller may see it; `stored` when it was read from the store as committed. */
   view(token: StoredToken, transform: Transform, options: { withMetadata?: boolean; stored?: boolean } = {}): TokenView {
-    const { data, ...rest } = token;
-    const view: TokenView = { ...rest };
+    const { data } = token;
+    // Field by field, for the same reason as TokenStore.hydrate; `data` and `card` come last, as clients see them.
+    const view: TokenView = {
+      id: token.id,
+      tenant_id: token.tenant_id,
+      type: token.type,
+      containers: token.containers,
+      metadata: token.metadata,
+      mask: token.mask,
+      fingerprint: token.fingerprint,
+      fingerprint_expression: token.fingerprint_expression,
+      search_indexes: token.search_indexes,
+      expires_at: token.expires_at,
+      created_by: token.created_by,
+      created_at: token.created_at,
+      modified_by: token.modified_by,
+      modified_at: token.modified_at,
+    };
     if (transform === 'reveal') view.data = data;
     else if (transform === 'mask') view.data = options.stored ? this.storedMaskedData(token) : this.renderMask(token);
     if (options.withMetadata === false) delete view.metadata;

@@ -110,15 +110,24 @@ export class TokenStore {
     };
   }
 
+  /** Field by field, not by spreading the row: a literal gets one fixed shape, a spread copies property by property. */
   hydrate(row: TokenRow): StoredToken {
-    const { sealed, ...rest } = row;
     return {
-      ...rest,
-      data: this.sealer.openJson<{ data: unknown }>(sealed, row.id).data,
+      id: row.id,
+      tenant_id: row.tenant_id,
+      type: row.type,
       containers: JSON.parse(row.containers),
       metadata: JSON.parse(row.metadata),
       mask: row.mask === null ? null : JSON.parse(row.mask),
+      fingerprint: row.fingerprint,
+      fingerprint_expression: row.fingerprint_expression,
       search_indexes: JSON.parse(row.search_indexes),
+      expires_at: row.expires_at,
+      created_by: row.created_by,
+      created_at: row.created_at,
+      modified_by: row.modified_by,
+      modified_at: row.modified_at,
+      data: this.sealer.openJson<{ data: unknown }>(row.sealed, row.id).data,
     };
   }
 
