@@ -3,8 +3,10 @@
  * it prints would say nothing about correctness), its load runner must count what it sees, and the report must
  * compare and judge rows as documented.
  */
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { luhnValid } from '../../electron/engine/vault/checksums';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
@@ -208,5 +210,28 @@ describe('rounds', () => {
   it('take the lower middle of an even count, and refuse none', () => {
     expect(medianRound(rounds.slice(0, 2)).requestsPerSecond).toBe(5_000);
     expect(() => medianRound([])).toThrow(/at least one round/);
+  });
+});
+
+describe('npm run bench options', () => {
+  /** The bench script with `args`: its exit code and what it wrote to stderr. It refuses bad options before any run. */
+  const bench = (...args: string[]) =>
+    spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, 'run-benchmarks.ts'), ...args], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+  it.each([
+    [['--rounds', '0.4'], '--rounds takes integers ≥ 1, got "0.4"'],
+    [['--rounds', '0'], '--rounds takes integers ≥ 1, got "0"'],
+    [['--tokens', 'many'], '--tokens takes integers ≥ 1, got "many"'],
+    [['--connections', '1,2.5'], '--connections takes integers ≥ 1, got "2.5"'],
+    [['--duration', '0'], '--duration takes a number of seconds > 0, got "0"'],
+    [['--warmup', 'soon'], '--warmup takes a number of seconds ≥ 0, got "soon"'],
+    [['--bodies', '1,'], '--bodies takes integers ≥ 1, got ""'],
+  ])('refuses %j with a message that names the option', (args, message) => {
+    const run = bench(...args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(message);
   });
 });

@@ -55,11 +55,23 @@ const SUITES: Record<string, Suite> = {
   },
 };
 
-function positive(name: string, text: string): number {
+/** A number of seconds; a warm-up may be 0 (skipped), a measured run may not. */
+function seconds(name: string, text: string, zeroAllowed: boolean): number {
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} takes a positive number, got "${text}"`);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !zeroAllowed)) {
+    throw new Error(`--${name} takes a number of seconds ${zeroAllowed ? '≥ 0' : '> 0'}, got "${text}"`);
+  }
   return n;
 }
+
+/** A count: `--rounds 0.4` or `--tokens 1e3.5` is refused here rather than rounded into a run that measures nothing. */
+function integer(name: string, text: string, min: number): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n) || n < min) throw new Error(`--${name} takes integers ≥ ${min}, got "${text}"`);
+  return n;
+}
+
+const list = (name: string, text: string | undefined, min: number) => text?.split(',').map((item) => integer(name, item, min));
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -81,22 +93,14 @@ async function main(): Promise<number> {
 
   const machine = machineInfo();
   const overrides: Partial<RunSettings> = {
-    ...(values.connections && {
-      connections: values.connections.split(',').map((c) => Math.round(positive('connections', c))),
-    }),
-    ...(values.duration && { durationSeconds: positive('duration', values.duration) }),
-    ...(values.warmup && { warmupSeconds: Number(values.warmup) }),
+    ...(values.connections && { connections: list('connections', values.connections, 1) }),
+    ...(values.duration && { durationSeconds: seconds('duration', values.duration, false) }),
+    ...(values.warmup && { warmupSeconds: seconds('warmup', values.warmup, true) }),
   };
   const profileDir = values.profile ? join(RESULTS_DIR, `profile-${machine.date.replace(/[:.]/g, '-')}`) : undefined;
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-  const tokens = Math.round(positive('tokens', values.tokens));
-  const rounds = Math.round(positive('rounds', values.rounds));
-  const list = (name: string, text: string | undefined, min: number) =>
-    text?.split(',').map((item) => {
-      const n = Number(item);
-      if (!Number.isInteger(n) || n < min) throw new Error(`--${name} takes integers ≥ ${min}, got "${item}"`);
-      return n;
-    });
+  const tokens = integer('tokens', values.tokens, 1);
+  const rounds = integer('rounds', values.rounds, 1);
   const cells = { bodiesKb: list('bodies', values.bodies, 1), expressionCounts: list('expressions', values.expressions, 0) };
 
   const results: SuiteResult[] = [];
