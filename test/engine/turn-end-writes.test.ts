@@ -2,8 +2,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
-// Replies leave at the end of the event-loop turn, together (server/turn-end-writes.ts). These tests pin what that
-// must never change: order on one connection, each reply to its own client, and clients that leave early.
+// Replies leave at the end of the event-loop turn, together (electron/engine/server/turn-end-writes.ts). These tests
+// pin what that must never change: order on one connection, each reply to its own client, clients that leave early.
 
 let t: TestEngine;
 const ids: string[] = [];
