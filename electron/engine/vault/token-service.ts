@@ -99,9 +99,35 @@ export class TokenService {
 
   // ---- views -------------------------------------------------------------------------------------------------
 
+  /**
+   * The token's fields but its data, field by field: an object literal gets one fixed shape, where spreading a
+   * fifteen-field token copies it property by property on V8's slow path (it showed in read and create profiles).
+   */
+  private fieldsOf(token: StoredToken): TokenView {
+    return {
+      id: token.id,
+      tenant_id: token.tenant_id,
+      type: token.type,
+      containers: token.containers,
+      metadata: token.metadata,
+      mask: token.mask,
+      fingerprint: token.fingerprint,
+      fingerprint_expression: token.fingerprint_expression,
+      search_indexes: token.search_indexes,
+      expires_at: token.expires_at,
+      created_by: token.created_by,
+      created_at: token.created_at,
+      modified_by: token.modified_by,
+      modified_at: token.modified_at,
+    };
+  }
+
   record(token: StoredToken): TokenRecord {
+    const record = this.fieldsOf(token) as TokenView & TokenRecord;
+    record.data = token.data;
     const card = CARD_TYPES.has(token.type) ? cardDetails(token.data) : undefined;
-    return { ...token, ...(card ? { card } : {}) };
+    if (card) record.card = card;
+    return record;
   }
 
   /** The token's data under its mask, or undefined (redacted) when it has none or it cannot render: never plaintext. */
@@ -125,23 +151,8 @@ export class TokenService {
   /** The token as the caller may see it; `stored` when it was read from the store as committed. */
   view(token: StoredToken, transform: Transform, options: { withMetadata?: boolean; stored?: boolean } = {}): TokenView {
     const { data } = token;
-    // Field by field, for the same reason as TokenStore.hydrate; `data` and `card` come last, as clients see them.
-    const view: TokenView = {
-      id: token.id,
-      tenant_id: token.tenant_id,
-      type: token.type,
-      containers: token.containers,
-      metadata: token.metadata,
-      mask: token.mask,
-      fingerprint: token.fingerprint,
-      fingerprint_expression: token.fingerprint_expression,
-      search_indexes: token.search_indexes,
-      expires_at: token.expires_at,
-      created_by: token.created_by,
-      created_at: token.created_at,
-      modified_by: token.modified_by,
-      modified_at: token.modified_at,
-    };
+    // `data` and `card` come last, as clients see them.
+    const view = this.fieldsOf(token);
     if (transform === 'reveal') view.data = data;
     else if (transform === 'mask') view.data = options.stored ? this.storedMaskedData(token) : this.renderMask(token);
     if (options.withMetadata === false) delete view.metadata;
@@ -315,10 +326,9 @@ export class TokenService {
       if (existing) {
         // The hosted service hides data and metadata of a deduplicated token from callers that may not read it.
         const read = context.caller.policy.transformFor('token:read', existing.containers);
-        return {
-          ...this.view(existing, read ?? 'redact', { withMetadata: read !== null }),
-          _extras: { deduplicated: true },
-        };
+        const view = this.view(existing, read ?? 'redact', { withMetadata: read !== null });
+        view._extras = { deduplicated: true };
+        return view;
       }
     }
     // Outside a transaction the table's primary key is the check (see applyCreates); a transaction's staged view
@@ -326,7 +336,9 @@ export class TokenService {
     const staged = reader !== this.store;
     if (staged && reader.idTaken(token.id)) throw new ApiProblem(409, `A token with id ${token.id} already exists`);
     land({ op: 'create', token, searchTerms: this.searchTermsOf(token) });
-    return { ...this.view(token, transform), _extras: { deduplicated: false } };
+    const view = this.view(token, transform);
+    view._extras = { deduplicated: false };
+    return view;
   }
 
   /** Applies creates; an id that is already taken (expired tokens' rows included) is the client's 409, not a 500. */

@@ -99,14 +99,24 @@ export class TokenStore {
     });
   }
 
+  /** Field by field, like hydrate: no copy of the whole token, whose plaintext `data` has no place in a row. */
   private toRow(token: StoredToken): TokenRow {
     return {
-      ...token,
+      id: token.id,
+      tenant_id: token.tenant_id,
+      type: token.type,
       containers: JSON.stringify(token.containers),
       metadata: JSON.stringify(token.metadata),
       mask: token.mask === null || token.mask === undefined ? null : JSON.stringify(token.mask),
+      fingerprint: token.fingerprint,
+      fingerprint_expression: token.fingerprint_expression,
       search_indexes: JSON.stringify(token.search_indexes),
       sealed: this.sealer.sealJson({ data: token.data }, token.id),
+      expires_at: token.expires_at,
+      created_by: token.created_by,
+      created_at: token.created_at,
+      modified_by: token.modified_by,
+      modified_at: token.modified_at,
     };
   }
 
