@@ -89,10 +89,24 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     this.exited = new Promise((resolve) => worker.once('exit', (code) => resolve(this.ended(code))));
   }
 
-  record({ raw_body: raw, ...draft }: NewRequestLogEntry): void {
-    const entry: RequestLogEntry = { id: timeOrderedId(), at: new Date().toISOString(), ...draft };
-    // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
-    if (raw) entry.request_body = { bytes: raw.bytes, utf8: raw.utf8 };
+  record(draft: NewRequestLogEntry): void {
+    const raw = draft.raw_body;
+    // Field by field, not rest and spread: one fixed shape instead of a property-by-property copy per request.
+    const entry: RequestLogEntry = {
+      id: timeOrderedId(),
+      at: new Date().toISOString(),
+      kind: draft.kind,
+      method: draft.method,
+      path: draft.path,
+      status: draft.status,
+      duration_ms: draft.duration_ms,
+      application_id: draft.application_id,
+      trace_id: draft.trace_id,
+      request_headers: draft.request_headers,
+      // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
+      request_body: raw ? { bytes: raw.bytes, utf8: raw.utf8 } : draft.request_body,
+      details: draft.details,
+    };
     if (this.state === 'running') {
       const json = JSON.stringify(entry);
       this.queue.push([entry.id, json, raw?.kept ?? null]);

@@ -54,6 +54,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
   const { config, authenticator, idempotency, requestLog } = deps;
   const prefix = config.headerPrefix.toLowerCase();
   const apiKeyHeader = `${config.headerPrefix}-API-KEY`;
+  const traceHeaderName = `${config.headerPrefix}-TRACE-ID`;
+  const replayedHeaderName = `${config.headerPrefix}-IDEMPOTENCY-REPLAYED`;
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
   for (const route of deps.routes) router.on(route.method, route.path, () => undefined, route);
 
@@ -107,9 +109,6 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     }
     const route = match.store as Route;
     if (route.proxy) log.kind = 'proxy';
-    // Passed to writeHead, never setHeader: Node drops duplicate raw headers (the proxy's Set-Cookie) once
-    // setHeader has been used on a response.
-    const traceHeader = { [`${config.headerPrefix}-TRACE-ID`]: traceId };
     res.once('close', settle);
 
     let bodyRead: Promise<Buffer> | undefined;
@@ -150,14 +149,17 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
           )
         : await route.handler(ctx);
       if (reply !== 'sent') {
-        const headers = { ...reply.headers, ...traceHeader };
-        if ((reply as { replayed?: boolean }).replayed) headers[`${config.headerPrefix}-IDEMPOTENCY-REPLAYED`] = 'true';
+        // Passed to writeHead, never setHeader: Node drops duplicate raw headers (the proxy's Set-Cookie) once
+        // setHeader has been used on a response.
+        const headers = reply.headers ? { ...reply.headers } : {};
+        headers[traceHeaderName] = traceId;
+        if ((reply as { replayed?: boolean }).replayed) headers[replayedHeaderName] = 'true';
         sendJson(res, reply.status, reply.body, headers);
       }
     } catch (error) {
       const problem = toProblem(error, config.log).toBody();
       if (res.headersSent) res.destroy();
-      else sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem, traceHeader);
+      else sendJson(res, problem.status, route.proxy ? { proxy_error: problem } : problem, { [traceHeaderName]: traceId });
     } finally {
       settle();
     }
