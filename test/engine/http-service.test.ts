@@ -80,6 +80,32 @@ describe('HTTP conventions', () => {
     expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
   });
 
+  it('answers 405 with the methods a known path takes, in problem format, and records it', async () => {
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'kept' } });
+    const res = await t.call('PUT', `/tokens/${created.body.id}`, { key: t.privateKey, body: { data: 'replaced' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, PATCH, DELETE');
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    expect(res.body).toMatchObject({ status: 405, title: 'Method Not Allowed', detail: expect.stringContaining('does not take PUT') });
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey })).status).toBe(200);
+    const options = await t.call('OPTIONS', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'options-1' } });
+    expect(options.headers.allow).toBe('GET, HEAD, POST');
+    const entries = await t.engine.history.list(20);
+    expect(entries.find((e) => e.trace_id === 'options-1')).toMatchObject({ method: 'OPTIONS', path: '/tokens', status: 405 });
+  });
+
+  it('answers HEAD like GET without the body, behind the same key check', async () => {
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'head' } });
+    const get = await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey });
+    const head = await t.call('HEAD', `/tokens/${created.body.id}`, { key: t.privateKey });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect((await t.call('HEAD', `/tokens/${created.body.id}`)).status).toBe(401);
+    expect((await t.call('HEAD', '/tokens/no-such-token', { key: t.privateKey })).status).toBe(404);
+  });
+
   it('answers 413 for a body over the limit, declared or streamed', async () => {
     const big = JSON.stringify({ type: 'token', data: 'x'.repeat(70 * 1024) });
     const res = await t.call('POST', '/tokens', { key: t.privateKey, raw: big, headers: { 'content-type': 'application/json' } });

@@ -205,6 +205,18 @@ describe('proxy errors: {"proxy_error": …} and no destination status', () => {
   it('408 for a destination slower than the timeout', async () => {
     expectProxyError(await proxy('/proxy', { url: `${echo}/delay/3000`, body: {} }), 408);
   });
+
+  it('405 naming the five methods for HEAD and OPTIONS, which never reach the destination', async () => {
+    const before = custom.connections();
+    for (const method of ['HEAD', 'OPTIONS']) {
+      const res = await t.call(method, '/proxy/v1/charges', { key: useKey, headers: { 'BT-PROXY-URL': custom.url } });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, POST, PUT, PATCH, DELETE');
+      expect(res.headers['bt-proxy-destination-status']).toBeUndefined();
+      if (method === 'OPTIONS') expectProxyError(res, 405, /does not take OPTIONS/);
+    }
+    expect(custom.connections()).toBe(before);
+  });
 });
 
 describe('the proxy in the history', () => {

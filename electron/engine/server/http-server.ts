@@ -14,6 +14,8 @@ import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 
+const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const satisfies readonly Route['method'][];
+
 export interface HttpServerDeps {
   config: EngineConfig;
   routes: Route[];
@@ -59,6 +61,24 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
   for (const route of deps.routes) router.on(route.method, route.path, () => undefined, route);
 
+  /**
+   * HEAD is GET without the body (RFC 9110 §9.3.2); Node drops the body of a HEAD response by itself. Not for the
+   * proxy: its methods are the hosted service's five.
+   */
+  function headAsGet(path: string) {
+    const get = router.find('GET', path);
+    return get && !(get.store as Route).proxy ? get : null;
+  }
+
+  /** A known path asked with another method is a 405 naming the methods it takes; an unknown path a 404. */
+  function noRouteReply(method: string, path: string): { status: number; body: unknown; headers: Record<string, string> } {
+    const routes = ROUTE_METHODS.map((m) => router.find(m, path)?.store as Route | undefined).filter((r) => r !== undefined);
+    if (routes.length === 0) return { status: 404, body: new ApiProblem(404, `No route for ${method} ${path}`).toBody(), headers: {} };
+    const allowed = routes.flatMap((r) => (r.method === 'GET' && !r.proxy ? ['GET', 'HEAD'] : [r.method])).join(', ');
+    const problem = new ApiProblem(405, `${path} does not take ${method}; it takes ${allowed}`).toBody();
+    return { status: 405, body: routes[0].proxy ? { proxy_error: problem } : problem, headers: { allow: allowed } };
+  }
+
   let port = config.port;
   let origins = ownOrigins(port);
 
@@ -98,11 +118,12 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       res.once('close', settle);
       return;
     }
-    const match = router.find(method as FindMyWay.HTTPMethod, path);
+    const match = router.find(method as FindMyWay.HTTPMethod, path) ?? (method === 'HEAD' ? headAsGet(path) : null);
     if (!match) {
       // The workbench's own files and session calls are not API traffic: they stay out of the history.
       if (deps.fallback?.(req, res, path)) return;
-      sendJson(res, 404, new ApiProblem(404, `No route for ${method} ${path}`).toBody());
+      const reply = noRouteReply(method, path);
+      sendJson(res, reply.status, reply.body, reply.headers);
       settle();
       res.once('close', settle);
       return;
