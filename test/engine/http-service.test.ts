@@ -94,6 +94,34 @@ describe('HTTP conventions', () => {
     expect(entries.find((e) => e.trace_id === 'options-1')).toMatchObject({ method: 'OPTIONS', path: '/tokens', status: 405 });
   });
 
+  it('refuses a body nested deeper than 100 levels with 400, writes nothing and keeps serving', async () => {
+    const before = t.engine.status().tokenCount;
+    const nested = (levels: number) => `${'['.repeat(levels)}"[]{}\\\"["${']'.repeat(levels)}`;
+    const create = await t.call('POST', '/tokens', {
+      key: t.privateKey,
+      raw: `{"type":"token","data":"x","note":${nested(5000)}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(create.status).toBe(400);
+    expect(create.body.detail).toMatch(/deeper than 100 levels/);
+    const detokenize = await t.call('POST', '/detokenize', { key: t.privateKey, raw: nested(3000), headers: { 'content-type': 'application/json' } });
+    expect(detokenize.status).toBe(400);
+    expect(t.engine.status().tokenCount).toBe(before);
+    // Brackets inside strings do not count, and 100 levels are still accepted.
+    const deepest = await t.call('POST', '/tokens', { key: t.privateKey, raw: `{"type":"token","data":${nested(99)}}`, headers: { 'content-type': 'application/json' } });
+    expect(deepest.status).toBe(201);
+    expect((await t.call('GET', '/tokens', { key: t.privateKey })).status).toBe(200);
+  });
+
+  it('refuses a token id with a lone surrogate, so listing and search keep working', async () => {
+    const raw = '{"id":"bad-\\ud800-id","type":"token","data":"x"}';
+    const res = await t.call('POST', '/tokens', { key: t.privateKey, raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/lone UTF-16 surrogate/);
+    expect((await t.call('GET', '/tokens', { key: t.privateKey })).status).toBe(200);
+    expect((await t.call('POST', '/tokens/search', { key: t.privateKey, body: { query: '' } })).status).toBe(200);
+  });
+
   it('answers HEAD like GET without the body, behind the same key check', async () => {
     const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'head' } });
     const get = await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey });

@@ -86,6 +86,19 @@ describe('the request history of a running engine', () => {
     expect(readdirSync(dir)).toContain(HISTORY_FILE);
   });
 
+  it('keeps an entry it cannot serialize without its body and details, instead of stopping the service', async () => {
+    const t = await start({ inMemory: true });
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    expect(() =>
+      t.engine.history.record({ kind: 'api', method: 'POST', path: '/deep', status: 400, duration_ms: 1, application_id: null, trace_id: null, request_headers: [], request_body: deep, details: { deep } }),
+    ).not.toThrow();
+    const [entry] = await t.engine.history.list(1);
+    expect(entry).toMatchObject({ path: '/deep', request_body: '[not kept: it could not be serialized]' });
+    expect((await t.call('GET', '/tokens', { key: t.privateKey })).status).toBe(200);
+    await stop(t);
+  });
+
   it('writes every entry still queued when the engine stops', async () => {
     const dir = dataDir();
     const t = await start({ dataDir: dir });

@@ -299,6 +299,12 @@ describe('token ids', () => {
     expect(validateTokenId('🙂🙂')).not.toBeNull();
   });
 
+  it('refuses a lone surrogate, which has no UTF-8 form, and keeps emoji', () => {
+    expect(validateTokenId('bad-\ud800-id')).toBe('A token id may not contain a lone UTF-16 surrogate');
+    expect(validateTokenId('bad-\udfff')).not.toBeNull();
+    expect(validateTokenId('ok-\ud83d\ude42')).toBeNull();
+  });
+
   it('refuses a non-string id', () => {
     expect(validateTokenId(123456)).toBe('A token id must be a string');
   });

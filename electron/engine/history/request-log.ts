@@ -42,6 +42,22 @@ type Waiter = { resolve: (json: string | null) => void; reject: (error: Error) =
  * Reads post the queue first, so they see every entry recorded before them. If the worker dies, that is logged once
  * and the live `entry` events go on; reads then reject.
  */
+const NOT_SERIALIZABLE = '[not kept: it could not be serialized]';
+
+/**
+ * The entry as JSON. Recording runs once the response is gone, where a throw would stop the service: an entry that
+ * cannot be serialized (a value nested past the stack) is kept without its body and details, and says so.
+ */
+function serialized(entry: RequestLogEntry): string {
+  try {
+    return JSON.stringify(entry);
+  } catch {
+    entry.request_body = NOT_SERIALIZABLE;
+    entry.details = { note: NOT_SERIALIZABLE };
+    return JSON.stringify(entry);
+  }
+}
+
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
   /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
   private queue: StoredEntry[] = [];
@@ -108,7 +124,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
       details: draft.details,
     };
     if (this.state === 'running') {
-      const json = JSON.stringify(entry);
+      const json = serialized(entry);
       this.queue.push([entry.id, json, raw?.kept ?? null]);
       this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0);
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();

@@ -31,13 +31,41 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+/**
+ * Deepest nesting a JSON body may have. Validation, masking, the history and /detokenize walk bodies recursively;
+ * a few thousand levels (a 10 KB body) would overflow the stack in one of them.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether `text` (already valid JSON) nests arrays and objects deeper than `max`; brackets in strings do not count. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string: to its closing quote, past escaped characters.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) throw new ApiProblem(400, 'A JSON request body is required');
+  const text = body.toString('utf8');
+  let value: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     // V8 quotes a snippet of the input in its message; that snippet may be card data, so keep only the reason.
     const reason = (error as Error).message.split(/, "|: "/)[0];
     throw new ApiProblem(400, `The request body is not valid JSON (${reason})`);
   }
+  // A body too short to nest that deep is not scanned: the common case costs nothing.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ApiProblem(400, `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  return value;
 }

@@ -8,6 +8,8 @@ const MIN_LENGTH = 3;
 const MAX_LENGTH = 400;
 // The hosted service's forbidden list, plus control characters (our choice: they cannot travel in a URL path).
 const FORBIDDEN = /[#/\\+?[\]|&=%<>{}^\p{Cc}]/u;
+// With the u flag a surrogate pair is one code point, so only a lone surrogate matches.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Null when `id` may name a token, else the reason. */
 export function validateTokenId(id: unknown): string | null {
@@ -16,6 +18,8 @@ export function validateTokenId(id: unknown): string | null {
   if (length < MIN_LENGTH || length > MAX_LENGTH) {
     return `A token id must be ${MIN_LENGTH} to ${MAX_LENGTH} characters long`;
   }
+  // A lone surrogate has no UTF-8 form: SQLite would store other characters than the id the data is sealed to.
+  if (LONE_SURROGATE.test(id)) return 'A token id may not contain a lone UTF-16 surrogate';
   if (FORBIDDEN.test(id)) {
     return 'A token id may not contain # / \\ + ? [ ] | & = % < > { } ^ or control characters';
   }
