@@ -101,6 +101,35 @@ describe('reading, updating and deleting', () => {
     expect(revealed.body.data).toEqual(CARD);
   });
 
+  it('needs a rule on every container of a token, and shows what the strictest of them allows', async () => {
+    const rule = (container: string, transform: string) => ({ description: container, priority: 1, container, transform, permissions: ['token:create', 'token:read', 'token:update', 'token:delete'] });
+    const generalOnly = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: { name: 'general only', type: 'private', rules: [rule('/general/', 'reveal')] },
+    });
+    const key = generalOnly.body.key;
+    const both = ['/pci/high/', '/general/high/'];
+    const pan = await t.call('POST', '/tokens', { key: revealKey, body: { type: 'card', data: CARD, containers: both } });
+    expect((await t.call('GET', `/tokens/${pan.body.id}`, { key })).status).toBe(403);
+    expect((await t.call('DELETE', `/tokens/${pan.body.id}`, { key })).status).toBe(403);
+    expect((await t.call('POST', '/tokens', { key, body: { type: 'card', data: CARD, containers: both } })).status).toBe(403);
+    const own = await t.call('POST', '/tokens', { key, body: { type: 'token', data: 'mine' } });
+    const move = await t.call('PATCH', `/tokens/${own.body.id}`, {
+      key,
+      raw: JSON.stringify({ containers: ['/general/high/', '/pci/high/'] }),
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(move.status).toBe(403);
+
+    const mixed = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: { name: 'mask pci, reveal general', type: 'private', rules: [{ ...rule('/pci/', 'mask'), priority: 1 }, { ...rule('/general/', 'reveal'), priority: 2 }] },
+    });
+    const read = await t.call('GET', `/tokens/${pan.body.id}`, { key: mixed.body.key });
+    expect(read.status).toBe(200);
+    expect(read.body.data.number).toBe('XXXXXXXXXXXX4242');
+  });
+
   it('answers 404 for an unknown token and 401 without a known key', async () => {
     expect((await t.call('GET', '/tokens/does-not-exist', { key: t.privateKey })).status).toBe(404);
     const noKey = await t.call('GET', '/tokens/does-not-exist');

@@ -60,6 +60,9 @@ const grants = (rule: AccessRule, permission: Permission) =>
 
 const covers = (ruleContainer: string, tokenContainer: string) => tokenContainer.startsWith(ruleContainer);
 
+/** Lower shows less. */
+const TRANSFORM_RANK: Record<Transform, number> = { redact: 0, mask: 1, reveal: 2 };
+
 /**
  * Rules compiled once per application: tried in ascending priority, the first rule that covers the token's container
  * and grants the permission decides the transform.
@@ -71,12 +74,19 @@ export class AccessPolicy {
     this.rules = [...subject.rules].sort((a, b) => a.priority - b.priority).concat(implicitRules(subject));
   }
 
-  /** The transform for one token, or null when the application may not do this to it. */
+  /**
+   * The transform for one token, or null when the application may not do this to it. A token in several containers
+   * needs the permission on every one of them, and gets the most restrictive of their transforms: otherwise a rule on
+   * `/general/` would open a token that is also in `/pci/high/`.
+   */
   transformFor(permission: Permission, containers: readonly string[]): Transform | null {
-    for (const rule of this.rules) {
-      if (grants(rule, permission) && containers.some((c) => covers(rule.container, c))) return rule.transform;
+    let strictest: Transform | null = null;
+    for (const container of containers) {
+      const rule = this.rules.find((r) => grants(r, permission) && covers(r.container, container));
+      if (!rule) return null;
+      if (strictest === null || TRANSFORM_RANK[rule.transform] < TRANSFORM_RANK[strictest]) strictest = rule.transform;
     }
-    return null;
+    return strictest;
   }
 
   /** Like transformFor, but a refusal is the 403 the client sees. */
