@@ -156,6 +156,15 @@ describe('reading, updating and deleting', () => {
     expect(patched.body.modified_at).toEqual(expect.any(String));
     const read = await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey });
     expect(read.body.data).toEqual({ a: 2, b: { c: 2, d: 3 } });
+    // RFC 7386: a null member removes it, so the whole metadata goes.
+    const cleared = await t.call('PATCH', `/tokens/${created.body.id}`, {
+      key: revealKey,
+      body: { metadata: null },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.metadata).toEqual({});
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).body.metadata).toEqual({});
   });
 
   it('rejects a PATCH that makes card data invalid, leaving the token unchanged', async () => {

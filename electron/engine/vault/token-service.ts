@@ -375,7 +375,7 @@ export class TokenService {
       ...current,
       data,
       containers,
-      metadata: patch.metadata === undefined ? current.metadata : (mergePatch(current.metadata, patch.metadata ?? {}) as Record<string, string>),
+      metadata: patch.metadata === undefined ? current.metadata : ((mergePatch(current.metadata, patch.metadata) ?? {}) as Record<string, string>),
       mask: patch.mask === undefined ? current.mask : mergePatch(current.mask, patch.mask),
       fingerprint_expression:
         patch.fingerprint_expression === undefined ? current.fingerprint_expression : patch.fingerprint_expression,
