@@ -78,6 +78,13 @@ describe('HTTP conventions', () => {
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/problem\+json/);
     expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+    // Refusals before any route carry the trace id too, so a client can find them in the history.
+    const traced = { key: t.privateKey, headers: { 'BT-TRACE-ID': 'refusal-1' } };
+    expect((await t.call('GET', '/no/such/route', traced)).headers['bt-trace-id']).toBe('refusal-1');
+    expect((await t.call('PUT', '/tokens', traced)).headers['bt-trace-id']).toBe('refusal-1');
+    const foreign = await t.call('GET', '/tokens', { ...traced, headers: { ...traced.headers, origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers['bt-trace-id']).toBe('refusal-1');
   });
 
   it('answers 405 with the methods a known path takes, in problem format, and records it', async () => {

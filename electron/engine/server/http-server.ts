@@ -113,7 +113,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     const guard = guardFailure(req, port, origins);
     if (guard) {
       res.shouldKeepAlive = false;
-      sendJson(res, 403, new ApiProblem(403, guard).toBody());
+      sendJson(res, 403, new ApiProblem(403, guard).toBody(), { [traceHeaderName]: traceId });
       settle();
       res.once('close', settle);
       return;
@@ -123,6 +123,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       // The workbench's own files and session calls are not API traffic: they stay out of the history.
       if (deps.fallback?.(req, res, path)) return;
       const reply = noRouteReply(method, path);
+      reply.headers[traceHeaderName] = traceId;
       sendJson(res, reply.status, reply.body, reply.headers);
       settle();
       res.once('close', settle);
