@@ -190,6 +190,16 @@ describe('HTTP conventions', () => {
     expect(otherPath.status).toBe(422);
   });
 
+  it('replays an idempotent request whether or not the repeat ends the path with a slash', async () => {
+    const headers = { 'BT-IDEMPOTENCY-KEY': 'slash-1' };
+    const first = await t.call('POST', '/tokens', { key: t.privateKey, headers, body: { type: 'token', data: 'once' } });
+    const repeat = await t.call('POST', '/tokens/', { key: t.privateKey, headers, body: { type: 'token', data: 'once' } });
+    expect(first.status).toBe(201);
+    expect(repeat.status).toBe(201);
+    expect(repeat.body.id).toBe(first.body.id);
+    expect(repeat.headers['bt-idempotency-replayed']).toBe('true');
+  });
+
   it('uses the configured header prefix for every service header', async () => {
     const other = await startTestEngine({ inMemory: true, headerPrefix: 'TB' });
     try {

@@ -14,6 +14,7 @@ import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 
+const TRAILING_SLASH = /(?<=.)\/$/;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const satisfies readonly Route['method'][];
 
 export interface HttpServerDeps {
@@ -162,7 +163,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       const idempotencyKey = route.idempotent ? ctx.prefixed('IDEMPOTENCY-KEY') : undefined;
       const reply = idempotencyKey
         ? await idempotency.run(
-            { applicationId: ctx.caller.application.id, key: idempotencyKey, method, path: rawUrl },
+            // `/tokens/` and `/tokens` are one route (§1), so one request for the key's scope.
+            { applicationId: ctx.caller.application.id, key: idempotencyKey, method, path: path.replace(TRAILING_SLASH, '') + rawUrl.slice(path.length) },
             async () => {
               const r = await route.handler(ctx);
               if (r === 'sent') throw new Error('An idempotent route must return its reply');
