@@ -101,6 +101,17 @@ describe('tokenbench serve', () => {
     expect(third.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}`);
     const unchanged = await callApi(third.url, 'GET', `/tokens/${SEED.tokens[0].id}`, { key: SEED.applications[0].key });
     expect(unchanged.body.data.expiration_year).toBe(2030);
+    third.child.kill('SIGTERM');
+    await third.exited;
+    running.pop();
+
+    // The same token asked for in another container is a conflict too, not "unchanged".
+    const moved = structuredClone(SEED) as typeof SEED & { tokens: { containers?: string[] }[] };
+    moved.tokens[0].containers = ['/other/'];
+    writeFileSync(seedFile, JSON.stringify(moved));
+    const fourth = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
+    expect(fourth.output()).toContain('Seed: 0 created, 2 unchanged, 1 conflicts');
+    expect(fourth.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}`);
   });
 
   it.each([

@@ -36,9 +36,14 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
     const label = `token ${request.id}`;
     const existing = tokens.store.get(request.id);
     if (existing) {
-      const same = existing.type === request.type && isDeepStrictEqual(existing.data, request.data) &&
-        isDeepStrictEqual(existing.metadata, request.metadata ?? {});
-      (same ? report.unchanged : report.conflicts).push(same ? label : `${label}: exists with other type, data or metadata`);
+      // Containers and mask count when the seed gives them: a token left where it was would be "merged silently" (§8).
+      const same =
+        existing.type === request.type &&
+        isDeepStrictEqual(existing.data, request.data) &&
+        isDeepStrictEqual(existing.metadata, request.metadata ?? {}) &&
+        (request.containers === undefined || isDeepStrictEqual(existing.containers, request.containers.map((c) => c.toLowerCase()))) &&
+        (request.mask === undefined || isDeepStrictEqual(existing.mask, request.mask));
+      (same ? report.unchanged : report.conflicts).push(same ? label : `${label}: exists with other type, data, metadata, containers or mask`);
     } else if (tokens.store.idTaken(request.id)) {
       report.conflicts.push(`${label}: the id belongs to an expired token`);
     } else {
