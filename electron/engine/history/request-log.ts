@@ -36,12 +36,6 @@ type State = 'running' | 'closing' | 'closed' | 'failed';
 
 type Waiter = { resolve: (json: string | null) => void; reject: (error: Error) => void };
 
-/**
- * The main thread's side of the history. Recording stays synchronous and cheap: the entry is serialized here and
- * queued, and the queue goes to the history worker (which owns `history.sqlite`) every 100 ms as one message.
- * Reads post the queue first, so they see every entry recorded before them. If the worker dies, that is logged once
- * and the live `entry` events go on; reads then reject.
- */
 const NOT_SERIALIZABLE = '[not kept: it could not be serialized]';
 
 /**
@@ -58,6 +52,12 @@ function serialized(entry: RequestLogEntry): string {
   }
 }
 
+/**
+ * The main thread's side of the history. Recording stays synchronous and cheap: the entry is serialized here and
+ * queued, and the queue goes to the history worker (which owns `history.sqlite`) every 100 ms as one message.
+ * Reads post the queue first, so they see every entry recorded before them. If the worker dies, that is logged once
+ * and the live `entry` events go on; reads then reject.
+ */
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
   /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
   private queue: StoredEntry[] = [];

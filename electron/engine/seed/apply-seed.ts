@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApplicationStore } from '../access/application-store';
 import { systemCaller } from '../access/system-caller';
+import { normalizeContainer } from '../vault/containers';
 import type { TokenService } from '../vault/token-service';
 import type { SeedFile, SeedReport } from './seed-file';
 
@@ -41,7 +42,7 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
         existing.type === request.type &&
         isDeepStrictEqual(existing.data, request.data) &&
         isDeepStrictEqual(existing.metadata, request.metadata ?? {}) &&
-        (request.containers === undefined || isDeepStrictEqual(existing.containers, request.containers.map((c) => c.toLowerCase()))) &&
+        (request.containers === undefined || isDeepStrictEqual(existing.containers, request.containers.map(normalizeContainer))) &&
         (request.mask === undefined || isDeepStrictEqual(existing.mask, request.mask));
       (same ? report.unchanged : report.conflicts).push(same ? label : `${label}: exists with other type, data, metadata, containers or mask`);
     } else if (tokens.store.idTaken(request.id)) {
