@@ -18,7 +18,7 @@ export interface TokenExpectation {
 }
 
 const digits = (n: number, width: number) => String(n % 10 ** width).padStart(width, '0');
-/** The default masks of card numbers and SSNs (`reveal_last: 4` hides digits, keeps dashes). */
+/** The default masks of card numbers and dashed SSNs: every digit but the last four is an X, dashes stay. */
 const revealLast4 = (text: string) => text.slice(0, -4).replace(/\d/g, 'X') + text.slice(-4);
 
 /** A Luhn-valid 16-digit Visa-range number unique for each `seq` below 10^11. */

@@ -59,6 +59,25 @@ describe('POST /tokens', () => {
     expect(Object.keys(res.body.errors)).toContain(field);
   });
 
+  it.each([
+    ['a metadata key __proto__', '{"type":"token","data":"x","metadata":{"__proto__":"x","ok":"y"}}', 'metadata'],
+    ['a number beyond a double', '{"type":"token","data":1e400}', 'too large'],
+    ['invalid UTF-8', Buffer.concat([Buffer.from('{"type":"token","data":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]), 'UTF-8'],
+  ])('refuses %s instead of storing something else', async (_, raw, said) => {
+    const before = t.engine.status().tokenCount;
+    const res = await t.call('POST', '/tokens', { key: t.privateKey, raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain(said);
+    expect(t.engine.status().tokenCount).toBe(before);
+  });
+
+  it('accepts a JSON body that starts with a byte order mark', async () => {
+    const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"type":"token","data":"bom"}')]);
+    const res = await t.call('POST', '/tokens', { key: revealKey, raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toBe('bom');
+  });
+
   it('answers 400 for malformed JSON without echoing the body', async () => {
     const res = await t.call('POST', '/tokens', {
       key: t.privateKey,
@@ -92,6 +111,18 @@ describe('POST /tokens', () => {
 });
 
 describe('reading, updating and deleting', () => {
+  it.each([
+    ['social_security_number', '123-45-6789', 'XXX-XX-6789'],
+    ['social_security_number', '123456789', 'XXX-XX-6789'],
+    ['social_security_number', '1-2-3-4-5-6-7-8-9', 'XXX-XX-6789'],
+    ['employer_id_number', '12-3456789', 'XX-XXX6789'],
+    ['employer_id_number', '123456789', 'XX-XXX6789'],
+  ])('masks %s %s as the contract shows it, %s', async (type, data, masked) => {
+    const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type, data } });
+    expect(created.body.data).toBe(masked);
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey })).body.data).toBe(masked);
+  });
+
   it('reads masked with bare permissions and revealed under a reveal rule', async () => {
     const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card', data: CARD } });
     const masked = await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey });
@@ -167,6 +198,51 @@ describe('reading, updating and deleting', () => {
     expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).body.metadata).toEqual({});
   });
 
+  it('refuses a PATCH that changes type or id, and accepts them sent back unchanged', async () => {
+    const created = await t.call('POST', '/tokens', { key: revealKey, body: { type: 'token', data: 'fixed' } });
+    const patch = (body: unknown) =>
+      t.call('PATCH', `/tokens/${created.body.id}`, { key: revealKey, body, headers: { 'content-type': 'application/merge-patch+json' } });
+    const retyped = await patch({ type: 'card_number', data: '4242424242424242' });
+    expect(retyped.status).toBe(400);
+    expect(Object.keys(retyped.body.errors)).toEqual(['type']);
+    const renamed = await patch({ id: 'another-id' });
+    expect(renamed.status).toBe(400);
+    expect(Object.keys(renamed.body.errors)).toEqual(['id']);
+    expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).body).toMatchObject({ type: 'token', data: 'fixed' });
+    // A client that PATCHes back the token it read, with one field changed.
+    const roundTrip = await patch({ ...created.body, data: 'changed' });
+    expect(roundTrip.status).toBe(200);
+    expect(roundTrip.body.data).toBe('changed');
+  });
+
+  it('puts containers, search indexes and fingerprint back to their defaults when a PATCH sets them to null', async () => {
+    const created = await t.call('POST', '/tokens', {
+      key: revealKey,
+      body: { type: 'social_security_number', data: '123-45-6789', containers: ['/pii/low/'], search_indexes: [], fingerprint_expression: '{{ data }}' },
+    });
+    const res = await t.call('PATCH', `/tokens/${created.body.id}`, {
+      key: revealKey,
+      body: { containers: null, search_indexes: null, fingerprint_expression: null },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.containers).toEqual(['/pii/high/']);
+    expect(res.body.search_indexes).toHaveLength(3);
+    expect(res.body.fingerprint_expression).toBe("{{ data | remove: '-' }}");
+    expect(res.body.fingerprint).not.toBe(created.body.fingerprint);
+  });
+
+  it('keeps a __proto__ key that a merge patch adds to token data', async () => {
+    const created = await t.call('POST', '/tokens', { key: revealKey, body: { type: 'token', data: { b: 2 } } });
+    const res = await t.call('PATCH', `/tokens/${created.body.id}`, {
+      key: revealKey,
+      raw: '{"data":{"__proto__":{"c":3}}}',
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('"data":{"b":2,"__proto__":{"c":3}}');
+  });
+
   it('rejects a PATCH that makes card data invalid, leaving the token unchanged', async () => {
     const created = await t.call('POST', '/tokens', { key: revealKey, body: { type: 'card', data: CARD } });
     const bad = await t.call('PATCH', `/tokens/${created.body.id}`, {
@@ -207,11 +283,11 @@ describe('reading, updating and deleting', () => {
     expect((await t.call('DELETE', `/tokens/${created.body.id}`, { key: t.privateKey })).status).toBe(404);
   });
 
-  it('hides an expired token from every read', async () => {
+  it('hides an expired token from every read, and frees its id', async () => {
     const expiresAt = new Date(Date.now() + 1500).toISOString();
     const created = await t.call('POST', '/tokens', {
       key: revealKey,
-      body: { type: 'token', data: 'short-lived', expires_at: expiresAt, metadata: { batch: 'expiry' } },
+      body: { id: 'short-lived-1', type: 'token', data: 'short-lived', expires_at: expiresAt, metadata: { batch: 'expiry' } },
     });
     expect(created.body.expires_at).toBe(expiresAt);
     expect((await t.call('GET', `/tokens/${created.body.id}`, { key: revealKey })).status).toBe(200);
@@ -220,6 +296,11 @@ describe('reading, updating and deleting', () => {
     expect((await t.call('GET', '/tokens?metadata.batch=expiry', { key: revealKey })).body.data).toEqual([]);
     const detok = await t.call('POST', '/detokenize', { key: revealKey, body: { v: `{{ ${created.body.id} }}` } });
     expect(detok.status).toBe(400);
+    // Gone for every read, so not "already exists" either, though the minute purge has not run yet.
+    const again = await t.call('POST', '/tokens', { key: revealKey, body: { id: 'short-lived-1', type: 'token', data: 'second life' } });
+    expect(again.status).toBe(201);
+    const back = await t.call('POST', '/detokenize', { key: revealKey, body: { v: '{{ short-lived-1 }}' } });
+    expect(back.body).toEqual({ v: 'second life' });
   });
 });
 
@@ -273,6 +354,18 @@ describe('listing and searching', () => {
     const b = await t.call('GET', '/v2/tokens?container=/list/b/', { key: revealKey });
     expect(b.body.data.map((d: any) => d.id)).toEqual(listed.filter((id) => ids.indexOf(id) >= 3));
     expect((await t.call('GET', '/v2/tokens?start=garbage', { key: revealKey })).status).toBe(400);
+  });
+
+  it('reads an empty page parameter as absent and refuses page numbers it would have to guess', async () => {
+    expect((await t.call('GET', '/tokens?metadata.group=list-test&page=&size=', { key: revealKey })).body.pagination).toMatchObject({ page_number: 1, page_size: 20 });
+    for (const q of ['page=0x2', 'page=2.5', 'page=0', 'size=101', 'size=1e1']) {
+      const res = await t.call('GET', `/tokens?${q}`, { key: revealKey });
+      expect(res.status, q).toBe(400);
+      expect(Object.keys(res.body.errors), q).toEqual([q.split('=')[0]]);
+    }
+    const bad = await t.call('GET', '/v2/tokens?container=notacontainer', { key: revealKey });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.errors)).toEqual(['container']);
   });
 
   it('searches by search index, metadata and boolean operators (v1 and v2)', async () => {
@@ -352,6 +445,23 @@ describe('tokenize and detokenize', () => {
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain('taken-in-batch');
     expect(t.engine.status().tokenCount).toBe(before);
+  });
+
+  it('names the failing item of a tokenize batch', async () => {
+    const res = await t.call('POST', '/tokenize', {
+      key: revealKey,
+      body: { people: [{ ok: 'x' }, { card: { type: 'card_number', data: '1234' } }] },
+    });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors)).toEqual(['people[1].card.data']);
+  });
+
+  it('deduplicates against tokens made earlier in the same tokenize batch', async () => {
+    const twin = { type: 'token', data: `batch-twin-${Date.now()}`, deduplicate_token: true };
+    const res = await t.call('POST', '/tokenize', { key: revealKey, body: [twin, twin] });
+    expect(res.status).toBe(200);
+    expect(res.body[1].id).toBe(res.body[0].id);
+    expect(res.body.map((v: any) => v._extras.deduplicated)).toEqual([false, true]);
   });
 
   it('answers 400 naming an unknown token in detokenize', async () => {

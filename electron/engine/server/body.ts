@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ApiProblem } from './problem';
 
@@ -52,9 +53,26 @@ function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** Text that may hold a number literal beyond a double's range: a 3-digit exponent or 309 digits in a row. */
+const MAYBE_OUT_OF_RANGE = /\d[eE][+]?\d{3}|\d{309}/;
+
+/** Whether a parsed value holds a number JSON.parse turned into ±Infinity. */
+function holdsInfinity(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsInfinity);
+}
+
+/**
+ * Parses a JSON request body, refusing what would otherwise be changed silently on the way in: invalid UTF-8 (it
+ * would become U+FFFD) and numbers beyond a double's range (they would become Infinity, stored as null).
+ */
 export function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) throw new ApiProblem(400, 'A JSON request body is required');
-  const text = body.toString('utf8');
+  if (!isUtf8(body)) throw new ApiProblem(400, 'The request body is not valid UTF-8');
+  let text = body.toString('utf8');
+  // RFC 8259 lets a parser ignore a byte order mark; JSON.parse does not.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,6 +84,9 @@ export function parseJsonBody(body: Buffer): unknown {
   // A body too short to nest that deep is not scanned: the common case costs nothing.
   if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new ApiProblem(400, `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  if (MAYBE_OUT_OF_RANGE.test(text) && holdsInfinity(value)) {
+    throw new ApiProblem(400, 'The request body holds a number too large for a double (beyond ±1.8e308)');
   }
   return value;
 }

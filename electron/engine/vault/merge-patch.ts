@@ -6,7 +6,11 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
+    // defineProperty, not assignment: a `__proto__` key in the data is data, not the object's prototype.
+    else {
+      const merged = mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value);
+      Object.defineProperty(result, key, { value: merged, enumerable: true, writable: true, configurable: true });
+    }
   }
   return result;
 }

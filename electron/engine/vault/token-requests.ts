@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import { validateContainer } from './containers';
+
+/** Metadata maps strings to `value`s. A `__proto__` key, which zod would drop silently, is refused. */
+const metadata = <V extends z.ZodType>(value: V) =>
+  z
+    .unknown()
+    .refine((input) => typeof input !== 'object' || input === null || !Object.hasOwn(input, '__proto__'), {
+      error: 'Metadata key __proto__ is not allowed',
+    })
+    .pipe(z.record(z.string(), value, { error: 'Metadata must be an object whose values are strings' }));
 
 /** The body of POST /tokens (and each token request inside POST /tokenize), as the wire contract §3 lists it. */
 export const createTokenRequest = z.object({
@@ -7,7 +17,7 @@ export const createTokenRequest = z.object({
   data: z.unknown(),
   mask: z.unknown().optional(),
   containers: z.array(z.string()).min(1, 'At least one container is required').optional(),
-  metadata: z.record(z.string(), z.string({ error: 'Metadata values must be strings' })).optional(),
+  metadata: metadata(z.string({ error: 'Metadata values must be strings' })).optional(),
   search_indexes: z.array(z.string()).max(20).optional(),
   fingerprint_expression: z.string().optional(),
   deduplicate_token: z.boolean().optional(),
@@ -17,19 +27,40 @@ export const createTokenRequest = z.object({
 });
 export type CreateTokenRequest = z.infer<typeof createTokenRequest>;
 
-/** PATCH /tokens/{id}: a JSON merge patch (RFC 7386) over the same fields; type and id cannot change. */
-export const updateTokenRequest = createTokenRequest.omit({ id: true, type: true, privacy: true }).extend({
+/**
+ * PATCH /tokens/{id}: a JSON merge patch (RFC 7386) over the same fields. `null` removes: metadata entries, or the
+ * whole field, which then takes its default. `type` and `id` are read so that a change to either can be refused.
+ */
+export const updateTokenRequest = createTokenRequest.omit({ privacy: true }).extend({
+  id: z.unknown().optional(),
+  type: z.unknown().optional(),
   data: z.unknown().optional(),
-  metadata: z.record(z.string(), z.string().nullable()).nullable().optional(),
+  metadata: metadata(z.string({ error: 'Metadata values must be strings or null' }).nullable()).nullable().optional(),
   mask: z.unknown().optional(),
+  containers: createTokenRequest.shape.containers.nullable(),
+  search_indexes: createTokenRequest.shape.search_indexes.nullable(),
+  fingerprint_expression: createTokenRequest.shape.fingerprint_expression.nullable(),
 });
 export type UpdateTokenRequest = z.infer<typeof updateTokenRequest>;
 
-const pageSize = z.coerce.number().int().min(1).max(100).default(20);
+/**
+ * A page number or size, from a query string or a JSON body: a number, or a string of decimal digits. An empty query
+ * value (`?page=`) is the default, as if absent; `0x2` or `2.5` is refused, not read as something else.
+ */
+function wholeNumber(label: string, min: number, max: number, fallback: number) {
+  const error = `${label} must be a whole number from ${min} to ${max}`;
+  return z.preprocess(
+    (value) => (value === '' ? undefined : typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value),
+    z.int({ error }).min(min, { error }).max(max, { error }).default(fallback),
+  );
+}
+
+const pageNumber = wholeNumber('page', 1, 1_000_000_000, 1);
+const pageSize = wholeNumber('size', 1, 100, 20);
 
 export const searchV1Request = z.object({
   query: z.string().default(''),
-  page: z.coerce.number().int().min(1).default(1),
+  page: pageNumber,
   size: pageSize,
 });
 
@@ -40,14 +71,20 @@ export const searchV2Request = z.object({
 });
 
 export const listV1Query = z.object({
-  page: z.coerce.number().int().min(1).default(1),
+  page: pageNumber,
   size: pageSize,
 });
 
 export const listV2Query = z.object({
   start: z.string().optional(),
   size: pageSize,
-  container: z.string().optional(),
+  container: z
+    .string()
+    .check((ctx) => {
+      const problem = validateContainer(ctx.value);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    })
+    .optional(),
   type: z.string().optional(),
   fingerprint: z.string().optional(),
 });

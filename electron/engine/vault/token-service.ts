@@ -65,6 +65,16 @@ export interface WriteContext {
 type FieldErrors = Record<string, string[]>;
 const addError = (errors: FieldErrors, field: string, message: string) => (errors[field] ??= []).push(message);
 
+/** Runs `make`; its validation errors name fields under `path` (`people[1].card.data.number`), not at the root. */
+function atPath<T>(path: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (!path || !(error instanceof ApiProblem) || !error.errors) throw error;
+    throw validationProblem(Object.fromEntries(Object.entries(error.errors).map(([field, messages]) => [`${path}.${field}`, messages])));
+  }
+}
+
 const CARD_TYPES = new Set(['card', 'card_number']);
 
 export class TokenService {
@@ -319,8 +329,8 @@ export class TokenService {
     deduplicate: boolean,
     context: WriteContext,
     land: (write: CreateWrite) => void,
+    reader: TokenReader = this.writer.readerFor(context),
   ): TokenView {
-    const reader = this.writer.readerFor(context);
     if (deduplicate && token.fingerprint) {
       const existing = reader.findByFingerprint(token.type, token.fingerprint);
       if (existing) {
@@ -341,7 +351,7 @@ export class TokenService {
     return view;
   }
 
-  /** Applies creates; an id that is already taken (expired tokens' rows included) is the client's 409, not a 500. */
+  /** Applies creates; an id that is already taken is the client's 409, not a 500. */
   private applyCreates(writes: TokenWrite[], context: WriteContext): void {
     try {
       this.writer.apply(writes, context);
@@ -367,10 +377,17 @@ export class TokenService {
     const current = this.require(id, this.writer.readerFor(context));
     const { policy } = context.caller;
     policy.require('token:update', current.containers);
+    const type = current.type as TokenType;
     const errors: FieldErrors = {};
+    // Sent back unchanged (a client PATCHing the token it read) they are fine; a change would need a new token.
+    if (patch.type !== undefined && patch.type !== type) addError(errors, 'type', "A token's type cannot change");
+    if (patch.id !== undefined && patch.id !== id) addError(errors, 'id', "A token's id cannot change");
     const data = patch.data === undefined ? current.data : mergePatch(current.data, patch.data);
-    Object.assign(errors, validateTokenData(current.type, data));
-    const containers = patch.containers ? this.checkContainers(patch.containers, errors) : current.containers;
+    Object.assign(errors, validateTokenData(type, data));
+    // In a merge patch `null` removes a field: containers, search indexes and fingerprint go back to the type's
+    // default, as if never given; a removed mask is no mask (redact), as `"mask": null` is on create.
+    const containers =
+      patch.containers === undefined ? current.containers : this.checkContainers(patch.containers ?? [defaultContainer(type)], errors);
     const token: StoredToken = {
       ...current,
       data,
@@ -378,8 +395,10 @@ export class TokenService {
       metadata: patch.metadata === undefined ? current.metadata : ((mergePatch(current.metadata, patch.metadata) ?? {}) as Record<string, string>),
       mask: patch.mask === undefined ? current.mask : mergePatch(current.mask, patch.mask),
       fingerprint_expression:
-        patch.fingerprint_expression === undefined ? current.fingerprint_expression : patch.fingerprint_expression,
-      search_indexes: patch.search_indexes ?? current.search_indexes,
+        patch.fingerprint_expression === undefined
+          ? current.fingerprint_expression
+          : (patch.fingerprint_expression ?? defaultFingerprintExpression(type)),
+      search_indexes: patch.search_indexes === undefined ? current.search_indexes : (patch.search_indexes ?? [...defaultSearchIndexes(type)]),
       expires_at: patch.expires_at === undefined ? current.expires_at : this.checkExpiry(patch.expires_at, errors),
       modified_by: context.caller.application.id,
       modified_at: nowIso(),
@@ -406,25 +425,28 @@ export class TokenService {
   tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
     const batch: CreateWrite[] = [];
     const LIMIT = 100;
-    const land = (write: CreateWrite) => {
-      const { id } = write.token;
-      if (batch.some((w) => w.token.id === id)) throw new ApiProblem(409, `A token with id ${id} already exists`);
-      batch.push(write);
+    const land = (write: CreateWrite) => batch.push(write);
+    // The vault as this batch's own requests see it: an id taken, or a duplicate made, earlier in the batch counts.
+    const vault = this.writer.readerFor(context);
+    const reader: TokenReader = {
+      get: (id) => vault.get(id),
+      idTaken: (id) => batch.some((w) => w.token.id === id) || vault.idTaken(id),
+      findByFingerprint: (type, fingerprint) =>
+        vault.findByFingerprint(type, fingerprint) ??
+        batch.find((w) => w.token.type === type && w.token.fingerprint === fingerprint)?.token,
+    };
+    const create = (input: CreateTokenRequest, path: string) => {
+      const { token, transform } = atPath(path, () => this.prepareCreate(input, context.caller));
+      return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
     };
     const walk = (value: unknown, path: string): unknown => {
       if (value === null || value === undefined) return value;
       if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
       if (typeof value === 'object') {
-        if ('type' in value && 'data' in value) {
-          const input = parseRequest(value, path);
-          const { token, transform } = this.prepareCreate(input, context.caller);
-          return this.createPrepared(token, transform, input.deduplicate_token === true, context, land);
-        }
+        if ('type' in value && 'data' in value) return create(parseRequest(value, path), path);
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
       }
-      const { token, transform } = this.prepareCreate({ type: 'token', data: value }, context.caller);
-      this.createPrepared(token, transform, false, context, land);
-      return token.id;
+      return create({ type: 'token', data: value }, path).id;
     };
     const result = walk(body, '');
     if (batch.length > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);

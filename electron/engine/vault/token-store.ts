@@ -75,7 +75,8 @@ export class TokenStore {
   ) {
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
-      exists: db.prepare('SELECT 1 FROM tokens WHERE id = ?'),
+      exists: db.prepare(`SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
+      deleteExpired: db.prepare('DELETE FROM tokens WHERE id = @id AND expires_at IS NOT NULL AND expires_at <= @now'),
       insert: db.prepare(`INSERT INTO tokens (id, tenant_id, type, containers, metadata, mask, fingerprint,
           fingerprint_expression, search_indexes, sealed, expires_at, created_by, created_at, modified_by, modified_at)
         VALUES (@id, @tenant_id, @type, @containers, @metadata, @mask, @fingerprint, @fingerprint_expression,
@@ -147,12 +148,26 @@ export class TokenStore {
       return;
     }
     const row = this.toRow(write.token);
-    if (write.op === 'create') this.stmt.insert.run(row);
+    if (write.op === 'create') this.insert(row);
     else {
       this.stmt.update.run(row);
       this.stmt.deleteTerms.run(row.id);
     }
     for (const term of write.searchTerms) this.stmt.insertTerm.run(row.id, term);
+  }
+
+  /**
+   * An expired token is gone for every read (wire contract §3), so its id is free again although the periodic purge
+   * may not have removed its row yet. Only a taken id pays for the check.
+   */
+  private insert(row: TokenRow): void {
+    try {
+      this.stmt.insert.run(row);
+    } catch (error) {
+      const taken = (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+      if (!taken || this.stmt.deleteExpired.run({ id: row.id, now: nowIso() }).changes === 0) throw error;
+      this.stmt.insert.run(row);
+    }
   }
 
   private readonly writeListeners: ((ids: readonly string[]) => void)[] = [];
@@ -200,9 +215,9 @@ export class TokenStore {
     return row && this.hydrate(row);
   }
 
-  /** Whether the id is taken, expired tokens included (an id is never reused while its row exists). */
+  /** Whether a live token has the id: an expired token's id is free (see insert). */
   idTaken(id: string): boolean {
-    return this.stmt.exists.get(id) !== undefined;
+    return this.stmt.exists.get({ id, now: nowIso() }) !== undefined;
   }
 
   findByFingerprint(type: string, fingerprint: string): StoredToken | undefined {

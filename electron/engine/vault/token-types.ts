@@ -63,6 +63,9 @@ const bankSchema = z.strictObject({
 }, { error: 'Bank data must be an object with a routing_number and an account_number' });
 
 const REVEAL_LAST_4 = '{{ data | reveal_last: 4 }}';
+// The contract's masks are formats (`XXX-XX-6789`): the same shape whether the number came with dashes or not.
+const SSN_MASK = "XXX-XX-{{ data | remove: '-' | last4 }}";
+const EIN_MASK = "XX-XXX{{ data | remove: '-' | last4 }}";
 // The hosted service's defaults for dashed identifiers: as given, without dashes, and the last 4.
 const DASHED_ID_SEARCH_INDEXES = ['{{ data }}', "{{ data | replace: '-' }}", '{{ data | last4 }}'] as const;
 
@@ -127,14 +130,14 @@ const RULES: Record<TokenType, TokenTypeRule> = {
   },
   social_security_number: {
     container: '/pii/high/',
-    mask: REVEAL_LAST_4,
+    mask: SSN_MASK,
     fingerprint: "{{ data | remove: '-' }}",
     searchIndexes: DASHED_ID_SEARCH_INDEXES,
     schema: digitString('Social security number', '9 digits, optionally separated by "-"', NINE_DIGITS_DASHED),
   },
   employer_id_number: {
     container: '/pii/high/',
-    mask: REVEAL_LAST_4,
+    mask: EIN_MASK,
     fingerprint: "{{ data | remove: '-' }}",
     searchIndexes: DASHED_ID_SEARCH_INDEXES,
     schema: digitString('Employer ID number', '9 digits, optionally separated by "-"', NINE_DIGITS_DASHED),
