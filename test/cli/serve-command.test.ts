@@ -111,7 +111,18 @@ describe('tokenbench serve', () => {
     writeFileSync(seedFile, JSON.stringify(moved));
     const fourth = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
     expect(fourth.output()).toContain('Seed: 0 created, 2 unchanged, 1 conflicts');
-    expect(fourth.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}`);
+    expect(fourth.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}: exists with other containers`);
+    fourth.child.kill('SIGTERM');
+    await fourth.exited;
+    running.pop();
+
+    // So is one with other search indexes or another expiry: every field a create sets counts.
+    const indexed = structuredClone(SEED) as typeof SEED & { tokens: { search_indexes?: string[]; expires_at?: string }[] };
+    indexed.tokens[0].search_indexes = ['{{ data.number | last4 }}'];
+    indexed.tokens[0].expires_at = '2099-01-01T00:00:00.000Z';
+    writeFileSync(seedFile, JSON.stringify(indexed));
+    const fifth = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
+    expect(fifth.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}: exists with other search_indexes, expires_at`);
   });
 
   it.each([
@@ -124,6 +135,16 @@ describe('tokenbench serve', () => {
     expect(code).toBe(2);
     expect(output).toContain(message);
     expect(output).toContain('Usage: tokenbench serve');
+  });
+
+  it('refuses a seed token whose data is invalid, naming the token and the field', async () => {
+    const dir = tempDir();
+    const seedFile = join(dir, 'seed.json');
+    writeFileSync(seedFile, JSON.stringify({ tokens: [{ id: 'seed-bad-card', type: 'card_number', data: '4242424242424241' }] }));
+    const { code, output } = await runServe(['--in-memory', '--seed', seedFile]);
+    expect(code).not.toBe(0);
+    expect(output).toContain('token seed-bad-card: data: Card number fails the Luhn check');
+    expect(output).not.toContain('4242424242424241');
   });
 
   it('refuses an invalid seed file, naming the field', async () => {

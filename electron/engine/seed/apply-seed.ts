@@ -1,9 +1,25 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ApplicationStore } from '../access/application-store';
 import { systemCaller } from '../access/system-caller';
-import { normalizeContainer } from '../vault/containers';
+import { ApiProblem } from '../server/problem';
 import type { TokenService } from '../vault/token-service';
+import type { StoredToken } from '../vault/token-store';
 import type { SeedFile, SeedReport } from './seed-file';
+
+/**
+ * What a seeded token is compared on: everything a create request sets, after defaults and normalising (a token the
+ * seed would make differently is not "unchanged", whether the difference is a given field or a default).
+ */
+const TOKEN_FIELDS = [
+  'type',
+  'data',
+  'metadata',
+  'containers',
+  'mask',
+  'fingerprint_expression',
+  'search_indexes',
+  'expires_at',
+] as const satisfies readonly (keyof StoredToken)[];
 
 /**
  * Applies a seed so that applying it again changes nothing: an application is matched by name, a token by id.
@@ -35,21 +51,23 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
   const caller = systemCaller(applications.tenantId);
   for (const request of seed.tokens) {
     const label = `token ${request.id}`;
+    let wanted: StoredToken;
+    try {
+      wanted = tokens.prepareCreate(request, caller).token;
+    } catch (error) {
+      // The seed file cannot be fixed from a problem that does not say which of its tokens failed.
+      if (error instanceof ApiProblem) throw new Error(`${label}: ${error.detail ?? error.message}`);
+      throw error;
+    }
     const existing = tokens.store.get(request.id);
-    if (existing) {
-      // Containers and mask count when the seed gives them: a token left where it was would be "merged silently" (§8).
-      const same =
-        existing.type === request.type &&
-        isDeepStrictEqual(existing.data, request.data) &&
-        isDeepStrictEqual(existing.metadata, request.metadata ?? {}) &&
-        (request.containers === undefined || isDeepStrictEqual(existing.containers, request.containers.map(normalizeContainer))) &&
-        (request.mask === undefined || isDeepStrictEqual(existing.mask, request.mask));
-      (same ? report.unchanged : report.conflicts).push(same ? label : `${label}: exists with other type, data, metadata, containers or mask`);
-    } else if (tokens.store.idTaken(request.id)) {
-      report.conflicts.push(`${label}: the id belongs to an expired token`);
-    } else {
+    if (!existing) {
       tokens.create(request, { caller });
       report.created.push(label);
+    } else if (TOKEN_FIELDS.every((field) => isDeepStrictEqual(existing[field], wanted[field]))) {
+      report.unchanged.push(label);
+    } else {
+      const differ = TOKEN_FIELDS.filter((field) => !isDeepStrictEqual(existing[field], wanted[field]));
+      report.conflicts.push(`${label}: exists with other ${differ.join(', ')}`);
     }
   }
   return report;
