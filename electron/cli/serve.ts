@@ -17,6 +17,7 @@ const USAGE = `Usage: tokenbench serve [options]
   --max-body BYTES               largest request body (default 1048576)
   --max-expressions N            most token expressions in one proxy request (default 20)
   --deny-private-destinations    refuse loopback and private-network proxy destinations
+  --allow-origin ORIGIN          let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable
   -h, --help                     this text
 `;
 
@@ -46,6 +47,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
       'max-body': { type: 'string' },
       'max-expressions': { type: 'string' },
       'deny-private-destinations': { type: 'boolean' },
+      'allow-origin': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -78,6 +80,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     maxBodyBytes: integer('max-body', values['max-body'], 1),
     maxExpressions: integer('max-expressions', values['max-expressions'], 0),
     denyPrivateDestinations: values['deny-private-destinations'],
+    allowedOrigins: values['allow-origin'],
     seed,
   };
 }

@@ -1,3 +1,5 @@
+import { normalizeOrigin } from './server/cross-origin';
+
 /** Everything a caller (CLI, Electron main, a test) can set when starting the engine. */
 export interface EngineConfig {
   host: string;
@@ -14,6 +16,8 @@ export interface EngineConfig {
   maxBodyBytes: number;
   maxExpressions: number;
   denyPrivateDestinations: boolean;
+  /** Browser origins (`http://localhost:3000`) allowed to call the wire API, besides the workbench's own. */
+  allowedOrigins: string[];
   /** How many request-log entries the history keeps. */
   historyLimit: number;
   /** better-sqlite3 binary for another ABI (Electron). */
@@ -37,6 +41,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     maxBodyBytes: 1024 * 1024,
     maxExpressions: 20,
     denyPrivateDestinations: false,
+    allowedOrigins: [],
     historyLimit: 10_000,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
@@ -44,5 +49,10 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
   if (!/^[A-Za-z][A-Za-z0-9]*$/.test(config.headerPrefix)) {
     throw new Error(`Header prefix must be letters and digits, got "${config.headerPrefix}"`);
   }
+  config.allowedOrigins = config.allowedOrigins.map((value) => {
+    const origin = normalizeOrigin(value);
+    if (typeof origin !== 'string') throw new Error(`Allowed origin ${origin.problem}`);
+    return origin;
+  });
   return config;
 }

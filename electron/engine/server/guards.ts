@@ -15,14 +15,17 @@ export function isAllowedHost(host: string | undefined, port: number): boolean {
   return LOCAL_HOSTS.has(lower.slice(0, colon)) && lower.slice(colon + 1) === String(port);
 }
 
-/** The only origins a browser may call us from: our own (the workbench UI served by the engine). */
+/** Our own origins: the workbench UI served by the engine. */
 export function ownOrigins(port: number): Set<string> {
   return new Set(['localhost', '127.0.0.1', '[::1]'].map((h) => `http://${h}:${port}`));
 }
 
+/** @param origins every origin a browser may call us from: our own and those allowed by setting */
 export function guardFailure(req: IncomingMessage, port: number, origins: Set<string>): string | null {
   if (!isAllowedHost(req.headers.host, port)) return 'Host header is not a local address of this service';
   const origin = req.headers.origin;
-  if (origin !== undefined && !origins.has(origin.toLowerCase())) return 'Cross-origin requests are not accepted';
+  if (origin !== undefined && !origins.has(origin.toLowerCase())) {
+    return 'Cross-origin requests are not accepted (serve --allow-origin lets a named origin call the API)';
+  }
   return null;
 }

@@ -7,6 +7,7 @@ import type { Authenticator } from '../access/authenticator';
 import type { RequestLog } from '../history/request-log';
 import type { EngineConfig } from '../engine-config';
 import { readBody, parseJsonBody } from './body';
+import { grantCrossOrigin, preflightHeaders } from './cross-origin';
 import { guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
@@ -25,6 +26,12 @@ export interface HttpServerDeps {
   requestLog: RequestLog;
   /** Routes that do not belong to the wire API (the workbench UI); answers true when it handled the request. */
   fallback?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+}
+
+interface NoRouteReply {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
 }
 
 export interface RunningHttpServer {
@@ -71,17 +78,30 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     return get && !(get.store as Route).proxy ? get : null;
   }
 
-  /** A known path asked with another method is a 405 naming the methods it takes; an unknown path a 404. */
-  function noRouteReply(method: string, path: string): { status: number; body: unknown; headers: Record<string, string> } {
+  /** The routes of a path, whatever their method, and the methods they take (`GET, HEAD, POST`). */
+  function routesOf(path: string): { routes: Route[]; allowed: string } {
     const routes = ROUTE_METHODS.map((m) => router.find(m, path)?.store as Route | undefined).filter((r) => r !== undefined);
+    return { routes, allowed: routes.flatMap((r) => (r.method === 'GET' && !r.proxy ? ['GET', 'HEAD'] : [r.method])).join(', ') };
+  }
+
+  /**
+   * A known path asked with another method is a 405 naming the methods it takes; an unknown path a 404. A browser's
+   * preflight (OPTIONS from an allowed origin) of a known path is answered 204 with what the path takes.
+   */
+  function noRouteReply(req: IncomingMessage, method: string, path: string, crossOrigin: boolean): NoRouteReply {
+    const { routes, allowed } = routesOf(path);
     if (routes.length === 0) return { status: 404, body: new ApiProblem(404, `No route for ${method} ${path}`).toBody(), headers: {} };
-    const allowed = routes.flatMap((r) => (r.method === 'GET' && !r.proxy ? ['GET', 'HEAD'] : [r.method])).join(', ');
+    if (crossOrigin && method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      return { status: 204, body: undefined, headers: preflightHeaders(allowed, req.headers['access-control-request-headers']) };
+    }
     const problem = new ApiProblem(405, `${path} does not take ${method}; it takes ${allowed}`).toBody();
     return { status: 405, body: routes[0].proxy ? { proxy_error: problem } : problem, headers: { allow: allowed } };
   }
 
   let port = config.port;
-  let origins = ownOrigins(port);
+  const allowedOrigins = new Set(config.allowedOrigins);
+  let own = ownOrigins(port);
+  let origins = new Set([...own, ...allowedOrigins]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
@@ -119,11 +139,15 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       res.once('close', settle);
       return;
     }
+    // A page the developer allowed (--allow-origin) reaches the wire API, and only it: never the workbench's endpoints.
+    const origin = req.headers.origin?.toLowerCase();
+    const crossOrigin = origin !== undefined && allowedOrigins.has(origin) && !own.has(origin);
+    if (crossOrigin) grantCrossOrigin(res, origin);
     const match = router.find(method as FindMyWay.HTTPMethod, path) ?? (method === 'HEAD' ? headAsGet(path) : null);
     if (!match) {
       // The workbench's own files and session calls are not API traffic: they stay out of the history.
-      if (deps.fallback?.(req, res, path)) return;
-      const reply = noRouteReply(method, path);
+      if (!crossOrigin && deps.fallback?.(req, res, path)) return;
+      const reply = noRouteReply(req, method, path, crossOrigin);
       reply.headers[traceHeaderName] = traceId;
       sendJson(res, reply.status, reply.body, reply.headers);
       settle();
@@ -216,7 +240,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
       port = (server.address() as AddressInfo).port;
-      origins = ownOrigins(port);
+      own = ownOrigins(port);
+      origins = new Set([...own, ...allowedOrigins]);
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       resolve({
         server,
