@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
@@ -135,6 +137,76 @@ describe('forwarding with detokenization', () => {
     });
     const res = await proxy('/proxy', { key: app.body.key, body: { n: `{{ ${cardId} | json: '$.number' }}` } });
     expect(JSON.parse(res.body.body)).toEqual({ n: PAN });
+  });
+});
+
+describe('bodies that arrive in many pieces', () => {
+  /** POSTs the body as these pieces, each written a few milliseconds after the last, so the service reads them apart. */
+  async function sendInPieces(pieces: Buffer[], headers: Record<string, string>): Promise<{ status: number; text: string }> {
+    const size = pieces.reduce((n, p) => n + p.length, 0);
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${t.url}/proxy`, { method: 'POST', headers: { 'BT-API-KEY': useKey, 'content-length': String(size), ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      (async () => {
+        for (const piece of pieces) {
+          req.write(piece);
+          await new Promise((r) => setTimeout(r, 3));
+        }
+        req.end();
+      })();
+    });
+  }
+
+  /** Cuts `body` at every one of the first `fine` bytes, then in two. */
+  const cut = (body: Buffer, fine: number) => [...[...body.subarray(0, fine)].map((b) => Buffer.from([b])), body.subarray(fine, fine + 7), body.subarray(fine + 7)];
+
+  it('detokenizes an expression whose braces came a byte at a time, escaped or not', async () => {
+    for (const open of ['{{', '\\u007b\\u007b']) {
+      const body = Buffer.from(`{"pan":"${open} ${cardId} | json: '$.number' }}","note":"${'n'.repeat(3000)}"}`);
+      const res = await sendInPieces(cut(body, 16), { 'BT-PROXY-URL': echo, 'content-type': 'application/json' });
+      expect(res.status, open).toBe(200);
+      expect(JSON.parse(JSON.parse(res.text).body).pan, open).toBe(PAN);
+    }
+  });
+
+  it('forwards a body without expressions byte for byte with its length, and keeps its text in the history', async () => {
+    const digest = await startServer((req, res) => {
+      const hash = createHash('sha256');
+      let bytes = 0;
+      req.on('data', (c: Buffer) => (hash.update(c), (bytes += c.length)));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ sha256: hash.digest('hex'), bytes, length: req.headers['content-length'] ?? null, chunked: req.headers['transfer-encoding'] ?? null }));
+      });
+    });
+    try {
+      // Cuts fall inside the 2-, 3- and 4-byte characters; the binary body is no UTF-8 at all.
+      const text = Buffer.from(`é東🎉 ${'x€'.repeat(6000)} end`);
+      const binary = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 131 + 7) % 256));
+      for (const [label, body] of [['text', text], ['binary', binary]] as const) {
+        const res = await sendInPieces(cut(body, 9), { 'BT-PROXY-URL': digest.url, 'content-type': 'text/plain', 'BT-TRACE-ID': `pieces-${label}` });
+        expect(res.status, label).toBe(200);
+        expect(JSON.parse(res.text), label).toEqual({
+          sha256: createHash('sha256').update(body).digest('hex'),
+          bytes: body.length,
+          length: String(body.length),
+          chunked: null,
+        });
+      }
+      await t.engine.history.flush();
+      const entries = await t.engine.history.list(50);
+      const kept = (label: string) => entries.find((e) => e.trace_id === `pieces-${label}`)!.request_body as { bytes: number; text: string | null };
+      expect(kept('text').bytes).toBe(text.length);
+      expect(kept('text').text).toMatch(/^é東🎉 x€x€/);
+      expect(kept('binary')).toMatchObject({ bytes: binary.length, text: null });
+    } finally {
+      await digest.close();
+    }
   });
 });
 

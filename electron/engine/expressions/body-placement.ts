@@ -112,3 +112,21 @@ export function mayHoldExpressions(body: string | Buffer, kind: BodyKind): boole
   if (kind === 'form') return body.includes('%7B') || body.includes('%7b');
   return kind === 'json' && (body.includes('\\u007b') || body.includes('\\u007B'));
 }
+
+/** The longest marker mayHoldExpressions looks for (`\\u007b`), less one: as much as can lie before a chunk. */
+const STRADDLE = 5;
+
+/**
+ * mayHoldExpressions over a body still in the chunks it arrived in. A marker may be split between chunks, and a
+ * client's chunks can be a byte each, so the last bytes of everything before a chunk are checked with its start.
+ */
+export function chunksMayHoldExpressions(chunks: readonly Buffer[], kind: BodyKind): boolean {
+  if (chunks.length === 1) return mayHoldExpressions(chunks[0], kind);
+  let before: Buffer | null = null;
+  for (const chunk of chunks) {
+    if (mayHoldExpressions(chunk, kind)) return true;
+    if (before && mayHoldExpressions(Buffer.concat([before, chunk.subarray(0, STRADDLE)]), kind)) return true;
+    before = chunk.length >= STRADDLE || !before ? chunk.subarray(-STRADDLE) : Buffer.concat([before, chunk]).subarray(-STRADDLE);
+  }
+  return false;
+}

@@ -5,6 +5,7 @@
  * bad_response 502.
  */
 import { Agent, errors, type Dispatcher } from 'undici';
+import type { BodyChunks } from '../server/body-chunks';
 import { ApiProblem } from '../server/problem';
 import { createPolicyConnector, DestinationRefusedError } from './destination-policy';
 import { toUndiciHeaders } from './hop-header-passthrough';
@@ -38,7 +39,8 @@ export interface ForwardRequest {
   method: string;
   /** Flat raw pairs, as produced by `outboundHeaders`. */
   headers: string[];
-  body: Buffer | null;
+  /** One buffer, or the chunks a body arrived in (sent one after the other, with their total as Content-Length). */
+  body: Buffer | BodyChunks | null;
 }
 
 /** Where the destination's answer goes as it arrives (the proxy route writes it to its client). */
@@ -110,6 +112,18 @@ export function forwardFailure(err: unknown): ForwardError | undefined {
 
 const toText = (raw: Buffer[]) => raw.map((b) => b.toString('latin1'));
 
+/**
+ * What undici sends: nothing, a buffer, or the chunks one after the other. undici takes an iterable body (its docs;
+ * its types say otherwise) and sends it chunked unless given its length, which is added to `headers`.
+ */
+function undiciBody(body: Buffer | BodyChunks | null, headers: string[]): Buffer | null {
+  if (body === null || Buffer.isBuffer(body)) return body?.length ? body : null;
+  if (body.size === 0) return null;
+  if (body.chunks.length === 1) return body.chunks[0];
+  headers.push('content-length', String(body.size));
+  return body.chunks as unknown as Buffer;
+}
+
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const { timeoutMs } = options;
   const agent = new Agent({
@@ -158,6 +172,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       }
     };
     const { headers, reset } = toUndiciHeaders(req.headers);
+    const body = undiciBody(req.body, headers);
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
@@ -191,7 +206,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         path: req.path,
         method: req.method as Dispatcher.HttpMethod,
         headers,
-        body: req.body,
+        body,
         reset,
         // Our deadline covers headers and body together; undici's separate idle timers would only muddle it.
         headersTimeout: 0,

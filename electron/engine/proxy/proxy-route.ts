@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
-import { type BodyKind, bodyKindOf, type CompiledBody, type ExpressionEngine, mayHoldExpressions } from '../expressions';
+import { type BodyKind, bodyKindOf, chunksMayHoldExpressions, type CompiledBody, type ExpressionEngine } from '../expressions';
 import { LruCache } from '../lru-cache';
+import { type BodyChunks, chunksAreUtf8, joinChunks, prefixOf } from '../server/body-chunks';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
 import { endAtTurnEnd, uncorkAtTurnEnd } from '../server/turn-end-writes';
@@ -88,29 +89,30 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     const headers = outboundHeaders(req.rawHeaders, prefix);
     exchange.warnings.push(...headers.warnings);
 
-    const body = await ctx.body();
-    const utf8 = isUtf8(body);
+    const received = await ctx.body();
     const kind = bodyKindOf(req.headers['content-type']);
-    const mayDetokenize = body.length > 0 && mayHoldExpressions(body, kind);
-    const text = mayDetokenize && utf8 ? body.toString('utf8') : undefined;
+    const mayDetokenize = received.size > 0 && chunksMayHoldExpressions(received.chunks, kind);
+    // Only a body to detokenize is joined into one buffer; any other leaves as the chunks it came in.
+    const joined = mayDetokenize ? joinChunks(received) : null;
+    const utf8 = joined ? isUtf8(joined) : chunksAreUtf8(received);
     // The body as sent, expressions and all: it never holds a detokenized value. A copy, so the history worker
     // receives these bytes and not the whole buffer they may share memory with.
-    if (body.length > 0) ctx.log.rawBody = { bytes: body.length, utf8, kept: new Uint8Array(body.subarray(0, BODY_KEPT)) };
+    if (received.size > 0) ctx.log.rawBody = { bytes: received.size, utf8, kept: prefixOf(received, BODY_KEPT) };
     const detokenizeStart = performance.now();
-    const compiled = mayDetokenize ? compile(text, kind, exchange) : null;
-    let outbound = body;
+    const compiled = joined ? compile(utf8 ? joined.toString('utf8') : undefined, kind, exchange) : null;
+    let outbound: Buffer | BodyChunks = received;
     if (compiled) {
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
       outbound = Buffer.from(compiled.render(records));
       exchange.render = { compiled, records };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
-    exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: outbound.length };
+    exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };
 
     // A client gone while its body was read or detokenized: the destination never hears of it.
     if (res.destroyed) throw new ForwardError('aborted', 'the client went away before the request was forwarded');
     const forwarding = forwarder.forward(
-      { origin: destination.origin, path: destination.path, method: ctx.method, headers: headers.headers, body: outbound.length > 0 ? outbound : null },
+      { origin: destination.origin, path: destination.path, method: ctx.method, headers: headers.headers, body: outbound },
       {
         start(status, rawHeaders, headersMs) {
           exchange.response = { status, headers: rawHeaders, bytes: 0, headersMs };

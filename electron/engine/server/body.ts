@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { type BodyChunks, joinChunks } from './body-chunks';
 import { ApiProblem } from './problem';
 
 /** How much of an oversized body we read and discard so the client can still receive its 413. */
@@ -11,7 +12,7 @@ const tooLarge = (limit: number) => new ApiProblem(413, `Request body is larger 
  * Reads the whole body, never more than `limit` bytes into memory. Beyond it the rest is read and dropped (up to a
  * bound), so the client finishes sending and can read its 413 instead of a reset connection.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number): Promise<BodyChunks> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -24,7 +25,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         if (size > DRAIN_LIMIT) req.destroy();
       } else chunks.push(chunk);
     });
-    req.on('end', () => (over ? reject(tooLarge(limit)) : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))));
+    req.on('end', () => (over ? reject(tooLarge(limit)) : resolve({ chunks, size })));
     req.on('error', reject);
     req.on('close', () => {
       if (!req.complete) reject(new ApiProblem(400, 'The request body ended early'));
@@ -67,7 +68,8 @@ function holdsInfinity(value: unknown): boolean {
  * Parses a JSON request body, refusing what would otherwise be changed silently on the way in: invalid UTF-8 (it
  * would become U+FFFD) and numbers beyond a double's range (they would become Infinity, stored as null).
  */
-export function parseJsonBody(body: Buffer): unknown {
+export function parseJsonBody(received: BodyChunks): unknown {
+  const body = joinChunks(received);
   if (body.length === 0) throw new ApiProblem(400, 'A JSON request body is required');
   if (!isUtf8(body)) throw new ApiProblem(400, 'The request body is not valid UTF-8');
   let text = body.toString('utf8');

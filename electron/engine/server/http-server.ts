@@ -7,6 +7,7 @@ import type { Authenticator } from '../access/authenticator';
 import type { RequestLog } from '../history/request-log';
 import type { EngineConfig } from '../engine-config';
 import { readBody, parseJsonBody } from './body';
+import type { BodyChunks } from './body-chunks';
 import { grantCrossOrigin, preflightHeaders } from './cross-origin';
 import { guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
@@ -158,7 +159,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     if (route.proxy) log.kind = 'proxy';
     res.once('close', settle);
 
-    let bodyRead: Promise<Buffer> | undefined;
+    let bodyRead: Promise<BodyChunks> | undefined;
     let query: URLSearchParams | undefined;
     const ctx: RequestContext = {
       req,

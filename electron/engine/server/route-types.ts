@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../access/authenticator';
 import type { KeptBody } from '../history/kept-body';
+import type { BodyChunks } from './body-chunks';
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
 export interface LogDraft {
@@ -27,8 +28,8 @@ export interface RequestContext {
   caller: Caller;
   /** A service header by its unprefixed name: `prefixed('API-KEY')` reads `BT-API-KEY`. */
   prefixed(name: string): string | undefined;
-  /** The whole body, read once, limited to the configured size (413 beyond it). */
-  body(): Promise<Buffer>;
+  /** The whole body, read once, limited to the configured size (413 beyond it), in the chunks it arrived in. */
+  body(): Promise<BodyChunks>;
   /** The body parsed as JSON (400 with the parser's reason when malformed). */
   json(): Promise<unknown>;
   readonly log: LogDraft;

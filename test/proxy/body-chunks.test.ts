@@ -1,0 +1,57 @@
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chunksMayHoldExpressions } from '../../electron/engine/expressions';
+import { mayHoldExpressions } from '../../electron/engine/expressions/body-placement';
+import { chunksAreUtf8, joinChunks, prefixOf } from '../../electron/engine/server/body-chunks';
+
+/** A buffer and the cut points that split it into chunks, down to one byte (a client can send them so). */
+const cutBuffer = (bytes: fc.Arbitrary<Uint8Array>) =>
+  bytes.chain((b) =>
+    fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, b.length - 1) }), { maxLength: Math.min(12, b.length) }).map((cuts) => {
+      const buffer = Buffer.from(b);
+      const points = [0, ...cuts.filter((c) => c < buffer.length).sort((x, y) => x - y), buffer.length];
+      const chunks = points.slice(1).map((end, i) => buffer.subarray(points[i], end));
+      return { buffer, body: { chunks, size: buffer.length } };
+    }),
+  );
+
+// Text with 1- to 4-byte characters, so that cuts fall inside sequences, and bytes that are no UTF-8 at all.
+const textBytes = fc.string({ unit: fc.constantFrom('a', '{', '}', '\\', 'u', '0', '7', 'b', 'B', '%', 'é', '東', '🎉') }).map((s) => new Uint8Array(Buffer.from(s)));
+const anyBytes = fc.oneof(textBytes, fc.uint8Array({ maxLength: 40 }), textBytes.chain((t) => fc.uint8Array({ maxLength: 3 }).map((junk) => new Uint8Array([...t, ...junk]))));
+
+describe('a request body in the chunks it arrived in', () => {
+  it('property: is UTF-8 exactly when the whole body is, wherever it was cut', () => {
+    fc.assert(
+      fc.property(cutBuffer(anyBytes), ({ buffer, body }) => {
+        expect(chunksAreUtf8(body)).toBe(isUtf8(buffer));
+      }),
+      { numRuns: 3000, seed: 11 },
+    );
+  });
+
+  it('property: may hold expressions exactly when the whole body may, markers cut between chunks included', () => {
+    fc.assert(
+      fc.property(cutBuffer(textBytes), fc.constantFrom('json', 'form', 'text' as const), ({ buffer, body }, kind) => {
+        expect(chunksMayHoldExpressions(body.chunks, kind)).toBe(mayHoldExpressions(buffer, kind));
+      }),
+      { numRuns: 3000, seed: 12 },
+    );
+  });
+
+  it('property: joins into, and keeps a prefix of, exactly the bytes sent', () => {
+    fc.assert(
+      fc.property(cutBuffer(anyBytes), fc.nat({ max: 50 }), ({ buffer, body }, max) => {
+        expect(joinChunks(body).equals(buffer)).toBe(true);
+        expect(Buffer.from(prefixOf(body, max)).equals(buffer.subarray(0, max))).toBe(true);
+      }),
+      { numRuns: 1000, seed: 13 },
+    );
+  });
+
+  it('finds an expression whose braces came a byte at a time', () => {
+    const bytes = [...Buffer.from('{"n":"\\u007b\\u007b tok }}"}')].map((b) => Buffer.from([b]));
+    expect(chunksMayHoldExpressions(bytes, 'json')).toBe(true);
+    expect(chunksMayHoldExpressions(bytes.slice(0, 11), 'json')).toBe(false);
+  });
+});
