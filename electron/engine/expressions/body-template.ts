@@ -19,11 +19,18 @@ export interface CompiledBody {
   readonly tokenIds: readonly string[];
   /** Missing id in `tokens` → ExpressionError naming it. */
   render(tokens: ReadonlyMap<string, TokenRecord>): string;
+  /**
+   * render() as UTF-8, copying the literal text from `source`, the compiled text's own bytes, which must be ASCII
+   * (so that its character offsets are byte offsets): a large body is not built as a string and encoded again.
+   */
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: Buffer): Buffer;
 }
 
 interface Slot {
   readonly expression: TokenExpression;
   readonly placement: Placement;
+  /** Length of the raw text the result replaces. */
+  readonly replaces: number;
 }
 
 // What JSON.stringify escapes: quotes, backslashes, control characters and (lone) surrogates. Most values (card
@@ -65,6 +72,7 @@ export class BodyTemplate implements CompiledBody {
     const segments = interleave(text, placeExpressions(text, kind), (p) => ({
       expression: compileExpression(expressionSource(text, p.span)),
       placement: p.placement,
+      replaces: p.replaceEnd - p.replaceStart,
     }));
     return new BodyTemplate(segments, runtime);
   }
@@ -72,6 +80,32 @@ export class BodyTemplate implements CompiledBody {
   render(tokens: ReadonlyMap<string, TokenRecord>): string {
     const evaluate = this.evaluator(tokens);
     return joinSegments(this.segments, (slot) => encode(slot.placement, evaluate(slot.expression)));
+  }
+
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: Buffer): Buffer {
+    const evaluate = this.evaluator(tokens);
+    const values: string[] = [];
+    let size = source.length;
+    for (const segment of this.segments) {
+      if (typeof segment === 'string') continue;
+      const value = encode(segment.placement, evaluate(segment.expression));
+      values.push(value);
+      size += Buffer.byteLength(value) - segment.replaces;
+    }
+    const out = Buffer.allocUnsafe(size);
+    let from = 0;
+    let to = 0;
+    let next = 0;
+    for (const segment of this.segments) {
+      if (typeof segment === 'string') {
+        to += source.copy(out, to, from, from + segment.length);
+        from += segment.length;
+      } else {
+        to += out.write(values[next++], to);
+        from += segment.replaces;
+      }
+    }
+    return out;
   }
 
   /** For a string inside parsed JSON (/detokenize): a lone expression's object or array result is kept as a value. */

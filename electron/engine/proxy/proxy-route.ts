@@ -99,11 +99,13 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     // receives these bytes and not the whole buffer they may share memory with.
     if (received.size > 0) ctx.log.rawBody = { bytes: received.size, utf8, kept: prefixOf(received, BODY_KEPT) };
     const detokenizeStart = performance.now();
-    const compiled = joined ? compile(utf8 ? joined.toString('utf8') : undefined, kind, exchange) : null;
     let outbound: Buffer | BodyChunks = received;
-    if (compiled) {
+    if (joined) {
+      const text = utf8 ? joined.toString('utf8') : undefined;
+      const compiled = compile(text, kind, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
-      outbound = Buffer.from(compiled.render(records));
+      // An ASCII body (one byte per character) is rendered straight into bytes.
+      outbound = text?.length === joined.length ? compiled.renderBytes(records, joined) : Buffer.from(compiled.render(records));
       exchange.render = { compiled, records };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
