@@ -4,7 +4,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { closedPort, startServer, type TestServer } from './support/loopback';
+import { closedPort, rawExchange, startServer, type TestServer } from './support/loopback';
 
 const PAN = '4000002760003184';
 const CARD = { number: PAN, expiration_month: 7, expiration_year: 2031, cvc: '321' };
@@ -64,6 +64,15 @@ describe('forwarding with detokenization', () => {
     expect(JSON.parse(res.body.body)).toEqual({ card: { number: PAN, exp: '07/31' }, amount: 100 });
     expect(res.body.headers).toMatchObject({ authorization: 'Bearer sk_test_dest', 'x-custom': 'kept', host: new URL(echo).host });
     for (const name of ['bt-api-key', 'bt-proxy-url']) expect(res.body.headers[name]).toBeUndefined();
+  });
+
+  it('detokenizes a large body (rendered straight into bytes), leaving the rest of it as sent', async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => ({ sku: `SKU-${i}`, note: 'x'.repeat(40) }));
+    const res = await proxy('/proxy', {
+      body: { pan: `{{ ${cardId} | json: '$.number' }}`, lines, exp: `{{ ${cardId} | card_exp: 'MM/YYYY' }}`, card: `{{ ${cardId} }}` },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.body)).toEqual({ pan: PAN, lines, exp: '07/2031', card: CARD });
   });
 
   it('turns a lone expression whose result is an object into that JSON value', async () => {
@@ -217,6 +226,17 @@ describe('proxy errors: {"proxy_error": …} and no destination status', () => {
     expect(res.body.proxy_error).toMatchObject({ status, type: 'about:blank', title: expect.any(String) });
     if (detail) expect(res.body.proxy_error.detail).toMatch(detail);
   };
+
+  it('400 as a proxy_error for a request with a bare CR in a header, which Node\'s parser refuses', async () => {
+    const { port } = new URL(t.url);
+    for (const [path, proxied] of [['/proxy/v1', true], ['/tokens', false]] as const) {
+      const head = [`POST ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, `BT-API-KEY: ${useKey}`, `BT-PROXY-URL: ${echo}`, 'X-Note: a\rX-Injected: 1', 'Content-Length: 2'];
+      const reply = await rawExchange(Number(port), `${head.join('\r\n')}\r\n\r\n{}`);
+      expect(reply.head, path).toMatch(/^HTTP\/1\.1 400 /);
+      const problem = { status: 400, detail: 'The request is not well-formed HTTP' };
+      expect(JSON.parse(reply.body), path).toMatchObject(proxied ? { proxy_error: problem } : problem);
+    }
+  });
 
   it('401 without a key or with an unknown one', async () => {
     expectProxyError(await proxy('/proxy', { key: null, body: {} }), 401);

@@ -23,6 +23,9 @@ export const HOSTED_EXPRESSION_LIMIT = 20;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/** Bodies from this size are rendered with renderBytes (see proxy()). */
+const RENDER_BYTES_FROM = 16 * 1024;
+
 /** Only a private application may detokenize, and it needs token:use even when this body uses no token. */
 function authorize(ctx: RequestContext): void {
   const { application, policy } = ctx.caller;
@@ -104,8 +107,12 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const text = utf8 ? joined.toString('utf8') : undefined;
       const compiled = compile(text, kind, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
-      // An ASCII body (one byte per character) is rendered straight into bytes.
-      outbound = text?.length === joined.length ? compiled.renderBytes(records, joined) : Buffer.from(compiled.render(records));
+      // A large ASCII body (one byte per character) is rendered straight into bytes; for a small one, copying its
+      // pieces one by one costs more than encoding the rendered string (5-10 % more instructions at 1 KB).
+      outbound =
+        joined.length >= RENDER_BYTES_FROM && text?.length === joined.length
+          ? compiled.renderBytes(records, joined)
+          : Buffer.from(compiled.render(records));
       exchange.render = { compiled, records };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
