@@ -17,6 +17,7 @@ import { headersForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
+const PROXY_REQUEST_LINE = /^[A-Z]+ \/proxy(?:[/?\s]|$)/;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const satisfies readonly Route['method'][];
 
 export interface HttpServerDeps {
@@ -229,10 +230,14 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     const [status, detail] =
       error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request headers are too large'] : [400, 'The request is not well-formed HTTP'];
     const reason = STATUS_CODES[status];
-    const body = JSON.stringify({ type: 'about:blank', title: reason, status, detail });
+    const problem = { type: 'about:blank', title: reason, status, detail };
+    // A refused /proxy request answers like every other proxy failure (contract §5), when the part the parser saw
+    // shows the request line.
+    const proxied = PROXY_REQUEST_LINE.test((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 64) ?? '');
+    const body = JSON.stringify(proxied ? { proxy_error: problem } : problem);
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\n` +
-        `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/${proxied ? 'json' : 'problem+json'}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 
