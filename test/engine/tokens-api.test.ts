@@ -464,6 +464,23 @@ describe('tokenize and detokenize', () => {
     expect(res.body.map((v: any) => v._extras.deduplicated)).toEqual([false, true]);
   });
 
+  it('detokenizes to plaintext with bare permissions (token:read (reveal)), and as its rule says under an access rule', async () => {
+    const pan = (await t.call('POST', '/tokens', { key: revealKey, body: { type: 'card_number', data: '4242424242424242' } })).body.id;
+    const body = { pan: `{{ ${pan} }}` };
+    // The first-start private key: bare permissions, every token permission.
+    expect((await t.call('POST', '/detokenize', { key: t.privateKey, body })).body).toEqual({ pan: '4242424242424242' });
+    const ruled = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: { name: 'masked reader', type: 'private', rules: [{ description: 'pci masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read'] }] },
+    });
+    expect((await t.call('POST', '/detokenize', { key: ruled.body.key, body })).body).toEqual({ pan: 'XXXXXXXXXXXX4242' });
+    const elsewhere = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: { name: 'general reader', type: 'private', rules: [{ description: 'general', priority: 1, container: '/general/', transform: 'reveal', permissions: ['token:read'] }] },
+    });
+    expect((await t.call('POST', '/detokenize', { key: elsewhere.body.key, body })).status).toBe(403);
+  });
+
   it('answers 400 naming an unknown token in detokenize', async () => {
     const res = await t.call('POST', '/detokenize', { key: revealKey, body: { v: '{{ no-such-token-here }}' } });
     expect(res.status).toBe(400);

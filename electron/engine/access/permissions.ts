@@ -69,29 +69,39 @@ const TRANSFORM_RANK: Record<Transform, number> = { redact: 0, mask: 1, reveal: 
  */
 export class AccessPolicy {
   private readonly rules: AccessRule[];
+  /** The rules that stand for bare permissions. */
+  private readonly bare: ReadonlySet<AccessRule>;
 
   constructor(readonly subject: AccessSubject) {
-    this.rules = [...subject.rules].sort((a, b) => a.priority - b.priority).concat(implicitRules(subject));
+    const bare = implicitRules(subject);
+    this.bare = new Set(bare);
+    this.rules = [...subject.rules].sort((a, b) => a.priority - b.priority).concat(bare);
   }
 
   /**
    * The transform for one token, or null when the application may not do this to it. A token in several containers
    * needs the permission on every one of them, and gets the most restrictive of their transforms: otherwise a rule on
    * `/general/` would open a token that is also in `/pci/high/`.
+   * @param bareTransform what a bare permission gives here instead of its usual transform (see require)
    */
-  transformFor(permission: Permission, containers: readonly string[]): Transform | null {
+  transformFor(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform | null {
     let strictest: Transform | null = null;
     for (const container of containers) {
       const rule = this.rules.find((r) => grants(r, permission) && covers(r.container, container));
       if (!rule) return null;
-      if (strictest === null || TRANSFORM_RANK[rule.transform] < TRANSFORM_RANK[strictest]) strictest = rule.transform;
+      const transform = bareTransform !== undefined && this.bare.has(rule) ? bareTransform : rule.transform;
+      if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) strictest = transform;
     }
     return strictest;
   }
 
-  /** Like transformFor, but a refusal is the 403 the client sees. */
-  require(permission: Permission, containers: readonly string[]): Transform {
-    const transform = this.transformFor(permission, containers);
+  /**
+   * Like transformFor, but a refusal is the 403 the client sees. `bareTransform` is for the one endpoint whose
+   * contract row names a transform of its own: POST /detokenize is "token:read (reveal)", so a bare token:read
+   * reveals there, while an access rule's transform still decides for the containers it covers.
+   */
+  require(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform {
+    const transform = this.transformFor(permission, containers, bareTransform);
     if (transform === null) {
       throw new ApiProblem(403, `The application lacks ${permission} on container ${containers.join(', ')}`);
     }

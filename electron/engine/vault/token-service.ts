@@ -458,14 +458,16 @@ export class TokenService {
    * Live tokens by id for expressions (POST /detokenize, the proxy), in one query, each with its data after the
    * caller's transform for `permission`. Unknown or expired ids are a 400 that names them.
    */
-  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission): Map<string, TokenRecord> {
+  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform): Map<string, TokenRecord> {
     const found = this.store.getMany(ids);
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) {
       throw new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
     }
     const records = new Map<string, TokenRecord>();
-    for (const token of found.values()) records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers)));
+    for (const token of found.values()) {
+      records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform)));
+    }
     return records;
   }
 
@@ -499,6 +501,7 @@ export class TokenService {
   detokenize(body: unknown, caller: Caller): unknown {
     const { tokenIds, expressionCount } = this.expressions.collectJsonTokenIds(body);
     if (expressionCount === 0) return body;
-    return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read'));
+    // Contract §3: "token:read (reveal)": bare permissions reveal here; an access rule's own transform still applies.
+    return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal'));
   }
 }
