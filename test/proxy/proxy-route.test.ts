@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { closedPort, rawExchange, startServer, type TestServer } from './support/loopback';
@@ -150,6 +151,21 @@ describe('forwarding with detokenization', () => {
 });
 
 describe('bodies that arrive in many pieces', () => {
+  /** A destination that answers with the SHA-256 and length of what it received, and how it was framed. */
+  let digest: TestServer;
+  beforeAll(async () => {
+    digest = await startServer((req, res) => {
+      const hash = createHash('sha256');
+      let bytes = 0;
+      req.on('data', (c: Buffer) => (hash.update(c), (bytes += c.length)));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ sha256: hash.digest('hex'), bytes, length: req.headers['content-length'] ?? null, chunked: req.headers['transfer-encoding'] ?? null }));
+      });
+    });
+  });
+  afterAll(() => digest.close());
+
   /** POSTs the body as these pieces, each written a few milliseconds after the last, so the service reads them apart. */
   async function sendInPieces(pieces: Buffer[], headers: Record<string, string>): Promise<{ status: number; text: string }> {
     const size = pieces.reduce((n, p) => n + p.length, 0);
@@ -184,38 +200,46 @@ describe('bodies that arrive in many pieces', () => {
   });
 
   it('forwards a body without expressions byte for byte with its length, and keeps its text in the history', async () => {
-    const digest = await startServer((req, res) => {
-      const hash = createHash('sha256');
-      let bytes = 0;
-      req.on('data', (c: Buffer) => (hash.update(c), (bytes += c.length)));
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ sha256: hash.digest('hex'), bytes, length: req.headers['content-length'] ?? null, chunked: req.headers['transfer-encoding'] ?? null }));
+    // Cuts fall inside the 2-, 3- and 4-byte characters; the binary body is no UTF-8 at all.
+    const text = Buffer.from(`é東🎉 ${'x€'.repeat(6000)} end`);
+    const binary = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 131 + 7) % 256));
+    for (const [label, body] of [['text', text], ['binary', binary]] as const) {
+      const res = await sendInPieces(cut(body, 9), { 'BT-PROXY-URL': digest.url, 'content-type': 'text/plain', 'BT-TRACE-ID': `pieces-${label}` });
+      expect(res.status, label).toBe(200);
+      expect(JSON.parse(res.text), label).toEqual({
+        sha256: createHash('sha256').update(body).digest('hex'),
+        bytes: body.length,
+        length: String(body.length),
+        chunked: null,
       });
-    });
-    try {
-      // Cuts fall inside the 2-, 3- and 4-byte characters; the binary body is no UTF-8 at all.
-      const text = Buffer.from(`é東🎉 ${'x€'.repeat(6000)} end`);
-      const binary = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 131 + 7) % 256));
-      for (const [label, body] of [['text', text], ['binary', binary]] as const) {
-        const res = await sendInPieces(cut(body, 9), { 'BT-PROXY-URL': digest.url, 'content-type': 'text/plain', 'BT-TRACE-ID': `pieces-${label}` });
-        expect(res.status, label).toBe(200);
-        expect(JSON.parse(res.text), label).toEqual({
-          sha256: createHash('sha256').update(body).digest('hex'),
-          bytes: body.length,
-          length: String(body.length),
-          chunked: null,
-        });
-      }
-      await t.engine.history.flush();
-      const entries = await t.engine.history.list(50);
-      const kept = (label: string) => entries.find((e) => e.trace_id === `pieces-${label}`)!.request_body as { bytes: number; text: string | null };
-      expect(kept('text').bytes).toBe(text.length);
-      expect(kept('text').text).toMatch(/^é東🎉 x€x€/);
-      expect(kept('binary')).toMatchObject({ bytes: binary.length, text: null });
-    } finally {
-      await digest.close();
     }
+    await t.engine.history.flush();
+    const entries = await t.engine.history.list(50);
+    const kept = (label: string) => entries.find((e) => e.trace_id === `pieces-${label}`)!.request_body as { bytes: number; text: string | null };
+    expect(kept('text').bytes).toBe(text.length);
+    expect(kept('text').text).toMatch(/^é東🎉 x€x€/);
+    expect(kept('binary')).toMatchObject({ bytes: binary.length, text: null });
+  });
+
+  it('property: a body sent in pieces reaches the destination exactly as the same body sent whole', async () => {
+    const ids = [cardId, (await t.call('POST', '/tokens', { key: useKey, body: { type: 'token', data: 'Zoë "q" \\ 東京 🎉' } })).body.id];
+    const piece = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', 'é', '東', '🎉', '{', '}', '%', '&', '=', 'u', '7', 'b') }),
+      fc.constantFrom(...ids.map((id) => `{{ ${id} }}`), `{{ ${cardId} | json: '$.number' }}`, '\\u007b\\u007b x }}', '%7B%7B x %7D%7D', '{{'),
+    );
+    const bodies = fc.tuple(fc.array(piece, { maxLength: 8 }), fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain'));
+    await fc.assert(
+      fc.asyncProperty(bodies, fc.array(fc.nat(), { maxLength: 6 }), async ([parts, type], cutAt) => {
+        const body = Buffer.from(type === 'application/json' ? JSON.stringify({ v: parts.join('') }).replace(/\\\\u007b/g, '\\u007b') : parts.join(''));
+        const points = [...new Set(cutAt.map((c) => c % (body.length + 1)))].sort((a, b) => a - b);
+        const pieces = [0, ...points, body.length].slice(1).map((end, i, ends) => body.subarray(i === 0 ? 0 : ends[i - 1], end)).filter((p) => p.length > 0);
+        const headers = { 'BT-PROXY-URL': digest.url, 'content-type': type };
+        const whole = await sendInPieces([body], headers);
+        const cut = await sendInPieces(pieces, headers);
+        expect(cut).toEqual(whole);
+      }),
+      { numRuns: 60, seed: 31 },
+    );
   });
 });
 
