@@ -4,15 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { chunksMayHoldExpressions } from '../../electron/engine/expressions';
 import { mayHoldExpressions } from '../../electron/engine/expressions/body-placement';
 import { chunksAreUtf8, joinChunks, prefixOf } from '../../electron/engine/server/body-chunks';
+import { splitAt } from './support/pieces';
 
 /** A buffer and the cut points that split it into chunks, down to one byte (a client can send them so). */
 const cutBuffer = (bytes: fc.Arbitrary<Uint8Array>) =>
   bytes.chain((b) =>
     fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, b.length - 1) }), { maxLength: Math.min(12, b.length) }).map((cuts) => {
       const buffer = Buffer.from(b);
-      const points = [0, ...cuts.filter((c) => c < buffer.length).sort((x, y) => x - y), buffer.length];
-      const chunks = points.slice(1).map((end, i) => buffer.subarray(points[i], end));
-      return { buffer, body: { chunks, size: buffer.length } };
+      return { buffer, body: { chunks: splitAt(buffer, cuts), size: buffer.length } };
     }),
   );
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { closedPort, rawExchange, startServer, type TestServer } from './support/loopback';
+import { splitAt } from './support/pieces';
 
 const PAN = '4000002760003184';
 const CARD = { number: PAN, expiration_month: 7, expiration_year: 2031, cvc: '321' };
@@ -231,8 +232,7 @@ describe('bodies that arrive in many pieces', () => {
     await fc.assert(
       fc.asyncProperty(bodies, fc.array(fc.nat(), { maxLength: 6 }), async ([parts, type], cutAt) => {
         const body = Buffer.from(type === 'application/json' ? JSON.stringify({ v: parts.join('') }).replace(/\\\\u007b/g, '\\u007b') : parts.join(''));
-        const points = [...new Set(cutAt.map((c) => c % (body.length + 1)))].sort((a, b) => a - b);
-        const pieces = [0, ...points, body.length].slice(1).map((end, i, ends) => body.subarray(i === 0 ? 0 : ends[i - 1], end)).filter((p) => p.length > 0);
+        const pieces = splitAt(body, cutAt.map((c) => c % (body.length + 1)));
         const headers = { 'BT-PROXY-URL': digest.url, 'content-type': type };
         const whole = await sendInPieces([body], headers);
         const cut = await sendInPieces(pieces, headers);
