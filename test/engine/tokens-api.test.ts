@@ -161,6 +161,38 @@ describe('reading, updating and deleting', () => {
     expect(read.body.data.number).toBe('XXXXXXXXXXXX4242');
   });
 
+  // The vendor's "Control Data Access" guide: a priority-1 rule on `/` grants only token:create, and the read rules
+  // after it still decide reads. So rules are tried per permission; a rule that does not grant it is passed over.
+  it('tries the rules that grant the permission, in priority order, as the vendor guide example relies on', async () => {
+    const rule = (priority: number, container: string, transform: string, permissions: string[]) => ({ description: container, priority, container, transform, permissions });
+    const app = await t.call('POST', '/applications', {
+      key: t.managementKey,
+      body: {
+        name: 'control access',
+        type: 'private',
+        rules: [
+          rule(1, '/', 'mask', ['token:create']),
+          rule(2, '/users/government/', 'redact', ['token:read']),
+          rule(3, '/users/employees/', 'reveal', ['token:read']),
+          rule(4, '/users/', 'mask', ['token:read']),
+        ],
+      },
+    });
+    const key = app.body.key;
+    const read = async (container: string) => {
+      const body = { type: 'token', data: 'JaneDoe0042', mask: '{{ data | reveal_last: 4 }}', containers: [container] };
+      const created = await t.call('POST', '/tokens', { key, body });
+      expect(created.status).toBe(201);
+      return t.call('GET', `/tokens/${created.body.id}`, { key });
+    };
+    const government = await read('/users/government/');
+    expect(government.status).toBe(200);
+    expect(government.body.data).toBeUndefined();
+    expect((await read('/users/employees/')).body.data).toBe('JaneDoe0042');
+    expect((await read('/users/contractors/')).body.data).toBe('XXXXXXX0042');
+    expect((await read('/partners/')).status).toBe(403);
+  });
+
   it('answers 404 for an unknown token and 401 without a known key', async () => {
     expect((await t.call('GET', '/tokens/does-not-exist', { key: t.privateKey })).status).toBe(404);
     const noKey = await t.call('GET', '/tokens/does-not-exist');

@@ -65,7 +65,8 @@ const TRANSFORM_RANK: Record<Transform, number> = { redact: 0, mask: 1, reveal: 
 
 /**
  * Rules compiled once per application: tried in ascending priority, the first rule that covers the token's container
- * and grants the permission decides the transform.
+ * and grants the permission decides the transform. Rules that do not grant the permission are passed over, as the
+ * vendor does: its access-control guide puts a create-only rule on `/` before the read rules that must still decide.
  */
 export class AccessPolicy {
   private readonly rules: AccessRule[];
