@@ -68,4 +68,18 @@ describe('ExpressionError', () => {
     expect(`${error.message} ${error.reason} ${error.expression}`).not.toContain(SECRET);
     expect(error.stack ?? '').not.toContain(SECRET);
   });
+
+  it('never quotes a malformed JSONPath that came from token data', () => {
+    const pathLike = `$[${SECRET}`;
+    let error: unknown;
+    try {
+      engine.compileBody('{{ path-id | json: token_value }}', 'text').render(tokenMap(token('path-id', pathLike)));
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ExpressionError);
+    const { message, reason, stack } = error as ExpressionError;
+    expect(reason).toBe('the JSONPath does not parse');
+    expect(`${message} ${stack}`).not.toContain(SECRET);
+  });
 });

@@ -41,6 +41,17 @@ describe('json', () => {
     expect(failure("{{ data | json: '$..title' }}", store).reason).toMatch(/more than one/);
     expect(failure("{{ data | json: 'bicycle.color' }}", store).reason).toMatch(/JSONPath/);
   });
+  // A typo must fail, never select more: `$[` used to send the whole card.
+  it.each(['$[', '$.', '$.bicycle[', '$$$', '$[abc', '$.bicycle..', '$.bicycle]', '$.books[?(@.price < )]'])(
+    'refuses the malformed JSONPath %s, saying why',
+    (path) => {
+      expect(failure(`{{ data | json: '${path}' }}`, store).reason).toMatch(/^the JSONPath does not parse: \w/);
+    },
+  );
+  it('offers no regular-expression functions, which would run over token data', () => {
+    expect(failure(`{{ data | json: '$.books[?match(@.title, "M.*")].title' }}`, store).reason).toMatch(/does not parse/);
+    expect(text(`{{ data | json: '$.books[?length(@.title) == 9].title' }}`, store)).toBe('Moby Dick');
+  });
 });
 
 describe('last4', () => {

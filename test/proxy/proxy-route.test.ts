@@ -300,6 +300,8 @@ describe('proxy errors: {"proxy_error": …} and no destination status', () => {
   it('400 naming the expression for a bad expression, an unknown token or too many expressions', async () => {
     expectProxyError(await proxy('/proxy', { body: { n: `{{ ${cardId} | no_such_filter }}` } }), 400, /no_such_filter/);
     expectProxyError(await proxy('/proxy', { body: { n: '{{ missing-token-id }}' } }), 400, /missing-token-id/);
+    // A malformed JSONPath once selected the whole card and sent it.
+    expectProxyError(await proxy('/proxy', { body: { n: `{{ ${cardId} | json: '$[' }}` } }), 400, /json: '\$\['.*does not parse/);
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`f${i}`, `{{ ${cardId} | json: '$.cvc' }}`]));
     expectProxyError(await proxy('/proxy', { body: many }), 400, /21 expressions/);
   });

@@ -6,7 +6,7 @@
  * may be a variable holding token data); the expression text already shows literal arguments.
  */
 import { createHmac } from 'node:crypto';
-import { JSONPath } from 'jsonpath-plus';
+import { JSONPathEnvironment, JSONPathError, type JSONPathQuery } from 'json-p3';
 import type { Context } from 'liquidjs';
 import { FilterFailure } from './expression-error';
 import { JsonText, bytesToHex, toJsonLiteral, toText } from './rendered-value';
@@ -61,34 +61,63 @@ function pad(side: 'left' | 'right'): Filter {
 }
 
 /**
- * The `json` filter for one path, its plain-path form worked out once (callers evaluating one path many times keep
- * it); undefined for a path the filter refuses.
+ * RFC 9535 JSONPath, whose parser refuses a malformed path: a typo must fail, never widen what is sent
+ * (`$[` would otherwise select the whole card). Without `match` and `search`, which would run a client's
+ * regular expression over token data on the engine's only thread.
  */
-export function jsonFilterFor(path: unknown): ((value: unknown) => unknown) | undefined {
-  if (typeof path !== 'string' || !path.trim().startsWith('$')) return undefined;
-  const names = simplePathNames(path);
-  return (value) => jsonPathValue(value, path, names);
+const JSON_PATHS = new JSONPathEnvironment();
+JSON_PATHS.functionRegister.delete('match');
+JSON_PATHS.functionRegister.delete('search');
+
+/**
+ * `path` compiled. `literal`: the path is written in the expression, so the reason may quote it; a path that comes
+ * from a variable could hold token data.
+ */
+function compileJsonPath(path: unknown, literal: boolean): JSONPathQuery {
+  if (typeof path !== 'string' || !path.trim().startsWith('$')) throw new FilterFailure('json needs a JSONPath starting with $');
+  try {
+    return JSON_PATHS.compile(path.trim());
+  } catch (error) {
+    // json-p3 ends its messages with the path and offset: ` ('$[':2)`.
+    const why = literal && error instanceof JSONPathError ? `: ${error.message.replace(/ \([^]*\)$/, '')}` : '';
+    throw new FilterFailure(`the JSONPath does not parse${why}`);
+  }
+}
+
+/**
+ * The `json` filter for one path written in the expression, compiled once (callers evaluating one path many times
+ * keep it). A path that does not parse gives a filter that fails with the reason.
+ */
+export function jsonFilterFor(path: unknown): (value: unknown) => unknown {
+  let query: JSONPathQuery;
+  try {
+    query = compileJsonPath(path, true);
+  } catch (failure) {
+    return () => {
+      throw failure;
+    };
+  }
+  const names = simplePathNames(path as string);
+  return (value) => jsonPathValue(value, query, names);
 }
 
 function json(value: unknown, path: unknown): unknown {
-  const filter = jsonFilterFor(path);
-  if (!filter) throw new FilterFailure('json needs a JSONPath starting with $');
-  return filter(value);
+  return jsonPathValue(value, compileJsonPath(path, false), undefined);
 }
 
-/** The `json` filter for a path that starts with `$`; `names` are its `simplePathNames`. */
-export function jsonPathValue(value: unknown, path: string, names: readonly string[] | undefined): unknown {
+/** The one value `query` selects from `value`, or null when it selects none; `names` are its `simplePathNames`. */
+export function jsonPathValue(value: unknown, query: JSONPathQuery, names: readonly string[] | undefined): unknown {
   if (value === null || value === undefined) return null;
-  if (names && value) return readSimplePath(value, names);
-  let matches: unknown[];
+  if (names) return readSimplePath(value, names);
+  const matches: unknown[] = [];
   try {
-    // 'safe' is jsonpath-plus' sandboxed evaluator for filter expressions; never the native eval.
-    // jsonpath-plus answers undefined, not [], for a falsy document such as `false` or `0`.
-    matches = (JSONPath({ path, json: value as object, wrap: true, eval: 'safe' }) as unknown[] | undefined) ?? [];
-  } catch {
+    for (const node of query.lazyQuery(value as never)) {
+      if (matches.push(node.value) > 1) throw new FilterFailure('the JSONPath matches more than one value');
+    }
+  } catch (error) {
+    if (error instanceof FilterFailure) throw error;
     throw new FilterFailure('the JSONPath cannot be evaluated');
   }
-  if (matches.length > 1) throw new FilterFailure('the JSONPath matches more than one value');
   return matches.length === 1 ? matches[0] : null;
 }
 
