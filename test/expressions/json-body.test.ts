@@ -12,6 +12,11 @@ describe('JSON bodies: strings that are exactly one expression', () => {
     const out = renderJson(`{"card": "{{ ${CARD_ID} }}", "list": "{{list-token}}"}`, card, list);
     expect(JSON.parse(out)).toEqual({ card: card.data, list: ['a', { b: 2 }] });
   });
+  it('stay strings when they are object keys, whatever the result', () => {
+    const list = token('list-token', ['a', { b: 2 }]);
+    const out = renderJson(`{"{{ list-token }}" : 1, "{{ ${CARD_ID} | json: '$.number' }}":2, "v": "{{ list-token }}"}`, card, list);
+    expect(JSON.parse(out)).toEqual({ '["a",{"b":2}]': 1, '4242424242424242': 2, v: ['a', { b: 2 }] });
+  });
   it('stay strings for scalar results, numbers included', () => {
     const out = renderJson(
       `{"number": "{{ ${CARD_ID} | json: '$.number' }}", "month": "{{ ${CARD_ID} | json: '$.expiration_month' }}", "none": "{{ ${CARD_ID} | json: '$.nothing' }}"}`,

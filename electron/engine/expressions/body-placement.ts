@@ -3,8 +3,9 @@
  * - text bodies (XML, plain, …): as is;
  * - form bodies: form-urlencoded (expressions may themselves be percent-encoded);
  * - JSON bodies, found with a scanner that tracks string literals:
- *   inside a string → JSON-escaped string content; a string that is exactly one expression → the
- *   whole literal (quotes included) is replaced, by a JSON value when the result is an object or array;
+ *   inside a string → JSON-escaped string content; a string value that is exactly one expression → the
+ *   whole literal (quotes included) is replaced, by a JSON value when the result is an object or array
+ *   (an object key stays a string);
  *   outside strings → a JSON literal, so `{"n": {{ id | to_number }} }` stays valid JSON.
  */
 import type { BodyKind } from './body-kind';
@@ -53,6 +54,15 @@ function candidatePositions(text: string): number[] {
   return at.sort((x, y) => x - y);
 }
 
+const JSON_SPACE = /[ \t\n\r]*/y;
+
+/** Whether the string literal that ended just before `after` is an object key (a `:` follows it). */
+function isObjectKey(text: string, after: number): boolean {
+  JSON_SPACE.lastIndex = after;
+  JSON_SPACE.test(text);
+  return text[JSON_SPACE.lastIndex] === ':';
+}
+
 function placeInJson(text: string): PlacedExpression[] {
   const candidates = candidatePositions(text);
   const placed: PlacedExpression[] = [];
@@ -81,7 +91,9 @@ function placeInJson(text: string): PlacedExpression[] {
     if (inside !== -1 && inside < close) {
       const spans = findExpressions(text, quote + 1, close, plain ? PLAIN : JSON_STRING);
       const [only] = spans;
-      if (spans.length === 1 && only.start === quote + 1 && only.end === close && close < text.length) {
+      const whole = spans.length === 1 && only.start === quote + 1 && only.end === close && close < text.length;
+      // A key stays a string whatever the result: an object in its place would break the JSON.
+      if (whole && !isObjectKey(text, close + 1)) {
         placed.push({ span: only, placement: 'json-whole-string', replaceStart: quote, replaceEnd: close + 1 });
       } else {
         for (const span of spans) placed.push({ span, placement: 'json-string', replaceStart: span.start, replaceEnd: span.end });
