@@ -125,7 +125,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       {
         start(status, rawHeaders, headersMs) {
           exchange.response = { status, headers: rawHeaders, bytes: 0, headersMs };
-          res.writeHead(status, [...clientResponseHeaders(rawHeaders, status, prefix), `${prefix}-TRACE-ID`, ctx.traceId]);
+          res.writeHead(status, clientResponseHeaders(rawHeaders, status, prefix, ctx.traceId));
           // Node sends the head on its own before the first chunk unless the socket is corked: one send for the
           // head, the chunks of this turn and the end when it comes in the same turn, instead of two or three.
           res.cork();

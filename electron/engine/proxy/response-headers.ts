@@ -1,6 +1,6 @@
 /**
  * Which destination response headers the client gets: all of them unchanged (duplicates such as Set-Cookie
- * included), minus hop-by-hop ones, plus the service's own `PFX-PROXY-DESTINATION-STATUS`.
+ * included), minus hop-by-hop ones, plus the service's own `PFX-PROXY-DESTINATION-STATUS` and `PFX-TRACE-ID`.
  */
 import { hopByHopFilter } from './hop-by-hop';
 
@@ -10,18 +10,20 @@ export function destinationStatusHeader(prefix: string): string {
 
 /**
  * @param rawHeaders the destination's response headers as flat raw pairs
- * @param prefix the header prefix setting; a destination's own `PFX-PROXY-DESTINATION-STATUS` is dropped,
- *   because clients rely on that header's absence to tell a service error from a destination answer
+ * @param prefix the header prefix setting. A destination's own `PFX-PROXY-DESTINATION-STATUS` is dropped, because
+ *   clients rely on that header's absence to tell a service error from a destination answer; its own `PFX-TRACE-ID`
+ *   too, so the client reads back the one trace id it sent (or the service made), not two joined.
  */
-export function clientResponseHeaders(rawHeaders: readonly string[], status: number, prefix: string): string[] {
+export function clientResponseHeaders(rawHeaders: readonly string[], status: number, prefix: string, traceId: string): string[] {
   const isHopByHop = hopByHopFilter(rawHeaders);
   const statusHeader = destinationStatusHeader(prefix);
-  const forged = statusHeader.toLowerCase();
+  const traceHeader = `${prefix}-TRACE-ID`;
+  const ours = new Set([statusHeader.toLowerCase(), traceHeader.toLowerCase()]);
   const headers: string[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const lower = rawHeaders[i].toLowerCase();
-    if (!isHopByHop(lower) && lower !== forged) headers.push(rawHeaders[i], rawHeaders[i + 1]);
+    if (!isHopByHop(lower) && !ours.has(lower)) headers.push(rawHeaders[i], rawHeaders[i + 1]);
   }
-  headers.push(statusHeader, String(status));
+  headers.push(statusHeader, String(status), traceHeader, traceId);
   return headers;
 }
