@@ -291,6 +291,21 @@ describe('proxy errors: {"proxy_error": …} and no destination status', () => {
     expectProxyError(await proxy('/proxy', { url: url ?? '', body: {} }), 400, detail);
   });
 
+  it('400 for PFX-PROXY-URL given twice, which Node would join into one URL, and for a doubled API key', async () => {
+    const { port } = new URL(t.url);
+    const send = (headers: string[]) =>
+      rawExchange(Number(port), [`POST /proxy/v1 HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...headers, 'Content-Length: 2', '', '{}'].join('\r\n'));
+    const twoUrls = await send([`BT-API-KEY: ${useKey}`, `BT-PROXY-URL: ${echo}/a`, 'BT-PROXY-URL: http://169.254.169.254/b']);
+    expect(twoUrls.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(twoUrls.body).proxy_error.detail).toBe('The BT-PROXY-URL header is given 2 times; send it once');
+    const twoKeys = await send([`BT-API-KEY: ${useKey}`, `BT-API-KEY: ${useKey}`, `BT-PROXY-URL: ${echo}`]);
+    expect(JSON.parse(twoKeys.body).proxy_error).toMatchObject({ status: 400, detail: expect.stringContaining('BT-API-KEY') });
+    // One URL whose query holds a comma is one value.
+    const comma = await proxy('/proxy/v1?ids=1,2', { url: `${echo}/a?x=1,2`, body: {} });
+    expect(comma.status).toBe(200);
+    expect(comma.body.path).toBe('/a/v1');
+  });
+
   it('400 for link-local and metadata destinations and for the service itself', async () => {
     expectProxyError(await proxy('/proxy', { url: 'http://169.254.169.254/latest/meta-data', body: {} }), 400, /polic|refused|link-local/i);
     expectProxyError(await proxy('/proxy', { url: `http://127.0.0.1:${t.engine.port}/tokens`, body: {} }), 400);

@@ -20,6 +20,21 @@ const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ \/proxy(?:[/?\s]|$)/;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const satisfies readonly Route['method'][];
 
+
+/**
+ * A header that carries one value. Node joins repeated headers with ", ", which would turn two `PFX-PROXY-URL`s into
+ * one wrong URL, so a second copy is a 400. A single value may hold a comma (a URL's query), hence the raw count.
+ */
+function singleHeader(req: IncomingMessage, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const value = req.headers[lower] as string | undefined;
+  if (value?.includes(',')) {
+    let copies = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].toLowerCase() === lower) copies++;
+    if (copies > 1) throw new ApiProblem(400, `The ${name} header is given ${copies} times; send it once`);
+  }
+  return value;
+}
 export interface HttpServerDeps {
   config: EngineConfig;
   routes: Route[];
@@ -175,7 +190,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       traceId,
       startedAt,
       caller: undefined as never,
-      prefixed: (name) => req.headers[`${prefix}-${name.toLowerCase()}`] as string | undefined,
+      prefixed: (name) => singleHeader(req, `${config.headerPrefix}-${name}`),
       body: () => (bodyRead ??= readBody(req, config.maxBodyBytes)),
       json: async () => parseJsonBody(await ctx.body()),
       log,

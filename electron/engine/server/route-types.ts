@@ -26,7 +26,7 @@ export interface RequestContext {
   readonly startedAt: number;
   /** The authenticated application; set before any route that requires a key runs. */
   caller: Caller;
-  /** A service header by its unprefixed name: `prefixed('API-KEY')` reads `BT-API-KEY`. */
+  /** A service header by its unprefixed name: `prefixed('API-KEY')` reads `BT-API-KEY`; given twice, a 400. */
   prefixed(name: string): string | undefined;
   /** The whole body, read once, limited to the configured size (413 beyond it), in the chunks it arrived in. */
   body(): Promise<BodyChunks>;
