@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 let t: TestEngine;
+/** What the engine logged. */
+const logged: string[] = [];
 beforeAll(async () => {
-  t = await startTestEngine({ inMemory: true, maxBodyBytes: 64 * 1024 });
+  t = await startTestEngine({ inMemory: true, maxBodyBytes: 64 * 1024, log: (line) => logged.push(line) });
 });
 afterAll(() => t.stop());
 
@@ -160,6 +162,25 @@ describe('HTTP conventions', () => {
       setTimeout(() => socket.destroy(), 2000);
     });
     expect(streamed).toMatch(/^HTTP\/1\.1 413/);
+  });
+
+  it('records a client that closes mid-body as a 400 that says so, not as a service fault', async () => {
+    const { port } = new URL(t.url);
+    for (const [path, extra] of [['/tokens', ''], ['/proxy/v1', 'BT-PROXY-URL: http://127.0.0.1:9/\r\n']]) {
+      const trace = `went-away-${path.length}`;
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nBT-API-KEY: ${t.privateKey}\r\nBT-TRACE-ID: ${trace}\r\n${extra}Content-Length: 50000\r\n\r\n{"type"`);
+      await new Promise((r) => setTimeout(r, 100));
+      socket.destroy();
+      let entry;
+      for (let tries = 0; !entry && tries < 50; tries++) {
+        await new Promise((r) => setTimeout(r, 20));
+        await t.engine.history.flush();
+        entry = (await t.engine.history.list(20)).find((e) => e.trace_id === trace);
+      }
+      expect(entry, path).toMatchObject({ status: 400 });
+    }
+    expect(logged.join('\n')).not.toMatch(/internal error|aborted/);
   });
 
   it('echoes the trace id, or makes one', async () => {

@@ -26,9 +26,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyChunk
       } else chunks.push(chunk);
     });
     req.on('end', () => (over ? reject(tooLarge(limit)) : resolve({ chunks, size })));
-    req.on('error', reject);
+    // A client that goes away mid-body ('aborted', or the drain above giving up) is the client's doing, not a fault
+    // of the service: the history shows why the request stopped, and the log gets no stack.
+    const endedEarly = () => reject(over ? tooLarge(limit) : new ApiProblem(400, 'The request body ended early: the client closed the connection'));
+    req.on('error', endedEarly);
     req.on('close', () => {
-      if (!req.complete) reject(new ApiProblem(400, 'The request body ended early'));
+      if (!req.complete) endedEarly();
     });
   });
 }
