@@ -20,6 +20,7 @@ describe('ExpressionError', () => {
   it.each([
     ['an unknown filter', `{{ ${CARD_ID} | no_such_filter }}`, 'undefined filter: no_such_filter'],
     ['bad filter syntax', `{{ ${CARD_ID} | slice 1 }}`, 'expected ":" after filter name'],
+    ['a trailing pipe', `{{ ${CARD_ID} | json: '$.number' | }}`, 'expected filter name after the last "|"'],
     ['an unknown token id', '{{ no-such-token }}', 'token "no-such-token" was not found'],
     ['two JSONPath matches', `{{ ${CARD_ID} | json: '$.*' }}`, 'the JSONPath matches more than one value'],
     ['an invalid token id', '{{ a/b/c }}', '"a/b/c" is not a valid token id'],

@@ -117,6 +117,8 @@ function evaluationReason(error: unknown): string {
   return `evaluation failed (${error instanceof Error ? error.name : 'error'})`;
 }
 
+const TRAILING_PIPE = /\|\s*$/;
+
 export class LiquidRuntime {
   private readonly liquid = new Liquid({ strictFilters: true, ownPropertyOnly: true, memoryLimit: MEMORY_LIMIT });
 
@@ -132,6 +134,8 @@ export class LiquidRuntime {
       const token = tokenizer.readFilteredValue();
       // Liquid itself accepts "{{ a b }}" (and renders b); a typo there should not pass silently.
       if (!isOneValue(token.initial)) throw new Error('expected one value before the filters');
+      // Liquid reads a trailing "|" as no filter at all; a filter name was left out.
+      if (TRAILING_PIPE.test(liquidText)) throw new Error('expected filter name after the last "|"');
       value = new Value(token, this.liquid);
     } catch (error) {
       throw new ExpressionError(source, parseReason(error));
