@@ -51,6 +51,15 @@ describe('Host and Origin guards', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('refuses a foreign Host or Origin on /proxy as a proxy_error, like every other failure of the proxy', async () => {
+    const byHost = await rawRequest(t.engine.port, `POST /proxy/v1 HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\n\r\n`);
+    expect(byHost).toMatch(/^HTTP\/1\.1 403/);
+    expect(JSON.parse(byHost.slice(byHost.indexOf('\r\n\r\n') + 4)).proxy_error).toMatchObject({ status: 403, detail: expect.stringContaining('Host header') });
+    const byOrigin = await t.call('GET', '/proxy', { key: t.privateKey, headers: { origin: 'https://evil.example', 'BT-PROXY-URL': 'http://127.0.0.1:9' } });
+    expect(byOrigin.status).toBe(403);
+    expect(byOrigin.body.proxy_error.status).toBe(403);
+  });
+
   it('accepts the local host names with and without the port', async () => {
     for (const host of ['localhost', `localhost:${t.engine.port}`, `127.0.0.1:${t.engine.port}`, `[::1]:${t.engine.port}`, '[::1]']) {
       const res = await t.call('GET', '/applications/key', { key: t.privateKey, headers: { host } });

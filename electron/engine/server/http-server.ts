@@ -151,7 +151,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     const guard = guardFailure(req, port, origins);
     if (guard) {
       res.shouldKeepAlive = false;
-      sendJson(res, 403, new ApiProblem(403, guard).toBody(), { [traceHeaderName]: traceId });
+      const problem = new ApiProblem(403, guard).toBody();
+      const proxied = routesOf(path).routes.some((r) => r.proxy);
+      sendJson(res, 403, proxied ? { proxy_error: problem } : problem, { [traceHeaderName]: traceId });
       settle();
       res.once('close', settle);
       return;
