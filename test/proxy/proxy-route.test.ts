@@ -19,7 +19,7 @@ let useKey: string;
 /** A destination that answers what the test asks, to see raw passthrough. */
 let custom: TestServer;
 
-const proxy = (path: string, options: { url?: string; key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) =>
+const proxy = (path: string, options: { url?: string; key?: string | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {}) =>
   t.call(options.raw !== undefined || options.body !== undefined ? 'POST' : 'GET', path, {
     key: options.key === undefined ? useKey : options.key,
     body: options.body,
@@ -129,6 +129,32 @@ describe('forwarding with detokenization', () => {
     const res = await t.call(method, '/proxy/items/7', { key: useKey, headers: { 'BT-PROXY-URL': echo } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ method, path: '/items/7' });
+  });
+
+  it('detokenizes a body that is not UTF-8 (a multipart upload with a binary part), keeping every other byte', async () => {
+    const binary = Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x7b, 0xc3, 0x28, 0x7d, 0x80]);
+    const part = (headers: string, content: string | Buffer) => [Buffer.from(`--b0undary\r\n${headers}\r\n\r\n`), Buffer.from(content), Buffer.from('\r\n')];
+    const body = (pan: string, suffix: string) =>
+      Buffer.concat([
+        ...part('Content-Disposition: form-data; name="file"; filename="scan.bin"', binary),
+        ...part('Content-Disposition: form-data; name="pan"', pan),
+        ...part('Content-Disposition: form-data; name="name"', suffix),
+        Buffer.from('--b0undary--\r\n'),
+      ]);
+    const sent = body(`{{ ${cardId} | json: '$.number' }}`, `{{ ${cardId} | json: '$.cvc' | prepend: 'Zoë ' }}`);
+    const res = await proxy('/proxy/upload', { raw: sent, headers: { 'content-type': 'multipart/form-data; boundary=b0undary', 'BT-TRACE-ID': 'binary-body' } });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(res.body.body_base64, 'base64')).toEqual(body(PAN, 'Zoë 321'));
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'binary-body')!;
+    const outbound = (entry.details as any).outbound.detokenized_body as string;
+    expect(outbound).toContain('XXXXXXXXXXXX3184');
+    expect(JSON.stringify(entry)).not.toContain(PAN);
+    // The expression itself must still be UTF-8.
+    const badExpression = Buffer.concat([binary, Buffer.from(`{{ ${cardId} | append: '`), Buffer.from([0xe9]), Buffer.from("' }}")]);
+    const refused = await proxy('/proxy', { raw: badExpression, headers: { 'content-type': 'text/plain' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.proxy_error.detail).toMatch(/not valid UTF-8/);
   });
 
   it('sends PFX-PROXY-KEEP-ALIVE and PFX-PROXY-CONNECTION as Keep-Alive and Connection, and drops hop-by-hop headers', async () => {

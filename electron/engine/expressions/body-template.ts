@@ -68,9 +68,16 @@ export class BodyTemplate implements CompiledBody {
     this.tokenIds = [...new Set(slots.map((s) => s.expression.ref.id))];
   }
 
-  static compile(text: string, kind: BodyKind, runtime: LiquidRuntime, compileExpression: (source: string) => TokenExpression): BodyTemplate {
+  /** @param bytesAsLatin1 see expressionSource; such a template renders only with renderBytes */
+  static compile(
+    text: string,
+    kind: BodyKind,
+    runtime: LiquidRuntime,
+    compileExpression: (source: string) => TokenExpression,
+    bytesAsLatin1 = false,
+  ): BodyTemplate {
     const segments = interleave(text, placeExpressions(text, kind), (p) => ({
-      expression: compileExpression(expressionSource(text, p.span)),
+      expression: compileExpression(expressionSource(text, p.span, bytesAsLatin1)),
       placement: p.placement,
       replaces: p.replaceEnd - p.replaceStart,
     }));

@@ -55,6 +55,15 @@ export class ExpressionEngine {
     return this.bodyTemplate(text, kind);
   }
 
+  /**
+   * A body that is not UTF-8 (a multipart upload with a binary file part), read a byte per character so every byte
+   * outside the expressions is kept; render it with renderBytes over the same bytes. Not cached: such bodies are rare
+   * and mostly large.
+   */
+  compileBinaryBody(bytes: Buffer, kind: BodyKind): CompiledBody {
+    return BodyTemplate.compile(bytes.toString('latin1'), kind, this.runtime, this.compileExpression, true);
+  }
+
   /** POST /detokenize: every string of the parsed JSON is a template; keys are left alone. */
   detokenizeJson(value: unknown, tokens: ReadonlyMap<string, TokenRecord>): unknown {
     return mapStrings(value, (text) => this.bodyTemplate(text, 'text').renderValue(tokens));

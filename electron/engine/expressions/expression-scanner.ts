@@ -4,6 +4,7 @@
  * form body or `\"` inside a JSON string are read as what they mean while positions stay raw.
  * `{%` tags are never looked at: only `{{` opens an expression.
  */
+import { isUtf8 } from 'node:buffer';
 import { ExpressionError, brief } from './expression-error';
 
 export interface Codec {
@@ -112,9 +113,20 @@ export function findExpressions(text: string, start: number, limit: number, code
   return spans;
 }
 
-/** The expression's own text (`{{ … }}`, decoded from its codec). */
-export function expressionSource(text: string, span: ExpressionSpan): string {
-  const raw = text.slice(span.start, span.end);
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The expression's own text (`{{ … }}`, decoded from its codec).
+ * @param bytesAsLatin1 `text` is a body that is not UTF-8, read a byte per character; the expression itself must
+ *   still be UTF-8 (a filter argument such as `append: 'é'`)
+ */
+export function expressionSource(text: string, span: ExpressionSpan, bytesAsLatin1 = false): string {
+  let raw = text.slice(span.start, span.end);
+  if (bytesAsLatin1 && NON_ASCII.test(raw)) {
+    const bytes = Buffer.from(raw, 'latin1');
+    if (!isUtf8(bytes)) throw new ExpressionError(brief(raw), 'the expression is not valid UTF-8');
+    raw = bytes.toString('utf8');
+  }
   try {
     return span.codec.decode(raw);
   } catch {

@@ -13,7 +13,8 @@ export interface ProxyExchange {
   expressionCount: number;
   tokenIds: readonly string[];
   detokenizeMs?: number;
-  render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord> };
+  /** `binary`: the body's bytes when they are not UTF-8, which such a template renders over (renderBytes). */
+  render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: Buffer };
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
@@ -42,7 +43,8 @@ function maskedOutboundBody(exchange: ProxyExchange, tokens: TokenService): stri
   const masked = new Map<string, TokenRecord>();
   for (const [id, record] of exchange.render.records) masked.set(id, tokens.maskedRecord(record));
   try {
-    return exchange.render.compiled.render(masked).slice(0, BODY_KEPT);
+    const { compiled, binary } = exchange.render;
+    return (binary ? compiled.renderBytes(masked, binary).toString('utf8') : compiled.render(masked)).slice(0, BODY_KEPT);
   } catch {
     return REDACTED;
   }
