@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ExpressionEngine, ExpressionError, bodyKindOf, containsExpression, isValidTokenId } from '../../electron/engine/expressions';
 import { CARD_ID, card, token, tokenMap } from './token-fixtures';
@@ -11,6 +13,18 @@ describe('compiled body cache', () => {
     expect(engine.compileBody(body, 'json')).toBe(first);
     expect(engine.compileBody(body, 'text')).not.toBe(first);
     expect(engine.compileBody(`${body} `, 'json')).not.toBe(first);
+  });
+  it('keeps no large body alive through the expressions it cached', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const engine = new ExpressionEngine();
+    const filler = 'x'.repeat(500_000);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // Large bodies are not cached, but each distinct expression is: 100 of them once held 50 MB of bodies.
+    for (let i = 0; i < 100; i++) engine.compileBody(`{"doc":"${filler}${i}","pan":"{{ tok-${i} | json: '$.number' }}"}`, 'json');
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(10_000_000);
   });
   it('forgets the least recently used body beyond its size', () => {
     const engine = new ExpressionEngine({ cacheSize: 2 });
