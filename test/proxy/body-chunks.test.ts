@@ -16,7 +16,10 @@ const cutBuffer = (bytes: fc.Arbitrary<Uint8Array>) =>
   );
 
 // Text with 1- to 4-byte characters, so that cuts fall inside sequences, and bytes that are no UTF-8 at all.
-const textBytes = fc.string({ unit: fc.constantFrom('a', '{', '}', '\\', 'u', '0', '7', 'b', 'B', '%', 'é', '東', '🎉') }).map((s) => new Uint8Array(Buffer.from(s)));
+// Whole markers too, so that cuts fall at every point inside them.
+const textBytes = fc
+  .string({ unit: fc.constantFrom('a', '{', '}', '\\', 'u', '0', '7', 'b', 'B', '%', 'é', '東', '🎉', '\\u007b', '\\u007B', '%7B', '%7b', '{{') })
+  .map((s) => new Uint8Array(Buffer.from(s)));
 const anyBytes = fc.oneof(textBytes, fc.uint8Array({ maxLength: 40 }), textBytes.chain((t) => fc.uint8Array({ maxLength: 3 }).map((junk) => new Uint8Array([...t, ...junk]))));
 
 describe('a request body in the chunks it arrived in', () => {

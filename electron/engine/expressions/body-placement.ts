@@ -129,17 +129,43 @@ export function mayHoldExpressions(body: string | Buffer, kind: BodyKind): boole
 /** The longest marker mayHoldExpressions looks for (`\\u007b`), less one: as much as can lie before a chunk. */
 const STRADDLE = 5;
 
+/** Whether a byte begins a marker: `{` (`{{`), `%` (`%7B`) or `\` (`\u007b`). */
+const startsMarker = (byte: number) => byte === 0x7b || byte === 0x25 || byte === 0x5c;
+
+/** Whether a marker may begin in the STRADDLE bytes before `chunks[at]`, which may lie in several small chunks. */
+function markerMayStartBefore(chunks: readonly Buffer[], at: number): boolean {
+  let seen = 0;
+  for (let c = at - 1; c >= 0; c--) {
+    for (let k = chunks[c].length - 1; k >= 0; k--) {
+      if (startsMarker(chunks[c][k])) return true;
+      if (++seen === STRADDLE) return false;
+    }
+  }
+  return false;
+}
+
+/** The STRADDLE bytes on each side of the boundary before `chunks[at]` (fewer at the body's ends). */
+function boundaryBytes(chunks: readonly Buffer[], at: number): Buffer {
+  const before: number[] = [];
+  for (let c = at - 1; c >= 0 && before.length < STRADDLE; c--) {
+    for (let k = chunks[c].length - 1; k >= 0 && before.length < STRADDLE; k--) before.push(chunks[c][k]);
+  }
+  const after: number[] = [];
+  for (let c = at; c < chunks.length && after.length < STRADDLE; c++) {
+    for (let k = 0; k < chunks[c].length && after.length < STRADDLE; k++) after.push(chunks[c][k]);
+  }
+  return Buffer.from([...before.reverse(), ...after]);
+}
+
 /**
  * mayHoldExpressions over a body still in the chunks it arrived in. A marker may be split between chunks, and a
- * client's chunks can be a byte each, so the last bytes of everything before a chunk are checked with its start.
+ * client's chunks can be a byte each, so each boundary is checked too: only where a marker may begin just before it,
+ * since a 100 KB body arrives in some 25 chunks and copying bytes around every boundary showed in profiles.
  */
 export function chunksMayHoldExpressions(chunks: readonly Buffer[], kind: BodyKind): boolean {
-  if (chunks.length === 1) return mayHoldExpressions(chunks[0], kind);
-  let before: Buffer | null = null;
-  for (const chunk of chunks) {
-    if (mayHoldExpressions(chunk, kind)) return true;
-    if (before && mayHoldExpressions(Buffer.concat([before, chunk.subarray(0, STRADDLE)]), kind)) return true;
-    before = chunk.length >= STRADDLE || !before ? chunk.subarray(-STRADDLE) : Buffer.concat([before, chunk]).subarray(-STRADDLE);
+  for (const chunk of chunks) if (mayHoldExpressions(chunk, kind)) return true;
+  for (let at = 1; at < chunks.length; at++) {
+    if (markerMayStartBefore(chunks, at) && mayHoldExpressions(boundaryBytes(chunks, at), kind)) return true;
   }
   return false;
 }
