@@ -20,10 +20,11 @@ export interface CompiledBody {
   /** Missing id in `tokens` → ExpressionError naming it. */
   render(tokens: ReadonlyMap<string, TokenRecord>): string;
   /**
-   * render() as UTF-8, copying the literal text from `source`, the compiled text's own bytes, which must be ASCII
-   * (so that its character offsets are byte offsets): a large body is not built as a string and encoded again.
+   * render() as UTF-8, copying the literal text from `source`, the compiled text's own bytes in the chunks they
+   * arrived in. Its character offsets must be byte offsets: a template compiled from bytes (compileBodyBytes), or
+   * from ASCII text. A large body is neither joined, nor built as a string and encoded again.
    */
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: Buffer): Buffer;
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer;
 }
 
 interface Slot {
@@ -52,6 +53,42 @@ function encode(placement: Placement, value: unknown): string {
       return isStructured(value) ? JSON.stringify(value) : `"${jsonStringContent(toText(value))}"`;
     case 'json-bare':
       return toJsonLiteral(value);
+  }
+}
+
+/** Reads a body's chunks front to back, as if they were one buffer. */
+class ChunkReader {
+  private chunk = 0;
+  private offset = 0;
+
+  constructor(private readonly chunks: readonly Buffer[]) {}
+
+  /** Copies the next `length` bytes into `out` at `at`; returns where the copy ends. */
+  copy(out: Buffer, at: number, length: number): number {
+    while (length > 0) {
+      const source = this.chunks[this.chunk];
+      const take = Math.min(length, source.length - this.offset);
+      at += source.copy(out, at, this.offset, this.offset + take);
+      this.advance(take);
+      length -= take;
+    }
+    return at;
+  }
+
+  skip(length: number): void {
+    while (length > 0) {
+      const take = Math.min(length, this.chunks[this.chunk].length - this.offset);
+      this.advance(take);
+      length -= take;
+    }
+  }
+
+  private advance(bytes: number): void {
+    this.offset += bytes;
+    if (this.offset === this.chunks[this.chunk].length) {
+      this.chunk++;
+      this.offset = 0;
+    }
   }
 }
 
@@ -89,10 +126,11 @@ export class BodyTemplate implements CompiledBody {
     return joinSegments(this.segments, (slot) => encode(slot.placement, evaluate(slot.expression)));
   }
 
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: Buffer): Buffer {
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer {
     const evaluate = this.evaluator(tokens);
     const values: string[] = [];
-    let size = source.length;
+    let size = 0;
+    for (const chunk of source) size += chunk.length;
     for (const segment of this.segments) {
       if (typeof segment === 'string') continue;
       const value = encode(segment.placement, evaluate(segment.expression));
@@ -100,16 +138,15 @@ export class BodyTemplate implements CompiledBody {
       size += Buffer.byteLength(value) - segment.replaces;
     }
     const out = Buffer.allocUnsafe(size);
-    let from = 0;
+    const literal = new ChunkReader(source);
     let to = 0;
     let next = 0;
     for (const segment of this.segments) {
       if (typeof segment === 'string') {
-        to += source.copy(out, to, from, from + segment.length);
-        from += segment.length;
+        to = literal.copy(out, to, segment.length);
       } else {
         to += out.write(values[next++], to);
-        from += segment.replaces;
+        literal.skip(segment.replaces);
       }
     }
     return out;

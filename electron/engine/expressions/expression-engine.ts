@@ -56,12 +56,14 @@ export class ExpressionEngine {
   }
 
   /**
-   * A body that is not UTF-8 (a multipart upload with a binary file part), read a byte per character so every byte
-   * outside the expressions is kept; render it with renderBytes over the same bytes. Not cached: such bodies are rare
-   * and mostly large.
+   * A body compiled from its bytes, read one per character (latin1), in the chunks it arrived in: every byte outside
+   * the expressions is kept, UTF-8 or not (a multipart upload with a binary file part), and the body is never joined
+   * or decoded as UTF-8. Only expressions need be UTF-8, and every character that forms their syntax is ASCII. Render
+   * it with renderBytes over the same chunks. Not cached: such bodies are large, or rare.
    */
-  compileBinaryBody(bytes: Buffer, kind: BodyKind): CompiledBody {
-    return BodyTemplate.compile(bytes.toString('latin1'), kind, this.runtime, this.compileExpression, true);
+  compileBodyBytes(chunks: readonly Buffer[], kind: BodyKind): CompiledBody {
+    const text = chunks.length === 1 ? chunks[0].toString('latin1') : chunks.map((chunk) => chunk.toString('latin1')).join('');
+    return BodyTemplate.compile(text, kind, this.runtime, this.compileExpression, true);
   }
 
   /** POST /detokenize: every string of the parsed JSON is a template; keys are left alone. */

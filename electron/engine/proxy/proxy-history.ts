@@ -13,8 +13,8 @@ export interface ProxyExchange {
   expressionCount: number;
   tokenIds: readonly string[];
   detokenizeMs?: number;
-  /** `binary`: the body's bytes when they are not UTF-8, which such a template renders over (renderBytes). */
-  render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: Buffer };
+  /** `binary`: the body's chunks when the template was compiled from them, to render over (renderBytes). */
+  render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
