@@ -124,8 +124,8 @@ const detached = (text: string): string => ` ${text}`.slice(1);
 
 /**
  * The expression's own text (`{{ … }}`, decoded from its codec).
- * @param bytesAsLatin1 `text` is a body that is not UTF-8, read a byte per character; the expression itself must
- *   still be UTF-8 (a filter argument such as `append: 'é'`)
+ * @param bytesAsLatin1 `text` is a body read a byte per character (compileBodyBytes): the expression's own bytes are
+ *   read back as UTF-8, which they must be (a filter argument such as `append: 'é'`)
  */
 export function expressionSource(text: string, span: ExpressionSpan, bytesAsLatin1 = false): string {
   let raw = text.slice(span.start, span.end);
