@@ -14,7 +14,7 @@ describe('clientResponseHeaders', () => {
       'set-cookie', 'b=2',
       'X-Request-Id', 'r1',
     ];
-    expect(clientResponseHeaders(raw, 201, 'BT', 'trace-1')).toEqual([
+    expect(clientResponseHeaders('BT')(raw, 201, 'trace-1')).toEqual([
       'Content-Type', 'application/json',
       'Set-Cookie', 'a=1; Path=/',
       'set-cookie', 'b=2',
@@ -25,13 +25,13 @@ describe('clientResponseHeaders', () => {
   });
 
   it('does not let a destination forge the destination-status header or add a trace id of its own', () => {
-    const headers = clientResponseHeaders(['bt-proxy-destination-status', '200', 'Content-Length', '0', 'Bt-Trace-Id', 'theirs'], 500, 'BT', 'mine');
+    const headers = clientResponseHeaders('BT')(['bt-proxy-destination-status', '200', 'Content-Length', '0', 'Bt-Trace-Id', 'theirs'], 500, 'mine');
     expect(headers).toEqual(['Content-Length', '0', 'BT-PROXY-DESTINATION-STATUS', '500', 'BT-TRACE-ID', 'mine']);
   });
 
   it('uses the prefix setting', () => {
     expect(destinationStatusHeader('TB')).toBe('TB-PROXY-DESTINATION-STATUS');
-    expect(clientResponseHeaders(['BT-PROXY-DESTINATION-STATUS', '1', 'BT-TRACE-ID', 'x'], 204, 'TB', 't')).toEqual([
+    expect(clientResponseHeaders('TB')(['BT-PROXY-DESTINATION-STATUS', '1', 'BT-TRACE-ID', 'x'], 204, 't')).toEqual([
       'BT-PROXY-DESTINATION-STATUS', '1',
       'BT-TRACE-ID', 'x',
       'TB-PROXY-DESTINATION-STATUS', '204',

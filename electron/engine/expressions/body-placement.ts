@@ -54,13 +54,11 @@ function candidatePositions(text: string): number[] {
   return at.sort((x, y) => x - y);
 }
 
-const JSON_SPACE = /[ \t\n\r]*/y;
-
-/** Whether the string literal that ended just before `after` is an object key (a `:` follows it). */
+/** Whether the string literal that ended just before `after` is an object key (a `:` follows it, after spaces). */
 function isObjectKey(text: string, after: number): boolean {
-  JSON_SPACE.lastIndex = after;
-  JSON_SPACE.test(text);
-  return text[JSON_SPACE.lastIndex] === ':';
+  let at = after;
+  for (let c = text.charCodeAt(at); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++at));
+  return text.charCodeAt(at) === 0x3a;
 }
 
 function placeInJson(text: string): PlacedExpression[] {

@@ -7,6 +7,7 @@
 import type { BodyKind } from './body-kind';
 import { mayHoldExpressions } from './body-placement';
 import { BodyTemplate, type CompiledBody } from './body-template';
+import { MAX_CACHED_BODY_CHARS } from './expression-scanner';
 import { LiquidRuntime } from './liquid-runtime';
 import { LruCache } from '../lru-cache';
 import type { TokenRecord } from './token-record';
@@ -18,8 +19,6 @@ export interface ExpressionEngineOptions {
   cacheSize?: number;
 }
 
-// Larger bodies are compiled every time rather than pinned in memory; their expressions are still cached.
-const MAX_CACHED_BODY_CHARS = 16 * 1024;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -41,6 +41,7 @@ function authorize(ctx: RequestContext): void {
  */
 export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressions: ExpressionEngine, forwarder: Forwarder): Route[] {
   const prefix = limits.headerPrefix;
+  const responseHeaders = clientResponseHeaders(prefix);
   // A client calls the same few endpoints over and over: parse each proxy URL + path once.
   const destinations = new LruCache<string, ProxyDestination>(1000);
   const destinationOf = (proxyUrl: string | undefined, target: string) =>
@@ -118,7 +119,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       {
         start(status, rawHeaders, headersMs) {
           exchange.response = { status, headers: rawHeaders, bytes: 0, headersMs };
-          res.writeHead(status, clientResponseHeaders(rawHeaders, status, prefix, ctx.traceId));
+          res.writeHead(status, responseHeaders(rawHeaders, status, ctx.traceId));
           // Node sends the head on its own before the first chunk unless the socket is corked: one send for the
           // head, the chunks of this turn and the end when it comes in the same turn, instead of two or three.
           res.cork();

@@ -9,21 +9,25 @@ export function destinationStatusHeader(prefix: string): string {
 }
 
 /**
- * @param rawHeaders the destination's response headers as flat raw pairs
- * @param prefix the header prefix setting. A destination's own `PFX-PROXY-DESTINATION-STATUS` is dropped, because
- *   clients rely on that header's absence to tell a service error from a destination answer; its own `PFX-TRACE-ID`
- *   too, so the client reads back the one trace id it sent (or the service made), not two joined.
+ * The client's response headers for the header prefix setting, names worked out once.
+ * A destination's own `PFX-PROXY-DESTINATION-STATUS` is dropped, because clients rely on that header's absence to
+ * tell a service error from a destination answer; its own `PFX-TRACE-ID` too, so the client reads back the one trace
+ * id it sent (or the service made), not two joined.
+ * @returns from the destination's response headers as flat raw pairs, what the client gets
  */
-export function clientResponseHeaders(rawHeaders: readonly string[], status: number, prefix: string, traceId: string): string[] {
-  const isHopByHop = hopByHopFilter(rawHeaders);
+export function clientResponseHeaders(prefix: string): (rawHeaders: readonly string[], status: number, traceId: string) => string[] {
   const statusHeader = destinationStatusHeader(prefix);
   const traceHeader = `${prefix}-TRACE-ID`;
-  const ours = new Set([statusHeader.toLowerCase(), traceHeader.toLowerCase()]);
-  const headers: string[] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const lower = rawHeaders[i].toLowerCase();
-    if (!isHopByHop(lower) && !ours.has(lower)) headers.push(rawHeaders[i], rawHeaders[i + 1]);
-  }
-  headers.push(statusHeader, String(status), traceHeader, traceId);
-  return headers;
+  const ownStatus = statusHeader.toLowerCase();
+  const ownTrace = traceHeader.toLowerCase();
+  return (rawHeaders, status, traceId) => {
+    const isHopByHop = hopByHopFilter(rawHeaders);
+    const headers: string[] = [];
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const lower = rawHeaders[i].toLowerCase();
+      if (!isHopByHop(lower) && lower !== ownStatus && lower !== ownTrace) headers.push(rawHeaders[i], rawHeaders[i + 1]);
+    }
+    headers.push(statusHeader, String(status), traceHeader, traceId);
+    return headers;
+  };
 }
