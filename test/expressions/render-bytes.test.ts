@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExpressionEngine } from '../../electron/engine/expressions';
+import { splitAt } from '../support/pieces';
 import { CARD_ID, card, token, tokenMap } from './token-fixtures';
 
 const engine = new ExpressionEngine();
@@ -17,17 +18,11 @@ const expression = fc.constantFrom(
   `{{ token: ${CARD_ID} | json: '$.card.last4' }}`,
 );
 
-/** `bytes` cut at the given points, as a socket may deliver them (inside characters too). */
-function cut(bytes: Buffer, at: number[]): Buffer[] {
-  const points = [...new Set(at.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const p of [...points, bytes.length]) {
-    if (p > from) chunks.push(bytes.subarray(from, p));
-    from = p;
-  }
+/** `bytes` cut at the given points (any numbers, brought into range), as a socket may deliver them. */
+const cut = (bytes: Buffer, at: number[]): Buffer[] => {
+  const chunks = splitAt(bytes, at.map((p) => p % (bytes.length + 1)));
   return chunks.length ? chunks : [bytes];
-}
+};
 
 describe('compiling from bytes and rendering straight into bytes', () => {
   it.each([

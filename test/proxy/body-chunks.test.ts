@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chunksMayHoldExpressions } from '../../electron/engine/expressions';
 import { mayHoldExpressions } from '../../electron/engine/expressions/body-placement';
 import { chunksAreUtf8, joinChunks, prefixOf } from '../../electron/engine/server/body-chunks';
-import { splitAt } from './support/pieces';
+import { splitAt } from '../support/pieces';
 
 /** A buffer and the cut points that split it into chunks, down to one byte (a client can send them so). */
 const cutBuffer = (bytes: fc.Arbitrary<Uint8Array>) =>

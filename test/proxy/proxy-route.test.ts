@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { closedPort, rawExchange, startServer, type TestServer } from './support/loopback';
-import { splitAt } from './support/pieces';
+import { splitAt } from '../support/pieces';
 
 const PAN = '4000002760003184';
 const CARD = { number: PAN, expiration_month: 7, expiration_year: 2031, cvc: '321' };

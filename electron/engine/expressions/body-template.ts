@@ -65,29 +65,26 @@ class ChunkReader {
 
   /** Copies the next `length` bytes into `out` at `at`; returns where the copy ends. */
   copy(out: Buffer, at: number, length: number): number {
-    while (length > 0) {
-      const source = this.chunks[this.chunk];
-      const take = Math.min(length, source.length - this.offset);
-      at += source.copy(out, at, this.offset, this.offset + take);
-      this.advance(take);
-      length -= take;
-    }
+    this.pass(length, (source, from, to) => (at += source.copy(out, at, from, to)));
     return at;
   }
 
   skip(length: number): void {
-    while (length > 0) {
-      const take = Math.min(length, this.chunks[this.chunk].length - this.offset);
-      this.advance(take);
-      length -= take;
-    }
+    this.pass(length);
   }
 
-  private advance(bytes: number): void {
-    this.offset += bytes;
-    if (this.offset === this.chunks[this.chunk].length) {
-      this.chunk++;
-      this.offset = 0;
+  /** Moves past the next `length` bytes, showing each chunk's share of them to `piece`. */
+  private pass(length: number, piece?: (source: Buffer, from: number, to: number) => void): void {
+    while (length > 0) {
+      const source = this.chunks[this.chunk];
+      const take = Math.min(length, source.length - this.offset);
+      piece?.(source, this.offset, this.offset + take);
+      this.offset += take;
+      length -= take;
+      if (this.offset === source.length) {
+        this.chunk++;
+        this.offset = 0;
+      }
     }
   }
 }

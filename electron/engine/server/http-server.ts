@@ -20,7 +20,6 @@ const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ \/proxy(?:[/?\s]|$)/;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const satisfies readonly Route['method'][];
 
-
 /**
  * A header that carries one value. Node joins repeated headers with ", ", which would turn two `PFX-PROXY-URL`s into
  * one wrong URL, so a second copy is a 400. A single value may hold a comma (a URL's query), hence the raw count.
@@ -35,6 +34,7 @@ function singleHeader(req: IncomingMessage, name: string): string | undefined {
   }
   return value;
 }
+
 export interface HttpServerDeps {
   config: EngineConfig;
   routes: Route[];
