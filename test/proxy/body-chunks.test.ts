@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunksMayHoldExpressions } from '../../electron/engine/expressions';
+import { markersEnd } from '../../electron/engine/expressions';
 import { mayHoldExpressions } from '../../electron/engine/expressions/body-placement';
 import { chunksAreUtf8, joinChunks, prefixOf } from '../../electron/engine/server/body-chunks';
 import { splitAt } from '../support/pieces';
@@ -32,10 +32,14 @@ describe('a request body in the chunks it arrived in', () => {
     );
   });
 
-  it('property: may hold expressions exactly when the whole body may, markers cut between chunks included', () => {
+  it('property: finds where the last marker ends as in the whole body, markers cut between chunks included', () => {
+    const MARKERS = { json: ['{{', '\\u007b', '\\u007B'], form: ['{{', '%7B', '%7b'], text: ['{{'] };
     fc.assert(
       fc.property(cutBuffer(textBytes), fc.constantFrom('json', 'form', 'text' as const), ({ buffer, body }, kind) => {
-        expect(chunksMayHoldExpressions(body.chunks, kind)).toBe(mayHoldExpressions(buffer, kind));
+        const ends = MARKERS[kind].map((m) => buffer.lastIndexOf(m)).map((at, i) => (at === -1 ? 0 : at + MARKERS[kind][i].length));
+        const end = markersEnd(body.chunks, kind);
+        expect(end).toBe(Math.max(0, ...ends));
+        expect(end > 0).toBe(mayHoldExpressions(buffer, kind));
       }),
       { numRuns: 3000, seed: 12 },
     );
@@ -53,7 +57,7 @@ describe('a request body in the chunks it arrived in', () => {
 
   it('finds an expression whose braces came a byte at a time', () => {
     const bytes = [...Buffer.from('{"n":"\\u007b\\u007b tok }}"}')].map((b) => Buffer.from([b]));
-    expect(chunksMayHoldExpressions(bytes, 'json')).toBe(true);
-    expect(chunksMayHoldExpressions(bytes.slice(0, 11), 'json')).toBe(false);
+    expect(markersEnd(bytes, 'json')).toBe(18);
+    expect(markersEnd(bytes.slice(0, 11), 'json')).toBe(0);
   });
 });

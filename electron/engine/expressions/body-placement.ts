@@ -54,14 +54,21 @@ function candidatePositions(text: string): number[] {
   return at.sort((x, y) => x - y);
 }
 
+/**
+ * Placing the expressions of a body's first part (see placeExpressions) needed what lies past it: they are placed
+ * again over the whole body.
+ */
+export class PastTheText extends Error {}
+
 /** Whether the string literal that ended just before `after` is an object key (a `:` follows it, after spaces). */
-function isObjectKey(text: string, after: number): boolean {
+function isObjectKey(text: string, after: number, complete: boolean): boolean {
   let at = after;
   for (let c = text.charCodeAt(at); c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d; c = text.charCodeAt(++at));
+  if (at >= text.length && !complete) throw new PastTheText();
   return text.charCodeAt(at) === 0x3a;
 }
 
-function placeInJson(text: string): PlacedExpression[] {
+function placeInJson(text: string, complete: boolean): PlacedExpression[] {
   const candidates = candidatePositions(text);
   const placed: PlacedExpression[] = [];
   let next = 0;
@@ -87,11 +94,12 @@ function placeInJson(text: string): PlacedExpression[] {
     const { end: close, plain } = stringEnd(text, quote + 1);
     const inside = candidateFrom(quote + 1);
     if (inside !== -1 && inside < close) {
+      if (close === text.length && !complete) throw new PastTheText();
       const spans = findExpressions(text, quote + 1, close, plain ? PLAIN : JSON_STRING);
       const [only] = spans;
       const whole = spans.length === 1 && only.start === quote + 1 && only.end === close && close < text.length;
       // A key stays a string whatever the result: an object in its place would break the JSON.
-      if (whole && !isObjectKey(text, close + 1)) {
+      if (whole && !isObjectKey(text, close + 1, complete)) {
         placed.push({ span: only, placement: 'json-whole-string', replaceStart: quote, replaceEnd: close + 1 });
       } else {
         for (const span of spans) placed.push({ span, placement: 'json-string', replaceStart: span.start, replaceEnd: span.end });
@@ -102,9 +110,15 @@ function placeInJson(text: string): PlacedExpression[] {
   return placed;
 }
 
-export function placeExpressions(text: string, kind: BodyKind): PlacedExpression[] {
+/**
+ * @param complete false when `text` is only a body's first part, reaching past every marker of the body (markersEnd).
+ *   The scans read forward, and what decides an expression's end lies before it; what would need to look past the
+ *   part's end (the quote closing the string that holds an expression, the colon after one) throws PastTheText, and
+ *   an expression not closed within the part throws an ExpressionError, so that the caller reads the whole body.
+ */
+export function placeExpressions(text: string, kind: BodyKind, complete = true): PlacedExpression[] {
   if (!mayHoldExpressions(text, kind)) return [];
-  if (kind === 'json') return placeInJson(text);
+  if (kind === 'json') return placeInJson(text, complete);
   const placement = kind === 'form' ? 'form' : 'text';
   return findExpressions(text, 0, text.length, kind === 'form' ? FORM : PLAIN).map((span) => ({
     span,
@@ -114,17 +128,35 @@ export function placeExpressions(text: string, kind: BodyKind): PlacedExpression
   }));
 }
 
+/** What may open an expression, by body kind: `{{`, and its escaped forms where the kind has them. */
+const MARKERS: Record<BodyKind, readonly string[]> = {
+  json: ['{{', '\\u007b', '\\u007B'],
+  form: ['{{', '%7B', '%7b'],
+  text: ['{{'],
+};
+
 /**
- * Cheap pre-check, on the text or on the raw bytes (the proxy asks before decoding), so a body without expressions
- * skips decoding, scanning and the body cache. Whatever the scan above may find must pass it.
+ * Cheap pre-check, on the text or on the raw bytes, so a body without expressions skips decoding, scanning and the
+ * body cache. Whatever the scan above may find must pass it.
  */
 export function mayHoldExpressions(body: string | Buffer, kind: BodyKind): boolean {
-  if (body.includes('{{')) return true;
-  if (kind === 'form') return body.includes('%7B') || body.includes('%7b');
-  return kind === 'json' && (body.includes('\\u007b') || body.includes('\\u007B'));
+  for (const marker of MARKERS[kind]) if (body.includes(marker)) return true;
+  return false;
 }
 
-/** The longest marker mayHoldExpressions looks for (`\\u007b`), less one: as much as can lie before a chunk. */
+/** Where the last marker in `bytes` ends, or -1. */
+function lastMarkerEnd(bytes: Buffer, kind: BodyKind): number {
+  let end = -1;
+  for (const marker of MARKERS[kind]) {
+    // Node searches forward faster than backward (a third faster over JSON, where `{` abounds), and most chunks
+    // hold no marker.
+    const at = bytes.includes(marker) ? bytes.lastIndexOf(marker) : -1;
+    if (at !== -1) end = Math.max(end, at + marker.length);
+  }
+  return end;
+}
+
+/** The longest marker (`\\u007b`), less one: as much of one as can lie on either side of a chunk boundary. */
 const STRADDLE = 5;
 
 /** Whether a byte begins a marker: `{` (`{{`), `%` (`%7B`) or `\` (`\u007b`). */
@@ -142,8 +174,8 @@ function markerMayStartBefore(chunks: readonly Buffer[], at: number): boolean {
   return false;
 }
 
-/** The STRADDLE bytes on each side of the boundary before `chunks[at]` (fewer at the body's ends). */
-function boundaryBytes(chunks: readonly Buffer[], at: number): Buffer {
+/** The STRADDLE bytes on each side of the boundary before `chunks[at]` (fewer at the body's ends), and how many lie before it. */
+function boundaryBytes(chunks: readonly Buffer[], at: number): { bytes: Buffer; before: number } {
   const before: number[] = [];
   for (let c = at - 1; c >= 0 && before.length < STRADDLE; c--) {
     for (let k = chunks[c].length - 1; k >= 0 && before.length < STRADDLE; k--) before.push(chunks[c][k]);
@@ -152,18 +184,32 @@ function boundaryBytes(chunks: readonly Buffer[], at: number): Buffer {
   for (let c = at; c < chunks.length && after.length < STRADDLE; c++) {
     for (let k = 0; k < chunks[c].length && after.length < STRADDLE; k++) after.push(chunks[c][k]);
   }
-  return Buffer.from([...before.reverse(), ...after]);
+  return { bytes: Buffer.from([...before.reverse(), ...after]), before: before.length };
 }
 
 /**
- * mayHoldExpressions over a body still in the chunks it arrived in. A marker may be split between chunks, and a
- * client's chunks can be a byte each, so each boundary is checked too: only where a marker may begin just before it,
- * since a 100 KB body arrives in some 25 chunks and copying bytes around every boundary showed in profiles.
+ * How far into a body, still in the chunks it arrived in, its markers reach: the offset just past the last one, or 0
+ * when it has none (mayHoldExpressions on the joined bytes is then false). Every expression opens before it, so the
+ * bytes after it can be forwarded without being looked at. Scanned from the end, chunk by chunk; a marker may be
+ * split between chunks (a client's chunks can be a byte each), so each boundary is checked too, but only where a
+ * marker may begin just before it: a 100 KB body arrives in some 25 chunks, and copying bytes around every boundary
+ * showed in profiles.
  */
-export function chunksMayHoldExpressions(chunks: readonly Buffer[], kind: BodyKind): boolean {
-  for (const chunk of chunks) if (mayHoldExpressions(chunk, kind)) return true;
-  for (let at = 1; at < chunks.length; at++) {
-    if (markerMayStartBefore(chunks, at) && mayHoldExpressions(boundaryBytes(chunks, at), kind)) return true;
+export function markersEnd(chunks: readonly Buffer[], kind: BodyKind): number {
+  let end = 0;
+  for (const chunk of chunks) end += chunk.length;
+  for (let at = chunks.length - 1; at >= 0; at--) {
+    const chunkEnd = end;
+    end -= chunks[at].length;
+    // The later of the last marker inside this chunk and one split by the boundary after it.
+    let last = lastMarkerEnd(chunks[at], kind);
+    if (last !== -1) last += end;
+    if (at + 1 < chunks.length && markerMayStartBefore(chunks, at + 1)) {
+      const boundary = boundaryBytes(chunks, at + 1);
+      const across = lastMarkerEnd(boundary.bytes, kind);
+      if (across !== -1) last = Math.max(last, chunkEnd - boundary.before + across);
+    }
+    if (last !== -1) return last;
   }
-  return false;
+  return 0;
 }

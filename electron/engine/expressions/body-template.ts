@@ -20,11 +20,13 @@ export interface CompiledBody {
   /** Missing id in `tokens` → ExpressionError naming it. */
   render(tokens: ReadonlyMap<string, TokenRecord>): string;
   /**
-   * render() as UTF-8, copying the literal text from `source`, the compiled text's own bytes in the chunks they
-   * arrived in. Its character offsets must be byte offsets: a template compiled from bytes (compileBodyBytes), or
-   * from ASCII text. A large body is neither joined, nor built as a string and encoded again.
+   * render() as UTF-8, over `source`, the body's bytes in the chunks they arrived in. The template's character offsets
+   * must be byte offsets: a template compiled from bytes (compileBodyBytes), or from ASCII text. The part it was
+   * compiled from comes first, rendered into one buffer that copies its literal text from `source`; the rest of the
+   * body (when it was compiled from a first part) follows as views of `source`. A large body is neither joined, nor
+   * built as a string and encoded again.
    */
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer;
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer[];
 }
 
 interface Slot {
@@ -73,6 +75,13 @@ class ChunkReader {
     this.pass(length);
   }
 
+  /** The bytes not read yet, as views of the chunks. */
+  rest(): Buffer[] {
+    if (this.chunk >= this.chunks.length) return [];
+    const [first, ...others] = this.chunks.slice(this.chunk);
+    return [this.offset === 0 ? first : first.subarray(this.offset), ...others];
+  }
+
   /** Moves past the next `length` bytes, showing each chunk's share of them to `piece`. */
   private pass(length: number, piece?: (source: Buffer, from: number, to: number) => void): void {
     while (length > 0) {
@@ -96,26 +105,32 @@ export class BodyTemplate implements CompiledBody {
   private constructor(
     private readonly segments: Segments<Slot>,
     private readonly runtime: LiquidRuntime,
+    /** Length of the text compiled: the whole body, or its first part. */
+    private readonly compiledLength: number,
   ) {
     const slots = slotsOf(segments);
     this.expressionCount = slots.length;
     this.tokenIds = [...new Set(slots.map((s) => s.expression.ref.id))];
   }
 
-  /** @param bytesAsLatin1 see expressionSource; such a template renders only with renderBytes */
+  /**
+   * @param bytesAsLatin1 see expressionSource; such a template renders only with renderBytes
+   * @param complete see placeExpressions; false for a body's first part, which renders only with renderBytes
+   */
   static compile(
     text: string,
     kind: BodyKind,
     runtime: LiquidRuntime,
     compileExpression: (source: string) => TokenExpression,
     bytesAsLatin1 = false,
+    complete = true,
   ): BodyTemplate {
-    const segments = interleave(text, placeExpressions(text, kind), (p) => ({
+    const segments = interleave(text, placeExpressions(text, kind, complete), (p) => ({
       expression: compileExpression(expressionSource(text, p.span, bytesAsLatin1)),
       placement: p.placement,
       replaces: p.replaceEnd - p.replaceStart,
     }));
-    return new BodyTemplate(segments, runtime);
+    return new BodyTemplate(segments, runtime, text.length);
   }
 
   render(tokens: ReadonlyMap<string, TokenRecord>): string {
@@ -123,11 +138,10 @@ export class BodyTemplate implements CompiledBody {
     return joinSegments(this.segments, (slot) => encode(slot.placement, evaluate(slot.expression)));
   }
 
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer {
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer[] {
     const evaluate = this.evaluator(tokens);
     const values: string[] = [];
-    let size = 0;
-    for (const chunk of source) size += chunk.length;
+    let size = this.compiledLength;
     for (const segment of this.segments) {
       if (typeof segment === 'string') continue;
       const value = encode(segment.placement, evaluate(segment.expression));
@@ -146,7 +160,7 @@ export class BodyTemplate implements CompiledBody {
         literal.skip(segment.replaces);
       }
     }
-    return out;
+    return [out, ...literal.rest()];
   }
 
   /** For a string inside parsed JSON (/detokenize): a lone expression's object or array result is kept as a value. */

@@ -5,8 +5,9 @@
  * (when it was not seen before) and evaluating already parsed filter chains.
  */
 import type { BodyKind } from './body-kind';
-import { mayHoldExpressions } from './body-placement';
+import { PastTheText, mayHoldExpressions } from './body-placement';
 import { BodyTemplate, type CompiledBody } from './body-template';
+import { ExpressionError } from './expression-error';
 import { MAX_CACHED_BODY_CHARS } from './expression-scanner';
 import { LiquidRuntime } from './liquid-runtime';
 import { LruCache } from '../lru-cache';
@@ -19,6 +20,21 @@ export interface ExpressionEngineOptions {
   cacheSize?: number;
 }
 
+
+/** Read past a body's last marker, so that the expression it opens is closed within the part read. */
+const FIRST_PART_MARGIN = 1024;
+/** Less than this left unread is not worth reading in two steps. */
+const MIN_TAIL_LEFT_UNREAD = 4096;
+
+/** The first `length` bytes of `chunks`, a character per byte. */
+function latin1(chunks: readonly Buffer[], length: number): string {
+  if (chunks.length === 1) return chunks[0].toString('latin1', 0, length);
+  const parts: string[] = [];
+  for (let i = 0, left = length; i < chunks.length && left > 0; left -= chunks[i++].length) {
+    parts.push(chunks[i].toString('latin1', 0, Math.min(left, chunks[i].length)));
+  }
+  return parts.join('');
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -59,10 +75,24 @@ export class ExpressionEngine {
    * the expressions is kept, UTF-8 or not (a multipart upload with a binary file part), and the body is never joined
    * or decoded as UTF-8. Only expressions need be UTF-8, and every character that forms their syntax is ASCII. Render
    * it with renderBytes over the same chunks. Not cached: such bodies are large, or rare.
+   *
+   * `reach`, the body's markersEnd: only the bytes up to a little past it are read when much of the body lies beyond,
+   * for no expression opens there (a tokenized field in front of a large upload). Where that first part is not
+   * enough (an expression that does not end within it), the whole body is read instead.
    */
-  compileBodyBytes(chunks: readonly Buffer[], kind: BodyKind): CompiledBody {
-    const text = chunks.length === 1 ? chunks[0].toString('latin1') : chunks.map((chunk) => chunk.toString('latin1')).join('');
-    return BodyTemplate.compile(text, kind, this.runtime, this.compileExpression, true);
+  compileBodyBytes(chunks: readonly Buffer[], kind: BodyKind, reach = Infinity): CompiledBody {
+    let size = 0;
+    for (const chunk of chunks) size += chunk.length;
+    const part = reach + FIRST_PART_MARGIN;
+    if (size - part >= MIN_TAIL_LEFT_UNREAD) {
+      try {
+        return BodyTemplate.compile(latin1(chunks, part), kind, this.runtime, this.compileExpression, true, false);
+      } catch (error) {
+        // Read again whole below, where a real error in the body is raised again, over all of it.
+        if (!(error instanceof PastTheText || error instanceof ExpressionError)) throw error;
+      }
+    }
+    return BodyTemplate.compile(latin1(chunks, size), kind, this.runtime, this.compileExpression, true);
   }
 
   /** POST /detokenize: every string of the parsed JSON is a template; keys are left alone. */

@@ -137,8 +137,9 @@ export function expressionSource(text: string, span: ExpressionSpan, bytesAsLati
     const source = span.codec.decode(raw);
     // An expression cached by its source must not keep an uncached body alive: V8 shares a slice's characters with
     // its parent, and 1,000 cached expressions from 1 MB bodies would hold a gigabyte. A cached body may stay the
-    // parent; copying every source cost 5 % more instructions per 1 KB request with 20 expressions.
-    return text.length > MAX_CACHED_BODY_CHARS ? detached(source) : source;
+    // parent; copying every source cost 5 % more instructions per 1 KB request with 20 expressions. Bodies read as
+    // bytes are never cached, whatever the length of the part read.
+    return bytesAsLatin1 || text.length > MAX_CACHED_BODY_CHARS ? detached(source) : source;
   } catch {
     throw new ExpressionError(brief(raw), 'the expression is not validly encoded for this body');
   }

@@ -1,6 +1,6 @@
 /** The expression language (wire contract §6): body detokenization and token-scope templates. */
 export { type BodyKind, bodyKindOf } from './body-kind';
-export { chunksMayHoldExpressions } from './body-placement';
+export { markersEnd } from './body-placement';
 export type { CompiledBody } from './body-template';
 export { ExpressionEngine, type ExpressionEngineOptions } from './expression-engine';
 export { ExpressionError } from './expression-error';

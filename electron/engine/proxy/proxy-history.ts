@@ -44,7 +44,7 @@ function maskedOutboundBody(exchange: ProxyExchange, tokens: TokenService): stri
   for (const [id, record] of exchange.render.records) masked.set(id, tokens.maskedRecord(record));
   try {
     const { compiled, binary } = exchange.render;
-    return (binary ? compiled.renderBytes(masked, binary).toString('utf8') : compiled.render(masked)).slice(0, BODY_KEPT);
+    return (binary ? Buffer.concat(compiled.renderBytes(masked, binary)).toString('utf8') : compiled.render(masked)).slice(0, BODY_KEPT);
   } catch {
     return REDACTED;
   }

@@ -10,6 +10,14 @@ export interface BodyChunks {
   readonly size: number;
 }
 
+/** Pieces of a body: one buffer as it is, several as BodyChunks. */
+export function asBody(pieces: Buffer[]): Buffer | BodyChunks {
+  if (pieces.length === 1) return pieces[0];
+  let size = 0;
+  for (const piece of pieces) size += piece.length;
+  return { chunks: pieces, size };
+}
+
 /** The body as one buffer: the chunk itself when there is one. */
 export function joinChunks({ chunks, size }: BodyChunks): Buffer {
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks as Buffer[], size);
