@@ -77,6 +77,21 @@ describe('forwarding with detokenization', () => {
     expect(JSON.parse(res.body.body)).toEqual({ pan: PAN, lines, exp: '07/2031', card: CARD });
   });
 
+  it('detokenizes the card in front of a large body, the rest reaching the destination and the history as sent', async () => {
+    const lines = Array.from({ length: 500 }, (_, i) => ({ sku: `SKU-${i}`, note: 'x'.repeat(20) }));
+    const res = await proxy('/proxy', {
+      headers: { 'BT-TRACE-ID': 'card-in-front' },
+      body: { pan: `{{ ${cardId} | json: '$.number' }}`, lines, note: '} " \\ ' },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.body)).toEqual({ pan: PAN, lines, note: '} " \\ ' });
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'card-in-front')!;
+    const outbound = (entry.details as any).outbound;
+    expect(outbound.bytes).toBe(Buffer.byteLength(res.body.body));
+    expect(outbound.detokenized_body).toBe(res.body.body.replace(PAN, 'XXXXXXXXXXXX3184').slice(0, 16 * 1024));
+  });
+
   it('turns a lone expression whose result is an object into that JSON value', async () => {
     const res = await proxy('/proxy', { body: { card: `{{ ${cardId} }}` } });
     expect(JSON.parse(res.body.body)).toEqual({ card: CARD });
