@@ -20,7 +20,6 @@ export interface ExpressionEngineOptions {
   cacheSize?: number;
 }
 
-
 /** Read past a body's last marker, so that the expression it opens is closed within the part read. */
 const FIRST_PART_MARGIN = 1024;
 /** Less than this left unread is not worth reading in two steps. */

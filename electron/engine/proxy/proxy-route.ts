@@ -101,8 +101,9 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     if (reach > 0) {
       // A large body, and one that is not UTF-8 (a binary part in a multipart upload), is compiled from its bytes and
       // rendered straight into bytes: every byte outside the expressions goes out as it came, and the body is never
-      // joined or decoded; past its last expression it is not even read or copied. For a small one, copying its pieces one by one costs more than decoding it and encoding
-      // the rendered string (5-10 % more instructions at 1 KB), and its template is cached by its text.
+      // joined or decoded; past its last expression it is not even read or copied. For a small one, copying its
+      // pieces one by one costs more than decoding it and encoding the rendered string (5-10 % more instructions at
+      // 1 KB), and its template is cached by its text.
       const fromBytes = !utf8 || received.size >= RENDER_BYTES_FROM;
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
