@@ -13,6 +13,7 @@ import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
+import { completeProxyEntry } from './proxy/proxy-history';
 import { proxyRoutes } from './proxy/proxy-route';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel, type TransactionView } from './transactions/transaction-panel';
@@ -128,6 +129,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     db.close();
     throw error;
   });
+  history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
   const events = new EventEmitter<EngineEvents>();
   // Subscribed to the history only while someone listens: the history shapes an entry for display (decoding its
   // kept body) only when it has a listener, and with none that work is skipped on every request.

@@ -4,6 +4,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../electron/engine/history/request-log';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { closedPort, rawExchange, startServer, type TestServer } from './support/loopback';
 import { splitAt } from '../support/pieces';
@@ -417,6 +418,26 @@ describe('the proxy in the history', () => {
     expect(details.response.status).toBe(200);
     expect((entries.find((e) => e.trace_id === 'proxy-history-2')!.details as any)).toMatchObject({ status_source: 'destination', response: { status: 500 } });
     expect((entries.find((e) => e.trace_id === 'proxy-history-3')!.details as any)).toMatchObject({ status_source: 'proxy', failure: { status: 400 } });
+  });
+
+  it("shows a small body's outbound form masked with each token's mask as history is read, live or later", async () => {
+    const id = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'card', data: CARD } })).body.id;
+    const live: RequestLogEntry[] = [];
+    const onRequest = (entry: RequestLogEntry) => live.push(entry);
+    t.engine.events.on('request', onRequest);
+    await proxy('/proxy', { headers: { 'BT-TRACE-ID': 'masked-on-read' }, body: { pan: `{{ ${id} | json: '$.number' }}`, id } });
+    t.engine.events.off('request', onRequest);
+    const masked = JSON.stringify({ pan: 'XXXXXXXXXXXX3184', id });
+    const outboundOf = (entry: RequestLogEntry | undefined) => (entry!.details as any).outbound.detokenized_body;
+    expect(outboundOf(live.find((e) => e.trace_id === 'masked-on-read'))).toBe(masked);
+    await t.engine.history.flush();
+    const stored = (await t.engine.history.list(50)).find((e) => e.trace_id === 'masked-on-read')!;
+    expect(outboundOf(stored)).toBe(masked);
+    expect(outboundOf(await t.engine.history.get(stored.id))).toBe(masked);
+
+    // Masked when read, from the vault as it is then: a token deleted since leaves nothing to show.
+    expect((await t.call('DELETE', `/tokens/${id}`, { key: t.privateKey })).status).toBe(204);
+    expect(outboundOf(await t.engine.history.get(stored.id))).toBe('[redacted]');
   });
 
   it('never stores the detokenized card number in history, the database or its WAL', async () => {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
 import type { HistoryStoreOptions, StoredEntry } from './history-store';
+import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
 import { shownBody, type KeptBody } from './kept-body';
@@ -68,6 +69,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
   private nextRequestId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private readonly exited: Promise<void>;
+  private complete: (entry: RequestLogEntry) => void = () => {};
 
   /** Resolves once the worker has opened the history; rejects with the reason it could not. */
   static start({ log, ...workerData }: HistoryStoreOptions): Promise<RequestLog> {
@@ -105,12 +107,20 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     this.exited = new Promise((resolve) => worker.once('exit', (code) => resolve(this.ended(code))));
   }
 
+  /**
+   * The step that fills in, for display, what an entry keeps in a cheaper form than it shows (the proxy's masked
+   * outbound body, see proxy-history): every entry read, and every live entry, passes through it.
+   */
+  completeEntriesWith(complete: (entry: RequestLogEntry) => void): void {
+    this.complete = complete;
+  }
+
   record(draft: NewRequestLogEntry): void {
     const raw = draft.raw_body;
     // Field by field, not rest and spread: one fixed shape instead of a property-by-property copy per request.
     const entry: RequestLogEntry = {
       id: timeOrderedId(),
-      at: new Date().toISOString(),
+      at: nowIso(),
       kind: draft.kind,
       method: draft.method,
       path: draft.path,
@@ -133,17 +143,23 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     // The live view (an open workbench) is the only reader of the entry as shown; without one, no body is decoded.
     if (this.listenerCount('entry') === 0) return;
     if (raw) entry.request_body = shownBody(raw, raw.kept);
+    this.complete(entry);
     this.emit('entry', entry);
   }
 
   /** Newest first; `before` pages back from an entry id. */
   async list(limit = 100, before?: string): Promise<RequestLogEntry[]> {
-    return JSON.parse((await this.query({ type: 'list', limit, before }))!);
+    const entries: RequestLogEntry[] = JSON.parse((await this.query({ type: 'list', limit, before }))!);
+    for (const entry of entries) this.complete(entry);
+    return entries;
   }
 
   async get(id: string): Promise<RequestLogEntry | undefined> {
     const json = await this.query({ type: 'get', id });
-    return json === null ? undefined : JSON.parse(json);
+    if (json === null) return undefined;
+    const entry: RequestLogEntry = JSON.parse(json);
+    this.complete(entry);
+    return entry;
   }
 
   /** Resolves once everything recorded so far is written. */

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { CompiledBody, TokenRecord } from '../expressions';
+import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
+import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
 import type { ApiProblem } from '../server/problem';
 import type { TokenService } from '../vault/token-service';
@@ -13,8 +14,11 @@ export interface ProxyExchange {
   expressionCount: number;
   tokenIds: readonly string[];
   detokenizeMs?: number;
-  /** `binary`: the body's chunks when the template was compiled from them, to render over (renderBytes). */
-  render?: { compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
+  /**
+   * How the body's expressions were rendered. `binary`: the body's chunks when the template was compiled from them, to
+   * render over (renderBytes); otherwise the body was small UTF-8 text, which history keeps whole.
+   */
+  render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
@@ -36,17 +40,37 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 
 /**
  * The outbound body as the destination received it, but with every detokenized value masked as a masked read would
- * show it: the history shows where values went without ever holding them.
+ * show it: the history shows where values went without ever holding them. A body compiled from its bytes is masked
+ * now, from the records the request used. A small text body, history keeps whole: it is masked only when history is
+ * read (completeProxyEntry), so the masking costs a request nothing; the entry says how to read the body instead.
  */
-function maskedOutboundBody(exchange: ProxyExchange, tokens: TokenService): string | null {
-  if (!exchange.render || (exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return null;
+function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): { detokenized_body: string | null } | { body_kind: BodyKind } {
+  const { render } = exchange;
+  if (!render || (exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
+  if (!render.binary) return { body_kind: render.kind };
   const masked = new Map<string, TokenRecord>();
-  for (const [id, record] of exchange.render.records) masked.set(id, tokens.maskedRecord(record));
+  for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
   try {
-    const { compiled, binary } = exchange.render;
-    return (binary ? Buffer.concat(compiled.renderBytes(masked, binary)).toString('utf8') : compiled.render(masked)).slice(0, BODY_KEPT);
+    return { detokenized_body: Buffer.concat(render.compiled.renderBytes(masked, render.binary)).toString('utf8').slice(0, BODY_KEPT) };
   } catch {
-    return REDACTED;
+    return { detokenized_body: REDACTED };
+  }
+}
+
+/**
+ * Fills in, for display, the masked outbound body of a proxy entry that deferred it (see maskedOutbound): its body as
+ * sent, kept whole, rendered with each token's mask as it is now; a token gone since redacts the body.
+ */
+export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService, expressions: ExpressionEngine): void {
+  const outbound = (entry.details as { outbound?: { body_kind?: BodyKind; detokenized_body?: string | null } } | undefined)?.outbound;
+  if (entry.kind !== 'proxy' || !outbound?.body_kind || outbound.detokenized_body !== undefined) return;
+  const text = (entry.request_body as { text?: unknown } | undefined)?.text;
+  if (typeof text !== 'string') return;
+  try {
+    const compiled = expressions.compileBody(text, outbound.body_kind);
+    outbound.detokenized_body = compiled.render(tokens.maskedRecordsById(compiled.tokenIds)).slice(0, BODY_KEPT);
+  } catch {
+    outbound.detokenized_body = REDACTED;
   }
 }
 
@@ -63,7 +87,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       url: exchange.destination,
       headers: headersForLog(outbound.headers, prefix),
       bytes: outbound.bytes,
-      detokenized_body: maskedOutboundBody(exchange, tokens),
+      ...maskedOutbound(exchange, tokens),
     },
     response: response && { status: response.status, headers: pairs(response.headers), bytes: response.bytes },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },

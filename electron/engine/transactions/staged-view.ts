@@ -1,4 +1,5 @@
-import { nowIso, type StoredToken, type TokenStore, type TokenWrite } from '../vault/token-store';
+import { type StoredToken, type TokenStore, type TokenWrite } from '../vault/token-store';
+import { nowIso } from '../clock';
 import type { TokenReader } from '../vault/token-service';
 import { tokenIdOf } from './transaction-store';
 

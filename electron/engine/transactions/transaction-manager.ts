@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Caller } from '../access/authenticator';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
-import { nowIso, type TokenStore, type TokenWrite } from '../vault/token-store';
+import { type TokenStore, type TokenWrite } from '../vault/token-store';
+import { nowIso } from '../clock';
 import { ExpiryScheduler } from './expiry-scheduler';
 import { tokenIdOf, type TransactionRecord, type TransactionState, type TransactionStore } from './transaction-store';
 

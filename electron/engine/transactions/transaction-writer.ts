@@ -1,5 +1,6 @@
 import { ApiProblem } from '../server/problem';
-import { nowIso, type TokenStore, type TokenWrite } from '../vault/token-store';
+import { type TokenStore, type TokenWrite } from '../vault/token-store';
+import { nowIso } from '../clock';
 import type { TokenReader, TokenWriter, WriteContext } from '../vault/token-service';
 import { StagedView } from './staged-view';
 import type { TransactionManager } from './transaction-manager';

@@ -3,7 +3,8 @@ import type { Permission } from '../access/permissions';
 import { ApiProblem } from '../server/problem';
 import { normalizeContainer } from './containers';
 import type { SearchNode } from './search-query';
-import { LIVE, nowIso, type TokenRow, type TokenStore } from './token-store';
+import { LIVE, type TokenRow, type TokenStore } from './token-store';
+import { nowIso } from '../clock';
 import type { TokenService, TokenView } from './token-service';
 
 export interface V1Page {

@@ -9,7 +9,8 @@ import { normalizeContainer, validateContainer } from './containers';
 import type { Sealer } from './crypto';
 import { mergePatch } from './merge-patch';
 import type { CreateTokenRequest, UpdateTokenRequest } from './token-requests';
-import { nowIso, type StoredToken, type TokenStore, type TokenWrite } from './token-store';
+import { type StoredToken, type TokenStore, type TokenWrite } from './token-store';
+import { nowIso } from '../clock';
 import { validateTokenId } from './token-id';
 import {
   defaultContainer,
@@ -77,6 +78,9 @@ function atPath<T>(path: string, make: () => T): T {
 
 const CARD_TYPES = new Set(['card', 'card_number']);
 
+/** What history shows for a value it may not show. */
+const REDACTED = '[redacted]';
+
 export class TokenService {
   private writer: TokenWriter;
   /** Masked data by token id; writes evict (see TokenStore.onWrite). */
@@ -90,8 +94,8 @@ export class TokenService {
    * object until a write replaces it, so a token detokenized again and again becomes a record once.
    */
   private readonly records = new WeakMap<StoredToken, Partial<Record<Transform, TokenRecord>>>();
-  /** maskedRecord's answers, per record. */
-  private readonly maskedRecords = new WeakMap<TokenRecord, TokenRecord>();
+  /** maskedView's answers, per committed token object. */
+  private readonly maskedViews = new WeakMap<StoredToken, TokenRecord>();
 
   constructor(
     readonly store: TokenStore,
@@ -485,17 +489,28 @@ export class TokenService {
   }
 
   /**
-   * A record from tokensForExpressions with its data masked as a masked read shows it, for the history of what was
-   * sent; a record the vault did not hand out is redacted.
+   * A record from tokensForExpressions as history shows it: its data masked as a masked read shows it (redacted for a
+   * type without a mask), or redacted when the vault did not hand the record out.
    */
   maskedRecord(record: TokenRecord): TokenRecord {
-    let masked = this.maskedRecords.get(record);
-    if (!masked) {
-      const stored = this.storedOf.get(record);
-      masked = { ...record, data: (stored && this.storedMaskedData(stored)) ?? '[redacted]' };
-      this.maskedRecords.set(record, masked);
-    }
-    return masked;
+    const stored = this.storedOf.get(record);
+    return stored ? this.maskedView(stored) : { ...record, data: REDACTED };
+  }
+
+  /**
+   * maskedRecord for live tokens by id, for history's view of a body long after it was sent (the workbench's user
+   * sees every token masked, so no caller); ids gone since are left out.
+   */
+  maskedRecordsById(ids: readonly string[]): Map<string, TokenRecord> {
+    const records = new Map<string, TokenRecord>();
+    for (const token of this.store.getMany(ids).values()) records.set(token.id, this.maskedView(token));
+    return records;
+  }
+
+  private maskedView(token: StoredToken): TokenRecord {
+    let view = this.maskedViews.get(token);
+    if (!view) this.maskedViews.set(token, (view = { ...this.record(token), data: this.storedMaskedData(token) ?? REDACTED }));
+    return view;
   }
 
   detokenize(body: unknown, caller: Caller): unknown {

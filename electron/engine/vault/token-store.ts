@@ -1,5 +1,6 @@
 import type { Db } from './database';
 import type { Sealer } from './crypto';
+import { nowIso } from '../clock';
 
 /** A token as the vault holds it once unsealed. `data` is plaintext: it never leaves the engine unmasked by accident. */
 export interface StoredToken {
@@ -47,9 +48,7 @@ export interface TokenRow {
   modified_at: string | null;
 }
 
-/** Filter `expires_at` against this; ISO strings compare in time order. */
-export const nowIso = () => new Date().toISOString();
-
+/** Live tokens, with `@now` from nowIso(): ISO strings compare in time order. */
 export const LIVE = '(expires_at IS NULL OR expires_at > @now)';
 
 /** How long a decrypted token stays in memory after its decryption (use does not extend it), and how many are kept. */
