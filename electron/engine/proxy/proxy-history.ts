@@ -3,7 +3,7 @@ import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../e
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
 import type { ApiProblem } from '../server/problem';
-import type { TokenService } from '../vault/token-service';
+import { REDACTED, type TokenService } from '../vault/token-service';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
 export interface ProxyExchange {
@@ -28,7 +28,6 @@ export interface ProxyExchange {
 export const BODY_KEPT = 16 * 1024;
 /** Above this, the masked outbound body is not rendered for history: it would cost as much as the request. */
 const MASKED_BODY_LIMIT = 64 * 1024;
-const REDACTED = '[redacted]';
 
 function pairs(flat: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
@@ -62,8 +61,9 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): { detoke
  * sent, kept whole, rendered with each token's mask as it is now; a token gone since redacts the body.
  */
 export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService, expressions: ExpressionEngine): void {
+  if (entry.kind !== 'proxy') return;
   const outbound = (entry.details as { outbound?: { body_kind?: BodyKind; detokenized_body?: string | null } } | undefined)?.outbound;
-  if (entry.kind !== 'proxy' || !outbound?.body_kind || outbound.detokenized_body !== undefined) return;
+  if (!outbound?.body_kind || outbound.detokenized_body !== undefined) return;
   const text = (entry.request_body as { text?: unknown } | undefined)?.text;
   if (typeof text !== 'string') return;
   try {

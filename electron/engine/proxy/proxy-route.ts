@@ -111,7 +111,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
       outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks)) : Buffer.from(compiled.render(records));
-      exchange.render = { kind, compiled, records, ...(fromBytes && { binary: received.chunks }) };
+      exchange.render = { kind, compiled, records, binary: fromBytes ? received.chunks : undefined };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };

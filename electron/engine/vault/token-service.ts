@@ -79,7 +79,7 @@ function atPath<T>(path: string, make: () => T): T {
 const CARD_TYPES = new Set(['card', 'card_number']);
 
 /** What history shows for a value it may not show. */
-const REDACTED = '[redacted]';
+export const REDACTED = '[redacted]';
 
 export class TokenService {
   private writer: TokenWriter;
@@ -509,7 +509,10 @@ export class TokenService {
 
   private maskedView(token: StoredToken): TokenRecord {
     let view = this.maskedViews.get(token);
-    if (!view) this.maskedViews.set(token, (view = { ...this.record(token), data: this.storedMaskedData(token) ?? REDACTED }));
+    if (!view) {
+      view = { ...this.record(token), data: this.storedMaskedData(token) ?? REDACTED };
+      this.maskedViews.set(token, view);
+    }
     return view;
   }
 
