@@ -38,7 +38,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'GET',
       path: '/applications',
       handler: managed('application:read', (ctx) => {
-        const { page, size } = parseWith(pageQuery, Object.fromEntries(ctx.query));
+        const { page, size } = parseWith(pageQuery, Object.fromEntries(ctx.query()));
         const { total, items } = applications.page(page, size);
         return {
           status: 200,

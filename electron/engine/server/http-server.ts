@@ -184,10 +184,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       res,
       method,
       path,
-      // Parsed on first use: the proxy and most writes never look at it.
-      get query() {
-        return (query ??= new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1)));
-      },
+      // Parsed on first use: the proxy and most writes never look at it. A method, not a getter: a getter in an
+      // object literal gives each request its own hidden class, made in the old generation, which then kept every
+      // request's objects alive through young-generation collections (a token read's GC pauses were ten times longer).
+      query: () => (query ??= new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1))),
       params: match.params,
       traceId,
       startedAt,

@@ -20,7 +20,8 @@ export interface RequestContext {
   readonly res: ServerResponse;
   readonly method: string;
   readonly path: string;
-  readonly query: URLSearchParams;
+  /** The query string's parameters (parsed on first call). */
+  query(): URLSearchParams;
   readonly params: Record<string, string | undefined>;
   readonly traceId: string;
   readonly startedAt: number;

@@ -85,8 +85,9 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       method: 'GET',
       path: '/tokens',
       handler: (ctx) => {
-        const { page, size } = parseWith(listV1Query, Object.fromEntries(ctx.query));
-        const filter: TokenFilter = { ids: ctx.query.getAll('id'), metadata: metadataFilter(ctx.query) };
+        const query = ctx.query();
+        const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
+        const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query) };
         return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size) };
       },
     },
@@ -94,8 +95,9 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       method: 'GET',
       path: '/v2/tokens',
       handler: (ctx) => {
-        const q = parseWith(listV2Query, Object.fromEntries(ctx.query));
-        const filter: TokenFilter = { ...q, metadata: metadataFilter(ctx.query) };
+        const query = ctx.query();
+        const q = parseWith(listV2Query, Object.fromEntries(query));
+        const filter: TokenFilter = { ...q, metadata: metadataFilter(query) };
         return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size) };
       },
     },
