@@ -39,6 +39,17 @@ describe('compiled body cache', () => {
     const engine = new ExpressionEngine({ cacheSize: 0 });
     expect(engine.compileBody(body, 'json')).not.toBe(engine.compileBody(body, 'json'));
   });
+  it('renders each token through a filter chain that other tokens used before', () => {
+    // The chain `| json: '$.number'` is parsed once and shared; each expression keeps its own token and source.
+    const engine = new ExpressionEngine();
+    const other = token('tok-other', { number: '5555555555554444' });
+    const tokens = new Map([...tokenMap(card), ...tokenMap(other)]);
+    expect(engine.compileBody(`{"n": "{{ ${CARD_ID} | json: '$.number' }}"}`, 'json').render(tokens)).toBe('{"n": "4242424242424242"}');
+    const second = engine.compileBody(`{"m": "{{ tok-other | json: '$.number' }}"}`, 'json');
+    expect(second.tokenIds).toEqual(['tok-other']);
+    expect(second.render(tokens)).toBe('{"m": "5555555555554444"}');
+    expect(() => second.render(tokenMap(card))).toThrow(/\{\{ tok-other \| json: '\$\.number' \}\}.*"tok-other" was not found/);
+  });
   it('renders a cached body with new tokens each time', () => {
     const engine = new ExpressionEngine();
     const other = token(CARD_ID, { number: '5555555555554444' });

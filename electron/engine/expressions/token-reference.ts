@@ -5,7 +5,7 @@
  * data (or, with `token:`, the whole token); Liquid parses and runs the filter chain after it.
  */
 import { ExpressionError, brief } from './expression-error';
-import type { CompiledExpression, LiquidRuntime } from './liquid-runtime';
+import type { CompiledExpression } from './liquid-runtime';
 
 /** The variable the head is replaced with; filter arguments cannot name token ids, so nothing else is in scope. */
 export const HEAD_VARIABLE = 'token_value';
@@ -28,7 +28,11 @@ export interface TokenExpression extends CompiledExpression {
   readonly ref: TokenReference;
 }
 
-export function compileTokenExpression(runtime: LiquidRuntime, source: string): TokenExpression {
+/**
+ * Parses a body expression. `compileChain` compiles the Liquid text that stands for it (the head variable and the
+ * filter chain, the same whichever token the head names); errors name `source`.
+ */
+export function compileTokenExpression(source: string, compileChain: (source: string, liquidText: string) => CompiledExpression): TokenExpression {
   const inner = source.slice(2, -2);
   const bar = inner.indexOf('|');
   const head = (bar < 0 ? inner : inner.slice(0, bar)).trim();
@@ -37,6 +41,6 @@ export function compileTokenExpression(runtime: LiquidRuntime, source: string): 
   if (!isValidTokenId(id)) {
     throw new ExpressionError(source, id === '' ? 'no token id before the filters' : `"${brief(id, 40)}" is not a valid token id`);
   }
-  const compiled = runtime.compile(source, bar < 0 ? HEAD_VARIABLE : HEAD_VARIABLE + ' ' + inner.slice(bar));
-  return { ...compiled, ref: { id, whole: prefix !== null } };
+  const { value, direct } = compileChain(source, bar < 0 ? HEAD_VARIABLE : HEAD_VARIABLE + ' ' + inner.slice(bar));
+  return { source, value, direct, ref: { id, whole: prefix !== null } };
 }
