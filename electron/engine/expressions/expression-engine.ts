@@ -12,7 +12,7 @@ import { MAX_CACHED_BODY_CHARS } from './expression-scanner';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
 import { LruCache } from '../lru-cache';
 import type { TokenRecord } from './token-record';
-import { type TokenExpression, compileTokenExpression } from './token-reference';
+import { type TokenExpression, compileTokenExpression, liquidTextOf } from './token-reference';
 import { TokenTemplate } from './token-template';
 
 export interface ExpressionEngineOptions {
@@ -54,14 +54,14 @@ export class ExpressionEngine {
   private readonly bodies: Record<BodyKind, LruCache<string, BodyTemplate>>;
   private readonly expressions: LruCache<string, TokenExpression>;
   /**
-   * Filter chains by their Liquid text. Real traffic names a different customer's tokens in every request, so most
-   * expressions are new while their chains (`| json: '$.number'`) are few: parsing each chain once took compiling a
-   * 1 KB body with 20 expressions on tokens not seen before from 199 µs to 36 µs.
+   * Filter chains by their text (`| json: '$.number'`). Real traffic names a different customer's tokens in every
+   * request, so most expressions are new while their chains are few: parsing each chain once took compiling a 1 KB
+   * body with 20 expressions on tokens not seen before from 199 µs to about 30 µs.
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
-  private readonly compileChain = (source: string, liquidText: string): CompiledExpression =>
-    this.chains.getOrCreate(liquidText, () => this.runtime.compile(source, liquidText));
+  private readonly compileChain = (source: string, filters: string): CompiledExpression =>
+    this.chains.getOrCreate(filters, () => this.runtime.compile(source, liquidTextOf(filters)));
   private readonly compileExpression = (source: string): TokenExpression =>
     this.expressions.getOrCreate(source, () => compileTokenExpression(source, this.compileChain));
 

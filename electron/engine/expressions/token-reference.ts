@@ -28,11 +28,14 @@ export interface TokenExpression extends CompiledExpression {
   readonly ref: TokenReference;
 }
 
+/** The Liquid text an expression's filter chain (`| json: '$.number'`, or '' for none) stands for. */
+export const liquidTextOf = (filters: string): string => (filters === '' ? HEAD_VARIABLE : `${HEAD_VARIABLE} ${filters}`);
+
 /**
- * Parses a body expression. `compileChain` compiles the Liquid text that stands for it (the head variable and the
- * filter chain, the same whichever token the head names); errors name `source`.
+ * Parses a body expression. `compileChain` compiles its filter chain (see liquidTextOf), the same whichever token the
+ * head names; errors name `source`.
  */
-export function compileTokenExpression(source: string, compileChain: (source: string, liquidText: string) => CompiledExpression): TokenExpression {
+export function compileTokenExpression(source: string, compileChain: (source: string, filters: string) => CompiledExpression): TokenExpression {
   const inner = source.slice(2, -2);
   const bar = inner.indexOf('|');
   const head = (bar < 0 ? inner : inner.slice(0, bar)).trim();
@@ -41,6 +44,6 @@ export function compileTokenExpression(source: string, compileChain: (source: st
   if (!isValidTokenId(id)) {
     throw new ExpressionError(source, id === '' ? 'no token id before the filters' : `"${brief(id, 40)}" is not a valid token id`);
   }
-  const { value, direct } = compileChain(source, bar < 0 ? HEAD_VARIABLE : HEAD_VARIABLE + ' ' + inner.slice(bar));
+  const { value, direct } = compileChain(source, bar < 0 ? '' : inner.slice(bar));
   return { source, value, direct, ref: { id, whole: prefix !== null } };
 }
