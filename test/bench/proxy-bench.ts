@@ -6,7 +6,7 @@ import { summarizeCpuProfiles } from './cpu-profile';
 import { runLoad } from './load';
 import { NGINX_BINARY, startNginx, type NginxProxy } from './nginx-proxy';
 import { peakRssBytes, resetPeakRss } from './process-memory';
-import { benchBody, createBenchCards, proxyPlan, type BenchBody } from './proxy-requests';
+import { benchBody, createBenchCards, proxyPlan, rotatingBody, type BenchBody } from './proxy-requests';
 import { checkProxyTargets, runIn, type ProxyRun, type TargetCheck } from './proxy-targets';
 import type { SuiteResult, Table } from './report';
 import { inRounds, medianRound } from './rounds';
@@ -23,6 +23,11 @@ export interface ProxyBenchOptions {
   /** Only these body sizes (KB) and expression counts; undefined = the whole matrix. */
   bodiesKb?: number[];
   expressionCounts?: number[];
+  /**
+   * Tokens in the pool that extra cells (the largest expression count, each body size and connection count) name in
+   * turn, another set in every request as real traffic does; 0: no such cells. Default 2,000.
+   */
+  tokenPool?: number;
   log(line: string): void;
 }
 
@@ -50,7 +55,9 @@ interface System {
 const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
 const signedMs = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 const pct = (ratio: number) => `${Math.round(ratio * 100)} %`;
-const caseOf = (run: ProxyRun) => `${run.body}, ${run.expressions} expr`;
+const caseOf = ({ body, expressions, pool }: Pick<ProxyRun, 'body' | 'expressions' | 'pool'>) =>
+  `${body}, ${expressions} expr${pool ? ` over ${pool.toLocaleString('en-US')} tokens` : ''}`;
+const DEFAULT_TOKEN_POOL = 2_000;
 
 /** The summed peak of `pids` (nginx: master + worker); null if any is unknown. */
 function peakRss(pids: number[]): number | null {
@@ -135,6 +142,9 @@ const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset:
     (peaksReset
       ? ', reset before each run through /proc/<pid>/clear_refs.'
       : '; /proc/<pid>/clear_refs was not writable, so it is the peak since the process started.'),
+  'Cells "over N tokens" send the largest expression count again, but each request names other tokens of a pool ' +
+    'of N cards (p-00001…), in turn, as real traffic names another customer\'s tokens every time; they are shown, ' +
+    'not judged against the targets, which are set on the cells above.',
   'Tokenbench also does what the peers do not: it authenticates the key, reads the tokens from the vault and records ' +
     'every proxied request in its SQLite history (the body as sent and the outbound body with values masked).',
   ...(options.profileDir
@@ -170,6 +180,10 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
     const { privateKey } = tokenbench.info;
     if (!privateKey) throw new Error('Tokenbench printed no private key on its first start');
     const cards = await createBenchCards(tokenbench.info.url, privateKey, Math.max(...EXPRESSION_COUNTS, ...expressionCounts));
+    const poolCells = Math.max(...expressionCounts);
+    const poolSize = poolCells > 0 ? (options.tokenPool ?? DEFAULT_TOKEN_POOL) : 0;
+    if (poolSize > 0) log(`Creating a pool of ${poolSize} card tokens…`);
+    const pool = poolSize > 0 ? await createBenchCards(tokenbench.info.url, privateKey, poolSize, true) : [];
 
     const node = (name: string, server: ChildServer<{ url: string }>, detokenizes = false): System => ({
       name,
@@ -212,11 +226,18 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
     const runs: ProxyRun[] = [];
     let peaksReset = true;
     for (const size of bodySizes) {
-      for (const expressions of expressionCounts) {
-        const body = benchBody(size.bytes, cards.slice(0, expressions));
+      const cases: { expressions: number; body: BenchBody; pool?: number }[] = expressionCounts.map((expressions) => ({
+        expressions,
+        body: benchBody(size.bytes, cards.slice(0, expressions)),
+      }));
+      if (pool.length > 0) {
+        cases.push({ expressions: poolCells, body: rotatingBody(size.bytes, cards.slice(0, poolCells), pool), pool: pool.length });
+      }
+      for (const { expressions, body, pool: poolUsed } of cases) {
+        const label = caseOf({ body: size.label, expressions, pool: poolUsed });
         for (const connections of options.connections) {
           const rounds = await inRounds(options.rounds, systems, async (system, round) => {
-            log(`${size.label}, ${expressions} expr, ${connections} connection(s), round ${round} of ${options.rounds}: ${system.name}…`);
+            log(`${label}, ${connections} connection(s), round ${round} of ${options.rounds}: ${system.name}…`);
             for (const pid of system.memoryPids) peaksReset = resetPeakRss(pid) && peaksReset;
             const result = await load(system, body, connections, [options.warmupSeconds, options.durationSeconds]);
             return { result, peak: peakRss(system.memoryPids) };
@@ -225,7 +246,7 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
             const peaks = rounds[i].map((r) => r.peak);
             const peakRssBytes = peaks.includes(null) ? null : Math.max(...(peaks as number[]));
             const median = medianRound(rounds[i].map((r) => r.result));
-            runs.push({ body: size.label, expressions, connections, system: system.name, load: median, peakRssBytes });
+            runs.push({ body: size.label, expressions, connections, system: system.name, load: median, peakRssBytes, pool: poolUsed });
           }
         }
       }

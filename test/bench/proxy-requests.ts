@@ -24,15 +24,22 @@ export interface BenchBody {
 
 const SEQ_WIDTH = 12;
 
+/** Ids of the fixed cards (card-01, card-02, …) and of a rotating pool (pool-0000, …): seven characters each. */
+const CARD_ID = (i: number) => `card-${String(i).padStart(2, '0')}`;
+const POOL_ID = (i: number) => `p-${String(i).padStart(5, '0')}`;
+/** The largest pool whose ids keep that length. */
+const MAX_POOL = 99_999;
+
 /**
- * Creates `count` card tokens with short ids (card-01, card-02, …), so 20 expressions fit in a 1 KB body; `apiKey`
- * needs token:create.
+ * Creates `count` card tokens with short ids (card-01, card-02, …, or with `pool`, p-00001, …), so 20 expressions fit
+ * in a 1 KB body; `apiKey` needs token:create.
  */
-export async function createBenchCards(url: string, apiKey: string, count: number): Promise<BenchCard[]> {
+export async function createBenchCards(url: string, apiKey: string, count: number, pool = false): Promise<BenchCard[]> {
+  if (pool && count > MAX_POOL) throw new Error(`a pool holds at most ${MAX_POOL} tokens`);
   const cards: BenchCard[] = [];
   for (let i = 1; i <= count; i++) {
     const { request } = cardRequest(i);
-    const id = `card-${String(i).padStart(2, '0')}`;
+    const id = pool ? POOL_ID(i) : CARD_ID(i);
     await expectReply(201, url, apiKey, 'POST', '/tokens', { id, ...request });
     cards.push({ id, number: (request.data as { number: string }).number });
   }
@@ -72,6 +79,30 @@ export function benchBody(bytes: number, cards: readonly BenchCard[]): BenchBody
     body: (seq) => head + String(seq).padStart(SEQ_WIDTH, '0') + tail,
     sentBytes: bytes,
     detokenizedBytes: bytes + revealed,
+  };
+}
+
+/**
+ * benchBody whose expressions name tokens of `pool` in turn instead of `cards`, as real traffic names another
+ * customer's tokens in every request: request `seq` names pool[(seq × n + i) mod pool size] for its i-th expression.
+ * Pool ids and numbers have the cards' lengths, so every body has the same size and detokenized size.
+ */
+export function rotatingBody(bytes: number, cards: readonly BenchCard[], pool: readonly BenchCard[]): BenchBody {
+  if (cards.length === 0) throw new Error('a rotating body needs at least one expression');
+  const fixed = benchBody(bytes, cards);
+  const same = (a: BenchCard, b: BenchCard) => a.id.length === b.id.length && a.number.length === b.number.length;
+  if (!pool.every((p) => cards.every((c) => same(p, c)))) throw new Error('pool ids and numbers must have the cards\' lengths');
+  // The fixed body cut around each card id; the ids come between the pieces.
+  const pieces = fixed.body(0).split(new RegExp(cards.map((c) => c.id).join('|')));
+  const n = cards.length;
+  return {
+    ...fixed,
+    body: (seq) => {
+      const seqText = String(seq).padStart(SEQ_WIDTH, '0');
+      let out = pieces[0].replace('0'.repeat(SEQ_WIDTH), seqText);
+      for (let i = 0; i < n; i++) out += pool[(seq * n + i) % pool.length].id + pieces[i + 1];
+      return out;
+    },
   };
 }
 

@@ -14,18 +14,21 @@ export interface ProxyRun {
   load: LoadResult;
   /** Peak RSS of the system's process(es) during the run; null where /proc cannot tell. */
   peakRssBytes: number | null;
+  /** Tokens the expressions name in turn, one set per request; undefined: the same cards in every request. */
+  pool?: number;
 }
 
-/** The run of `system` in the cell of `like` (same body and connections; same expressions unless given). */
+/** The run of `system` in the cell of `like` (same body, connections and pool; same expressions unless given). */
 export function runIn(
   runs: readonly ProxyRun[],
   like: ProxyRun,
   system: string,
   expressions = like.expressions,
 ): ProxyRun | undefined {
-  const { body, connections } = like;
+  const { body, connections, pool } = like;
   return runs.find(
-    (r) => r.system === system && r.body === body && r.connections === connections && r.expressions === expressions,
+    (r) =>
+      r.system === system && r.body === body && r.connections === connections && r.expressions === expressions && r.pool === pool,
   );
 }
 
@@ -53,8 +56,9 @@ const cellName = (run: ProxyRun) => `${run.body}, ${run.expressions} expr, ${run
 /** Answers that went wrong: connection errors (timeouts included), non-2xx, failed checks. */
 const wrongAnswers = (load: LoadResult) => load.errors + load.non2xx + load.checkFailures;
 
+/** Judges the issue's matrix (the same cards in every request); cells over a token pool count for errors only. */
 export function checkProxyTargets(runs: readonly ProxyRun[], systems: ProxySystems): TargetCheck[] {
-  const tokenbench = runs.filter((r) => r.system === systems.tokenbench);
+  const tokenbench = runs.filter((r) => r.system === systems.tokenbench && r.pool === undefined);
   const checks: TargetCheck[] = [];
 
   for (const run of tokenbench) {

@@ -10,6 +10,7 @@
  *   --tokens N          tokens in the vault suite (100000)
  *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
+ *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
  *   --profile           CPU-profile the service
  */
 import { join } from 'node:path';
@@ -34,6 +35,7 @@ interface CommonSettings extends RunSettings {
   /** Proxy cells to run; undefined = all (for profiling one cell). */
   bodiesKb?: number[];
   expressionCounts?: number[];
+  tokenPool?: number;
   log(line: string): void;
 }
 
@@ -85,6 +87,7 @@ async function main(): Promise<number> {
       profile: { type: 'boolean', default: false },
       bodies: { type: 'string' },
       expressions: { type: 'string' },
+      pool: { type: 'string', default: '2000' },
     },
   });
   const suites = values.suite ?? Object.keys(SUITES);
@@ -101,7 +104,11 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const tokens = integer('tokens', values.tokens, 1);
   const rounds = integer('rounds', values.rounds, 1);
-  const cells = { bodiesKb: list('bodies', values.bodies, 1), expressionCounts: list('expressions', values.expressions, 0) };
+  const cells = {
+    bodiesKb: list('bodies', values.bodies, 1),
+    expressionCounts: list('expressions', values.expressions, 0),
+    tokenPool: integer('pool', values.pool, 0),
+  };
 
   const results: SuiteResult[] = [];
   const runSettings: Record<string, string> = {};
