@@ -23,8 +23,10 @@ export interface BenchBody {
 }
 
 const SEQ_WIDTH = 12;
+/** Every body opens with its request number. */
+const HEAD = '{"request_id":"';
 
-/** Ids of the fixed cards (card-01, card-02, …) and of a rotating pool (pool-0000, …): seven characters each. */
+/** Ids of the fixed cards (card-01, card-02, …) and of a rotating pool (p-00001, …): seven characters each. */
 const CARD_ID = (i: number) => `card-${String(i).padStart(2, '0')}`;
 const POOL_ID = (i: number) => `p-${String(i).padStart(5, '0')}`;
 /** The largest pool whose ids keep that length. */
@@ -58,11 +60,10 @@ const line = (n: number) =>
  * whole-string expression per card (a JSON string that is one expression becomes the card number, quoted).
  */
 export function benchBody(bytes: number, cards: readonly BenchCard[]): BenchBody {
-  const head = '{"request_id":"';
   const cardList = cards.map((card) => `"${cardExpression(card)}"`).join(',');
   const open = `","cards":[${cardList}],"lines":[`;
   const close = (lines: string, note: string) => `${lines}],"note":"${note}"}`;
-  const fixed = head.length + SEQ_WIDTH + open.length + close('', '').length;
+  const fixed = HEAD.length + SEQ_WIDTH + open.length + close('', '').length;
   if (fixed > bytes) throw new Error(`${cards.length} expressions do not fit in a ${bytes}-byte body`);
 
   const lines: string[] = [];
@@ -76,7 +77,7 @@ export function benchBody(bytes: number, cards: readonly BenchCard[]): BenchBody
   const tail = open + close(lines.join(','), 'x'.repeat(bytes - fixed - linesLength));
   const revealed = cards.reduce((sum, card) => sum + card.number.length - cardExpression(card).length, 0);
   return {
-    body: (seq) => head + String(seq).padStart(SEQ_WIDTH, '0') + tail,
+    body: (seq) => HEAD + String(seq).padStart(SEQ_WIDTH, '0') + tail,
     sentBytes: bytes,
     detokenizedBytes: bytes + revealed,
   };
@@ -92,14 +93,13 @@ export function rotatingBody(bytes: number, cards: readonly BenchCard[], pool: r
   const fixed = benchBody(bytes, cards);
   const same = (a: BenchCard, b: BenchCard) => a.id.length === b.id.length && a.number.length === b.number.length;
   if (!pool.every((p) => cards.every((c) => same(p, c)))) throw new Error('pool ids and numbers must have the cards\' lengths');
-  // The fixed body cut around each card id; the ids come between the pieces.
-  const pieces = fixed.body(0).split(new RegExp(cards.map((c) => c.id).join('|')));
+  // The fixed body after its request number, cut around each card id; the ids come between the pieces.
+  const pieces = fixed.body(0).slice(HEAD.length + SEQ_WIDTH).split(new RegExp(cards.map((c) => c.id).join('|')));
   const n = cards.length;
   return {
     ...fixed,
     body: (seq) => {
-      const seqText = String(seq).padStart(SEQ_WIDTH, '0');
-      let out = pieces[0].replace('0'.repeat(SEQ_WIDTH), seqText);
+      let out = HEAD + String(seq).padStart(SEQ_WIDTH, '0') + pieces[0];
       for (let i = 0; i < n; i++) out += pool[(seq * n + i) % pool.length].id + pieces[i + 1];
       return out;
     },

@@ -87,7 +87,7 @@ async function main(): Promise<number> {
       profile: { type: 'boolean', default: false },
       bodies: { type: 'string' },
       expressions: { type: 'string' },
-      pool: { type: 'string', default: '2000' },
+      pool: { type: 'string' },
     },
   });
   const suites = values.suite ?? Object.keys(SUITES);
@@ -107,7 +107,7 @@ async function main(): Promise<number> {
   const cells = {
     bodiesKb: list('bodies', values.bodies, 1),
     expressionCounts: list('expressions', values.expressions, 0),
-    tokenPool: integer('pool', values.pool, 0),
+    tokenPool: values.pool === undefined ? undefined : integer('pool', values.pool, 0),
   };
 
   const results: SuiteResult[] = [];
