@@ -72,6 +72,8 @@ export class AccessPolicy {
   private readonly rules: AccessRule[];
   /** The rules that stand for bare permissions. */
   private readonly bare: ReadonlySet<AccessRule>;
+  /** Per permission, the rules granting it, in order: the proxy asks for each token of every request. */
+  private readonly granting = new Map<Permission, readonly AccessRule[]>();
 
   constructor(readonly subject: AccessSubject) {
     const bare = implicitRules(subject);
@@ -88,7 +90,7 @@ export class AccessPolicy {
   transformFor(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform | null {
     let strictest: Transform | null = null;
     for (const container of containers) {
-      const rule = this.rules.find((r) => grants(r, permission) && covers(r.container, container));
+      const rule = this.rulesGranting(permission).find((r) => covers(r.container, container));
       if (!rule) return null;
       const transform = bareTransform !== undefined && this.bare.has(rule) ? bareTransform : rule.transform;
       if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) strictest = transform;
@@ -111,12 +113,18 @@ export class AccessPolicy {
 
   /** Whether the application holds the permission on any container at all (for endpoints that filter). */
   has(permission: Permission): boolean {
-    return this.rules.some((r) => grants(r, permission));
+    return this.rulesGranting(permission).length > 0;
   }
 
   /** Container prefixes on which the permission is granted, for filtering lists and searches in SQL. */
   containerPrefixes(permission: Permission): string[] {
-    return [...new Set(this.rules.filter((r) => grants(r, permission)).map((r) => r.container))];
+    return [...new Set(this.rulesGranting(permission).map((r) => r.container))];
+  }
+
+  private rulesGranting(permission: Permission): readonly AccessRule[] {
+    let rules = this.granting.get(permission);
+    if (!rules) this.granting.set(permission, (rules = this.rules.filter((r) => grants(r, permission))));
+    return rules;
   }
 
   requireManagement(permission: ManagementPermission): void {
