@@ -8,7 +8,6 @@ import type { BodyKind } from './body-kind';
 import { PastTheText, mayHoldExpressions } from './body-placement';
 import { BodyTemplate, type CompiledBody } from './body-template';
 import { ExpressionError } from './expression-error';
-import { MAX_CACHED_BODY_CHARS } from './expression-scanner';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
 import { LruCache, RepeatCache } from '../lru-cache';
 import type { TokenRecord } from './token-record';
@@ -22,6 +21,8 @@ export interface ExpressionEngineOptions {
 
 /** Read past a body's last marker, so that the expression it opens is closed within the part read. */
 const FIRST_PART_MARGIN = 1024;
+/** Bodies up to this size are cached by their text; larger ones are compiled every time. */
+const MAX_CACHED_BODY_CHARS = 16 * 1024;
 /** How many bodies seen once are kept, per kind, in case they are sent again (a retry, a test run in a loop). */
 const BODIES_ON_TRIAL = 64;
 /** Less than this left unread is not worth reading in two steps. */
@@ -36,6 +37,9 @@ function latin1(chunks: readonly Buffer[], length: number): string {
   }
   return parts.join('');
 }
+
+/** A copy of `text` apart from the string it was sliced from: prefixing makes a new string, slicing flattens it. */
+const detached = (text: string): string => ` ${text}`.slice(1);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,8 +72,17 @@ export class ExpressionEngine {
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
   private readonly compileChain = (source: string, filters: string): CompiledExpression =>
     this.chains.getOrCreate(filters, () => this.runtime.compile(source, liquidTextOf(filters)));
-  private readonly compileExpression = (source: string): TokenExpression =>
-    this.expressions.getOrCreate(source, () => compileTokenExpression(source, this.compileChain));
+  private readonly compileExpression = (source: string): TokenExpression => {
+    const cached = this.expressions.get(source);
+    if (cached !== undefined) return cached;
+    // A copy apart from the body it was sliced from: V8 shares a slice's characters with its parent, so a cached
+    // expression, and the chain and id sliced from it, would keep its whole body alive (1,000 expressions from 1 MB
+    // bodies, a gigabyte). Only what is cached is copied: a lookup slices the body and copies nothing.
+    const own = detached(source);
+    const expression = compileTokenExpression(own, this.compileChain);
+    this.expressions.add(own, expression);
+    return expression;
+  };
 
   constructor(options: ExpressionEngineOptions = {}) {
     const size = options.cacheSize ?? 1000;

@@ -115,12 +115,6 @@ export function findExpressions(text: string, start: number, limit: number, code
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** Bodies up to this size are cached by their text (expression-engine); larger ones are compiled every time. */
-export const MAX_CACHED_BODY_CHARS = 16 * 1024;
-
-/** A copy of `text` apart from the string it was sliced from: prefixing makes a new string, slicing flattens it. */
-const detached = (text: string): string => ` ${text}`.slice(1);
-
 /**
  * The expression's own text (`{{ … }}`, decoded from its codec).
  * @param bytesAsLatin1 `text` is a body read a byte per character (compileBodyBytes): the expression's own bytes are
@@ -134,12 +128,7 @@ export function expressionSource(text: string, span: ExpressionSpan, bytesAsLati
     raw = bytes.toString('utf8');
   }
   try {
-    const source = span.codec.decode(raw);
-    // An expression cached by its source must not keep an uncached body alive: V8 shares a slice's characters with
-    // its parent, and 1,000 cached expressions from 1 MB bodies would hold a gigabyte. A cached body may stay the
-    // parent; copying every source cost 5 % more instructions per 1 KB request with 20 expressions. Bodies read as
-    // bytes are never cached, whatever the length of the part read.
-    return bytesAsLatin1 || text.length > MAX_CACHED_BODY_CHARS ? detached(source) : source;
+    return span.codec.decode(raw);
   } catch {
     throw new ExpressionError(brief(raw), 'the expression is not validly encoded for this body');
   }
