@@ -1,8 +1,8 @@
 /**
  * A bounded map that forgets keys not used recently, in two generations (the hashlru scheme): keys go into the newer
  * Map; once that holds half the capacity it becomes the older one, and the older one is dropped whole. A hit in the
- * older generation moves its key to the newer one. At most `capacity` keys are held (one more when it is odd), and a
- * key just used stays for at least half the capacity of additions after it. A capacity of 0 disables caching.
+ * older generation moves its key to the newer one. At most `capacity` keys are held, and a key just used stays while
+ * half the capacity of other keys, less one, is added after it. A capacity of 0 disables caching.
  *
  * Not one Map evicting key by key, as this cache did: V8 allocates the table that replaces an old-space Map's table
  * (grown, shrunk or compacted) in old space, and the replaced table, garbage only to a full collection, still points at
