@@ -59,7 +59,7 @@ export class LruCache<K, V> {
 }
 
 /**
- * A cache that keeps a value for long only once its key comes back: a first sighting waits among the last `trial`
+ * A cache that keeps a value for long only once its key comes back: a first sighting waits in an LruCache of `trial`
  * first sightings, and a second one moves it to an LruCache of `capacity`. For keys that are mostly seen once (request
  * bodies, which carry new ids and amounts each time) every insert into a large cache is wasted, and more than the
  * insert: each value lives long enough for the garbage collector to copy it out of the young generation, and then to

@@ -55,7 +55,8 @@ function candidatePositions(text: string): number[] {
   const at = positionsOf(text, '{{');
   // The escape is rare: one search for what its two cases share spares two searches and a sort.
   if (!text.includes('\\u007')) return at;
-  return positionsOf(text, '\\u007B', positionsOf(text, '\\u007b', at)).sort((x, y) => x - y);
+  for (const marker of ['\\u007b', '\\u007B']) positionsOf(text, marker, at);
+  return at.sort((x, y) => x - y);
 }
 
 /**

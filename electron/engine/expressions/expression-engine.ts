@@ -23,7 +23,7 @@ export interface ExpressionEngineOptions {
 const FIRST_PART_MARGIN = 1024;
 /** Bodies up to this size are cached by their text; larger ones are compiled every time. */
 const MAX_CACHED_BODY_CHARS = 16 * 1024;
-/** How many bodies seen once are kept, per kind, in case they are sent again (a retry, a test run in a loop). */
+/** Bodies seen once are kept, per kind, among the last this many (half as many at least), in case they come back. */
 const BODIES_ON_TRIAL = 64;
 /** Less than this left unread is not worth reading in two steps. */
 const MIN_TAIL_LEFT_UNREAD = 4096;
