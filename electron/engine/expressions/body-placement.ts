@@ -31,11 +31,14 @@ const STRING_STOP = /["\\\x00-\x1f]/g;
 function stringEnd(text: string, from: number): { end: number; plain: boolean } {
   let plain = true;
   STRING_STOP.lastIndex = from;
-  for (let m = STRING_STOP.exec(text); m; m = STRING_STOP.exec(text)) {
-    if (m[0] === '"') return { end: m.index, plain };
+  // test, not exec: no match array per stop.
+  while (STRING_STOP.test(text)) {
+    const at = STRING_STOP.lastIndex - 1;
+    const c = text.charCodeAt(at);
+    if (c === 0x22) return { end: at, plain };
     plain = false;
     // Skip the escaped character (a control character is one unit, like any other).
-    if (m[0] === '\\') STRING_STOP.lastIndex = m.index + 2;
+    if (c === 0x5c) STRING_STOP.lastIndex = at + 2;
   }
   return { end: text.length, plain };
 }
