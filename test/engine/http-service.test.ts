@@ -256,7 +256,7 @@ describe('request log', () => {
     expect(post.duration_ms).toBeGreaterThan(0);
     expect(post.request_body).toMatchObject({ type: 'card', data: '[redacted]' });
     const keyHeader = post.request_headers.find(([n]) => n.toLowerCase() === 'bt-api-key')!;
-    expect(keyHeader[1]).toBe(`…${t.privateKey.slice(-4)}`);
+    expect(keyHeader[1]).toBe(`...${t.privateKey.slice(-4)}`);
     expect(JSON.stringify(entries)).not.toContain('6011111111111117');
     expect(JSON.stringify(entries)).not.toContain(t.privateKey);
     expect(entries.find((e) => e.trace_id === 'log-2')).toMatchObject({ method: 'GET', status: 200 });
