@@ -125,6 +125,10 @@ describe('JSON bodies: everything outside expressions is forwarded byte-for-byte
     expect(out).toBe(`${before}S${after}`);
     expect(JSON.parse(out).esc).toBe('café / S "end"');
   });
+  it('adds no quote to a body cut off inside a string that is one expression', () => {
+    // Not JSON, but what the client sent: only the expression changes, into string content.
+    expect(renderJson(`{"a": "{{ ${CARD_ID} | json: '$.number' }}`, card)).toBe('{"a": "4242424242424242');
+  });
   it('returns a body without expressions unchanged', () => {
     const body = '{"a": "{% raw %}", "b": "{ {"}';
     const compiled = engine.compileBody(body, 'json');

@@ -9,16 +9,21 @@
  *   outside strings → a JSON literal, so `{"n": {{ id | to_number }} }` stays valid JSON.
  */
 import type { BodyKind } from './body-kind';
-import { type ExpressionSpan, FORM, JSON_STRING, PLAIN, expressionEnd, findExpressions, opensExpression } from './expression-scanner';
+import { type Codec, type ExpressionSpan, FORM, JSON_STRING, PLAIN, expressionEnd, forEachExpression, opensExpression } from './expression-scanner';
 
 export type Placement = 'text' | 'form' | 'json-string' | 'json-whole-string' | 'json-bare';
 
-export interface PlacedExpression {
-  readonly span: ExpressionSpan;
+/** An expression's span, and where its result goes. */
+export interface PlacedExpression extends ExpressionSpan {
   readonly placement: Placement;
   /** Raw range the rendered result replaces (wider than the span for a whole JSON string). */
   readonly replaceStart: number;
   readonly replaceEnd: number;
+}
+
+/** One object per expression, always made here so that every placed expression has the same shape. */
+function placed(start: number, end: number, codec: Codec, placement: Placement, replaceStart = start, replaceEnd = end): PlacedExpression {
+  return { start, end, codec, placement, replaceStart, replaceEnd };
 }
 
 // Quotes end a string; a backslash escapes; control characters (invalid in JSON strings) must reach the JSON codec.
@@ -78,7 +83,7 @@ function isObjectKey(text: string, after: number, complete: boolean): boolean {
 
 function placeInJson(text: string, complete: boolean): PlacedExpression[] {
   const candidates = candidatePositions(text);
-  const placed: PlacedExpression[] = [];
+  const found: PlacedExpression[] = [];
   let next = 0;
   /** The first candidate at or after `from`, or -1. */
   const candidateFrom = (from: number): number => {
@@ -91,9 +96,9 @@ function placeInJson(text: string, complete: boolean): PlacedExpression[] {
     if (quote === -1 || candidate < quote) {
       // Outside any string literal only a raw `{{` opens an expression.
       if (opensExpression(text, candidate, text.length, PLAIN)) {
-        const span = { start: candidate, end: expressionEnd(text, candidate, text.length, PLAIN), codec: PLAIN };
-        placed.push({ span, placement: 'json-bare', replaceStart: span.start, replaceEnd: span.end });
-        pos = span.end;
+        const end = expressionEnd(text, candidate, text.length, PLAIN);
+        found.push(placed(candidate, end, PLAIN, 'json-bare'));
+        pos = end;
       } else {
         pos = candidate + 1;
       }
@@ -103,19 +108,20 @@ function placeInJson(text: string, complete: boolean): PlacedExpression[] {
     const inside = candidateFrom(quote + 1);
     if (inside !== -1 && inside < close) {
       if (close === text.length && !complete) throw new PastTheText();
-      const spans = findExpressions(text, quote + 1, close, plain ? PLAIN : JSON_STRING);
-      const [only] = spans;
-      const whole = spans.length === 1 && only.start === quote + 1 && only.end === close && close < text.length;
+      const codec = plain ? PLAIN : JSON_STRING;
+      const from = quote + 1;
+      // The usual case, a string that is exactly one expression, is checked first, so it needs no list of its own.
+      const whole = close < text.length && opensExpression(text, from, close, codec) && expressionEnd(text, from, close, codec) === close;
       // A key stays a string whatever the result: an object in its place would break the JSON.
       if (whole && !isObjectKey(text, close + 1, complete)) {
-        placed.push({ span: only, placement: 'json-whole-string', replaceStart: quote, replaceEnd: close + 1 });
+        found.push(placed(from, close, codec, 'json-whole-string', quote, close + 1));
       } else {
-        for (const span of spans) placed.push({ span, placement: 'json-string', replaceStart: span.start, replaceEnd: span.end });
+        forEachExpression(text, from, close, codec, (start, end) => found.push(placed(start, end, codec, 'json-string')));
       }
     }
     pos = close + 1;
   }
-  return placed;
+  return found;
 }
 
 /**
@@ -127,13 +133,11 @@ function placeInJson(text: string, complete: boolean): PlacedExpression[] {
 export function placeExpressions(text: string, kind: BodyKind, complete = true): PlacedExpression[] {
   if (!mayHoldExpressions(text, kind)) return [];
   if (kind === 'json') return placeInJson(text, complete);
+  const codec = kind === 'form' ? FORM : PLAIN;
   const placement = kind === 'form' ? 'form' : 'text';
-  return findExpressions(text, 0, text.length, kind === 'form' ? FORM : PLAIN).map((span) => ({
-    span,
-    placement,
-    replaceStart: span.start,
-    replaceEnd: span.end,
-  }));
+  const found: PlacedExpression[] = [];
+  forEachExpression(text, 0, text.length, codec, (start, end) => found.push(placed(start, end, codec, placement)));
+  return found;
 }
 
 /** What may open an expression, by body kind: `{{`, and its escaped forms where the kind has them. */

@@ -126,7 +126,7 @@ export class BodyTemplate implements CompiledBody {
     complete = true,
   ): BodyTemplate {
     const segments = interleave(text, placeExpressions(text, kind, complete), (p) => ({
-      expression: compileExpression(expressionSource(text, p.span, bytesAsLatin1)),
+      expression: compileExpression(expressionSource(text, p, bytesAsLatin1)),
       placement: p.placement,
       replaces: p.replaceEnd - p.replaceStart,
     }));

@@ -95,8 +95,12 @@ export function expressionEnd(text: string, start: number, limit: number, codec:
   throw new ExpressionError(brief(text.slice(start, limit)), 'the expression is not closed with }}');
 }
 
-export function findExpressions(text: string, start: number, limit: number, codec: Codec): ExpressionSpan[] {
-  const spans: ExpressionSpan[] = [];
+/**
+ * Calls `found` with the raw extent of each expression between `start` and `limit`, in order. A callback, not an
+ * array: the caller keeps its own list, and a fresh array per JSON string (with V8's first 17 slots) was most of the
+ * memory placing an expression took.
+ */
+export function forEachExpression(text: string, start: number, limit: number, codec: Codec, found: (start: number, end: number) => void): void {
   let pos = start;
   while (pos < limit) {
     // Plain text can only open an expression at a literal `{{`: a native search skips to it.
@@ -104,13 +108,12 @@ export function findExpressions(text: string, start: number, limit: number, code
     if (pos === -1 || pos >= limit) break;
     if (opensExpression(text, pos, limit, codec)) {
       const end = expressionEnd(text, pos, limit, codec);
-      spans.push({ start: pos, end, codec });
+      found(pos, end);
       pos = end;
     } else {
       pos = codec.unitEnd(text, pos);
     }
   }
-  return spans;
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;

@@ -18,7 +18,7 @@ export class TokenTemplate {
 
   static compile(text: string, runtime: LiquidRuntime): TokenTemplate {
     const segments = interleave(text, placeExpressions(text, 'text'), (p) => {
-      const source = expressionSource(text, p.span);
+      const source = expressionSource(text, p);
       return runtime.compile(source, source.slice(2, -2));
     });
     return new TokenTemplate(segments, runtime);
