@@ -8,7 +8,7 @@ import { ExpressionError } from './expression-error';
 import { expressionSource } from './expression-scanner';
 import type { LiquidRuntime } from './liquid-runtime';
 import { isStructured, toJsonLiteral, toText } from './rendered-value';
-import { type Segments, interleave, joinSegments, loneSlot, slotsOf } from './segments';
+import { type Segments, interleave, joinSegments, loneSlot } from './segments';
 import type { TokenRecord } from './token-record';
 import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
 
@@ -108,9 +108,16 @@ export class BodyTemplate implements CompiledBody {
     /** Length of the text compiled: the whole body, or its first part. */
     private readonly compiledLength: number,
   ) {
-    const slots = slotsOf(segments);
-    this.expressionCount = slots.length;
-    this.tokenIds = [...new Set(slots.map((s) => s.expression.ref.id))];
+    // One pass, no intermediate lists: this runs for every new body.
+    const ids = new Set<string>();
+    let count = 0;
+    for (const segment of segments) {
+      if (typeof segment === 'string') continue;
+      count++;
+      ids.add(segment.expression.ref.id);
+    }
+    this.expressionCount = count;
+    this.tokenIds = [...ids];
   }
 
   /**

@@ -22,10 +22,6 @@ export function loneSlot<S>(segments: Segments<S>): S | undefined {
   return segments.length === 1 && typeof only !== 'string' ? only : undefined;
 }
 
-export function slotsOf<S>(segments: Segments<S>): S[] {
-  return segments.filter((s): s is S => typeof s !== 'string');
-}
-
 export function joinSegments<S>(segments: Segments<S>, write: (slot: S) => string): string {
   let out = '';
   for (const s of segments) out += typeof s === 'string' ? s : write(s);

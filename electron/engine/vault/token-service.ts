@@ -464,12 +464,12 @@ export class TokenService {
    */
   tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform): Map<string, TokenRecord> {
     const found = this.store.getMany(ids);
-    const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) {
+    if (found.includes(undefined)) {
+      const missing = ids.filter((_, i) => found[i] === undefined);
       throw new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
     }
     const records = new Map<string, TokenRecord>();
-    for (const token of found.values()) {
+    for (const token of found as StoredToken[]) {
       records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform)));
     }
     return records;
@@ -503,7 +503,7 @@ export class TokenService {
    */
   maskedRecordsById(ids: readonly string[]): Map<string, TokenRecord> {
     const records = new Map<string, TokenRecord>();
-    for (const token of this.store.getMany(ids).values()) records.set(token.id, this.maskedView(token));
+    for (const token of this.store.getMany(ids)) if (token) records.set(token.id, this.maskedView(token));
     return records;
   }
 

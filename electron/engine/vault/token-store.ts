@@ -224,20 +224,24 @@ export class TokenStore {
     return row && this.hydrate(row);
   }
 
-  /** Many live tokens in one query (the proxy's and detokenize's lookup). */
-  getMany(ids: readonly string[]): Map<string, StoredToken> {
-    const found = new Map<string, StoredToken>();
+  /**
+   * Many live tokens in one query (the proxy's and detokenize's lookup): the token of each id, in the order of `ids`
+   * (which must not repeat one), undefined where none is live. An array, not a Map: its callers walk the ids in order,
+   * and a Map per request cost two kilobytes of tables for 20 tokens.
+   */
+  getMany(ids: readonly string[]): (StoredToken | undefined)[] {
+    const found: (StoredToken | undefined)[] = [];
     const now = nowIso();
     const nowMs = Date.now();
-    const cold: string[] = [];
-    for (const id of ids) {
-      const hot = this.hotGet(id, now, nowMs);
-      if (hot) found.set(id, hot);
-      else cold.push(id);
+    let cold: Map<string, number> | undefined;
+    for (let i = 0; i < ids.length; i++) {
+      const hot = this.hotGet(ids[i], now, nowMs);
+      found.push(hot);
+      if (!hot) (cold ??= new Map()).set(ids[i], i);
     }
-    if (cold.length === 0) return found;
-    const rows = this.stmt.getMany.all({ ids: JSON.stringify(cold), now }) as TokenRow[];
-    for (const row of rows) found.set(row.id, this.hotSet(this.hydrate(row)));
+    if (!cold) return found;
+    const rows = this.stmt.getMany.all({ ids: JSON.stringify([...cold.keys()]), now }) as TokenRow[];
+    for (const row of rows) found[cold.get(row.id)!] = this.hotSet(this.hydrate(row));
     return found;
   }
 
