@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LruCache, RepeatCache } from '../../electron/engine/lru-cache';
 
-/** Which of `keys` the cache still holds. A miss throws from `create`, before anything is inserted or evicted. */
+/**
+ * Which of `keys` the cache still holds. A miss throws from `create`, before anything is inserted or evicted; a hit
+ * counts as a use (in a RepeatCache, a first sighting probed here becomes a repeated key, which the tests allow for).
+ */
 function held<K>(cache: { getOrCreate(key: K, create: () => string): string }, keys: K[]): K[] {
   return keys.filter((key) => {
     try {

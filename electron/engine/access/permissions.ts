@@ -88,9 +88,10 @@ export class AccessPolicy {
    * @param bareTransform what a bare permission gives here instead of its usual transform (see require)
    */
   transformFor(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform | null {
+    const rules = this.rulesGranting(permission);
     let strictest: Transform | null = null;
     for (const container of containers) {
-      const rule = this.rulesGranting(permission).find((r) => covers(r.container, container));
+      const rule = rules.find((r) => covers(r.container, container));
       if (!rule) return null;
       const transform = bareTransform !== undefined && this.bare.has(rule) ? bareTransform : rule.transform;
       if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) strictest = transform;
