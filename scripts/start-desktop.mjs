@@ -112,6 +112,8 @@ if (!run('building main, preload and renderer', process.execPath, [join(modules,
   fail('the build failed (see above).');
 }
 // ELECTRON_RUN_AS_NODE (left set by some Electron tools) would make the binary behave as plain Node.
-const app = spawn(binary, [root], { stdio: 'inherit', env: { ...envWithout('electron_run_as_node'), TOKENBENCH_NATIVE_BINDING: nativeBinding } });
+// --js-flags reach the main process, which runs the engine, only when given at start: electron/cli/engine-node-flags.ts
+// says which and why.
+const app = spawn(binary, ['--js-flags=--initial-old-space-size=96', root], { stdio: 'inherit', env: { ...envWithout('electron_run_as_node'), TOKENBENCH_NATIVE_BINDING: nativeBinding } });
 app.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => app.kill(signal));

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASELINE_READY, type BaselineReplies } from './baseline-server';
 import { servingUrl } from './child-announce';
+import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
 import { REPO_ROOT, startChildServer, type ChildServer } from './child-process';
 
 export interface TokenbenchInfo {
@@ -20,7 +21,8 @@ const PRIVATE_KEY = /private key \(token:\*\):\s+(\S+)/;
 const BUILT_CLI = 'out/main/serve.js';
 
 /**
- * The real service through its built CLI (`serve`): an on-disk vault in `dataDir`, a free port, no echo destination.
+ * The real service through its built CLI (`serve`), started with the engine's Node flags as `npm run serve` starts
+ * it: an on-disk vault in `dataDir`, a free port, no echo destination.
  * `cpuProfileDir` runs it under --cpu-prof (the profile is written when it stops).
  */
 export function startTokenbench(dataDir: string, cpuProfileDir?: string): Promise<ChildServer<TokenbenchInfo>> {
@@ -29,7 +31,7 @@ export function startTokenbench(dataDir: string, cpuProfileDir?: string): Promis
   return startChildServer({
     script: BUILT_CLI,
     args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir],
-    nodeFlags: cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
+    nodeFlags: [...ENGINE_NODE_FLAGS, ...(cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [])],
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
     ready: (stdout) => {
       const url = SERVING.exec(stdout)?.[1];
