@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
 import { BASELINE_READY, type BaselineReplies } from './baseline-server';
 import { servingUrl } from './child-announce';
-import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
 import { REPO_ROOT, startChildServer, type ChildServer } from './child-process';
 
 export interface TokenbenchInfo {

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
 import type { BaselineReplies, FixedReply } from './baseline-server';
 import type { ChildServer } from './child-process';
 import { summarizeCpuProfiles } from './cpu-profile';
@@ -48,7 +49,7 @@ function diskRow(moment: string, disk: VaultDiskUsage): (string | number)[] {
 
 const notes = (options: VaultBenchOptions, fillSeconds: number, replies: Required<BaselineReplies>) => [
   `Fill: ${options.tokens.toLocaleString('en-US')} tokens in ${fillSeconds.toFixed(1)} s through POST /tokenize (100 per call, 3 calls in flight) = ${Math.round(options.tokens / fillSeconds).toLocaleString('en-US')} tokens/s.`,
-  'read = GET /tokens/{id} over ids drawn at random from the fill; create = POST /tokens with a new Luhn-valid card number each time. Key: the bootstrap private application (bare token:* permissions, so data comes back masked). Each case gets a fresh service process on the same vault: the production build of the serve CLI (out/main/serve.js, built by `npm run bench`), as the desktop app ships it.',
+  `read = GET /tokens/{id} over ids drawn at random from the fill; create = POST /tokens with a new Luhn-valid card number each time. Key: the bootstrap private application (bare token:* permissions, so data comes back masked). Each case gets a fresh service process on the same vault: the production build of the serve CLI (out/main/serve.js, built by \`npm run bench\`, started with ${ENGINE_NODE_FLAGS.join(' ')} as \`npm run serve\` starts it), as the desktop app ships it.`,
   "Every response is checked in autocannon's onResponse hook: status (200/201), JSON body, the id asked for (reads), the type, and `data` equal to the expected mask (card number XXXXXXXXXXXX1234, SSN XXX-XX-1234, `token` tokens redacted); creates also `_extras.deduplicated = false`. The baseline's fixed reply is parsed and its id compared, so the load generator does the same work for both.",
   `The baseline is a bare node:http server in its own process answering the service's own read and create replies (${replies.GET.body.length} and ${replies.POST.body.length} bytes); "vs baseline" = Tokenbench req/s ÷ baseline req/s for the same case and connections in this run. Load generator, service and baseline share the machine's cores.`,
   `Each cell ran ${options.rounds} round(s), baseline and service in turn, ${options.warmupSeconds} s unmeasured warm-up + ${options.durationSeconds} s measured each; the table shows the round with the median req/s (its latency and CPU too) and, in brackets, the lowest and highest round. Wrong answers count from every round.`,
