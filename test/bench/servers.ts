@@ -57,10 +57,14 @@ export function startProxyDestination(): Promise<ChildServer<{ url: string }>> {
   return startChildServer({ script: 'test/bench/proxy-destination-server.ts', ready: servingUrl });
 }
 
-/** fastify + @fastify/http-proxy in front of `upstream` (see fastify-proxy-server.ts). */
+/**
+ * fastify + @fastify/http-proxy in front of `upstream` (see fastify-proxy-server.ts), under the same V8 settings as
+ * Tokenbench: without them it falls into the same run of back-to-back full GCs at 100 KB (engine-node-flags.ts).
+ */
 export function startFastifyProxy(upstream: string): Promise<ChildServer<{ url: string }>> {
   return startChildServer({
     script: 'test/bench/fastify-proxy-server.ts',
+    nodeFlags: [...ENGINE_NODE_FLAGS],
     env: { PROXY_UPSTREAM: upstream },
     ready: servingUrl,
   });
