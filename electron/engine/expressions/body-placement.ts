@@ -156,10 +156,18 @@ export function mayHoldExpressions(body: string | Buffer, kind: BodyKind): boole
   return false;
 }
 
+const bytesOf = (markers: readonly string[]) => markers.map((marker) => Buffer.from(marker));
+/** The markers as bytes for the raw-body scan: Node encodes a string needle again on every search. */
+const MARKER_BYTES: Record<BodyKind, readonly Buffer[]> = {
+  json: bytesOf(MARKERS.json),
+  form: bytesOf(MARKERS.form),
+  text: bytesOf(MARKERS.text),
+};
+
 /** Where the last marker in `bytes` ends, or -1. */
 function lastMarkerEnd(bytes: Buffer, kind: BodyKind): number {
   let end = -1;
-  for (const marker of MARKERS[kind]) {
+  for (const marker of MARKER_BYTES[kind]) {
     // Node searches forward faster than backward (a third faster over JSON, where `{` abounds), and most chunks
     // hold no marker.
     const at = bytes.includes(marker) ? bytes.lastIndexOf(marker) : -1;
