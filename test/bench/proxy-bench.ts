@@ -117,7 +117,7 @@ function targetTable(targets: TargetCheck[]): Table {
 const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset: boolean): string[] => [
   'Systems, each its own process: the destination (bare node:http that reads the whole body and answers ' +
     `{"len": <bytes>}); ${TOKENBENCH} (the production build of the serve CLI, out/main/serve.js, started with ${ENGINE_NODE_FLAGS.join(' ')} as \`npm run serve\` starts it, on-disk vault, bootstrap private key, 20 card tokens ` +
-    `card-01…card-20); ${FASTIFY} (fastify 5 + @fastify/http-proxy 11 with its defaults: undici pool, keep-alive); ` +
+    `card-01…card-20); ${FASTIFY} (fastify 5 + @fastify/http-proxy 11 with its defaults: undici pool, keep-alive; its Node started with the same V8 settings as Tokenbench); ` +
     (nginx
       ? 'nginx (one worker, keep-alive upstream, proxy_http_version 1.1, bodies buffered in memory, access log off)'
       : `nginx: **skipped**, ${NGINX_BINARY} is not installed (Debian package nginx)`) +
