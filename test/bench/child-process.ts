@@ -16,7 +16,7 @@ export interface ChildOptions<T> {
   script: string;
   args?: string[];
   /** Extra flags for node itself (e.g. --cpu-prof). */
-  nodeFlags?: string[];
+  nodeFlags?: readonly string[];
   env?: Record<string, string>;
   /** Reads the child's stdout so far; returns a value once the server is ready. */
   ready(stdout: string): T | undefined;

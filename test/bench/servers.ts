@@ -64,7 +64,7 @@ export function startProxyDestination(): Promise<ChildServer<{ url: string }>> {
 export function startFastifyProxy(upstream: string): Promise<ChildServer<{ url: string }>> {
   return startChildServer({
     script: 'test/bench/fastify-proxy-server.ts',
-    nodeFlags: [...ENGINE_NODE_FLAGS],
+    nodeFlags: ENGINE_NODE_FLAGS,
     env: { PROXY_UPSTREAM: upstream },
     ready: servingUrl,
   });
