@@ -95,6 +95,7 @@ describe('vault fill and request plans against the real service', () => {
     expect(disk.walBytes).toBe(0);
     expect(disk.tokenTableBytes).toBeGreaterThan(0);
     expect(disk.fileBytes).toBeGreaterThan(disk.tokenTableBytes);
+    expect(disk.historyBytes).toBeGreaterThan(0);
   });
 });
 

@@ -53,7 +53,7 @@ const notes = (options: VaultBenchOptions, fillSeconds: number, replies: Require
   "Every response is checked in autocannon's onResponse hook: status (200/201), JSON body, the id asked for (reads), the type, and `data` equal to the expected mask (card number XXXXXXXXXXXX1234, SSN XXX-XX-1234, `token` tokens redacted); creates also `_extras.deduplicated = false`. The baseline's fixed reply is parsed and its id compared, so the load generator does the same work for both.",
   `The baseline is a bare node:http server in its own process answering the service's own read and create replies (${replies.GET.body.length} and ${replies.POST.body.length} bytes); "vs baseline" = Tokenbench req/s ÷ baseline req/s for the same case and connections in this run. Load generator, service and baseline share the machine's cores.`,
   `Each cell ran ${options.rounds} round(s), baseline and service in turn, ${options.warmupSeconds} s unmeasured warm-up + ${options.durationSeconds} s measured each; the table shows the round with the median req/s (its latency and CPU too) and, in brackets, the lowest and highest round. Wrong answers count from every round.`,
-  'The file column is everything the service keeps: tokenbench.sqlite and history.sqlite, each with its WAL; the history holds the last 10,000 requests, and "file per token" includes it.',
+  'The file column is everything the service keeps: tokenbench.sqlite with its WAL, history.sqlite with its journal; the history holds the last 10,000 requests, and "file per token" includes it.',
   ...(options.profileDir
     ? ['This run was profiled (--cpu-prof on the service during each case): its speeds are lower than an unprofiled run.']
     : []),
@@ -123,7 +123,7 @@ export async function runVaultBench(options: VaultBenchOptions): Promise<SuiteRe
     const afterRun = measureVault(dataDir);
 
     tables.unshift({
-      title: 'Vault on disk (tokenbench.sqlite and history.sqlite with their WALs, after TRUNCATE checkpoints)',
+      title: 'Vault on disk (tokenbench.sqlite with its WAL after a TRUNCATE checkpoint, history.sqlite with its journal)',
       columns: ['when', 'tokens', 'file', 'file per token', 'token tables per token', 'request history'],
       rows: [diskRow('after the fill', afterFill), diskRow('after the run', afterRun)],
     });

@@ -1,20 +1,23 @@
 import Database from 'better-sqlite3';
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HISTORY_FILE } from '../../electron/engine/history/history-store';
 import { DATABASE_FILE } from '../../electron/engine/vault/database';
 
 export interface VaultDiskUsage {
   tokens: number;
-  /** Everything the service keeps: `tokenbench.sqlite` and `history.sqlite`, each with its `-wal`, after TRUNCATE checkpoints. */
+  /** Everything the service keeps: `tokenbench.sqlite` with its `-wal` after a TRUNCATE checkpoint, and the history. */
   fileBytes: number;
-  /** What the WALs still hold after the checkpoints (0 when both finished). */
+  /** What the vault's WAL still holds after the checkpoint (0 when it finished). */
   walBytes: number;
   /** Pages of the token tables and their indexes (tokens, token_search_terms). */
   tokenTableBytes: number;
-  /** The request history: `history.sqlite` + `-wal` (bounded by the history limit; trimmed pages stay in the file for reuse). */
+  /**
+   * The request history: `history.sqlite` + its `-journal`, kept between writes (bounded by the history limit; trimmed
+   * pages stay in the file for reuse).
+   */
   historyBytes: number;
-  /** False when a checkpoint could not finish (a reader held a WAL); the sizes then include WAL frames. */
+  /** False when the checkpoint could not finish (a reader held the WAL); the sizes then include WAL frames. */
   checkpointed: boolean;
 }
 
@@ -41,16 +44,14 @@ function withCheckpoint<T>(file: string, read: (db: Database.Database, checkpoin
 }
 
 /**
- * Measures a vault and its history: checkpoint first, so the numbers are the data, not how far a WAL has grown; then
- * page sizes per table from SQLite's dbstat.
+ * Measures a vault and its history: checkpoint the vault first, so the numbers are the data, not how far its WAL has
+ * grown; then page sizes per table from SQLite's dbstat.
  */
 export function measureVault(dataDir: string): VaultDiskUsage {
   const file = join(dataDir, DATABASE_FILE);
   const historyFile = join(dataDir, HISTORY_FILE);
-  // Never create a history file by measuring: an engine that has not written one yet has none.
-  const historyCheckpointed = existsSync(historyFile) ? withCheckpoint(historyFile, (_db, done) => done) : true;
-  const historyWal = sizeOf(`${historyFile}-wal`);
-  const historyBytes = sizeOf(historyFile) + historyWal;
+  // Sizes only: the history has no WAL to fold, and opening it would create a file an engine may not have written yet.
+  const historyBytes = sizeOf(historyFile) + sizeOf(`${historyFile}-journal`);
   return withCheckpoint(file, (db, checkpointed) => {
     const pages = db
       .prepare(
@@ -62,10 +63,10 @@ export function measureVault(dataDir: string): VaultDiskUsage {
     return {
       tokens: (db.prepare('SELECT COUNT(*) AS n FROM tokens').get() as { n: number }).n,
       fileBytes: sizeOf(file) + walBytes + historyBytes,
-      walBytes: walBytes + historyWal,
+      walBytes,
       tokenTableBytes: pages.filter((p) => TOKEN_TABLES.includes(p.tbl)).reduce((sum, p) => sum + p.bytes, 0),
       historyBytes,
-      checkpointed: checkpointed && historyCheckpointed,
+      checkpointed,
     };
   });
 }

