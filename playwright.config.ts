@@ -31,7 +31,7 @@ export default defineConfig({
   projects: [
     {
       name: 'browser',
-      testMatch: /(workbench|cross-origin)-browser\.e2e\.ts$/,
+      testMatch: /-browser\.e2e\.ts$/,
       use: {
         browserName: 'chromium',
         trace: 'retain-on-failure',

@@ -1,13 +1,13 @@
 import type { Engine } from '../engine';
 import { LiveFeed } from '../engine/workbench';
-import { ipcRequestSchemas, type IpcReplies, type IpcRequest, type LiveEvent } from '../../shared/workbench/contract';
+import { ipcRequestSchemas, type IpcReplies, type IpcRequest, type SentLiveEvent } from '../../shared/workbench/contract';
 import { IPC_CHANNELS, type InvokeChannel } from '../../shared/workbench/transport';
 import { guardIpcHandler, type IpcSenderEvent } from './ipc-guard';
 
 /** What the handlers need of the calling renderer (Electron's WebContents has it): where to push live events. */
 export interface LiveSubscriber {
   readonly id: number;
-  send(channel: string, event: LiveEvent): void;
+  send(channel: string, event: SentLiveEvent): void;
   isDestroyed(): boolean;
   once(event: 'destroyed', listener: () => void): unknown;
 }

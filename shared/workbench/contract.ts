@@ -18,8 +18,45 @@ export const engineStatusSchema = z.object({
 });
 export type EngineStatus = z.infer<typeof engineStatusSchema>;
 
-/** One request the engine handled, as its history keeps it (token data already masked). */
-export const historyEntrySchema = z.object({
+const headerPairsSchema = z.array(z.tuple([z.string(), z.string()]));
+const millisecondsSchema = z.number().nullable();
+
+/**
+ * What history records of one proxy call (wire contract §5), beside the request as the client sent it. The engine
+ * builds it with this type (proxy-history.ts); token data in it is masked.
+ */
+export const proxyDetailsSchema = z.object({
+  /** Who chose the status the client got: the destination, or the proxy itself (a `{"proxy_error": …}` answer). */
+  status_source: z.enum(['destination', 'proxy']),
+  destination_url: z.string().nullable(),
+  /** Where the hosted service would behave differently (http or IP destination, expressions outside the body, …). */
+  warnings: z.array(z.string()),
+  expressions: z.object({ count: z.number().int(), token_ids: z.array(z.string()).readonly() }),
+  /** The request as it left for the destination; absent when the proxy failed before forwarding. */
+  outbound: z
+    .object({
+      method: z.string(),
+      url: z.string().optional(),
+      headers: headerPairsSchema,
+      bytes: z.number().int(),
+      /**
+       * Stored form only: a body that history masks when it is read names its kind here; the engine fills in
+       * `detokenized_body` from it before an entry leaves it.
+       */
+      body_kind: z.enum(['json', 'form', 'text']).optional(),
+      /** The outbound body with every detokenized value masked (its first 16 KiB); null when none was kept. */
+      detokenized_body: z.string().nullable().optional(),
+    })
+    .optional(),
+  /** The destination's answer; absent when it never answered. */
+  response: z.object({ status: z.number().int(), headers: headerPairsSchema, bytes: z.number().int() }).optional(),
+  /** The proxy's own failure: before forwarding (status_source "proxy"), or a destination answer cut off mid-body. */
+  failure: z.object({ status: z.number().int(), kind: z.string().nullable(), detail: z.string().nullable() }).optional(),
+  timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
+});
+export type ProxyDetails = z.infer<typeof proxyDetailsSchema>;
+
+const sentHistoryEntrySchema = z.object({
   id: z.string(),
   at: z.string(),
   kind: z.enum(['api', 'proxy', 'workbench']),
@@ -29,11 +66,22 @@ export const historyEntrySchema = z.object({
   duration_ms: z.number(),
   application_id: z.string().nullable(),
   trace_id: z.string().nullable(),
-  request_headers: z.array(z.tuple([z.string(), z.string()])),
+  request_headers: headerPairsSchema,
   request_body: z.unknown().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
-export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+/** One request the engine handled, as its history keeps it and sends it (token data already masked). */
+export type SentHistoryEntry = z.infer<typeof sentHistoryEntrySchema>;
+
+/**
+ * An entry as the GUI reads it: a proxy entry's details checked here, once, as `proxy` (null for other kinds, and for
+ * an entry an older version wrote in another shape, which still lists).
+ */
+export const historyEntrySchema = sentHistoryEntrySchema.transform((entry) => ({
+  ...entry,
+  proxy: entry.kind === 'proxy' ? (proxyDetailsSchema.safeParse(entry.details).data ?? null) : null,
+}));
+export type HistoryEntry = z.output<typeof historyEntrySchema>;
 
 export const HISTORY_PAGE_MAX = 500;
 
@@ -63,7 +111,9 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     entries: historyListSchema,
   }),
 ]);
-export type LiveEvent = z.infer<typeof liveEventSchema>;
+export type LiveEvent = z.output<typeof liveEventSchema>;
+/** A live event as the engine sends it (its entries not yet read by historyEntrySchema). */
+export type SentLiveEvent = z.input<typeof liveEventSchema>;
 
 /** What a subscriber sees: the engine's events, plus `lost` when the transport dropped. */
 export type FeedEvent = LiveEvent | { type: 'lost'; retrying: boolean };
@@ -89,8 +139,8 @@ export const ipcRequestSchemas = {
 /** What each invoke channel answers. */
 export interface IpcReplies {
   [IPC_CHANNELS.getStatus]: EngineStatus;
-  [IPC_CHANNELS.listHistory]: HistoryEntry[];
-  [IPC_CHANNELS.liveStart]: Extract<LiveEvent, { type: 'connected' }>;
+  [IPC_CHANNELS.listHistory]: SentHistoryEntry[];
+  [IPC_CHANNELS.liveStart]: Extract<SentLiveEvent, { type: 'connected' }>;
   [IPC_CHANNELS.liveStop]: void;
 }
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
+import type { SentHistoryEntry } from '../../../shared/workbench/contract';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
 import type { HistoryStoreOptions, StoredEntry } from './history-store';
 import { nowIso } from '../clock';
@@ -11,20 +12,7 @@ import { shownBody, type KeptBody } from './kept-body';
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
  * client sent it (proxy bodies keep their {{ expressions }}), with token data masked and secrets cut to a hint.
  */
-export interface RequestLogEntry {
-  id: string;
-  at: string;
-  kind: 'api' | 'proxy' | 'workbench';
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  application_id: string | null;
-  trace_id: string | null;
-  request_headers: [string, string][];
-  request_body?: unknown;
-  details?: Record<string, unknown>;
-}
+export type RequestLogEntry = SentHistoryEntry;
 
 /** What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes. */
 export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody };

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
@@ -43,7 +44,7 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
  * now, from the records the request used. A small text body, history keeps whole: it is masked only when history is
  * read (completeProxyEntry), so the masking costs a request nothing; the entry says how to read the body instead.
  */
-function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): { detokenized_body: string | null } | { body_kind: BodyKind } {
+function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
   const { render } = exchange;
   if (!render || (exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
   if (!render.binary) return { body_kind: render.kind };
@@ -62,7 +63,7 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): { detoke
  */
 export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService, expressions: ExpressionEngine): void {
   if (entry.kind !== 'proxy') return;
-  const outbound = (entry.details as { outbound?: { body_kind?: BodyKind; detokenized_body?: string | null } } | undefined)?.outbound;
+  const outbound = (entry.details as ProxyDetails | undefined)?.outbound;
   if (!outbound?.body_kind || outbound.detokenized_body !== undefined) return;
   const text = (entry.request_body as { text?: unknown } | undefined)?.text;
   if (typeof text !== 'string') return;
@@ -74,7 +75,7 @@ export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService,
   }
 }
 
-export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): Record<string, unknown> {
+export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): ProxyDetails {
   const { response, failure, outbound } = exchange;
   return {
     // The answer's source, the split the workbench makes unmistakable.

@@ -1,7 +1,7 @@
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
-import type { EngineStatus, LiveEvent } from '../../../shared/workbench/contract';
+import type { EngineStatus, SentLiveEvent } from '../../../shared/workbench/contract';
 
-export type LiveUpdate = Extract<LiveEvent, { type: 'update' }>;
+export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
 
 /** Often enough to feel live, rarely enough that a load test with the GUI open costs the engine little. */
 const FLUSH_EVERY_MS = 100;

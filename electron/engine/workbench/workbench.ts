@@ -4,7 +4,7 @@ import type { RequestLog } from '../history/request-log';
 import { sendJson } from '../server/http-server';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
-import { historyQuerySchema, type EngineStatus, type LiveEvent } from '../../../shared/workbench/contract';
+import { historyQuerySchema, type EngineStatus, type SentLiveEvent } from '../../../shared/workbench/contract';
 import { SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
 import { LiveFeed } from './live-feed';
 import { loadUiFiles, sendUiFile } from './ui-files';
@@ -36,7 +36,7 @@ const HEARTBEAT_MS = 25_000;
 
 function streamLive(res: ServerResponse, feed: LiveFeed, status: () => EngineStatus): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' });
-  const send = (event: LiveEvent) => res.write(`data: ${JSON.stringify(event)}\n\n`);
+  const send = (event: SentLiveEvent) => res.write(`data: ${JSON.stringify(event)}\n\n`);
   res.write('retry: 2000\n\n');
   send({ type: 'connected', status: status() });
   const unsubscribe = feed.subscribe(send);

@@ -1,10 +1,11 @@
+import { EntryPanel } from '../panels/entry/EntryPanel';
 import { HistoryPanel } from '../panels/history/HistoryPanel';
 import { StatusPanel } from '../panels/status/StatusPanel';
 import { useEngineStore } from '../state/engine-store';
 
 const CONNECTION_LABELS = { connecting: 'connecting', live: 'live', lost: 'disconnected', failed: 'not connected' } as const;
 
-/** The shell: header, connection state, and the panels. The full workbench comes later. */
+/** The shell: header, connection state, and the panels. */
 export function App() {
   const connection = useEngineStore((state) => state.connection);
   const problem = useEngineStore((state) => state.problem);
@@ -23,7 +24,10 @@ export function App() {
       )}
       <main className="panels">
         <StatusPanel />
-        <HistoryPanel />
+        <div className="workspace">
+          <HistoryPanel />
+          <EntryPanel />
+        </div>
       </main>
     </div>
   );

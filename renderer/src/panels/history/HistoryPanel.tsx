@@ -1,10 +1,34 @@
+import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { useHistoryStore } from '../../state/history-store';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 
-/** The latest requests the engine handled, newest first, updated live. */
+/** For a proxied request, who chose its status: the destination, or the proxy itself. */
+function SourceBadge({ entry }: { entry: HistoryEntry }) {
+  if (entry.kind !== 'proxy') return null;
+  const fromDestination = entry.proxy?.status_source === 'destination';
+  return (
+    <span className={`badge ${fromDestination ? 'badge-destination' : 'badge-proxy'}`} data-testid="history-source">
+      {fromDestination ? 'destination' : 'proxy error'}
+    </span>
+  );
+}
+
+function WarningBadge({ entry }: { entry: HistoryEntry }) {
+  const warnings = entry.proxy?.warnings ?? [];
+  if (warnings.length === 0) return null;
+  return (
+    <span className="badge badge-warning" title={warnings.join('\n')} data-testid="history-warnings">
+      {warnings.length} {warnings.length === 1 ? 'warning' : 'warnings'}
+    </span>
+  );
+}
+
+/** The latest requests the engine handled, newest first, updated live; choosing one shows it in the request panel. */
 export function HistoryPanel() {
   const entries = useHistoryStore((state) => state.entries);
+  const selectedId = useHistoryStore((state) => state.selected?.id);
+  const select = useHistoryStore((state) => state.select);
   return (
     <section className="panel" aria-labelledby="history-title" data-testid="history-panel">
       <h2 id="history-title">Latest requests</h2>
@@ -27,14 +51,26 @@ export function HistoryPanel() {
           </thead>
           <tbody>
             {entries.map((entry) => (
-              <tr key={entry.id} data-testid="history-row">
+              <tr
+                key={entry.id}
+                data-testid="history-row"
+                data-trace={entry.trace_id ?? undefined}
+                aria-selected={entry.id === selectedId}
+                className={entry.id === selectedId ? 'selected' : undefined}
+              >
                 <td>{new Date(entry.at).toLocaleTimeString()}</td>
                 <td data-testid="history-method">{entry.method}</td>
-                <td className="path" data-testid="history-path">
-                  {entry.path}
+                <td className="path">
+                  <button type="button" className="link" onClick={() => select(entry)} data-testid="history-path">
+                    {entry.path}
+                  </button>
+                  <WarningBadge entry={entry} />
                 </td>
-                <td className={statusClass(entry.status)} data-testid="history-status">
-                  {entry.status}
+                <td>
+                  <span className={statusClass(entry.status)} data-testid="history-status">
+                    {entry.status}
+                  </span>{' '}
+                  <SourceBadge entry={entry} />
                 </td>
                 <td className="number">{entry.duration_ms.toFixed(1)} ms</td>
               </tr>

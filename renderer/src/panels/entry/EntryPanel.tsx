@@ -1,0 +1,116 @@
+import { useEngineStore } from '../../state/engine-store';
+import { useHistoryStore } from '../../state/history-store';
+import { answerSourceOf } from './answer-source';
+import { BodyView } from './BodyView';
+import { formatBytes, formatMs } from './format';
+import { HeaderList } from './HeaderList';
+
+const DEFAULT_PREFIX = 'BT';
+
+/** One request from the history: who answered it, what was sent, what left for the destination, and what came back. */
+export function EntryPanel() {
+  const entry = useHistoryStore((state) => state.selected);
+  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  if (!entry) {
+    return (
+      <section className="panel" aria-labelledby="entry-title" data-testid="entry-panel">
+        <h2 id="entry-title">Request</h2>
+        <p className="muted" data-testid="entry-empty">
+          Select a request in the history to see it here.
+        </p>
+      </section>
+    );
+  }
+  const answer = answerSourceOf(entry, prefix);
+  const details = entry.proxy;
+  return (
+    <section className="panel entry" aria-labelledby="entry-title" data-testid="entry-panel">
+      <h2 id="entry-title">
+        <span className="method">{entry.method}</span> <span className="path">{entry.path}</span>
+      </h2>
+      <p className="muted">
+        {new Date(entry.at).toLocaleString()} · {entry.duration_ms.toFixed(1)} ms
+        {entry.trace_id && <> · trace {entry.trace_id}</>}
+      </p>
+
+      <div className={`answer answer-${answer.source}`} role="status" data-testid="entry-answer" data-source={answer.source}>
+        <span className="answer-label" data-testid="entry-answer-label">
+          {answer.source === 'proxy' ? 'proxy error' : answer.source === 'destination' ? 'destination' : 'api'}
+        </span>
+        <strong data-testid="entry-answer-title">{answer.title}</strong>
+        <p data-testid="entry-answer-explanation">{answer.explanation}</p>
+      </div>
+
+      {details && details.warnings.length > 0 && (
+        <div className="warnings" data-testid="entry-warnings">
+          <h3>Where the hosted service would behave differently</h3>
+          <ul>
+            {details.warnings.map((warning, i) => (
+              <li key={i} data-testid="entry-warning">
+                {warning}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      {details && (
+        <dl className="facts" data-testid="entry-proxy-facts">
+          <dt>Destination</dt>
+          <dd data-testid="entry-destination">{details.destination_url ?? '–'}</dd>
+          <dt>Expressions</dt>
+          <dd data-testid="entry-expressions">
+            {details.expressions.count}
+            {details.expressions.token_ids.length > 0 && <> · tokens {details.expressions.token_ids.join(', ')}</>}
+          </dd>
+          <dt>Timings</dt>
+          <dd data-testid="entry-timings">
+            detokenize {formatMs(details.timings.detokenize_ms)} · destination headers {formatMs(details.timings.destination_headers_ms)} ·
+            total {formatMs(details.timings.total_ms)}
+          </dd>
+        </dl>
+      )}
+
+      <div className="exchange">
+        <section aria-labelledby="entry-request-title">
+          <h3 id="entry-request-title">Request as sent to Tokenbench</h3>
+          <HeaderList headers={entry.request_headers} testId="entry-request-headers" />
+          <BodyView body={entry.request_body} testId="entry-request-body" />
+        </section>
+
+        {details?.outbound && (
+          <section aria-labelledby="entry-outbound-title">
+            <h3 id="entry-outbound-title">
+              {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'} (detokenized values
+              masked)
+            </h3>
+            <p className="path" data-testid="entry-outbound-line">
+              {details.outbound.method} {details.outbound.url ?? details.destination_url}
+            </p>
+            <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
+            {typeof details.outbound.detokenized_body === 'string' ? (
+              <BodyView body={details.outbound.detokenized_body} bytes={details.outbound.bytes} testId="entry-outbound-body" />
+            ) : (
+              <p className="muted" data-testid="entry-outbound-body">
+                {details.outbound.bytes === 0
+                  ? 'No body.'
+                  : details.expressions.count === 0
+                    ? `The body as sent, unchanged: it holds no expressions (${formatBytes(details.outbound.bytes)}).`
+                    : `${formatBytes(details.outbound.bytes)}; history kept no masked copy of this body.`}
+              </p>
+            )}
+          </section>
+        )}
+
+        {details?.response && (
+          <section aria-labelledby="entry-response-title">
+            <h3 id="entry-response-title">
+              Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
+            </h3>
+            <HeaderList headers={details.response.headers} testId="entry-response-headers" />
+          </section>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import type { HistoryEntry } from '../../../../shared/workbench/contract';
+
+/** Who gave the client its status, in the words the workbench shows. */
+export interface AnswerSource {
+  /** destination: the destination's own answer, relayed; proxy: Tokenbench's `{"proxy_error": …}`; api: not proxied. */
+  source: 'destination' | 'proxy' | 'api';
+  title: string;
+  explanation: string;
+}
+
+/** What became of the request when the proxy failed: it matters whether the destination ever saw it. */
+function proxyFailureExplanation(kind: string | null, forwarded: boolean): string {
+  if (kind === 'timeout') return 'The request was forwarded, but the destination did not answer within the proxy timeout.';
+  if (kind === 'unreachable') return 'The destination could not be reached: nothing it would have said is in this answer.';
+  if (kind === 'bad_response') return 'The destination answered with something that is not valid HTTP.';
+  if (kind === 'aborted') return 'The client went away before the exchange finished.';
+  return forwarded ? 'The proxy failed after forwarding the request.' : 'The request never left Tokenbench: the destination did not receive it.';
+}
+
+/**
+ * The split the response viewer makes unmistakable: a status the destination chose (relayed with
+ * PFX-PROXY-DESTINATION-STATUS) or one the proxy chose itself (`{"proxy_error": …}`, no such header).
+ */
+export function answerSourceOf(entry: HistoryEntry, headerPrefix: string): AnswerSource {
+  if (entry.kind !== 'proxy') {
+    return { source: 'api', title: `API answered ${entry.status}`, explanation: 'A call to the vault API; nothing was proxied.' };
+  }
+  const details = entry.proxy;
+  const statusHeader = `${headerPrefix}-PROXY-DESTINATION-STATUS`;
+  if (details?.status_source === 'destination' && details.response) {
+    const { status } = details.response;
+    if (details.failure) {
+      return {
+        source: 'destination',
+        title: `Destination answered ${status}, then its response broke off`,
+        explanation: `${details.failure.detail ?? 'The response failed mid-body'}. The client got the status and part of the body, then the connection was cut.`,
+      };
+    }
+    return {
+      source: 'destination',
+      title: `Destination answered ${status}`,
+      explanation: `Status, headers and body are the destination's, relayed unchanged, with ${statusHeader}: ${status} added.`,
+    };
+  }
+  const failure = details?.failure;
+  const status = failure?.status ?? entry.status;
+  const detail = failure?.detail ? `${failure.detail}. ` : '';
+  const what = details
+    ? proxyFailureExplanation(failure?.kind ?? null, details.outbound !== undefined)
+    : 'The request was refused before the proxy read it; the destination did not receive it.';
+  return {
+    source: 'proxy',
+    title: `Proxy error ${status}`,
+    explanation: `${detail}${what} The client got {"proxy_error": …} and no ${statusHeader} header.`,
+  };
+}
