@@ -90,7 +90,9 @@ describe('forwarding with detokenization', () => {
     const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'card-in-front')!;
     const outbound = (entry.details as any).outbound;
     expect(outbound.bytes).toBe(Buffer.byteLength(res.body.body));
-    expect(outbound.detokenized_body).toBe(res.body.body.replace(PAN, 'XXXXXXXXXXXX3184').slice(0, 16 * 1024));
+    // History keeps the first 16 KiB of the body as sent, and shows that part with the card masked.
+    const sent = JSON.stringify({ pan: `{{ ${cardId} | json: '$.number' }}`, lines, note: '} " \\ ' });
+    expect(outbound.detokenized_body).toBe(sent.slice(0, 16 * 1024).replace(`{{ ${cardId} | json: '$.number' }}`, 'XXXXXXXXXXXX3184'));
   });
 
   it('turns a lone expression whose result is an object into that JSON value', async () => {
@@ -438,6 +440,19 @@ describe('the proxy in the history', () => {
     // Masked when read, from the vault as it is then: a token deleted since leaves nothing to show.
     expect((await t.call('DELETE', `/tokens/${id}`, { key: t.privateKey })).status).toBe(204);
     expect(outboundOf(await t.engine.history.get(stored.id))).toBe('[redacted]');
+  });
+
+  it("masks a large body's kept part when history is read, stopping before an expression the part's end cuts", async () => {
+    const expression = `{{ ${cardId} | json: '$.number' }}`;
+    const head = `{"pan":"${expression}","lines":"`;
+    // The second expression opens 10 bytes before the end of the 16 KiB that history keeps.
+    const filler = 'x'.repeat(16 * 1024 - 10 - head.length - '","tail":"'.length);
+    const sent = `${head}${filler}","tail":"${expression}","more":"${'y'.repeat(2000)}"}`;
+    const res = await proxy('/proxy', { raw: sent, headers: { 'content-type': 'application/json', 'BT-TRACE-ID': 'large-masked-on-read' } });
+    expect(JSON.parse(res.body.body)).toMatchObject({ pan: PAN, tail: PAN });
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'large-masked-on-read')!;
+    expect((entry.details as any).outbound.detokenized_body).toBe(`{"pan":"XXXXXXXXXXXX3184","lines":"${filler}","tail":"`);
   });
 
   it('never stores the detokenized card number in history, the database or its WAL', async () => {

@@ -139,3 +139,18 @@ test("a destination's error and the proxy's own errors never look alike", async 
   await expect(page.locator('body')).not.toContainText(PAN);
   expect(pageErrors).toEqual([]);
 });
+
+test('a 100 KB body shows the part history keeps, as sent and masked, and says how much more there was', async ({ page }) => {
+  await page.goto(bench.engine.workbench!.url);
+  await expect(page.getByTestId('connection-state')).toHaveText('live');
+  const lines = Array.from({ length: 1200 }, (_, i) => ({ sku: `SKU-${i}`, description: 'a line of the order, long enough' }));
+  const sent = await proxy('/proxy', bench.engine.echoUrl!, { number: `{{ ${cardId} | json: '$.number' }}`, lines }, { 'BT-TRACE-ID': 'large-body' });
+  expect(sent.status).toBe(200);
+
+  await openEntry(page, 'large-body');
+  await expect(page.getByTestId('entry-request-body-cut')).toContainText(/The first 16\.0 KiB of \d+\.\d KiB/);
+  await expect(page.getByTestId('entry-outbound-body-cut')).toContainText(/The first \d+\.\d KiB of \d+\.\d KiB/);
+  await expect(page.getByTestId('entry-outbound-body')).toContainText('{"number":"XXXXXXXXXXXX1111","lines":[{"sku":"SKU-0"');
+  await expect(page.locator('body')).not.toContainText(PAN);
+  expect(pageErrors).toEqual([]);
+});

@@ -156,6 +156,24 @@ export function mayHoldExpressions(body: string | Buffer, kind: BodyKind): boole
   return false;
 }
 
+/** Where the last thing in `text` that may open an expression starts, or -1. */
+export function lastMarkerAt(text: string, kind: BodyKind): number {
+  let at = -1;
+  for (const marker of MARKERS[kind]) at = Math.max(at, text.lastIndexOf(marker));
+  return at;
+}
+
+/** `text` less the first characters of a marker it ends in (a `{` that may be half of `{{`), when it ends in one. */
+export function withoutCutMarker(text: string, kind: BodyKind): string {
+  let end = text.length;
+  for (const marker of MARKERS[kind]) {
+    for (let n = marker.length - 1; n > 0; n--) {
+      if (text.endsWith(marker.slice(0, n))) end = Math.min(end, text.length - n);
+    }
+  }
+  return text.slice(0, end);
+}
+
 const bytesOf = (markers: readonly string[]) => markers.map((marker) => Buffer.from(marker));
 /** The markers as bytes for the raw-body scan: Node encodes a string needle again on every search. */
 const MARKER_BYTES: Record<BodyKind, readonly Buffer[]> = {

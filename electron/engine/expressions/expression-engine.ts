@@ -5,7 +5,7 @@
  * (when it was not seen before) and evaluating already parsed filter chains.
  */
 import type { BodyKind } from './body-kind';
-import { PastTheText, mayHoldExpressions } from './body-placement';
+import { PastTheText, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
 import { BodyTemplate, type CompiledBody } from './body-template';
 import { ExpressionError } from './expression-error';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
@@ -121,6 +121,26 @@ export class ExpressionEngine {
       }
     }
     return BodyTemplate.compile(latin1(chunks, size), kind, this.runtime, this.compileExpression, true);
+  }
+
+  /**
+   * The first part of a body, as history keeps a large one: a template of the part up to the first expression that
+   * cannot be placed without what lies past the part's end (one cut off, even within its `{{`, or sitting in a JSON
+   * string the cut leaves open). It renders that much, so a masked view of the part never shows a piece of an
+   * expression as if it were text; a string that is exactly such an expression may leave its opening quote.
+   */
+  compileBodyStart(text: string, kind: BodyKind): CompiledBody {
+    for (let part = withoutCutMarker(text, kind); ; ) {
+      try {
+        return BodyTemplate.compile(part, kind, this.runtime, this.compileExpression, false, false);
+      } catch (error) {
+        if (!(error instanceof PastTheText || error instanceof ExpressionError)) throw error;
+        // Each step leaves the last marker out, so this ends; none left means the error is not the cut's.
+        const at = lastMarkerAt(part, kind);
+        if (at === -1) throw error;
+        part = withoutCutMarker(part.slice(0, at), kind);
+      }
+    }
   }
 
   /** POST /detokenize: every string of the parsed JSON is a template; keys are left alone. */

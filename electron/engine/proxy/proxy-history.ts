@@ -16,8 +16,8 @@ export interface ProxyExchange {
   tokenIds: readonly string[];
   detokenizeMs?: number;
   /**
-   * How the body's expressions were rendered. `binary`: the body's chunks when the template was compiled from them, to
-   * render over (renderBytes); otherwise the body was small UTF-8 text, which history keeps whole.
+   * How the body's expressions were rendered. `binary`: the body's chunks when it is not UTF-8 (its template was
+   * compiled from them), to render the masked view over (renderBytes); history keeps no text of such a body.
    */
   render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
   outbound?: { method: string; headers: string[]; bytes: number };
@@ -40,14 +40,16 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 
 /**
  * The outbound body as the destination received it, but with every detokenized value masked as a masked read would
- * show it: the history shows where values went without ever holding them. A body compiled from its bytes is masked
- * now, from the records the request used. A small text body, history keeps whole: it is masked only when history is
- * read (completeProxyEntry), so the masking costs a request nothing; the entry says how to read the body instead.
+ * show it: the history shows where values went without ever holding them. A UTF-8 body is masked only when history is
+ * read (completeProxyEntry), from the part of it history keeps, so the masking costs a request nothing; the entry says
+ * how to read the body instead. Of a body that is not UTF-8 history keeps no text, so it is masked now, from the
+ * records the request used, up to a size.
  */
 function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
   const { render } = exchange;
-  if (!render || (exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
+  if (!render) return { detokenized_body: null };
   if (!render.binary) return { body_kind: render.kind };
+  if ((exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
   const masked = new Map<string, TokenRecord>();
   for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
   try {
@@ -59,16 +61,19 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<Non
 
 /**
  * Fills in, for display, the masked outbound body of a proxy entry that deferred it (see maskedOutbound): its body as
- * sent, kept whole, rendered with each token's mask as it is now; a token gone since redacts the body.
+ * sent, rendered with each token's mask as it is now (as far as history kept it: the first BODY_KEPT bytes); a token
+ * gone since redacts the body.
  */
 export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService, expressions: ExpressionEngine): void {
   if (entry.kind !== 'proxy') return;
   const outbound = (entry.details as ProxyDetails | undefined)?.outbound;
   if (!outbound?.body_kind || outbound.detokenized_body !== undefined) return;
-  const text = (entry.request_body as { text?: unknown } | undefined)?.text;
+  const sent = entry.request_body as { bytes?: unknown; text?: unknown } | undefined;
+  const text = sent?.text;
   if (typeof text !== 'string') return;
   try {
-    const compiled = expressions.compileBody(text, outbound.body_kind);
+    const whole = typeof sent!.bytes === 'number' && sent!.bytes <= BODY_KEPT;
+    const compiled = whole ? expressions.compileBody(text, outbound.body_kind) : expressions.compileBodyStart(text, outbound.body_kind);
     outbound.detokenized_body = compiled.render(tokens.maskedRecordsById(compiled.tokenIds)).slice(0, BODY_KEPT);
   } catch {
     outbound.detokenized_body = REDACTED;

@@ -22,11 +22,8 @@ export const HOSTED_EXPRESSION_LIMIT = 20;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/**
- * Bodies from this size are rendered with renderBytes (see proxy()); smaller ones are kept whole by history, which
- * masks them on read (see proxy-history).
- */
-const RENDER_BYTES_FROM = BODY_KEPT;
+/** Bodies from this size are compiled from their bytes and rendered with renderBytes; see proxy() for smaller ones. */
+const RENDER_BYTES_FROM = 16 * 1024;
 
 /** Only a private application may detokenize, and it needs token:use even when this body uses no token. */
 function authorize(ctx: RequestContext): void {
@@ -111,7 +108,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
       outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks)) : Buffer.from(compiled.render(records));
-      exchange.render = { kind, compiled, records, binary: fromBytes ? received.chunks : undefined };
+      exchange.render = { kind, compiled, records, binary: utf8 ? undefined : received.chunks };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };
