@@ -13,7 +13,7 @@ import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
-import { completeProxyEntry } from './proxy/proxy-history';
+import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { proxyRoutes } from './proxy/proxy-route';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel, type TransactionView } from './transactions/transaction-panel';
@@ -65,6 +65,8 @@ export interface Engine {
   /** Set when started with `workbench`: the browser GUI's address (with this run's session) and the session. */
   readonly workbench: { url: string; session: string } | null;
   status(): EngineStatus;
+  /** The GUI's explicit reveal of a proxied request's outbound body, plaintext and all (see revealedOutbound). */
+  revealOutbound(entryId: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -168,6 +170,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       startedAt,
     };
   }
+  const authenticator = new Authenticator(applications);
+  const revealOutbound = async (entryId: string) =>
+    revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id));
   const http = await startHttpServer({
     config,
     routes: [
@@ -175,10 +180,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxyRoutes(config, tokens, expressions, forwarder),
     ],
-    authenticator: new Authenticator(applications),
+    authenticator,
     idempotency,
     requestLog: history,
-    fallback: workbench?.routes({ history, status }),
+    fallback: workbench?.routes({ history, status, revealOutbound }),
   }).catch(async (error) => {
     await history.close();
     db.close();
@@ -215,6 +220,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     transactions: transactionPanel,
     workbench: workbench && { url: workbench.url(http.url), session: workbench.session },
     status,
+    revealOutbound,
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -27,8 +27,8 @@ export interface WorkbenchIpc {
   close(): void;
 }
 
-/** The main-process side of the workbench contract: the engine's status and history, and its live feed per window. */
-export function workbenchIpc(engine: Pick<Engine, 'history' | 'status'>): WorkbenchIpc {
+/** The main-process side of the workbench contract: the engine's status and history, its live feed per window, and reveals. */
+export function workbenchIpc(engine: Pick<Engine, 'history' | 'status' | 'revealOutbound'>): WorkbenchIpc {
   const feed = new LiveFeed(engine.history, () => engine.status());
   const live = new Map<number, () => void>();
 
@@ -53,6 +53,7 @@ export function workbenchIpc(engine: Pick<Engine, 'history' | 'status'>): Workbe
       return { type: 'connected', status: engine.status() };
     },
     [IPC_CHANNELS.liveStop]: (_payload, { sender }) => stopLive(sender.id),
+    [IPC_CHANNELS.revealOutbound]: async ({ id }) => ({ detokenized_body: await engine.revealOutbound(id) }),
   };
 
   return {

@@ -9,6 +9,7 @@ import { BRIDGE_NAME, IPC_CHANNELS } from '../../shared/workbench/transport';
 const bridge: WorkbenchApi = {
   getStatus: () => ipcRenderer.invoke(IPC_CHANNELS.getStatus),
   listHistory: (query = {}) => ipcRenderer.invoke(IPC_CHANNELS.listHistory, query),
+  revealOutbound: (id) => ipcRenderer.invoke(IPC_CHANNELS.revealOutbound, { id }),
   onHistory(listener) {
     const forward = (_event: IpcRendererEvent, message: FeedEvent) => listener(message);
     ipcRenderer.on(IPC_CHANNELS.live, forward);

@@ -1,13 +1,17 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { connectWorkbench } from './api/connect-workbench';
+import { WorkbenchApiContext } from './api/workbench-api-context';
 import { App } from './app/App';
 import { startLiveSync } from './state/live-sync';
 import './app/app.css';
 
+const api = connectWorkbench();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <WorkbenchApiContext value={api}>
+      <App />
+    </WorkbenchApiContext>
   </StrictMode>,
 );
-void startLiveSync(connectWorkbench());
+void startLiveSync(api);

@@ -97,6 +97,12 @@ export const historyQuerySchema = z.object({
   before: z.string().min(1).max(200).optional(),
 });
 
+/** Which history entry's outbound body to reveal (a query parameter over HTTP, the payload over IPC). */
+export const revealQuerySchema = z.object({ id: z.string().min(1).max(200) });
+/** A revealed outbound body: plaintext, for the one view that asked; never stored in the GUI's state. */
+export const revealedOutboundSchema = z.object({ detokenized_body: z.string() });
+export type RevealedOutbound = z.infer<typeof revealedOutboundSchema>;
+
 /** Newest first, like the engine's history. */
 export const historyListSchema = z.array(historyEntrySchema);
 export const historyPageSchema = z.object({ data: historyListSchema });
@@ -124,6 +130,8 @@ export interface WorkbenchApi {
   listHistory(query?: HistoryQuery): Promise<HistoryEntry[]>;
   /** Subscribes to live history; returns the unsubscribe function. */
   onHistory(listener: (event: FeedEvent) => void): () => void;
+  /** The outbound body of a proxied request with its detokenized values in plaintext: only on the user's explicit action. */
+  revealOutbound(entryId: string): Promise<RevealedOutbound>;
 }
 
 const noPayload = z.undefined();
@@ -134,6 +142,7 @@ export const ipcRequestSchemas = {
   [IPC_CHANNELS.listHistory]: historyQuerySchema,
   [IPC_CHANNELS.liveStart]: noPayload,
   [IPC_CHANNELS.liveStop]: noPayload,
+  [IPC_CHANNELS.revealOutbound]: revealQuerySchema,
 } satisfies Record<InvokeChannel, z.ZodType>;
 
 /** What each invoke channel answers. */
@@ -142,6 +151,7 @@ export interface IpcReplies {
   [IPC_CHANNELS.listHistory]: SentHistoryEntry[];
   [IPC_CHANNELS.liveStart]: Extract<SentLiveEvent, { type: 'connected' }>;
   [IPC_CHANNELS.liveStop]: void;
+  [IPC_CHANNELS.revealOutbound]: RevealedOutbound;
 }
 
 export type IpcRequest<C extends InvokeChannel> = z.output<(typeof ipcRequestSchemas)[C]>;

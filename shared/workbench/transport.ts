@@ -9,6 +9,7 @@ export const IPC_CHANNELS = {
   listHistory: 'workbench:list-history',
   liveStart: 'workbench:live-start',
   liveStop: 'workbench:live-stop',
+  revealOutbound: 'workbench:reveal-outbound',
   live: 'workbench:live',
 } as const;
 
@@ -21,6 +22,7 @@ export const WORKBENCH_PATHS = {
   status: '/_workbench/status',
   history: '/_workbench/history',
   live: '/_workbench/live',
+  reveal: '/_workbench/reveal',
 } as const;
 
 /** Per-run secret of the HTTP workbench: a header on fetches, a query parameter on the EventSource (it sends no headers). */

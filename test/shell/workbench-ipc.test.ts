@@ -38,7 +38,7 @@ let baseline: number;
 const liveSubscriptions = () => bench.engine.history.listenerCount('entry') - baseline;
 
 beforeEach(async () => {
-  bench = await startTestEngine({ inMemory: true });
+  bench = await startTestEngine({ inMemory: true, echoPort: 0 });
   ipc = workbenchIpc(bench.engine);
   const handlers = new Map(ipc.handlers((url) => isAppUrl(url, APP_URL)));
   invoke = (channel, event, payload) => handlers.get(channel)!(event, payload);
@@ -55,7 +55,9 @@ const createToken = (data: string) => bench.call('POST', '/tokens', { key: bench
 describe('workbench IPC in the main process', () => {
   it('registers a guarded handler for every invoke channel of the contract', () => {
     const channels = ipc.handlers(() => true).map(([channel]) => channel);
-    expect(channels.sort()).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.listHistory, IPC_CHANNELS.liveStart, IPC_CHANNELS.liveStop].sort());
+    expect(channels.sort()).toEqual(
+      [IPC_CHANNELS.getStatus, IPC_CHANNELS.listHistory, IPC_CHANNELS.liveStart, IPC_CHANNELS.liveStop, IPC_CHANNELS.revealOutbound].sort(),
+    );
   });
 
   it('refuses every channel to a frame that is not the app, and to a call with no frame', () => {
@@ -73,6 +75,23 @@ describe('workbench IPC in the main process', () => {
     expect(invoke(IPC_CHANNELS.getStatus, eventFrom(APP_URL))).toMatchObject({ url: bench.url, tokenCount: 1, applicationCount: 2 });
     const history = (await invoke(IPC_CHANNELS.listHistory, eventFrom(APP_URL), { limit: 5 })) as { method: string; path: string; status: number }[];
     expect(history[0]).toMatchObject({ method: 'POST', path: '/tokens', status: 201 });
+  });
+
+  it("reveals a proxied request's outbound body to the app on its explicit call, and says why it cannot", async () => {
+    const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: '4242424242424242' } });
+    const sent = await bench.call('POST', '/proxy', {
+      key: bench.privateKey,
+      body: { pan: `{{ ${card.body.id} }}` },
+      headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'BT-TRACE-ID': 'ipc-reveal' },
+    });
+    expect(sent.status).toBe(200);
+    await bench.engine.history.flush();
+    const entry = (await bench.engine.history.list(10)).find((e) => e.trace_id === 'ipc-reveal')!;
+    await expect(invoke(IPC_CHANNELS.revealOutbound, eventFrom(APP_URL), { id: entry.id })).resolves.toEqual({
+      detokenized_body: '{"pan":"4242424242424242"}',
+    });
+    expect(() => invoke(IPC_CHANNELS.revealOutbound, eventFrom(APP_URL), {})).toThrow(/invalid payload \(id: /);
+    await expect(invoke(IPC_CHANNELS.revealOutbound, eventFrom(APP_URL), { id: 'no-such-entry' })).rejects.toThrow('No such request in the history');
   });
 
   it('validates payloads once, at the handler, and says what is wrong', () => {

@@ -34,4 +34,10 @@ export class Authenticator {
     }
     return caller;
   }
+
+  /** The application `id` as a caller, for work done later on its behalf (the workbench's reveal); undefined once it is gone. */
+  callerFor(id: string): Caller | undefined {
+    const application = this.applications.get(id);
+    return application && { application, keyId: 'workbench', policy: new AccessPolicy(application) };
+  }
 }

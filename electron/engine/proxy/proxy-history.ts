@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
+import type { Caller } from '../access/authenticator';
 import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
-import type { ApiProblem } from '../server/problem';
+import { ApiProblem } from '../server/problem';
 import { REDACTED, type TokenService } from '../vault/token-service';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
@@ -59,25 +60,56 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<Non
   }
 }
 
+/** The template of a deferred outbound body (see maskedOutbound): the body as sent, as far as history kept it. */
+function keptTemplate(entry: RequestLogEntry, expressions: ExpressionEngine): CompiledBody | null {
+  const kind = entry.kind === 'proxy' ? (entry.details as ProxyDetails | undefined)?.outbound?.body_kind : undefined;
+  const sent = entry.request_body as { bytes?: unknown; text?: unknown } | undefined;
+  if (!kind || typeof sent?.text !== 'string') return null;
+  const whole = typeof sent.bytes === 'number' && sent.bytes <= BODY_KEPT;
+  return whole ? expressions.compileBody(sent.text, kind) : expressions.compileBodyStart(sent.text, kind);
+}
+
 /**
  * Fills in, for display, the masked outbound body of a proxy entry that deferred it (see maskedOutbound): its body as
  * sent, rendered with each token's mask as it is now (as far as history kept it: the first BODY_KEPT bytes); a token
  * gone since redacts the body.
  */
 export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService, expressions: ExpressionEngine): void {
-  if (entry.kind !== 'proxy') return;
-  const outbound = (entry.details as ProxyDetails | undefined)?.outbound;
-  if (!outbound?.body_kind || outbound.detokenized_body !== undefined) return;
-  const sent = entry.request_body as { bytes?: unknown; text?: unknown } | undefined;
-  const text = sent?.text;
-  if (typeof text !== 'string') return;
+  const outbound = entry.kind === 'proxy' ? (entry.details as ProxyDetails | undefined)?.outbound : undefined;
+  if (!outbound || outbound.detokenized_body !== undefined) return;
   try {
-    const whole = typeof sent!.bytes === 'number' && sent!.bytes <= BODY_KEPT;
-    const compiled = whole ? expressions.compileBody(text, outbound.body_kind) : expressions.compileBodyStart(text, outbound.body_kind);
-    outbound.detokenized_body = compiled.render(tokens.maskedRecordsById(compiled.tokenIds)).slice(0, BODY_KEPT);
+    const compiled = keptTemplate(entry, expressions);
+    if (compiled) outbound.detokenized_body = compiled.render(tokens.maskedRecordsById(compiled.tokenIds)).slice(0, BODY_KEPT);
   } catch {
     outbound.detokenized_body = REDACTED;
   }
+}
+
+/**
+ * The workbench's explicit reveal: the outbound body with its plaintext, as far as history kept the body, rendered
+ * from the tokens as the vault holds them now and under the access rules of the application that sent the request
+ * (a token deleted since is a 400, a rule that no longer lets it use a token a 403). The result goes to the one
+ * caller that asked; it is never stored or logged.
+ */
+export function revealedOutbound(
+  entry: RequestLogEntry | undefined,
+  tokens: TokenService,
+  expressions: ExpressionEngine,
+  callerFor: (applicationId: string) => Caller | undefined,
+): string {
+  if (!entry) throw new ApiProblem(404, 'No such request in the history');
+  let compiled: CompiledBody | null;
+  try {
+    compiled = keptTemplate(entry, expressions);
+  } catch {
+    compiled = null;
+  }
+  if (!compiled) {
+    throw new ApiProblem(409, 'This request has no detokenized body to reveal: it was not proxied, held no expression in a UTF-8 body, or failed before it was forwarded');
+  }
+  const caller = entry.application_id === null ? undefined : callerFor(entry.application_id);
+  if (!caller) throw new ApiProblem(409, 'The application that sent this request no longer exists');
+  return compiled.render(tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use')).slice(0, BODY_KEPT);
 }
 
 export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): ProxyDetails {

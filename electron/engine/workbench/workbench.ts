@@ -4,7 +4,7 @@ import type { RequestLog } from '../history/request-log';
 import { sendJson } from '../server/http-server';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
-import { historyQuerySchema, type EngineStatus, type SentLiveEvent } from '../../../shared/workbench/contract';
+import { historyQuerySchema, revealQuerySchema, type EngineStatus, type RevealedOutbound, type SentLiveEvent } from '../../../shared/workbench/contract';
 import { SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
 import { LiveFeed } from './live-feed';
 import { loadUiFiles, sendUiFile } from './ui-files';
@@ -17,6 +17,8 @@ export interface WorkbenchOptions {
 export interface WorkbenchSources {
   history: RequestLog;
   status: () => EngineStatus;
+  /** The explicit reveal of a proxied request's outbound body (Engine.revealOutbound). */
+  revealOutbound: (entryId: string) => Promise<string>;
 }
 
 export type WorkbenchFallback = (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
@@ -94,6 +96,15 @@ export function createWorkbench(options: WorkbenchOptions): Workbench {
         sources.history.list(limit, before).then(
           (data) => sendJson(res, 200, { data }),
           (error: Error) => sendProblem(res, new ApiProblem(503, error.message)),
+        );
+        return;
+      }
+      if (path === WORKBENCH_PATHS.reveal) {
+        const { id } = parseWith(revealQuerySchema, Object.fromEntries(query));
+        sources.revealOutbound(id).then(
+          // Plaintext: no cache may keep it.
+          (detokenized_body) => sendJson(res, 200, { detokenized_body } satisfies RevealedOutbound, { 'cache-control': 'no-store' }),
+          (error: Error) => sendProblem(res, error instanceof ApiProblem ? error : new ApiProblem(503, error.message)),
         );
         return;
       }

@@ -3,6 +3,7 @@ import {
   engineStatusSchema,
   historyPageSchema,
   liveEventSchema,
+  revealedOutboundSchema,
   type WorkbenchApi,
 } from '../../../shared/workbench/contract';
 import { SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
@@ -22,7 +23,11 @@ export function httpClient(session: string | null): WorkbenchApi {
     if (response.status === 401) {
       throw new Error(`The workbench session in this link is not the running engine's (each start makes a new one). ${OPEN_THE_PRINTED_URL}`);
     }
-    if (!response.ok) throw new Error(`The engine answered ${response.status} to ${path}.`);
+    if (!response.ok) {
+      // The engine's problem details say why (a token deleted since, a permission withdrawn, …).
+      const problem = (await response.json().catch(() => null)) as { detail?: unknown } | null;
+      throw new Error(typeof problem?.detail === 'string' ? problem.detail : `The engine answered ${response.status} to ${path}.`);
+    }
     return schema.parse(await response.json());
   }
 
@@ -34,6 +39,7 @@ export function httpClient(session: string | null): WorkbenchApi {
       if (before !== undefined) query.set('before', before);
       return (await get(`${WORKBENCH_PATHS.history}?${query}`, historyPageSchema)).data;
     },
+    revealOutbound: (id) => get(`${WORKBENCH_PATHS.reveal}?${new URLSearchParams({ id })}`, revealedOutboundSchema),
     onHistory(listener) {
       const source = new EventSource(`${WORKBENCH_PATHS.live}?${new URLSearchParams({ [SESSION_QUERY]: session ?? '' })}`);
       source.onmessage = (message) => listener(liveEventSchema.parse(JSON.parse(message.data)));

@@ -2,6 +2,7 @@ import {
   engineStatusSchema,
   historyListSchema,
   liveEventSchema,
+  revealedOutboundSchema,
   type WorkbenchApi,
 } from '../../../shared/workbench/contract';
 
@@ -10,6 +11,7 @@ export function ipcClient(bridge: WorkbenchApi): WorkbenchApi {
   return {
     getStatus: async () => engineStatusSchema.parse(await bridge.getStatus()),
     listHistory: async (query) => historyListSchema.parse(await bridge.listHistory(query)),
+    revealOutbound: async (id) => revealedOutboundSchema.parse(await bridge.revealOutbound(id)),
     onHistory: (listener) => bridge.onHistory((event) => listener(event.type === 'lost' ? event : liveEventSchema.parse(event))),
   };
 }

@@ -4,6 +4,7 @@ import { answerSourceOf } from './answer-source';
 import { BodyView } from './BodyView';
 import { formatBytes, formatMs } from './format';
 import { HeaderList } from './HeaderList';
+import { OutboundBody } from './OutboundBody';
 
 const DEFAULT_PREFIX = 'BT';
 
@@ -81,24 +82,13 @@ export function EntryPanel() {
         {details?.outbound && (
           <section aria-labelledby="entry-outbound-title">
             <h3 id="entry-outbound-title">
-              {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'} (detokenized values
-              masked)
+              {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'}
             </h3>
             <p className="path" data-testid="entry-outbound-line">
               {details.outbound.method} {details.outbound.url ?? details.destination_url}
             </p>
             <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
-            {typeof details.outbound.detokenized_body === 'string' ? (
-              <BodyView body={details.outbound.detokenized_body} bytes={details.outbound.bytes} testId="entry-outbound-body" />
-            ) : (
-              <p className="muted" data-testid="entry-outbound-body">
-                {details.outbound.bytes === 0
-                  ? 'No body.'
-                  : details.expressions.count === 0
-                    ? `The body as sent, unchanged: it holds no expressions (${formatBytes(details.outbound.bytes)}).`
-                    : `${formatBytes(details.outbound.bytes)}; history kept no masked copy of this body.`}
-              </p>
-            )}
+            <OutboundBody key={entry.id} entryId={entry.id} outbound={details.outbound} expressions={details.expressions.count} />
           </section>
         )}
 

@@ -1,0 +1,79 @@
+import { useState } from 'react';
+import type { ProxyDetails } from '../../../../shared/workbench/contract';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { BodyView } from './BodyView';
+import { formatBytes } from './format';
+
+type Outbound = NonNullable<ProxyDetails['outbound']>;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * What left for the destination, masked; its plaintext only when the user asks (Reveal), fetched from the engine for
+ * this view alone and dropped on Hide or when another request is selected (the parent keys this by entry).
+ */
+export function OutboundBody({ entryId, outbound, expressions }: { entryId: string; outbound: Outbound; expressions: number }) {
+  const api = useWorkbenchApi();
+  const [revealed, setRevealed] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function reveal() {
+    setBusy(true);
+    setProblem(null);
+    try {
+      setRevealed((await api.revealOutbound(entryId)).detokenized_body);
+    } catch (error) {
+      setProblem(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (typeof outbound.detokenized_body !== 'string') {
+    return (
+      <p className="muted" data-testid="entry-outbound-body">
+        {outbound.bytes === 0
+          ? 'No body.'
+          : expressions === 0
+            ? `The body as sent, unchanged: it holds no expressions (${formatBytes(outbound.bytes)}).`
+            : `${formatBytes(outbound.bytes)}; history kept no masked copy of this body.`}
+      </p>
+    );
+  }
+  // Only a body history masks on reading (UTF-8 text) can be rendered again with its plaintext.
+  const revealable = outbound.body_kind !== undefined;
+  return (
+    <>
+      <div className="reveal-bar">
+        {revealed === null ? (
+          <>
+            <span className="muted">Detokenized values are masked.</span>
+            {revealable && (
+              <button type="button" onClick={reveal} disabled={busy} data-testid="entry-reveal">
+                Reveal values
+              </button>
+            )}
+          </>
+        ) : (
+          <>
+            <span className="revealed-note" data-testid="entry-revealed-note">
+              Plaintext, as the destination received it
+            </span>
+            <button type="button" onClick={() => setRevealed(null)} data-testid="entry-hide">
+              Hide
+            </button>
+          </>
+        )}
+      </div>
+      {problem && (
+        <p className="problem" role="alert" data-testid="entry-reveal-problem">
+          {problem}
+        </p>
+      )}
+      <div className={revealed === null ? undefined : 'revealed'}>
+        <BodyView body={revealed ?? outbound.detokenized_body} bytes={outbound.bytes} testId="entry-outbound-body" />
+      </div>
+    </>
+  );
+}
