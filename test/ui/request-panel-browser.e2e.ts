@@ -160,7 +160,7 @@ test("a destination's error and the proxy's own errors never look alike", async 
   expect(pageErrors).toEqual([]);
 });
 
-test('a 100 KB body shows the part history keeps, as sent and masked, and says how much more there was', async ({ page }) => {
+test('a 100 KB body shows the part history keeps, as sent and masked, and says how much more there was; a whole one does not', async ({ page }) => {
   await page.goto(bench.engine.workbench!.url);
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   const lines = Array.from({ length: 1200 }, (_, i) => ({ sku: `SKU-${i}`, description: 'a line of the order, long enough' }));
@@ -172,5 +172,14 @@ test('a 100 KB body shows the part history keeps, as sent and masked, and says h
   await expect(page.getByTestId('entry-outbound-body-cut')).toContainText(/The first \d+\.\d KiB of \d+\.\d KiB/);
   await expect(page.getByTestId('entry-outbound-body')).toContainText('{"number":"XXXXXXXXXXXX1111","lines":[{"sku":"SKU-0"');
   await expect(page.locator('body')).not.toContainText(PAN);
+
+  // A whole small body whose mask is shorter than its value is not said to be cut.
+  const secret = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'a long secret value', mask: '****' } });
+  expect(secret.status).toBe(201);
+  expect((await proxy('/proxy', bench.engine.echoUrl!, { note: `{{ ${secret.body.id} }}` }, { 'BT-TRACE-ID': 'short-mask' })).status).toBe(200);
+  await openEntry(page, 'short-mask');
+  await expect(page.getByTestId('entry-outbound-body')).toHaveText('{"note":"****"}');
+  await expect(page.getByTestId('entry-outbound-body-cut')).toHaveCount(0);
+  await expect(page.getByTestId('entry-request-body-cut')).toHaveCount(0);
   expect(pageErrors).toEqual([]);
 });

@@ -30,6 +30,11 @@ interface KeptText {
 const isKeptText = (body: unknown): body is KeptText =>
   typeof body === 'object' && body !== null && typeof (body as KeptText).bytes === 'number' && 'text' in body;
 
+const utf8Length = (text: string) => new TextEncoder().encode(text).length;
+
+/** Whether history kept only the first part of this request body (its text is shorter than the body was). */
+export const keptPartOnly = (body: unknown): boolean => isKeptText(body) && body.text !== null && utf8Length(body.text) < body.bytes;
+
 /**
  * A request or outbound body as history keeps it: text as sent (expressions highlighted), or a value the engine
  * recorded as JSON (already masked). `bytes`: the whole body's size, when history kept only its first part.
@@ -45,7 +50,7 @@ export function BodyView({ body, bytes, testId }: { body: unknown; bytes?: numbe
     );
   }
   const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
-  const shown = new TextEncoder().encode(text).length;
+  const shown = utf8Length(text);
   return (
     <>
       {bytes !== undefined && bytes > shown && (

@@ -1,7 +1,7 @@
 import { useEngineStore } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
-import { answerSourceOf } from './answer-source';
-import { BodyView } from './BodyView';
+import { answerSourceOf, SOURCE_LABELS } from './answer-source';
+import { BodyView, keptPartOnly } from './BodyView';
 import { formatBytes, formatMs } from './format';
 import { HeaderList } from './HeaderList';
 import { OutboundBody } from './OutboundBody';
@@ -36,7 +36,7 @@ export function EntryPanel() {
 
       <div className={`answer answer-${answer.source}`} role="status" data-testid="entry-answer" data-source={answer.source}>
         <span className="answer-label" data-testid="entry-answer-label">
-          {answer.source === 'proxy' ? 'proxy error' : answer.source === 'destination' ? 'destination' : 'api'}
+          {SOURCE_LABELS[answer.source]}
         </span>
         <strong data-testid="entry-answer-title">{answer.title}</strong>
         <p data-testid="entry-answer-explanation">{answer.explanation}</p>
@@ -88,7 +88,13 @@ export function EntryPanel() {
               {details.outbound.method} {details.outbound.url ?? details.destination_url}
             </p>
             <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
-            <OutboundBody key={entry.id} entryId={entry.id} outbound={details.outbound} expressions={details.expressions.count} />
+            <OutboundBody
+              key={entry.id}
+              entryId={entry.id}
+              outbound={details.outbound}
+              expressions={details.expressions.count}
+              cut={keptPartOnly(entry.request_body)}
+            />
           </section>
         )}
 

@@ -8,11 +8,19 @@ type Outbound = NonNullable<ProxyDetails['outbound']>;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+interface OutboundBodyProps {
+  entryId: string;
+  outbound: Outbound;
+  expressions: number;
+  /** History kept only the first part of the body, so this shows only that part. */
+  cut: boolean;
+}
+
 /**
  * What left for the destination, masked; its plaintext only when the user asks (Reveal), fetched from the engine for
  * this view alone and dropped on Hide or when another request is selected (the parent keys this by entry).
  */
-export function OutboundBody({ entryId, outbound, expressions }: { entryId: string; outbound: Outbound; expressions: number }) {
+export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBodyProps) {
   const api = useWorkbenchApi();
   const [revealed, setRevealed] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -72,7 +80,8 @@ export function OutboundBody({ entryId, outbound, expressions }: { entryId: stri
         </p>
       )}
       <div className={revealed === null ? undefined : 'revealed'}>
-        <BodyView body={revealed ?? outbound.detokenized_body} bytes={outbound.bytes} testId="entry-outbound-body" />
+        {/* A mask is rarely as long as the value it stands for: only a cut body is said to be cut. */}
+        <BodyView body={revealed ?? outbound.detokenized_body} bytes={cut ? outbound.bytes : undefined} testId="entry-outbound-body" />
       </div>
     </>
   );

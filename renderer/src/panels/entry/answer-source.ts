@@ -1,5 +1,8 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 
+/** The word for each source, the same in the history list and the entry panel. */
+export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error', api: 'api' } as const;
+
 /** Who gave the client its status, in the words the workbench shows. */
 export interface AnswerSource {
   /** destination: the destination's own answer, relayed; proxy: Tokenbench's `{"proxy_error": …}`; api: not proxied. */

@@ -1,15 +1,16 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { useHistoryStore } from '../../state/history-store';
+import { SOURCE_LABELS } from '../entry/answer-source';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 
 /** For a proxied request, who chose its status: the destination, or the proxy itself. */
 function SourceBadge({ entry }: { entry: HistoryEntry }) {
   if (entry.kind !== 'proxy') return null;
-  const fromDestination = entry.proxy?.status_source === 'destination';
+  const source = entry.proxy?.status_source === 'destination' ? 'destination' : 'proxy';
   return (
-    <span className={`badge ${fromDestination ? 'badge-destination' : 'badge-proxy'}`} data-testid="history-source">
-      {fromDestination ? 'destination' : 'proxy error'}
+    <span className={`badge badge-${source}`} data-testid="history-source">
+      {SOURCE_LABELS[source]}
     </span>
   );
 }
