@@ -1,16 +1,23 @@
 import { create } from 'zustand';
 import type { HistoryEntry } from '../../../shared/workbench/contract';
 
-/** The history list shows the latest requests only. */
-export const SHOWN_ENTRIES = 100;
+/** Entries per page: the first load, each reconnect, and each "Load older". */
+export const PAGE_SIZE = 100;
+/** The most entries the list keeps: live ones push the oldest out (the engine keeps them; they are not lost). */
+export const MAX_LISTED = 500;
+
+/** Which page a batch of entries is: the latest (a (re)connect), an older one (Load older), or live (no page). */
+export type Page = 'latest' | 'older';
 
 interface HistoryState {
   /** Newest first. */
   entries: HistoryEntry[];
+  /** Whether the oldest listed entry is the engine's oldest: a page came back short, and nothing was pushed out since. */
+  reachedOldest: boolean;
   /** The entry the detail panel shows; kept when newer requests push it out of the list. */
   selected: HistoryEntry | null;
   /** Adds entries from a page or a live batch; the two may overlap around a (re)connect. */
-  merge(entries: HistoryEntry[]): void;
+  merge(entries: HistoryEntry[], page?: Page): void;
   select(entry: HistoryEntry | null): void;
 }
 
@@ -18,12 +25,18 @@ const newestFirst = (a: HistoryEntry, b: HistoryEntry) => (a.at < b.at ? 1 : a.a
 
 export const useHistoryStore = create<HistoryState>()((set) => ({
   entries: [],
+  reachedOldest: false,
   selected: null,
-  merge: (incoming) =>
-    set(({ entries }) => {
+  merge: (incoming, page) =>
+    set(({ entries, reachedOldest }) => {
       const byId = new Map(entries.map((entry) => [entry.id, entry]));
       for (const entry of incoming) byId.set(entry.id, entry);
-      return { entries: [...byId.values()].sort(newestFirst).slice(0, SHOWN_ENTRIES) };
+      const all = [...byId.values()].sort(newestFirst);
+      const pushedOut = all.length > MAX_LISTED;
+      return {
+        entries: pushedOut ? all.slice(0, MAX_LISTED) : all,
+        reachedOldest: !pushedOut && (reachedOldest || (page !== undefined && incoming.length < PAGE_SIZE)),
+      };
     }),
   select: (selected) => set({ selected }),
 }));

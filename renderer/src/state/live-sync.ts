@@ -1,6 +1,6 @@
 import type { WorkbenchApi } from '../../../shared/workbench/contract';
 import { useEngineStore } from './engine-store';
-import { SHOWN_ENTRIES, useHistoryStore } from './history-store';
+import { PAGE_SIZE, useHistoryStore } from './history-store';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -18,7 +18,11 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
     engine.failed(messageOf(error));
     return () => undefined;
   }
-  const reload = () => api.listHistory({ limit: SHOWN_ENTRIES }).then(history.merge, (error) => engine.failed(messageOf(error)));
+  const reload = () =>
+    api.listHistory({ limit: PAGE_SIZE }).then(
+      (page) => history.merge(page, 'latest'),
+      (error) => engine.failed(messageOf(error)),
+    );
   return api.onHistory((event) => {
     if (event.type === 'lost') return engine.lost(event.retrying);
     engine.connected(event.status);

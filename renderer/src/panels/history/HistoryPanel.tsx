@@ -1,6 +1,9 @@
+import { useMemo, useState } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
-import { useHistoryStore } from '../../state/history-store';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
 import { SOURCE_LABELS } from '../entry/answer-source';
+import { filterHistory, HISTORY_VIEWS, type HistoryFilter, type HistoryView } from './history-filter';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 
@@ -25,17 +28,94 @@ function WarningBadge({ entry }: { entry: HistoryEntry }) {
   );
 }
 
-/** The latest requests the engine handled, newest first, updated live; choosing one shows it in the request panel. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Pages back through the engine's history, from the oldest entry listed; says why when it cannot. */
+function LoadOlder() {
+  const api = useWorkbenchApi();
+  const entries = useHistoryStore((state) => state.entries);
+  const reachedOldest = useHistoryStore((state) => state.reachedOldest);
+  const merge = useHistoryStore((state) => state.merge);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  if (entries.length === 0 || reachedOldest) return null;
+  if (entries.length >= MAX_LISTED) {
+    return (
+      <p className="muted" data-testid="history-full">
+        The list keeps the latest {MAX_LISTED} requests; the engine keeps older ones in its history file.
+      </p>
+    );
+  }
+  async function loadOlder() {
+    setBusy(true);
+    setProblem(null);
+    try {
+      merge(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id }), 'older');
+    } catch (error) {
+      setProblem(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <div className="load-older">
+      <button type="button" onClick={loadOlder} disabled={busy} data-testid="history-load-older">
+        Load older requests
+      </button>
+      {problem && (
+        <p className="problem" role="alert">
+          {problem}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The requests the engine handled, newest first, updated live and filtered; choosing one shows it in the request panel. */
 export function HistoryPanel() {
   const entries = useHistoryStore((state) => state.entries);
   const selectedId = useHistoryStore((state) => state.selected?.id);
   const select = useHistoryStore((state) => state.select);
+  const [filter, setFilter] = useState<HistoryFilter>({ view: 'all', text: '' });
+  const shown = useMemo(() => filterHistory(entries, filter), [entries, filter]);
+  const filtered = filter.view !== 'all' || filter.text.trim() !== '';
   return (
     <section className="panel" aria-labelledby="history-title" data-testid="history-panel">
-      <h2 id="history-title">Latest requests</h2>
+      <h2 id="history-title">Requests</h2>
+      <div className="history-filter">
+        <select
+          aria-label="Show"
+          value={filter.view}
+          onChange={(event) => setFilter({ ...filter, view: event.target.value as HistoryView })}
+          data-testid="history-view"
+        >
+          {Object.entries(HISTORY_VIEWS).map(([view, { label }]) => (
+            <option key={view} value={view}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <input
+          type="search"
+          placeholder="Path, status or trace id"
+          aria-label="Search the requests"
+          value={filter.text}
+          onChange={(event) => setFilter({ ...filter, text: event.target.value })}
+          data-testid="history-search"
+        />
+        {filtered && (
+          <span className="muted" data-testid="history-count">
+            {shown.length} of {entries.length} listed
+          </span>
+        )}
+      </div>
       {entries.length === 0 ? (
         <p className="muted" data-testid="history-empty">
           No requests yet. Call the API and they appear here.
+        </p>
+      ) : shown.length === 0 ? (
+        <p className="muted" data-testid="history-no-match">
+          No listed request matches.
         </p>
       ) : (
         <table className="history">
@@ -51,7 +131,7 @@ export function HistoryPanel() {
             </tr>
           </thead>
           <tbody>
-            {entries.map((entry) => (
+            {shown.map((entry) => (
               <tr
                 key={entry.id}
                 data-testid="history-row"
@@ -79,6 +159,7 @@ export function HistoryPanel() {
           </tbody>
         </table>
       )}
+      <LoadOlder />
     </section>
   );
 }

@@ -1,0 +1,47 @@
+import { beforeEach, expect, it } from 'vitest';
+import type { HistoryEntry } from '../../shared/workbench/contract';
+import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../renderer/src/state/history-store';
+
+/** The workbench's list of requests: pages, live batches, and the cap that keeps a long run's list bounded. */
+const entry = (n: number): HistoryEntry => ({
+  id: `e-${n}`,
+  at: new Date(Date.UTC(2026, 10, 25, 0, 0, 0, n)).toISOString(),
+  kind: 'api',
+  method: 'GET',
+  path: `/tokens/${n}`,
+  status: 200,
+  duration_ms: 1,
+  application_id: null,
+  trace_id: null,
+  request_headers: [],
+  proxy: null,
+});
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => entry(to - i));
+
+beforeEach(() => useHistoryStore.setState({ entries: [], reachedOldest: false, selected: null }));
+
+it('knows it has reached the oldest entry only when a page comes back short', () => {
+  const { merge } = useHistoryStore.getState();
+  merge(range(51, 150), 'latest');
+  expect(useHistoryStore.getState().reachedOldest).toBe(false);
+  merge(range(1, 50), 'older');
+  expect(useHistoryStore.getState()).toMatchObject({ reachedOldest: true });
+  expect(useHistoryStore.getState().entries.map((e) => e.id).slice(0, 2)).toEqual(['e-150', 'e-149']);
+  // A live batch does not change it; a reconnect's full latest page merges without doubling.
+  merge([entry(151)]);
+  merge(range(52, 151).slice(0, PAGE_SIZE), 'latest');
+  expect(useHistoryStore.getState()).toMatchObject({ reachedOldest: true });
+  expect(useHistoryStore.getState().entries).toHaveLength(151);
+});
+
+it(`keeps at most ${MAX_LISTED} entries, the newest, and then offers older ones again`, () => {
+  const { merge } = useHistoryStore.getState();
+  merge(range(1, 40), 'latest');
+  expect(useHistoryStore.getState().reachedOldest).toBe(true);
+  merge(range(41, MAX_LISTED + 1));
+  const { entries, reachedOldest } = useHistoryStore.getState();
+  expect(entries).toHaveLength(MAX_LISTED);
+  expect(entries[0].id).toBe(`e-${MAX_LISTED + 1}`);
+  expect(entries.at(-1)!.id).toBe('e-2');
+  expect(reachedOldest).toBe(false);
+});
