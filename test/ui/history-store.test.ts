@@ -22,21 +22,21 @@ beforeEach(() => useHistoryStore.setState({ entries: [], reachedOldest: false, s
 
 it('knows it has reached the oldest entry only when a page comes back short', () => {
   const { merge } = useHistoryStore.getState();
-  merge(range(51, 150), 'latest');
+  merge(range(51, 150), true);
   expect(useHistoryStore.getState().reachedOldest).toBe(false);
-  merge(range(1, 50), 'older');
+  merge(range(1, 50), true);
   expect(useHistoryStore.getState()).toMatchObject({ reachedOldest: true });
   expect(useHistoryStore.getState().entries.map((e) => e.id).slice(0, 2)).toEqual(['e-150', 'e-149']);
   // A live batch does not change it; a reconnect's full latest page merges without doubling.
   merge([entry(151)]);
-  merge(range(52, 151).slice(0, PAGE_SIZE), 'latest');
+  merge(range(52, 151).slice(0, PAGE_SIZE), true);
   expect(useHistoryStore.getState()).toMatchObject({ reachedOldest: true });
   expect(useHistoryStore.getState().entries).toHaveLength(151);
 });
 
 it(`keeps at most ${MAX_LISTED} entries, the newest, and then offers older ones again`, () => {
   const { merge } = useHistoryStore.getState();
-  merge(range(1, 40), 'latest');
+  merge(range(1, 40), true);
   expect(useHistoryStore.getState().reachedOldest).toBe(true);
   merge(range(41, MAX_LISTED + 1));
   const { entries, reachedOldest } = useHistoryStore.getState();

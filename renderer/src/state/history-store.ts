@@ -6,9 +6,6 @@ export const PAGE_SIZE = 100;
 /** The most entries the list keeps: live ones push the oldest out (the engine keeps them; they are not lost). */
 export const MAX_LISTED = 500;
 
-/** Which page a batch of entries is: the latest (a (re)connect), an older one (Load older), or live (no page). */
-export type Page = 'latest' | 'older';
-
 interface HistoryState {
   /** Newest first. */
   entries: HistoryEntry[];
@@ -16,8 +13,11 @@ interface HistoryState {
   reachedOldest: boolean;
   /** The entry the detail panel shows; kept when newer requests push it out of the list. */
   selected: HistoryEntry | null;
-  /** Adds entries from a page or a live batch; the two may overlap around a (re)connect. */
-  merge(entries: HistoryEntry[], page?: Page): void;
+  /**
+   * Adds entries from a live batch or, with `isPage`, a page of the engine's history (the latest on a (re)connect, or
+   * an older one), whose length says whether older entries remain; the two may overlap around a (re)connect.
+   */
+  merge(entries: HistoryEntry[], isPage?: boolean): void;
   select(entry: HistoryEntry | null): void;
 }
 
@@ -27,7 +27,7 @@ export const useHistoryStore = create<HistoryState>()((set) => ({
   entries: [],
   reachedOldest: false,
   selected: null,
-  merge: (incoming, page) =>
+  merge: (incoming, isPage = false) =>
     set(({ entries, reachedOldest }) => {
       const byId = new Map(entries.map((entry) => [entry.id, entry]));
       for (const entry of incoming) byId.set(entry.id, entry);
@@ -35,7 +35,7 @@ export const useHistoryStore = create<HistoryState>()((set) => ({
       const pushedOut = all.length > MAX_LISTED;
       return {
         entries: pushedOut ? all.slice(0, MAX_LISTED) : all,
-        reachedOldest: !pushedOut && (reachedOldest || (page !== undefined && incoming.length < PAGE_SIZE)),
+        reachedOldest: !pushedOut && (reachedOldest || (isPage && incoming.length < PAGE_SIZE)),
       };
     }),
   select: (selected) => set({ selected }),

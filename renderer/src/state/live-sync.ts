@@ -1,8 +1,7 @@
 import type { WorkbenchApi } from '../../../shared/workbench/contract';
+import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * Feeds the stores from the engine. The status comes first, so a bad session or a stopped engine fails here with a
@@ -20,7 +19,7 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
   }
   const reload = () =>
     api.listHistory({ limit: PAGE_SIZE }).then(
-      (page) => history.merge(page, 'latest'),
+      (page) => history.merge(page, true),
       (error) => engine.failed(messageOf(error)),
     );
   return api.onHistory((event) => {

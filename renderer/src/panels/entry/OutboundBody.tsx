@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import type { ProxyDetails } from '../../../../shared/workbench/contract';
+import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { BodyView } from './BodyView';
 import { formatBytes } from './format';
 
 type Outbound = NonNullable<ProxyDetails['outbound']>;
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 interface OutboundBodyProps {
   entryId: string;
@@ -23,20 +22,8 @@ interface OutboundBodyProps {
 export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBodyProps) {
   const api = useWorkbenchApi();
   const [revealed, setRevealed] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  async function reveal() {
-    setBusy(true);
-    setProblem(null);
-    try {
-      setRevealed((await api.revealOutbound(entryId)).detokenized_body);
-    } catch (error) {
-      setProblem(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, problem, run } = useEngineCall();
+  const reveal = () => run(async () => setRevealed((await api.revealOutbound(entryId)).detokenized_body));
 
   if (typeof outbound.detokenized_body !== 'string') {
     return (

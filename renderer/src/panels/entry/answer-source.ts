@@ -3,6 +3,12 @@ import type { HistoryEntry } from '../../../../shared/workbench/contract';
 /** The word for each source, the same in the history list and the entry panel. */
 export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error', api: 'api' } as const;
 
+/** Who chose the status the client got: the destination (relayed), the proxy itself, or a vault API route. */
+export function statusSourceOf(entry: HistoryEntry): AnswerSource['source'] {
+  if (entry.kind !== 'proxy') return 'api';
+  return entry.proxy?.status_source === 'destination' ? 'destination' : 'proxy';
+}
+
 /** Who gave the client its status, in the words the workbench shows. */
 export interface AnswerSource {
   /** destination: the destination's own answer, relayed; proxy: Tokenbench's `{"proxy_error": …}`; api: not proxied. */
@@ -25,12 +31,13 @@ function proxyFailureExplanation(kind: string | null, forwarded: boolean): strin
  * PFX-PROXY-DESTINATION-STATUS) or one the proxy chose itself (`{"proxy_error": …}`, no such header).
  */
 export function answerSourceOf(entry: HistoryEntry, headerPrefix: string): AnswerSource {
-  if (entry.kind !== 'proxy') {
-    return { source: 'api', title: `API answered ${entry.status}`, explanation: 'A call to the vault API; nothing was proxied.' };
+  const source = statusSourceOf(entry);
+  if (source === 'api') {
+    return { source, title: `API answered ${entry.status}`, explanation: 'A call to the vault API; nothing was proxied.' };
   }
   const details = entry.proxy;
   const statusHeader = `${headerPrefix}-PROXY-DESTINATION-STATUS`;
-  if (details?.status_source === 'destination' && details.response) {
+  if (source === 'destination' && details?.response) {
     const { status } = details.response;
     if (details.failure) {
       return {

@@ -1,16 +1,17 @@
 import { useMemo, useState } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
-import { SOURCE_LABELS } from '../entry/answer-source';
+import { SOURCE_LABELS, statusSourceOf } from '../entry/answer-source';
 import { filterHistory, HISTORY_VIEWS, type HistoryFilter, type HistoryView } from './history-filter';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 
 /** For a proxied request, who chose its status: the destination, or the proxy itself. */
 function SourceBadge({ entry }: { entry: HistoryEntry }) {
-  if (entry.kind !== 'proxy') return null;
-  const source = entry.proxy?.status_source === 'destination' ? 'destination' : 'proxy';
+  const source = statusSourceOf(entry);
+  if (source === 'api') return null;
   return (
     <span className={`badge badge-${source}`} data-testid="history-source">
       {SOURCE_LABELS[source]}
@@ -28,16 +29,13 @@ function WarningBadge({ entry }: { entry: HistoryEntry }) {
   );
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** Pages back through the engine's history, from the oldest entry listed; says why when it cannot. */
 function LoadOlder() {
   const api = useWorkbenchApi();
   const entries = useHistoryStore((state) => state.entries);
   const reachedOldest = useHistoryStore((state) => state.reachedOldest);
   const merge = useHistoryStore((state) => state.merge);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { busy, problem, run } = useEngineCall();
   if (entries.length === 0 || reachedOldest) return null;
   if (entries.length >= MAX_LISTED) {
     return (
@@ -46,17 +44,7 @@ function LoadOlder() {
       </p>
     );
   }
-  async function loadOlder() {
-    setBusy(true);
-    setProblem(null);
-    try {
-      merge(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id }), 'older');
-    } catch (error) {
-      setProblem(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const loadOlder = () => run(async () => merge(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id }), true));
   return (
     <div className="load-older">
       <button type="button" onClick={loadOlder} disabled={busy} data-testid="history-load-older">

@@ -1,4 +1,5 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import { statusSourceOf } from '../entry/answer-source';
 
 /** The slices of the history a developer asks for most: what failed, and who failed it. */
 export const HISTORY_VIEWS = {
@@ -6,11 +7,11 @@ export const HISTORY_VIEWS = {
   proxy: { label: 'Proxied', shows: (entry: HistoryEntry) => entry.kind === 'proxy' },
   'proxy-errors': {
     label: 'Proxy errors',
-    shows: (entry: HistoryEntry) => entry.kind === 'proxy' && entry.proxy?.status_source !== 'destination',
+    shows: (entry: HistoryEntry) => statusSourceOf(entry) === 'proxy',
   },
   'destination-errors': {
     label: 'Destination errors (4xx/5xx)',
-    shows: (entry: HistoryEntry) => entry.proxy?.status_source === 'destination' && entry.status >= 400,
+    shows: (entry: HistoryEntry) => statusSourceOf(entry) === 'destination' && entry.status >= 400,
   },
   warnings: { label: 'With compatibility warnings', shows: (entry: HistoryEntry) => (entry.proxy?.warnings.length ?? 0) > 0 },
   failed: { label: 'Any status ≥ 400', shows: (entry: HistoryEntry) => entry.status >= 400 },
