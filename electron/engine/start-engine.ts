@@ -20,8 +20,8 @@ import { TransactionPanel, type TransactionView } from './transactions/transacti
 import { transactionRoutes } from './transactions/transaction-routes';
 import { TransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
-import { loadOrCreateMasterKey, Sealer } from './vault/crypto';
-import { openDatabase, type Db } from './vault/database';
+import { loadOrCreateMasterKey, Sealer } from './storage/crypto';
+import { openDatabase, type Db } from './storage/database';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';

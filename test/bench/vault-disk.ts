@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HISTORY_FILE } from '../../electron/engine/history/history-store';
-import { DATABASE_FILE } from '../../electron/engine/vault/database';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
 
 export interface VaultDiskUsage {
   tokens: number;

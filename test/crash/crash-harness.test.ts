@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../electron/engine/vault/database';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { tempDir } from '../support/test-engine';
 import { SeededRandom } from './seeded-random';
 import { startServe, type ServeProcess } from './serve-process';

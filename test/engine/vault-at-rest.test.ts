@@ -3,9 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { Sealer, SealError, loadOrCreateMasterKey } from '../../electron/engine/vault/crypto';
-import { applyMigrations, MIGRATIONS, MigrationError } from '../../electron/engine/vault/migrations';
-import { DATABASE_FILE } from '../../electron/engine/vault/database';
+import { Sealer, SealError, loadOrCreateMasterKey } from '../../electron/engine/storage/crypto';
+import { applyMigrations, MIGRATIONS, MigrationError } from '../../electron/engine/storage/migrations';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { HISTORY_FILE } from '../../electron/engine/history/history-store';
 import { startTestEngine, tempDir } from '../support/test-engine';
 

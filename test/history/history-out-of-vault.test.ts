@@ -3,8 +3,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HISTORY_FILE } from '../../electron/engine/history/history-store';
-import { DATABASE_FILE } from '../../electron/engine/vault/database';
-import { applyMigrations, MIGRATIONS } from '../../electron/engine/vault/migrations';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
+import { applyMigrations, MIGRATIONS } from '../../electron/engine/storage/migrations';
 import { startTestEngine, tempDir } from '../support/test-engine';
 
 const historyTables = (db: Database.Database) => db.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'request_log%'").all();

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../electron/engine/vault/database';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { createToken, inTransaction, openTransaction, revealKey, TX_HEADER } from './transaction-fixtures';
 

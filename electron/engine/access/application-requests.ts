@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validateContainer, normalizeContainer } from '../vault/containers';
+import { validateContainer, normalizeContainer } from './containers';
 import { ALLOWED_PERMISSIONS, type AccessRule, type ApplicationType } from './permissions';
 
 const rule = z.object({

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Db } from '../vault/database';
-import type { Sealer } from '../vault/crypto';
+import type { Db } from '../storage/database';
+import type { Sealer } from '../storage/crypto';
 import { ApiProblem } from '../server/problem';
 import type { AccessRule, ApplicationType } from './permissions';
 

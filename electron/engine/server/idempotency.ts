@@ -1,5 +1,5 @@
-import type { Db } from '../vault/database';
-import type { Sealer } from '../vault/crypto';
+import type { Db } from '../storage/database';
+import type { Sealer } from '../storage/crypto';
 import { ApiProblem } from './problem';
 import type { JsonReply } from './route-types';
 

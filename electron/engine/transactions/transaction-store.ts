@@ -1,5 +1,5 @@
-import type { Sealer } from '../vault/crypto';
-import type { Db } from '../vault/database';
+import type { Sealer } from '../storage/crypto';
+import type { Db } from '../storage/database';
 import type { TokenWrite } from '../vault/token-store';
 
 export type TransactionState = 'open' | 'committed' | 'rolled_back' | 'expired';

@@ -9,7 +9,7 @@
  * column (1-based) and never repeats the query's values, which may be plaintext card numbers or SSNs.
  */
 import { ApiProblem } from '../server/problem';
-import { normalizeContainer, validateContainer } from './containers';
+import { normalizeContainer, validateContainer } from '../access/containers';
 
 export type DateField = 'created_at' | 'modified_at' | 'expires_at';
 export type ExactField = 'id' | 'type' | 'fingerprint' | 'data' | 'created_by' | 'modified_by';

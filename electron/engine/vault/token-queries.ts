@@ -1,7 +1,7 @@
 import type { Caller } from '../access/authenticator';
 import type { Permission } from '../access/permissions';
 import { ApiProblem } from '../server/problem';
-import { normalizeContainer } from './containers';
+import { normalizeContainer } from '../access/containers';
 import type { SearchNode } from './search-query';
 import { LIVE, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';

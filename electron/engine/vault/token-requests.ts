@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { validateContainer } from './containers';
+import { validateContainer } from '../access/containers';
 
 /** Metadata maps strings to `value`s. A `__proto__` key, which zod would drop silently, is refused. */
 const metadata = <V extends z.ZodType>(value: V) =>

@@ -5,8 +5,8 @@ import { ExpressionError, type ExpressionEngine, type TokenRecord } from '../exp
 import { LruCache } from '../lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails } from './card-details';
-import { normalizeContainer, validateContainer } from './containers';
-import type { Sealer } from './crypto';
+import { normalizeContainer, validateContainer } from '../access/containers';
+import type { Sealer } from '../storage/crypto';
 import { mergePatch } from './merge-patch';
 import type { CreateTokenRequest, UpdateTokenRequest } from './token-requests';
 import { type StoredToken, type TokenStore, type TokenWrite } from './token-store';

@@ -1,5 +1,5 @@
-import type { Db } from './database';
-import type { Sealer } from './crypto';
+import type { Db } from '../storage/database';
+import type { Sealer } from '../storage/crypto';
 import { nowIso } from '../clock';
 
 /** A token as the vault holds it once unsealed. `data` is plaintext: it never leaves the engine unmasked by accident. */

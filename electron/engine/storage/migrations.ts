@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from './database';
+import type Database from 'better-sqlite3';
 
 /**
  * Versioned schema. Append new migrations; never edit one that has shipped: start-up refuses a database whose
@@ -134,7 +134,7 @@ const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('he
 
 export class MigrationError extends Error {}
 
-export function applyMigrations(db: Db, migrations: readonly Migration[] = MIGRATIONS): void {
+export function applyMigrations(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = new Map(
