@@ -89,7 +89,7 @@ function describe(engine: Engine): string {
   const lines = [`Tokenbench is serving ${engine.url}`];
   if (engine.echoUrl) lines.push(`Echo destination at ${engine.echoUrl}`);
   lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
-  lines.push(engine.workbench ? `Workbench: ${engine.workbench.url}` : 'Workbench: not built; run `npm run build`, then start serve again');
+  lines.push(engine.browserWorkbench ? `Workbench: ${engine.browserWorkbench.url}` : 'Workbench: not built; run `npm run build`, then start serve again');
   const report = engine.seedReport;
   if (report) {
     lines.push(`Seed: ${report.created.length} created, ${report.unchanged.length} unchanged, ${report.conflicts.length} conflicts`);
@@ -125,7 +125,7 @@ export async function main(argv: string[]): Promise<number> {
     const uiDir = [resolve(__dirname, '..', 'renderer'), resolve(__dirname, '..', '..', 'out', 'renderer')].find((dir) =>
       existsSync(join(dir, 'index.html')),
     );
-    engine = await startEngine({ ...options, workbench: uiDir ? { uiDir } : undefined });
+    engine = await startEngine({ ...options, browserWorkbench: uiDir ? { uiDir } : undefined });
   } catch (error) {
     process.stderr.write(`tokenbench: could not start: ${(error as Error).message}\n`);
     return 1;

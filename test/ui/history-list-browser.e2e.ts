@@ -6,7 +6,7 @@ import { UI_DIR } from './support/paths';
 let bench: TestEngine;
 
 test.beforeEach(async () => {
-  bench = await startTestEngine({ inMemory: true, echoPort: 0, workbench: { uiDir: UI_DIR } });
+  bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir: UI_DIR } });
 });
 
 test.afterEach(async () => {
@@ -19,7 +19,7 @@ test('pages back through requests older than the first page, and says when there
   for (let n = 1; n <= 130; n++) expect((await read(n)).status).toBe(404);
   await bench.engine.history.flush();
 
-  await page.goto(bench.engine.workbench!.url);
+  await page.goto(bench.engine.browserWorkbench!.url);
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   const rows = page.getByTestId('history-row');
   await expect(rows).toHaveCount(100);
@@ -38,7 +38,7 @@ test('pages back through requests older than the first page, and says when there
 });
 
 test('filters the list by what failed and who failed it, and by text', async ({ page }) => {
-  await page.goto(bench.engine.workbench!.url);
+  await page.goto(bench.engine.browserWorkbench!.url);
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: '4242424242424242' } });
   const send = (path: string, body: unknown, trace: string) =>

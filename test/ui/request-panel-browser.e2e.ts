@@ -13,7 +13,7 @@ let pageErrors: string[];
 let cardId: string;
 
 test.beforeEach(async ({ page }) => {
-  bench = await startTestEngine({ inMemory: true, echoPort: 0, workbench: { uiDir: UI_DIR } });
+  bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir: UI_DIR } });
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
@@ -54,7 +54,7 @@ async function openEntry(page: Page, traceId: string) {
 }
 
 test('a detokenized request shows where its values went, masked, and every compatibility warning', async ({ page }) => {
-  await page.goto(bench.engine.workbench!.url);
+  await page.goto(bench.engine.browserWorkbench!.url);
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   await expect(page.getByTestId('entry-empty')).toBeVisible();
 
@@ -116,7 +116,7 @@ test('a detokenized request shows where its values went, masked, and every compa
 });
 
 test("a destination's error and the proxy's own errors never look alike", async ({ page }) => {
-  await page.goto(bench.engine.workbench!.url);
+  await page.goto(bench.engine.browserWorkbench!.url);
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   const card = { number: `{{ ${cardId} | json: '$.number' }}` };
 
@@ -161,7 +161,7 @@ test("a destination's error and the proxy's own errors never look alike", async 
 });
 
 test('a 100 KB body shows the part history keeps, as sent and masked, and says how much more there was; a whole one does not', async ({ page }) => {
-  await page.goto(bench.engine.workbench!.url);
+  await page.goto(bench.engine.browserWorkbench!.url);
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   const lines = Array.from({ length: 1200 }, (_, i) => ({ sku: `SKU-${i}`, description: 'a line of the order, long enough' }));
   const sent = await proxy('/proxy', bench.engine.echoUrl!, { number: `{{ ${cardId} | json: '$.number' }}`, lines }, { 'BT-TRACE-ID': 'large-body' });

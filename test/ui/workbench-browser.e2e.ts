@@ -8,7 +8,7 @@ let bench: TestEngine;
 let pageErrors: string[];
 
 test.beforeEach(async ({ page }) => {
-  bench = await startTestEngine({ inMemory: true, workbench: { uiDir: UI_DIR } });
+  bench = await startTestEngine({ inMemory: true, browserWorkbench: { uiDir: UI_DIR } });
   // A CSP violation or a script error shows up here; the workbench must run clean under its strict policy.
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -29,7 +29,7 @@ async function openWorkbench(page: Page, url: string) {
 }
 
 test('shows the engine status, then a new token and its request appear live', async ({ page }) => {
-  await openWorkbench(page, bench.engine.workbench!.url);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
   await expect(page.getByRole('heading', { name: 'Tokenbench' })).toBeVisible();
   await expect(page.getByTestId('connection-state')).toHaveText('live');
   await expect(page.getByTestId('status-url')).toHaveText(bench.url);

@@ -23,7 +23,7 @@ export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBo
   const api = useWorkbenchApi();
   const [revealed, setRevealed] = useState<string | null>(null);
   const { busy, problem, run } = useEngineCall();
-  const reveal = () => run(async () => setRevealed((await api.revealOutbound(entryId)).detokenized_body));
+  const reveal = () => run(async () => setRevealed((await api.revealOutbound({ id: entryId })).detokenized_body));
 
   if (typeof outbound.detokenized_body !== 'string') {
     return (
