@@ -148,6 +148,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     status,
     history,
     events,
+    transactions: transactionPanel,
     revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
   });
   const http = await startHttpServer({

@@ -6,6 +6,7 @@ import {
   liveEventSchema,
   revealedOutboundSchema,
   revealQuerySchema,
+  transactionViewSchema,
 } from './contract';
 
 /**
@@ -44,6 +45,8 @@ export const WORKBENCH_METHODS = {
   listHistory: call(historyQuerySchema, historyListSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
+  /** Every transaction the engine keeps, with its state, time left and operations (token data masked). */
+  listTransactions: call(nothing, z.array(transactionViewSchema)),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

@@ -77,6 +77,9 @@ describe('the method table over IPC, from the page to the engine and back', () =
     const [entry] = await api.listHistory({ limit: 1 });
     expect(entry).toMatchObject({ method: 'POST', path: '/tokens', status: 201, proxy: null });
 
+    const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+    expect(await api.listTransactions()).toMatchObject([{ id: opened.body.id, state: 'open', operations: [] }]);
+
     const failure = await api.revealOutbound({ id: 'no-such-entry' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WorkbenchError);
     expect((failure as WorkbenchError).message).toBe('No such request in the history');

@@ -166,6 +166,23 @@ describe('the browser workbench served by the engine', () => {
     expect(older.body).toHaveLength(1);
   });
 
+  it('lists every transaction with its state, time left and operations, token data masked', async () => {
+    const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+    const staged = await bench.call('POST', '/tokens', {
+      key: bench.privateKey,
+      body: { type: 'card_number', data: '4242424242424242' },
+      headers: { 'BT-TRANSACTION-ID': opened.body.id },
+    });
+    expect(staged.status).toBe(201);
+    const listed = await bench.workbench('listTransactions');
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject([
+      { id: opened.body.id, state: 'open', operations: [{ token_id: staged.body.id, operation: 'create', data: 'XXXXXXXXXXXX4242' }] },
+    ]);
+    expect(listed.body[0].time_left_ms).toBeGreaterThan(0);
+    expect(listed.text).not.toContain('4242424242424242');
+  });
+
   it('streams live history with the status over Server-Sent Events, the session in the query', async () => {
     const refused = await openLive('session=wrong');
     expect(refused.status).toBe(401);

@@ -3,6 +3,7 @@ import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../
 import type { Problem } from '../../../shared/workbench/transport';
 import type { EngineEvents } from '../engine-events';
 import type { RequestLog } from '../history/request-log';
+import type { TransactionPanel } from '../transactions/transaction-panel';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import { LiveFeed } from './live-feed';
@@ -12,6 +13,7 @@ export interface WorkbenchSources {
   status: () => EngineStatus;
   history: RequestLog;
   events: EngineEvents;
+  transactions: TransactionPanel;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
   revealOutbound: (entryId: string) => Promise<string>;
 }
@@ -26,6 +28,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     getStatus: () => sources.status(),
     listHistory: ({ limit, before }) => sources.history.list(limit, before),
     revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
+    listTransactions: () => sources.transactions.list(),
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);
