@@ -117,7 +117,7 @@ describe('reading, updating and deleting', () => {
     ['social_security_number', '1-2-3-4-5-6-7-8-9', 'XXX-XX-6789'],
     ['employer_id_number', '12-3456789', 'XX-XXX6789'],
     ['employer_id_number', '123456789', 'XX-XXX6789'],
-  ])('masks %s %s as the contract shows it, %s', async (type, data, masked) => {
+  ])('masks %s %s as docs/api.md shows it, %s', async (type, data, masked) => {
     const created = await t.call('POST', '/tokens', { key: t.privateKey, body: { type, data } });
     expect(created.body.data).toBe(masked);
     expect((await t.call('GET', `/tokens/${created.body.id}`, { key: t.privateKey })).body.data).toBe(masked);

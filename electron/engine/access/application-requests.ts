@@ -13,7 +13,10 @@ const rule = z.object({
   permissions: z.array(z.string()).min(1),
 });
 
-/** POST /applications and PUT /applications/{id}: permissions must suit the application type (wire contract §2). */
+/**
+ * POST /applications and PUT /applications/{id}: permissions must suit the application type (docs/api.md,
+ * Applications and keys).
+ */
 export const applicationRequest = z
   .object({
     name: z.string().trim().min(1, 'name is required').max(200),

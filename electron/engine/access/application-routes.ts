@@ -18,7 +18,7 @@ const managed =
     return handler(ctx);
   };
 
-/** The management endpoints of wire contract §2: applications and their keys, for `management` applications. */
+/** Applications and their keys, for `management` applications (docs/api.md, Applications and keys). */
 export function applicationRoutes(applications: ApplicationStore): Route[] {
   const id = (params: Record<string, string | undefined>) => params.id as string;
   return [

@@ -14,7 +14,7 @@ export const MANAGEMENT_PERMISSIONS = [
   'application:update',
   'application:delete',
 ] as const;
-/** Accepted as a synonym of token:use for the proxy (wire contract §2). */
+/** Accepted as a synonym of token:use for the proxy (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
 
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
@@ -45,7 +45,10 @@ export interface AccessSubject {
   rules: readonly AccessRule[];
 }
 
-/** Bare permissions behave like a rule on `/` that masks everything except use, which reveals (wire contract §2). */
+/**
+ * Bare permissions behave like a rule on `/` that masks everything except use, which reveals (docs/api.md,
+ * Permissions and access rules).
+ */
 function implicitRules(subject: AccessSubject): AccessRule[] {
   const maskOnly = subject.permissions.filter((p) => p !== 'token:use' && p !== PROXY_INVOKE) as Permission[];
   const use = subject.permissions.filter((p) => p === 'token:use' || p === PROXY_INVOKE) as Permission[];
@@ -101,7 +104,7 @@ export class AccessPolicy {
 
   /**
    * Like transformFor, but a refusal is the 403 the client sees. `bareTransform` is for the one endpoint whose
-   * contract row names a transform of its own: POST /detokenize is "token:read (reveal)", so a bare token:read
+   * documented permission names a transform of its own: POST /detokenize is "token:read (reveal)", so a bare token:read
    * reveals there, while an access rule's transform still decides for the containers it covers.
    */
   require(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform {

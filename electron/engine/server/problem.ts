@@ -1,7 +1,7 @@
 import type { Problem } from '../../../shared/workbench/transport';
 
 /**
- * RFC 7807 problem details: the one error shape every route answers with (wire contract §7).
+ * RFC 7807 problem details: the one error shape every route answers with (docs/api.md, Errors).
  * Throw an ApiProblem anywhere below a route; the server turns it into the response.
  */
 const TITLES: Record<number, string> = {

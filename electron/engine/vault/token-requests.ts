@@ -10,7 +10,7 @@ const metadata = <V extends z.ZodType>(value: V) =>
     })
     .pipe(z.record(z.string(), value, { error: 'Metadata must be an object whose values are strings' }));
 
-/** The body of POST /tokens (and each token request inside POST /tokenize), as the wire contract §3 lists it. */
+/** The body of POST /tokens (and each token request inside POST /tokenize), as docs/api.md, Tokens, lists it. */
 export const createTokenRequest = z.object({
   id: z.string().optional(),
   type: z.string({ error: 'Token type is required' }),

@@ -39,7 +39,7 @@ function metadataFilter(query: URLSearchParams): Record<string, string> {
   return metadata;
 }
 
-/** The tokens endpoints of wire contract §3. */
+/** The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize). */
 export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[] {
   const id = (ctx: RequestContext) => ctx.params.id as string;
   return [

@@ -1,6 +1,6 @@
 /**
- * The hosted service's token types (wire contract §3; its token-types docs): how each validates its data, and its
- * default container, mask, fingerprint expression and search indexes. One table row per type.
+ * The hosted service's token types (docs/api.md, Token types; its token-types docs): how each validates its data,
+ * and its default container, mask, fingerprint expression and search indexes. One table row per type.
  * The service never reformats data (card numbers go in "without any separators"), so neither do we: invalid
  * input is rejected, never normalised. Error messages name fields, never their values.
  */
@@ -63,7 +63,7 @@ const bankSchema = z.strictObject({
 }, { error: 'Bank data must be an object with a routing_number and an account_number' });
 
 const REVEAL_LAST_4 = '{{ data | reveal_last: 4 }}';
-// The contract's masks are formats (`XXX-XX-6789`): the same shape whether the number came with dashes or not.
+// The documented masks are formats (`XXX-XX-6789`): the same shape whether the number came with dashes or not.
 const SSN_MASK = "XXX-XX-{{ data | remove: '-' | last4 }}";
 const EIN_MASK = "XX-XXX{{ data | remove: '-' | last4 }}";
 // The hosted service's defaults for dashed identifiers: as given, without dashes, and the last 4.
