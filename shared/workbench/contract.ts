@@ -21,7 +21,7 @@ const headerPairsSchema = z.array(z.tuple([z.string(), z.string()]));
 const millisecondsSchema = z.number().nullable();
 
 /**
- * What history records of one proxy call (wire contract §5), beside the request as the client sent it. The engine
+ * What history records of one proxy call (docs/api.md, Proxy), beside the request as the client sent it. The engine
  * builds it with this type (proxy-history.ts); token data in it is masked.
  */
 export const proxyDetailsSchema = z.object({
