@@ -57,7 +57,7 @@ describe('workbench IPC in the main process', () => {
   it('registers a guarded handler for every method of the table: a channel per call, start and stop per stream', () => {
     const channels = ipc.handlers(() => true).map(([channel]) => channel);
     expect(channels.sort()).toEqual(
-      ['workbench:getStatus', 'workbench:listHistory', 'workbench:revealOutbound', 'workbench:live:start', 'workbench:live:stop'].sort(),
+      ['workbench:getStatus', 'workbench:listHistory', 'workbench:revealOutbound', 'workbench:listTransactions', 'workbench:live:start', 'workbench:live:stop'].sort(),
     );
     expect(METHOD_NAMES.every((name) => channels.some((channel) => channel.startsWith(`workbench:${name}`)))).toBe(true);
   });
