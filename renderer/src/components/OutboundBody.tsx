@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import type { ProxyDetails } from '../../../../shared/workbench/contract';
-import { useEngineCall } from '../../api/engine-call';
-import { useWorkbenchApi } from '../../api/workbench-api-context';
+import type { ProxyDetails } from '../../../shared/workbench/contract';
+import { useEngineCall } from '../api/engine-call';
+import { useWorkbenchApi } from '../api/workbench-api-context';
 import { BodyView } from './BodyView';
 import { formatBytes } from './format';
+import './components.css';
 
 type Outbound = NonNullable<ProxyDetails['outbound']>;
 
