@@ -4,6 +4,18 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 /** One process (no tsx wrapper), so a signal or SIGKILL reaches the service itself. */
 export const SERVE_COMMAND = [process.execPath, join(ROOT, 'bin', 'tokenbench.cjs'), 'serve'] as const;
+/** `npm run serve -- …` as the README gives it: npm, tsx and the service, three processes. */
+export const NPM_SERVE_COMMAND = ['npm', 'run', 'serve', '--'] as const;
+
+export interface ServeOptions {
+  command?: readonly string[];
+  /**
+   * Starts the command in a process group of its own (its id is the child's pid), so that a test can tell whether
+   * any process of the tree outlives the one it signalled, and end them all.
+   */
+  ownGroup?: boolean;
+  timeoutMs?: number;
+}
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -15,8 +27,8 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-function spawnServe(args: string[]) {
-  const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnServe(args: string[], { command = SERVE_COMMAND, ownGroup = false }: ServeOptions) {
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
@@ -25,10 +37,10 @@ function spawnServe(args: string[]) {
 }
 
 /** Starts `tokenbench serve ARGS` and resolves once it prints the URL it serves. */
-export function startServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
-  const { child, output, exited } = spawnServe(args);
+export function startServe(args: string[], options: ServeOptions = {}): Promise<ServeProcess> {
+  const { child, output, exited } = spawnServe(args, options);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output()}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output()}`)), options.timeoutMs ?? 20_000);
     const check = () => {
       const out = output();
       const url = /serving (http:\/\/\S+)/.exec(out)?.[1];
@@ -58,7 +70,7 @@ export function startServe(args: string[], timeoutMs = 20_000): Promise<ServePro
  * running after `timeoutMs` is killed and reported with code null, so a hang fails the test instead of outliving it.
  */
 export async function runServe(args: string[], timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
-  const { child, output, exited } = spawnServe(args);
+  const { child, output, exited } = spawnServe(args, {});
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await exited;
   clearTimeout(timer);
