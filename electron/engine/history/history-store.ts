@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { prepareDataDir } from '../storage/data-dir';
 import { shownBody, type StoredBodyHead } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
@@ -97,7 +98,7 @@ export class HistoryStore {
 
   static open({ dataDir, limit, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
     if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), limit);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    prepareDataDir(dataDir);
     const file = join(dataDir, HISTORY_FILE);
     try {
       return new HistoryStore(openFile(file, nativeBinding), limit);

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { prepareDataDir } from './data-dir';
 import { applyMigrations } from './migrations';
 
 export type Db = Database.Database;
@@ -17,7 +17,7 @@ export const DATABASE_FILE = 'tokenbench.sqlite';
 export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): Db {
   let file = ':memory:';
   if (dataDir !== null) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    prepareDataDir(dataDir);
     file = join(dataDir, DATABASE_FILE);
   }
   const db = new Database(file, nativeBinding ? { nativeBinding } : {});
