@@ -154,7 +154,8 @@ describe('tokenbench serve', () => {
     writeFileSync(seedFile, JSON.stringify(indexed));
     const fifth = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
     expect(fifth.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}: exists with other search_indexes, expires_at`);
-  });
+    // Five starts of a process in a row: room for a loaded machine, where each start takes seconds.
+  }, 90_000);
 
   it('refuses a seed token whose data is invalid, naming the token and the field', async () => {
     const dir = tempDir();
