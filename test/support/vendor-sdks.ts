@@ -1,0 +1,18 @@
+import { BasisTheoryClient } from '@basis-theory/node-sdk';
+import type { TestEngine } from './test-engine';
+
+/** The vendor's current Node SDK, unchanged, pointed at the engine by its documented `baseUrl` option. */
+export function nodeSdk(t: TestEngine, apiKey: string): BasisTheoryClient {
+  return new BasisTheoryClient({ apiKey, baseUrl: t.url, maxRetries: 0 });
+}
+
+/** A private application's key through the node SDK: `rules` as the vendor's access-rules page writes them. */
+export async function privateAppKey(management: BasisTheoryClient, name: string, rules: { container: string; transform: string; permissions: string[] }[]) {
+  const app = await management.applications.create({
+    name,
+    type: 'private',
+    rules: rules.map((rule, i) => ({ description: `${name} ${i + 1}`, priority: i + 1, ...rule })),
+  });
+  if (!app.key) throw new Error(`${name}: the create response carries no key`);
+  return app.key;
+}
