@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validateContainer } from '../access/containers';
+import { EXPIRY_FORMATS, parseExpiryInstant } from './instants';
 
 /** Metadata maps strings to `value`s. A `__proto__` key, which zod would drop silently, is refused. */
 const metadata = <V extends z.ZodType>(value: V) =>
@@ -9,6 +10,14 @@ const metadata = <V extends z.ZodType>(value: V) =>
       error: 'Metadata key __proto__ is not allowed',
     })
     .pipe(z.record(z.string(), value, { error: 'Metadata must be an object whose values are strings' }));
+
+/** A token's expiry in any documented format, as the ISO 8601 UTC instant it names. */
+const expiresAt = z.string({ error: `expires_at must be ${EXPIRY_FORMATS}` }).transform((text, ctx) => {
+  const instant = parseExpiryInstant(text.trim());
+  if (instant) return new Date(instant.ms).toISOString();
+  ctx.issues.push({ code: 'custom', message: `expires_at must be ${EXPIRY_FORMATS}`, input: text });
+  return z.NEVER;
+});
 
 /** The body of POST /tokens (and each token request inside POST /tokenize), as the wire contract §3 lists it. */
 export const createTokenRequest = z.object({
@@ -21,7 +30,7 @@ export const createTokenRequest = z.object({
   search_indexes: z.array(z.string()).max(20).optional(),
   fingerprint_expression: z.string().optional(),
   deduplicate_token: z.boolean().optional(),
-  expires_at: z.iso.datetime({ offset: true, error: 'expires_at must be an ISO 8601 date-time' }).nullable().optional(),
+  expires_at: expiresAt.nullable().optional(),
   // Obsolete in the hosted API; accepted and ignored so old clients keep working.
   privacy: z.unknown().optional(),
 });
