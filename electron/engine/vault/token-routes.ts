@@ -87,7 +87,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       handler: (ctx) => {
         const query = ctx.query();
         const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
-        const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query) };
+        const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query), metadataAnyCase: true };
         return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size) };
       },
     },
@@ -106,7 +106,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokens/search',
       handler: async (ctx) => {
         const body = parseWith(searchV1Request, await ctx.json());
-        const filter = { search: parseSearchQuery(body.query) };
+        const filter = { search: parseSearchQuery(body.query), metadataAnyCase: true };
         return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size) };
       },
     },
