@@ -37,6 +37,11 @@ describe('v1 metadata filters ignore case, through the legacy SDK', () => {
     expect(page.data.map((token) => token.id)).toEqual([customerToken]);
   });
 
+  it('ignores a repeated key, as the v1 list page says', async () => {
+    const page = await t.call('GET', '/tokens?metadata.customer_id=cus_12345&metadata.customer_id=cus_67890', { key });
+    expect(page.body.data.map((token: { id: string }) => token.id)).toEqual([customerToken]);
+  });
+
   it('ignores the case of letters beyond ASCII too', async () => {
     const munich = (await node.tokens.create({ type: 'token', data: 'c', metadata: { Stadt: 'MÜNCHEN' } })).id!;
     expect((await legacy.tokens.list({ metadata: { STADT: 'München' } })).data.map((token) => token.id)).toEqual([munich]);
@@ -61,5 +66,45 @@ describe('v2 metadata filters match exactly, through the node SDK', () => {
     expect(exact.body.data.map((token: { id: string }) => token.id)).toEqual([customerToken]);
     const otherCase = await t.call('GET', '/v2/tokens?metadata.customer_id=CUS_12345', { key });
     expect(otherCase.body.data).toEqual([]);
+  });
+});
+
+describe('the node SDK’s listV2 metadata filter, sent as JSON in one query parameter', () => {
+  it('lists only the tokens whose metadata matches, as the dotted form does', async () => {
+    const seen: string[] = [];
+    for await (const token of await node.tokens.listV2({ metadata: { customer_id: 'cus_12345' } })) seen.push(token.id!);
+    expect(seen).toEqual([customerToken]);
+    const dotted = await t.call('GET', '/v2/tokens?metadata.customer_id=cus_12345', { key });
+    expect(dotted.body.data.map((token: { id: string }) => token.id)).toEqual(seen);
+  });
+
+  it('applies the JSON form to the v1 list too, in any case', async () => {
+    const metadata = encodeURIComponent(JSON.stringify({ CUSTOMER_ID: 'CUS_12345' }));
+    const page = await t.call('GET', `/tokens?metadata=${metadata}`, { key });
+    expect(page.body.data.map((token: { id: string }) => token.id)).toEqual([customerToken]);
+  });
+
+  it.each([
+    ['not JSON', 'metadata=cus_12345'],
+    ['a JSON array', `metadata=${encodeURIComponent('["cus_12345"]')}`],
+    ['a number as a value', `metadata=${encodeURIComponent('{"customer_id":12345}')}`],
+    ['the Go SDK’s map text', `metadata=${encodeURIComponent('map[customer_id:cus_12345]')}`],
+  ])('answers 400 naming metadata for %s, never the whole vault', async (_, query) => {
+    for (const path of ['/v2/tokens', '/tokens']) {
+      const res = await t.call('GET', `${path}?${query}`, { key });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.errors)).toEqual(['metadata']);
+    }
+  });
+
+  it('answers 400 for a v2 parameter given twice (each may appear once) and names it', async () => {
+    for (const query of ['metadata.customer_id=cus_12345&metadata.customer_id=cus_67890', 'type=token&type=card']) {
+      const res = await t.call('GET', `/v2/tokens?${query}`, { key });
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.errors)).toEqual([query.split('=')[0]]);
+    }
+    const both = await t.call('GET', `/v2/tokens?metadata.customer_id=cus_12345&metadata=${encodeURIComponent('{"customer_id":"cus_67890"}')}`, { key });
+    expect(both.status).toBe(400);
+    expect(Object.keys(both.body.errors)).toEqual(['metadata.customer_id']);
   });
 });

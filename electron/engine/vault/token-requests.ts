@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { validateContainer } from '../access/containers';
+import { ApiProblem } from '../server/problem';
 import { EXPIRY_FORMATS, parseExpiryInstant } from './instants';
 
 /** Metadata maps strings to `value`s. A `__proto__` key, which zod would drop silently, is refused. */
@@ -97,3 +98,43 @@ export const listV2Query = z.object({
   type: z.string().optional(),
   fingerprint: z.string().optional(),
 });
+
+const METADATA_PREFIX = 'metadata.';
+const METADATA_JSON = 'metadata must be a JSON object of strings, e.g. {"customer_id":"cus_12345"}, or go as metadata.<key>=value';
+
+const badQuery = (name: string, message: string) => new ApiProblem(400, `${name}: ${message}`, { [name]: [message] });
+
+/** The `metadata={"key":"value"}` parameter as pairs; anything else in it is a 400, never a filter dropped. */
+function jsonMetadata(text: string): [string, string][] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badQuery('metadata', METADATA_JSON);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badQuery('metadata', METADATA_JSON);
+  const pairs = Object.entries(value);
+  if (pairs.some(([, v]) => typeof v !== 'string')) throw badQuery('metadata', METADATA_JSON);
+  return pairs as [string, string][];
+}
+
+/**
+ * The metadata filter of GET /tokens and GET /v2/tokens, written `metadata.<key>=value` (the vendor's docs) or
+ * `metadata={"key":"value"}` (what its node SDK sends). `repeats`: what a key given twice does; v1 ignores the
+ * repeat, as its docs say, v2 refuses it, as its docs allow each parameter once.
+ */
+export function metadataFilter(query: URLSearchParams, repeats: 'ignore' | 'refuse'): Record<string, string> {
+  const pairs = query.getAll('metadata').flatMap(jsonMetadata);
+  for (const [name, value] of query) if (name.startsWith(METADATA_PREFIX) && name.length > METADATA_PREFIX.length) pairs.push([name.slice(METADATA_PREFIX.length), value]);
+  const metadata = new Map<string, string>();
+  for (const [key, value] of pairs) {
+    if (!metadata.has(key)) metadata.set(key, value);
+    else if (repeats === 'refuse') throw badQuery(`${METADATA_PREFIX}${key}`, 'may be given once');
+  }
+  return Object.fromEntries(metadata);
+}
+
+/** Refuses a query parameter given more than once, for the endpoints whose docs allow each once (v2 list). */
+export function requireSingleValues(query: URLSearchParams): void {
+  for (const name of new Set(query.keys())) if (query.getAll(name).length > 1) throw badQuery(name, 'may be given once');
+}
