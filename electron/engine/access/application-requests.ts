@@ -13,30 +13,50 @@ const rule = z.object({
   permissions: z.array(z.string()).min(1),
 });
 
-/** POST /applications and PUT /applications/{id}: permissions must suit the application type (wire contract §2). */
-export const applicationRequest = z
-  .object({
-    name: z.string().trim().min(1, 'name is required').max(200),
-    type: z.enum(['private', 'public', 'management']),
-    permissions: z.array(z.string()).default([]),
-    rules: z.array(rule).default([]),
-    create_key: z.boolean().default(true),
-  })
-  .superRefine((app, ctx) => {
-    const allowed = ALLOWED_PERMISSIONS[app.type as ApplicationType];
-    const check = (permission: string, path: (string | number)[]) => {
-      if (!allowed.includes(permission)) {
-        ctx.addIssue({ code: 'custom', path, message: `${permission} is not a permission a ${app.type} application can hold` });
-      }
-    };
-    app.permissions.forEach((p, i) => check(p, ['permissions', i]));
-    app.rules.forEach((r, i) => r.permissions.forEach((p, j) => check(p, ['rules', i, 'permissions', j])));
-    if (app.type === 'management' && app.rules.length > 0) {
-      ctx.addIssue({ code: 'custom', path: ['rules'], message: 'Management applications take permissions, not access rules' });
+/** What create and update share: the vendor's update takes exactly these (wire contract §2). */
+const applicationFields = {
+  name: z.string().trim().min(1, 'name is required').max(200),
+  permissions: z.array(z.string()).default([]),
+  rules: z.array(rule).default([]),
+};
+const APPLICATION_TYPES = ['private', 'public', 'management'] as const;
+
+type Fields = { type: ApplicationType; permissions: string[]; rules: z.infer<typeof rule>[] };
+
+/** Permissions must suit the application type. */
+function checkSuitsType(app: Fields, ctx: z.RefinementCtx): void {
+  const allowed = ALLOWED_PERMISSIONS[app.type];
+  const check = (permission: string, path: (string | number)[]) => {
+    if (!allowed.includes(permission)) {
+      ctx.addIssue({ code: 'custom', path, message: `${permission} is not a permission a ${app.type} application can hold` });
     }
-  })
-  .transform((app) => ({
-    ...app,
-    rules: app.rules.map((r) => ({ ...r, container: normalizeContainer(r.container) }) as AccessRule),
-  }));
+  };
+  app.permissions.forEach((p, i) => check(p, ['permissions', i]));
+  app.rules.forEach((r, i) => r.permissions.forEach((p, j) => check(p, ['rules', i, 'permissions', j])));
+  if (app.type === 'management' && app.rules.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['rules'], message: 'Management applications take permissions, not access rules' });
+  }
+}
+
+const withStoredContainers = <A extends Fields>(app: A) => ({
+  ...app,
+  rules: app.rules.map((r) => ({ ...r, container: normalizeContainer(r.container) }) as AccessRule),
+});
+
+/** POST /applications (and seed files). */
+export const applicationRequest = z
+  .object({ ...applicationFields, type: z.enum(APPLICATION_TYPES), create_key: z.boolean().default(true) })
+  .superRefine(checkSuitsType)
+  .transform(withStoredContainers);
 export type ApplicationRequest = z.infer<typeof applicationRequest>;
+
+/**
+ * PUT /applications/{id} for an application of `type`. Neither vendor SDK sends a type, as it cannot change: one sent
+ * back unchanged is fine, another is refused.
+ */
+export function applicationUpdateRequest(type: ApplicationType) {
+  return z
+    .object({ ...applicationFields, type: z.literal(type, { error: "An application's type cannot change" }).default(type) })
+    .superRefine(checkSuitsType)
+    .transform(withStoredContainers);
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Handler, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { ApplicationStore } from './application-store';
-import { applicationRequest } from './application-requests';
+import { applicationRequest, applicationUpdateRequest } from './application-requests';
 import type { ManagementPermission } from './permissions';
 
 const pageQuery = z.object({
@@ -64,8 +64,8 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       path: '/applications/:id',
       idempotent: true,
       handler: managed('application:update', async (ctx) => {
-        applications.require(id(ctx.params));
-        const input = parseWith(applicationRequest, await ctx.json());
+        const { type } = applications.require(id(ctx.params));
+        const input = parseWith(applicationUpdateRequest(type), await ctx.json());
         ctx.log.requestBody = input;
         return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id) };
       }),
