@@ -55,3 +55,38 @@ describe('updating an application (PUT /applications/{id}: name, permissions and
     expect((await management.applications.get(app.id!)).type).toBe('public');
   });
 });
+
+describe('regenerating the key of an application with one key (POST /applications/{id}/regenerate)', () => {
+  const status = (promise: Promise<unknown>) => promise.then(() => 200, (e: { status?: number; statusCode?: number }) => e.status ?? e.statusCode);
+
+  it('answers the application with a new key, through the legacy SDK’s regenerateKey, and the old key stops working', async () => {
+    const app = await management.applications.create({ name: 'My Example App', type: 'private', permissions: ['token:create', 'token:read'] });
+    const regenerated = await legacy.applications.regenerateKey(app.id!);
+    expect(regenerated).toMatchObject({ id: app.id, name: 'My Example App', type: 'private', permissions: ['token:create', 'token:read'] });
+    expect(regenerated.key).toEqual(expect.any(String));
+    expect(regenerated.key).not.toBe(app.key);
+    expect(await status(nodeSdk(t, app.key!).applications.getByKey())).toBe(401);
+    expect((await nodeSdk(t, regenerated.key!).applications.getByKey()).id).toBe(app.id);
+    const keys = await management.applicationKeys.list(app.id!);
+    expect(keys).toHaveLength(1);
+    expect(keys[0].id).not.toBe(app.keys![0].id);
+  });
+
+  it('answers 422 for an application with no key or with several, and changes nothing', async () => {
+    const keyless = await management.applications.create({ name: 'keyless', type: 'private', permissions: ['token:read'], createKey: false });
+    expect(await status(legacy.applications.regenerateKey(keyless.id!))).toBe(422);
+    expect(await management.applicationKeys.list(keyless.id!)).toEqual([]);
+    const twoKeys = await management.applications.create({ name: 'two keys', type: 'private', permissions: ['token:read'] });
+    await management.applicationKeys.create(twoKeys.id!);
+    expect(await status(legacy.applications.regenerateKey(twoKeys.id!))).toBe(422);
+    expect(await status(nodeSdk(t, twoKeys.key!).applications.getByKey())).toBe(200);
+  });
+
+  it('needs application:update, and a known application', async () => {
+    const reader = await management.applications.create({ name: 'reader', type: 'management', permissions: ['application:read'] });
+    const target = await management.applications.create({ name: 'target', type: 'private', permissions: ['token:read'] });
+    expect(await status((await legacySdk(t, reader.key!)).applications.regenerateKey(target.id!))).toBe(403);
+    expect(await status(legacy.applications.regenerateKey('fb124bba-f90d-45f0-9a59-5edca27b3b4a'))).toBe(404);
+    expect(await status(nodeSdk(t, target.key!).applications.getByKey())).toBe(200);
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Handler, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
-import type { ApplicationStore } from './application-store';
+import type { Application, ApplicationStore, NewApiKey } from './application-store';
 import { applicationRequest, applicationUpdateRequest } from './application-requests';
 import type { ManagementPermission } from './permissions';
 
@@ -18,6 +18,13 @@ const managed =
     return handler(ctx);
   };
 
+/** An application as answered when a key was just made: that key with its secret, once, in `keys` and as `key`. */
+const withNewKey = (application: Application, key: NewApiKey | undefined) => ({
+  ...application,
+  keys: application.keys.map((k) => (k.id === key?.id ? key : k)),
+  ...(key ? { key: key.key } : {}),
+});
+
 /** The management endpoints of wire contract §2: applications and their keys, for `management` applications. */
 export function applicationRoutes(applications: ApplicationStore): Route[] {
   const id = (params: Record<string, string | undefined>) => params.id as string;
@@ -30,8 +37,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
         const input = parseWith(applicationRequest, await ctx.json());
         ctx.log.requestBody = input;
         const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key });
-        const keys = application.keys.map((k) => (k.id === key?.id ? key : k));
-        return { status: 201, body: { ...application, keys, ...(key ? { key: key.key } : {}) } };
+        return { status: 201, body: withNewKey(application, key) };
       }),
     },
     {
@@ -76,6 +82,15 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       handler: managed('application:delete', (ctx) => {
         applications.delete(id(ctx.params));
         return { status: 204 };
+      }),
+    },
+    {
+      method: 'POST',
+      path: '/applications/:id/regenerate',
+      idempotent: true,
+      handler: managed('application:update', (ctx) => {
+        const { application, key } = applications.regenerateKey(id(ctx.params), ctx.caller.application.id);
+        return { status: 200, body: withNewKey(application, key) };
       }),
     },
     {

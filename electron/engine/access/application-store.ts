@@ -164,6 +164,23 @@ export class ApplicationStore {
     return key;
   }
 
+  /**
+   * The vendor's deprecated helper for an application with exactly one key: that key is revoked and a new one made,
+   * in one transaction. With no key or several it refuses (422), as the vendor does: which key would go is unclear.
+   */
+  regenerateKey(applicationId: string, createdBy: string | null): { application: Application; key: NewApiKey } {
+    const key = this.db.transaction(() => {
+      const keys = this.listKeys(applicationId);
+      if (keys.length !== 1) {
+        throw new ApiProblem(422, `Only an application with exactly one key can regenerate it; this one has ${keys.length}. Create and delete keys under /applications/${applicationId}/keys instead`);
+      }
+      this.stmt.deleteKey.run(applicationId, keys[0].id);
+      return this.insertKey(applicationId, createdBy);
+    })();
+    this.version++;
+    return { application: this.require(applicationId), key };
+  }
+
   private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {
     const info = { id: randomUUID(), created_by: createdBy, created_at: new Date().toISOString() };
     const hash = this.sealer.hashApiKey(secret);
