@@ -90,3 +90,32 @@ describe('regenerating the key of an application with one key (POST /application
     expect(await status(nodeSdk(t, target.key!).applications.getByKey())).toBe(200);
   });
 });
+
+describe('the permissions each application type may hold (GET /permissions?application_type=…)', () => {
+  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use'];
+  const PUBLIC = ['token:create', 'token:update'];
+  const MANAGEMENT = ['application:read', 'application:create', 'application:update', 'application:delete'];
+
+  it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {
+    const all = await management.permissions.list();
+    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT]);
+    expect(all.find((p) => p.type === 'token:create')).toEqual({ type: 'token:create', description: 'Create Tokens', applicationTypes: ['public', 'private'] });
+    for (const permission of all) expect(permission.description).toMatch(/\w/);
+    expect((await management.permissions.list({ applicationType: 'private' })).map((p) => p.type)).toEqual(PRIVATE);
+    expect((await management.permissions.list({ applicationType: 'management' })).map((p) => p.type)).toEqual(MANAGEMENT);
+  });
+
+  it('answers any valid key, through the legacy SDK', async () => {
+    const backend = await legacySdk(t, t.privateKey);
+    const permissions = await backend.permissions.list({ applicationType: 'public' });
+    expect(permissions.map((p) => p.type)).toEqual(PUBLIC);
+    expect(permissions[0]).toMatchObject({ type: 'token:create', applicationTypes: ['public', 'private'] });
+  });
+
+  it('answers 400 naming application_type for a type that does not exist, and 401 without a key', async () => {
+    const unknown = await t.call('GET', '/permissions?application_type=elements', { key: t.privateKey });
+    expect(unknown.status).toBe(400);
+    expect(Object.keys(unknown.body.errors)).toEqual(['application_type']);
+    expect((await t.call('GET', '/permissions')).status).toBe(401);
+  });
+});

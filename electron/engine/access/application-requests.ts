@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { validateContainer, normalizeContainer } from './containers';
-import { ALLOWED_PERMISSIONS, type AccessRule, type ApplicationType } from './permissions';
+import { ALLOWED_PERMISSIONS, APPLICATION_TYPES, type AccessRule, type ApplicationType } from './permissions';
 
 const rule = z.object({
   description: z.string().max(500).default(''),
@@ -19,7 +19,6 @@ const applicationFields = {
   permissions: z.array(z.string()).default([]),
   rules: z.array(rule).default([]),
 };
-const APPLICATION_TYPES = ['private', 'public', 'management'] as const;
 
 type Fields = { type: ApplicationType; permissions: string[]; rules: z.infer<typeof rule>[] };
 
@@ -60,3 +59,8 @@ export function applicationUpdateRequest(type: ApplicationType) {
     .superRefine(checkSuitsType)
     .transform(withStoredContainers);
 }
+
+/** GET /permissions */
+export const permissionsQuery = z.object({
+  application_type: z.enum(APPLICATION_TYPES, { error: `application_type must be one of ${APPLICATION_TYPES.join(', ')}` }).optional(),
+});

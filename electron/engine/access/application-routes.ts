@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { Handler, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { Application, ApplicationStore, NewApiKey } from './application-store';
-import { applicationRequest, applicationUpdateRequest } from './application-requests';
-import type { ManagementPermission } from './permissions';
+import { applicationRequest, applicationUpdateRequest, permissionsQuery } from './application-requests';
+import { listPermissions, type ManagementPermission } from './permissions';
 
 const pageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
@@ -25,7 +25,10 @@ const withNewKey = (application: Application, key: NewApiKey | undefined) => ({
   ...(key ? { key: key.key } : {}),
 });
 
-/** The management endpoints of wire contract §2: applications and their keys, for `management` applications. */
+/**
+ * The endpoints of wire contract §2: applications and their keys, for `management` applications, and the permissions
+ * each application type may hold, for any key.
+ */
 export function applicationRoutes(applications: ApplicationStore): Route[] {
   const id = (params: Record<string, string | undefined>) => params.id as string;
   return [
@@ -54,6 +57,14 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
           },
         };
       }),
+    },
+    {
+      method: 'GET',
+      path: '/permissions',
+      handler: (ctx) => {
+        const { application_type } = parseWith(permissionsQuery, Object.fromEntries(ctx.query()));
+        return { status: 200, body: listPermissions(application_type) };
+      },
     },
     {
       method: 'GET',
