@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unsupported } from '../server/validation';
 import { validateContainer, normalizeContainer } from './containers';
 import { ALLOWED_PERMISSIONS, APPLICATION_TYPES, type AccessRule, type ApplicationType } from './permissions';
 
@@ -11,6 +12,10 @@ const rule = z.object({
   }),
   transform: z.enum(['redact', 'mask', 'reveal']),
   permissions: z.array(z.string()).min(1),
+  conditions: z
+    .array(z.unknown())
+    .max(0, { error: 'Access-rule conditions apply to sessions, which Tokenbench does not have: leave conditions out or empty' })
+    .nullish(),
 });
 
 /** What create and update share: the vendor's update takes exactly these (wire contract §2). */
@@ -39,12 +44,17 @@ function checkSuitsType(app: Fields, ctx: z.RefinementCtx): void {
 
 const withStoredContainers = <A extends Fields>(app: A) => ({
   ...app,
-  rules: app.rules.map((r) => ({ ...r, container: normalizeContainer(r.container) }) as AccessRule),
+  rules: app.rules.map(({ conditions: _none, ...r }) => ({ ...r, container: normalizeContainer(r.container) }) as AccessRule),
 });
 
 /** POST /applications (and seed files). */
 export const applicationRequest = z
-  .object({ ...applicationFields, type: z.enum(APPLICATION_TYPES), create_key: z.boolean().default(true) })
+  .object({
+    ...applicationFields,
+    type: z.enum(APPLICATION_TYPES),
+    create_key: z.boolean().default(true),
+    expires_at: unsupported('Applications do not expire in Tokenbench: leave expires_at out and delete the application when done'),
+  })
   .superRefine(checkSuitsType)
   .transform(withStoredContainers);
 export type ApplicationRequest = z.infer<typeof applicationRequest>;
@@ -63,4 +73,18 @@ export function applicationUpdateRequest(type: ApplicationType) {
 /** GET /permissions */
 export const permissionsQuery = z.object({
   application_type: z.enum(APPLICATION_TYPES, { error: `application_type must be one of ${APPLICATION_TYPES.join(', ')}` }).optional(),
+});
+
+const CURSOR_PAGING = 'start (cursor paging) is not supported here: this list pages by page and size';
+
+/** GET /applications; `id` and `type` repeat, so the route reads them from the query itself. */
+export const applicationListQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+  start: unsupported(CURSOR_PAGING),
+});
+
+/** GET /applications/{id}/keys; `id` repeats, so the route reads it from the query itself. */
+export const applicationKeysQuery = z.object({
+  type: unsupported('Tokenbench does not filter application keys by type'),
 });

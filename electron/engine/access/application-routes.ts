@@ -1,14 +1,14 @@
-import { z } from 'zod';
 import type { Handler, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { Application, ApplicationStore, NewApiKey } from './application-store';
-import { applicationRequest, applicationUpdateRequest, permissionsQuery } from './application-requests';
+import {
+  applicationKeysQuery,
+  applicationListQuery,
+  applicationRequest,
+  applicationUpdateRequest,
+  permissionsQuery,
+} from './application-requests';
 import { listPermissions, type ManagementPermission } from './permissions';
-
-const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  size: z.coerce.number().int().min(1).max(100).default(20),
-});
 
 /** A handler that runs only for a management application holding `permission`. */
 const managed =
@@ -47,8 +47,9 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'GET',
       path: '/applications',
       handler: managed('application:read', (ctx) => {
-        const { page, size } = parseWith(pageQuery, Object.fromEntries(ctx.query()));
-        const { total, items } = applications.page(page, size);
+        const query = ctx.query();
+        const { page, size } = parseWith(applicationListQuery, Object.fromEntries(query));
+        const { total, items } = applications.page(page, size, { ids: query.getAll('id'), types: query.getAll('type') });
         return {
           status: 200,
           body: {
@@ -113,7 +114,13 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
     {
       method: 'GET',
       path: '/applications/:id/keys',
-      handler: managed('application:read', (ctx) => ({ status: 200, body: applications.listKeys(id(ctx.params)) })),
+      handler: managed('application:read', (ctx) => {
+        const query = ctx.query();
+        parseWith(applicationKeysQuery, Object.fromEntries(query));
+        const ids = query.getAll('id');
+        const keys = applications.listKeys(id(ctx.params));
+        return { status: 200, body: ids.length ? keys.filter((k) => ids.includes(k.id)) : keys };
+      }),
     },
     {
       method: 'GET',
