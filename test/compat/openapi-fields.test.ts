@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BasisTheoryClient } from '@basis-theory/node-sdk';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { legacySdk, nodeSdk } from '../support/vendor-sdks';
+import { legacySdk, nodeSdk, privateAppKey } from '../support/vendor-sdks';
 
 /**
  * Query and body fields that the vendor's OpenAPI spec (api/openapi.yaml of its Go SDK, github.com/Basis-Theory/basistheory-go)
@@ -10,12 +10,20 @@ import { legacySdk, nodeSdk } from '../support/vendor-sdks';
  */
 let t: TestEngine;
 let management: BasisTheoryClient;
+let backend: BasisTheoryClient;
+let backendKey: string;
 let legacyManagement: Awaited<ReturnType<typeof legacySdk>>;
+let legacyBackend: Awaited<ReturnType<typeof legacySdk>>;
 
 beforeAll(async () => {
   t = await startTestEngine({ inMemory: true });
   management = nodeSdk(t, t.managementKey);
+  backendKey = await privateAppKey(management, 'fields backend', [
+    { container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:update', 'token:search'] },
+  ]);
+  backend = nodeSdk(t, backendKey);
   legacyManagement = await legacySdk(t, t.managementKey);
+  legacyBackend = await legacySdk(t, backendKey);
 });
 afterAll(() => t.stop());
 
@@ -77,5 +85,41 @@ describe('GET /applications/{id}/keys: id and type', () => {
     expect(ids(await management.applicationKeys.list(app.id!, { id: second.id! }))).toEqual([second.id]);
     expect(ids(await management.applicationKeys.list(app.id!, { id: [second.id!, app.keys![0].id!] })).sort()).toEqual([second.id, app.keys![0].id].sort());
     expect(await refusedFields(management.applicationKeys.list(app.id!, { type: 'private' }))).toEqual(['type']);
+  });
+});
+
+describe('POST /tokens and PATCH /tokens/{id}', () => {
+  it('refuses token_intent_id and encrypted (neither token intents nor encrypted payloads exist here), naming them', async () => {
+    const tokenIntentId = 'e5e3d8b4-6d3a-4b6c-9d7f-2b1b1c1d1e1f';
+    expect(await refusedFields(backend.tokens.create({ tokenIntentId }))).toContain('token_intent_id');
+    expect(await refusedFields(backend.tokens.create({ type: 'token', data: 'x', tokenIntentId }))).toEqual(['token_intent_id']);
+    expect(await refusedFields(backend.tokens.create({ type: 'token', data: 'x', encrypted: 'eyJhbGciOi' }))).toEqual(['encrypted']);
+  });
+
+  it('still ignores the obsolete privacy settings, as the vendor does since it dropped them', async () => {
+    const created = await backend.tokens.create({ type: 'token', data: 'private', privacy: { impactLevel: 'high', restrictionPolicy: 'mask' } });
+    expect(created.containers).toEqual(['/general/high/']);
+  });
+
+  it('refuses deduplicate_token: true on update (deduplication happens on create here), naming it', async () => {
+    const created = await backend.tokens.create({ type: 'token', data: 'dedupe me' });
+    expect(await refusedFields(backend.tokens.update(created.id!, { deduplicateToken: true }))).toEqual(['deduplicate_token']);
+    expect((await backend.tokens.update(created.id!, { deduplicateToken: false, metadata: { a: 'b' } })).metadata).toEqual({ a: 'b' });
+  });
+});
+
+describe('GET /tokens and POST /tokens/search (v1): type and start', () => {
+  it('filters the v1 list by type, repeatable, as the legacy SDK sends it', async () => {
+    const card = await backend.tokens.create({ type: 'card_number', data: '4242424242424242' });
+    const ssn = await backend.tokens.create({ type: 'social_security_number', data: '123-45-6789' });
+    expect(ids((await legacyBackend.tokens.list({ type: 'card_number' })).data)).toEqual([card.id]);
+    expect(ids((await legacyBackend.tokens.list({ type: ['card_number', 'social_security_number'] })).data)).toEqual([card.id, ssn.id]);
+  });
+
+  it('refuses start (v1 pages by page and size), naming it', async () => {
+    expect(await refusedFields(legacyBackend.tokens.list({ start: 'abc' }))).toEqual(['start']);
+    const search = await t.call('POST', '/tokens/search', { key: backendKey, body: { query: 'type:token', start: 'abc' } });
+    expect(search.status).toBe(400);
+    expect(Object.keys(search.body.errors)).toEqual(['start']);
   });
 });

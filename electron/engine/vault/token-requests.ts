@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validateContainer } from '../access/containers';
 import { ApiProblem } from '../server/problem';
+import { unsupported } from '../server/validation';
 import { EXPIRY_FORMATS, parseExpiryInstant } from './instants';
 
 /** Metadata maps strings to `value`s. A `__proto__` key, which zod would drop silently, is refused. */
@@ -34,6 +35,8 @@ export const createTokenRequest = z.object({
   expires_at: expiresAt.nullable().optional(),
   // Obsolete in the hosted API; accepted and ignored so old clients keep working.
   privacy: z.unknown().optional(),
+  token_intent_id: unsupported('Token intents are not supported by Tokenbench: create the token from its type and data'),
+  encrypted: unsupported('Encrypted token payloads are not supported by Tokenbench: send the type and data'),
 });
 export type CreateTokenRequest = z.infer<typeof createTokenRequest>;
 
@@ -50,6 +53,11 @@ export const updateTokenRequest = createTokenRequest.omit({ privacy: true }).ext
   containers: createTokenRequest.shape.containers.nullable(),
   search_indexes: createTokenRequest.shape.search_indexes.nullable(),
   fingerprint_expression: createTokenRequest.shape.fingerprint_expression.nullable(),
+  deduplicate_token: z
+    .boolean()
+    .nullable()
+    .optional()
+    .refine((deduplicate) => deduplicate !== true, { error: 'Tokenbench deduplicates on create only: leave deduplicate_token out of updates' }),
 });
 export type UpdateTokenRequest = z.infer<typeof updateTokenRequest>;
 
@@ -68,10 +76,13 @@ function wholeNumber(label: string, min: number, max: number, fallback: number) 
 const pageNumber = wholeNumber('page', 1, 1_000_000_000, 1);
 const pageSize = wholeNumber('size', 1, 100, 20);
 
+const CURSOR_PAGING = 'start (cursor paging) is not supported by the v1 endpoints: they page by page and size; the v2 ones take start';
+
 export const searchV1Request = z.object({
   query: z.string().default(''),
   page: pageNumber,
   size: pageSize,
+  start: unsupported(CURSOR_PAGING),
 });
 
 export const searchV2Request = z.object({
@@ -80,9 +91,11 @@ export const searchV2Request = z.object({
   size: pageSize,
 });
 
+/** GET /tokens; `id` and `type` repeat, so the route reads them from the query itself. */
 export const listV1Query = z.object({
   page: pageNumber,
   size: pageSize,
+  start: unsupported(CURSOR_PAGING),
 });
 
 export const listV2Query = z.object({
