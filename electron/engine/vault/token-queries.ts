@@ -21,8 +21,7 @@ export interface TokenFilter {
   ids?: string[];
   metadata?: Record<string, string>;
   container?: string;
-  /** Any of these types. */
-  types?: string[];
+  type?: string;
   fingerprint?: string;
   search?: SearchNode | null;
   /** Metadata keys and values match in any case: the v1 list and search do, v2 matches exactly. */
@@ -100,7 +99,7 @@ class WhereBuilder {
     if (filter.ids?.length) this.clauses.push(`id IN (SELECT value FROM json_each(${this.bind(JSON.stringify(filter.ids))}))`);
     for (const [k, v] of Object.entries(filter.metadata ?? {})) this.clauses.push(this.metadataEquals(k, v));
     if (filter.container) this.clauses.push(this.containerUnder(normalizeContainer(filter.container)));
-    if (filter.types?.length) this.clauses.push(`type IN (SELECT value FROM json_each(${this.bind(JSON.stringify(filter.types))}))`);
+    if (filter.type) this.clauses.push(`type = ${this.bind(filter.type)}`);
     if (filter.fingerprint) this.clauses.push(`fingerprint = ${this.bind(filter.fingerprint)}`);
     if (filter.search) this.clauses.push(this.node(filter.search));
   }

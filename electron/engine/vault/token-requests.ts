@@ -91,11 +91,14 @@ export const searchV2Request = z.object({
   size: pageSize,
 });
 
-/** GET /tokens; `id` and `type` repeat, so the route reads them from the query itself. */
+/** GET /tokens; `id` repeats, so the route reads it from the query itself. */
 export const listV1Query = z.object({
   page: pageNumber,
   size: pageSize,
   start: unsupported(CURSOR_PAGING),
+  // The vendor's v1 list filtered by type until its docs dropped the filter (January 2024); whether it still does is
+  // unknown, so a client relying on it learns now instead of in production.
+  type: unsupported('type is no longer a filter of the v1 list (the vendor dropped it in 2024): use GET /v2/tokens?type= or filter the results'),
 });
 
 export const listV2Query = z.object({

@@ -82,12 +82,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       handler: (ctx) => {
         const query = ctx.query();
         const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
-        const filter: TokenFilter = {
-          ids: query.getAll('id'),
-          types: query.getAll('type'),
-          metadata: metadataFilter(query, 'ignore'),
-          metadataAnyCase: true,
-        };
+        const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query, 'ignore'), metadataAnyCase: true };
         return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size) };
       },
     },
@@ -97,8 +92,8 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       handler: (ctx) => {
         const query = ctx.query();
         requireSingleValues(query);
-        const { type, ...q } = parseWith(listV2Query, Object.fromEntries(query));
-        const filter: TokenFilter = { ...q, types: type === undefined ? [] : [type], metadata: metadataFilter(query, 'refuse') };
+        const q = parseWith(listV2Query, Object.fromEntries(query));
+        const filter: TokenFilter = { ...q, metadata: metadataFilter(query, 'refuse') };
         return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size) };
       },
     },
