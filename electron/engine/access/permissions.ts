@@ -20,7 +20,8 @@ export const PROXY_INVOKE = 'proxy:invoke';
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
 export type ManagementPermission = (typeof MANAGEMENT_PERMISSIONS)[number];
 export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE;
-export type ApplicationType = 'private' | 'public' | 'management';
+export const APPLICATION_TYPES = ['public', 'private', 'management'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 export type Transform = 'redact' | 'mask' | 'reveal';
 
 export interface AccessRule {
@@ -37,6 +38,40 @@ export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
   public: ['token:create', 'token:update'],
   management: MANAGEMENT_PERMISSIONS,
 };
+
+/** GET /permissions: each permission an application may hold, worded and ordered as the vendor's permissions page. */
+const DESCRIPTIONS: Record<TokenPermission | ManagementPermission, string> = {
+  'token:create': 'Create Tokens',
+  'token:update': 'Update Tokens',
+  'token:read': 'Read Tokens',
+  'token:search': 'Search Tokens',
+  'token:delete': 'Delete Tokens',
+  'token:use': 'Use Tokens in the Proxy',
+  'application:read': 'Read Applications',
+  'application:create': 'Create Applications',
+  'application:update': 'Update and regenerate API keys for Applications',
+  'application:delete': 'Delete Applications',
+};
+
+export interface PermissionInfo {
+  type: string;
+  description: string;
+  application_types: ApplicationType[];
+}
+
+/**
+ * The permissions `type` may hold (all when undefined). proxy:invoke is left out: it is accepted for old
+ * configurations only, and the vendor lists token:use alone.
+ */
+export function listPermissions(type?: ApplicationType): PermissionInfo[] {
+  return Object.entries(DESCRIPTIONS)
+    .map(([permission, description]) => ({
+      type: permission,
+      description,
+      application_types: APPLICATION_TYPES.filter((t) => ALLOWED_PERMISSIONS[t].includes(permission)),
+    }))
+    .filter((info) => type === undefined || info.application_types.includes(type));
+}
 
 export interface AccessSubject {
   id: string;
