@@ -1,30 +1,19 @@
 /** What `tokenbench serve` tells its user: where things are once it runs, the risk of its host, why it did not start. */
 import { isIPv4 } from 'node:net';
-import type { Engine, StartOptions } from '../engine';
-
-/** The Host guard admits loopback names only, so a wildcard bind is announced at the loopback name that works. */
-const LOOPBACK_FOR_WILDCARD: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
+import { isWildcardHost, type Engine, type StartOptions } from '../engine';
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
-/** `url` (which the engine builds from the bound host) as a client on this machine should write it. */
-function reachable(url: string, host: string): string {
-  const loopback = LOOPBACK_FOR_WILDCARD[host];
-  if (!loopback) return url;
-  const bound = host.includes(':') ? `[${host}]` : host;
-  return url.replace(`//${bound}:`, `//${loopback}:`);
-}
-
 export function startupReport(engine: Engine): string {
-  const host = engine.config.host;
-  const lines = [`Tokenbench is serving ${reachable(engine.url, host)}`];
-  if (engine.echoUrl) lines.push(`Echo destination at ${reachable(engine.echoUrl, host)}`);
+  // The engine's URLs are already the ones a client here uses (a wildcard bind is announced at loopback).
+  const lines = [`Tokenbench is serving ${engine.url}`];
+  if (engine.echoUrl) lines.push(`Echo destination at ${engine.echoUrl}`);
   lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
   lines.push(
     engine.browserWorkbench
-      ? `Workbench: ${reachable(engine.browserWorkbench.url, host)}`
+      ? `Workbench: ${engine.browserWorkbench.url}`
       : 'Workbench: not built; run `npm run build`, then start serve again',
   );
   const report = engine.seedReport;
@@ -53,7 +42,7 @@ export function exposureWarning(engine: Engine): string | null {
   ];
   if (engine.echoUrl) lines.push(`  - the echo destination on port ${new URL(engine.echoUrl).port}, without a key.`);
   lines.push("  The Host check stops other web sites' pages, not other programs.");
-  if (!LOOPBACK_FOR_WILDCARD[host]) {
+  if (!isWildcardHost(host)) {
     lines.push(`  It admits only localhost, 127.0.0.1 and [::1]: requests addressed to ${host} are refused.`);
   }
   lines.push('  Keep the default --host 127.0.0.1 unless you mean this (inside a container, say).');

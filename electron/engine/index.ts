@@ -3,3 +3,4 @@ export { startEngine, type Engine, type BootstrapKeys, type StartOptions } from 
 export { resolveConfig, DEFAULT_PORT, DEFAULT_ECHO_PORT, type EngineConfig } from './engine-config';
 export { seedFile, type SeedFile, type SeedReport } from './seed/seed-file';
 export { callMethod, problemOf } from './workbench';
+export { isWildcardHost } from './server/local-url';

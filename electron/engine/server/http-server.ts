@@ -15,6 +15,7 @@ import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
+import { localUrl } from './local-url';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ \/proxy(?:[/?\s]|$)/;
@@ -265,11 +266,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       port = (server.address() as AddressInfo).port;
       own = ownOrigins(port);
       origins = new Set([...own, ...allowedOrigins]);
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       resolve({
         server,
         port,
-        url: `http://${host}:${port}`,
+        url: localUrl(config.host, port),
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());
