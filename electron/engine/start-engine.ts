@@ -25,7 +25,7 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -149,6 +149,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     history,
     events,
     transactions: transactionPanel,
+    applications,
+    frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
     revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
   });
   const http = await startHttpServer({

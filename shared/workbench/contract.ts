@@ -143,3 +143,61 @@ export const liveEventSchema = z.discriminatedUnion('type', [
 export type LiveEvent = z.output<typeof liveEventSchema>;
 /** A live event as the engine sends it (its entries not yet read by historyEntrySchema). */
 export type SentLiveEvent = z.input<typeof liveEventSchema>;
+
+/** The methods a composed request may use. */
+export const COMPOSER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** An application of the local engine, as the workbench picks one to act as. */
+export const applicationChoiceSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(['private', 'public', 'management']),
+  /** The key the workbench sends with for this application, minted on its first use; null until then or once revoked. */
+  workbench_key: z.object({ id: z.string(), created_at: isoTimeSchema }).nullable(),
+});
+export type ApplicationChoice = z.output<typeof applicationChoiceSchema>;
+
+/**
+ * A request composed in the workbench, exactly as a client would send it to the service: its method, its path and
+ * query (`/proxy/v1/charges?x=1`, `/tokens`), its headers and body. The engine adds only the chosen application's key.
+ */
+export const composedRequestSchema = z.strictObject({
+  /** Chosen by the page, so it can cancel the request while it runs. */
+  id: z.string().min(1).max(100),
+  application_id: z.string().min(1).max(200),
+  method: z.enum(COMPOSER_METHODS),
+  path: z.string().startsWith('/').max(16 * 1024),
+  headers: z.array(z.tuple([z.string().min(1).max(1024), z.string().max(16 * 1024)])).max(200),
+  body: z.string().nullable(),
+});
+export type ComposedRequest = z.output<typeof composedRequestSchema>;
+
+/** What came back to a composed request. */
+export const exchangeOutcomeSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('response'),
+    status: z.number().int(),
+    /** The reason phrase the server sent. */
+    status_text: z.string(),
+    headers: headerPairsSchema,
+    /** The body, base64: a destination's answer may be any bytes. */
+    body_base64: z.string(),
+    /** The body's whole size; the workbench keeps at most its first part. */
+    bytes: z.number().int().nonnegative(),
+    truncated: z.boolean(),
+  }),
+  /** The service could not be reached: what was tried and what came back. */
+  z.object({ kind: z.literal('unreachable'), code: z.string().nullable(), detail: z.string() }),
+  /** The user cancelled it before the answer was complete. */
+  z.object({ kind: z.literal('cancelled') }),
+]);
+
+/** A composed request as it left, what came back, and the history entry the engine wrote for it. */
+export const exchangeSchema = z.object({
+  request: z.object({ method: z.string(), url: z.string(), headers: headerPairsSchema, bytes: z.number().int() }),
+  outcome: exchangeOutcomeSchema,
+  duration_ms: z.number(),
+  /** The engine's record of the request (masked), when it wrote one: who answered, and why a proxy call failed. */
+  entry: historyEntrySchema.nullable(),
+});
+export type Exchange = z.output<typeof exchangeSchema>;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import {
+  applicationChoiceSchema,
+  composedRequestSchema,
   engineStatusSchema,
+  exchangeSchema,
   historyListSchema,
   historyQuerySchema,
   liveEventSchema,
@@ -47,6 +50,14 @@ export const WORKBENCH_METHODS = {
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
   /** Every transaction the engine keeps, with its state, time left and operations (token data masked). */
   listTransactions: call(nothing, z.array(transactionViewSchema)),
+  /** The applications the workbench may act as, each with its workbench key (never the key itself). */
+  listApplications: call(nothing, z.array(applicationChoiceSchema)),
+  /** Sends a composed request to the service's own address as the chosen application, with its workbench key. */
+  sendRequest: call(composedRequestSchema, exchangeSchema),
+  /** Stops a composed request still in flight; it then answers as cancelled. */
+  cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
+  /** Revokes an application's workbench key; the next request sent as it mints a new one. */
+  revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

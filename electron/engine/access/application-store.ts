@@ -57,6 +57,9 @@ const LIST_FILTER = `(@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
 export const generateApiKey = () => `key_local_${randomBytes(32).toString('base64url')}`;
 export const MIN_SEEDED_KEY_LENGTH = 24;
 
+/** A sealed workbench key is bound to its application and key id: a blob copied to another row does not open. */
+const workbenchKeyBinding = (applicationId: string, keyId: string) => `workbench-key:${applicationId}:${keyId}`;
+
 export class ApplicationStore {
   /** Bumped on every change, so callers can drop what they cached about keys and rules. */
   version = 0;
@@ -85,6 +88,9 @@ export class ApplicationStore {
       key: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? AND id = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE application_id = ? AND id = ?'),
       byKeyHash: db.prepare('SELECT application_id, id FROM api_keys WHERE key_hash = ?'),
+      workbenchKey: db.prepare(`SELECT k.id, k.created_by, k.created_at, w.sealed FROM workbench_keys w
+        JOIN api_keys k ON k.id = w.key_id WHERE w.application_id = ?`),
+      insertWorkbenchKey: db.prepare('INSERT INTO workbench_keys (key_id, application_id, sealed) VALUES (?, ?, ?)'),
     };
   }
 
@@ -180,7 +186,9 @@ export class ApplicationStore {
    */
   regenerateKey(applicationId: string, createdBy: string | null): { application: Application; key: NewApiKey } {
     const key = this.db.transaction(() => {
-      const keys = this.listKeys(applicationId);
+      // The workbench's own key is Tokenbench's, not the client's: it neither counts nor goes.
+      const workbench = this.workbenchKeyInfo(applicationId)?.id;
+      const keys = this.listKeys(applicationId).filter((k) => k.id !== workbench);
       if (keys.length !== 1) {
         throw new ApiProblem(422, `Only an application with exactly one key can regenerate it; this one has ${keys.length}. Create and delete keys under /applications/${applicationId}/keys instead`);
       }
@@ -189,6 +197,28 @@ export class ApplicationStore {
     })();
     this.version++;
     return { application: this.require(applicationId), key };
+  }
+
+  /**
+   * The key the workbench sends with when it acts as this application: made on first use, and kept sealed under
+   * the master key so the engine can send it again (the page never sees it). One per application; revoked like any key.
+   */
+  workbenchKey(applicationId: string): string {
+    return this.db.transaction(() => {
+      this.require(applicationId);
+      const row = this.stmt.workbenchKey.get(applicationId) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
+      if (row) return this.sealer.open(row.sealed, workbenchKeyBinding(applicationId, row.id)).toString('utf8');
+      const made = this.insertKey(applicationId, null);
+      this.stmt.insertWorkbenchKey.run(made.id, applicationId, this.sealer.seal(made.key, workbenchKeyBinding(applicationId, made.id)));
+      this.version++;
+      return made.key;
+    })();
+  }
+
+  /** The workbench's key of this application, without its secret; null before its first use or once revoked. */
+  workbenchKeyInfo(applicationId: string): ApiKeyInfo | null {
+    const row = this.stmt.workbenchKey.get(applicationId) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
+    return row ? { id: row.id, created_by: row.created_by, created_at: row.created_at } : null;
   }
 
   private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {

@@ -128,6 +128,19 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE request_log;
     `,
   },
+  {
+    version: 4,
+    name: 'workbench keys',
+    // The one key per application the workbench sends with. Its plaintext is kept sealed, so the engine can send it
+    // again; revoking the key (deleting its api_keys row) removes it here too.
+    sql: `
+      CREATE TABLE workbench_keys (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+        application_id TEXT NOT NULL UNIQUE REFERENCES applications(id) ON DELETE CASCADE,
+        sealed BLOB NOT NULL
+      );
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

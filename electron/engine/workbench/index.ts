@@ -1,3 +1,4 @@
 /** The engine's side of the workbench: the model both transports serve, and the browser workbench over HTTP. */
 export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOptions } from './browser-workbench';
 export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';
+export { frontDoor, type FrontDoor } from './front-door';

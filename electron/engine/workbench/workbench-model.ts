@@ -1,12 +1,17 @@
-import type { EngineStatus } from '../../../shared/workbench/contract';
+import type { ApplicationChoice, EngineStatus } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
+import type { Application, ApplicationStore } from '../access/application-store';
 import type { EngineEvents } from '../engine-events';
 import type { RequestLog } from '../history/request-log';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
+import type { FrontDoor } from './front-door';
 import { LiveFeed } from './live-feed';
+
+/** More applications than a local vault holds; the picker lists them all. */
+const MAX_APPLICATIONS = 1000;
 
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
@@ -14,6 +19,9 @@ export interface WorkbenchSources {
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
+  applications: ApplicationStore;
+  /** Where composed requests are sent: the service's own address. */
+  frontDoor: FrontDoor;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
   revealOutbound: (entryId: string) => Promise<string>;
 }
@@ -24,11 +32,24 @@ export interface WorkbenchSources {
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const feed = new LiveFeed(sources.events, sources.status);
+  const { applications } = sources;
+  const choice = ({ id, name, type }: Application): ApplicationChoice => {
+    const key = applications.workbenchKeyInfo(id);
+    return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
+  };
   return {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before }) => sources.history.list(limit, before),
     revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
     listTransactions: () => sources.transactions.list(),
+    listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
+    sendRequest: (request) => sources.frontDoor.send(request, applications.workbenchKey(request.application_id)),
+    cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
+    revokeWorkbenchKey({ application_id }) {
+      const key = applications.workbenchKeyInfo(application_id);
+      if (key) applications.deleteKey(application_id, key.id);
+      return choice(applications.require(application_id));
+    },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);

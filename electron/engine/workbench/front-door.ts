@@ -1,0 +1,157 @@
+import { request, type IncomingMessage } from 'node:http';
+import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../shared/workbench/contract';
+import type { EngineEvents } from '../engine-events';
+import { headersForLog } from '../server/log-headers';
+import { ApiProblem } from '../server/problem';
+
+/** A composed request's exchange as the engine sends it (its history entry not yet read by the contract). */
+export type SentExchange = Omit<Exchange, 'entry'> & { entry: SentHistoryEntry | null };
+
+/** The most of an answer the workbench keeps for display; the rest is counted, not kept. */
+export const MAX_SHOWN_BYTES = 10 * 1024 * 1024;
+/** How long to wait, after the answer, for the history entry the server writes once the response has closed. */
+const ENTRY_WAIT_MS = 2000;
+
+export interface FrontDoorOptions {
+  /** The service's own address (known once it listens). */
+  baseUrl: () => string;
+  headerPrefix: string;
+  events: EngineEvents;
+}
+
+export interface FrontDoor {
+  /** Sends the request to the service's own address with `apiKey`, unless the request carries a key itself. */
+  send(composed: ComposedRequest, apiKey: string): Promise<SentExchange>;
+  /** Stops a request in flight; false when none has that id. */
+  cancel(id: string): boolean;
+}
+
+/** Reads a body up to the shown limit, counting the rest. */
+async function readShown(body: AsyncIterable<Buffer>): Promise<{ shown: Buffer; bytes: number }> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (kept >= MAX_SHOWN_BYTES) continue;
+    const part = chunk.subarray(0, MAX_SHOWN_BYTES - kept);
+    chunks.push(part);
+    kept += part.length;
+  }
+  return { shown: Buffer.concat(chunks), bytes };
+}
+
+/**
+ * The headers a client sends: the composed ones, then those it leaves out that every client sends (Host, and the
+ * body's length) and the application's key; a header the user wrote wins, so a wrong key can be tried on purpose.
+ */
+function withClientHeaders(composed: [string, string][], defaults: Record<string, string>): [string, string][] {
+  const given = new Set(composed.map(([name]) => name.toLowerCase()));
+  return [...composed, ...Object.entries(defaults).filter(([name]) => !given.has(name.toLowerCase()))];
+}
+
+/** One request over node:http, which keeps the answer's header names, order and reason phrase as they came. */
+function exchange(url: string, method: string, headers: string[], body: Buffer | null, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method, headers, signal }, resolve);
+    outgoing.on('error', reject);
+    outgoing.end(body ?? undefined);
+  });
+}
+
+/** Why a connection to the service failed, in a user's words; the undici or socket code beside it. */
+function unreachable(error: unknown): { kind: 'unreachable'; code: string | null; detail: string } {
+  const code = (error as { code?: unknown }).code;
+  const reason = (error as Error).message || String(error);
+  return { kind: 'unreachable', code: typeof code === 'string' ? code : null, detail: reason };
+}
+
+/**
+ * The workbench's way to send a composed request: over real HTTP to the service's own front door, so it passes the
+ * same guards, is recorded in history like any client's, and carries exactly the bytes a client would send.
+ */
+export function frontDoor(options: FrontDoorOptions): FrontDoor {
+  const inFlight = new Map<string, AbortController>();
+  const keyHeader = `${options.headerPrefix}-API-KEY`;
+  const traceHeader = `${options.headerPrefix}-trace-id`.toLowerCase();
+
+  /** Resolves with the history entry of a trace once the server records it, or null after a short wait. */
+  function entryOf(traceId: string, seen: Map<string, SentHistoryEntry>, listen: (listener: () => void) => void): Promise<SentHistoryEntry | null> {
+    const found = seen.get(traceId);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), ENTRY_WAIT_MS);
+      listen(() => {
+        const entry = seen.get(traceId);
+        if (!entry) return;
+        clearTimeout(timer);
+        resolve(entry);
+      });
+    });
+  }
+
+  async function send(composed: ComposedRequest, apiKey: string): Promise<SentExchange> {
+    if (inFlight.has(composed.id)) throw new ApiProblem(409, `A request with id ${composed.id} is already running`);
+    const controller = new AbortController();
+    inFlight.set(composed.id, controller);
+    const body = composed.body === null ? null : Buffer.from(composed.body, 'utf8');
+    const url = options.baseUrl() + composed.path;
+    const headers = withClientHeaders(composed.headers, {
+      host: new URL(url).host,
+      [keyHeader]: apiKey,
+      ...(body ? { 'content-length': String(body.length) } : {}),
+    });
+    const sent = { method: composed.method, url, headers: headersForLog(headers.flat(), options.headerPrefix), bytes: body?.length ?? 0 };
+
+    // Entries are heard from the moment the request leaves: the server records it as its response closes.
+    const seen = new Map<string, SentHistoryEntry>();
+    let onEntry: (() => void) | null = null;
+    const collect = (entry: SentHistoryEntry) => {
+      if (entry.trace_id) seen.set(entry.trace_id, entry);
+      onEntry?.();
+    };
+    options.events.on('request', collect);
+    const started = performance.now();
+    try {
+      const response = await exchange(url, composed.method, headers.flat(), body, controller.signal);
+      const { shown, bytes } = await readShown(response);
+      const duration_ms = performance.now() - started;
+      const rawHeaders: [string, string][] = [];
+      for (let i = 0; i < response.rawHeaders.length; i += 2) rawHeaders.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
+      const traceId = response.headers[traceHeader];
+      const entry = typeof traceId === 'string' ? await entryOf(traceId, seen, (listener) => (onEntry = listener)) : null;
+      return {
+        request: sent,
+        outcome: {
+          kind: 'response',
+          status: response.statusCode ?? 0,
+          status_text: response.statusMessage ?? '',
+          headers: rawHeaders,
+          body_base64: shown.toString('base64'),
+          bytes,
+          truncated: bytes > shown.length,
+        },
+        duration_ms,
+        entry,
+      };
+    } catch (error) {
+      const duration_ms = performance.now() - started;
+      if (controller.signal.aborted) {
+        return { request: sent, outcome: { kind: 'cancelled' }, duration_ms, entry: null };
+      }
+      return { request: sent, outcome: unreachable(error), duration_ms, entry: null };
+    } finally {
+      options.events.off('request', collect);
+      inFlight.delete(composed.id);
+    }
+  }
+
+  return {
+    send,
+    cancel(id) {
+      const controller = inFlight.get(id);
+      controller?.abort();
+      return controller !== undefined;
+    },
+  };
+}
