@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { validateContainer, normalizeContainer } from './containers';
-import { ALLOWED_PERMISSIONS, type AccessRule, type ApplicationType } from './permissions';
+import { ALLOWED_PERMISSIONS, type AccessRule } from './permissions';
 
 const rule = z.object({
   description: z.string().max(500).default(''),
@@ -23,7 +23,7 @@ export const applicationRequest = z
     create_key: z.boolean().default(true),
   })
   .superRefine((app, ctx) => {
-    const allowed = ALLOWED_PERMISSIONS[app.type as ApplicationType];
+    const allowed = ALLOWED_PERMISSIONS[app.type];
     const check = (permission: string, path: (string | number)[]) => {
       if (!allowed.includes(permission)) {
         ctx.addIssue({ code: 'custom', path, message: `${permission} is not a permission a ${app.type} application can hold` });

@@ -42,7 +42,7 @@ export function httpClient(session: string | null): WorkbenchApi {
     revealOutbound: (id) => get(`${WORKBENCH_PATHS.reveal}?${new URLSearchParams({ id })}`, revealedOutboundSchema),
     onHistory(listener) {
       const source = new EventSource(`${WORKBENCH_PATHS.live}?${new URLSearchParams({ [SESSION_QUERY]: session ?? '' })}`);
-      source.onmessage = (message) => listener(liveEventSchema.parse(JSON.parse(message.data)));
+      source.onmessage = (message: MessageEvent<string>) => listener(liveEventSchema.parse(JSON.parse(message.data)));
       // EventSource retries by itself unless the engine refused it (then it is CLOSED).
       source.onerror = () => listener({ type: 'lost', retrying: source.readyState !== EventSource.CLOSED });
       return () => source.close();
