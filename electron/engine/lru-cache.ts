@@ -4,11 +4,9 @@
  * older generation moves its key to the newer one. At most `capacity` keys are held, and a key just used stays while
  * half the capacity of other keys, less one, is added after it. A capacity of 0 disables caching.
  *
- * Not one Map evicting key by key, as this cache did: V8 allocates the table that replaces an old-space Map's table
- * (grown, shrunk or compacted) in old space, and the replaced table, garbage only to a full collection, still points at
- * what it held. A Map whose entries came and went thus kept every young key and value it had held alive through the
- * next scavenge, which promoted them: 1 KB strings passing through a 16-entry Map, 2.8 MB promoted per scavenge,
- * against 0.1 MB for the same strings in an array, and in the proxy the compiled bodies of every request.
+ * Not one Map evicting key by key: V8 allocates the table that replaces an old-space Map's table in old space, and the
+ * replaced table still points at what it held until a full collection, so every young key and value that passed
+ * through such a Map would be promoted (docs/performance.md, Findings).
  */
 export class LruCache<K, V> {
   private newer = new Map<K, V>();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { ApplicationStore, type NewApiKey } from './access/application-store';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
@@ -7,7 +6,7 @@ import { MANAGEMENT_PERMISSIONS, TOKEN_PERMISSIONS } from './access/permissions'
 import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
-import { RequestLog, type RequestLogEntry } from './history/request-log';
+import { RequestLog } from './history/request-log';
 import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer } from './server/http-server';
@@ -16,7 +15,7 @@ import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { proxyRoutes } from './proxy/proxy-route';
 import { TransactionManager } from './transactions/transaction-manager';
-import { TransactionPanel, type TransactionView } from './transactions/transaction-panel';
+import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
 import { TransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
@@ -26,13 +25,10 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenStore } from './vault/token-store';
-import { createWorkbench, type WorkbenchOptions } from './workbench';
-
-export interface EngineEvents {
-  request: [RequestLogEntry];
-  /** A transaction was created, enlisted a write, or ended. */
-  transaction: [TransactionView];
-}
+import { createBrowserWorkbench, createWorkbenchModel, type BrowserWorkbenchOptions } from './workbench';
+import type { EngineStatus } from '../../shared/workbench/contract';
+import type { WorkbenchModel } from '../../shared/workbench/methods';
+import { engineEvents, type EngineEvents } from './engine-events';
 
 /** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
 export interface BootstrapKeys {
@@ -40,40 +36,31 @@ export interface BootstrapKeys {
   private: NewApiKey & { application_id: string };
 }
 
-export interface EngineStatus {
-  url: string;
-  echoUrl: string | null;
-  dataDir: string | null;
-  headerPrefix: string;
-  tokenCount: number;
-  applicationCount: number;
-  startedAt: string;
-}
-
 export interface Engine {
   readonly url: string;
   readonly port: number;
   readonly echoUrl: string | null;
   readonly config: EngineConfig;
-  readonly events: EventEmitter<EngineEvents>;
+  /** The one event road: history entries and transaction changes. */
+  readonly events: EngineEvents;
   /** Set when this start created the first applications. */
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
-  /** For the GUI's transaction panel. */
+  /** Every kept transaction as the workbench shows it. */
   readonly transactions: TransactionPanel;
+  /** The workbench's methods over this engine: what Electron's IPC and the browser workbench's routes both serve. */
+  readonly workbench: WorkbenchModel;
   /** Set when started with `workbench`: the browser GUI's address (with this run's session) and the session. */
-  readonly workbench: { url: string; session: string } | null;
+  readonly browserWorkbench: { url: string; session: string } | null;
   status(): EngineStatus;
-  /** The GUI's explicit reveal of a proxied request's outbound body, plaintext and all (see revealedOutbound). */
-  revealOutbound(entryId: string): Promise<string>;
   stop(): Promise<void>;
 }
 
 export interface StartOptions extends Partial<EngineConfig> {
   seed?: SeedFile;
-  /** Serve the built GUI at /ui/ and its session-guarded endpoints at /_workbench/. */
-  workbench?: WorkbenchOptions;
+  /** Serve the built GUI at /ui/ and its session-guarded methods at /_workbench/. */
+  browserWorkbench?: BrowserWorkbenchOptions;
 }
 
 function tenantIdOf(db: Db): string {
@@ -98,10 +85,10 @@ function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, workbench: workbenchOptions, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, ...partial } = options;
   const config = resolveConfig(partial);
   // Reads the UI build first: a missing build fails before anything is opened.
-  const workbench = workbenchOptions ? createWorkbench(workbenchOptions) : null;
+  const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
@@ -132,21 +119,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
-  const events = new EventEmitter<EngineEvents>();
-  // Subscribed to the history only while someone listens: the history shapes an entry for display (decoding its
-  // kept body) only when it has a listener, and with none that work is skipped on every request.
-  const forwardEntry = (entry: RequestLogEntry) => events.emit('request', entry);
-  // The typed map leaves out EventEmitter's own events; newListener fires before the listener is added.
-  const subscriptions = events as EventEmitter;
-  subscriptions.on('newListener', (name: string) => {
-    if (name === 'request' && events.listenerCount('request') === 0) history.on('entry', forwardEntry);
-  });
-  subscriptions.on('removeListener', (name: string) => {
-    if (name === 'request' && events.listenerCount('request') === 0) history.off('entry', forwardEntry);
-  });
-  transactions.on('change', ({ id }) => {
-    if (events.listenerCount('transaction') > 0) events.emit('transaction', transactionPanel.get(id)!);
-  });
+  const events = engineEvents(history, transactions, transactionPanel);
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
@@ -171,8 +144,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     };
   }
   const authenticator = new Authenticator(applications);
-  const revealOutbound = async (entryId: string) =>
-    revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id));
+  const workbench = createWorkbenchModel({
+    status,
+    history,
+    events,
+    transactions: transactionPanel,
+    revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
+  });
   const http = await startHttpServer({
     config,
     routes: [
@@ -183,7 +161,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     authenticator,
     idempotency,
     requestLog: history,
-    fallback: workbench?.routes({ history, status, revealOutbound }),
+    fallback: browserWorkbench?.routes(workbench),
   }).catch(async (error) => {
     await history.close();
     db.close();
@@ -218,9 +196,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     seedReport,
     history,
     transactions: transactionPanel,
-    workbench: workbench && { url: workbench.url(http.url), session: workbench.session },
+    workbench,
+    browserWorkbench: browserWorkbench && { url: browserWorkbench.url(http.url), session: browserWorkbench.session },
     status,
-    revealOutbound,
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -1,67 +1,74 @@
-import type { Engine } from '../engine';
-import { LiveFeed } from '../engine/workbench';
-import { ipcRequestSchemas, type IpcReplies, type IpcRequest, type SentLiveEvent } from '../../shared/workbench/contract';
-import { IPC_CHANNELS, type InvokeChannel } from '../../shared/workbench/transport';
-import { guardIpcHandler, type IpcSenderEvent } from './ipc-guard';
+import { callMethod, problemOf } from '../engine';
+import { isCall, METHOD_NAMES, type CallName, type StreamName, type WorkbenchModel } from '../../shared/workbench/methods';
+import { ipcChannel, ipcStreamControl, type IpcOutcome } from '../../shared/workbench/transport';
+import { refuseUntrusted, type IpcSenderEvent } from './ipc-guard';
 
-/** What the handlers need of the calling renderer (Electron's WebContents has it): where to push live events. */
-export interface LiveSubscriber {
+/** What the handlers need of the calling renderer (Electron's WebContents has it): where to push stream events. */
+export interface StreamSubscriber {
   readonly id: number;
-  send(channel: string, event: SentLiveEvent): void;
+  send(channel: string, event: unknown): void;
   isDestroyed(): boolean;
   once(event: 'destroyed', listener: () => void): unknown;
 }
 
 export interface WorkbenchIpcEvent extends IpcSenderEvent {
-  sender: LiveSubscriber;
+  sender: StreamSubscriber;
 }
 
-type Handlers = {
-  [C in InvokeChannel]: (payload: IpcRequest<C>, event: WorkbenchIpcEvent) => IpcReplies[C] | Promise<IpcReplies[C]>;
-};
+export type IpcHandler = (event: WorkbenchIpcEvent, payload?: unknown) => unknown;
 
 export interface WorkbenchIpc {
-  /** Every channel with its guarded handler, ready for `ipcMain.handle`. */
-  handlers(isTrusted: (frameUrl: string) => boolean): [InvokeChannel, (event: WorkbenchIpcEvent, payload?: unknown) => unknown][];
-  /** Ends every live subscription (before the engine stops). */
+  /** Every channel of the method table with its guarded handler, ready for `ipcMain.handle`. */
+  handlers(isTrusted: (frameUrl: string) => boolean): [string, IpcHandler][];
+  /** Ends every stream subscription (before the engine stops). */
   close(): void;
 }
 
-/** The main-process side of the workbench contract: the engine's status and history, its live feed per window, and reveals. */
-export function workbenchIpc(engine: Pick<Engine, 'history' | 'status' | 'revealOutbound'>): WorkbenchIpc {
-  const feed = new LiveFeed(engine.history, () => engine.status());
-  const live = new Map<number, () => void>();
-
-  const stopLive = (id: number) => {
-    live.get(id)?.();
-    live.delete(id);
+/**
+ * The main-process side of the method table: a call's payload is validated against its row and answered by the
+ * engine's workbench model as an IpcOutcome; a stream pushes its events to the window that started it.
+ */
+export function workbenchIpc(model: WorkbenchModel): WorkbenchIpc {
+  /** Per stream and window: how to end that window's subscription. */
+  const subscriptions = new Map<string, () => void>();
+  const key = (name: StreamName, windowId: number) => `${name}:${windowId}`;
+  const stop = (id: string) => {
+    subscriptions.get(id)?.();
+    subscriptions.delete(id);
   };
 
-  const handlers: Handlers = {
-    [IPC_CHANNELS.getStatus]: () => engine.status(),
-    [IPC_CHANNELS.listHistory]: ({ limit, before }) => engine.history.list(limit, before),
-    [IPC_CHANNELS.liveStart]: (_payload, { sender }) => {
-      // A reloaded page subscribes again from the same WebContents: replace, never double up.
-      if (live.has(sender.id)) stopLive(sender.id);
-      else sender.once('destroyed', () => stopLive(sender.id));
-      live.set(
-        sender.id,
-        feed.subscribe((update) => {
-          if (!sender.isDestroyed()) sender.send(IPC_CHANNELS.live, update);
-        }),
-      );
-      return { type: 'connected', status: engine.status() };
-    },
-    [IPC_CHANNELS.liveStop]: (_payload, { sender }) => stopLive(sender.id),
-    [IPC_CHANNELS.revealOutbound]: async ({ id }) => ({ detokenized_body: await engine.revealOutbound(id) }),
-  };
+  async function answerCall(name: CallName, payload: unknown): Promise<IpcOutcome> {
+    try {
+      return { ok: true, value: await callMethod(model, name, payload ?? {}) };
+    } catch (error) {
+      return { ok: false, problem: problemOf(error) };
+    }
+  }
+
+  function startStream(name: StreamName, { sender }: WorkbenchIpcEvent): void {
+    const id = key(name, sender.id);
+    // A reloaded page subscribes again from the same WebContents: replace, never double up.
+    if (subscriptions.has(id)) stop(id);
+    else sender.once('destroyed', () => stop(id));
+    subscriptions.set(
+      id,
+      model[name]((event) => {
+        if (!sender.isDestroyed()) sender.send(ipcChannel(name), event);
+      }),
+    );
+  }
+
+  const channels = METHOD_NAMES.flatMap((name): [string, IpcHandler][] =>
+    isCall(name)
+      ? [[ipcChannel(name), (_event, payload) => answerCall(name, payload)]]
+      : [
+          [ipcStreamControl(name, 'start'), (event) => startStream(name, event)],
+          [ipcStreamControl(name, 'stop'), (event) => stop(key(name, event.sender.id))],
+        ],
+  );
 
   return {
-    handlers: (isTrusted) =>
-      (Object.keys(handlers) as InvokeChannel[]).map((channel) => [
-        channel,
-        guardIpcHandler(isTrusted, ipcRequestSchemas[channel], handlers[channel] as (payload: unknown, event: WorkbenchIpcEvent) => unknown),
-      ]),
-    close: () => [...live.keys()].forEach(stopLive),
+    handlers: (isTrusted) => channels.map(([channel, handler]) => [channel, refuseUntrusted(isTrusted, handler)]),
+    close: () => [...subscriptions.keys()].forEach(stop),
   };
 }

@@ -3,9 +3,10 @@ import { createRoot } from 'react-dom/client';
 import { connectWorkbench } from './api/connect-workbench';
 import { WorkbenchApiContext } from './api/workbench-api-context';
 import { App } from './app/App';
+import { startTheme } from './app/theme';
 import { startLiveSync } from './state/live-sync';
-import './app/app.css';
 
+startTheme();
 const api = connectWorkbench();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

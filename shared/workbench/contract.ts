@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { IPC_CHANNELS, type InvokeChannel } from './transport';
 
 /**
  * What the GUI reads from the engine, over IPC (Electron) or HTTP (browser). Every message is validated once, by
@@ -22,7 +21,7 @@ const headerPairsSchema = z.array(z.tuple([z.string(), z.string()]));
 const millisecondsSchema = z.number().nullable();
 
 /**
- * What history records of one proxy call (wire contract §5), beside the request as the client sent it. The engine
+ * What history records of one proxy call (docs/api.md, Proxy), beside the request as the client sent it. The engine
  * builds it with this type (proxy-history.ts); token data in it is masked.
  */
 export const proxyDetailsSchema = z.object({
@@ -85,73 +84,62 @@ export type HistoryEntry = z.output<typeof historyEntrySchema>;
 
 export const HISTORY_PAGE_MAX = 500;
 
-export interface HistoryQuery {
-  limit?: number;
+/** A page of history, newest first: the latest, or the one before an entry id. */
+export const historyQuerySchema = z.strictObject({
+  limit: z.number().int().min(1).max(HISTORY_PAGE_MAX).default(100),
   /** Page back from this entry id. */
-  before?: string;
-}
-
-/** Coerces, so that one schema reads both an IPC object and an HTTP query string. */
-export const historyQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(HISTORY_PAGE_MAX).default(100),
   before: z.string().min(1).max(200).optional(),
 });
 
-/** Which history entry's outbound body to reveal (a query parameter over HTTP, the payload over IPC). */
-export const revealQuerySchema = z.object({ id: z.string().min(1).max(200) });
-/** A revealed outbound body: plaintext, for the one view that asked; never stored in the GUI's state. */
-export const revealedOutboundSchema = z.object({ detokenized_body: z.string() });
-export type RevealedOutbound = z.infer<typeof revealedOutboundSchema>;
-
 /** Newest first, like the engine's history. */
 export const historyListSchema = z.array(historyEntrySchema);
-export const historyPageSchema = z.object({ data: historyListSchema });
 
-/** Pushed by the engine: `connected` on every (re)subscription, then batched `update`s. */
+/** Which history entry's outbound body to reveal. */
+export const revealQuerySchema = z.strictObject({ id: z.string().min(1).max(200) });
+/** A revealed outbound body: plaintext, for the one view that asked; never stored in the GUI's state. */
+export const revealedOutboundSchema = z.object({ detokenized_body: z.string() });
+
+const isoTimeSchema = z.string();
+
+/** One write a transaction enlisted, in order; its token data masked, and null once the transaction has ended. */
+export const enlistedOperationSchema = z.object({
+  token_id: z.string(),
+  operation: z.enum(['create', 'update', 'delete']),
+  enlisted_at: isoTimeSchema,
+  data: z.unknown(),
+});
+
+/** A transaction as the workbench shows it: its state, who opened it, its time left and its operations. */
+export const transactionViewSchema = z.object({
+  id: z.string(),
+  state: z.enum(['open', 'committed', 'rolled_back', 'expired']),
+  /** The application whose key created it. */
+  created_by: z.string(),
+  created_at: isoTimeSchema,
+  expires_at: isoTimeSchema,
+  /** When it left `open`; null while open. */
+  ended_at: isoTimeSchema.nullable(),
+  /** Milliseconds until it expires when it was read; 0 once it has ended. */
+  time_left_ms: z.number().nonnegative(),
+  operations: z.array(enlistedOperationSchema),
+});
+export type TransactionView = z.output<typeof transactionViewSchema>;
+
+/**
+ * The engine's live event road as the workbench hears it: `connected` on every (re)subscription, then batched
+ * `update`s with what changed since the last one.
+ */
 export const liveEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('connected'), status: engineStatusSchema }),
   z.object({
     type: z.literal('update'),
     status: engineStatusSchema,
-    /** Newest first; under load only the newest of the batch (the GUI shows the latest requests). */
+    /** New history entries, newest first; under load only the newest of the batch (the GUI shows the latest requests). */
     entries: historyListSchema,
+    /** Transactions created, enlisted in or ended since the last update, each in its latest state. */
+    transactions: z.array(transactionViewSchema),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;
 /** A live event as the engine sends it (its entries not yet read by historyEntrySchema). */
 export type SentLiveEvent = z.input<typeof liveEventSchema>;
-
-/** What a subscriber sees: the engine's events, plus `lost` when the transport dropped. */
-export type FeedEvent = LiveEvent | { type: 'lost'; retrying: boolean };
-
-/** The GUI's view of the engine; implemented by the preload bridge and by the renderer's two clients. */
-export interface WorkbenchApi {
-  getStatus(): Promise<EngineStatus>;
-  listHistory(query?: HistoryQuery): Promise<HistoryEntry[]>;
-  /** Subscribes to live history; returns the unsubscribe function. */
-  onHistory(listener: (event: FeedEvent) => void): () => void;
-  /** The outbound body of a proxied request with its detokenized values in plaintext: only on the user's explicit action. */
-  revealOutbound(entryId: string): Promise<RevealedOutbound>;
-}
-
-const noPayload = z.undefined();
-
-/** Request payload schema of every invoke channel, checked in the main process. */
-export const ipcRequestSchemas = {
-  [IPC_CHANNELS.getStatus]: noPayload,
-  [IPC_CHANNELS.listHistory]: historyQuerySchema,
-  [IPC_CHANNELS.liveStart]: noPayload,
-  [IPC_CHANNELS.liveStop]: noPayload,
-  [IPC_CHANNELS.revealOutbound]: revealQuerySchema,
-} satisfies Record<InvokeChannel, z.ZodType>;
-
-/** What each invoke channel answers. */
-export interface IpcReplies {
-  [IPC_CHANNELS.getStatus]: EngineStatus;
-  [IPC_CHANNELS.listHistory]: SentHistoryEntry[];
-  [IPC_CHANNELS.liveStart]: Extract<SentLiveEvent, { type: 'connected' }>;
-  [IPC_CHANNELS.liveStop]: void;
-  [IPC_CHANNELS.revealOutbound]: RevealedOutbound;
-}
-
-export type IpcRequest<C extends InvokeChannel> = z.output<(typeof ipcRequestSchemas)[C]>;

@@ -1,33 +1,51 @@
+import type { CallName, MethodName, StreamName } from './methods';
+
 /**
- * Names both transports of the workbench contract use. No runtime imports: the sandboxed preload bundles this
- * file and may require nothing but `electron`.
+ * How the workbench's methods travel: each name in the method table gives its IPC channel (Electron) and its HTTP
+ * path (the browser), and a failed call arrives as the same problem over both.
  */
 
-/** `ipcMain.handle` channels (renderer → main) and the one push channel (main → renderer). */
-export const IPC_CHANNELS = {
-  getStatus: 'workbench:get-status',
-  listHistory: 'workbench:list-history',
-  liveStart: 'workbench:live-start',
-  liveStop: 'workbench:live-stop',
-  revealOutbound: 'workbench:reveal-outbound',
-  live: 'workbench:live',
-} as const;
-
-export type InvokeChannel = Exclude<(typeof IPC_CHANNELS)[keyof typeof IPC_CHANNELS], typeof IPC_CHANNELS.live>;
+/** `ipcMain.handle` channel of a call; for a stream, the channel its events are pushed on. */
+export const ipcChannel = (name: MethodName) => `workbench:${name}`;
+/** The invoke channels that start and stop a window's subscription to a stream. */
+export const ipcStreamControl = (name: StreamName, action: 'start' | 'stop') => `workbench:${name}:${action}`;
 
 /** Engine HTTP paths for the browser-served workbench (same origin as the API). */
-export const WORKBENCH_PATHS = {
-  ui: '/ui/',
-  api: '/_workbench/',
-  status: '/_workbench/status',
-  history: '/_workbench/history',
-  live: '/_workbench/live',
-  reveal: '/_workbench/reveal',
-} as const;
+export const WORKBENCH_PATHS = { ui: '/ui/', api: '/_workbench/' } as const;
+/** A call is POSTed here with its request as JSON; a stream is read here as Server-Sent Events. */
+export const httpPath = (name: MethodName) => `${WORKBENCH_PATHS.api}${name}`;
 
-/** Per-run secret of the HTTP workbench: a header on fetches, a query parameter on the EventSource (it sends no headers). */
+/** Per-run secret of the HTTP workbench: a header on calls, a query parameter on streams (EventSource sends no headers). */
 export const SESSION_HEADER = 'X-Tokenbench-Session';
 export const SESSION_QUERY = 'session';
 
-/** The one object the preload puts on `window`. */
+/** The one object the preload puts on `window`: one function per method of the table. */
 export const BRIDGE_NAME = 'tokenbench';
+
+/** Why a call failed, in the engine's problem-details shape, whichever transport carried it. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+
+/** What an IPC call answers: Electron would turn a thrown error into a bare message, so failures travel as data. */
+export type IpcOutcome = { ok: true; value: unknown } | { ok: false; problem: Problem };
+
+/**
+ * The preload bridge, as the preload builds it and the page uses it: per call a function answering an IpcOutcome,
+ * per stream a subscription whose listener also hears `{type: 'lost'}` when the main process refuses it.
+ */
+export type WorkbenchBridge = { [K in CallName]: (request?: unknown) => Promise<IpcOutcome> } & {
+  [S in StreamName]: (listener: (event: unknown) => void) => () => void;
+};
+
+/** A failed workbench call, as the page sees it: the problem's detail is the message the user reads. */
+export class WorkbenchError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title);
+    this.name = 'WorkbenchError';
+  }
+}

@@ -1,7 +1,7 @@
 /**
- * The issue's goals for the proxy, judged on one run's cells: Tokenbench's throughput at or above the Node peer
- * proxy's in every cell, 20 expressions costing at most 20 % of the 0-expression throughput, at most 1 ms added p50
- * at 1 connection, and no errors.
+ * The proxy's targets (docs/performance.md, Targets), judged on one run's cells: Tokenbench's throughput at or
+ * above the Node peer proxy's in every cell, 20 expressions costing at most 20 % of the 0-expression throughput, at
+ * most 1 ms added p50 at 1 connection, and no errors.
  */
 import type { LoadResult } from './load';
 

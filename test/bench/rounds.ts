@@ -2,9 +2,9 @@ import type { LoadResult } from './load';
 
 /**
  * One figure out of several rounds of the same run: the round with the median req/s, so its latency and CPU belong
- * to the same run as its throughput. On these shared 2-core machines one run of a peer proxy ranged from 5,000 to
- * 7,600 req/s within an hour; rounds interleaved across systems and a median keep one slow stretch from deciding a
- * comparison. Wrong answers count from every round: one bad response in any round must show.
+ * to the same run as its throughput. On shared machines a system's speed moves within the hour; rounds interleaved
+ * across systems and a median keep one slow stretch from deciding a comparison. Wrong answers count from every round:
+ * one bad response in any round must show.
  */
 export function medianRound(rounds: readonly LoadResult[]): LoadResult {
   if (rounds.length === 0) throw new Error('medianRound needs at least one round');

@@ -59,7 +59,7 @@ export function startProxyDestination(): Promise<ChildServer<{ url: string }>> {
 
 /**
  * fastify + @fastify/http-proxy in front of `upstream` (see fastify-proxy-server.ts), under the same V8 settings as
- * Tokenbench: without them it falls into the same run of back-to-back full GCs at 100 KB (engine-node-flags.ts).
+ * Tokenbench: without them it falls into the same back-to-back full GCs at 100 KB (engine-node-flags.ts).
  */
 export function startFastifyProxy(upstream: string): Promise<ChildServer<{ url: string }>> {
   return startChildServer({

@@ -29,7 +29,7 @@ export interface VaultBenchOptions {
 
 const TOKENBENCH = 'Tokenbench';
 const BASELINE = 'node:http, fixed JSON';
-/** The goals at 10 connections on the 2-core build machines. */
+/** The targets at 10 connections on the 2-core build machines (docs/performance.md, Targets). */
 const TARGETS: Record<string, Target> = { read: { minRequestsPerSecond: 8_000 }, create: { minRequestsPerSecond: 3_000 } };
 const TARGET_CONNECTIONS = 10;
 

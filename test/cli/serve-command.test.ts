@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closedPort } from '../proxy/support/loopback';
 import { callApi, tempDir } from '../support/test-engine';
 import { runServe, startServe, type ServeProcess } from '../support/serve-process';
 
@@ -12,6 +14,14 @@ afterEach(async () => {
     await p.exited;
   }
 });
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The output once it holds `text`, which may come on stderr after the lines startServe waits for. */
+async function outputContaining(p: ServeProcess, text: string): Promise<string> {
+  while (!p.output().includes(text)) await once(p.child.stderr!, 'data');
+  return p.output();
+}
 
 async function serve(args: string[]) {
   const p = await startServe(args);
@@ -51,6 +61,7 @@ describe('tokenbench serve', () => {
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(p.managementKey).toMatch(/^key_local_/);
     expect(p.privateKey).toMatch(/^key_local_/);
+    expect(p.output()).not.toContain('Warning');
     const created = await callApi(p.url, 'POST', '/tokens', { key: p.privateKey, body: { type: 'token', data: 'cli' } });
     expect(created.status).toBe(201);
     // A canary card number, accepted once and refused once, must not reach the service's output.
@@ -67,6 +78,26 @@ describe('tokenbench serve', () => {
     const again = await serve(['--data-dir', dir, '--port', '0', '--echo-port', '0']);
     expect(again.output()).not.toContain('First start');
     expect((await callApi(again.url, 'GET', `/tokens/${created.body.id}`, { key: p.privateKey })).status).toBe(200);
+  });
+
+  it('warns what --host 0.0.0.0 opens to other machines, and prints loopback URLs that its Host check lets through', async () => {
+    // --echo-port 0 turns the echo destination off: it gets a port that was free a moment ago.
+    const p = await serve(['--in-memory', '--host', '0.0.0.0', '--port', '0', '--echo-port', String(await closedPort())]);
+    const out = await outputContaining(p, 'Warning: --host 0.0.0.0 opens Tokenbench to other machines, not only this one.');
+    expect(out).toMatch(/- the API on port \d+: with a key, create, read and reveal tokens/);
+    expect(out).toMatch(/- the echo destination on port \d+, without a key/);
+    expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await callApi(p.url, 'GET', '/tokens', { key: p.privateKey })).status).toBe(200);
+    const echoUrl = /Echo destination at (\S+)/.exec(out)![1];
+    expect((await fetch(`${echoUrl}/anything`)).status).toBe(200);
+    // The workbench is there only when the renderer is built (`npm run build`, or Playwright's setup).
+    if (existsSync(join(ROOT, 'out', 'renderer', 'index.html'))) {
+      const workbench = await fetch(/Workbench: (\S+)/.exec(out)![1]);
+      expect(workbench.status).toBe(200);
+      expect(workbench.headers.get('content-type')).toContain('text/html');
+    } else {
+      expect(out).toContain('Workbench: not built');
+    }
   });
 
   it('applies a seed so that known keys and tokens work, and a second run changes nothing', async () => {
@@ -123,19 +154,8 @@ describe('tokenbench serve', () => {
     writeFileSync(seedFile, JSON.stringify(indexed));
     const fifth = await serve(['--data-dir', join(dir, 'vault'), '--port', '0', '--echo-port', '0', '--seed', seedFile]);
     expect(fifth.output()).toContain(`conflict, skipped: token ${SEED.tokens[0].id}: exists with other search_indexes, expires_at`);
-  });
-
-  it.each([
-    [['--port', 'abc'], '--port takes a whole number'],
-    [['--in-memory', '--data-dir', '/tmp/x'], 'exclude each other'],
-    [['--seed', '/nonexistent/seed.json'], '--seed /nonexistent/seed.json'],
-    [['--bogus'], "Unknown option '--bogus'"],
-  ])('refuses bad arguments %j with exit code 2 and a clear message', async (args, message) => {
-    const { code, output } = await runServe(args);
-    expect(code).toBe(2);
-    expect(output).toContain(message);
-    expect(output).toContain('Usage: tokenbench serve');
-  });
+    // Five starts of a process in a row: room for a loaded machine, where each start takes seconds.
+  }, 90_000);
 
   it('refuses a seed token whose data is invalid, naming the token and the field', async () => {
     const dir = tempDir();
@@ -156,16 +176,42 @@ describe('tokenbench serve', () => {
     expect(output).toContain('applications.0.key');
   });
 
-  it('says why when the port is taken', async () => {
+  it.each([
+    ['--port', (port: number) => ['--port', String(port), '--echo-port', '0']],
+    ['--echo-port', (port: number) => ['--port', '0', '--echo-port', String(port)]],
+  ])('says in one line which port is taken and that %s picks another, with exit code 1', async (flag, args) => {
     const blocker = createServer().listen(0, '127.0.0.1');
     await new Promise((r) => blocker.once('listening', r));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const { code, output } = await runServe(['--in-memory', '--port', String(port), '--echo-port', '0']);
+      const { code, output } = await runServe(['--in-memory', ...args(port)]);
       expect(code).toBe(1);
-      expect(output).toContain('EADDRINUSE');
+      expect(output).toBe(`tokenbench: could not start: Port ${port} is in use (another Tokenbench?): pick another with ${flag}\n`);
     } finally {
       blocker.close();
     }
+  });
+
+  /** Folders serve cannot keep a vault in, each made fresh, with the OS's reason (errno code) for refusing it. */
+  const unusableDataDirs: [where: string, make: () => [dir: string, reason: string]][] = [
+    ['under a dangling symbolic link', () => {
+      const link = join(tempDir(), 'dangling');
+      symlinkSync(join(tempDir(), 'gone', 'away'), link);
+      return [join(link, 'vault'), 'ENOENT'];
+    }],
+    ['inside a regular file', () => {
+      const file = join(tempDir(), 'a-file');
+      writeFileSync(file, '');
+      return [join(file, 'vault'), 'ENOTDIR'];
+    }],
+  ];
+  if (existsSync('/proc/self')) unusableDataDirs.push(['under /proc', () => ['/proc/nope', 'ENOENT']]);
+
+  it.each(unusableDataDirs)('stops at once with exit code 1 on a data folder %s, naming it and the reason', async (_where, make) => {
+    const [dir, reason] = make();
+    const { code, output } = await runServe(['--data-dir', dir, '--port', '0', '--echo-port', '0']);
+    expect(code).toBe(1);
+    expect(output.startsWith(`tokenbench: could not start: Cannot use ${dir} as the data folder: ${reason}: `)).toBe(true);
+    expect(output.split('\n')).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
-import { BasisTheoryClient, BasisTheoryError } from '@basis-theory/node-sdk';
+import { BasisTheoryError, type BasisTheoryClient } from '@basis-theory/node-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { nodeSdk } from '../support/vendor-sdks';
 
 /**
  * The vendor's official Node SDK, unchanged, pointed at Tokenbench by its documented `baseUrl` option: its own request
@@ -12,7 +13,7 @@ let management: BasisTheoryClient;
 
 beforeAll(async () => {
   t = await startTestEngine({ inMemory: true });
-  management = new BasisTheoryClient({ apiKey: t.managementKey, baseUrl: t.url, maxRetries: 0 });
+  management = nodeSdk(t, t.managementKey);
   const app = await management.applications.create({
     name: 'sdk backend',
     type: 'private',
@@ -27,7 +28,7 @@ beforeAll(async () => {
     ],
   });
   expect(app.keys?.[0]?.key ?? (app as any).key).toEqual(expect.any(String));
-  backend = new BasisTheoryClient({ apiKey: (app as any).key ?? app.keys![0].key, baseUrl: t.url, maxRetries: 0 });
+  backend = nodeSdk(t, (app as any).key ?? app.keys![0].key);
 });
 afterAll(() => t.stop());
 
@@ -72,7 +73,7 @@ describe('the official Node SDK against Tokenbench', () => {
     expect(key.key).toEqual(expect.any(String));
     const keys = await management.applicationKeys.list(app.id!);
     expect(keys.map((k) => k.id)).toContain(key.id);
-    const self = await new BasisTheoryClient({ apiKey: key.key!, baseUrl: t.url, maxRetries: 0 }).applications.getByKey();
+    const self = await nodeSdk(t, key.key!).applications.getByKey();
     expect(self.id).toBe(app.id);
     await management.applications.delete(app.id!);
   });

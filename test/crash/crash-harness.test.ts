@@ -14,7 +14,7 @@ import { ValuePool, Workload } from './workload';
 /**
  * kill -9 at a random moment while concurrent writers and transactions run, restart on the same data dir, and check
  * that nothing acknowledged is lost, nothing is half applied, nothing rolled back or expired shows, and SQLite is
- * intact (reference: security-and-performance §5, target 21). CRASH_CYCLES and CRASH_SEED replay or extend a run.
+ * intact. CRASH_CYCLES and CRASH_SEED replay or extend a run.
  */
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 10);
 const SEED = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -17,7 +17,7 @@ let publicKey: string;
 let destination: Server;
 let destinationUrl: string;
 beforeAll(async () => {
-  t = await startTestEngine({ inMemory: true, allowedOrigins: ['HTTP://LOCALHOST:3000/'], workbench: { uiDir } });
+  t = await startTestEngine({ inMemory: true, allowedOrigins: ['HTTP://LOCALHOST:3000/'], browserWorkbench: { uiDir } });
   const app = await t.call('POST', '/applications', {
     key: t.managementKey,
     body: { name: 'browser front end', type: 'public', permissions: ['token:create'] },
@@ -82,8 +82,7 @@ describe('a browser origin allowed by setting (--allow-origin)', () => {
   it("does not open the workbench's own pages and endpoints to it", async () => {
     expect((await t.call('GET', '/ui/')).status).toBe(200);
     expect((await t.call('GET', '/ui/', { headers: { origin: FRONT_END } })).status).toBe(404);
-    const session = t.engine.workbench!.session;
-    const status = await t.call('GET', '/_workbench/status', { headers: { origin: FRONT_END, 'X-Tokenbench-Session': session } });
+    const status = await t.workbench('getStatus', {}, { headers: { origin: FRONT_END } });
     expect(status.status).toBe(404);
     expect(status.text).not.toContain('tokenCount');
   });

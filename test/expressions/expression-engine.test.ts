@@ -162,7 +162,7 @@ describe('containsExpression', () => {
 });
 
 describe('isValidTokenId', () => {
-  it('follows the id rule of the wire contract', () => {
+  it('follows the token id rule of docs/api.md', () => {
     expect(isValidTokenId(CARD_ID)).toBe(true);
     expect(isValidTokenId('my-custom_id')).toBe(true);
     expect(isValidTokenId('ab')).toBe(false);

@@ -4,7 +4,7 @@ import { ApiProblem } from '../../electron/engine/server/problem';
 
 describe('resolveDestination', () => {
   it.each([
-    ['wire contract example', 'https://api.example.com/base/', '/proxy/v1/charges?expand=x', 'https://api.example.com/base/v1/charges?expand=x'],
+    ['documented example', 'https://api.example.com/base/', '/proxy/v1/charges?expand=x', 'https://api.example.com/base/v1/charges?expand=x'],
     ['base without trailing slash', 'https://api.example.com/base', '/proxy/v1/charges', 'https://api.example.com/base/v1/charges'],
     ['bare origin, empty path', 'https://api.example.com', '/proxy', 'https://api.example.com/'],
     ['base path, empty path', 'https://api.example.com/base/', '/proxy', 'https://api.example.com/base'],

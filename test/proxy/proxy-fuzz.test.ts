@@ -134,7 +134,7 @@ it('answers raw requests with CR/LF in headers, CL+TE smuggling and huge headers
   ]) {
     const answer = await send(head);
     expect(answer).toMatch(/^HTTP\/1\.1 4(00|31) /);
-    // Like every other failure of the proxy itself (contract §5).
+    // Like every other failure of the proxy itself (docs/api.md, Proxy).
     expect(answer).toContain('Content-Type: application/json');
     const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
     expect(json.proxy_error.status).toBeGreaterThanOrEqual(400);

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isAppUrl } from '../../electron/main/navigation-guard';
 import { workbenchIpc, type WorkbenchIpc, type WorkbenchIpcEvent } from '../../electron/main/workbench-ipc';
 import type { LiveEvent } from '../../shared/workbench/contract';
-import { IPC_CHANNELS, type InvokeChannel } from '../../shared/workbench/transport';
+import { METHOD_NAMES } from '../../shared/workbench/methods';
+import { ipcChannel, ipcStreamControl } from '../../shared/workbench/transport';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 const APP_URL = 'file:///opt/tokenbench/out/renderer/index.html';
@@ -32,17 +33,17 @@ function eventFrom(frameUrl: string | null, sender = new FakeWindow()): Workbenc
 
 let bench: TestEngine;
 let ipc: WorkbenchIpc;
-let invoke: (channel: InvokeChannel, event: WorkbenchIpcEvent, payload?: unknown) => unknown;
+let invoke: (channel: string, event: WorkbenchIpcEvent, payload?: unknown) => unknown;
 /** The engine's own history listeners, before any window subscribes. */
 let baseline: number;
-const liveSubscriptions = () => bench.engine.history.listenerCount('entry') - baseline;
+const liveSubscriptions = () => bench.engine.events.listenerCount('request') - baseline;
 
 beforeEach(async () => {
   bench = await startTestEngine({ inMemory: true, echoPort: 0 });
-  ipc = workbenchIpc(bench.engine);
+  ipc = workbenchIpc(bench.engine.workbench);
   const handlers = new Map(ipc.handlers((url) => isAppUrl(url, APP_URL)));
   invoke = (channel, event, payload) => handlers.get(channel)!(event, payload);
-  baseline = bench.engine.history.listenerCount('entry');
+  baseline = bench.engine.events.listenerCount('request');
 });
 
 afterEach(async () => {
@@ -53,11 +54,12 @@ afterEach(async () => {
 const createToken = (data: string) => bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data } });
 
 describe('workbench IPC in the main process', () => {
-  it('registers a guarded handler for every invoke channel of the contract', () => {
+  it('registers a guarded handler for every method of the table: a channel per call, start and stop per stream', () => {
     const channels = ipc.handlers(() => true).map(([channel]) => channel);
     expect(channels.sort()).toEqual(
-      [IPC_CHANNELS.getStatus, IPC_CHANNELS.listHistory, IPC_CHANNELS.liveStart, IPC_CHANNELS.liveStop, IPC_CHANNELS.revealOutbound].sort(),
+      ['workbench:getStatus', 'workbench:listHistory', 'workbench:revealOutbound', 'workbench:listTransactions', 'workbench:live:start', 'workbench:live:stop'].sort(),
     );
+    expect(METHOD_NAMES.every((name) => channels.some((channel) => channel.startsWith(`workbench:${name}`)))).toBe(true);
   });
 
   it('refuses every channel to a frame that is not the app, and to a call with no frame', () => {
@@ -72,9 +74,12 @@ describe('workbench IPC in the main process', () => {
 
   it('answers the app with the engine status and history', async () => {
     await createToken('first');
-    expect(invoke(IPC_CHANNELS.getStatus, eventFrom(APP_URL))).toMatchObject({ url: bench.url, tokenCount: 1, applicationCount: 2 });
-    const history = (await invoke(IPC_CHANNELS.listHistory, eventFrom(APP_URL), { limit: 5 })) as { method: string; path: string; status: number }[];
-    expect(history[0]).toMatchObject({ method: 'POST', path: '/tokens', status: 201 });
+    await expect(invoke(ipcChannel('getStatus'), eventFrom(APP_URL))).resolves.toMatchObject({
+      ok: true,
+      value: { url: bench.url, tokenCount: 1, applicationCount: 2 },
+    });
+    const history = (await invoke(ipcChannel('listHistory'), eventFrom(APP_URL), { limit: 5 })) as { value: { method: string; path: string; status: number }[] };
+    expect(history.value[0]).toMatchObject({ method: 'POST', path: '/tokens', status: 201 });
   });
 
   it("reveals a proxied request's outbound body to the app on its explicit call, and says why it cannot", async () => {
@@ -87,28 +92,40 @@ describe('workbench IPC in the main process', () => {
     expect(sent.status).toBe(200);
     await bench.engine.history.flush();
     const entry = (await bench.engine.history.list(10)).find((e) => e.trace_id === 'ipc-reveal')!;
-    await expect(invoke(IPC_CHANNELS.revealOutbound, eventFrom(APP_URL), { id: entry.id })).resolves.toEqual({
-      detokenized_body: '{"pan":"4242424242424242"}',
+    await expect(invoke(ipcChannel('revealOutbound'), eventFrom(APP_URL), { id: entry.id })).resolves.toEqual({
+      ok: true,
+      value: { detokenized_body: '{"pan":"4242424242424242"}' },
     });
-    expect(() => invoke(IPC_CHANNELS.revealOutbound, eventFrom(APP_URL), {})).toThrow(/invalid payload \(id: /);
-    await expect(invoke(IPC_CHANNELS.revealOutbound, eventFrom(APP_URL), { id: 'no-such-entry' })).rejects.toThrow('No such request in the history');
+    // The same problem the HTTP workbench answers, so the page reads one shape from both.
+    await expect(invoke(ipcChannel('revealOutbound'), eventFrom(APP_URL), { id: 'no-such-entry' })).resolves.toMatchObject({
+      ok: false,
+      problem: { status: 404, detail: 'No such request in the history' },
+    });
   });
 
-  it('validates payloads once, at the handler, and says what is wrong', () => {
-    expect(() => invoke(IPC_CHANNELS.listHistory, eventFrom(APP_URL), { limit: 'lots' })).toThrow(/invalid payload \(limit: /);
-    expect(() => invoke(IPC_CHANNELS.listHistory, eventFrom(APP_URL), { limit: 10_000 })).toThrow(/invalid payload/);
-    expect(() => invoke(IPC_CHANNELS.getStatus, eventFrom(APP_URL), { sneaky: true })).toThrow(/invalid payload/);
+  it('validates payloads once, at the handler, and says what is wrong as a 400 problem naming the field', async () => {
+    for (const [channel, payload, field] of [
+      [ipcChannel('listHistory'), { limit: 'lots' }, 'limit'],
+      [ipcChannel('listHistory'), { limit: 10_000 }, 'limit'],
+      [ipcChannel('revealOutbound'), {}, 'id'],
+      [ipcChannel('getStatus'), { sneaky: true }, 'body'],
+    ] as const) {
+      const outcome = (await invoke(channel, eventFrom(APP_URL), payload)) as { ok: boolean; problem: { status: number; errors: object } };
+      expect(outcome.ok, channel).toBe(false);
+      expect(outcome.problem.status).toBe(400);
+      expect(outcome.problem.errors).toHaveProperty(field);
+    }
   });
 
   it('pushes live history to a subscribed window, and stops when the window goes away', async () => {
     const window = new FakeWindow();
-    const connected = invoke(IPC_CHANNELS.liveStart, eventFrom(APP_URL, window));
-    expect(connected).toMatchObject({ type: 'connected', status: { tokenCount: 0 } });
+    invoke(ipcStreamControl('live', 'start'), eventFrom(APP_URL, window));
+    expect(window.received).toMatchObject([{ channel: ipcChannel('live'), event: { type: 'connected', status: { tokenCount: 0 } } }]);
 
     await createToken('canary-plaintext-4242');
-    await vi.waitFor(() => expect(window.received.length).toBeGreaterThan(0));
-    const [{ channel, event }] = window.received;
-    expect(channel).toBe(IPC_CHANNELS.live);
+    await vi.waitFor(() => expect(window.received.length).toBe(2));
+    const { channel, event } = window.received[1];
+    expect(channel).toBe(ipcChannel('live'));
     expect(event).toMatchObject({ type: 'update', status: { tokenCount: 1 }, entries: [{ method: 'POST', path: '/tokens', status: 201 }] });
     expect(JSON.stringify(event)).not.toContain('canary-plaintext-4242');
 
@@ -118,17 +135,18 @@ describe('workbench IPC in the main process', () => {
 
   it('keeps one subscription per window across reloads, and ends them on stop and on close', async () => {
     const window = new FakeWindow();
-    invoke(IPC_CHANNELS.liveStart, eventFrom(APP_URL, window));
-    invoke(IPC_CHANNELS.liveStart, eventFrom(APP_URL, window));
+    invoke(ipcStreamControl('live', 'start'), eventFrom(APP_URL, window));
+    invoke(ipcStreamControl('live', 'start'), eventFrom(APP_URL, window));
     await createToken('once');
-    await vi.waitFor(() => expect(window.received.length).toBeGreaterThan(0));
-    expect(window.received).toHaveLength(1);
+    const updates = () => window.received.filter(({ event }) => event.type === 'update');
+    await vi.waitFor(() => expect(updates().length).toBeGreaterThan(0));
+    expect(updates()).toHaveLength(1);
     expect(window.listenerCount('destroyed')).toBe(1);
-    invoke(IPC_CHANNELS.liveStop, eventFrom(APP_URL, window));
+    invoke(ipcStreamControl('live', 'stop'), eventFrom(APP_URL, window));
     expect(liveSubscriptions()).toBe(0);
 
-    invoke(IPC_CHANNELS.liveStart, eventFrom(APP_URL));
-    invoke(IPC_CHANNELS.liveStart, eventFrom(APP_URL));
+    invoke(ipcStreamControl('live', 'start'), eventFrom(APP_URL));
+    invoke(ipcStreamControl('live', 'start'), eventFrom(APP_URL));
     expect(liveSubscriptions()).toBe(1);
     ipc.close();
     expect(liveSubscriptions()).toBe(0);

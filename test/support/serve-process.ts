@@ -4,6 +4,18 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 /** One process (no tsx wrapper), so a signal or SIGKILL reaches the service itself. */
 export const SERVE_COMMAND = [process.execPath, join(ROOT, 'bin', 'tokenbench.cjs'), 'serve'] as const;
+/** `npm run serve -- …` as the README gives it: npm, tsx and the service, three processes. */
+export const NPM_SERVE_COMMAND = ['npm', 'run', 'serve', '--'] as const;
+
+export interface ServeOptions {
+  command?: readonly string[];
+  /**
+   * Starts the command in a process group of its own (its id is the child's pid), so that a test can tell whether
+   * any process of the tree outlives the one it signalled, and end them all.
+   */
+  ownGroup?: boolean;
+  timeoutMs?: number;
+}
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -15,16 +27,22 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `tokenbench serve ARGS` and resolves once it prints the URL it serves. */
-export function startServe(args: string[], timeoutMs = 20_000): Promise<ServeProcess> {
-  const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnServe(args: string[], { command = SERVE_COMMAND, ownGroup = false }: ServeOptions) {
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+/** Starts `tokenbench serve ARGS` and resolves once it prints the URL it serves. */
+export function startServe(args: string[], options: ServeOptions = {}): Promise<ServeProcess> {
+  const { child, output, exited } = spawnServe(args, options);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output()}`)), options.timeoutMs ?? 20_000);
     const check = () => {
+      const out = output();
       const url = /serving (http:\/\/\S+)/.exec(out)?.[1];
       const ready = url && (!out.includes('First start') || /private key[^\n]*:\s+(\S+)/.test(out));
       if (!ready) return;
@@ -33,7 +51,7 @@ export function startServe(args: string[], timeoutMs = 20_000): Promise<ServePro
       resolve({
         child,
         url,
-        output: () => out,
+        output,
         managementKey: /management key[^\n]*:\s+(\S+)/.exec(out)?.[1],
         privateKey: /private key[^\n]*:\s+(\S+)/.exec(out)?.[1],
         exited,
@@ -42,16 +60,19 @@ export function startServe(args: string[], timeoutMs = 20_000): Promise<ServePro
     child.stdout!.on('data', check);
     exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before it was ready:\n${out}`));
+      reject(new Error(`serve exited with ${code} before it was ready:\n${output()}`));
     });
   });
 }
 
-/** Runs `tokenbench serve ARGS` expecting it to exit on its own (bad arguments). */
-export function runServe(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (c) => (output += c));
-  child.stderr.on('data', (c) => (output += c));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
+/**
+ * Runs `tokenbench serve ARGS` expecting it to exit on its own (bad arguments, a failed start). One that is still
+ * running after `timeoutMs` is killed and reported with code null, so a hang fails the test instead of outliving it.
+ */
+export async function runServe(args: string[], timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
+  const { child, output, exited } = spawnServe(args, {});
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await exited;
+  clearTimeout(timer);
+  return { code, output: output() };
 }

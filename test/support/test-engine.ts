@@ -26,6 +26,8 @@ export interface TestEngine {
   managementKey: string;
   privateKey: string;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
+  /** Calls a method of the workbench's table over HTTP, as the browser workbench does (this run's session unless given). */
+  workbench<T = any>(name: string, request?: unknown, options?: { session?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,9 @@ export async function startTestEngine(options: StartOptions & { inMemory?: boole
     managementKey: keys?.management.key ?? '',
     privateKey: keys?.private.key ?? '',
     call: (method, path, callOptions) => callApi(engine.url, method, path, callOptions),
+    workbench(name, request = {}, { session = engine.browserWorkbench?.session ?? null, headers = {} } = {}) {
+      return callApi(engine.url, 'POST', `/_workbench/${name}`, { body: request, headers: session === null ? headers : { ...headers, 'X-Tokenbench-Session': session } });
+    },
     async stop() {
       await engine.stop();
       if (dataDir && !rest.dataDir) rmSync(dataDir, { recursive: true, force: true });

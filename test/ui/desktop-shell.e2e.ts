@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron as electron, expect, test } from '@playwright/test';
+import { METHOD_NAMES } from '../../shared/workbench/methods';
 import { ROOT } from './support/paths';
+import { connectionState, engineFact } from './support/workbench-page';
 
 /** The Electron binary, when one was downloaded (electron ≥ 42 fetches it on first run, which needs internet). */
 function electronBinary(): string | null {
@@ -32,13 +34,14 @@ test('the desktop window loads the workbench, and the page sees only window.toke
   try {
     const window = await app.firstWindow();
     await expect(window.getByRole('heading', { name: 'Tokenbench' })).toBeVisible();
-    await expect(window.getByTestId('connection-state')).toHaveText('live');
-    await expect(window.getByTestId('status-vault')).toContainText(userData);
+    await expect(connectionState(window)).toHaveText('live');
+    await expect(engineFact(window, 'Vault')).toContainText(userData);
     const exposed = await window.evaluate(() => {
       const bridge = (globalThis as unknown as { tokenbench?: Record<string, unknown> }).tokenbench;
       return { keys: bridge ? Object.keys(bridge).sort() : null, require: typeof (globalThis as { require?: unknown }).require };
     });
-    expect(exposed).toEqual({ keys: ['getStatus', 'listHistory', 'onHistory'], require: 'undefined' });
+    // The bridge is built from the method table: one function per method, nothing else.
+    expect(exposed).toEqual({ keys: [...METHOD_NAMES].sort(), require: 'undefined' });
   } finally {
     await app.close();
     rmSync(userData, { recursive: true, force: true });

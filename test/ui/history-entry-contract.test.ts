@@ -1,8 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
-import { historyPageSchema } from '../../shared/workbench/contract';
-import { SESSION_HEADER, WORKBENCH_PATHS } from '../../shared/workbench/transport';
+import { historyListSchema } from '../../shared/workbench/contract';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** The GUI reads proxy entries through the shared contract: what the engine's history serves must fit it. */
@@ -12,15 +11,15 @@ afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
 
 let bench: TestEngine;
 beforeEach(async () => {
-  bench = await startTestEngine({ inMemory: true, echoPort: 0, workbench: { uiDir } });
+  bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir } });
 });
 afterEach(() => bench.stop());
 
 async function historyPage() {
   await bench.engine.history.flush();
-  const res = await fetch(`${bench.url}${WORKBENCH_PATHS.history}`, { headers: { [SESSION_HEADER]: bench.engine.workbench!.session } });
+  const res = await bench.workbench('listHistory');
   expect(res.status).toBe(200);
-  return historyPageSchema.parse(await res.json()).data;
+  return historyListSchema.parse(res.body);
 }
 
 it("reads every kind of proxy entry the engine writes as the contract's proxy details", async () => {
@@ -55,7 +54,7 @@ it('still lists a proxy entry whose details are in a shape this version does not
     request_headers: [],
     details: { note: '[not kept: it could not be serialized]' },
   };
-  const [read] = historyPageSchema.parse({ data: [entry] }).data;
+  const [read] = historyListSchema.parse([entry]);
   expect(read.proxy).toBeNull();
   expect(read.status).toBe(200);
 });

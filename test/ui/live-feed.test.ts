@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LiveFeed, type LiveUpdate } from '../../electron/engine/workbench';
+import { LiveFeed, type LiveUpdate } from '../../electron/engine/workbench/live-feed';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 let bench: TestEngine;
@@ -25,7 +25,7 @@ function recordRequests(count: number) {
 
 describe('the live feed behind the GUI', () => {
   it('batches a burst, keeping the newest entries first, with the status as of the batch', async () => {
-    const feed = new LiveFeed(bench.engine.history, () => bench.engine.status());
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status());
     const updates: LiveUpdate[] = [];
     const stop = feed.subscribe((update) => updates.push(update));
     recordRequests(1000);
@@ -38,17 +38,34 @@ describe('the live feed behind the GUI', () => {
     stop();
   });
 
-  it('watches the history only while someone listens', () => {
-    const history = bench.engine.history;
-    const before = history.listenerCount('entry');
-    const feed = new LiveFeed(history, () => bench.engine.status());
+  it('hears the engine only while someone listens', () => {
+    const { events, history } = bench.engine;
+    const before = { request: events.listenerCount('request'), transaction: events.listenerCount('transaction'), entry: history.listenerCount('entry') };
+    const feed = new LiveFeed(events, () => bench.engine.status());
     const first = feed.subscribe(() => undefined);
     const second = feed.subscribe(() => undefined);
-    expect(history.listenerCount('entry')).toBe(before + 1);
+    expect(events.listenerCount('request')).toBe(before.request + 1);
+    expect(events.listenerCount('transaction')).toBe(before.transaction + 1);
+    expect(history.listenerCount('entry')).toBe(1);
     first();
     first();
-    expect(history.listenerCount('entry')).toBe(before + 1);
+    expect(events.listenerCount('request')).toBe(before.request + 1);
     second();
-    expect(history.listenerCount('entry')).toBe(before);
+    expect(events.listenerCount('request')).toBe(before.request);
+    expect(events.listenerCount('transaction')).toBe(before.transaction);
+    // With nobody listening the history shapes no entry for display.
+    expect(history.listenerCount('entry')).toBe(before.entry);
+  });
+
+  it('carries each changed transaction once per batch, in its latest state', async () => {
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status());
+    const updates: LiveUpdate[] = [];
+    const stop = feed.subscribe((update) => updates.push(update));
+    const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+    expect((await bench.call('POST', `/transactions/${opened.body.id}/commit`, { key: bench.privateKey })).status).toBe(200);
+    await vi.waitFor(() => expect(updates.flatMap((update) => update.transactions)).toContainEqual(expect.objectContaining({ state: 'committed' })));
+    const batches = updates.filter((update) => update.transactions.length > 0);
+    expect(batches.flatMap((update) => update.transactions.map((t) => t.id))).toEqual(batches.map(() => opened.body.id));
+    stop();
   });
 });

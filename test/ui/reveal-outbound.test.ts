@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SESSION_HEADER, WORKBENCH_PATHS } from '../../shared/workbench/transport';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** The workbench's explicit reveal of what left for the destination, over its session-guarded HTTP endpoint. */
@@ -18,7 +17,7 @@ let cardId: string;
 const RULES = (permissions: string[]) => [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions }];
 
 beforeEach(async () => {
-  bench = await startTestEngine({ echoPort: 0, workbench: { uiDir } });
+  bench = await startTestEngine({ echoPort: 0, browserWorkbench: { uiDir } });
   const app = await bench.call('POST', '/applications', {
     key: bench.managementKey,
     body: { name: 'backend', type: 'private', rules: RULES(['token:create', 'token:use']) },
@@ -43,8 +42,7 @@ async function proxied(body: unknown, raw?: string): Promise<string> {
   return (await bench.engine.history.list(100)).find((entry) => entry.trace_id === traceId)!.id;
 }
 
-const reveal = (id: string, session: string | null = bench.engine.workbench!.session) =>
-  fetch(`${bench.url}${WORKBENCH_PATHS.reveal}?${new URLSearchParams({ id })}`, { headers: session ? { [SESSION_HEADER]: session } : {} });
+const reveal = (id: string, session?: string | null) => bench.workbench('revealOutbound', { id }, { session });
 
 describe('revealing an outbound body', () => {
   it('answers the plaintext the destination received, uncached, and leaves no trace in history or on disk', async () => {
@@ -52,8 +50,8 @@ describe('revealing an outbound body', () => {
     const before = (await bench.engine.history.list(500)).length;
     const res = await reveal(id);
     expect(res.status).toBe(200);
-    expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toEqual({ detokenized_body: `{"pan":"${PAN}","amount":10}` });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toEqual({ detokenized_body: `{"pan":"${PAN}","amount":10}` });
     await bench.engine.history.flush();
     const after = await bench.engine.history.list(500);
     expect(after.length).toBe(before);
@@ -68,7 +66,7 @@ describe('revealing an outbound body', () => {
     const head = `{"pan":"${expression}","lines":"`;
     const filler = 'x'.repeat(16 * 1024 - 5 - head.length - '","tail":"'.length);
     const id = await proxied(undefined, `${head}${filler}","tail":"${expression}","more":"${'y'.repeat(3000)}"}`);
-    expect(await (await reveal(id)).json()).toEqual({ detokenized_body: `{"pan":"${PAN}","lines":"${filler}","tail":"` });
+    expect((await reveal(id)).body).toEqual({ detokenized_body: `{"pan":"${PAN}","lines":"${filler}","tail":"` });
   });
 
   it('needs the session, and names the entry it cannot find', async () => {
@@ -77,8 +75,8 @@ describe('revealing an outbound body', () => {
     expect((await reveal(id, 'another-run')).status).toBe(401);
     const missing = await reveal('no-such-entry');
     expect(missing.status).toBe(404);
-    expect((await missing.json()).detail).toBe('No such request in the history');
-    expect((await fetch(`${bench.url}${WORKBENCH_PATHS.reveal}`, { headers: { [SESSION_HEADER]: bench.engine.workbench!.session } })).status).toBe(400);
+    expect(missing.body.detail).toBe('No such request in the history');
+    expect((await bench.workbench('revealOutbound', {})).status).toBe(400);
   });
 
   it('has nothing to reveal for an API call or a proxied body without expressions', async () => {
@@ -87,7 +85,7 @@ describe('revealing an outbound body', () => {
     for (const id of [plain, api]) {
       const res = await reveal(id);
       expect(res.status).toBe(409);
-      expect((await res.json()).detail).toMatch(/no detokenized body to reveal/);
+      expect(res.body.detail).toMatch(/no detokenized body to reveal/);
     }
   });
 
@@ -104,15 +102,15 @@ describe('revealing an outbound body', () => {
       key: bench.managementKey,
       body: { name: 'backend', type: 'private', rules: RULES(['token:create', 'token:use', 'token:delete']) },
     });
-    expect(await (await reveal(id)).json()).toEqual({ detokenized_body: `{"pan":"${PAN}"}` });
+    expect((await reveal(id)).body).toEqual({ detokenized_body: `{"pan":"${PAN}"}` });
     expect((await bench.call('DELETE', `/tokens/${cardId}`, { key: appKey })).status).toBe(204);
     const deleted = await reveal(id);
     expect(deleted.status).toBe(400);
-    expect((await deleted.json()).detail).toContain(`${cardId} not found`);
+    expect(deleted.body.detail).toContain(`${cardId} not found`);
 
     expect((await bench.call('DELETE', `/applications/${appId}`, { key: bench.managementKey })).status).toBe(204);
     const gone = await reveal(id);
     expect(gone.status).toBe(409);
-    expect((await gone.json()).detail).toBe('The application that sent this request no longer exists');
+    expect(gone.body.detail).toBe('The application that sent this request no longer exists');
   });
 });

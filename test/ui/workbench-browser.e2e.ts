@@ -3,12 +3,13 @@ import { once } from 'node:events';
 import { expect, test, type Page } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { BUILT_CLI, UI_DIR } from './support/paths';
+import { connectionState, engineFact } from './support/workbench-page';
 
 let bench: TestEngine;
 let pageErrors: string[];
 
 test.beforeEach(async ({ page }) => {
-  bench = await startTestEngine({ inMemory: true, workbench: { uiDir: UI_DIR } });
+  bench = await startTestEngine({ inMemory: true, browserWorkbench: { uiDir: UI_DIR } });
   // A CSP violation or a script error shows up here; the workbench must run clean under its strict policy.
   pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -29,21 +30,21 @@ async function openWorkbench(page: Page, url: string) {
 }
 
 test('shows the engine status, then a new token and its request appear live', async ({ page }) => {
-  await openWorkbench(page, bench.engine.workbench!.url);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
   await expect(page.getByRole('heading', { name: 'Tokenbench' })).toBeVisible();
-  await expect(page.getByTestId('connection-state')).toHaveText('live');
-  await expect(page.getByTestId('status-url')).toHaveText(bench.url);
-  await expect(page.getByTestId('status-vault')).toHaveText('in memory (nothing is kept)');
-  await expect(page.getByTestId('status-application-count')).toHaveText('2');
-  await expect(page.getByTestId('status-token-count')).toHaveText('0');
+  await expect(connectionState(page)).toHaveText('live');
+  await expect(engineFact(page, 'API')).toHaveText(bench.url);
+  await expect(engineFact(page, 'Vault')).toHaveText('in memory (nothing is kept)');
+  await expect(engineFact(page, 'Applications')).toHaveText('2');
+  await expect(engineFact(page, 'Tokens')).toHaveText('0');
   await expect(page.getByTestId('history-empty')).toBeVisible();
-  // The session left the address bar.
-  expect(new URL(page.url()).hash).toBe('');
+  // The session left the address bar, which now names the page.
+  expect(new URL(page.url()).hash).toBe('#/history');
 
   const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'e2e secret value' } });
   expect(created.status).toBe(201);
 
-  await expect(page.getByTestId('status-token-count')).toHaveText('1');
+  await expect(engineFact(page, 'Tokens')).toHaveText('1');
   const row = page.getByTestId('history-row');
   await expect(row).toHaveCount(1);
   await expect(row.getByTestId('history-method')).toHaveText('POST');
@@ -53,22 +54,22 @@ test('shows the engine status, then a new token and its request appear live', as
 
   // A reload keeps the session (this tab's storage) and lists the history from the engine.
   await page.reload();
-  await expect(page.getByTestId('connection-state')).toHaveText('live');
+  await expect(connectionState(page)).toHaveText('live');
   await expect(page.getByTestId('history-row')).toHaveCount(1);
   expect(pageErrors).toEqual([]);
 });
 
 test('a wrong session shows a clear error instead of data', async ({ page }) => {
   await openWorkbench(page, `${bench.url}/ui/#session=not-this-runs-session`);
-  await expect(page.getByTestId('connection-error')).toContainText('session');
-  await expect(page.getByTestId('connection-error')).toContainText('tokenbench serve');
-  await expect(page.getByTestId('connection-state')).toHaveText('not connected');
-  await expect(page.getByTestId('status-token-count')).toHaveCount(0);
+  await expect(page.getByRole('alert')).toContainText('session');
+  await expect(page.getByRole('alert')).toContainText('tokenbench serve');
+  await expect(connectionState(page)).toHaveText('not connected');
+  await expect(engineFact(page, 'Tokens')).toHaveCount(0);
 });
 
 test('a page opened without any session says how to get one', async ({ page }) => {
   await openWorkbench(page, `${bench.url}/ui/`);
-  await expect(page.getByTestId('connection-error')).toContainText('without a workbench session');
+  await expect(page.getByRole('alert')).toContainText('without a workbench session');
 });
 
 test('the production build of serve runs its history thread and serves the workbench beside it', async ({ page }) => {
@@ -89,7 +90,7 @@ test('the production build of serve runs its history thread and serves the workb
       once(serve, 'exit').then(() => Promise.reject(new Error(`serve exited: ${out}`))),
     ]);
     await openWorkbench(page, workbenchUrl);
-    await expect(page.getByTestId('connection-state')).toHaveText('live');
+    await expect(connectionState(page)).toHaveText('live');
     const created = await fetch(`${url}/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'BT-API-KEY': key },

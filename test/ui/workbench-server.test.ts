@@ -18,8 +18,8 @@ afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
 let bench: TestEngine;
 let session: string;
 beforeEach(async () => {
-  bench = await startTestEngine({ inMemory: true, workbench: { uiDir } });
-  session = bench.engine.workbench!.session;
+  bench = await startTestEngine({ inMemory: true, browserWorkbench: { uiDir } });
+  session = bench.engine.browserWorkbench!.session;
 });
 afterEach(() => bench.stop());
 
@@ -67,7 +67,7 @@ async function openLive(query: string) {
 
 describe('the browser workbench served by the engine', () => {
   it('prints an address that carries the session in the fragment only', () => {
-    expect(bench.engine.workbench!.url).toBe(`${bench.url}/ui/#session=${session}`);
+    expect(bench.engine.browserWorkbench!.url).toBe(`${bench.url}/ui/#session=${session}`);
     expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
@@ -105,52 +105,82 @@ describe('the browser workbench served by the engine', () => {
   });
 
   it("answers /_workbench/ only to this run's session, in the header", async () => {
-    for (const attempt of [{}, withSession('not-the-session'), withSession(session.slice(1))]) {
-      const refused = await callApi(bench.url, 'GET', '/_workbench/status', attempt);
+    for (const attempt of [null, 'not-the-session', session.slice(1)]) {
+      const refused = await bench.workbench('getStatus', {}, { session: attempt });
       expect(refused.status).toBe(401);
       expect(refused.headers['content-type']).toContain('application/problem+json');
       expect(refused.body.detail).toContain('tokenbench serve');
     }
     // The query form is for the EventSource stream alone.
-    expect((await callApi(bench.url, 'GET', `/_workbench/status?session=${session}`)).status).toBe(401);
+    expect((await callApi(bench.url, 'POST', `/_workbench/getStatus?session=${session}`, { body: {} })).status).toBe(401);
 
-    const status = await callApi(bench.url, 'GET', '/_workbench/status', withSession());
+    const status = await bench.workbench('getStatus');
     expect(status.status).toBe(200);
+    expect(status.headers['cache-control']).toBe('no-store');
     expect(status.body).toEqual(bench.engine.status());
   });
 
   it('keeps the Host and Origin guards in front of the workbench', async () => {
-    const foreign = await callApi(bench.url, 'GET', '/_workbench/status', { headers: { ...withSession().headers, origin: 'https://evil.example' } });
+    const foreign = await bench.workbench('getStatus', {}, { headers: { origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);
     const rebound = await callApi(bench.url, 'GET', '/ui/', { headers: { host: 'evil.example' } });
     expect(rebound.status).toBe(403);
   });
 
-  it('reads only: other methods get 405, unknown endpoints 404', async () => {
-    const post = await callApi(bench.url, 'POST', '/_workbench/status', withSession());
-    expect(post.status).toBe(405);
-    expect(post.headers.allow).toBe('GET');
-    expect((await callApi(bench.url, 'GET', '/_workbench/tokens', withSession())).status).toBe(404);
+  it('takes a call as POST and a stream as GET; other methods get 405, names outside the method table 404', async () => {
+    const get = await callApi(bench.url, 'GET', '/_workbench/getStatus', withSession());
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+    const postLive = await callApi(bench.url, 'POST', '/_workbench/live', withSession());
+    expect(postLive.status).toBe(405);
+    expect(postLive.headers.allow).toBe('GET');
+    for (const name of ['tokens', 'toString', '__proto__', 'constructor', '']) {
+      expect((await bench.workbench(name)).status, name).toBe(404);
+    }
+  });
+
+  it('validates every request against its row of the method table, and answers a problem naming the field', async () => {
+    const bad = await bench.workbench('listHistory', { limit: 0 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toHaveProperty('limit');
+    const extra = await bench.workbench('getStatus', { sneaky: true });
+    expect(extra.status).toBe(400);
+    const notJson = await callApi(bench.url, 'POST', '/_workbench/listHistory', { raw: '{"limit":', headers: { ...withSession().headers, 'content-type': 'application/json' } });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.detail).toContain('not valid JSON');
   });
 
   it('lists the history newest first, validates the page size, and leaves its own calls out of it', async () => {
     await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'a' } });
     await bench.call('GET', '/tokens/nope', { key: bench.privateKey });
-    await callApi(bench.url, 'GET', '/_workbench/status', withSession());
+    await bench.workbench('getStatus');
     await callApi(bench.url, 'GET', '/ui/');
 
-    const page = await callApi(bench.url, 'GET', '/_workbench/history?limit=10', withSession());
+    const page = await bench.workbench('listHistory', { limit: 10 });
     expect(page.status).toBe(200);
-    expect(page.body.data.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+    expect(page.body.map((e: { method: string; path: string; status: number }) => `${e.method} ${e.path} ${e.status}`)).toEqual([
       'GET /tokens/nope 404',
       'POST /tokens 201',
     ]);
-    const older = await callApi(bench.url, 'GET', `/_workbench/history?limit=10&before=${page.body.data[0].id}`, withSession());
-    expect(older.body.data).toHaveLength(1);
+    const older = await bench.workbench('listHistory', { limit: 10, before: page.body[0].id });
+    expect(older.body).toHaveLength(1);
+  });
 
-    const bad = await callApi(bench.url, 'GET', '/_workbench/history?limit=0', withSession());
-    expect(bad.status).toBe(400);
-    expect(bad.body.errors).toHaveProperty('limit');
+  it('lists every transaction with its state, time left and operations, token data masked', async () => {
+    const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+    const staged = await bench.call('POST', '/tokens', {
+      key: bench.privateKey,
+      body: { type: 'card_number', data: '4242424242424242' },
+      headers: { 'BT-TRANSACTION-ID': opened.body.id },
+    });
+    expect(staged.status).toBe(201);
+    const listed = await bench.workbench('listTransactions');
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject([
+      { id: opened.body.id, state: 'open', operations: [{ token_id: staged.body.id, operation: 'create', data: 'XXXXXXXXXXXX4242' }] },
+    ]);
+    expect(listed.body[0].time_left_ms).toBeGreaterThan(0);
+    expect(listed.text).not.toContain('4242424242424242');
   });
 
   it('streams live history with the status over Server-Sent Events, the session in the query', async () => {
@@ -167,12 +197,17 @@ describe('the browser workbench served by the engine', () => {
     const update = await live.next();
     expect(update).toMatchObject({ type: 'update', status: { tokenCount: 1 }, entries: [{ method: 'POST', path: '/tokens', status: 201 }] });
     expect(JSON.stringify(update)).not.toContain('canary-plaintext-7731');
+
+    // Transactions travel the same road, each in its latest state.
+    const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+    expect(opened.status).toBe(201);
+    expect(await live.next()).toMatchObject({ type: 'update', transactions: [{ id: opened.body.id, state: 'open', operations: [] }] });
     live.close();
   });
 
   it('refuses to start without a built UI, and says how to build one', async () => {
     const empty = tempDir('tokenbench-no-ui-');
-    await expect(startEngine({ port: 0, echoPort: null, workbench: { uiDir: empty } })).rejects.toThrow('npm run build');
+    await expect(startEngine({ port: 0, echoPort: null, browserWorkbench: { uiDir: empty } })).rejects.toThrow('npm run build');
     rmSync(empty, { recursive: true, force: true });
   });
 });

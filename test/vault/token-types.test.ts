@@ -189,14 +189,14 @@ describe('defaults per type', () => {
     [
       'social_security_number',
       '/pii/high/',
-      "XXX-XX-{{ data | remove: '-' | last4 }}",
+      '{{ data | reveal_last: 4 }}',
       "{{ data | remove: '-' }}",
       ['{{ data }}', "{{ data | replace: '-' }}", '{{ data | last4 }}'],
     ],
     [
       'employer_id_number',
       '/pii/high/',
-      "XX-XXX{{ data | remove: '-' | last4 }}",
+      '{{ data | reveal_last: 4 }}',
       "{{ data | remove: '-' }}",
       ['{{ data }}', "{{ data | replace: '-' }}", '{{ data | last4 }}'],
     ],

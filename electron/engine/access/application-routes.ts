@@ -1,14 +1,14 @@
-import { z } from 'zod';
 import type { Handler, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
-import type { ApplicationStore } from './application-store';
-import { applicationRequest } from './application-requests';
-import type { ManagementPermission } from './permissions';
-
-const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  size: z.coerce.number().int().min(1).max(100).default(20),
-});
+import type { Application, ApplicationStore, NewApiKey } from './application-store';
+import {
+  applicationKeysQuery,
+  applicationListQuery,
+  applicationRequest,
+  applicationUpdateRequest,
+  permissionsQuery,
+} from './application-requests';
+import { listPermissions, type ManagementPermission } from './permissions';
 
 /** A handler that runs only for a management application holding `permission`. */
 const managed =
@@ -18,7 +18,17 @@ const managed =
     return handler(ctx);
   };
 
-/** The management endpoints of wire contract §2: applications and their keys, for `management` applications. */
+/** An application as answered when a key was just made: that key with its secret, once, in `keys` and as `key`. */
+const withNewKey = (application: Application, key: NewApiKey | undefined) => ({
+  ...application,
+  keys: application.keys.map((k) => (k.id === key?.id ? key : k)),
+  ...(key ? { key: key.key } : {}),
+});
+
+/**
+ * Applications and their keys, for `management` applications, and the permissions each application type may hold,
+ * for any key (docs/api.md, Applications and keys).
+ */
 export function applicationRoutes(applications: ApplicationStore): Route[] {
   const id = (params: Record<string, string | undefined>) => params.id as string;
   return [
@@ -30,16 +40,16 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
         const input = parseWith(applicationRequest, await ctx.json());
         ctx.log.requestBody = input;
         const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key });
-        const keys = application.keys.map((k) => (k.id === key?.id ? key : k));
-        return { status: 201, body: { ...application, keys, ...(key ? { key: key.key } : {}) } };
+        return { status: 201, body: withNewKey(application, key) };
       }),
     },
     {
       method: 'GET',
       path: '/applications',
       handler: managed('application:read', (ctx) => {
-        const { page, size } = parseWith(pageQuery, Object.fromEntries(ctx.query()));
-        const { total, items } = applications.page(page, size);
+        const query = ctx.query();
+        const { page, size } = parseWith(applicationListQuery, Object.fromEntries(query));
+        const { total, items } = applications.page(page, size, { ids: query.getAll('id'), types: query.getAll('type') });
         return {
           status: 200,
           body: {
@@ -48,6 +58,14 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
           },
         };
       }),
+    },
+    {
+      method: 'GET',
+      path: '/permissions',
+      handler: (ctx) => {
+        const { application_type } = parseWith(permissionsQuery, Object.fromEntries(ctx.query()));
+        return { status: 200, body: listPermissions(application_type) };
+      },
     },
     {
       method: 'GET',
@@ -64,8 +82,8 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       path: '/applications/:id',
       idempotent: true,
       handler: managed('application:update', async (ctx) => {
-        applications.require(id(ctx.params));
-        const input = parseWith(applicationRequest, await ctx.json());
+        const { type } = applications.require(id(ctx.params));
+        const input = parseWith(applicationUpdateRequest(type), await ctx.json());
         ctx.log.requestBody = input;
         return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id) };
       }),
@@ -80,6 +98,15 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
     },
     {
       method: 'POST',
+      path: '/applications/:id/regenerate',
+      idempotent: true,
+      handler: managed('application:update', (ctx) => {
+        const { application, key } = applications.regenerateKey(id(ctx.params), ctx.caller.application.id);
+        return { status: 200, body: withNewKey(application, key) };
+      }),
+    },
+    {
+      method: 'POST',
       path: '/applications/:id/keys',
       idempotent: true,
       handler: managed('application:update', (ctx) => ({ status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id) })),
@@ -87,7 +114,13 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
     {
       method: 'GET',
       path: '/applications/:id/keys',
-      handler: managed('application:read', (ctx) => ({ status: 200, body: applications.listKeys(id(ctx.params)) })),
+      handler: managed('application:read', (ctx) => {
+        const query = ctx.query();
+        parseWith(applicationKeysQuery, Object.fromEntries(query));
+        const ids = query.getAll('id');
+        const keys = applications.listKeys(id(ctx.params));
+        return { status: 200, body: ids.length ? keys.filter((k) => ids.includes(k.id)) : keys };
+      }),
     },
     {
       method: 'GET',

@@ -49,6 +49,10 @@ interface ApplicationRow {
   modified_at: string | null;
 }
 
+/** The list filters: a null parameter does not filter. */
+const LIST_FILTER = `(@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+  AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))`;
+
 /** ≥128 bits of entropy (here 256), so a key cannot be guessed by a page probing localhost. */
 export const generateApiKey = () => `key_local_${randomBytes(32).toString('base64url')}`;
 export const MIN_SEEDED_KEY_LENGTH = 24;
@@ -68,7 +72,8 @@ export class ApplicationStore {
         VALUES (@id, @tenant_id, @name, @type, @permissions, @rules, @created_by, @created_at)`),
       get: db.prepare('SELECT * FROM applications WHERE id = ?'),
       count: db.prepare('SELECT COUNT(*) AS n FROM applications'),
-      page: db.prepare('SELECT * FROM applications ORDER BY created_at, id LIMIT ? OFFSET ?'),
+      countWhere: db.prepare(`SELECT COUNT(*) AS n FROM applications WHERE ${LIST_FILTER}`),
+      page: db.prepare(`SELECT * FROM applications WHERE ${LIST_FILTER} ORDER BY created_at, id LIMIT @limit OFFSET @offset`),
       byName: db.prepare('SELECT * FROM applications WHERE name = ?'),
       update: db.prepare(`UPDATE applications SET name = @name, type = @type, permissions = @permissions, rules = @rules,
         modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
@@ -132,9 +137,14 @@ export class ApplicationStore {
     return (this.stmt.count.get() as { n: number }).n;
   }
 
-  page(page: number, size: number): { total: number; items: Application[] } {
-    const rows = this.stmt.page.all(size, (page - 1) * size) as ApplicationRow[];
-    return { total: this.count(), items: rows.map((r) => this.hydrate(r)) };
+  /** One page of the applications, only those with one of `filter.ids` and one of `filter.types` when given. */
+  page(page: number, size: number, filter: { ids?: string[]; types?: string[] } = {}): { total: number; items: Application[] } {
+    const params = {
+      ids: filter.ids?.length ? JSON.stringify(filter.ids) : null,
+      types: filter.types?.length ? JSON.stringify(filter.types) : null,
+    };
+    const rows = this.stmt.page.all({ ...params, limit: size, offset: (page - 1) * size }) as ApplicationRow[];
+    return { total: (this.stmt.countWhere.get(params) as { n: number }).n, items: rows.map((r) => this.hydrate(r)) };
   }
 
   update(id: string, input: ApplicationInput, modifiedBy: string | null): Application {
@@ -162,6 +172,23 @@ export class ApplicationStore {
     const key = this.insertKey(applicationId, createdBy, secret);
     this.version++;
     return key;
+  }
+
+  /**
+   * The vendor's deprecated helper for an application with exactly one key: that key is revoked and a new one made,
+   * in one transaction. With no key or several it refuses (422), as the vendor does: which key would go is unclear.
+   */
+  regenerateKey(applicationId: string, createdBy: string | null): { application: Application; key: NewApiKey } {
+    const key = this.db.transaction(() => {
+      const keys = this.listKeys(applicationId);
+      if (keys.length !== 1) {
+        throw new ApiProblem(422, `Only an application with exactly one key can regenerate it; this one has ${keys.length}. Create and delete keys under /applications/${applicationId}/keys instead`);
+      }
+      this.stmt.deleteKey.run(applicationId, keys[0].id);
+      return this.insertKey(applicationId, createdBy);
+    })();
+    this.version++;
+    return { application: this.require(applicationId), key };
   }
 
   private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {

@@ -1,5 +1,5 @@
 /**
- * Token containers: hierarchical paths such as `/pci/high/` (wire contract §3). The hosted service treats them
+ * Token containers: hierarchical paths such as `/pci/high/` (docs/api.md, Containers). The hosted service treats them
  * case-insensitively and stores them lower-case, so every container is validated, then normalised, on the way in.
  */
 

@@ -14,13 +14,14 @@ export const MANAGEMENT_PERMISSIONS = [
   'application:update',
   'application:delete',
 ] as const;
-/** Accepted as a synonym of token:use for the proxy (wire contract §2). */
+/** Accepted as a synonym of token:use for the proxy (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
 
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
 export type ManagementPermission = (typeof MANAGEMENT_PERMISSIONS)[number];
 export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE;
-export type ApplicationType = 'private' | 'public' | 'management';
+export const APPLICATION_TYPES = ['public', 'private', 'management'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 export type Transform = 'redact' | 'mask' | 'reveal';
 
 export interface AccessRule {
@@ -38,6 +39,40 @@ export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
   management: MANAGEMENT_PERMISSIONS,
 };
 
+/** GET /permissions: each permission an application may hold, worded and ordered as the vendor's permissions page. */
+const DESCRIPTIONS: Record<TokenPermission | ManagementPermission, string> = {
+  'token:create': 'Create Tokens',
+  'token:update': 'Update Tokens',
+  'token:read': 'Read Tokens',
+  'token:search': 'Search Tokens',
+  'token:delete': 'Delete Tokens',
+  'token:use': 'Use Tokens in the Proxy',
+  'application:read': 'Read Applications',
+  'application:create': 'Create Applications',
+  'application:update': 'Update and regenerate API keys for Applications',
+  'application:delete': 'Delete Applications',
+};
+
+export interface PermissionInfo {
+  type: string;
+  description: string;
+  application_types: ApplicationType[];
+}
+
+/**
+ * The permissions `type` may hold (all when undefined). proxy:invoke is left out: it is accepted for old
+ * configurations only, and the vendor lists token:use alone.
+ */
+export function listPermissions(type?: ApplicationType): PermissionInfo[] {
+  return Object.entries(DESCRIPTIONS)
+    .map(([permission, description]) => ({
+      type: permission,
+      description,
+      application_types: APPLICATION_TYPES.filter((t) => ALLOWED_PERMISSIONS[t].includes(permission)),
+    }))
+    .filter((info) => type === undefined || info.application_types.includes(type));
+}
+
 export interface AccessSubject {
   id: string;
   type: ApplicationType;
@@ -45,7 +80,10 @@ export interface AccessSubject {
   rules: readonly AccessRule[];
 }
 
-/** Bare permissions behave like a rule on `/` that masks everything except use, which reveals (wire contract §2). */
+/**
+ * Bare permissions behave like a rule on `/` that masks everything except use, which reveals (docs/api.md,
+ * Permissions and access rules).
+ */
 function implicitRules(subject: AccessSubject): AccessRule[] {
   const maskOnly = subject.permissions.filter((p) => p !== 'token:use' && p !== PROXY_INVOKE) as Permission[];
   const use = subject.permissions.filter((p) => p === 'token:use' || p === PROXY_INVOKE) as Permission[];
@@ -101,7 +139,7 @@ export class AccessPolicy {
 
   /**
    * Like transformFor, but a refusal is the 403 the client sees. `bareTransform` is for the one endpoint whose
-   * contract row names a transform of its own: POST /detokenize is "token:read (reveal)", so a bare token:read
+   * documented permission names a transform of its own: POST /detokenize is "token:read (reveal)", so a bare token:read
    * reveals there, while an access rule's transform still decides for the containers it covers.
    */
   require(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform {

@@ -6,6 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { localUrl } from '../server/local-url';
 
 export interface EchoServer {
   url: string;
@@ -99,9 +100,8 @@ export function startEchoServer(options: { host?: string; port: number }): Promi
     server.listen(options.port, host, () => {
       server.off('error', reject);
       const { port } = server.address() as AddressInfo;
-      const urlHost = host.includes(':') ? `[${host}]` : host;
       resolve({
-        url: `http://${urlHost}:${port}`,
+        url: localUrl(host, port),
         port,
         close: () =>
           new Promise<void>((done) => {

@@ -1,4 +1,4 @@
-/** How a request body is written, which decides how expression results are encoded into it (§5). */
+/** How a request body is written, which decides how expression results are encoded into it (docs/api.md, Proxy). */
 export type BodyKind = 'json' | 'form' | 'text';
 
 export function bodyKindOf(contentType: string | undefined): BodyKind {

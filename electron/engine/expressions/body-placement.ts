@@ -55,11 +55,11 @@ function positionsOf(text: string, marker: string, at: number[] = []): number[] 
 
 /**
  * Raw positions where an expression may open: `{{`, or `{` written as a `\u007b` escape inside a string. Found with
- * native searches, so the scan below only looks closely at the few strings that hold one (a 100 KB body scanned
- * character by character cost milliseconds).
+ * native searches, so the scan below only looks closely at the few strings that hold one: scanning a large body
+ * character by character is slow.
  */
 function candidatePositions(text: string): number[] {
-  // indexOf, not a regular expression: over a 100 KB body a case-insensitive regex cost several times as much.
+  // indexOf, not a regular expression: over a large body a case-insensitive regex costs several times as much.
   const at = positionsOf(text, '{{');
   // The escape is rare: one search for what its two cases share spares two searches and a sort.
   if (!text.includes('\\u007')) return at;
@@ -186,8 +186,7 @@ const MARKER_BYTES: Record<BodyKind, readonly Buffer[]> = {
 function lastMarkerEnd(bytes: Buffer, kind: BodyKind): number {
   let end = -1;
   for (const marker of MARKER_BYTES[kind]) {
-    // Node searches forward faster than backward (a third faster over JSON, where `{` abounds), and most chunks
-    // hold no marker.
+    // Node searches forward faster than backward, and most chunks hold no marker.
     const at = bytes.includes(marker) ? bytes.lastIndexOf(marker) : -1;
     if (at !== -1) end = Math.max(end, at + marker.length);
   }
@@ -230,8 +229,7 @@ function boundaryBytes(chunks: readonly Buffer[], at: number): { bytes: Buffer; 
  * when it has none (mayHoldExpressions on the joined bytes is then false). Every expression opens before it, so the
  * bytes after it can be forwarded without being looked at. Scanned from the end, chunk by chunk; a marker may be
  * split between chunks (a client's chunks can be a byte each), so each boundary is checked too, but only where a
- * marker may begin just before it: a 100 KB body arrives in some 25 chunks, and copying bytes around every boundary
- * showed in profiles.
+ * marker may begin just before it: copying bytes around every boundary of a large body would cost more than the scan.
  */
 export function markersEnd(chunks: readonly Buffer[], kind: BodyKind): number {
   let end = 0;

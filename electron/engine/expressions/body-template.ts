@@ -13,7 +13,7 @@ import type { TokenRecord } from './token-record';
 import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
 
 export interface CompiledBody {
-  /** Number of expressions, for the per-request expression limit (§5, default 20). */
+  /** Number of expressions, for the per-request expression limit (docs/api.md, Limits). */
   readonly expressionCount: number;
   /** Distinct token ids referenced, so the vault can fetch them all in one query. */
   readonly tokenIds: readonly string[];

@@ -97,8 +97,8 @@ export function expressionEnd(text: string, start: number, limit: number, codec:
 
 /**
  * Calls `found` with the raw extent of each expression between `start` and `limit`, in order. A callback, not an
- * array: the caller keeps its own list, and a fresh array per JSON string (with V8's first 17 slots) was most of the
- * memory placing an expression took.
+ * array: the caller keeps its own list, and a fresh array per JSON string would be most of the memory placing an
+ * expression takes.
  */
 export function forEachExpression(text: string, start: number, limit: number, codec: Codec, found: (start: number, end: number) => void): void {
   let pos = start;

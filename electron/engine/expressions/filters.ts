@@ -1,5 +1,5 @@
 /**
- * The hosted service's filters beyond standard Liquid (wire contract §6). Semantics follow its public
+ * The hosted service's filters beyond standard Liquid (docs/api.md, Expressions). Semantics follow its public
  * filter reference: `reveal_last` masks letters and digits only (so `123-45-6789` → `XXX-XX-6789`),
  * `reveal` masks every character outside the revealed ends, `hmac` yields bytes for `to_base64`/`to_base16`.
  * Errors are FilterFailures whose messages never contain the input value, nor any argument (an argument

@@ -1,4 +1,4 @@
-/** The expression language (wire contract §6): body detokenization and token-scope templates. */
+/** The expression language (docs/api.md, Expressions): body detokenization and token-scope templates. */
 export { type BodyKind, bodyKindOf } from './body-kind';
 export { markersEnd } from './body-placement';
 export type { CompiledBody } from './body-template';

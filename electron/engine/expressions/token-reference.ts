@@ -13,7 +13,7 @@ export const HEAD_VARIABLE = 'token_value';
 const ID_FORBIDDEN = /[#/\\+?[\]|&=%<>{}^]/;
 const WHOLE_TOKEN = /^token\s*:/;
 
-/** Token id rule of the wire contract (§3): 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^`. */
+/** The token id rule (docs/api.md, Tokens): 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^`. */
 export function isValidTokenId(id: string): boolean {
   return id.length >= 3 && id.length <= 400 && !ID_FORBIDDEN.test(id);
 }

@@ -5,8 +5,8 @@ let sequence = 0;
 
 /**
  * A UUIDv7 (RFC 9562): the time in ms, then a 12-bit sequence for ids made within the same ms, then random bits.
- * Ids made here only grow, so each new history row lands at the end of the id index instead of on a random page
- * (measured: 2–3 of the history thread's 16 µs per 1 KB proxy entry), and sorting ids sorts entries by time.
+ * Ids made here only grow, so each new history row lands at the end of the id index instead of on a random page,
+ * and sorting ids sorts entries by time.
  */
 export function timeOrderedId(): string {
   const now = Date.now();

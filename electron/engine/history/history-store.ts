@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { prepareDataDir } from '../storage/data-dir';
 import { shownBody, type StoredBodyHead } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
@@ -54,7 +55,7 @@ function migrate(db: Database.Database, file: string): void {
   }
   if (version === HISTORY_SCHEMA_VERSION) return;
   // Before the first table, while the file is empty: an entry (a few KB of JSON and up to 16 KiB of body) then fits
-  // in a page or two instead of an overflow chain; measured, that made an append about a third cheaper.
+  // in a page or two instead of an overflow chain, which makes an append cheaper.
   db.pragma('page_size = 16384');
   db.transaction(() => {
     // One JSON document per request (and the body as sent, as bytes): written in batches and read whole.
@@ -70,12 +71,10 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
   const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   try {
     migrate(db, file);
-    // A rollback journal kept between batches (PERSIST), not WAL: a WAL writes each page twice, to the log and at the
-    // checkpoint to the file (reading it back in between), and its readers alongside the writer buy nothing here,
-    // where the worker is the only connection. Measured with 100 KB proxy bodies, the history thread's CPU per
-    // request went from 33 to 25 µs. History is not acknowledged data, so it never waits for the disk: a process
-    // crash mid-batch leaves a journal the next open rolls back, and a power cut at worst a file the next start moves
-    // aside (see open). An existing WAL-mode file switches over on open.
+    // A rollback journal kept between batches (PERSIST), not WAL: a WAL writes each page twice, and its readers
+    // alongside the writer buy nothing here, where the worker is the only connection. History is not acknowledged
+    // data, so it never waits for the disk: a crash mid-batch leaves a journal the next open rolls back, and a power
+    // cut at worst a file the next start moves aside (see open). An existing WAL-mode file switches over on open.
     db.pragma('journal_mode = PERSIST');
     db.pragma('synchronous = OFF');
     return db;
@@ -99,7 +98,7 @@ export class HistoryStore {
 
   static open({ dataDir, limit, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
     if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), limit);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    prepareDataDir(dataDir);
     const file = join(dataDir, HISTORY_FILE);
     try {
       return new HistoryStore(openFile(file, nativeBinding), limit);

@@ -1,7 +1,7 @@
 /**
  * A request body history keeps as bytes (the proxy's body as sent, expressions and all). It travels to the history
- * worker and into its own BLOB column untouched: escaping a JSON body into the entry's JSON cost the main thread
- * more than forwarding it did.
+ * worker and into its own BLOB column untouched: escaping a JSON body into the entry's JSON would cost the main
+ * thread more than forwarding the body does.
  */
 export interface KeptBody {
   /** Size of the whole body. */

@@ -1,5 +1,5 @@
 /**
- * Where a `/proxy` request goes (wire contract §5): `PFX-PROXY-URL` with its trailing `/` removed, plus the
+ * Where a `/proxy` request goes (docs/api.md, Proxy): `PFX-PROXY-URL` with its trailing `/` removed, plus the
  * path after `/proxy`, plus the query string (merged after any query the proxy URL already carries).
  */
 import { isIP } from 'node:net';

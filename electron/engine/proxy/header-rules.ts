@@ -1,5 +1,5 @@
 /**
- * Which of the client's request headers reach the destination (wire contract §5): everything as given, in
+ * Which of the client's request headers reach the destination (docs/api.md, Proxy): everything as given, in
  * order and with duplicates, except hop-by-hop headers, `Host`, `Content-Length` (recomputed after
  * detokenization) and the service's own `PFX-*` headers; `PFX-PROXY-KEEP-ALIVE` and `PFX-PROXY-CONNECTION`
  * become the destination's `Keep-Alive` and `Connection`.

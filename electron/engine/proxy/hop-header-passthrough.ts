@@ -1,6 +1,7 @@
 /**
- * undici refuses a `Keep-Alive` request header and always writes its own `Connection` line, yet the contract
- * sends the client's `PFX-PROXY-KEEP-ALIVE` / `PFX-PROXY-CONNECTION` values to the destination. So those two
+ * undici refuses a `Keep-Alive` request header and always writes its own `Connection` line, yet the proxy
+ * must send the client's `PFX-PROXY-KEEP-ALIVE` / `PFX-PROXY-CONNECTION` values to the destination (docs/api.md,
+ * Proxy). So those two
  * travel through undici under a per-process marker name (undici validates their values like any header) and
  * get their real names back in undici's documented `undici:request:create` hook, which runs synchronously
  * while the request is built, before anything is written.

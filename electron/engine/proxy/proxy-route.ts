@@ -35,7 +35,7 @@ function authorize(ctx: RequestContext): void {
 }
 
 /**
- * The ephemeral proxy (wire contract §5): detokenize the body's expressions, forward to PFX-PROXY-URL, and stream the
+ * The ephemeral proxy (docs/api.md, Proxy): detokenize the body's expressions, forward to PFX-PROXY-URL, and stream the
  * destination's answer back with PFX-PROXY-DESTINATION-STATUS. Failures of the proxy itself are `{"proxy_error": …}`
  * (the server wraps every ApiProblem thrown here) and never carry the destination-status header.
  */
@@ -102,8 +102,8 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       // A large body, and one that is not UTF-8 (a binary part in a multipart upload), is compiled from its bytes and
       // rendered straight into bytes: every byte outside the expressions goes out as it came, and the body is never
       // joined or decoded; past its last expression it is not even read or copied. For a small one, copying its
-      // pieces one by one costs more than decoding it and encoding the rendered string (5-10 % more instructions at
-      // 1 KB), and its template is cached by its text.
+      // pieces one by one costs more than decoding it and encoding the rendered string, and its template is cached by
+      // its text.
       const fromBytes = !utf8 || received.size >= RENDER_BYTES_FROM;
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');

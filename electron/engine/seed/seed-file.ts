@@ -3,7 +3,7 @@ import { applicationRequest } from '../access/application-requests';
 import { MIN_SEEDED_KEY_LENGTH } from '../access/application-store';
 import { createTokenRequest } from '../vault/token-requests';
 
-/** `serve --seed FILE` (wire contract §8): known keys and tokens for a CI pipeline. */
+/** `serve --seed FILE` (docs/api.md, Seed file): known keys and tokens for a CI pipeline. */
 export const seedFile = z
   .object({
     applications: z

@@ -2,8 +2,8 @@ import { isUtf8 } from 'node:buffer';
 
 /**
  * A request body as it arrived: its chunks, not yet copied into one buffer. The proxy forwards a body without
- * expressions as these chunks: joining a 100 KB body was half of what a request allocated outside V8's heap, and the
- * young-generation collections that such allocations force cost that request 15-20 % of its CPU.
+ * expressions as these chunks, because joining a large body allocates outside V8's heap, and such allocations force
+ * young-generation collections.
  */
 export interface BodyChunks {
   readonly chunks: readonly Buffer[];
@@ -67,8 +67,7 @@ export function chunksAreUtf8({ chunks }: BodyChunks): boolean {
       carry = null;
     }
     const tail = unfinishedTail(chunk, start);
-    // Whole chunks are checked as they are: a subarray per chunk cost more than the check (a 100 KB body arrives in
-    // some 25 chunks).
+    // Whole chunks are checked as they are: a subarray per chunk costs more than the check.
     if (!isUtf8(start === 0 && tail === 0 ? chunk : chunk.subarray(start, chunk.length - tail))) return false;
     if (tail > 0) carry = chunk.subarray(chunk.length - tail);
   }

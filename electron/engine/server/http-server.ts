@@ -15,6 +15,7 @@ import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
+import { localUrl } from './local-url';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ \/proxy(?:[/?\s]|$)/;
@@ -185,8 +186,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       method,
       path,
       // Parsed on first use: the proxy and most writes never look at it. A method, not a getter: a getter in an
-      // object literal gives each request its own hidden class, made in the old generation, which then kept every
-      // request's objects alive through young-generation collections (a token read's GC pauses were ten times longer).
+      // object literal gives each request its own hidden class, made in the old generation, which keeps every
+      // request's objects alive through young-generation collections.
       query: () => (query ??= new URLSearchParams(queryAt === -1 ? '' : rawUrl.slice(queryAt + 1))),
       params: match.params,
       traceId,
@@ -206,7 +207,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       const idempotencyKey = route.idempotent ? ctx.prefixed('IDEMPOTENCY-KEY') : undefined;
       const reply = idempotencyKey
         ? await idempotency.run(
-            // `/tokens/` and `/tokens` are one route (§1), so one request for the key's scope.
+            // `/tokens/` and `/tokens` are one route (docs/api.md, Conventions), so one request for the key's scope.
             { applicationId: ctx.caller.application.id, key: idempotencyKey, method, path: path.replace(TRAILING_SLASH, '') + rawUrl.slice(path.length) },
             async () => {
               const r = await route.handler(ctx);
@@ -241,15 +242,15 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
   });
   server.keepAliveTimeout = 30_000;
   // Requests Node's parser refuses (CR/LF in a header, a smuggling attempt, oversized headers) still get an answer
-  // in the contract's problem format rather than a bare status line.
+  // in the API's problem format (docs/api.md, Errors) rather than a bare status line.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return;
     const [status, detail] =
       error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request headers are too large'] : [400, 'The request is not well-formed HTTP'];
     const reason = STATUS_CODES[status];
     const problem = { type: 'about:blank', title: reason, status, detail };
-    // A refused /proxy request answers like every other proxy failure (contract §5), when the part the parser saw
-    // shows the request line.
+    // A refused /proxy request answers like every other proxy failure (docs/api.md, Proxy), when the part the parser
+    // saw shows the request line.
     const proxied = PROXY_REQUEST_LINE.test((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 64) ?? '');
     const body = JSON.stringify(proxied ? { proxy_error: problem } : problem);
     socket.end(
@@ -265,11 +266,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       port = (server.address() as AddressInfo).port;
       own = ownOrigins(port);
       origins = new Set([...own, ...allowedOrigins]);
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       resolve({
         server,
         port,
-        url: `http://${host}:${port}`,
+        url: localUrl(config.host, port),
         close: () =>
           new Promise<void>((done) => {
             server.close(() => done());

@@ -6,8 +6,8 @@ function isSecretHeader(name: string, prefix: string): boolean {
   );
 }
 
-// ASCII on purpose: one character past Latin-1 (an ellipsis) made every history entry's JSON a two-byte string,
-// twice the bytes to serialize, post to the history worker and convert for SQLite (4-8 % of a proxy call's CPU).
+// ASCII on purpose: one character past Latin-1 (an ellipsis) makes every history entry's JSON a two-byte string,
+// twice the bytes to serialize, post to the history worker and convert for SQLite.
 const hint = (value: string) => (value.length > 8 ? `...${value.slice(-4)}` : '...');
 
 /** The request's headers as sent, in order, with credentials cut to a hint. */

@@ -1,15 +1,9 @@
+import type { Problem } from '../../../shared/workbench/transport';
+
 /**
- * RFC 7807 problem details: the one error shape every route answers with (wire contract §7).
+ * RFC 7807 problem details: the one error shape every route answers with (docs/api.md, Errors).
  * Throw an ApiProblem anywhere below a route; the server turns it into the response.
  */
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  errors?: Record<string, string[]>;
-}
-
 const TITLES: Record<number, string> = {
   400: 'One or more validation errors occurred.',
   401: 'Unauthenticated',
@@ -43,8 +37,8 @@ export class ApiProblem extends Error {
     this.errors = errors;
   }
 
-  toBody(): ProblemBody {
-    const body: ProblemBody = { type: 'about:blank', title: TITLES[this.status] ?? 'Error', status: this.status };
+  toBody(): Problem {
+    const body: Problem = { type: 'about:blank', title: TITLES[this.status] ?? 'Error', status: this.status };
     if (this.detail !== undefined) body.detail = this.detail;
     if (this.errors !== undefined) body.errors = this.errors;
     return body;

@@ -5,8 +5,8 @@ import type { ServerResponse } from 'node:http';
  *
  * Why: a client waiting on several connections (an SDK's pool, a load generator, a test suite) sleeps between
  * answers, and every write that wakes it costs the writer a cross-CPU wake-up, the dearest part of a small reply
- * on a VM (profiled: a fifth of a token read's main-thread time). Replies finished in the same turn now wake such a
- * client once. A turn ends right after the poll phase (setImmediate), so a lone request waits microseconds.
+ * on a VM. Replies finished in the same turn wake such a client once. A turn ends right after the poll phase
+ * (setImmediate), so a lone request waits microseconds.
  */
 interface PendingWrite {
   res: ServerResponse;

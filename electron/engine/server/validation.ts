@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { validationProblem } from './problem';
 
 /** Validates a message at the HTTP boundary, once; failures become a 400 naming each offending field. */
@@ -12,3 +12,13 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root =
   }
   throw validationProblem(errors);
 }
+
+/**
+ * A field of the vendor's API that Tokenbench does not implement: absent or null passes, anything else is a 400 that
+ * names it and says `why`, never a value dropped silently.
+ */
+export const unsupported = (why: string) =>
+  z
+    .unknown()
+    .refine((value) => value === null || value === undefined, { error: why })
+    .optional();

@@ -14,7 +14,7 @@ const ENDED_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 const transactionId = z.uuid({ error: 'A transaction id is a UUID' }).transform((id) => id.toLowerCase());
 
-/** The wire body of POST /transactions (contract §4). */
+/** The wire body of POST /transactions (docs/api.md, Transactions). */
 export type TransactionCreated = Pick<TransactionRecord, 'id' | 'created_at' | 'created_by' | 'expires_at'>;
 
 export interface TransactionChange {
@@ -28,8 +28,8 @@ export interface TransactionManagerEvents {
 }
 
 /**
- * The life of a transaction (contract §4): open → committed | rolled_back | expired. Commit applies every staged
- * write and marks the transaction committed in one SQLite transaction, so a crash leaves all or nothing.
+ * The life of a transaction (docs/api.md, Transactions): open → committed | rolled_back | expired. Commit applies
+ * every staged write and marks the transaction committed in one SQLite transaction, so a crash leaves all or nothing.
  */
 export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
   private readonly scheduler: ExpiryScheduler;

@@ -1,25 +1,11 @@
 import type { TokenService } from '../vault/token-service';
+import type { TransactionView } from '../../../shared/workbench/contract';
 import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
 
-export interface EnlistedOperation {
-  token_id: string;
-  operation: StagedOperation['op'];
-  enlisted_at: string;
-  /**
-   * The token's data under its mask (for a delete, the token being deleted), never plaintext. Null when the token
-   * has no mask, and once the transaction has ended (its staged copies are gone).
-   */
-  data: unknown;
-}
-
-/** A transaction as the GUI's transaction panel shows it. */
-export interface TransactionView extends TransactionRecord {
-  /** Milliseconds until it expires; 0 once it has ended. */
-  time_left_ms: number;
-  operations: EnlistedOperation[];
-}
-
-/** The read side for the GUI: every kept transaction with its state, time left and masked operations. */
+/**
+ * The read side for the workbench: every kept transaction with its state, time left and operations, their token data
+ * under its mask (for a delete, the token being deleted), never plaintext; null once the transaction has ended.
+ */
 export class TransactionPanel {
   constructor(
     private readonly store: TransactionStore,

@@ -1,7 +1,7 @@
 import type { Route } from '../server/route-types';
 import type { TransactionManager } from './transaction-manager';
 
-/** The BETA transaction endpoints of wire contract §4; any valid key may call them. */
+/** The BETA transaction endpoints (docs/api.md, Transactions); any valid key may call them. */
 export function transactionRoutes(transactions: TransactionManager): Route[] {
   const end = (path: string, run: (id: string) => void): Route => ({
     method: 'POST',

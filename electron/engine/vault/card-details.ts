@@ -1,5 +1,5 @@
 /**
- * The `card` object of card and card_number tokens: BIN, last 4, expiry and brand (wire contract §3).
+ * The `card` object of card and card_number tokens: BIN, last 4, expiry and brand (docs/api.md, Token types).
  * Brand names are the hosted service's (its card-details docs); it answers null for a number it cannot place.
  */
 

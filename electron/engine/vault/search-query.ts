@@ -10,6 +10,7 @@
  */
 import { ApiProblem } from '../server/problem';
 import { normalizeContainer, validateContainer } from '../access/containers';
+import { parseIsoInstant, type Instant } from './instants';
 
 export type DateField = 'created_at' | 'modified_at' | 'expires_at';
 export type ExactField = 'id' | 'type' | 'fingerprint' | 'data' | 'created_by' | 'modified_by';
@@ -63,22 +64,6 @@ const FIELD_STOP = /[\s:()"]/;
 // Ends a bare value and an operator word alike.
 const TERM_END = /[\s()]/;
 const RANGE_BOUND_STOP = /[\s\]}]/;
-// Date, or date-time with optional seconds, fraction and zone; a date-time without a zone is UTC.
-const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2})?(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?)?$/;
-
-/** An ISO 8601 date or date-time as epoch milliseconds (dateOnly for a bare date), or null when it is no real instant. */
-function parseInstant(text: string): { ms: number; dateOnly: boolean } | null {
-  const m = ISO_INSTANT.exec(text);
-  if (!m) return null;
-  const [, date, hm = '00:00', sec = ':00', fraction = '', zone = 'Z'] = m;
-  const local = `${date}T${hm}${sec}`;
-  // Date.parse rolls 2021-02-30 over to March; a round trip through UTC catches that and hour 24.
-  const asUtc = Date.parse(`${local}Z`);
-  if (Number.isNaN(asUtc) || !new Date(asUtc).toISOString().startsWith(local)) return null;
-  const ms = Date.parse(`${local}${fraction.slice(0, 4)}${zone}`); // milliseconds are all a stored time keeps
-  return Number.isNaN(ms) ? null : { ms, dateOnly: m[2] === undefined };
-}
-
 function combine(kind: 'and' | 'or', children: SearchNode[]): SearchNode {
   if (children.length === 1) return children[0];
   return { kind, children: children.flatMap((c) => (c.kind === kind ? c.children : [c])) };
@@ -220,8 +205,8 @@ class QueryParser {
     return new Date(this.instant(field, text, start).ms).toISOString();
   }
 
-  private instant(field: DateField, text: string, start: number): { ms: number; dateOnly: boolean } {
-    const instant = parseInstant(text);
+  private instant(field: DateField, text: string, start: number): Instant {
+    const instant = parseIsoInstant(text);
     if (!instant) this.fail(`${field} at ${this.column(start)} takes an ISO 8601 date or date-time, e.g. 2024-01-31 or 2024-01-31T12:00:00Z`);
     return instant;
   }

@@ -1,5 +1,5 @@
 /**
- * Client-chosen token ids (wire contract §3, the hosted service's aliasing rules): 3 to 400 characters, none of
+ * Client-chosen token ids (docs/api.md, Tokens; the hosted service's aliasing rules): 3 to 400 characters, none of
  * the characters that would break a URL path or an expression. Validate the id after any alias expression in it
  * has been evaluated: the expression itself contains `{{ }}`.
  */

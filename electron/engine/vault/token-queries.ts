@@ -24,7 +24,12 @@ export interface TokenFilter {
   type?: string;
   fingerprint?: string;
   search?: SearchNode | null;
+  /** Metadata keys and values match in any case: the v1 list and search do, v2 matches exactly. */
+  metadataAnyCase?: boolean;
 }
+
+/** SQL function that lower-cases as JavaScript does: SQLite's own lower() knows ASCII only. */
+const LOWER = 'unicode_lower';
 
 const COLUMN: Record<string, string> = {
   id: 'id',
@@ -42,6 +47,7 @@ class WhereBuilder {
   readonly params: Record<string, unknown> = { now: nowIso() };
   readonly clauses: string[] = [LIVE];
   private n = 0;
+  private metadataAnyCase = false;
 
   constructor(private readonly searchTerm: (value: string) => string) {}
 
@@ -57,6 +63,10 @@ class WhereBuilder {
   }
 
   metadataEquals(key: string, value: string): string {
+    if (this.metadataAnyCase) {
+      const [k, v] = [this.bind(key.toLowerCase()), this.bind(value.toLowerCase())];
+      return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE ${LOWER}(m.key) = ${k} AND ${LOWER}(m.value) = ${v})`;
+    }
     return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE m.key = ${this.bind(key)} AND m.value = ${this.bind(value)})`;
   }
 
@@ -85,6 +95,7 @@ class WhereBuilder {
   }
 
   filter(filter: TokenFilter): void {
+    this.metadataAnyCase = filter.metadataAnyCase === true;
     if (filter.ids?.length) this.clauses.push(`id IN (SELECT value FROM json_each(${this.bind(JSON.stringify(filter.ids))}))`);
     for (const [k, v] of Object.entries(filter.metadata ?? {})) this.clauses.push(this.metadataEquals(k, v));
     if (filter.container) this.clauses.push(this.containerUnder(normalizeContainer(filter.container)));
@@ -122,7 +133,9 @@ export class TokenQueries {
   constructor(
     private readonly store: TokenStore,
     private readonly tokens: TokenService,
-  ) {}
+  ) {
+    store.db.function(LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
+  }
 
   private where(caller: Caller, permission: Permission, filter: TokenFilter): WhereBuilder {
     const where = new WhereBuilder((v) => this.tokens.searchTerm(v));

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { validateContainer } from '../access/containers';
+import { ApiProblem } from '../server/problem';
+import { unsupported } from '../server/validation';
+import { EXPIRY_FORMATS, parseExpiryInstant } from './instants';
 
 /** Metadata maps strings to `value`s. A `__proto__` key, which zod would drop silently, is refused. */
 const metadata = <V extends z.ZodType>(value: V) =>
@@ -10,7 +13,15 @@ const metadata = <V extends z.ZodType>(value: V) =>
     })
     .pipe(z.record(z.string(), value, { error: 'Metadata must be an object whose values are strings' }));
 
-/** The body of POST /tokens (and each token request inside POST /tokenize), as the wire contract §3 lists it. */
+/** A token's expiry in any documented format, as the ISO 8601 UTC instant it names. */
+const expiresAt = z.string({ error: `expires_at must be ${EXPIRY_FORMATS}` }).transform((text, ctx) => {
+  const instant = parseExpiryInstant(text.trim());
+  if (instant) return new Date(instant.ms).toISOString();
+  ctx.issues.push({ code: 'custom', message: `expires_at must be ${EXPIRY_FORMATS}`, input: text });
+  return z.NEVER;
+});
+
+/** The body of POST /tokens (and each token request inside POST /tokenize), as docs/api.md, Tokens, lists it. */
 export const createTokenRequest = z.object({
   id: z.string().optional(),
   type: z.string({ error: 'Token type is required' }),
@@ -21,9 +32,11 @@ export const createTokenRequest = z.object({
   search_indexes: z.array(z.string()).max(20).optional(),
   fingerprint_expression: z.string().optional(),
   deduplicate_token: z.boolean().optional(),
-  expires_at: z.iso.datetime({ offset: true, error: 'expires_at must be an ISO 8601 date-time' }).nullable().optional(),
+  expires_at: expiresAt.nullable().optional(),
   // Obsolete in the hosted API; accepted and ignored so old clients keep working.
   privacy: z.unknown().optional(),
+  token_intent_id: unsupported('Token intents are not supported by Tokenbench: create the token from its type and data'),
+  encrypted: unsupported('Encrypted token payloads are not supported by Tokenbench: send the type and data'),
 });
 export type CreateTokenRequest = z.infer<typeof createTokenRequest>;
 
@@ -40,6 +53,11 @@ export const updateTokenRequest = createTokenRequest.omit({ privacy: true }).ext
   containers: createTokenRequest.shape.containers.nullable(),
   search_indexes: createTokenRequest.shape.search_indexes.nullable(),
   fingerprint_expression: createTokenRequest.shape.fingerprint_expression.nullable(),
+  deduplicate_token: z
+    .boolean()
+    .nullable()
+    .optional()
+    .refine((deduplicate) => deduplicate !== true, { error: 'Tokenbench deduplicates on create only: leave deduplicate_token out of updates' }),
 });
 export type UpdateTokenRequest = z.infer<typeof updateTokenRequest>;
 
@@ -58,10 +76,13 @@ function wholeNumber(label: string, min: number, max: number, fallback: number) 
 const pageNumber = wholeNumber('page', 1, 1_000_000_000, 1);
 const pageSize = wholeNumber('size', 1, 100, 20);
 
+const CURSOR_PAGING = 'start (cursor paging) is not supported by the v1 endpoints: they page by page and size; the v2 ones take start';
+
 export const searchV1Request = z.object({
   query: z.string().default(''),
   page: pageNumber,
   size: pageSize,
+  start: unsupported(CURSOR_PAGING),
 });
 
 export const searchV2Request = z.object({
@@ -70,9 +91,14 @@ export const searchV2Request = z.object({
   size: pageSize,
 });
 
+/** GET /tokens; `id` repeats, so the route reads it from the query itself. */
 export const listV1Query = z.object({
   page: pageNumber,
   size: pageSize,
+  start: unsupported(CURSOR_PAGING),
+  // The vendor's v1 list filtered by type until its docs dropped the filter (January 2024); whether it still does is
+  // unknown, so a client relying on it learns now instead of in production.
+  type: unsupported('type is no longer a filter of the v1 list (the vendor dropped it in 2024): use GET /v2/tokens?type= or filter the results'),
 });
 
 export const listV2Query = z.object({
@@ -88,3 +114,43 @@ export const listV2Query = z.object({
   type: z.string().optional(),
   fingerprint: z.string().optional(),
 });
+
+const METADATA_PREFIX = 'metadata.';
+const METADATA_JSON = 'metadata must be a JSON object of strings, e.g. {"customer_id":"cus_12345"}, or go as metadata.<key>=value';
+
+const badQuery = (name: string, message: string) => new ApiProblem(400, `${name}: ${message}`, { [name]: [message] });
+
+/** The `metadata={"key":"value"}` parameter as pairs; anything else in it is a 400, never a filter dropped. */
+function jsonMetadata(text: string): [string, string][] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badQuery('metadata', METADATA_JSON);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badQuery('metadata', METADATA_JSON);
+  const pairs = Object.entries(value);
+  if (pairs.some(([, v]) => typeof v !== 'string')) throw badQuery('metadata', METADATA_JSON);
+  return pairs as [string, string][];
+}
+
+/**
+ * The metadata filter of GET /tokens and GET /v2/tokens, written `metadata.<key>=value` (the vendor's docs) or
+ * `metadata={"key":"value"}` (what its node SDK sends). `repeats`: what a key given twice does; v1 ignores the
+ * repeat, as its docs say, v2 refuses it, as its docs allow each parameter once.
+ */
+export function metadataFilter(query: URLSearchParams, repeats: 'ignore' | 'refuse'): Record<string, string> {
+  const pairs = query.getAll('metadata').flatMap(jsonMetadata);
+  for (const [name, value] of query) if (name.startsWith(METADATA_PREFIX) && name.length > METADATA_PREFIX.length) pairs.push([name.slice(METADATA_PREFIX.length), value]);
+  const metadata = new Map<string, string>();
+  for (const [key, value] of pairs) {
+    if (!metadata.has(key)) metadata.set(key, value);
+    else if (repeats === 'refuse') throw badQuery(`${METADATA_PREFIX}${key}`, 'may be given once');
+  }
+  return Object.fromEntries(metadata);
+}
+
+/** Refuses a query parameter given more than once, for the endpoints whose docs allow each once (v2 list). */
+export function requireSingleValues(query: URLSearchParams): void {
+  for (const name of new Set(query.keys())) if (query.getAll(name).length > 1) throw badQuery(name, 'may be given once');
+}

@@ -7,6 +7,8 @@ import {
   createTokenRequest,
   listV1Query,
   listV2Query,
+  metadataFilter,
+  requireSingleValues,
   searchV1Request,
   searchV2Request,
   updateTokenRequest,
@@ -32,14 +34,7 @@ function writeContext(ctx: RequestContext): WriteContext {
   return { caller: ctx.caller, transactionId: ctx.prefixed('TRANSACTION-ID') };
 }
 
-/** `metadata.<key>=value` query parameters of the list endpoints. */
-function metadataFilter(query: URLSearchParams): Record<string, string> {
-  const metadata: Record<string, string> = {};
-  for (const [k, v] of query) if (k.startsWith('metadata.') && k.length > 9) metadata[k.slice(9)] = v;
-  return metadata;
-}
-
-/** The tokens endpoints of wire contract §3. */
+/** The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize). */
 export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[] {
   const id = (ctx: RequestContext) => ctx.params.id as string;
   return [
@@ -87,7 +82,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       handler: (ctx) => {
         const query = ctx.query();
         const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
-        const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query) };
+        const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query, 'ignore'), metadataAnyCase: true };
         return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size) };
       },
     },
@@ -96,8 +91,9 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/v2/tokens',
       handler: (ctx) => {
         const query = ctx.query();
+        requireSingleValues(query);
         const q = parseWith(listV2Query, Object.fromEntries(query));
-        const filter: TokenFilter = { ...q, metadata: metadataFilter(query) };
+        const filter: TokenFilter = { ...q, metadata: metadataFilter(query, 'refuse') };
         return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size) };
       },
     },
@@ -106,7 +102,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokens/search',
       handler: async (ctx) => {
         const body = parseWith(searchV1Request, await ctx.json());
-        const filter = { search: parseSearchQuery(body.query) };
+        const filter = { search: parseSearchQuery(body.query), metadataAnyCase: true };
         return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size) };
       },
     },

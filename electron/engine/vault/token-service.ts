@@ -49,7 +49,7 @@ export type TokenReader = Pick<TokenStore, 'get' | 'idTaken' | 'findByFingerprin
 
 /**
  * Where token writes go. Direct writes apply at once; the transactions feature supplies a writer that holds them in
- * an open transaction instead (wire contract §4), and checks its locks on every write.
+ * an open transaction instead (docs/api.md, Transactions), and checks its locks on every write.
  */
 export interface TokenWriter {
   apply(writes: TokenWrite[], context: WriteContext): void;
@@ -115,7 +115,7 @@ export class TokenService {
 
   /**
    * The token's fields but its data, field by field: an object literal gets one fixed shape, where spreading a
-   * fifteen-field token copies it property by property on V8's slow path (it showed in read and create profiles).
+   * fifteen-field token copies it property by property on V8's slow path.
    */
   private fieldsOf(token: StoredToken): TokenView {
     return {
@@ -280,7 +280,7 @@ export class TokenService {
 
   /**
    * POST /tokens: like `create`, but a plain create (no transaction, no deduplication) joins the others that arrived
-   * in the same turn of the event loop, and they commit in one SQLite transaction: a commit per create was the
+   * in the same turn of the event loop, and they commit in one SQLite transaction: a commit per create is the
    * largest single cost of a create. Each keeps its own savepoint, so one client's 409 never undoes another's token,
    * and each reply still waits for the commit. The checks that must see the vault as the write lands (taken ids,
    * transaction locks) run inside that transaction, as for `create`.
@@ -521,7 +521,8 @@ export class TokenService {
   detokenize(body: unknown, caller: Caller): unknown {
     const { tokenIds, expressionCount } = this.expressions.collectJsonTokenIds(body);
     if (expressionCount === 0) return body;
-    // Contract §3: "token:read (reveal)": bare permissions reveal here; an access rule's own transform still applies.
+    // "token:read (reveal)" (docs/api.md, Tokenize and detokenize): bare permissions reveal here; an access rule's own
+    // transform still applies.
     return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal'));
   }
 }

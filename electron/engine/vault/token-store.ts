@@ -23,7 +23,7 @@ export interface StoredToken {
 
 /**
  * One change to the vault. Writes are values, not calls, so a transaction can hold them back and apply them all
- * at commit (wire contract §4) through the same `apply` as a direct write.
+ * at commit (docs/api.md, Transactions) through the same `apply` as a direct write.
  */
 export type TokenWrite =
   | { op: 'create'; token: StoredToken; searchTerms: string[] }
@@ -156,7 +156,7 @@ export class TokenStore {
   }
 
   /**
-   * An expired token is gone for every read (wire contract §3), so its id is free again although the periodic purge
+   * An expired token is gone for every read (docs/api.md, Tokens), so its id is free again although the periodic purge
    * may not have removed its row yet. Only a taken id pays for the check.
    */
   private insert(row: TokenRow): void {
@@ -227,7 +227,7 @@ export class TokenStore {
   /**
    * Many live tokens in one query (the proxy's and detokenize's lookup): the token of each id, in the order of `ids`
    * (which must not repeat one), undefined where none is live. An array, not a Map: its callers walk the ids in order,
-   * and a Map per request cost two kilobytes of tables for 20 tokens.
+   * and a Map per request would allocate its tables for nothing.
    */
   getMany(ids: readonly string[]): (StoredToken | undefined)[] {
     const found: (StoredToken | undefined)[] = [];

@@ -1,6 +1,6 @@
 /**
- * The hosted service's token types (wire contract §3; its token-types docs): how each validates its data, and its
- * default container, mask, fingerprint expression and search indexes. One table row per type.
+ * The hosted service's token types (docs/api.md, Token types; its token-types docs): how each validates its data,
+ * and its default container, mask, fingerprint expression and search indexes. One table row per type.
  * The service never reformats data (card numbers go in "without any separators"), so neither do we: invalid
  * input is rejected, never normalised. Error messages name fields, never their values.
  */
@@ -62,10 +62,8 @@ const bankSchema = z.strictObject({
   account_number: digitString('Account number', 'a string of up to 17 digits', /^\d{1,17}$/),
 }, { error: 'Bank data must be an object with a routing_number and an account_number' });
 
+// Also the SSN and EIN default: reveal_last keeps the dashes where the data has them (123456789 → XXXXX6789).
 const REVEAL_LAST_4 = '{{ data | reveal_last: 4 }}';
-// The contract's masks are formats (`XXX-XX-6789`): the same shape whether the number came with dashes or not.
-const SSN_MASK = "XXX-XX-{{ data | remove: '-' | last4 }}";
-const EIN_MASK = "XX-XXX{{ data | remove: '-' | last4 }}";
 // The hosted service's defaults for dashed identifiers: as given, without dashes, and the last 4.
 const DASHED_ID_SEARCH_INDEXES = ['{{ data }}', "{{ data | replace: '-' }}", '{{ data | last4 }}'] as const;
 
@@ -130,14 +128,14 @@ const RULES: Record<TokenType, TokenTypeRule> = {
   },
   social_security_number: {
     container: '/pii/high/',
-    mask: SSN_MASK,
+    mask: REVEAL_LAST_4,
     fingerprint: "{{ data | remove: '-' }}",
     searchIndexes: DASHED_ID_SEARCH_INDEXES,
     schema: digitString('Social security number', '9 digits, optionally separated by "-"', NINE_DIGITS_DASHED),
   },
   employer_id_number: {
     container: '/pii/high/',
-    mask: EIN_MASK,
+    mask: REVEAL_LAST_4,
     fingerprint: "{{ data | remove: '-' }}",
     searchIndexes: DASHED_ID_SEARCH_INDEXES,
     schema: digitString('Employer ID number', '9 digits, optionally separated by "-"', NINE_DIGITS_DASHED),

@@ -1,3 +1,3 @@
-/** The engine side of the GUI contract: the browser workbench over HTTP, and the live feed Electron's main reuses. */
-export { createWorkbench, type Workbench, type WorkbenchFallback, type WorkbenchOptions, type WorkbenchSources } from './workbench';
-export { LiveFeed, type LiveUpdate } from './live-feed';
+/** The engine's side of the workbench: the model both transports serve, and the browser workbench over HTTP. */
+export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOptions } from './browser-workbench';
+export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';

@@ -1,5 +1,5 @@
-import type { RequestLog, RequestLogEntry } from '../history/request-log';
-import type { EngineStatus, SentLiveEvent } from '../../../shared/workbench/contract';
+import type { EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionView } from '../../../shared/workbench/contract';
+import type { EngineEvents } from '../engine-events';
 
 export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
 
@@ -9,44 +9,64 @@ const FLUSH_EVERY_MS = 100;
 const MAX_BATCH = 200;
 
 /**
- * Batches the history's new entries for GUI subscribers (SSE streams, the Electron window) and sends each batch with
+ * Batches the engine's events for workbench subscribers (SSE streams, the Electron window) and sends each batch with
  * one status snapshot, so token counts stay current without polling.
  */
 export class LiveFeed {
   private readonly listeners = new Set<(update: LiveUpdate) => void>();
-  private pending: RequestLogEntry[] = [];
+  private entries: SentHistoryEntry[] = [];
+  /** By id: a batch carries each changed transaction once, in its latest state. */
+  private readonly transactions = new Map<string, TransactionView>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly history: RequestLog,
+    private readonly events: EngineEvents,
     private readonly status: () => EngineStatus,
   ) {}
 
-  /** The history is watched only while someone listens: with no GUI open, requests pay nothing. */
+  /** The engine's events are heard only while someone listens: with no GUI open, requests pay nothing. */
   subscribe(listener: (update: LiveUpdate) => void): () => void {
-    if (this.listeners.size === 0) this.history.on('entry', this.collect);
+    if (this.listeners.size === 0) {
+      this.events.on('request', this.collectEntry);
+      this.events.on('transaction', this.collectTransaction);
+    }
     this.listeners.add(listener);
     return () => {
       if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
-      this.history.off('entry', this.collect);
+      this.events.off('request', this.collectEntry);
+      this.events.off('transaction', this.collectTransaction);
       this.reset();
     };
   }
 
-  private readonly collect = (entry: RequestLogEntry) => {
-    this.pending.push(entry);
+  private readonly collectEntry = (entry: SentHistoryEntry) => {
+    this.entries.push(entry);
     // Trimmed in bulk, not per entry: amortised O(1) per request during a burst.
-    if (this.pending.length >= 2 * MAX_BATCH) this.trim();
-    this.timer ??= setTimeout(this.flush, FLUSH_EVERY_MS).unref();
+    if (this.entries.length >= 2 * MAX_BATCH) this.trim();
+    this.schedule();
   };
 
+  private readonly collectTransaction = (transaction: TransactionView) => {
+    this.transactions.set(transaction.id, transaction);
+    this.schedule();
+  };
+
+  private schedule() {
+    this.timer ??= setTimeout(this.flush, FLUSH_EVERY_MS).unref();
+  }
+
   private trim() {
-    if (this.pending.length > MAX_BATCH) this.pending = this.pending.slice(-MAX_BATCH);
+    if (this.entries.length > MAX_BATCH) this.entries = this.entries.slice(-MAX_BATCH);
   }
 
   private readonly flush = () => {
     this.trim();
-    const update: LiveUpdate = { type: 'update', status: this.status(), entries: this.pending.reverse() };
+    const update: LiveUpdate = {
+      type: 'update',
+      status: this.status(),
+      entries: this.entries.reverse(),
+      transactions: [...this.transactions.values()],
+    };
     this.reset();
     for (const listener of this.listeners) listener(update);
   };
@@ -54,6 +74,7 @@ export class LiveFeed {
   private reset() {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.pending = [];
+    this.entries = [];
+    this.transactions.clear();
   }
 }

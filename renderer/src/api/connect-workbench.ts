@@ -1,11 +1,12 @@
-import type { WorkbenchApi } from '../../../shared/workbench/contract';
-import { BRIDGE_NAME } from '../../../shared/workbench/transport';
-import { httpClient } from './http-client';
-import { ipcClient } from './ipc-client';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
+import { BRIDGE_NAME, type WorkbenchBridge } from '../../../shared/workbench/transport';
+import { httpTransport } from './http-transport';
+import { ipcTransport } from './ipc-transport';
 import { takeSession } from './session';
+import { workbenchClient } from './workbench-client';
 
 /** IPC inside the Electron window (the preload put the bridge there); HTTP when the engine serves the page to a browser. */
 export function connectWorkbench(): WorkbenchApi {
-  const bridge = (window as unknown as Partial<Record<typeof BRIDGE_NAME, WorkbenchApi>>)[BRIDGE_NAME];
-  return bridge ? ipcClient(bridge) : httpClient(takeSession());
+  const bridge = (window as unknown as Partial<Record<typeof BRIDGE_NAME, WorkbenchBridge>>)[BRIDGE_NAME];
+  return workbenchClient(bridge ? ipcTransport(bridge) : httpTransport(takeSession()));
 }

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { WorkbenchApi } from '../../../shared/workbench/contract';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
 
 /** The engine connection, for the few views that ask it something themselves (a reveal) instead of reading a store. */
 export const WorkbenchApiContext = createContext<WorkbenchApi | null>(null);

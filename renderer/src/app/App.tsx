@@ -1,34 +1,37 @@
-import { EntryPanel } from '../panels/entry/EntryPanel';
-import { HistoryPanel } from '../panels/history/HistoryPanel';
-import { StatusPanel } from '../panels/status/StatusPanel';
+import { useEffect } from 'react';
 import { useEngineStore } from '../state/engine-store';
+import { Navigation } from './Navigation';
+import { NoSuchPage } from './NoSuchPage';
+import { PAGES } from './pages';
+import { settlePageId, usePageId } from './route';
+import { usePageShortcuts } from './shortcuts';
+import { StatusBar } from './StatusBar';
+import './theme.css';
+import './shell.css';
 
-const CONNECTION_LABELS = { connecting: 'connecting', live: 'live', lost: 'disconnected', failed: 'not connected' } as const;
-
-/** The shell: header, connection state, and the panels. */
+/** The shell: the pages on the left, the chosen one beside them, the engine's status along the bottom. */
 export function App() {
-  const connection = useEngineStore((state) => state.connection);
+  const requested = usePageId();
+  // No page named: the first. A page named that does not exist is said so, not swapped silently for another.
+  const page = requested === '' ? PAGES[0] : PAGES.find((candidate) => candidate.id === requested);
   const problem = useEngineStore((state) => state.problem);
+  usePageShortcuts(PAGES);
+  useEffect(() => {
+    if (page) settlePageId(page.id);
+    document.title = `${page?.title ?? 'No such page'} · Tokenbench`;
+  }, [page]);
   return (
-    <div className="app">
-      <header className="app-header">
-        <h1>Tokenbench</h1>
-        <span className={`connection connection-${connection}`} data-testid="connection-state">
-          {CONNECTION_LABELS[connection]}
-        </span>
-      </header>
-      {problem && (
-        <p className="problem" role="alert" data-testid="connection-error">
-          {problem}
-        </p>
-      )}
-      <main className="panels">
-        <StatusPanel />
-        <div className="workspace">
-          <HistoryPanel />
-          <EntryPanel />
-        </div>
+    <div className="shell">
+      <Navigation pages={PAGES} current={page} />
+      <main className="page" aria-label={page?.title ?? 'No such page'}>
+        {problem && (
+          <p className="problem" role="alert">
+            {problem}
+          </p>
+        )}
+        {page ? <page.Page /> : <NoSuchPage id={requested} pages={PAGES} />}
       </main>
+      <StatusBar />
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import type { WorkbenchApi } from '../../../shared/workbench/contract';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
@@ -22,7 +22,7 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       (page) => history.merge(page, true),
       (error) => engine.failed(messageOf(error)),
     );
-  return api.onHistory((event) => {
+  return api.live((event) => {
     if (event.type === 'lost') return engine.lost(event.retrying);
     engine.connected(event.status);
     if (event.type === 'connected') void reload();

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../shared/workbench/contract';
 
 /** The word for each source, the same in the history list and the entry panel. */
 export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error', api: 'api' } as const;

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import type { ProxyDetails } from '../../../../shared/workbench/contract';
-import { useEngineCall } from '../../api/engine-call';
-import { useWorkbenchApi } from '../../api/workbench-api-context';
+import type { ProxyDetails } from '../../../shared/workbench/contract';
+import { useEngineCall } from '../api/engine-call';
+import { useWorkbenchApi } from '../api/workbench-api-context';
 import { BodyView } from './BodyView';
 import { formatBytes } from './format';
+import './components.css';
 
 type Outbound = NonNullable<ProxyDetails['outbound']>;
 
@@ -23,7 +24,7 @@ export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBo
   const api = useWorkbenchApi();
   const [revealed, setRevealed] = useState<string | null>(null);
   const { busy, problem, run } = useEngineCall();
-  const reveal = () => run(async () => setRevealed((await api.revealOutbound(entryId)).detokenized_body));
+  const reveal = () => run(async () => setRevealed((await api.revealOutbound({ id: entryId })).detokenized_body));
 
   if (typeof outbound.detokenized_body !== 'string') {
     return (

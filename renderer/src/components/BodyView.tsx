@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { formatBytes } from './format';
+import './components.css';
 
 /** The same syntax the engine detokenizes; here only to highlight where an expression sits. */
 const EXPRESSION = /\{\{[\s\S]*?\}\}/g;

@@ -3,7 +3,7 @@ import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
-import { SOURCE_LABELS, statusSourceOf } from '../entry/answer-source';
+import { SOURCE_LABELS, statusSourceOf } from '../../components/answer-source';
 import { filterHistory, HISTORY_VIEWS, type HistoryFilter, type HistoryView } from './history-filter';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
@@ -24,7 +24,9 @@ function WarningBadge({ entry }: { entry: HistoryEntry }) {
   if (warnings.length === 0) return null;
   return (
     <span className="badge badge-warning" title={warnings.join('\n')} data-testid="history-warnings">
-      {warnings.length} {warnings.length === 1 ? 'warning' : 'warnings'}
+      <span aria-hidden="true">⚠ </span>
+      {warnings.length}
+      <span className="visually-hidden"> {warnings.length === 1 ? 'warning' : 'warnings'}</span>
     </span>
   );
 }
@@ -60,7 +62,7 @@ function LoadOlder() {
 }
 
 /** The requests the engine handled, newest first, updated live and filtered; choosing one shows it in the request panel. */
-export function HistoryPanel() {
+export function HistoryList() {
   const entries = useHistoryStore((state) => state.entries);
   const selectedId = useHistoryStore((state) => state.selected?.id);
   const select = useHistoryStore((state) => state.select);
@@ -127,15 +129,17 @@ export function HistoryPanel() {
                 aria-selected={entry.id === selectedId}
                 className={entry.id === selectedId ? 'selected' : undefined}
               >
-                <td>{new Date(entry.at).toLocaleTimeString()}</td>
+                <td className="time">{new Date(entry.at).toLocaleTimeString()}</td>
                 <td data-testid="history-method">{entry.method}</td>
                 <td className="path">
-                  <button type="button" className="link" onClick={() => select(entry)} data-testid="history-path">
-                    {entry.path}
-                  </button>
-                  <WarningBadge entry={entry} />
+                  <div className="path-line">
+                    <button type="button" className="link" title={entry.path} onClick={() => select(entry)} data-testid="history-path">
+                      {entry.path}
+                    </button>
+                    <WarningBadge entry={entry} />
+                  </div>
                 </td>
-                <td>
+                <td className="status">
                   <span className={statusClass(entry.status)} data-testid="history-status">
                     {entry.status}
                   </span>{' '}

@@ -1,3 +1,5 @@
+import './components.css';
+
 /** Header pairs in the order they were sent, duplicates kept (credentials arrive already cut to a hint). */
 export function HeaderList({ headers, testId }: { headers: readonly (readonly [string, string])[]; testId: string }) {
   if (headers.length === 0) return <p className="muted">No headers.</p>;

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
-import { statusSourceOf } from '../entry/answer-source';
+import { statusSourceOf } from '../../components/answer-source';
 
 /** The slices of the history a developer asks for most: what failed, and who failed it. */
 export const HISTORY_VIEWS = {

@@ -1,10 +1,11 @@
 import { useEngineStore } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
-import { answerSourceOf, SOURCE_LABELS } from './answer-source';
-import { BodyView, keptPartOnly } from './BodyView';
-import { formatBytes, formatMs } from './format';
-import { HeaderList } from './HeaderList';
-import { OutboundBody } from './OutboundBody';
+import { AnswerBanner } from '../../components/AnswerBanner';
+import { answerSourceOf } from '../../components/answer-source';
+import { BodyView, keptPartOnly } from '../../components/BodyView';
+import { formatBytes, formatMs } from '../../components/format';
+import { HeaderList } from '../../components/HeaderList';
+import { OutboundBody } from '../../components/OutboundBody';
 
 const DEFAULT_PREFIX = 'BT';
 
@@ -22,7 +23,6 @@ export function EntryPanel() {
       </section>
     );
   }
-  const answer = answerSourceOf(entry, prefix);
   const details = entry.proxy;
   return (
     <section className="panel entry" aria-labelledby="entry-title" data-testid="entry-panel">
@@ -34,13 +34,7 @@ export function EntryPanel() {
         {entry.trace_id && <> · trace {entry.trace_id}</>}
       </p>
 
-      <div className={`answer answer-${answer.source}`} role="status" data-testid="entry-answer" data-source={answer.source}>
-        <span className="answer-label" data-testid="entry-answer-label">
-          {SOURCE_LABELS[answer.source]}
-        </span>
-        <strong data-testid="entry-answer-title">{answer.title}</strong>
-        <p data-testid="entry-answer-explanation">{answer.explanation}</p>
-      </div>
+      <AnswerBanner answer={answerSourceOf(entry, prefix)} />
 
       {details && details.warnings.length > 0 && (
         <div className="warnings" data-testid="entry-warnings">

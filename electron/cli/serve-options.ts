@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { resolveConfig, seedFile, type StartOptions } from '../engine';
+
+/** A mistake in how serve was called, as opposed to a failure while starting: exit code 2. */
+export class UsageError extends Error {}
+
+const DEFAULTS = resolveConfig();
+const DEFAULT_DATA_DIR = '.tokenbench';
+const MAX_PORT = 65_535;
+
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'in-memory': { type: 'boolean' },
+  seed: { type: 'string' },
+  'header-prefix': { type: 'string' },
+  'echo-port': { type: 'string' },
+  'transaction-ttl': { type: 'string' },
+  'proxy-timeout': { type: 'string' },
+  'max-body': { type: 'string' },
+  'max-expressions': { type: 'string' },
+  'deny-private-destinations': { type: 'boolean' },
+  'allow-origin': { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Each flag's line in --help as [its value's name, what it does]; the type makes every flag have one. */
+const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = {
+  host: ['HOST', `address to bind (default ${DEFAULTS.host}; one beyond loopback lets other machines in)`],
+  port: ['N', `port of the API (default ${DEFAULTS.port}; 0 picks a free one)`],
+  'data-dir': ['DIR', `keep the vault and its history in DIR (default ./${DEFAULT_DATA_DIR})`],
+  'in-memory': ['', 'keep nothing: a throwaway vault'],
+  seed: ['FILE', 'create the applications and tokens FILE lists (JSON; see README)'],
+  'header-prefix': ['P', `prefix of the service headers (default ${DEFAULTS.headerPrefix})`],
+  'echo-port': ['N', `port of the built-in echo destination (default ${DEFAULTS.echoPort}; 0 turns it off)`],
+  'transaction-ttl': ['SECONDS', `lifetime of a transaction (default ${DEFAULTS.transactionTtlSeconds})`],
+  'proxy-timeout': ['MS', `destination timeout of the proxy (default ${DEFAULTS.proxyTimeoutMs})`],
+  'max-body': ['BYTES', `largest request body (default ${DEFAULTS.maxBodyBytes})`],
+  'max-expressions': ['N', `most token expressions in one proxy request (default ${DEFAULTS.maxExpressions})`],
+  'deny-private-destinations': ['', 'refuse loopback and private-network proxy destinations (default: allowed)'],
+  'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
+  help: ['', 'this text'],
+};
+
+export const USAGE = [
+  'Usage: tokenbench serve [options]',
+  '',
+  ...Object.entries(HELP).map(([flag, [value, text]]) => {
+    const short = 'short' in OPTIONS[flag as keyof typeof OPTIONS] ? `-${flag[0]}, ` : '';
+    return `  ${`${short}--${flag} ${value}`.padEnd(31)}${text}`;
+  }),
+  '',
+  'Exit codes: 0 once stopped by Ctrl-C or SIGTERM (the history is written first), 1 when it cannot start',
+  '(a port in use, an unusable data folder), 2 for options it cannot take.',
+  '',
+].join('\n');
+
+/** Whole numbers only: Number() alone would take "", "0x10" and "1e3". */
+function wholeNumber(flag: string, value: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^-?\d+$/.test(value) ? Number(value) : NaN;
+  if (n >= min && n <= max) return n;
+  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+  throw new UsageError(`--${flag} must be a whole number ${range}, got ${value === '' ? 'nothing' : value}`);
+}
+
+const port = (flag: string, value: string | undefined) => wholeNumber(flag, value, 0, MAX_PORT);
+
+/**
+ * parseArgs takes `--port -1` for a flag missing its value ("argument is ambiguous"). A negative number is never one
+ * of serve's flags, so it is joined to the flag before it, and the range check can say what is wrong with it.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const option = OPTIONS[argv[i].slice(2) as keyof typeof OPTIONS] as { type: string } | undefined;
+    if (argv[i].startsWith('--') && option?.type === 'string' && /^-\d/.test(argv[i + 1] ?? '')) {
+      joined.push(`${argv[i]}=${argv[++i]}`);
+    } else {
+      joined.push(argv[i]);
+    }
+  }
+  return joined;
+}
+
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: joinNegativeValues(argv), strict: true, options: OPTIONS }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function readSeed(path: string) {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--seed ${path}: ${(error as Error).message.split(/, "|: "/)[0]}`);
+  }
+  const parsed = seedFile.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(file)'}: ${i.message}`).join('\n');
+    throw new UsageError(`--seed ${path} is not a valid seed file:\n${issues}`);
+  }
+  return parsed.data;
+}
+
+export function parseServeArgs(argv: string[]): StartOptions | 'help' {
+  const values = parseFlags(argv);
+  if (values.help) return 'help';
+  if (values['in-memory'] && values['data-dir']) throw new UsageError('--in-memory and --data-dir exclude each other');
+  const apiPort = port('port', values.port) ?? DEFAULTS.port;
+  const echoPort = port('echo-port', values['echo-port']) ?? DEFAULTS.echoPort;
+  if (apiPort !== 0 && apiPort === echoPort) {
+    const defaulted = values.port === undefined ? ' (--port by default)' : values['echo-port'] === undefined ? ' (--echo-port by default)' : '';
+    throw new UsageError(`--port and --echo-port are both ${apiPort}${defaulted}: pick two ports`);
+  }
+  const options: StartOptions = {
+    host: values.host,
+    port: apiPort,
+    dataDir: values['in-memory'] ? null : resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
+    headerPrefix: values['header-prefix'],
+    echoPort: echoPort === 0 ? null : echoPort,
+    transactionTtlSeconds: wholeNumber('transaction-ttl', values['transaction-ttl'], 1),
+    proxyTimeoutMs: wholeNumber('proxy-timeout', values['proxy-timeout'], 1),
+    maxBodyBytes: wholeNumber('max-body', values['max-body'], 1),
+    maxExpressions: wholeNumber('max-expressions', values['max-expressions'], 0),
+    denyPrivateDestinations: values['deny-private-destinations'],
+    allowedOrigins: values['allow-origin'],
+    seed: values.seed ? readSeed(values.seed) : undefined,
+  };
+  // The engine's own check of its settings (header prefix, origins) runs here too, so what it refuses is a usage
+  // error like every other bad flag rather than a failed start.
+  try {
+    resolveConfig(options);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return options;
+}

@@ -1,0 +1,49 @@
+import type { EngineStatus } from '../../../shared/workbench/contract';
+import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
+import type { Problem } from '../../../shared/workbench/transport';
+import type { EngineEvents } from '../engine-events';
+import type { RequestLog } from '../history/request-log';
+import type { TransactionPanel } from '../transactions/transaction-panel';
+import { ApiProblem } from '../server/problem';
+import { parseWith } from '../server/validation';
+import { LiveFeed } from './live-feed';
+
+/** What the workbench model reads and drives: the engine's own objects. */
+export interface WorkbenchSources {
+  status: () => EngineStatus;
+  history: RequestLog;
+  events: EngineEvents;
+  transactions: TransactionPanel;
+  /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
+  revealOutbound: (entryId: string) => Promise<string>;
+}
+
+/**
+ * The engine's side of the workbench: one method per row of the method table, each given a request its transport
+ * has already validated. Electron's IPC handlers and the /_workbench/ routes both serve this one object.
+ */
+export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
+  const feed = new LiveFeed(sources.events, sources.status);
+  return {
+    getStatus: () => sources.status(),
+    listHistory: ({ limit, before }) => sources.history.list(limit, before),
+    revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
+    listTransactions: () => sources.transactions.list(),
+    live(listener) {
+      listener({ type: 'connected', status: sources.status() });
+      return feed.subscribe(listener);
+    },
+  };
+}
+
+/** Answers one call of the method table: its request validated against the table's row (a 400 naming each field), then the model's method. */
+export async function callMethod(model: WorkbenchModel, name: CallName, request: unknown): Promise<unknown> {
+  const method = model[name] as (request: unknown) => unknown;
+  return method(parseWith(WORKBENCH_METHODS[name].request, request));
+}
+
+/** A failed call as both transports carry it: the engine's own problems as they are, anything else as a 500 saying what broke. */
+export function problemOf(error: unknown): Problem {
+  if (error instanceof ApiProblem) return error.toBody();
+  return new ApiProblem(500, `The workbench call failed: ${(error as Error)?.message ?? String(error)}`).toBody();
+}

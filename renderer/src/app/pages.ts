@@ -1,0 +1,14 @@
+import type { ComponentType } from 'react';
+import { HistoryPage } from '../pages/history/HistoryPage';
+
+export interface PageDefinition {
+  /** Its address: `#/<id>`. */
+  id: string;
+  title: string;
+  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5. */
+  shortcut: string;
+  Page: ComponentType;
+}
+
+/** The workbench's pages, in navigation order; the first is where the workbench opens. */
+export const PAGES: readonly PageDefinition[] = [{ id: 'history', title: 'History', shortcut: '4', Page: HistoryPage }];

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import {
+  engineStatusSchema,
+  historyListSchema,
+  historyQuerySchema,
+  liveEventSchema,
+  revealedOutboundSchema,
+  revealQuerySchema,
+  transactionViewSchema,
+} from './contract';
+
+/**
+ * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
+ * Everything else follows from this table: the IPC channels and HTTP paths (transport.ts), the preload bridge, the
+ * main process's handlers, the engine's /_workbench/ routes and the page's clients. Adding a method is a row here and
+ * a method of the engine's workbench model.
+ */
+
+/** A request and its one reply. */
+interface CallRow<Request extends z.ZodType = z.ZodType, Reply extends z.ZodType = z.ZodType> {
+  readonly kind: 'call';
+  readonly request: Request;
+  readonly reply: Reply;
+}
+
+/** A subscription: events until the subscriber leaves. */
+interface StreamRow<Event extends z.ZodType = z.ZodType> {
+  readonly kind: 'stream';
+  readonly event: Event;
+}
+
+const call = <Request extends z.ZodType, Reply extends z.ZodType>(request: Request, reply: Reply): CallRow<Request, Reply> => ({
+  kind: 'call',
+  request,
+  reply,
+});
+const stream = <Event extends z.ZodType>(event: Event): StreamRow<Event> => ({ kind: 'stream', event });
+
+const nothing = z.strictObject({});
+
+export const WORKBENCH_METHODS = {
+  /** Where the engine runs and what its vault holds. */
+  getStatus: call(nothing, engineStatusSchema),
+  /** A page of the request history, newest first. */
+  listHistory: call(historyQuerySchema, historyListSchema),
+  /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
+  revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
+  /** Every transaction the engine keeps, with its state, time left and operations (token data masked). */
+  listTransactions: call(nothing, z.array(transactionViewSchema)),
+  /** The engine's live event road: new history entries and transaction changes, with the status. */
+  live: stream(liveEventSchema),
+} as const;
+
+type Methods = typeof WORKBENCH_METHODS;
+export type MethodName = keyof Methods;
+export type CallName = { [K in MethodName]: Methods[K] extends CallRow ? K : never }[MethodName];
+export type StreamName = { [K in MethodName]: Methods[K] extends StreamRow ? K : never }[MethodName];
+
+type Row<K extends CallName> = Extract<Methods[K], CallRow>;
+type Events<S extends StreamName> = Extract<Methods[S], StreamRow>['event'];
+
+/** A call's request as the page writes it (defaults may be left out) and as the engine reads it (validated). */
+export type RequestInput<K extends CallName> = z.input<Row<K>['request']>;
+export type Request<K extends CallName> = z.output<Row<K>['request']>;
+/** A call's reply as the engine builds it, and as the page reads it (validated, transformed). */
+export type SentReply<K extends CallName> = z.input<Row<K>['reply']>;
+export type Reply<K extends CallName> = z.output<Row<K>['reply']>;
+export type SentEvent<S extends StreamName> = z.input<Events<S>>;
+export type StreamEvent<S extends StreamName> = z.output<Events<S>>;
+
+/** What a stream's subscriber hears besides the engine's events: the transport dropped, and whether it retries. */
+export interface StreamLost {
+  type: 'lost';
+  retrying: boolean;
+}
+
+export function isCall(name: MethodName): name is CallName {
+  return WORKBENCH_METHODS[name].kind === 'call';
+}
+
+/** The method a transport was asked for by name, or undefined for any other string (an own key, never the prototype's). */
+export function methodNamed(name: string): MethodName | undefined {
+  return Object.hasOwn(WORKBENCH_METHODS, name) ? (name as MethodName) : undefined;
+}
+
+export const METHOD_NAMES = Object.keys(WORKBENCH_METHODS) as MethodName[];
+
+/** The engine's side: one method per row, over the engine's own objects. Both transports serve this one object. */
+export type WorkbenchModel = { [K in CallName]: (request: Request<K>) => SentReply<K> | Promise<SentReply<K>> } & {
+  [S in StreamName]: (listener: (event: SentEvent<S>) => void) => () => void;
+};
+
+/** A call whose every request field is optional may be made with no argument. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T` asks whether every field of T is optional
+type CallFunction<K extends CallName> = {} extends RequestInput<K>
+  ? (request?: RequestInput<K>) => Promise<Reply<K>>
+  : (request: RequestInput<K>) => Promise<Reply<K>>;
+
+/** The page's side: every reply and event validated on arrival; a failed call rejects with a WorkbenchError. */
+export type WorkbenchApi = { [K in CallName]: CallFunction<K> } & {
+  [S in StreamName]: (listener: (event: StreamEvent<S> | StreamLost) => void) => () => void;
+};

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../electron/engine';
+import { runServe } from '../support/serve-process';
+
+describe('tokenbench serve, called the wrong way', () => {
+  it.each([
+    [['--port', '70000'], '--port must be a whole number from 0 to 65535, got 70000'],
+    [['--port', '-1'], '--port must be a whole number from 0 to 65535, got -1'],
+    [['--port=-1'], '--port must be a whole number from 0 to 65535, got -1'],
+    [['--port', 'abc'], '--port must be a whole number from 0 to 65535, got abc'],
+    [['--echo-port', '65536'], '--echo-port must be a whole number from 0 to 65535, got 65536'],
+    [['--max-body', '0'], '--max-body must be a whole number of at least 1, got 0'],
+    [['--port', '4780', '--echo-port', '4780'], '--port and --echo-port are both 4780: pick two ports'],
+    [['--port', '4781'], '--port and --echo-port are both 4781 (--echo-port by default): pick two ports'],
+    [['--in-memory', '--data-dir', '/tmp/x'], '--in-memory and --data-dir exclude each other'],
+    [['--header-prefix', 'x-'], 'Header prefix must be letters and digits, got "x-"'],
+    [['--seed', '/nonexistent/seed.json'], "--seed /nonexistent/seed.json: ENOENT: no such file or directory, open '/nonexistent/seed.json'"],
+    [['--bogus'], "Unknown option '--bogus'"],
+  ])('%j: exit code 2, one line saying what is wrong, and a pointer to --help', async (args, message) => {
+    const { code, output } = await runServe(args);
+    expect(code).toBe(2);
+    expect(output).toBe(`tokenbench serve: ${message}\nSee --help for every option.\n`);
+  });
+
+  it('--help lists every flag, with the defaults the engine really uses, and the exit codes', async () => {
+    const { code, output } = await runServe(['--help']);
+    expect(code).toBe(0);
+    const defaults = resolveConfig();
+    const expected: [flag: string, shows: string][] = [
+      ['--host HOST', `default ${defaults.host}`],
+      ['--port N', `default ${defaults.port}`],
+      ['--data-dir DIR', 'default ./.tokenbench'],
+      ['--in-memory', 'throwaway'],
+      ['--seed FILE', 'JSON'],
+      ['--header-prefix P', `default ${defaults.headerPrefix}`],
+      ['--echo-port N', `default ${defaults.echoPort}`],
+      ['--transaction-ttl SECONDS', `default ${defaults.transactionTtlSeconds}`],
+      ['--proxy-timeout MS', `default ${defaults.proxyTimeoutMs}`],
+      ['--max-body BYTES', `default ${defaults.maxBodyBytes}`],
+      ['--max-expressions N', `default ${defaults.maxExpressions}`],
+      ['--deny-private-destinations', 'default: allowed'],
+      ['--allow-origin ORIGIN', 'default: none'],
+      ['-h, --help', 'this text'],
+    ];
+    const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));
+    expect(flagLines).toHaveLength(expected.length);
+    expected.forEach(([flag, shows], i) => {
+      expect(flagLines[i].trim().startsWith(flag)).toBe(true);
+      expect(flagLines[i]).toContain(shows);
+    });
+    expect(output).toMatch(/Exit codes: 0 once stopped by Ctrl-C or SIGTERM[\s\S]*1 when it cannot start[\s\S]*2 for options/);
+  });
+});

@@ -1,0 +1,19 @@
+import { expect, type Page } from '@playwright/test';
+
+/** The parts of the workbench every test reads, found as a user (and a screen reader) finds them. */
+
+/** The live state in the status bar: connecting, live, disconnected or not connected. */
+export const connectionState = (page: Page) => page.getByRole('status', { name: 'Connection' });
+
+/** One fact of the status bar (API, Echo destination, Vault, Tokens, Applications), by its term. */
+export const engineFact = (page: Page, term: string) =>
+  page
+    .getByRole('contentinfo', { name: 'Engine' })
+    .locator('div', { has: page.getByRole('term').getByText(term, { exact: true }) })
+    .getByRole('definition');
+
+/** Opens the workbench at its printed URL and waits until it hears the engine. */
+export async function openWorkbench(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await expect(connectionState(page)).toHaveText('live');
+}
