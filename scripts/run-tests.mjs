@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: vitest, then Playwright (whose global setup builds the app), each with its normal console output and a
-// JSON report under test-results/. Ends with the one line CI reads, "N passed, N failed, N skipped", and exits
-// non-zero when anything failed or nothing ran.
+// `npm test`: the house's checks (tsc, ESLint, dependency-cruiser: scripts/run-checks.mjs), then vitest, then
+// Playwright (whose global setup builds the app), each with its normal console output and a JSON report under
+// test-results/. Ends with the one line CI reads, "N passed, N failed, N skipped", where each check counts as one
+// item, and exits non-zero when anything failed or nothing ran. A failed check does not stop the tests.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runChecks } from './run-checks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const reports = join(root, 'test-results');
@@ -69,6 +71,7 @@ rmSync(vitestReport, { force: true });
 rmSync(playwrightReport, { force: true });
 mkdirSync(reports, { recursive: true });
 
+const checkCounts = await runChecks();
 const vitestExit = run('vitest', [
   join(root, 'node_modules', 'vitest', 'vitest.mjs'),
   'run',
@@ -84,11 +87,15 @@ const playwrightResults = readReport(playwrightReport);
 const skips = playwrightResults ? playwrightSkips(playwrightResults) : [];
 if (skips.length > 0) console.log(`\nSkipped end-to-end tests:\n${skips.join('\n')}`);
 
-const totals = [
+const sum = (a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped });
+const tests = [
   tally('vitest', vitestExit, readReport(vitestReport), vitestCounts),
   tally('playwright', playwrightExit, playwrightResults, playwrightCounts),
-].reduce((sum, c) => ({ passed: sum.passed + c.passed, failed: sum.failed + c.failed, skipped: sum.skipped + c.skipped }));
+].reduce(sum);
+const totals = sum(checkCounts, tests);
 
-if (totals.passed + totals.failed === 0) console.log('\nNo test ran.');
+// The checks alone are not a test run: a suite that collected nothing must still fail.
+const noTestRan = tests.passed + tests.failed === 0;
+if (noTestRan) console.log('\nNo test ran.');
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
-process.exit(totals.failed > 0 || totals.passed + totals.failed === 0 ? 1 : 0);
+process.exit(totals.failed > 0 || noTestRan ? 1 : 0);

@@ -45,5 +45,5 @@ export async function main(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   const args = process.argv.slice(2);
-  main(args[0] === 'serve' ? args.slice(1) : args).then((code) => process.exit(code));
+  void main(args[0] === 'serve' ? args.slice(1) : args).then((code) => process.exit(code));
 }

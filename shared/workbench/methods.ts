@@ -102,6 +102,7 @@ export type WorkbenchModel = { [K in CallName]: (request: Request<K>) => SentRep
 };
 
 /** A call whose every request field is optional may be made with no argument. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends T` asks whether every field of T is optional
 type CallFunction<K extends CallName> = {} extends RequestInput<K>
   ? (request?: RequestInput<K>) => Promise<Reply<K>>
   : (request: RequestInput<K>) => Promise<Reply<K>>;

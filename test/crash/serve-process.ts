@@ -42,7 +42,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
-    throw new Error(`serve did not start: ${(error as Error).message}\n${stderr}`);
+    throw new Error(`serve did not start: ${(error as Error).message}\n${stderr}`, { cause: error });
   }
 }
 

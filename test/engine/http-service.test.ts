@@ -114,7 +114,7 @@ describe('HTTP conventions', () => {
 
   it('refuses a body nested deeper than 100 levels with 400, writes nothing and keeps serving', async () => {
     const before = t.engine.status().tokenCount;
-    const nested = (levels: number) => `${'['.repeat(levels)}"[]{}\\\"["${']'.repeat(levels)}`;
+    const nested = (levels: number) => `${'['.repeat(levels)}"[]{}\\"["${']'.repeat(levels)}`;
     const create = await t.call('POST', '/tokens', {
       key: t.privateKey,
       raw: `{"type":"token","data":"x","note":${nested(5000)}}`,

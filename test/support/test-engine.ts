@@ -46,7 +46,7 @@ export async function callApi<T = any>(baseUrl: string, method: string, path: st
   if (options.key) headers['BT-API-KEY'] = options.key;
   const res = await request(baseUrl + path, { method: method as 'GET', headers, body });
   const text = await res.body.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

@@ -97,8 +97,8 @@ export class ApplicationStore {
   private hydrate(row: ApplicationRow): Application {
     return {
       ...row,
-      permissions: JSON.parse(row.permissions),
-      rules: JSON.parse(row.rules),
+      permissions: JSON.parse(row.permissions) as string[],
+      rules: JSON.parse(row.rules) as AccessRule[],
       keys: this.stmt.keys.all(row.id) as ApiKeyInfo[],
     };
   }

@@ -24,6 +24,7 @@ export function toText(value: unknown): string {
   if (value instanceof JsonText) return value.text;
   if (value instanceof Uint8Array) return bytesToHex(value);
   if (typeof value === 'object') return JSON.stringify(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects returned above; a number, boolean or bigint is left
   return String(value);
 }
 

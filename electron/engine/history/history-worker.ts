@@ -49,6 +49,7 @@ function serve(): void {
     } catch (error) {
       // better-sqlite3's SqliteError reaches the main thread as a bare object without its text: rethrow the text.
       const { message: text, code } = error as { message: string; code?: string };
+      // eslint-disable-next-line preserve-caught-error -- the cause is what would not cross the thread
       throw new Error(code ? `${text} (${code})` : text);
     }
   };

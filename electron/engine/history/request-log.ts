@@ -137,7 +137,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
 
   /** Newest first; `before` pages back from an entry id. */
   async list(limit = 100, before?: string): Promise<RequestLogEntry[]> {
-    const entries: RequestLogEntry[] = JSON.parse((await this.query({ type: 'list', limit, before }))!);
+    const entries = JSON.parse((await this.query({ type: 'list', limit, before }))!) as RequestLogEntry[];
     for (const entry of entries) this.complete(entry);
     return entries;
   }
@@ -145,7 +145,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
   async get(id: string): Promise<RequestLogEntry | undefined> {
     const json = await this.query({ type: 'get', id });
     if (json === null) return undefined;
-    const entry: RequestLogEntry = JSON.parse(json);
+    const entry = JSON.parse(json) as RequestLogEntry;
     this.complete(entry);
     return entry;
   }

@@ -204,7 +204,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       {
         origin: req.origin,
         path: req.path,
-        method: req.method as Dispatcher.HttpMethod,
+        method: req.method,
         headers,
         body,
         reset,

@@ -56,6 +56,7 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
       wanted = tokens.prepareCreate(request, caller).token;
     } catch (error) {
       // The seed file cannot be fixed from a problem that does not say which of its tokens failed.
+      // eslint-disable-next-line preserve-caught-error -- printed, a cause would show the problem's field errors too
       if (error instanceof ApiProblem) throw new Error(`${label}: ${error.detail ?? error.message}`);
       throw error;
     }

@@ -20,7 +20,7 @@ export function asBody(pieces: Buffer[]): Buffer | BodyChunks {
 
 /** The body as one buffer: the chunk itself when there is one. */
 export function joinChunks({ chunks, size }: BodyChunks): Buffer {
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks as Buffer[], size);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 /** A copy of the body's first `max` bytes. */

@@ -38,7 +38,7 @@ export function grantCrossOrigin(res: ServerResponse, origin: string): void {
     const granted = Array.isArray(headers) ? [...headers, ...flat] : { ...headers, ...grant };
     const args = reason === undefined ? [status, granted] : [status, reason, granted];
     return writeHead.apply(this, args as Parameters<ServerResponse['writeHead']>);
-  } as ServerResponse['writeHead'];
+  };
 }
 
 /** The headers that answer a preflight for a path taking `methods`: the methods, and the headers the page asked for. */

@@ -12,7 +12,7 @@ export function prepareDataDir(dir: string): void {
     // names neither the folder nor the reason: an entry is made and removed here to get the OS's answer.
     rmdirSync(mkdtempSync(join(dir, '.tokenbench-probe-')));
   } catch (error) {
-    throw new Error(`Cannot use ${dir} as the data folder: ${(error as Error).message}`);
+    throw new Error(`Cannot use ${dir} as the data folder: ${(error as Error).message}`, { cause: error });
   }
 }
 

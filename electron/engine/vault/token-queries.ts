@@ -121,7 +121,7 @@ const encodeCursor = (row: { created_at: string; id: string }) =>
 
 function decodeCursor(cursor: string): [string, string] {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
   } catch {
     // fall through

@@ -289,7 +289,9 @@ export class TokenService {
     if (input.deduplicate_token === true || context.transactionId !== undefined) return this.create(input, context);
     const { token, transform } = this.prepareCreate(input, context.caller);
     let committed: Promise<void> | undefined;
-    const view = this.createPrepared(token, transform, false, context, (write) => (committed = this.commitWithOthers(write, context)));
+    const view = this.createPrepared(token, transform, false, context, (write) => {
+      committed = this.commitWithOthers(write, context);
+    });
     await committed;
     return view;
   }

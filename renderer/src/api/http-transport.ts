@@ -40,7 +40,7 @@ export function httpTransport(session: string | null): Transport {
     },
     subscribe(name, onEvent, onLost) {
       const source = new EventSource(`${httpPath(name)}?${new URLSearchParams({ [SESSION_QUERY]: session ?? '' })}`);
-      source.onmessage = (message) => onEvent(JSON.parse(message.data));
+      source.onmessage = (message: MessageEvent<string>) => onEvent(JSON.parse(message.data));
       // EventSource retries by itself unless the engine refused it (then it is CLOSED).
       source.onerror = () => onLost(source.readyState !== EventSource.CLOSED);
       return () => source.close();
