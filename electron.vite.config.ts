@@ -2,19 +2,25 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
-import { RENDERER_CSP } from './shared/content-security-policy';
+import { randomBytes } from 'node:crypto';
+import { rendererCsp, STYLE_NONCE_META } from './shared/content-security-policy';
 
 // Our folders are not electron-vite's default src/{main,preload,renderer}: each input is named (toolchain pitfall 1).
 const root = (path: string) => resolve(__dirname, path);
 
-/** The production CSP as a <meta>: Electron loads the renderer from a file, which carries no headers. */
+/**
+ * The production CSP as a <meta>, with the style nonce the page hands its code editor: Electron loads the renderer
+ * from a file, which carries no headers. The engine swaps this build's nonce for a fresh one on every page it serves.
+ */
 function contentSecurityPolicyMeta(): Plugin {
+  const nonce = randomBytes(18).toString('base64');
   return {
     name: 'tokenbench-csp-meta',
     // The dev server's React refresh preamble is an inline script, which this policy forbids.
     apply: 'build',
     transformIndexHtml: () => [
-      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: RENDERER_CSP }, injectTo: 'head-prepend' },
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: rendererCsp(nonce) }, injectTo: 'head-prepend' },
+      { tag: 'meta', attrs: { name: STYLE_NONCE_META, content: nonce }, injectTo: 'head' },
     ],
   };
 }

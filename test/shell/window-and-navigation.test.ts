@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAppUrl, navigationGuards } from '../../electron/main/navigation-guard';
 import { mainWindowOptions } from '../../electron/main/window-options';
-import { RENDERER_CSP, RENDERER_CSP_HEADER } from '../../shared/content-security-policy';
+import { rendererCsp, rendererCspHeader } from '../../shared/content-security-policy';
 
 const PACKAGED = 'file:///opt/tokenbench/out/renderer/index.html';
 const DEV = 'http://localhost:5173/';
@@ -29,13 +29,14 @@ describe('the main window', () => {
     expect(window.show).toBe(false);
   });
 
-  it('runs under a policy without inline or eval script', () => {
-    for (const policy of [RENDERER_CSP, RENDERER_CSP_HEADER]) {
+  it('runs under a policy without inline or eval script, and styles only with the nonce', () => {
+    for (const policy of [rendererCsp('n0nce'), rendererCspHeader('n0nce')]) {
       expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("style-src 'self' 'nonce-n0nce'");
       expect(policy).toContain("default-src 'none'");
-      expect(policy).not.toMatch(/unsafe-(inline|eval)/);
+      expect(policy).not.toMatch(/unsafe-/);
     }
-    expect(RENDERER_CSP_HEADER).toContain("frame-ancestors 'none'");
+    expect(rendererCspHeader('n0nce')).toContain("frame-ancestors 'none'");
   });
 });
 

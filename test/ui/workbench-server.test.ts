@@ -10,7 +10,11 @@ import { callApi, startTestEngine, tempDir, type TestEngine } from '../support/t
 /** A stand-in for `out/renderer`: the engine serves whatever the build put there. */
 const uiDir = tempDir('tokenbench-ui-');
 mkdirSync(join(uiDir, 'assets'));
-writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title><script type="module" src="./assets/app-1a2b.js"></script>');
+const BUILD_NONCE = 'bUiLdNoNcE123456';
+writeFileSync(
+  join(uiDir, 'index.html'),
+  `<!doctype html><meta http-equiv="Content-Security-Policy" content="style-src 'self' 'nonce-${BUILD_NONCE}'"><meta name="tokenbench-style-nonce" content="${BUILD_NONCE}"><title>Tokenbench</title><script type="module" src="./assets/app-1a2b.js"></script>`,
+);
 writeFileSync(join(uiDir, 'assets', 'app-1a2b.js'), 'console.log("workbench")');
 writeFileSync(join(uiDir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
 afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
@@ -94,6 +98,20 @@ describe('the browser workbench served by the engine', () => {
     const bare = await request(`${bench.url}/ui`);
     expect(bare.statusCode).toBe(301);
     expect(bare.headers.location).toBe('/ui/');
+  });
+
+  it('gives every page load a style nonce of its own, the same in the header and the page, never the build\'s', async () => {
+    const nonces = [];
+    for (const path of ['/ui/', '/ui/index.html']) {
+      const page = await callApi(bench.url, 'GET', path);
+      const inHeader = /'nonce-([^']+)'/.exec(page.headers['content-security-policy'] as string)![1];
+      expect(page.text).toContain(`'nonce-${inHeader}'`);
+      expect(page.text).toContain(`<meta name="tokenbench-style-nonce" content="${inHeader}">`);
+      expect(page.text).not.toContain(BUILD_NONCE);
+      expect(page.headers['cache-control']).toBe('no-store');
+      nonces.push(inHeader);
+    }
+    expect(new Set(nonces).size).toBe(2);
   });
 
   it('serves nothing outside the build', async () => {

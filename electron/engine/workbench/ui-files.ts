@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
-import { RENDERER_CSP_HEADER } from '../../../shared/content-security-policy';
+import { rendererCspHeader, STYLE_NONCE_META } from '../../../shared/content-security-policy';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -18,7 +19,6 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 const SECURITY_HEADERS = {
-  'content-security-policy': RENDERER_CSP_HEADER,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
@@ -28,7 +28,11 @@ const SECURITY_HEADERS = {
 export interface UiFile {
   body: Buffer;
   headers: Record<string, string | number>;
+  /** A page: served with its policy and a fresh style nonce in place of the one its build wrote. */
+  page?: { buildNonce: string | null };
 }
+
+const NONCE_IN_PAGE = new RegExp(`<meta name="${STYLE_NONCE_META}" content="([^"]+)"`);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -49,14 +53,11 @@ export function loadUiFiles(uiDir: string, mount: string): Map<string, UiFile> {
     // Vite puts content-hashed names under assets/; everything else may change between builds.
     const cache = name.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
     const body = readFileSync(path);
+    const type = CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream';
     files.set(mount + name, {
       body,
-      headers: {
-        'content-type': CONTENT_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
-        'content-length': body.length,
-        'cache-control': cache,
-        ...SECURITY_HEADERS,
-      },
+      headers: { 'content-type': type, 'content-length': body.length, 'cache-control': cache, ...SECURITY_HEADERS },
+      page: type.startsWith('text/html') ? { buildNonce: NONCE_IN_PAGE.exec(body.toString('utf8'))?.[1] ?? null } : undefined,
     });
   }
   const index = files.get(`${mount}index.html`);
@@ -65,7 +66,18 @@ export function loadUiFiles(uiDir: string, mount: string): Map<string, UiFile> {
   return files;
 }
 
+/** A page gets a nonce of its own, never stored, so a nonce seen once is no use to anyone later. */
+function withFreshNonce(file: UiFile, buildNonce: string | null): UiFile {
+  const nonce = randomBytes(18).toString('base64');
+  const body = buildNonce ? Buffer.from(file.body.toString('utf8').replaceAll(buildNonce, nonce)) : file.body;
+  return {
+    body,
+    headers: { ...file.headers, 'content-length': body.length, 'cache-control': 'no-store', 'content-security-policy': rendererCspHeader(nonce) },
+  };
+}
+
 export function sendUiFile(req: IncomingMessage, res: ServerResponse, file: UiFile): void {
-  res.writeHead(200, file.headers);
-  res.end(req.method === 'HEAD' ? undefined : file.body);
+  const sent = file.page ? withFreshNonce(file, file.page.buildNonce) : file;
+  res.writeHead(200, sent.headers);
+  res.end(req.method === 'HEAD' ? undefined : sent.body);
 }
