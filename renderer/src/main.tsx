@@ -1,3 +1,4 @@
+import './api/zod-config';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { connectWorkbench } from './api/connect-workbench';

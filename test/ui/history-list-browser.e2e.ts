@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { UI_DIR } from './support/paths';
-import { connectionState } from './support/workbench-page';
+import { openWorkbench } from './support/workbench-page';
 
 /** The history list against a real engine in Chromium: paging back past the first page, and the filters. */
 let bench: TestEngine;
@@ -20,8 +20,7 @@ test('pages back through requests older than the first page, and says when there
   for (let n = 1; n <= 130; n++) expect((await read(n)).status).toBe(404);
   await bench.engine.history.flush();
 
-  await page.goto(bench.engine.browserWorkbench!.url);
-  await expect(connectionState(page)).toHaveText('live');
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   const rows = page.getByTestId('history-row');
   await expect(rows).toHaveCount(100);
   await expect(rows.first()).toHaveAttribute('data-trace', 'read-130');
@@ -39,8 +38,7 @@ test('pages back through requests older than the first page, and says when there
 });
 
 test('filters the list by what failed and who failed it, and by text', async ({ page }) => {
-  await page.goto(bench.engine.browserWorkbench!.url);
-  await expect(connectionState(page)).toHaveText('live');
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: '4242424242424242' } });
   const send = (path: string, body: unknown, trace: string) =>
     bench.call('POST', path, { key: bench.privateKey, body, headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'BT-TRACE-ID': trace } });

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { UI_DIR } from './support/paths';
-import { connectionState } from './support/workbench-page';
+import { openWorkbench } from './support/workbench-page';
 
 /**
  * The request panel against a real engine, a real echo destination and real Chromium: who answered (the destination
@@ -55,8 +55,7 @@ async function openEntry(page: Page, traceId: string) {
 }
 
 test('a detokenized request shows where its values went, masked, and every compatibility warning', async ({ page }) => {
-  await page.goto(bench.engine.browserWorkbench!.url);
-  await expect(connectionState(page)).toHaveText('live');
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   await expect(page.getByTestId('entry-empty')).toBeVisible();
 
   const sent = await proxy(
@@ -117,8 +116,7 @@ test('a detokenized request shows where its values went, masked, and every compa
 });
 
 test("a destination's error and the proxy's own errors never look alike", async ({ page }) => {
-  await page.goto(bench.engine.browserWorkbench!.url);
-  await expect(connectionState(page)).toHaveText('live');
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   const card = { number: `{{ ${cardId} | json: '$.number' }}` };
 
   expect((await proxy('/proxy/status/500', bench.engine.echoUrl!, card, { 'BT-TRACE-ID': 'destination-500' })).status).toBe(500);
@@ -162,8 +160,7 @@ test("a destination's error and the proxy's own errors never look alike", async 
 });
 
 test('a 100 KB body shows the part history keeps, as sent and masked, and says how much more there was; a whole one does not', async ({ page }) => {
-  await page.goto(bench.engine.browserWorkbench!.url);
-  await expect(connectionState(page)).toHaveText('live');
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   const lines = Array.from({ length: 1200 }, (_, i) => ({ sku: `SKU-${i}`, description: 'a line of the order, long enough' }));
   const sent = await proxy('/proxy', bench.engine.echoUrl!, { number: `{{ ${cardId} | json: '$.number' }}`, lines }, { 'BT-TRACE-ID': 'large-body' });
   expect(sent.status).toBe(200);

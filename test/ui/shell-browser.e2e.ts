@@ -16,17 +16,26 @@ test.afterEach(async () => {
 
 const pagesNav = (page: import('@playwright/test').Page) => page.getByRole('navigation', { name: 'Pages' });
 
-test('opens on History, named in the address, and a reload keeps the page', async ({ page }) => {
+test('opens on the Composer, names the page in the address, and a reload keeps the page', async ({ page }) => {
   await openWorkbench(page, bench.engine.browserWorkbench!.url);
-  await expect(pagesNav(page).getByRole('link', { name: 'History' })).toHaveAttribute('aria-current', 'page');
-  await expect(page.getByRole('main', { name: 'History' })).toBeVisible();
-  expect(new URL(page.url()).hash).toBe('#/history');
-  await expect(page).toHaveTitle('History · Tokenbench');
+  await expect(pagesNav(page).getByRole('link', { name: 'Composer' })).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
+  expect(new URL(page.url()).hash).toBe('#/composer');
+  await expect(page).toHaveTitle('Composer · Tokenbench');
 
+  await pagesNav(page).getByRole('link', { name: 'History' }).click();
+  await expect(page.getByRole('main', { name: 'History' })).toBeVisible();
   await page.reload();
   await expect(connectionState(page)).toHaveText('live');
   await expect(page.getByRole('main', { name: 'History' })).toBeVisible();
   expect(new URL(page.url()).hash).toBe('#/history');
+
+  // Ctrl+1 and Ctrl+4 move between them from anywhere, the Composer's editor included.
+  await page.keyboard.press('Control+1');
+  await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Request body' }).click();
+  await page.keyboard.press('Control+4');
+  await expect(page.getByRole('main', { name: 'History' })).toBeVisible();
 });
 
 test('an address naming no page says so; the navigation and Ctrl+4 reach History from there', async ({ page }) => {
@@ -82,7 +91,7 @@ test('the theme follows the system until the user picks one, and the pick is rem
 
 test('the divider between the request list and the request moves with the keyboard, and keeps its place across a reload', async ({ page }) => {
   await page.setViewportSize({ width: 1400, height: 900 });
-  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   const divider = page.getByRole('separator', { name: 'Resize the request list' });
   await expect(divider).toHaveAttribute('aria-valuenow', '50');
   const listWidth = () => page.getByRole('region', { name: 'Requests' }).evaluate((element) => element.getBoundingClientRect().width);

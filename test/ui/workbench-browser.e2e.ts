@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { expect, test, type Page } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { BUILT_CLI, UI_DIR } from './support/paths';
-import { connectionState, engineFact } from './support/workbench-page';
+import { connectionState, engineFact, openPage } from './support/workbench-page';
 
 let bench: TestEngine;
 let pageErrors: string[];
@@ -33,6 +33,7 @@ test('shows the engine status, then a new token and its request appear live', as
   await openWorkbench(page, bench.engine.browserWorkbench!.url);
   await expect(page.getByRole('heading', { name: 'Tokenbench' })).toBeVisible();
   await expect(connectionState(page)).toHaveText('live');
+  await openPage(page, 'History');
   await expect(engineFact(page, 'API')).toHaveText(bench.url);
   await expect(engineFact(page, 'Vault')).toHaveText('in memory (nothing is kept)');
   await expect(engineFact(page, 'Applications')).toHaveText('2');
@@ -91,6 +92,7 @@ test('the production build of serve runs its history thread and serves the workb
     ]);
     await openWorkbench(page, workbenchUrl);
     await expect(connectionState(page)).toHaveText('live');
+    await openPage(page, 'History');
     const created = await fetch(`${url}/tokens`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'BT-API-KEY': key },

@@ -6,6 +6,7 @@ import { PAGES } from './pages';
 import { settlePageId, usePageId } from './route';
 import { usePageShortcuts } from './shortcuts';
 import { StatusBar } from './StatusBar';
+import { Alert } from '../components/Alert';
 import './theme.css';
 import './shell.css';
 
@@ -24,11 +25,7 @@ export function App() {
     <div className="shell">
       <Navigation pages={PAGES} current={page} />
       <main className="page" aria-label={page?.title ?? 'No such page'}>
-        {problem && (
-          <p className="problem" role="alert">
-            {problem}
-          </p>
-        )}
+        <Alert message={problem} />
         {page ? <page.Page /> : <NoSuchPage id={requested} pages={PAGES} />}
       </main>
       <StatusBar />

@@ -1,5 +1,5 @@
 import type { PageDefinition } from './pages';
-import { IS_MAC, shortcutLabel } from './shortcuts';
+import { IS_MAC, shortcutLabel } from '../components/keys';
 import { ThemeSwitch } from './ThemeSwitch';
 
 /** The workbench's pages, each with its shortcut, and the theme. */

@@ -1,5 +1,5 @@
 import type { PageDefinition } from './pages';
-import { shortcutLabel } from './shortcuts';
+import { shortcutLabel } from '../components/keys';
 
 /** An address naming a page this workbench does not have (an old bookmark, a typo): say so, and offer the pages. */
 export function NoSuchPage({ id, pages }: { id: string; pages: readonly PageDefinition[] }) {

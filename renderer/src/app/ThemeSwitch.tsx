@@ -1,4 +1,5 @@
 import { THEME_CHOICES, useThemeStore } from '../state/theme-store';
+import '../components/components.css';
 
 const LABELS = { system: 'System', light: 'Light', dark: 'Dark' } as const;
 
@@ -9,7 +10,7 @@ export function ThemeSwitch() {
   return (
     <fieldset className="theme-switch">
       <legend>Theme</legend>
-      <div className="theme-segments">
+      <div className="segments">
         {THEME_CHOICES.map((option) => (
           <label key={option}>
             <input type="radio" name="theme" value={option} checked={choice === option} onChange={() => choose(option)} />

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import { ComposerPage } from '../pages/composer/ComposerPage';
 import { HistoryPage } from '../pages/history/HistoryPage';
 
 export interface PageDefinition {
@@ -11,4 +12,7 @@ export interface PageDefinition {
 }
 
 /** The workbench's pages, in navigation order; the first is where the workbench opens. */
-export const PAGES: readonly PageDefinition[] = [{ id: 'history', title: 'History', shortcut: '4', Page: HistoryPage }];
+export const PAGES: readonly PageDefinition[] = [
+  { id: 'composer', title: 'Composer', shortcut: '1', Page: ComposerPage },
+  { id: 'history', title: 'History', shortcut: '4', Page: HistoryPage },
+];

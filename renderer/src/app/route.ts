@@ -1,8 +1,14 @@
 import { useSyncExternalStore } from 'react';
 
-/** The page named in the address (`#/history` → `history`); '' when none is. */
+/** The page named in the address (`#/history?trace=…` → `history`); '' when none is. */
 function pageIdOf(hash: string): string {
-  return hash.startsWith('#/') ? hash.slice(2) : '';
+  return hash.startsWith('#/') ? hash.slice(2).split('?')[0] : '';
+}
+
+/** The parameters after the page in the address (`#/history?trace=…`), as text, so it compares by value. */
+function pageQueryOf(hash: string): string {
+  const at = hash.indexOf('?');
+  return hash.startsWith('#/') && at !== -1 ? hash.slice(at + 1) : '';
 }
 
 function subscribe(onChange: () => void): () => void {
@@ -13,6 +19,12 @@ function subscribe(onChange: () => void): () => void {
 /** The page the address names, so a reload, a bookmark and the browser's Back keep it. */
 export function usePageId(): string {
   return useSyncExternalStore(subscribe, () => pageIdOf(window.location.hash));
+}
+
+/** What the address asks of the page it names: `#/history?trace=abc` asks History to show that request. */
+export function usePageQuery(): URLSearchParams {
+  const query = useSyncExternalStore(subscribe, () => pageQueryOf(window.location.hash));
+  return new URLSearchParams(query);
 }
 
 export function openPage(id: string): void {

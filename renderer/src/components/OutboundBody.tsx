@@ -4,6 +4,7 @@ import { useEngineCall } from '../api/engine-call';
 import { useWorkbenchApi } from '../api/workbench-api-context';
 import { BodyView } from './BodyView';
 import { formatBytes } from './format';
+import { Alert } from './Alert';
 import './components.css';
 
 type Outbound = NonNullable<ProxyDetails['outbound']>;
@@ -62,11 +63,7 @@ export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBo
           </>
         )}
       </div>
-      {problem && (
-        <p className="problem" role="alert" data-testid="entry-reveal-problem">
-          {problem}
-        </p>
-      )}
+      <Alert message={problem} testId="entry-reveal-problem" />
       <div className={revealed === null ? undefined : 'revealed'}>
         {/* A mask is rarely as long as the value it stands for: only a cut body is said to be cut. */}
         <BodyView body={revealed ?? outbound.detokenized_body} bytes={cut ? outbound.bytes : undefined} testId="entry-outbound-body" />

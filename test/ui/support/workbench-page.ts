@@ -12,8 +12,15 @@ export const engineFact = (page: Page, term: string) =>
     .locator('div', { has: page.getByRole('term').getByText(term, { exact: true }) })
     .getByRole('definition');
 
-/** Opens the workbench at its printed URL and waits until it hears the engine. */
-export async function openWorkbench(page: Page, url: string): Promise<void> {
+/** Opens the workbench at its printed URL, waits until it hears the engine, and goes to a page from the navigation. */
+export async function openWorkbench(page: Page, url: string, title?: string): Promise<void> {
   await page.goto(url);
   await expect(connectionState(page)).toHaveText('live');
+  if (title) await openPage(page, title);
+}
+
+/** Goes to a page as a user does: its link in the navigation. */
+export async function openPage(page: Page, title: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title }).click();
+  await expect(page.getByRole('main', { name: title })).toBeVisible();
 }

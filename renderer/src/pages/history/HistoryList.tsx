@@ -5,6 +5,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
 import { SOURCE_LABELS, statusSourceOf } from '../../components/answer-source';
 import { filterHistory, HISTORY_VIEWS, type HistoryFilter, type HistoryView } from './history-filter';
+import { Alert } from '../../components/Alert';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 
@@ -52,21 +53,17 @@ function LoadOlder() {
       <button type="button" onClick={loadOlder} disabled={busy} data-testid="history-load-older">
         Load older requests
       </button>
-      {problem && (
-        <p className="problem" role="alert">
-          {problem}
-        </p>
-      )}
+      <Alert message={problem} />
     </div>
   );
 }
 
 /** The requests the engine handled, newest first, updated live and filtered; choosing one shows it in the request panel. */
-export function HistoryList() {
+export function HistoryList({ initialText = '' }: { initialText?: string }) {
   const entries = useHistoryStore((state) => state.entries);
   const selectedId = useHistoryStore((state) => state.selected?.id);
   const select = useHistoryStore((state) => state.select);
-  const [filter, setFilter] = useState<HistoryFilter>({ view: 'all', text: '' });
+  const [filter, setFilter] = useState<HistoryFilter>({ view: 'all', text: initialText });
   const shown = useMemo(() => filterHistory(entries, filter), [entries, filter]);
   const filtered = filter.view !== 'all' || filter.text.trim() !== '';
   return (

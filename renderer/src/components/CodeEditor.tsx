@@ -1,0 +1,156 @@
+import { json } from '@codemirror/lang-json';
+import { xml } from '@codemirror/lang-xml';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { Compartment, EditorState, Prec, StateEffect, StateField, type Extension } from '@codemirror/state';
+import { Decoration, EditorView, keymap, MatchDecorator, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
+import { basicSetup } from 'codemirror';
+import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
+import { STYLE_NONCE_META } from '../../../shared/content-security-policy';
+import './code-editor.css';
+
+export type EditorLanguage = 'json' | 'xml' | 'text';
+
+/** A stretch of the text to point the user at (what a failure names). */
+export interface MarkedRange {
+  from: number;
+  to: number;
+}
+
+/** What a page may do to the editor besides giving it text. */
+export interface CodeEditorHandle {
+  /** Selects a range and scrolls it into view, with the focus in the editor. */
+  select(from: number, to: number): void;
+}
+
+interface CodeEditorProps {
+  value: string;
+  onChange: (value: string) => void;
+  language: EditorLanguage;
+  /** The editor's accessible name. */
+  label: string;
+  /** Ctrl/⌘+Enter inside the editor (which would otherwise insert a line). */
+  onSubmit?: () => void;
+  /** Escape inside the editor, when nothing of the editor's own (a completion, a search) takes it. */
+  onEscape?: () => boolean;
+  /** Marked until the text changes or the page marks others. */
+  marked?: readonly MarkedRange[];
+}
+
+/** The page's style nonce (see content-security-policy.ts): CodeMirror injects its styles with it. */
+const styleNonce = () => document.querySelector<HTMLMetaElement>(`meta[name="${STYLE_NONCE_META}"]`)?.content ?? '';
+
+/** Each `{{ … }}` marked, so the reader sees at once what the proxy replaces. */
+const expressionMarks = new MatchDecorator({ regexp: /\{\{[\s\S]*?\}\}/g, decoration: Decoration.mark({ class: 'cm-expression' }) });
+const highlightExpressions = ViewPlugin.fromClass(
+  class {
+    decorations: DecorationSet;
+    constructor(view: EditorView) {
+      this.decorations = expressionMarks.createDeco(view);
+    }
+    update(update: ViewUpdate) {
+      this.decorations = expressionMarks.updateDeco(update, this.decorations);
+    }
+  },
+  { decorations: (plugin) => plugin.decorations },
+);
+
+const setMarked = StateEffect.define<readonly MarkedRange[]>();
+const culpritMark = Decoration.mark({ class: 'cm-culprit' });
+/** The ranges a page marks: mapped through edits, dropped with the edit that touches them. */
+const markedRanges = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, transaction) {
+    for (const effect of transaction.effects) {
+      if (effect.is(setMarked)) return Decoration.set(effect.value.map(({ from, to }) => culpritMark.range(from, to)), true);
+    }
+    return transaction.docChanged ? Decoration.none : marks;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+/** Syntax colours from the theme's variables, so the editor follows light and dark with the rest of the page. */
+const syntaxColours = HighlightStyle.define([
+  { tag: [tags.string, tags.attributeValue], color: 'var(--syntax-string)' },
+  { tag: [tags.number, tags.bool, tags.null], color: 'var(--syntax-literal)' },
+  { tag: [tags.propertyName, tags.tagName, tags.attributeName], color: 'var(--syntax-name)' },
+  { tag: [tags.comment], color: 'var(--muted)', fontStyle: 'italic' },
+  { tag: tags.invalid, color: 'var(--error)' },
+]);
+
+const NOTHING_MARKED: readonly MarkedRange[] = [];
+
+const LANGUAGES: Record<EditorLanguage, () => Extension> = { json: () => json(), xml: () => xml(), text: () => [] };
+
+/** CodeMirror 6 for request bodies: the language by content type, expressions marked, theme colours, strict CSP. */
+export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(
+  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED },
+  ref,
+) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const languageSlot = useRef(new Compartment());
+  // The latest callbacks, read by the editor's keymap and listener, which are made once.
+  const callbacks = useRef({ onChange, onSubmit, onEscape });
+  callbacks.current = { onChange, onSubmit, onEscape };
+
+  useEffect(() => {
+    const editor = new EditorView({
+      parent: host.current!,
+      state: EditorState.create({
+        doc: value,
+        extensions: [
+          EditorView.cspNonce.of(styleNonce()),
+          Prec.highest(
+            keymap.of([
+              { key: 'Mod-Enter', run: () => (callbacks.current.onSubmit?.(), true) },
+              { key: 'Escape', run: () => callbacks.current.onEscape?.() ?? false },
+            ]),
+          ),
+          basicSetup,
+          syntaxHighlighting(syntaxColours),
+          languageSlot.current.of(LANGUAGES[language]()),
+          highlightExpressions,
+          markedRanges,
+          EditorView.lineWrapping,
+          EditorView.contentAttributes.of({ 'aria-label': label }),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) callbacks.current.onChange(update.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    view.current = editor;
+    return () => editor.destroy();
+    // The editor is made once; value and language changes are dispatched below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (!editor || editor.state.doc.toString() === value) return;
+    editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
+  }, [value]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: languageSlot.current.reconfigure(LANGUAGES[language]()) });
+  }, [language]);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (!editor) return;
+    const length = editor.state.doc.length;
+    editor.dispatch({ effects: setMarked.of(marked.filter(({ from, to }) => from < to && to <= length)) });
+  }, [marked]);
+
+  useImperativeHandle(ref, () => ({
+    select(from, to) {
+      const editor = view.current;
+      if (!editor) return;
+      editor.dispatch({ selection: { anchor: from, head: to }, scrollIntoView: true });
+      editor.focus();
+    },
+  }));
+
+  return <div className="code-editor" ref={host} />;
+});

@@ -1,0 +1,28 @@
+import { create } from 'zustand';
+import type { ApplicationChoice } from '../../../shared/workbench/contract';
+
+interface ApplicationsState {
+  /** Null until the engine has listed them. */
+  applications: ApplicationChoice[] | null;
+  problem: string | null;
+  loaded(applications: ApplicationChoice[]): void;
+  /** One application changed (its workbench key made or revoked). */
+  updated(application: ApplicationChoice): void;
+  failed(problem: string): void;
+}
+
+/** The local engine's applications, as the pages pick one to act as. */
+export const useApplicationsStore = create<ApplicationsState>()((set) => ({
+  applications: null,
+  problem: null,
+  loaded: (applications) => set({ applications, problem: null }),
+  updated: (application) =>
+    set(({ applications }) => ({ applications: applications?.map((known) => (known.id === application.id ? application : known)) ?? null })),
+  failed: (problem) => set({ problem }),
+}));
+
+/** The application to act as: the chosen one while it exists, else the first private one (the usual back end). */
+export function applicationToUse(applications: readonly ApplicationChoice[] | null, chosen: string | null): ApplicationChoice | null {
+  if (!applications) return null;
+  return applications.find((app) => app.id === chosen) ?? applications.find((app) => app.type === 'private') ?? applications[0] ?? null;
+}

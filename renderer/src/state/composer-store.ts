@@ -1,0 +1,107 @@
+import { create } from 'zustand';
+import { createJSONStorage, persist } from 'zustand/middleware';
+import type { COMPOSER_METHODS, Exchange } from '../../../shared/workbench/contract';
+
+export type ComposerMethod = (typeof COMPOSER_METHODS)[number];
+/** Through the proxy to a destination, or straight to the vault's own API. */
+export type RequestKind = 'proxy' | 'api';
+export type BodyMode = 'json' | 'form' | 'text' | 'xml' | 'none';
+/** The service's own headers the Composer offers as named fields. */
+export type ServiceHeader = 'transaction' | 'trace' | 'keepAlive' | 'connection';
+
+export interface HeaderRow {
+  name: string;
+  value: string;
+  /** A row switched off stays in the table and is not sent. */
+  enabled: boolean;
+}
+
+export interface ComposerDraft {
+  kind: RequestKind;
+  method: ComposerMethod;
+  /** Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`). Vault API: the path (`/tokens`). */
+  target: string;
+  headers: HeaderRow[];
+  service: Record<ServiceHeader, string>;
+  bodyMode: BodyMode;
+  body: string;
+}
+
+/** The answer to the last request sent, with what the Response needs to tell who answered. */
+export type ComposerResult =
+  | {
+      kind: 'exchange';
+      exchange: Exchange;
+      throughProxy: boolean;
+      applicationName: string | null;
+      /** The body as it was sent, so what a failure names is marked only while the body is still that one. */
+      sentBody: string | null;
+    }
+  /** The engine itself could not be asked (a stopped `serve`, a lost connection). */
+  | { kind: 'no-engine'; tried: string; detail: string };
+
+export const EMPTY_DRAFT: ComposerDraft = {
+  kind: 'proxy',
+  method: 'POST',
+  target: '',
+  headers: [],
+  service: { transaction: '', trace: '', keepAlive: '', connection: '' },
+  bodyMode: 'json',
+  body: '',
+};
+
+interface ComposerState {
+  draft: ComposerDraft;
+  /** The application the request is sent as; null until the user (or the first load) picks one. */
+  applicationId: string | null;
+  /** The id of the request in flight, for Cancel. */
+  sending: string | null;
+  result: ComposerResult | null;
+  /** A sentence about what the workbench just did for the user (created a test card). */
+  notice: string | null;
+  /** Why the request cannot be sent as it is (no destination URL, no application). */
+  invalid: string | null;
+  /** A stretch of the body to show the user; `at` tells one request to show it from the next. */
+  pointAt: { from: number; to: number; at: number } | null;
+  /** The part of the request on show: body, query, headers or service headers. */
+  requestTab: string;
+  edit(patch: Partial<ComposerDraft>): void;
+  chooseApplication(id: string): void;
+  /** Replaces the whole request (the first run's test card), keeping the application unless one is given. */
+  load(draft: ComposerDraft, notice: string | null): void;
+  started(id: string): void;
+  finished(result: ComposerResult): void;
+  refused(invalid: string): void;
+  /** Shows a stretch of the body: its tab opens and the editor selects it. */
+  point(from: number, to: number): void;
+  showRequestTab(tab: string): void;
+}
+
+/** The request being composed and its last answer; the request (never the answer) is kept across reloads. */
+export const useComposerStore = create<ComposerState>()(
+  persist(
+    (set) => ({
+      draft: EMPTY_DRAFT,
+      applicationId: null,
+      sending: null,
+      result: null,
+      notice: null,
+      invalid: null,
+      pointAt: null,
+      requestTab: 'body',
+      edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
+      chooseApplication: (applicationId) => set({ applicationId }),
+      load: (draft, notice) => set({ draft, notice, result: null }),
+      started: (sending) => set({ sending, notice: null, invalid: null }),
+      finished: (result) => set({ sending: null, result }),
+      refused: (invalid) => set({ invalid }),
+      point: (from, to) => set({ pointAt: { from, to, at: Date.now() }, requestTab: 'body' }),
+      showRequestTab: (requestTab) => set({ requestTab }),
+    }),
+    {
+      name: 'tokenbench.composer',
+      storage: createJSONStorage(() => window.localStorage),
+      partialize: ({ draft, applicationId }) => ({ draft, applicationId }),
+    },
+  ),
+);

@@ -1,0 +1,30 @@
+import { expect, type Page } from '@playwright/test';
+
+/** The Composer as a user drives it: by role and accessible name. */
+export function composer(page: Page) {
+  const request = page.getByRole('region', { name: 'Request' });
+  const response = page.getByRole('region', { name: 'Response' });
+  const outcome = response.getByRole('status', { name: 'Outcome' });
+  return {
+    request,
+    response,
+    outcome,
+    kind: (name: 'Through the proxy' | 'Vault API') => request.getByRole('radio', { name }).check(),
+    method: (method: string) => request.getByRole('combobox', { name: 'Method' }).selectOption(method),
+    destination: (url: string) => request.getByRole('textbox', { name: 'Destination URL' }).fill(url),
+    path: (path: string) => request.getByRole('textbox', { name: 'Path' }).fill(path),
+    body: (text: string) => request.getByRole('textbox', { name: 'Request body' }).fill(text),
+    bodyType: (label: 'JSON' | 'Form' | 'Text' | 'XML' | 'None') => request.getByRole('combobox', { name: 'Body' }).selectOption({ label }),
+    sendAs: (label: string) => request.getByRole('combobox', { name: 'Send as' }).selectOption({ label }),
+    send: () => request.getByRole('button', { name: /^Send/ }).click(),
+    /** The response body's text as the Raw view shows it. */
+    async rawBody() {
+      await response.getByRole('radio', { name: 'Raw' }).check();
+      return response.getByLabel('Response body', { exact: true }).innerText();
+    },
+    async expectOutcome(label: string, title: string | RegExp) {
+      await expect(outcome).toContainText(label, { ignoreCase: true });
+      await expect(outcome).toContainText(title);
+    },
+  };
+}
