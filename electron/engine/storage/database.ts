@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyMigrations } from './migrations';
+import { ensurePrivateDatabaseFile, ensurePrivateDir } from './private-files';
 
 export type Db = Database.Database;
 
@@ -17,8 +17,9 @@ export const DATABASE_FILE = 'tokenbench.sqlite';
 export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): Db {
   let file = ':memory:';
   if (dataDir !== null) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(dataDir);
     file = join(dataDir, DATABASE_FILE);
+    ensurePrivateDatabaseFile(file);
   }
   const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   // WAL + NORMAL survives a process kill (the crash tests), and a response is only sent after COMMIT returns.
