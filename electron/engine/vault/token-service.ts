@@ -429,17 +429,28 @@ export class TokenService {
   tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
     const batch: CreateWrite[] = [];
     const LIMIT = 100;
-    const land = (write: CreateWrite) => batch.push(write);
+    // Looked up by key, not by scanning the batch: each create checks them.
+    const batchIds = new Set<string>();
+    const batchFingerprints = new Map<string, StoredToken>();
+    const land = (write: CreateWrite) => {
+      batch.push(write);
+      batchIds.add(write.token.id);
+      const key = `${write.token.type}\u0000${write.token.fingerprint}`;
+      // The first of the batch with a fingerprint is the one a later duplicate finds.
+      if (write.token.fingerprint && !batchFingerprints.has(key)) batchFingerprints.set(key, write.token);
+    };
     // The vault as this batch's own requests see it: an id taken, or a duplicate made, earlier in the batch counts.
     const vault = this.writer.readerFor(context);
     const reader: TokenReader = {
       get: (id) => vault.get(id),
-      idTaken: (id) => batch.some((w) => w.token.id === id) || vault.idTaken(id),
+      idTaken: (id) => batchIds.has(id) || vault.idTaken(id),
       findByFingerprint: (type, fingerprint) =>
-        vault.findByFingerprint(type, fingerprint) ??
-        batch.find((w) => w.token.type === type && w.token.fingerprint === fingerprint)?.token,
+        vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
     };
+    let creates = 0;
     const create = (input: CreateTokenRequest, path: string) => {
+      // Counted as the walk goes, so a body of thousands of leaves stops at the limit instead of being walked whole.
+      if (++creates > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
       const { token, transform } = atPath(path, () => this.prepareCreate(input, context.caller));
       return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
     };
@@ -453,7 +464,6 @@ export class TokenService {
       return create({ type: 'token', data: value }, path).id;
     };
     const result = walk(body, '');
-    if (batch.length > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
     if (batch.length > 0) this.applyCreates(batch, context);
     return result;
   }
