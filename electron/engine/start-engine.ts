@@ -191,7 +191,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   apiPort = http.port;
   try {
-    if (config.echoPort !== null) echo = await startEchoServer({ host: config.host, port: config.echoPort });
+    if (config.echoPort !== null) {
+      echo = await startEchoServer({ host: config.host, port: config.echoPort, maxBodyBytes: config.maxBodyBytes, allowedOrigins: config.allowedOrigins });
+    }
   } catch (error) {
     await http.close();
     await history.close();
