@@ -14,7 +14,7 @@ import { absoluteTarget, guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route } from './route-types';
-import { headersForLog } from './log-headers';
+import { headersForLog, pathForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
@@ -161,7 +161,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       requestLog.record({
         kind: log.kind,
         method,
-        path: rawUrl,
+        path: pathForLog(rawUrl),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
         application_id: log.applicationId,
