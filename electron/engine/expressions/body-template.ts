@@ -7,7 +7,7 @@ import { type Placement, placeExpressions } from './body-placement';
 import { ExpressionError } from './expression-error';
 import { expressionSource } from './expression-scanner';
 import type { LiquidRuntime } from './liquid-runtime';
-import { isStructured, toJsonLiteral, toText } from './rendered-value';
+import { formEncode, isStructured, jsonStringContent, toJsonLiteral, toText } from './rendered-value';
 import { type Segments, interleave, joinSegments, loneSlot } from './segments';
 import type { TokenRecord } from './token-record';
 import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
@@ -17,8 +17,11 @@ export interface CompiledBody {
   readonly expressionCount: number;
   /** Distinct token ids referenced, so the vault can fetch them all in one query. */
   readonly tokenIds: readonly string[];
-  /** Missing id in `tokens` → ExpressionError naming it. */
-  render(tokens: ReadonlyMap<string, TokenRecord>): string;
+  /**
+   * Missing id in `tokens` → ExpressionError naming it. `values`, when given, receives each expression's result as
+   * evaluated, before it is encoded for its place (the proxy's history masks them wherever the destination echoes one).
+   */
+  render(tokens: ReadonlyMap<string, TokenRecord>, values?: unknown[]): string;
   /**
    * render() as UTF-8, over `source`, the body's bytes in the chunks they arrived in. The template's character offsets
    * must be byte offsets: a template compiled from bytes (compileBodyBytes), or from ASCII text. The part it was
@@ -26,7 +29,7 @@ export interface CompiledBody {
    * body (when it was compiled from a first part) follows as views of `source`. A large body is neither joined, nor
    * built as a string and encoded again.
    */
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer[];
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], values?: unknown[]): Buffer[];
 }
 
 interface Slot {
@@ -36,12 +39,6 @@ interface Slot {
   readonly replaces: number;
 }
 
-// What JSON.stringify escapes: quotes, backslashes, control characters and (lone) surrogates. Most values (card
-// numbers, names) hold none of them and are written as they are.
-const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-const jsonStringContent = (text: string): string => (JSON_ESCAPED.test(text) ? JSON.stringify(text).slice(1, -1) : text);
-// URLSearchParams writes application/x-www-form-urlencoded exactly (space → '+'), lone surrogates included.
-const formEncode = (text: string): string => new URLSearchParams([['', text]]).toString().slice(1);
 
 function encode(placement: Placement, value: unknown): string {
   switch (placement) {
@@ -140,19 +137,19 @@ export class BodyTemplate implements CompiledBody {
     return new BodyTemplate(segments, runtime, text.length);
   }
 
-  render(tokens: ReadonlyMap<string, TokenRecord>): string {
-    const evaluate = this.evaluator(tokens);
+  render(tokens: ReadonlyMap<string, TokenRecord>, values?: unknown[]): string {
+    const evaluate = this.evaluator(tokens, values);
     return joinSegments(this.segments, (slot) => encode(slot.placement, evaluate(slot.expression)));
   }
 
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer[] {
-    const evaluate = this.evaluator(tokens);
-    const values: string[] = [];
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], values?: unknown[]): Buffer[] {
+    const evaluate = this.evaluator(tokens, values);
+    const encoded: string[] = [];
     let size = this.compiledLength;
     for (const segment of this.segments) {
       if (typeof segment === 'string') continue;
       const value = encode(segment.placement, evaluate(segment.expression));
-      values.push(value);
+      encoded.push(value);
       size += Buffer.byteLength(value) - segment.replaces;
     }
     const out = Buffer.allocUnsafe(size);
@@ -163,7 +160,7 @@ export class BodyTemplate implements CompiledBody {
       if (typeof segment === 'string') {
         to = literal.copy(out, to, segment.length);
       } else {
-        to += out.write(values[next++], to);
+        to += out.write(encoded[next++], to);
         literal.skip(segment.replaces);
       }
     }
@@ -178,14 +175,16 @@ export class BodyTemplate implements CompiledBody {
     return isStructured(value) ? value : toText(value);
   }
 
-  private evaluator(tokens: ReadonlyMap<string, TokenRecord>): (expression: TokenExpression) => unknown {
+  private evaluator(tokens: ReadonlyMap<string, TokenRecord>, values?: unknown[]): (expression: TokenExpression) => unknown {
     const variables: Record<string, unknown> = {};
     const scope = this.runtime.scope(variables);
     return (expression) => {
       const token = tokens.get(expression.ref.id);
       if (!token) throw new ExpressionError(expression.source, `token "${expression.ref.id}" was not found`);
       variables[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
-      return this.runtime.evaluate(expression, scope);
+      const value = this.runtime.evaluate(expression, scope);
+      values?.push(value);
+      return value;
     };
   }
 }

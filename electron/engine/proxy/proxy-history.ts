@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { Caller } from '../access/authenticator';
 import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
+import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
@@ -21,6 +22,8 @@ export interface ProxyExchange {
    * compiled from them), to render the masked view over (renderBytes); history keeps no text of such a body.
    */
   render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
+  /** What the body's expressions evaluated to, in plaintext: masked wherever the destination's answer repeats one. */
+  detokenized?: unknown[];
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
@@ -35,6 +38,46 @@ function pairs(flat: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
   return out;
+}
+
+/** Leaves of a structured value shorter than this (a month, a flag) are not looked for: they would mask at random. */
+const SHORTEST_LEAF = 4;
+
+/** The string and number leaves of parsed JSON, as text. */
+function leavesOf(value: unknown, into: string[]): void {
+  if (typeof value === 'string' || typeof value === 'number') {
+    const text = String(value);
+    if (text.length >= SHORTEST_LEAF) into.push(text);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) leavesOf(child, into);
+  }
+}
+
+/**
+ * The texts a destination may send back of what a request detokenized: each value as text and as the body carried it
+ * (escaped in a JSON string, encoded in a form), and every leaf of an object or array.
+ */
+function detokenizedTexts(values: readonly unknown[]): string[] {
+  const texts: string[] = [];
+  for (const value of values) {
+    if (isStructured(value)) leavesOf(value, texts);
+    const text = toText(value);
+    texts.push(text, jsonStringContent(text), formEncode(text));
+  }
+  return texts;
+}
+
+/** The destination's response headers, with every detokenized value in them masked. */
+function maskedResponseHeaders(headers: readonly string[], detokenized: readonly unknown[] | undefined): [string, string][] {
+  const shown = pairs(headers);
+  if (!detokenized?.length) return shown;
+  // One search per text over all the values: an answer that repeats nothing, nearly every one, costs no more.
+  const all = shown.map((pair) => pair[1]).join('\n');
+  const found = [...new Set(detokenizedTexts(detokenized))].filter((text) => text !== '' && all.includes(text));
+  // Longest first, so a value is masked whole before a part of it is.
+  found.sort((a, b) => b.length - a.length);
+  for (const pair of shown) for (const text of found) pair[1] = pair[1].replaceAll(text, REDACTED);
+  return shown;
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
@@ -127,7 +170,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
-    response: response && { status: response.status, headers: pairs(response.headers), bytes: response.bytes },
+    response: response && { status: response.status, headers: maskedResponseHeaders(response.headers, exchange.detokenized), bytes: response.bytes },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),

@@ -114,7 +114,8 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const fromBytes = !utf8 || received.size >= RENDER_BYTES_FROM;
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
-      outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks)) : Buffer.from(compiled.render(records));
+      const values = (exchange.detokenized = []);
+      outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, values)) : Buffer.from(compiled.render(records, values));
       exchange.render = { kind, compiled, records, binary: utf8 ? undefined : received.chunks };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
