@@ -15,8 +15,8 @@ const USAGE = `Usage: tokenbench serve [options]
   --transaction-ttl SECONDS      lifetime of a transaction (default 3600)
   --proxy-timeout MS             destination timeout of the proxy (default 25000)
   --max-body BYTES               largest request body (default 1048576)
-  --max-expressions N            most token expressions in one proxy request (default 20)
-  --deny-private-destinations    refuse loopback and private-network proxy destinations
+  --max-expressions N            most token expressions in one /proxy or /detokenize request (default 20)
+  --deny-private-destinations    refuse loopback, private-network and this machine's own addresses as proxy destinations
   --allow-origin ORIGIN          let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable
   -h, --help                     this text
 `;

@@ -107,7 +107,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantId = tenantIdOf(db);
 
   const applications = new ApplicationStore(db, sealer, tenantId);
-  const expressions = new ExpressionEngine();
+  const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
   const tokenStore = new TokenStore(db, sealer);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const queries = new TokenQueries(tokenStore, tokens);

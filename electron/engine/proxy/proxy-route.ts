@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type BodyKind, bodyKindOf, type CompiledBody, type ExpressionEngine, markersEnd } from '../expressions';
+import { type BodyKind, bodyKindOf, type CompiledBody, ExpressionBudget, type ExpressionEngine, HOSTED_EXPRESSION_LIMIT, markersEnd } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { asBody, type BodyChunks, chunksAreUtf8, joinChunks, prefixOf } from '../server/body-chunks';
 import { ApiProblem } from '../server/problem';
@@ -15,11 +15,7 @@ import { clientResponseHeaders } from './response-headers';
 
 export interface ProxyLimits {
   headerPrefix: string;
-  maxExpressions: number;
 }
-
-/** The hosted service detokenizes at most this many expressions per request (its proxies docs). */
-export const HOSTED_EXPRESSION_LIMIT = 20;
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -61,12 +57,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     const compiled = typeof body === 'string' ? expressions.compileBody(body, kind) : expressions.compileBodyBytes(body, kind, reach);
     exchange.expressionCount = compiled.expressionCount;
     exchange.tokenIds = compiled.tokenIds;
-    if (compiled.expressionCount > limits.maxExpressions) {
-      throw new ApiProblem(
-        400,
-        `The body holds ${compiled.expressionCount} expressions; at most ${limits.maxExpressions} are detokenized per request`,
-      );
-    }
+    expressions.checkExpressionCount(compiled.expressionCount);
     if (compiled.expressionCount > HOSTED_EXPRESSION_LIMIT) {
       exchange.warnings.push(`${compiled.expressionCount} expressions; the hosted service detokenizes at most ${HOSTED_EXPRESSION_LIMIT} per request`);
     }
@@ -114,8 +105,10 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const fromBytes = !utf8 || received.size >= RENDER_BYTES_FROM;
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
+      // One budget for the body's expressions, and their results for history's masking of what the destination echoes.
+      const budget = new ExpressionBudget();
       const values = (exchange.detokenized = []);
-      outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, values)) : Buffer.from(compiled.render(records, values));
+      outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, budget, values)) : Buffer.from(compiled.render(records, budget, values));
       exchange.render = { kind, compiled, records, binary: utf8 ? undefined : received.chunks };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
