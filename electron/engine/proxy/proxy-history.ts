@@ -53,18 +53,34 @@ function leavesOf(value: unknown, into: string[]): void {
   }
 }
 
+/** What a value escaped in a JSON string or encoded in a form holds that the value itself does not. */
+const ENCODING_MARK = /[\\%+]/;
+
 /**
- * The texts a destination may send back of what a request detokenized: each value as text and as the body carried it
- * (escaped in a JSON string, encoded in a form), and every leaf of an object or array.
+ * The texts a destination may send back of what a request detokenized, and that `headers` (the answer's header values
+ * joined) hold: each value as text and as the body carried it (escaped in a JSON string, encoded in a form), and
+ * every leaf of an object or array.
  */
-function detokenizedTexts(values: readonly unknown[]): string[] {
-  const texts: string[] = [];
+function echoedTexts(values: readonly unknown[], headers: string): string[] {
+  const found: string[] = [];
+  // Headers without an escape or a percent sign (nearly all) cannot hold a value in another form than its own.
+  const encodedForms = ENCODING_MARK.test(headers);
+  const look = (text: string) => {
+    if (text !== '' && headers.includes(text) && !found.includes(text)) found.push(text);
+  };
   for (const value of values) {
-    if (isStructured(value)) leavesOf(value, texts);
+    if (isStructured(value)) {
+      const leaves: string[] = [];
+      leavesOf(value, leaves);
+      leaves.forEach(look);
+    }
     const text = toText(value);
-    texts.push(text, jsonStringContent(text), formEncode(text));
+    look(text);
+    if (!encodedForms) continue;
+    look(jsonStringContent(text));
+    look(formEncode(text));
   }
-  return texts;
+  return found;
 }
 
 /** The destination's response headers, with every detokenized value in them masked. */
@@ -72,8 +88,8 @@ function maskedResponseHeaders(headers: readonly string[], detokenized: readonly
   const shown = pairs(headers);
   if (!detokenized?.length) return shown;
   // One search per text over all the values: an answer that repeats nothing, nearly every one, costs no more.
-  const all = shown.map((pair) => pair[1]).join('\n');
-  const found = [...new Set(detokenizedTexts(detokenized))].filter((text) => text !== '' && all.includes(text));
+  const found = echoedTexts(detokenized, shown.map((pair) => pair[1]).join('\n'));
+  if (found.length === 0) return shown;
   // Longest first, so a value is masked whole before a part of it is.
   found.sort((a, b) => b.length - a.length);
   for (const pair of shown) for (const text of found) pair[1] = pair[1].replaceAll(text, REDACTED);
