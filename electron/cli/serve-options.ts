@@ -39,8 +39,8 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'transaction-ttl': ['SECONDS', `lifetime of a transaction (default ${DEFAULTS.transactionTtlSeconds})`],
   'proxy-timeout': ['MS', `destination timeout of the proxy (default ${DEFAULTS.proxyTimeoutMs})`],
   'max-body': ['BYTES', `largest request body (default ${DEFAULTS.maxBodyBytes})`],
-  'max-expressions': ['N', `most token expressions in one proxy request (default ${DEFAULTS.maxExpressions})`],
-  'deny-private-destinations': ['', 'refuse loopback and private-network proxy destinations (default: allowed)'],
+  'max-expressions': ['N', `most token expressions in one /proxy or /detokenize request (default ${DEFAULTS.maxExpressions})`],
+  'deny-private-destinations': ['', "refuse loopback, private and this machine's own addresses as destinations (default: allowed)"],
   'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
   help: ['', 'this text'],
 };

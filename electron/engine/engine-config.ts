@@ -1,3 +1,4 @@
+import { HOSTED_EXPRESSION_LIMIT } from './expressions';
 import { normalizeOrigin } from './server/cross-origin';
 
 /** Everything a caller (CLI, Electron main, a test) can set when starting the engine. */
@@ -14,6 +15,7 @@ export interface EngineConfig {
   transactionTtlSeconds: number;
   proxyTimeoutMs: number;
   maxBodyBytes: number;
+  /** Expressions one request may hold, a /proxy body and a /detokenize body alike; their cost has its own budget. */
   maxExpressions: number;
   denyPrivateDestinations: boolean;
   /** Browser origins (`http://localhost:3000`) allowed to call the wire API, besides the workbench's own. */
@@ -39,7 +41,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     transactionTtlSeconds: 3600,
     proxyTimeoutMs: 25_000,
     maxBodyBytes: 1024 * 1024,
-    maxExpressions: 20,
+    maxExpressions: HOSTED_EXPRESSION_LIMIT,
     denyPrivateDestinations: false,
     allowedOrigins: [],
     historyLimit: 10_000,

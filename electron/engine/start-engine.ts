@@ -94,7 +94,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantId = tenantIdOf(db);
 
   const applications = new ApplicationStore(db, sealer, tenantId);
-  const expressions = new ExpressionEngine();
+  const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
   const tokenStore = new TokenStore(db, sealer);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const queries = new TokenQueries(tokenStore, tokens);
@@ -171,7 +171,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   apiPort = http.port;
   try {
-    if (config.echoPort !== null) echo = await startEchoServer({ host: config.host, port: config.echoPort });
+    if (config.echoPort !== null) {
+      echo = await startEchoServer({ host: config.host, port: config.echoPort, maxBodyBytes: config.maxBodyBytes, allowedOrigins: config.allowedOrigins });
+    }
   } catch (error) {
     await http.close();
     await history.close();

@@ -23,8 +23,10 @@ beforeAll(async () => {
     body: { name: 'browser front end', type: 'public', permissions: ['token:create'] },
   });
   publicKey = app.body.key;
-  destination = createServer((_req, res) => {
-    res.writeHead(200, [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['content-type', 'text/plain']].flat());
+  destination = createServer((req, res) => {
+    // A destination with CORS headers of its own, as public APIs often send them.
+    const cors = req.url === '/cors' ? [['Access-Control-Allow-Origin', '*'], ['Access-Control-Allow-Credentials', 'true'], ['Access-Control-Expose-Headers', 'X-Own']] : [];
+    res.writeHead(200, [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['content-type', 'text/plain'], ...cors].flat());
     res.end('from the destination');
   });
   await new Promise<void>((r) => destination.listen(0, '127.0.0.1', r));
@@ -67,16 +69,26 @@ describe('a browser origin allowed by setting (--allow-origin)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(FRONT_END);
   });
 
+  /** A call through the proxy made by the allowed page. */
+  const proxiedFromPage = (path: string) =>
+    t.call('POST', path, { key: t.privateKey, raw: 'plain', headers: { origin: FRONT_END, 'BT-PROXY-URL': destinationUrl, 'content-type': 'text/plain' } });
+
   it('keeps the destination headers of a proxied answer as they were, duplicates included', async () => {
-    const res = await t.call('POST', '/proxy', {
-      key: t.privateKey,
-      raw: 'plain',
-      headers: { origin: FRONT_END, 'BT-PROXY-URL': destinationUrl, 'content-type': 'text/plain' },
-    });
+    const res = await proxiedFromPage('/proxy');
     expect(res.status).toBe(200);
     expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
     expect(res.headers['access-control-allow-origin']).toBe(FRONT_END);
     expect(res.headers['bt-proxy-destination-status']).toBe('200');
+  });
+
+  it("answers a proxied call with one Access-Control-Allow-Origin, its own, in place of the destination's CORS grant", async () => {
+    const res = await proxiedFromPage('/proxy/cors');
+    expect(res.status).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe(FRONT_END);
+    // Credentials are never granted to a page, whatever the destination says.
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    expect(res.headers['access-control-expose-headers']).toBe('*');
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
   });
 
   it("does not open the workbench's own pages and endpoints to it", async () => {

@@ -51,6 +51,40 @@ describe('Host and Origin guards', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  /** The status line and the parsed body of a raw answer. */
+  function parsed(response: string): { status: number; head: string; body: any } {
+    const at = response.indexOf('\r\n\r\n');
+    return { status: Number(response.slice(9, 12)), head: response.slice(0, at), body: JSON.parse(response.slice(at + 4)) };
+  }
+
+  it('answers a request without Host, or with two, with a 400 problem naming the header', async () => {
+    const none = parsed(await rawRequest(t.engine.port, `GET /tokens HTTP/1.1\r\nBT-API-KEY: ${t.privateKey}\r\n\r\n`));
+    expect(none.status).toBe(400);
+    expect(none.head).toMatch(/content-type: application\/problem\+json/i);
+    expect(none.body).toMatchObject({ type: 'about:blank', status: 400, detail: 'The Host header is required' });
+    for (const hosts of [['127.0.0.1', 'evil.example'], ['localhost', 'localhost']]) {
+      const twice = parsed(
+        await rawRequest(t.engine.port, `GET /tokens HTTP/1.1\r\n${hosts.map((h) => `Host: ${h}:${t.engine.port}\r\n`).join('')}BT-API-KEY: ${t.privateKey}\r\n\r\n`),
+      );
+      expect(twice.status).toBe(400);
+      expect(twice.body).toMatchObject({ status: 400, detail: 'The Host header is given 2 times; send it once' });
+    }
+  });
+
+  it('takes an absolute-form request target, guarding the host it names instead of Host', async () => {
+    const port = t.engine.port;
+    const absolute = (authority: string, path: string) =>
+      rawRequest(port, `GET http://${authority}${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nBT-API-KEY: ${t.privateKey}\r\n\r\n`);
+    const list = parsed(await absolute(`localhost:${port}`, '/tokens?size=1'));
+    expect(list.status).toBe(200);
+    expect(list.body.pagination.page_size).toBe(1);
+    const rebound = parsed(await absolute(`evil.example:${port}`, '/tokens'));
+    expect(rebound.status).toBe(403);
+    const proxied = parsed(await absolute(`127.0.0.1:${port}`, '/proxy'));
+    expect(proxied.status).toBe(400);
+    expect(proxied.body.proxy_error).toMatchObject({ status: 400, detail: 'BT-PROXY-URL header is required' });
+  });
+
   it('refuses a foreign Host or Origin on /proxy as a proxy_error, like every other failure of the proxy', async () => {
     const byHost = await rawRequest(t.engine.port, `POST /proxy/v1 HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\n\r\n`);
     expect(byHost).toMatch(/^HTTP\/1\.1 403/);

@@ -467,6 +467,22 @@ describe('tokenize and detokenize', () => {
     expect(t.engine.status().tokenCount).toBe(before);
   });
 
+  it('stops at the 101st token of a tokenize request: the rest of the body is never looked at, nothing is created', async () => {
+    const before = t.engine.status().tokenCount;
+    // Past the limit an invalid request that a full walk would meet and name instead.
+    const body = [...Array.from({ length: 120 }, (_, i) => `leaf-${i}`), { type: 'card_number', data: '1111' }];
+    const res = await t.call('POST', '/tokenize', { key: revealKey, body });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe('A tokenize request creates at most 100 tokens');
+    // 64,000 leaves: a walk of the whole body, checking each id against all before it, took half a minute.
+    const wide = await t.call('POST', '/tokenize', { key: revealKey, body: { deep: { leaves: Array.from({ length: 64_000 }, () => 1) } } });
+    expect(wide.status).toBe(400);
+    expect(wide.body.detail).toBe('A tokenize request creates at most 100 tokens');
+    expect(t.engine.status().tokenCount).toBe(before);
+    // Exactly 100 still go through.
+    expect((await t.call('POST', '/tokenize', { key: revealKey, body: Array.from({ length: 100 }, (_, i) => `ok-${i}`) })).status).toBe(200);
+  });
+
   it('answers 409 naming a taken id in a tokenize batch, and creates none of the batch', async () => {
     expect((await t.call('POST', '/tokens', { key: revealKey, body: { id: 'taken-in-batch', type: 'token', data: 'a' } })).status).toBe(201);
     const before = t.engine.status().tokenCount;

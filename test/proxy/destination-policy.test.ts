@@ -50,6 +50,41 @@ describe('refusalReason', () => {
     expect(refusalReason(address, 443, strict)).toBeUndefined();
   });
 
+  it.each([
+    ['fd00:ec2::254', 'AWS IMDS over IPv6'],
+    ['100.100.100.200', 'Alibaba Cloud metadata'],
+    ['168.63.129.16', 'Azure WireServer'],
+    ['::a9fe:a9fe', '169.254.169.254 written IPv4-compatible'],
+    ['64:ff9b::a9fe:a9fe', '169.254.169.254 through NAT64'],
+    ['64:ff9b:1::a9fe:a9fe', '169.254.169.254 through local-use NAT64'],
+    ['2002:a9fe:a9fe::1', '169.254.169.254 inside a 6to4 address'],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', '169.254.169.254 as a Teredo client (bits inverted)'],
+    ['[fd00:ec2:0:0:0:0:0:254]', 'AWS IMDS written out in full'],
+  ])('always refuses the metadata address %s (%s)', (address) => {
+    expect(refusalReason(address, 80, open)).toMatch(/metadata|link-local/);
+    expect(refusalReason(address, 80, strict)).toMatch(/metadata|link-local/);
+  });
+
+  it.each(['64:ff9b::808:808', '2002:808:808::1'])('allows %s, a public IPv4 address carried in IPv6', (address) => {
+    expect(refusalReason(address, 443, strict)).toBeUndefined();
+  });
+
+  it.each(['64:ff9b::a00:1', '::a00:1', '2002:c0a8:101::1'])('refuses %s, a private IPv4 address carried in IPv6, when private destinations are denied', (address) => {
+    expect(refusalReason(address, 80, open)).toBeUndefined();
+    expect(refusalReason(address, 80, strict)).toBe('loopback or private address, and private destinations are denied by the settings');
+  });
+
+  it("refuses this machine's own interface addresses, public ones too, when private destinations are denied", () => {
+    const addresses = () => ['203.0.113.7', '2001:db8::7'];
+    for (const address of ['203.0.113.7', '2001:db8::7', '[2001:db8:0::7]']) {
+      expect(refusalReason(address, 443, { ...open, localAddresses: addresses })).toBeUndefined();
+      expect(refusalReason(address, 443, { ...strict, localAddresses: addresses })).toBe(
+        'an address of this machine, and private destinations are denied by the settings',
+      );
+    }
+    expect(refusalReason('203.0.113.8', 443, { ...strict, localAddresses: addresses })).toBeUndefined();
+  });
+
   it("refuses Tokenbench's own ports on local addresses only", () => {
     const policy: DestinationPolicy = { denyPrivateDestinations: false, ownPorts: () => [4100, 4101] };
     expect(refusalReason('127.0.0.1', 4100, policy)).toBe("Tokenbench's own port on this machine");

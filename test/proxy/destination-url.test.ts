@@ -14,6 +14,9 @@ describe('resolveDestination', () => {
     ['queries merged, URL query first', 'https://api.example.com/v1?key=abc', '/proxy/items?page=2', 'https://api.example.com/v1/items?key=abc&page=2'],
     ['fragment of the proxy URL dropped', 'https://api.example.com/base#frag', '/proxy/x', 'https://api.example.com/base/x'],
     ['port kept', 'http://localhost:8080/', '/proxy/hook', 'http://localhost:8080/hook'],
+    ['dot segments resolved below the base path', 'https://api.example.com/base/', '/proxy/a/./b/../c', 'https://api.example.com/base/a/c'],
+    ['dot segments down to the base path itself', 'https://api.example.com/base', '/proxy/a/..', 'https://api.example.com/base/'],
+    ['a bare origin has nothing to climb out of', 'https://api.example.com', '/proxy/../x', 'https://api.example.com/x'],
   ])('%s', (_name, proxyUrl, target, expected) => {
     expect(resolveDestination(proxyUrl, target, 'BT').href).toBe(expected);
   });
@@ -31,6 +34,16 @@ describe('resolveDestination', () => {
     expect(attempt).toThrow(ApiProblem);
     expect(attempt).toThrow(expect.objectContaining({ status: 400, detail }));
   });
+
+  it.each(['/proxy/../../x', '/proxy/..', '/proxy/a/../../x', '/proxy/%2e%2e/x', '/proxy/.%2E/x', '/proxy/%2E./x', '/proxy/..\\x', '/proxy/../base2/x'])(
+    'refuses %s, whose dot segments climb out of the base path of the proxy URL, with 400',
+    (target) => {
+      const attempt = () => resolveDestination('https://api.example.com/base/', target, 'BT');
+      expect(attempt).toThrow(
+        expect.objectContaining({ status: 400, detail: 'The path after /proxy climbs out of the path of BT-PROXY-URL with ".." segments' }),
+      );
+    },
+  );
 
   it('names the header with the configured prefix', () => {
     expect(() => resolveDestination(undefined, '/proxy', 'TB')).toThrow('TB-PROXY-URL header is required');

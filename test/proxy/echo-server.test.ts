@@ -1,5 +1,8 @@
+import { Readable } from 'node:stream';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoServer, type EchoReply, type EchoServer } from '../../electron/engine/echo/echo-server';
+import { startTestEngine } from '../support/test-engine';
 import { rawExchange } from './support/loopback';
 
 let echo: EchoServer;
@@ -67,16 +70,73 @@ describe('echo server', () => {
   it('shows hop-by-hop and repeated headers exactly as they arrived', async () => {
     const { body } = await rawExchange(
       echo.port,
-      'GET /raw HTTP/1.1\r\nHost: example.test\r\nConnection: X-Foo, close\r\nKeep-Alive: timeout=5\r\n' +
+      `GET /raw HTTP/1.1\r\nHost: localhost:${echo.port}\r\nConnection: X-Foo, close\r\nKeep-Alive: timeout=5\r\n` +
         'X-Foo: 1\r\nX-Dup: a\r\nx-dup: b\r\n\r\n',
     );
     const reply = JSON.parse(body) as EchoReply;
     expect(reply.headers).toEqual({
-      host: 'example.test',
+      host: `localhost:${echo.port}`,
       connection: 'X-Foo, close',
       'keep-alive': 'timeout=5',
       'x-foo': '1',
       'x-dup': ['a', 'b'],
     });
+  });
+});
+
+describe('echo server guards', () => {
+  it('answers a body over the limit with a 413 problem, and a rebound Host or a foreign Origin with a 403, before echoing', async () => {
+    const guarded = await startEchoServer({ port: 0, maxBodyBytes: 1024, allowedOrigins: ['http://localhost:3000'] });
+    try {
+      const big = await request(`${guarded.url}/`, { method: 'POST', body: Buffer.alloc(4096, 'a') });
+      expect(big.statusCode).toBe(413);
+      expect(big.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(await big.body.json()).toMatchObject({ status: 413, detail: 'Request body is larger than the limit of 1024 bytes' });
+
+      const rebound = await request(`${guarded.url}/`, { headers: { host: `evil.example:${guarded.port}` } });
+      expect(rebound.statusCode).toBe(403);
+      expect(await rebound.body.json()).toMatchObject({ status: 403 });
+      const foreign = await request(`${guarded.url}/`, { method: 'POST', body: 'x', headers: { origin: 'https://evil.example' } });
+      expect(foreign.statusCode).toBe(403);
+      await foreign.body.dump();
+
+      // A page allowed by --allow-origin reaches it through the proxy, with its Origin forwarded.
+      const allowed = await request(`${guarded.url}/`, { method: 'POST', body: 'x', headers: { origin: 'http://localhost:3000' } });
+      expect(allowed.statusCode).toBe(200);
+      expect(((await allowed.body.json()) as EchoReply).body).toBe('x');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('survives a 95 MB body, which it refuses, and takes its limit from the engine', async () => {
+    const t = await startTestEngine({ inMemory: true, echoPort: 0, maxBodyBytes: 2048 });
+    try {
+      const echoUrl = t.engine.echoUrl!;
+      const over = await request(`${echoUrl}/`, { method: 'POST', body: 'a'.repeat(4096) });
+      expect(over.statusCode).toBe(413);
+      await over.body.dump();
+
+      async function* huge() {
+        // NUL bytes: each one would be six characters of JSON in an echo of it.
+        const chunk = Buffer.alloc(1024 * 1024);
+        for (let i = 0; i < 95; i++) yield chunk;
+      }
+      const refused = await request(`${echoUrl}/`, { method: 'POST', body: Readable.from(huge()) }).then(
+        async (res) => {
+          await res.body.dump();
+          return res.statusCode;
+        },
+        (error: { code?: string }) => error.code,
+      );
+      expect([413, 'UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']).toContain(refused);
+
+      const after = await request(`${echoUrl}/after`);
+      expect(after.statusCode).toBe(200);
+      expect(((await after.body.json()) as EchoReply).path).toBe('/after');
+      expect((await t.call('GET', '/tokens', { key: t.privateKey })).status).toBe(200);
+    } finally {
+      await t.stop();
+    }
   });
 });

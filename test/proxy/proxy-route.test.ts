@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,37 @@ describe('forwarding with detokenization', () => {
     const res = await t.call(method, '/proxy/items/7', { key: useKey, headers: { 'BT-PROXY-URL': echo } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ method, path: '/items/7' });
+  });
+
+  it('relays a 204 that wrongly carries a body as a 204 without it, and says so in the history', async () => {
+    const liar = net.createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nX-Dest: kept\r\n\r\nhello'));
+    });
+    await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await proxy('/proxy', { url: `http://127.0.0.1:${(liar.address() as net.AddressInfo).port}`, headers: { 'BT-TRACE-ID': 'no-content-1' } });
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect(res.headers['x-dest']).toBe('kept');
+      expect(res.headers['bt-proxy-destination-status']).toBe('204');
+      await t.engine.history.flush();
+      const entry = (await t.engine.history.list(20)).find((e) => e.trace_id === 'no-content-1')!;
+      const details = entry.details as { failure?: unknown; warnings: string[] };
+      expect(details.failure).toBeUndefined();
+      expect(details.warnings).toEqual(expect.arrayContaining([expect.stringContaining('body with its 204 answer')]));
+    } finally {
+      liar.close();
+    }
+  });
+
+  it('refuses a path whose ".." segments climb out of the proxy URL, sent as is', async () => {
+    const { head, body } = await rawExchange(
+      t.engine.port,
+      `GET /proxy/../../x HTTP/1.1\r\nHost: 127.0.0.1:${t.engine.port}\r\nBT-API-KEY: ${useKey}\r\nBT-PROXY-URL: ${echo}/base/\r\n\r\n`,
+    );
+    expect(head).toMatch(/^HTTP\/1\.1 400/);
+    expect(head).not.toMatch(/bt-proxy-destination-status/i);
+    expect(JSON.parse(body).proxy_error).toMatchObject({ status: 400, detail: expect.stringContaining('climbs out of the path of BT-PROXY-URL') });
   });
 
   it('detokenizes a body that is not UTF-8 (a multipart upload with a binary part), keeping every other byte', async () => {

@@ -2,11 +2,27 @@
  * The built-in destination: answers every request with a JSON description of exactly what arrived,
  * so a developer (and our tests) can see what left the proxy, hop-by-hop headers included.
  * `/status/<code>` and `/delay/<ms>` (combinable, e.g. `/delay/100/status/503`) shape the answer.
+ * It is a loopback test destination, not an open door: the API's Host and Origin guards and body limit apply.
  */
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localUrl } from '../server/local-url';
+import { readBody } from '../server/body';
+import { joinChunks } from '../server/body-chunks';
+import { guardFailure, ownOrigins } from '../server/guards';
+import { answerClientError, sendJson } from '../server/http-server';
+import { ApiProblem } from '../server/problem';
+
+export interface EchoServerOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Largest body echoed, as for the API (default 1 MiB); more is a 413. */
+  maxBodyBytes?: number;
+  /** Browser origins allowed besides the echo's own (the API's --allow-origin: a page's proxied calls carry its Origin). */
+  allowedOrigins?: readonly string[];
+}
 
 export interface EchoServer {
   url: string;
@@ -76,30 +92,48 @@ function describe(req: http.IncomingMessage, target: URL, body: Buffer): EchoRep
   return reply;
 }
 
-function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const target = new URL(req.url ?? '/', 'http://echo.invalid');
-    const reply = Buffer.from(JSON.stringify(describe(req, target, Buffer.concat(chunks))));
-    const shape = shapeFromPath(target.pathname);
-    const answer = () =>
-      res.writeHead(shape.status, { 'content-type': 'application/json', 'content-length': reply.length }).end(reply);
-    if (shape.delayMs === 0) return answer();
-    const timer = setTimeout(answer, shape.delayMs);
-    // The client gave up: stop waiting rather than hold a timer for nobody.
-    res.on('close', () => clearTimeout(timer));
-  });
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+async function echo(req: http.IncomingMessage, res: http.ServerResponse, maxBodyBytes: number): Promise<void> {
+  const body = joinChunks(await readBody(req, maxBodyBytes));
+  const target = new URL(req.url ?? '/', 'http://echo.invalid');
+  const reply = Buffer.from(JSON.stringify(describe(req, target, body)));
+  const shape = shapeFromPath(target.pathname);
+  const answer = () => {
+    res.writeHead(shape.status, { 'content-type': 'application/json', 'content-length': reply.length }).end(reply);
+  };
+  if (shape.delayMs === 0) return answer();
+  const timer = setTimeout(answer, shape.delayMs);
+  // The client gave up: stop waiting rather than hold a timer for nobody.
+  res.on('close', () => clearTimeout(timer));
 }
 
-export function startEchoServer(options: { host?: string; port: number }): Promise<EchoServer> {
+function sendProblem(res: http.ServerResponse, problem: ApiProblem): void {
+  res.shouldKeepAlive = false;
+  sendJson(res, problem.status, problem.toBody());
+}
+
+export function startEchoServer(options: EchoServerOptions): Promise<EchoServer> {
   const host = options.host ?? '127.0.0.1';
-  const server = http.createServer({ keepAlive: true }, handle);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let origins = new Set<string>();
+  let port = options.port;
+  const server = http.createServer({ keepAlive: true, requireHostHeader: false }, (req, res) => {
+    const guard = guardFailure(req, port, origins);
+    if (guard) return sendProblem(res, guard);
+    // Whatever goes wrong here stays with this request: the echo runs in the engine's process.
+    echo(req, res, maxBodyBytes).catch((error: unknown) => {
+      if (res.headersSent) res.destroy();
+      else sendProblem(res, error instanceof ApiProblem ? error : new ApiProblem(500, 'The echo destination failed to answer'));
+    });
+  });
+  server.on('clientError', answerClientError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => {
       server.off('error', reject);
-      const { port } = server.address() as AddressInfo;
+      port = (server.address() as AddressInfo).port;
+      origins = new Set([...ownOrigins(port), ...(options.allowedOrigins ?? [])]);
       resolve({
         url: localUrl(host, port),
         port,

@@ -4,10 +4,11 @@
  */
 import type { BodyKind } from './body-kind';
 import { type Placement, placeExpressions } from './body-placement';
+import { ExpressionBudget } from './expression-budget';
 import { ExpressionError } from './expression-error';
 import { expressionSource } from './expression-scanner';
 import type { LiquidRuntime } from './liquid-runtime';
-import { isStructured, toJsonLiteral, toText } from './rendered-value';
+import { formEncode, isStructured, jsonStringContent, toJsonLiteral, toText } from './rendered-value';
 import { type Segments, interleave, joinSegments, loneSlot } from './segments';
 import type { TokenRecord } from './token-record';
 import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
@@ -17,8 +18,12 @@ export interface CompiledBody {
   readonly expressionCount: number;
   /** Distinct token ids referenced, so the vault can fetch them all in one query. */
   readonly tokenIds: readonly string[];
-  /** Missing id in `tokens` → ExpressionError naming it. */
-  render(tokens: ReadonlyMap<string, TokenRecord>): string;
+  /**
+   * Missing id in `tokens` → ExpressionError naming it. `budget`: the request's (a fresh one by default).
+   * `values`, when given, receives each expression's result as evaluated, before it is encoded for its place (the
+   * proxy's history masks them wherever the destination echoes one).
+   */
+  render(tokens: ReadonlyMap<string, TokenRecord>, budget?: ExpressionBudget, values?: unknown[]): string;
   /**
    * render() as UTF-8, over `source`, the body's bytes in the chunks they arrived in. The template's character offsets
    * must be byte offsets: a template compiled from bytes (compileBodyBytes), or from ASCII text. The part it was
@@ -26,7 +31,7 @@ export interface CompiledBody {
    * body (when it was compiled from a first part) follows as views of `source`. A large body is neither joined, nor
    * built as a string and encoded again.
    */
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer[];
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], budget?: ExpressionBudget, values?: unknown[]): Buffer[];
 }
 
 interface Slot {
@@ -36,12 +41,13 @@ interface Slot {
   readonly replaces: number;
 }
 
-// What JSON.stringify escapes: quotes, backslashes, control characters and (lone) surrogates. Most values (card
-// numbers, names) hold none of them and are written as they are.
-const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-const jsonStringContent = (text: string): string => (JSON_ESCAPED.test(text) ? JSON.stringify(text).slice(1, -1) : text);
-// URLSearchParams writes application/x-www-form-urlencoded exactly (space → '+'), lone surrogates included.
-const formEncode = (text: string): string => new URLSearchParams([['', text]]).toString().slice(1);
+
+/** `value` encoded for where `slot` sits, charged to the budget as written. */
+function written(slot: Slot, value: unknown, budget: ExpressionBudget): string {
+  const text = encode(slot.placement, value);
+  budget.written(text.length, slot.expression.source);
+  return text;
+}
 
 function encode(placement: Placement, value: unknown): string {
   switch (placement) {
@@ -140,19 +146,19 @@ export class BodyTemplate implements CompiledBody {
     return new BodyTemplate(segments, runtime, text.length);
   }
 
-  render(tokens: ReadonlyMap<string, TokenRecord>): string {
-    const evaluate = this.evaluator(tokens);
-    return joinSegments(this.segments, (slot) => encode(slot.placement, evaluate(slot.expression)));
+  render(tokens: ReadonlyMap<string, TokenRecord>, budget = new ExpressionBudget(), values?: unknown[]): string {
+    const evaluate = this.evaluator(tokens, budget, values);
+    return joinSegments(this.segments, (slot) => written(slot, evaluate(slot.expression), budget));
   }
 
-  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[]): Buffer[] {
-    const evaluate = this.evaluator(tokens);
-    const values: string[] = [];
+  renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], budget = new ExpressionBudget(), values?: unknown[]): Buffer[] {
+    const evaluate = this.evaluator(tokens, budget, values);
+    const encoded: string[] = [];
     let size = this.compiledLength;
     for (const segment of this.segments) {
       if (typeof segment === 'string') continue;
-      const value = encode(segment.placement, evaluate(segment.expression));
-      values.push(value);
+      const value = written(segment, evaluate(segment.expression), budget);
+      encoded.push(value);
       size += Buffer.byteLength(value) - segment.replaces;
     }
     const out = Buffer.allocUnsafe(size);
@@ -163,7 +169,7 @@ export class BodyTemplate implements CompiledBody {
       if (typeof segment === 'string') {
         to = literal.copy(out, to, segment.length);
       } else {
-        to += out.write(values[next++], to);
+        to += out.write(encoded[next++], to);
         literal.skip(segment.replaces);
       }
     }
@@ -171,21 +177,25 @@ export class BodyTemplate implements CompiledBody {
   }
 
   /** For a string inside parsed JSON (/detokenize): a lone expression's object or array result is kept as a value. */
-  renderValue(tokens: ReadonlyMap<string, TokenRecord>): unknown {
+  renderValue(tokens: ReadonlyMap<string, TokenRecord>, budget: ExpressionBudget): unknown {
     const lone = loneSlot(this.segments);
-    if (!lone) return this.render(tokens);
-    const value = this.evaluator(tokens)(lone.expression);
-    return isStructured(value) ? value : toText(value);
+    if (!lone) return this.render(tokens, budget);
+    const value = this.evaluator(tokens, budget)(lone.expression);
+    const text = toText(value);
+    budget.written(text.length, lone.expression.source);
+    return isStructured(value) ? value : text;
   }
 
-  private evaluator(tokens: ReadonlyMap<string, TokenRecord>): (expression: TokenExpression) => unknown {
+  private evaluator(tokens: ReadonlyMap<string, TokenRecord>, budget: ExpressionBudget, values?: unknown[]): (expression: TokenExpression) => unknown {
     const variables: Record<string, unknown> = {};
-    const scope = this.runtime.scope(variables);
+    const scope = this.runtime.scope(variables, budget);
     return (expression) => {
       const token = tokens.get(expression.ref.id);
       if (!token) throw new ExpressionError(expression.source, `token "${expression.ref.id}" was not found`);
       variables[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
-      return this.runtime.evaluate(expression, scope);
+      const value = this.runtime.evaluate(expression, scope);
+      values?.push(value);
+      return value;
     };
   }
 }

@@ -7,9 +7,11 @@
 import type { BodyKind } from './body-kind';
 import { PastTheText, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
 import { BodyTemplate, type CompiledBody } from './body-template';
+import { ExpressionBudget } from './expression-budget';
 import { ExpressionError } from './expression-error';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
 import { LruCache, RepeatCache } from '../lru-cache';
+import { ApiProblem } from '../server/problem';
 import type { TokenRecord } from './token-record';
 import { type TokenExpression, compileTokenExpression, liquidTextOf } from './token-reference';
 import { TokenTemplate } from './token-template';
@@ -17,7 +19,12 @@ import { TokenTemplate } from './token-template';
 export interface ExpressionEngineOptions {
   /** Entries per cache (bodies, expressions, token templates); 0 disables caching. Default 1000. */
   cacheSize?: number;
+  /** Expressions one request may hold, a proxy body and a /detokenize body alike (`--max-expressions`). Default 20. */
+  maxExpressions?: number;
 }
+
+/** The hosted service detokenizes at most this many expressions per request (its proxies docs): the default limit. */
+export const HOSTED_EXPRESSION_LIMIT = 20;
 
 /** Read past a body's last marker, so that the expression it opens is closed within the part read. */
 const FIRST_PART_MARGIN = 1024;
@@ -69,6 +76,9 @@ export class ExpressionEngine {
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
+  private readonly maxExpressions: number;
+  /** The budget of the request whose token templates are being rendered (see withBudget). */
+  private shared: ExpressionBudget | undefined;
   private readonly compileChain = (source: string, filters: string): CompiledExpression =>
     this.chains.getOrCreate(filters, () => this.runtime.compile(source, liquidTextOf(filters)));
   private readonly compileExpression = (source: string): TokenExpression => {
@@ -90,6 +100,28 @@ export class ExpressionEngine {
     this.expressions = new LruCache(size);
     this.chains = new LruCache(size);
     this.tokenTemplates = new LruCache(size);
+    this.maxExpressions = options.maxExpressions ?? HOSTED_EXPRESSION_LIMIT;
+  }
+
+  /** A 400 naming the limit when a request's body holds more expressions than one request may. */
+  checkExpressionCount(count: number): void {
+    if (count > this.maxExpressions) {
+      throw new ApiProblem(400, `The body holds ${count} expressions; at most ${this.maxExpressions} are detokenized per request`);
+    }
+  }
+
+  /**
+   * Runs `work`, which renders token templates (a token write's mask, fingerprint and search indexes; a tokenize's
+   * tokens), with one budget for all of them: one request's. Inside another such run, that run's budget is used.
+   */
+  withBudget<T>(work: () => T): T {
+    if (this.shared) return work();
+    this.shared = new ExpressionBudget();
+    try {
+      return work();
+    } finally {
+      this.shared = undefined;
+    }
   }
 
   /** Parses a request body once (cached by kind and text); throws ExpressionError for a bad expression. */
@@ -142,12 +174,13 @@ export class ExpressionEngine {
     }
   }
 
-  /** POST /detokenize: every string of the parsed JSON is a template; keys are left alone. */
+  /** POST /detokenize: every string of the parsed JSON is a template, all rendered within one budget; keys are left alone. */
   detokenizeJson(value: unknown, tokens: ReadonlyMap<string, TokenRecord>): unknown {
-    return mapStrings(value, (text) => this.bodyTemplate(text, 'text').renderValue(tokens));
+    const budget = new ExpressionBudget();
+    return mapStrings(value, (text) => this.bodyTemplate(text, 'text').renderValue(tokens, budget));
   }
 
-  /** What detokenizeJson will need: the ids to look up and the count for the expression limit. */
+  /** What detokenizeJson will need: the ids to look up; a 400 when the body holds more expressions than a request may. */
   collectJsonTokenIds(value: unknown): { tokenIds: string[]; expressionCount: number } {
     const ids = new Set<string>();
     let expressionCount = 0;
@@ -156,17 +189,24 @@ export class ExpressionEngine {
       for (const id of body.tokenIds) ids.add(id);
       expressionCount += body.expressionCount;
     });
+    this.checkExpressionCount(expressionCount);
     return { tokenIds: [...ids], expressionCount };
   }
 
   /** A mask (any JSON whose strings are templates) evaluated over `token`; a lone expression keeps its JSON type. */
   renderTokenTemplate(template: unknown, token: TokenRecord): unknown {
-    return mapStrings(template, (text) => this.tokenTemplate(text).renderValue(token));
+    const budget = this.budget();
+    return mapStrings(template, (text) => this.tokenTemplate(text).renderValue(token, budget));
   }
 
   /** A fingerprint expression or search index over `token`, always as text. */
   renderTokenText(template: string, token: TokenRecord): string {
-    return this.tokenTemplate(template).renderText(token);
+    return this.tokenTemplate(template).renderText(token, this.budget());
+  }
+
+  /** The running request's budget (withBudget), or one of its own for a render outside any (a read's mask). */
+  private budget(): ExpressionBudget {
+    return this.shared ?? new ExpressionBudget();
   }
 
   /** Parses every string of a mask / fingerprint expression / search index list; throws ExpressionError. */

@@ -9,9 +9,18 @@ export class ExpressionError extends ApiProblem {
   constructor(
     readonly expression: string,
     readonly reason: string,
+    detail = `Invalid expression ${expression}: ${reason}`,
   ) {
-    super(400, `Invalid expression ${expression}: ${reason}`);
+    super(400, detail);
     this.name = 'ExpressionError';
+  }
+}
+
+/** An expression that would spend more than its request's budget (see expression-budget); `reason` names the bound. */
+export class ExpressionOverBudget extends ExpressionError {
+  constructor(expression: string, reason: string) {
+    super(expression, reason, `Expression ${expression} is over the request's expression budget: ${reason}`);
+    this.name = 'ExpressionOverBudget';
   }
 }
 

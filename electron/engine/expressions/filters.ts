@@ -7,12 +7,12 @@
  */
 import { createHmac } from 'node:crypto';
 import { JSONPathEnvironment, JSONPathError, type JSONPathQuery } from 'json-p3';
-import type { Context } from 'liquidjs';
+import { BudgetExceeded, type ExpressionBudget, type FilterThis, budgetOf } from './expression-budget';
 import { FilterFailure } from './expression-error';
+import { MAX_JSONPATH_NESTING, filterNesting, shapeOf, visitBound } from './json-path-cost';
 import { JsonText, bytesToHex, toJsonLiteral, toText } from './rendered-value';
 import { readSimplePath, simplePathNames } from './simple-json-path';
 
-type FilterThis = { context: Context };
 type Filter = (this: FilterThis, value: unknown, ...args: unknown[]) => unknown;
 
 const MASKABLE = /[\p{L}\p{N}]/u;
@@ -55,7 +55,7 @@ function pad(side: 'left' | 'right'): Filter {
     if (text === null) return null;
     const n = countArg(name, 'length', length);
     const c = charArg(name, 'pad_char', padChar, '');
-    this.context.memoryLimit.use(n);
+    budgetOf(this).use(n);
     return side === 'left' ? text.padStart(n, c) : text.padEnd(n, c);
   };
 }
@@ -75,20 +75,26 @@ JSON_PATHS.functionRegister.delete('search');
  */
 function compileJsonPath(path: unknown, literal: boolean): JSONPathQuery {
   if (typeof path !== 'string' || !path.trim().startsWith('$')) throw new FilterFailure('json needs a JSONPath starting with $');
+  let query: JSONPathQuery;
   try {
-    return JSON_PATHS.compile(path.trim());
+    query = JSON_PATHS.compile(path.trim());
   } catch (error) {
     // json-p3 ends its messages with the path and offset: ` ('$[':2)`.
     const why = literal && error instanceof JSONPathError ? `: ${error.message.replace(/ \([^]*\)$/, '')}` : '';
     throw new FilterFailure(`the JSONPath does not parse${why}`);
   }
+  const nesting = filterNesting(query);
+  if (nesting > MAX_JSONPATH_NESTING) {
+    throw new BudgetExceeded(`its JSONPath nests filters ${nesting} levels deep, more than ${MAX_JSONPATH_NESTING}`);
+  }
+  return query;
 }
 
 /**
  * The `json` filter for one path written in the expression, compiled once (callers evaluating one path many times
  * keep it). A path that does not parse gives a filter that fails with the reason.
  */
-export function jsonFilterFor(path: unknown): (value: unknown) => unknown {
+export function jsonFilterFor(path: unknown): (value: unknown, budget: ExpressionBudget) => unknown {
   let query: JSONPathQuery;
   try {
     query = compileJsonPath(path, true);
@@ -98,17 +104,21 @@ export function jsonFilterFor(path: unknown): (value: unknown) => unknown {
     };
   }
   const names = simplePathNames(path as string);
-  return (value) => jsonPathValue(value, query, names);
+  return (value, budget) => jsonPathValue(value, query, names, budget);
 }
 
-function json(value: unknown, path: unknown): unknown {
-  return jsonPathValue(value, compileJsonPath(path, false), undefined);
+function json(this: FilterThis, value: unknown, path: unknown): unknown {
+  return jsonPathValue(value, compileJsonPath(path, false), undefined, budgetOf(this));
 }
 
-/** The one value `query` selects from `value`, or null when it selects none; `names` are its `simplePathNames`. */
-export function jsonPathValue(value: unknown, query: JSONPathQuery, names: readonly string[] | undefined): unknown {
+/**
+ * The one value `query` selects from `value`, or null when it selects none; `names` are its `simplePathNames`. A
+ * query other than a plain path is charged the most nodes it could visit in `value` before it runs.
+ */
+export function jsonPathValue(value: unknown, query: JSONPathQuery, names: readonly string[] | undefined, budget: ExpressionBudget): unknown {
   if (value === null || value === undefined) return null;
   if (names) return readSimplePath(value, names);
+  budget.step(visitBound(query, shapeOf(value)));
   const matches: unknown[] = [];
   try {
     for (const node of query.lazyQuery(value as never)) {

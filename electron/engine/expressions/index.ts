@@ -2,8 +2,9 @@
 export { type BodyKind, bodyKindOf } from './body-kind';
 export { markersEnd } from './body-placement';
 export type { CompiledBody } from './body-template';
-export { ExpressionEngine, type ExpressionEngineOptions } from './expression-engine';
-export { ExpressionError } from './expression-error';
+export { ExpressionBudget } from './expression-budget';
+export { ExpressionEngine, type ExpressionEngineOptions, HOSTED_EXPRESSION_LIMIT } from './expression-engine';
+export { ExpressionError, ExpressionOverBudget } from './expression-error';
 export { containsExpression } from './expression-scanner';
 export type { TokenRecord } from './token-record';
 export { isValidTokenId } from './token-reference';

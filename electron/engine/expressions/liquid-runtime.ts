@@ -4,8 +4,9 @@
  * value, i.e. the inside of `{{ … }}`) and evaluated synchronously to their raw result, not to text, so
  * callers can tell an object result from a string one.
  */
-import { Context, type Expression, Liquid, Tokenizer, TypeGuards, Value, toValue, toValueSync } from 'liquidjs';
-import { ExpressionError, FilterFailure } from './expression-error';
+import { Context, type Expression, type FilterImplOptions, Liquid, Tokenizer, TypeGuards, Value, toValue, toValueSync } from 'liquidjs';
+import { BudgetExceeded, type ExpressionBudget, type FilterThis, budgetOf } from './expression-budget';
+import { ExpressionError, ExpressionOverBudget, FilterFailure } from './expression-error';
 import { CUSTOM_FILTERS, LAST_ONLY_FILTERS, jsonFilterFor } from './filters';
 
 /** One filter of a direct chain: our own filter with its literal arguments bound. */
@@ -24,24 +25,32 @@ export interface CompiledExpression {
 }
 
 /**
- * The variables one render evaluates against. Liquid's context (which also meters the memory that render's filters
- * use) is made only when an expression or a filter needs it.
+ * The variables one render evaluates against, and the budget of the request it belongs to. Liquid's context (whose
+ * memory limiter is that budget) is made only when an expression or a filter needs it.
  */
-export class EvaluationScope {
+export class EvaluationScope implements FilterThis {
   private liquidContext: Context | undefined;
 
   constructor(
     readonly variables: Record<string, unknown>,
     private readonly liquid: Liquid,
+    readonly budget: ExpressionBudget,
   ) {}
 
   get context(): Context {
-    return (this.liquidContext ??= new Context(this.variables, this.liquid.options, {}, { liquid: this.liquid }));
+    return (this.liquidContext ??= new Context(this.variables, this.liquid.options, {}, { liquid: this.liquid, memoryLimit: this.budget.asLimiter() }));
   }
 }
 
-// Characters a single evaluation context may allocate through filters (pad_left, split, append, …).
-const MEMORY_LIMIT = 16 * 1024 * 1024;
+/** A Liquid filter that first charges its call and its input to the request's budget. */
+function metered(filter: FilterImplOptions): FilterImplOptions {
+  const handler = typeof filter === 'function' ? filter : filter.handler;
+  const charged: typeof handler = function (this: FilterThis, value: unknown, ...args: unknown[]) {
+    budgetOf(this).filterCall(value);
+    return handler.call(this as never, value, ...args);
+  };
+  return typeof filter === 'function' ? charged : { ...filter, handler: charged };
+}
 
 /** Whether the postfix expression reduces to exactly one value (operands joined by operators, `not` unary). */
 function isOneValue(expression: Expression): boolean {
@@ -84,9 +93,12 @@ function directStep(filter: Value['filters'][number]): DirectStep | undefined {
   }
   // The json filter's JSONPath is known now, so its plain-path form is worked out once.
   const json = filter.name === 'json' ? jsonFilterFor(args[0]) : undefined;
-  if (json) return json;
   const handler = CUSTOM_FILTERS[filter.name];
-  return (input, scope) => handler.call(scope, input, ...args);
+  const run: DirectStep = json ? (input, scope) => json(input, scope.budget) : (input, scope) => handler.call(scope, input, ...args);
+  return (input, scope) => {
+    scope.budget.filterCall(input);
+    return run(input, scope);
+  };
 }
 
 function directEvaluation(value: Value): CompiledExpression['direct'] {
@@ -110,20 +122,21 @@ function parseReason(error: unknown): string {
   return message.replace(/, line:\d+, col:\d+$/, '');
 }
 
-function evaluationReason(error: unknown): string {
-  if (error instanceof FilterFailure) return error.message;
-  // liquidjs' resource limits have fixed messages ("memory alloc limit exceeded"); other messages may quote values.
-  if (error instanceof Error && /^[a-z ]+ limit exceeded$/.test(error.message)) return error.message;
-  return `evaluation failed (${error instanceof Error ? error.name : 'error'})`;
+function evaluationError(source: string, error: unknown): ExpressionError {
+  if (error instanceof BudgetExceeded) return new ExpressionOverBudget(source, error.message);
+  // Other errors' messages may quote values.
+  return new ExpressionError(source, error instanceof FilterFailure ? error.message : `evaluation failed (${error instanceof Error ? error.name : 'error'})`);
 }
 
 const TRAILING_PIPE = /\|\s*$/;
 
 export class LiquidRuntime {
-  private readonly liquid = new Liquid({ strictFilters: true, ownPropertyOnly: true, memoryLimit: MEMORY_LIMIT });
+  private readonly liquid = new Liquid({ strictFilters: true, ownPropertyOnly: true });
 
   constructor() {
     for (const [name, filter] of Object.entries(CUSTOM_FILTERS)) this.liquid.registerFilter(name, filter);
+    // Liquid's own filters too: each is charged before it runs.
+    for (const [name, filter] of Object.entries(this.liquid.filters)) this.liquid.registerFilter(name, metered(filter));
   }
 
   /** Parses `liquidText` (a filtered value such as `data.number | reveal_last: 4`); errors name `source`. */
@@ -146,9 +159,9 @@ export class LiquidRuntime {
     return direct ? { source, value, direct } : { source, value };
   }
 
-  /** The scope of one render; expressions evaluated in it share its Liquid context. */
-  scope(variables: Record<string, unknown>): EvaluationScope {
-    return new EvaluationScope(variables, this.liquid);
+  /** The scope of one render; expressions evaluated in it share its Liquid context and spend from `budget`. */
+  scope(variables: Record<string, unknown>, budget: ExpressionBudget): EvaluationScope {
+    return new EvaluationScope(variables, this.liquid, budget);
   }
 
   evaluate(expression: CompiledExpression, scope: EvaluationScope): unknown {
@@ -156,7 +169,7 @@ export class LiquidRuntime {
       if (expression.direct) return expression.direct(scope);
       return toValue(toValueSync(expression.value.value(scope.context, false)));
     } catch (error) {
-      throw new ExpressionError(expression.source, evaluationReason(error));
+      throw evaluationError(expression.source, error);
     }
   }
 }

@@ -41,3 +41,16 @@ export function toJsonLiteral(value: unknown): string {
   if (value instanceof JsonText) return value.text;
   return JSON.stringify(toJsonValue(value)) ?? 'null';
 }
+
+// What JSON.stringify escapes: quotes, backslashes, control characters and (lone) surrogates. Most values (card
+// numbers, names) hold none of them and are written as they are.
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** Text as the content of a JSON string literal. */
+export const jsonStringContent = (text: string): string => (JSON_ESCAPED.test(text) ? JSON.stringify(text).slice(1, -1) : text);
+
+// What form encoding leaves as it is; most values (card numbers) are only that.
+const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
+
+/** Text as application/x-www-form-urlencoded writes it (space → '+'), lone surrogates included, as URLSearchParams does. */
+export const formEncode = (text: string): string => (FORM_SAFE.test(text) ? text : new URLSearchParams([['', text]]).toString().slice(1));

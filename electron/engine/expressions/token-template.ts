@@ -4,6 +4,7 @@
  * in scope. Like body templates, only `{{ … }}` is evaluated; `{%` tags stay text.
  */
 import { placeExpressions } from './body-placement';
+import type { ExpressionBudget } from './expression-budget';
 import { expressionSource } from './expression-scanner';
 import type { CompiledExpression, LiquidRuntime } from './liquid-runtime';
 import { toJsonValue, toText } from './rendered-value';
@@ -28,13 +29,20 @@ export class TokenTemplate {
    * A string that is exactly one expression keeps its result's JSON type, so a card mask's
    * `"{{ data.expiration_month }}"` stays the number 12, as the hosted service returns it; text otherwise.
    */
-  renderValue(token: TokenRecord): unknown {
+  renderValue(token: TokenRecord, budget: ExpressionBudget): unknown {
     const lone = loneSlot(this.segments);
-    return lone ? toJsonValue(this.runtime.evaluate(lone, this.runtime.scope(token))) : this.renderText(token);
+    if (!lone) return this.renderText(token, budget);
+    const value = this.runtime.evaluate(lone, this.runtime.scope(token, budget));
+    budget.written(toText(value).length, lone.source);
+    return toJsonValue(value);
   }
 
-  renderText(token: TokenRecord): string {
-    const scope = this.runtime.scope(token);
-    return joinSegments(this.segments, (expression) => toText(this.runtime.evaluate(expression, scope)));
+  renderText(token: TokenRecord, budget: ExpressionBudget): string {
+    const scope = this.runtime.scope(token, budget);
+    return joinSegments(this.segments, (expression) => {
+      const text = toText(this.runtime.evaluate(expression, scope));
+      budget.written(text.length, expression.source);
+      return text;
+    });
   }
 }

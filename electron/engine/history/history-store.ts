@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareDataDir } from '../storage/data-dir';
+import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
 import { shownBody, type StoredBodyHead } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
@@ -84,9 +84,6 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
   }
 }
 
-/** What SQLite keeps beside a database: its rollback journal, and the WAL and its index an earlier version used. */
-const COMPANION_FILES = ['-journal', '-wal', '-shm'];
-
 /**
  * The request history on SQLite, used by the history worker only. A history file that is not a readable database is
  * moved aside (with its journal or WAL, which must not be replayed into a new file) and replaced by an empty one:
@@ -98,16 +95,18 @@ export class HistoryStore {
 
   static open({ dataDir, limit, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
     if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), limit);
-    prepareDataDir(dataDir);
+    ensurePrivateDir(dataDir);
     const file = join(dataDir, HISTORY_FILE);
     try {
+      ensurePrivateDatabaseFile(file);
       return new HistoryStore(openFile(file, nativeBinding), limit);
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code || !UNREADABLE.has(code)) throw error;
       const aside = `${file}.unreadable-${Date.now()}`;
-      for (const suffix of ['', ...COMPANION_FILES]) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+      for (const suffix of ['', ...SQLITE_COMPANION_SUFFIXES]) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
       log(`The request history ${file} could not be read (${code}): moved it to ${aside} and started an empty history`);
+      ensurePrivateDatabaseFile(file);
       return new HistoryStore(openFile(file, nativeBinding), limit);
     }
   }

@@ -65,9 +65,16 @@ export function resolveDestination(proxyUrl: string | undefined, requestTarget: 
     throw new Error(`resolveDestination called for a non-proxy target ${JSON.stringify(path)}`);
   }
 
-  const url = parseProxyUrl(proxyUrl, `${prefix}-PROXY-URL`);
+  const header = `${prefix}-PROXY-URL`;
+  const url = parseProxyUrl(proxyUrl, header);
   url.hash = '';
-  url.pathname = url.pathname.replace(/\/$/, '') + path.slice(PROXY_MOUNT.length);
+  const base = url.pathname.replace(/\/$/, '');
+  // The URL parser resolves `..` (and its encoded and backslash spellings) here, as every client library would.
+  url.pathname = base + path.slice(PROXY_MOUNT.length);
+  if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) {
+    // Resolved and refused, rather than kept inside: a client that writes such a path has a bug worth hearing about.
+    throw new ApiProblem(400, `The path after /proxy climbs out of the path of ${header} with ".." segments`);
+  }
   url.search = [url.search.slice(1), query].filter((part) => part !== '').join('&');
   return { origin: url.origin, path: url.pathname + url.search, href: url.href, warnings: compatibilityWarnings(url) };
 }

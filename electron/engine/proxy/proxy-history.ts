@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { Caller } from '../access/authenticator';
 import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
+import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
@@ -21,6 +22,8 @@ export interface ProxyExchange {
    * compiled from them), to render the masked view over (renderBytes); history keeps no text of such a body.
    */
   render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
+  /** What the body's expressions evaluated to, in plaintext: masked wherever the destination's answer repeats one. */
+  detokenized?: unknown[];
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
@@ -35,6 +38,62 @@ function pairs(flat: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
   return out;
+}
+
+/** Leaves of a structured value shorter than this (a month, a flag) are not looked for: they would mask at random. */
+const SHORTEST_LEAF = 4;
+
+/** The string and number leaves of parsed JSON, as text. */
+function leavesOf(value: unknown, into: string[]): void {
+  if (typeof value === 'string' || typeof value === 'number') {
+    const text = String(value);
+    if (text.length >= SHORTEST_LEAF) into.push(text);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) leavesOf(child, into);
+  }
+}
+
+/** What a value escaped in a JSON string or encoded in a form holds that the value itself does not. */
+const ENCODING_MARK = /[\\%+]/;
+
+/**
+ * The texts a destination may send back of what a request detokenized, and that `headers` (the answer's header values
+ * joined) hold: each value as text and as the body carried it (escaped in a JSON string, encoded in a form), and
+ * every leaf of an object or array.
+ */
+function echoedTexts(values: readonly unknown[], headers: string): string[] {
+  const found: string[] = [];
+  // Headers without an escape or a percent sign (nearly all) cannot hold a value in another form than its own.
+  const encodedForms = ENCODING_MARK.test(headers);
+  const look = (text: string) => {
+    if (text !== '' && headers.includes(text) && !found.includes(text)) found.push(text);
+  };
+  for (const value of values) {
+    if (isStructured(value)) {
+      const leaves: string[] = [];
+      leavesOf(value, leaves);
+      leaves.forEach(look);
+    }
+    const text = toText(value);
+    look(text);
+    if (!encodedForms) continue;
+    look(jsonStringContent(text));
+    look(formEncode(text));
+  }
+  return found;
+}
+
+/** The destination's response headers, with every detokenized value in them masked. */
+function maskedResponseHeaders(headers: readonly string[], detokenized: readonly unknown[] | undefined): [string, string][] {
+  const shown = pairs(headers);
+  if (!detokenized?.length) return shown;
+  // One search per text over all the values: an answer that repeats nothing, nearly every one, costs no more.
+  const found = echoedTexts(detokenized, shown.map((pair) => pair[1]).join('\n'));
+  if (found.length === 0) return shown;
+  // Longest first, so a value is masked whole before a part of it is.
+  found.sort((a, b) => b.length - a.length);
+  for (const pair of shown) for (const text of found) pair[1] = pair[1].replaceAll(text, REDACTED);
+  return shown;
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
@@ -127,7 +186,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
-    response: response && { status: response.status, headers: pairs(response.headers), bytes: response.bytes },
+    response: response && { status: response.status, headers: maskedResponseHeaders(response.headers, exchange.detokenized), bytes: response.bytes },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { type BodyKind, bodyKindOf, type CompiledBody, type ExpressionEngine, markersEnd } from '../expressions';
+import { type BodyKind, bodyKindOf, type CompiledBody, ExpressionBudget, type ExpressionEngine, HOSTED_EXPRESSION_LIMIT, markersEnd } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { asBody, type BodyChunks, chunksAreUtf8, joinChunks, prefixOf } from '../server/body-chunks';
 import { ApiProblem } from '../server/problem';
+import { withoutHeaders } from '../server/raw-headers';
 import type { RequestContext, Route } from '../server/route-types';
 import { endAtTurnEnd, uncorkAtTurnEnd } from '../server/turn-end-writes';
 import type { TokenService } from '../vault/token-service';
@@ -14,13 +15,15 @@ import { clientResponseHeaders } from './response-headers';
 
 export interface ProxyLimits {
   headerPrefix: string;
-  maxExpressions: number;
 }
 
-/** The hosted service detokenizes at most this many expressions per request (its proxies docs). */
-export const HOSTED_EXPRESSION_LIMIT = 20;
-
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Statuses whose answer has no body (RFC 9110 §15.3.5, §15.4.5): a body a destination sends with one is dropped. */
+const NO_BODY = new Set([204, 304]);
+
+/** What a 204 must not carry (RFC 9110 §8.6). */
+const CONTENT_LENGTH = new Set(['content-length']);
 
 /** Bodies from this size are compiled from their bytes and rendered with renderBytes; see proxy() for smaller ones. */
 const RENDER_BYTES_FROM = 16 * 1024;
@@ -54,12 +57,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     const compiled = typeof body === 'string' ? expressions.compileBody(body, kind) : expressions.compileBodyBytes(body, kind, reach);
     exchange.expressionCount = compiled.expressionCount;
     exchange.tokenIds = compiled.tokenIds;
-    if (compiled.expressionCount > limits.maxExpressions) {
-      throw new ApiProblem(
-        400,
-        `The body holds ${compiled.expressionCount} expressions; at most ${limits.maxExpressions} are detokenized per request`,
-      );
-    }
+    expressions.checkExpressionCount(compiled.expressionCount);
     if (compiled.expressionCount > HOSTED_EXPRESSION_LIMIT) {
       exchange.warnings.push(`${compiled.expressionCount} expressions; the hosted service detokenizes at most ${HOSTED_EXPRESSION_LIMIT} per request`);
     }
@@ -107,7 +105,10 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const fromBytes = !utf8 || received.size >= RENDER_BYTES_FROM;
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const records = tokens.tokensForExpressions(compiled.tokenIds, ctx.caller, 'token:use');
-      outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks)) : Buffer.from(compiled.render(records));
+      // One budget for the body's expressions, and their results for history's masking of what the destination echoes.
+      const budget = new ExpressionBudget();
+      const values = (exchange.detokenized = []);
+      outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, budget, values)) : Buffer.from(compiled.render(records, budget, values));
       exchange.render = { kind, compiled, records, binary: utf8 ? undefined : received.chunks };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
@@ -115,12 +116,21 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
 
     // A client gone while its body was read or detokenized: the destination never hears of it.
     if (res.destroyed) throw new ForwardError('aborted', 'the client went away before the request was forwarded');
+    // Set once the head of an answer that has no body is out: the client's answer is then complete.
+    let bodiless = false;
     const forwarding = forwarder.forward(
       { origin: destination.origin, path: destination.path, method: ctx.method, headers: headers.headers, body: outbound },
       {
         start(status, rawHeaders, headersMs) {
           exchange.response = { status, headers: rawHeaders, bytes: 0, headersMs };
-          res.writeHead(status, responseHeaders(rawHeaders, status, ctx.traceId));
+          const relayed = responseHeaders(rawHeaders, status, ctx.traceId);
+          if (NO_BODY.has(status)) {
+            bodiless = true;
+            res.writeHead(status, status === 204 ? withoutHeaders(relayed, CONTENT_LENGTH) : relayed);
+            endAtTurnEnd(res);
+            return;
+          }
+          res.writeHead(status, relayed);
           // Node sends the head on its own before the first chunk unless the socket is corked: one send for the
           // head, the chunks of this turn and the end when it comes in the same turn, instead of two or three.
           res.cork();
@@ -128,10 +138,10 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
         },
         write(chunk) {
           exchange.response!.bytes += chunk.length;
-          return res.write(chunk);
+          return bodiless || res.write(chunk);
         },
         // Node's end() uncorks at once: it waits for the turn's end too, or a short reply would leave on its own.
-        end: () => endAtTurnEnd(res),
+        end: () => bodiless || endAtTurnEnd(res),
       },
     );
     res.on('drain', forwarding.resume);
@@ -142,6 +152,12 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       await forwarding.done;
     } catch (error) {
       if (!res.headersSent) throw error;
+      if (bodiless) {
+        // The client has its whole answer; what the destination did after the head is for the history to show.
+        const status = exchange.response!.status;
+        exchange.warnings.push(`the destination sent a body with its ${status} answer, which has none; it was dropped (${(error as Error).message})`);
+        return 'sent';
+      }
       // Headers are gone: the only honest signal left is to cut the connection.
       exchange.failure = forwardFailure(error) ?? new ForwardError('bad_response', 'The destination response failed mid-body');
       res.destroy();

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { withoutHeaders } from './raw-headers';
 
 /**
  * Browser pages a developer chose to let call the wire API (`--allow-origin`): a front end that tokenizes with a
@@ -23,9 +24,13 @@ export function normalizeOrigin(value: string): string | { problem: string } {
 
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
+/** A destination's own CORS answer, which the grant replaces in a proxied response (two would void both). */
+const GRANT_HEADERS = new Set(['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers']);
+
 /**
  * Makes every head this response writes carry the CORS grant for `origin`. Wrapping writeHead, rather than calling
- * setHeader, keeps the routes' header arrays (the proxy's duplicate Set-Cookie) exactly as they are.
+ * setHeader, keeps the routes' header arrays (the proxy's duplicate Set-Cookie) exactly as they are, but for the
+ * grant headers a destination sent itself.
  */
 export function grantCrossOrigin(res: ServerResponse, origin: string): void {
   // Credentials are never allowed, so `*` may expose every response header (trace id, destination status, …).
@@ -35,7 +40,7 @@ export function grantCrossOrigin(res: ServerResponse, origin: string): void {
   res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
     const reason = typeof rest[0] === 'string' ? rest.shift() : undefined;
     const headers = rest[0] as Record<string, string> | string[] | undefined;
-    const granted = Array.isArray(headers) ? [...headers, ...flat] : { ...headers, ...grant };
+    const granted = Array.isArray(headers) ? [...withoutHeaders(headers, GRANT_HEADERS), ...flat] : { ...headers, ...grant };
     const args = reason === undefined ? [status, granted] : [status, reason, granted];
     return writeHead.apply(this, args as Parameters<ServerResponse['writeHead']>);
   };

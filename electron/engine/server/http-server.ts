@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
@@ -9,16 +10,16 @@ import type { EngineConfig } from '../engine-config';
 import { readBody, parseJsonBody } from './body';
 import type { BodyChunks } from './body-chunks';
 import { grantCrossOrigin, preflightHeaders } from './cross-origin';
-import { guardFailure, ownOrigins } from './guards';
+import { absoluteTarget, guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route } from './route-types';
-import { headersForLog } from './log-headers';
+import { headersForLog, pathForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 import { localUrl } from './local-url';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
-const PROXY_REQUEST_LINE = /^[A-Z]+ \/proxy(?:[/?\s]|$)/;
+const PROXY_REQUEST_LINE = /^[A-Z]+ (?:https?:\/\/[^/\s]*)?\/proxy(?:[/?\s]|$)/i;
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const satisfies readonly Route['method'][];
 
 /**
@@ -69,6 +70,26 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   const payload = JSON.stringify(body);
   res.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(payload), ...headers });
   endAtTurnEnd(res, payload);
+}
+
+/**
+ * Requests Node's parser refuses (CR/LF in a header, a smuggling attempt, oversized headers) still get an answer in
+ * the API's problem format (docs/api.md, Errors) rather than a bare status line. For a server's 'clientError'.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) return;
+  const [status, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request headers are too large'] : [400, 'The request is not well-formed HTTP'];
+  const reason = STATUS_CODES[status];
+  const problem = { type: 'about:blank', title: reason, status, detail };
+  // A refused /proxy request answers like every other proxy failure (docs/api.md, Proxy), when the part the parser saw
+  // shows the request line.
+  const proxied = PROXY_REQUEST_LINE.test((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 64) ?? '');
+  const body = JSON.stringify(proxied ? { proxy_error: problem } : problem);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\n` +
+      `Content-Type: application/${proxied ? 'json' : 'problem+json'}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function toProblem(error: unknown, log: (line: string) => void): ApiProblem {
@@ -123,6 +144,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
+    // Rewritten in place, so that every route (the proxy's destination, the workbench's query) reads the origin form.
+    const absolute = absoluteTarget(req.url ?? '/');
+    if (absolute) req.url = absolute.path;
     const rawUrl = req.url ?? '/';
     const queryAt = rawUrl.indexOf('?');
     const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
@@ -138,7 +162,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       requestLog.record({
         kind: log.kind,
         method,
-        path: rawUrl,
+        path: pathForLog(rawUrl),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
         application_id: log.applicationId,
@@ -149,12 +173,12 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         details: log.details,
       });
     };
-    const guard = guardFailure(req, port, origins);
+    const guard = guardFailure(req, port, origins, absolute?.host);
     if (guard) {
       res.shouldKeepAlive = false;
-      const problem = new ApiProblem(403, guard).toBody();
+      const problem = guard.toBody();
       const proxied = routesOf(path).routes.some((r) => r.proxy);
-      sendJson(res, 403, proxied ? { proxy_error: problem } : problem, { [traceHeaderName]: traceId });
+      sendJson(res, problem.status, proxied ? { proxy_error: problem } : problem, { [traceHeaderName]: traceId });
       settle();
       res.once('close', settle);
       return;
@@ -233,7 +257,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     }
   }
 
-  const server = createServer({ requestTimeout: 120_000 }, (req, res) => {
+  // Node's own answer to a missing Host is a bare 400; the guard answers it in the API's problem format instead.
+  const server = createServer({ requestTimeout: 120_000, requireHostHeader: false }, (req, res) => {
     handle(req, res).catch((error) => {
       config.log(`request handling failed: ${(error as Error)?.stack ?? error}`);
       if (!res.headersSent) sendJson(res, 500, new ApiProblem(500).toBody());
@@ -241,23 +266,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     });
   });
   server.keepAliveTimeout = 30_000;
-  // Requests Node's parser refuses (CR/LF in a header, a smuggling attempt, oversized headers) still get an answer
-  // in the API's problem format (docs/api.md, Errors) rather than a bare status line.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return;
-    const [status, detail] =
-      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request headers are too large'] : [400, 'The request is not well-formed HTTP'];
-    const reason = STATUS_CODES[status];
-    const problem = { type: 'about:blank', title: reason, status, detail };
-    // A refused /proxy request answers like every other proxy failure (docs/api.md, Proxy), when the part the parser
-    // saw shows the request line.
-    const proxied = PROXY_REQUEST_LINE.test((error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 64) ?? '');
-    const body = JSON.stringify(proxied ? { proxy_error: problem } : problem);
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\n` +
-        `Content-Type: application/${proxied ? 'json' : 'problem+json'}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
+  server.on('clientError', answerClientError);
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,8 +1,19 @@
-/** Headers whose values are credentials: the history shows only enough of them to tell two apart. */
+import { SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
+
+const SESSION_HEADER_NAME = SESSION_HEADER.toLowerCase();
+
+/**
+ * Headers whose values are credentials: the history shows only enough of them to tell two apart. The workbench's
+ * session is one: a request carrying it that the workbench does not answer (a foreign Origin) is recorded.
+ */
 function isSecretHeader(name: string, prefix: string): boolean {
   const lower = name.toLowerCase();
   return (
-    lower === `${prefix}-api-key` || lower === 'authorization' || lower === 'proxy-authorization' || lower === 'cookie'
+    lower === `${prefix}-api-key` ||
+    lower === 'authorization' ||
+    lower === 'proxy-authorization' ||
+    lower === 'cookie' ||
+    lower === SESSION_HEADER_NAME
   );
 }
 
@@ -19,4 +30,30 @@ export function headersForLog(rawHeaders: string[], headerPrefix: string): [stri
     out.push([name, isSecretHeader(name, prefix) ? hint(rawHeaders[i + 1]) : rawHeaders[i + 1]]);
   }
   return out;
+}
+
+/** A query parameter's name as a URLSearchParams reader sees it (`sess%69on` is `session`). */
+function decodedName(pair: string): string {
+  const name = pair.split('=', 1)[0].replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/**
+ * The request target as sent, with the workbench session of a workbench path cut to a hint like a credential header:
+ * the live stream takes the session as a query parameter (EventSource sends no headers).
+ */
+export function pathForLog(target: string): string {
+  const queryAt = target.indexOf('?');
+  if (queryAt === -1 || !target.startsWith(WORKBENCH_PATHS.api)) return target;
+  const pairs = target.slice(queryAt + 1).split('&');
+  const cut = pairs.map((pair) => {
+    if (decodedName(pair) !== SESSION_QUERY) return pair;
+    const equals = pair.indexOf('=');
+    return equals === -1 ? pair : pair.slice(0, equals + 1) + hint(pair.slice(equals + 1));
+  });
+  return `${target.slice(0, queryAt)}?${cut.join('&')}`;
 }

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateFileIfPresent } from './private-files';
 
 /**
  * Envelope encryption for token data: every sealed value gets its own random data key (AES-256-GCM), and that key
@@ -113,6 +114,7 @@ export function loadOrCreateMasterKey(dataDir: string | null): Buffer {
   if (dataDir === null) return randomBytes(KEY);
   const file = join(dataDir, MASTER_KEY_FILE);
   if (existsSync(file)) {
+    ensurePrivateFileIfPresent(file);
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
     if (key.length !== KEY) throw new SealError(`${file} does not hold a 32-byte base64 key`);
     return key;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { prepareDataDir } from './data-dir';
 import { applyMigrations } from './migrations';
+import { ensurePrivateDatabaseFile, ensurePrivateDir } from './private-files';
 
 export type Db = Database.Database;
 
@@ -17,8 +17,9 @@ export const DATABASE_FILE = 'tokenbench.sqlite';
 export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): Db {
   let file = ':memory:';
   if (dataDir !== null) {
-    prepareDataDir(dataDir);
+    ensurePrivateDir(dataDir);
     file = join(dataDir, DATABASE_FILE);
+    ensurePrivateDatabaseFile(file);
   }
   const db = new Database(file, nativeBinding ? { nativeBinding } : {});
   // WAL + NORMAL survives a process kill (the crash tests), and a response is only sent after COMMIT returns.

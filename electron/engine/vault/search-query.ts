@@ -58,6 +58,11 @@ const FIELD_LIST = FIELDS.map((f) => f.field).join(', ');
 const OPERATORS = ['AND', 'OR', 'NOT'] as const;
 type Operator = (typeof OPERATORS)[number];
 const MAX_DEPTH = 32;
+/**
+ * Terms one query may hold, and metadata filters one list request may give. Far above what a search needs; each term
+ * is a clause SQLite evaluates per token, and about a thousand of them exceed its expression depth (a 500).
+ */
+export const MAX_SEARCH_TERMS = 100;
 const DAY_MS = 86_400_000;
 
 const FIELD_STOP = /[\s:()"]/;
@@ -72,6 +77,7 @@ function combine(kind: 'and' | 'or', children: SearchNode[]): SearchNode {
 class QueryParser {
   private pos = 0;
   private depth = 0;
+  private terms = 0;
 
   constructor(private readonly src: string) {}
 
@@ -124,6 +130,7 @@ class QueryParser {
 
   private term(): SearchNode {
     const start = this.pos;
+    if (++this.terms > MAX_SEARCH_TERMS) this.fail(`a query holds at most ${MAX_SEARCH_TERMS} terms; term ${this.terms} is at ${this.column(start)}`);
     if (this.atEnd()) this.fail(`the query ends where a field:value term was expected (${this.column(start)})`);
     if (this.peek() === ')') this.fail(`unexpected ")" at ${this.column(start)}`);
     const operator = this.peekOperator();

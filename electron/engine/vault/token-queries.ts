@@ -2,7 +2,7 @@ import type { Caller } from '../access/authenticator';
 import type { Permission } from '../access/permissions';
 import { ApiProblem } from '../server/problem';
 import { normalizeContainer } from '../access/containers';
-import type { SearchNode } from './search-query';
+import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
 import { LIVE, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';
 import type { TokenService, TokenView } from './token-service';
@@ -97,7 +97,12 @@ class WhereBuilder {
   filter(filter: TokenFilter): void {
     this.metadataAnyCase = filter.metadataAnyCase === true;
     if (filter.ids?.length) this.clauses.push(`id IN (SELECT value FROM json_each(${this.bind(JSON.stringify(filter.ids))}))`);
-    for (const [k, v] of Object.entries(filter.metadata ?? {})) this.clauses.push(this.metadataEquals(k, v));
+    const metadata = Object.entries(filter.metadata ?? {});
+    if (metadata.length > MAX_SEARCH_TERMS) {
+      const message = `a request takes at most ${MAX_SEARCH_TERMS} metadata filters; this one gives ${metadata.length}`;
+      throw new ApiProblem(400, `Invalid metadata filter: ${message}`, { metadata: [message] });
+    }
+    for (const [k, v] of metadata) this.clauses.push(this.metadataEquals(k, v));
     if (filter.container) this.clauses.push(this.containerUnder(normalizeContainer(filter.container)));
     if (filter.type) this.clauses.push(`type = ${this.bind(filter.type)}`);
     if (filter.fingerprint) this.clauses.push(`fingerprint = ${this.bind(filter.fingerprint)}`);

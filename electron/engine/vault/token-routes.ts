@@ -13,22 +13,8 @@ import {
   searchV2Request,
   updateTokenRequest,
 } from './token-requests';
+import { parseTokenRequest, tokenizeBodyForLog } from './token-request-log';
 import type { TokenService, WriteContext } from './token-service';
-
-const REDACTED = '[redacted]';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** What the request log may keep of a token request: everything but its data. */
-const tokenRequestForLog = (body: unknown) => (isObject(body) && 'data' in body ? { ...body, data: REDACTED } : body);
-
-/** POST /tokenize bodies: token requests lose their data, and every other primitive leaf is data. */
-function tokenizeBodyForLog(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map(tokenizeBodyForLog);
-  if (!isObject(body)) return body === null ? null : REDACTED;
-  if ('type' in body && 'data' in body) return tokenRequestForLog(body);
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, tokenizeBodyForLog(v)]));
-}
 
 function writeContext(ctx: RequestContext): WriteContext {
   return { caller: ctx.caller, transactionId: ctx.prefixed('TRANSACTION-ID') };
@@ -43,9 +29,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokens',
       idempotent: true,
       handler: async (ctx) => {
-        const body = await ctx.json();
-        ctx.log.requestBody = tokenRequestForLog(body);
-        const input = parseWith(createTokenRequest, body);
+        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createTokenRequest, body));
         return { status: 201, body: await tokens.createGrouped(input, writeContext(ctx)) };
       },
     },
@@ -63,9 +47,8 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
         if (type !== 'application/merge-patch+json') {
           throw new ApiProblem(415, 'PATCH /tokens/{id} takes Content-Type: application/merge-patch+json');
         }
-        const body = await ctx.json();
-        ctx.log.requestBody = tokenRequestForLog(body);
-        return { status: 200, body: tokens.update(id(ctx), parseWith(updateTokenRequest, body), writeContext(ctx)) };
+        const patch = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(updateTokenRequest, body));
+        return { status: 200, body: tokens.update(id(ctx), patch, writeContext(ctx)) };
       },
     },
     {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/authenticator';
 import type { Permission, Transform } from '../access/permissions';
-import { ExpressionError, type ExpressionEngine, type TokenRecord } from '../expressions';
+import { ExpressionError, type ExpressionEngine, ExpressionOverBudget, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails } from './card-details';
@@ -202,8 +202,12 @@ export class TokenService {
     return [...terms];
   }
 
-  /** Validates the templates a token carries, at write time, so a bad mask fails the request instead of later reads. */
-  private checkTemplates(token: StoredToken, errors: FieldErrors): void {
+  /**
+   * Validates the templates a token carries, at write time, so a bad mask fails the request instead of later reads.
+   * A mask of the client's is also rendered, within the request's budget: one too costly to render is refused now
+   * rather than redacted on every read (one that fails on this data still redacts, as before).
+   */
+  private checkTemplates(token: StoredToken, errors: FieldErrors, customMask: boolean): void {
     const check = (field: string, template: unknown) => {
       try {
         this.expressions.validateTokenTemplate(template);
@@ -215,6 +219,13 @@ export class TokenService {
     if (token.mask !== null && token.mask !== undefined) check('mask', token.mask);
     if (token.fingerprint_expression) check('fingerprint_expression', token.fingerprint_expression);
     token.search_indexes.forEach((t, i) => check(`search_indexes.${i}`, t));
+    if (customMask && !errors.mask && token.mask !== null && token.mask !== undefined) {
+      try {
+        this.expressions.renderTokenTemplate(token.mask, this.record(token));
+      } catch (error) {
+        if (error instanceof ExpressionOverBudget) addError(errors, 'mask', `${error.reason} in ${error.expression}`);
+      }
+    }
   }
 
   private checkContainers(containers: string[], errors: FieldErrors): string[] {
@@ -232,8 +243,8 @@ export class TokenService {
     return iso;
   }
 
-  private finish(token: StoredToken, errors: FieldErrors): StoredToken {
-    if (Object.keys(errors).length === 0) this.checkTemplates(token, errors);
+  private finish(token: StoredToken, errors: FieldErrors, customMask: boolean): StoredToken {
+    if (Object.keys(errors).length === 0) this.checkTemplates(token, errors, customMask);
     if (Object.keys(errors).length > 0) throw validationProblem(errors);
     token.fingerprint = this.fingerprintOf(token);
     return token;
@@ -269,13 +280,16 @@ export class TokenService {
       modified_by: null,
       modified_at: null,
     };
-    this.finish(token, errors);
+    this.finish(token, errors, input.mask !== undefined);
     return { token, transform: caller.policy.require('token:create', containers) };
   }
 
   create(input: CreateTokenRequest, context: WriteContext): TokenView {
-    const { token, transform } = this.prepareCreate(input, context.caller);
-    return this.createPrepared(token, transform, input.deduplicate_token === true, context, (write) => this.applyCreates([write], context));
+    // One request: its mask, fingerprint and search indexes are rendered within one budget.
+    return this.expressions.withBudget(() => {
+      const { token, transform } = this.prepareCreate(input, context.caller);
+      return this.createPrepared(token, transform, input.deduplicate_token === true, context, (write) => this.applyCreates([write], context));
+    });
   }
 
   /**
@@ -287,10 +301,12 @@ export class TokenService {
    */
   async createGrouped(input: CreateTokenRequest, context: WriteContext): Promise<TokenView> {
     if (input.deduplicate_token === true || context.transactionId !== undefined) return this.create(input, context);
-    const { token, transform } = this.prepareCreate(input, context.caller);
     let committed: Promise<void> | undefined;
-    const view = this.createPrepared(token, transform, false, context, (write) => {
-      committed = this.commitWithOthers(write, context);
+    const view = this.expressions.withBudget(() => {
+      const { token, transform } = this.prepareCreate(input, context.caller);
+      return this.createPrepared(token, transform, false, context, (write) => {
+        committed = this.commitWithOthers(write, context);
+      });
     });
     await committed;
     return view;
@@ -380,6 +396,10 @@ export class TokenService {
   }
 
   update(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
+    return this.expressions.withBudget(() => this.updateWithin(id, patch, context));
+  }
+
+  private updateWithin(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
     const current = this.require(id, this.writer.readerFor(context));
     const { policy } = context.caller;
     policy.require('token:update', current.containers);
@@ -409,7 +429,7 @@ export class TokenService {
       modified_by: context.caller.application.id,
       modified_at: nowIso(),
     };
-    this.finish(token, errors);
+    this.finish(token, errors, patch.mask !== undefined && patch.mask !== null);
     // Moving a token needs the right to update it where it goes, too.
     const transform = policy.require('token:update', containers);
     this.writer.apply([{ op: 'update', token, searchTerms: this.searchTermsOf(token) }], context);
@@ -431,17 +451,28 @@ export class TokenService {
   tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
     const batch: CreateWrite[] = [];
     const LIMIT = 100;
-    const land = (write: CreateWrite) => batch.push(write);
+    // Looked up by key, not by scanning the batch: each create checks them.
+    const batchIds = new Set<string>();
+    const batchFingerprints = new Map<string, StoredToken>();
+    const land = (write: CreateWrite) => {
+      batch.push(write);
+      batchIds.add(write.token.id);
+      const key = `${write.token.type}\u0000${write.token.fingerprint}`;
+      // The first of the batch with a fingerprint is the one a later duplicate finds.
+      if (write.token.fingerprint && !batchFingerprints.has(key)) batchFingerprints.set(key, write.token);
+    };
     // The vault as this batch's own requests see it: an id taken, or a duplicate made, earlier in the batch counts.
     const vault = this.writer.readerFor(context);
     const reader: TokenReader = {
       get: (id) => vault.get(id),
-      idTaken: (id) => batch.some((w) => w.token.id === id) || vault.idTaken(id),
+      idTaken: (id) => batchIds.has(id) || vault.idTaken(id),
       findByFingerprint: (type, fingerprint) =>
-        vault.findByFingerprint(type, fingerprint) ??
-        batch.find((w) => w.token.type === type && w.token.fingerprint === fingerprint)?.token,
+        vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
     };
+    let creates = 0;
     const create = (input: CreateTokenRequest, path: string) => {
+      // Counted as the walk goes, so a body of thousands of leaves stops at the limit instead of being walked whole.
+      if (++creates > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
       const { token, transform } = atPath(path, () => this.prepareCreate(input, context.caller));
       return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
     };
@@ -454,8 +485,8 @@ export class TokenService {
       }
       return create({ type: 'token', data: value }, path).id;
     };
-    const result = walk(body, '');
-    if (batch.length > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
+    // One request: every token's templates are rendered within one budget.
+    const result = this.expressions.withBudget(() => walk(body, ''));
     if (batch.length > 0) this.applyCreates(batch, context);
     return result;
   }
