@@ -47,7 +47,7 @@ function metered(filter: FilterImplOptions): FilterImplOptions {
   const handler = typeof filter === 'function' ? filter : filter.handler;
   const charged: typeof handler = function (this: FilterThis, value: unknown, ...args: unknown[]) {
     budgetOf(this).filterCall(value);
-    return handler.call(this as never, value, ...args);
+    return handler.call(this as never, value, ...args) as unknown;
   };
   return typeof filter === 'function' ? charged : { ...filter, handler: charged };
 }

@@ -22,6 +22,7 @@ function restrictToOwner(path: string, what: string): void {
     throw new Error(
       `The ${what} ${path} can be read by other users (mode ${mode.toString(8)}) and could not be restricted to its owner (${code}): ` +
         `run chmod go-rwx on it, or choose another data folder`,
+      { cause: error },
     );
   }
 }
