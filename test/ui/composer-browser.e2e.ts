@@ -110,7 +110,8 @@ test('each failure of the proxy itself says who failed, whether the destination 
   await c.destination(bench.engine.echoUrl!);
   await c.body('{"pan": "{{ 00000000-0000-4000-8000-000000000000 }}"}');
   await c.send();
-  await c.expectOutcome('Proxy error', 'Proxy error 400');
+  await c.expectOutcome('Proxy error', 'The proxy refused the request');
+  await expect(c.outcome).toContainText('400 Bad Request');
   await expect(c.outcome).toContainText('did not receive it');
   await expect(c.outcome).toContainText('What to do: Use a token that exists');
   await c.outcome.getByRole('button', { name: /Show .* in the body/ }).click();
@@ -120,7 +121,8 @@ test('each failure of the proxy itself says who failed, whether the destination 
   await c.sendAs('reader only · private');
   await c.body(`{"pan": "{{ ${id} }}"}`);
   await c.send();
-  await c.expectOutcome('Proxy error', 'Proxy error 403');
+  await c.expectOutcome('Proxy error', 'The proxy refused the request');
+  await expect(c.outcome).toContainText('403 Forbidden');
   await expect(c.outcome).toContainText('Grant token:use');
   await expect(c.outcome).toContainText('“reader only”');
   expect(noUse.status).toBe(201);
@@ -129,14 +131,16 @@ test('each failure of the proxy itself says who failed, whether the destination 
   await c.sendAs('Tokenbench backend · private');
   await c.destination(`http://127.0.0.1:${await closedPort()}/charges`);
   await c.send();
-  await c.expectOutcome('Proxy error', 'Proxy error 502');
+  await c.expectOutcome('Proxy error', 'The proxy could not complete the request');
+  await expect(c.outcome).toContainText('502 Bad Gateway');
   await expect(c.outcome).toContainText('could not be reached');
   await expect(c.outcome).toContainText('What to do: Check the destination URL');
 
   // 408: the destination takes longer than the proxy waits.
   await c.destination(`${bench.engine.echoUrl}/delay/3000`);
   await c.send();
-  await c.expectOutcome('Proxy error', 'Proxy error 408');
+  await c.expectOutcome('Proxy error', 'The proxy could not complete the request');
+  await expect(c.outcome).toContainText('408 Request Timeout');
   await expect(c.outcome).toContainText('did not answer within 1000 ms');
   await expect(c.outcome).not.toContainText('Destination answered');
 });

@@ -1,7 +1,7 @@
 import { httpPath, SESSION_HEADER, SESSION_QUERY, WorkbenchError, type Problem } from '../../../shared/workbench/transport';
 import type { Transport } from './transport';
 
-const OPEN_THE_PRINTED_URL = 'Open the Workbench URL that `tokenbench serve` printed.';
+const OPEN_THE_PRINTED_URL = 'Open the Workbench URL that “tokenbench serve” printed.';
 
 /** A problem the page tells itself, when the engine could not be asked. */
 const problem = (status: number, detail: string): Problem => ({ type: 'about:blank', title: 'Workbench', status, detail });
@@ -27,7 +27,7 @@ export function httpTransport(session: string | null): Transport {
           cache: 'no-store',
         });
       } catch {
-        throw new WorkbenchError(problem(503, 'Cannot reach the Tokenbench engine. Is `tokenbench serve` still running?'));
+        throw new WorkbenchError(problem(503, 'Cannot reach the Tokenbench engine. Is “tokenbench serve” still running?'));
       }
       if (response.status === 401) {
         throw new WorkbenchError(

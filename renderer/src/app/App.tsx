@@ -25,7 +25,7 @@ export function App() {
     <div className="shell">
       <Navigation pages={PAGES} current={page} />
       <main className="page" aria-label={page?.title ?? 'No such page'}>
-        <Alert message={problem} />
+        <Alert message={problem} className="connection-problem" />
         {page ? <page.Page /> : <NoSuchPage id={requested} pages={PAGES} />}
       </main>
       <StatusBar />

@@ -55,12 +55,16 @@ export function answerSourceOf(entry: HistoryEntry, headerPrefix: string): Answe
   const failure = details?.failure;
   const status = failure?.status ?? entry.status;
   const detail = failure?.detail ? `${failure.detail}. ` : '';
-  const what = details
-    ? proxyFailureExplanation(failure?.kind ?? null, details.outbound !== undefined)
-    : 'The request was refused before the proxy read it; the destination did not receive it.';
   return {
     source: 'proxy',
     title: `Proxy error ${status}`,
-    explanation: `${detail}${what} The client got {"proxy_error": …} and no ${statusHeader} header.`,
+    explanation: `${detail}${proxyReachOf(entry)} The client got {"proxy_error": …} and no ${statusHeader} header.`,
   };
+}
+
+/** Whether the destination ever saw a request the proxy failed, in words. */
+export function proxyReachOf(entry: HistoryEntry): string {
+  const details = entry.proxy;
+  if (!details) return 'The request was refused before the proxy read it; the destination did not receive it.';
+  return proxyFailureExplanation(details.failure?.kind ?? null, details.outbound !== undefined);
 }

@@ -113,7 +113,7 @@ function OutcomeCard({ state, result }: { state: ResponseState; result: Composer
           </p>
           <p>What came back: {state.detail}</p>
           <p className="advice">
-            <strong>What to do:</strong> check that Tokenbench is still running (`tokenbench serve`, or the desktop app), then send again.
+            <strong>What to do:</strong> check that Tokenbench is still running (“tokenbench serve”, or the desktop app), then send again.
           </p>
         </>
       );
@@ -241,7 +241,7 @@ export function ResponsePane() {
       ) : (
         <p className="muted">Send the request (Ctrl/⌘+Enter) and the answer shows here: who answered, and why.</p>
       )}
-      {!sending && tokenCount === 0 && <FirstRun />}
+      {!sending && !result && tokenCount === 0 && <FirstRun />}
     </section>
   );
 }

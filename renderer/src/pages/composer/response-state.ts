@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Exchange, HistoryEntry } from '../../../../shared/workbench/contract';
-import { answerSourceOf } from '../../components/answer-source';
+import { answerSourceOf, proxyReachOf } from '../../components/answer-source';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 
@@ -107,7 +107,7 @@ export function responseStateOf(exchange: Exchange, prefix: string, applicationN
     const detail = problem?.detail ?? '';
     const entry: HistoryEntry | null = exchange.entry;
     const failure = entry?.proxy?.failure ?? null;
-    const reach = entry ? answerSourceOf(entry, prefix).explanation : 'The proxy answered itself: the destination did not receive the request.';
+    const reach = entry ? proxyReachOf(entry) : 'The proxy answered itself: the destination did not receive the request.';
     // The token the failure names; for a refusal that names none, the one token the request used.
     const named = TOKEN_ID.exec(detail);
     const used = entry?.proxy?.expressions.token_ids ?? [];
@@ -115,7 +115,7 @@ export function responseStateOf(exchange: Exchange, prefix: string, applicationN
     return {
       kind: 'proxy',
       response: outcome,
-      title: `Proxy error ${status}${problem?.title ? `: ${problem.title}` : ''}`,
+      title: status >= 500 || status === 408 ? 'The proxy could not complete the request' : 'The proxy refused the request',
       problem,
       reach,
       advice: adviceFor(status, detail, failure?.kind ?? null, applicationName),
