@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { historyFilterSchema } from './history-filter';
 
 /**
  * What the GUI reads from the engine, over IPC (Electron) or HTTP (browser). Every message is validated once, by
@@ -65,6 +66,8 @@ const sentHistoryEntrySchema = z.object({
   duration_ms: z.number(),
   application_id: z.string().nullable(),
   trace_id: z.string().nullable(),
+  /** The transaction the request worked in; absent in entries older than the field. */
+  transaction_id: z.string().nullable().optional(),
   request_headers: headerPairsSchema,
   request_body: z.unknown().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
@@ -89,6 +92,8 @@ export const historyQuerySchema = z.strictObject({
   limit: z.number().int().min(1).max(HISTORY_PAGE_MAX).default(100),
   /** Page back from this entry id. */
   before: z.string().min(1).max(200).optional(),
+  /** Only the entries this matches, looked for in everything the engine keeps. */
+  filter: historyFilterSchema.optional(),
 });
 
 /** Newest first, like the engine's history. */

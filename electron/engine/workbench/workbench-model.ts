@@ -39,7 +39,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   };
   return {
     getStatus: () => sources.status(),
-    listHistory: ({ limit, before }) => sources.history.list(limit, before),
+    listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
     revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
