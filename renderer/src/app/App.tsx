@@ -3,7 +3,7 @@ import { useEngineStore } from '../state/engine-store';
 import { Navigation } from './Navigation';
 import { NoSuchPage } from './NoSuchPage';
 import { PAGES } from './pages';
-import { settlePageId, usePageId } from './route';
+import { settlePageId, usePageId } from '../state/route';
 import { usePageShortcuts } from './shortcuts';
 import { StatusBar } from './StatusBar';
 import { Alert } from '../components/Alert';

@@ -5,8 +5,9 @@ import { PAGE_SIZE, useHistoryStore } from './history-store';
 
 /**
  * Feeds the stores from the engine. The status comes first, so a bad session or a stopped engine fails here with a
- * clear message; then the live feed, and on every (re)connect the latest page of history (merged by id, so the
- * entries that arrive live meanwhile are neither lost nor doubled). Returns the unsubscribe function.
+ * clear message; then the live feed, and on every (re)connect the latest page of history under the list's filter
+ * (merged by id, so the entries that arrive live meanwhile are neither lost nor doubled). Returns the unsubscribe
+ * function.
  */
 export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
   const engine = useEngineStore.getState();
@@ -17,15 +18,17 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
     engine.failed(messageOf(error));
     return () => undefined;
   }
-  const reload = () =>
-    api.listHistory({ limit: PAGE_SIZE }).then(
-      (page) => history.merge(page, true),
+  const reload = () => {
+    const { filter } = useHistoryStore.getState();
+    return api.listHistory({ limit: PAGE_SIZE, filter }).then(
+      (page) => history.mergePage(page, filter),
       (error) => engine.failed(messageOf(error)),
     );
+  };
   return api.live((event) => {
     if (event.type === 'lost') return engine.lost(event.retrying);
     engine.connected(event.status);
     if (event.type === 'connected') void reload();
-    else history.merge(event.entries);
+    else history.mergeLive(event.entries);
   });
 }
