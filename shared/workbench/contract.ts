@@ -206,3 +206,18 @@ export const exchangeSchema = z.object({
   entry: historyEntrySchema.nullable(),
 });
 export type Exchange = z.output<typeof exchangeSchema>;
+
+/** Which requests to export: these ids (a selection), or every kept request a filter matches (none: all of them). */
+export const harExportSchema = z.strictObject({
+  ids: z.array(z.string().min(1).max(200)).min(1).max(HISTORY_PAGE_MAX).optional(),
+  filter: historyFilterSchema.optional(),
+});
+
+/** A HAR 1.2 document (its entries as the engine builds them: history/har-export.ts). */
+export const harSchema = z.object({
+  log: z.object({
+    version: z.literal('1.2'),
+    creator: z.object({ name: z.string(), version: z.string() }),
+    entries: z.array(z.record(z.string(), z.unknown())),
+  }),
+});

@@ -4,6 +4,8 @@ import {
   composedRequestSchema,
   engineStatusSchema,
   exchangeSchema,
+  harExportSchema,
+  harSchema,
   historyListSchema,
   historyQuerySchema,
   liveEventSchema,
@@ -46,6 +48,8 @@ export const WORKBENCH_METHODS = {
   getStatus: call(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
   listHistory: call(historyQuerySchema, historyListSchema),
+  /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import. */
+  exportHar: call(harExportSchema, harSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
   /** Every transaction the engine keeps, with its state, time left and operations (token data masked). */

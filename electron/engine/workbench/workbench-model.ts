@@ -3,12 +3,17 @@ import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { EngineEvents } from '../engine-events';
+import { historyAsHar } from '../history/har-export';
 import type { RequestLog } from '../history/request-log';
+import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { FrontDoor } from './front-door';
 import { LiveFeed } from './live-feed';
+
+/** As many requests as the history keeps by default: an export of them all. */
+const MAX_EXPORTED = 10_000;
 
 /** More applications than a local vault holds; the picker lists them all. */
 const MAX_APPLICATIONS = 1000;
@@ -40,6 +45,12 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   return {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
+    async exportHar({ ids, filter }) {
+      const entries = ids
+        ? (await Promise.all(ids.map((id) => sources.history.get(id)))).filter((entry) => entry !== undefined)
+        : await sources.history.list(MAX_EXPORTED, undefined, filter);
+      return historyAsHar(entries, sources.status().url, version);
+    },
     revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),

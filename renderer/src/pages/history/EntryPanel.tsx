@@ -8,6 +8,7 @@ import { BodyView, keptPartOnly } from '../../components/BodyView';
 import { formatBytes, formatMs } from '../../components/format';
 import { HeaderList } from '../../components/HeaderList';
 import { OutboundBody } from '../../components/OutboundBody';
+import { ExportHar } from './ExportHar';
 import { replayInComposer } from './replay';
 
 const DEFAULT_PREFIX = 'BT';
@@ -22,6 +23,7 @@ function Replay({ entry }: { entry: HistoryEntry }) {
         <button type="button" className="small" onClick={() => replayInComposer(entry)} aria-keyshortcuts={IS_MAC ? 'Meta+R' : 'Control+R'}>
           Replay in Composer <kbd>{shortcutLabel('R')}</kbd>
         </button>
+        <ExportHar request={{ ids: [entry.id] }} label="Export this request as HAR" />
       </p>
     );
   }

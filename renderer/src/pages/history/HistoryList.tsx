@@ -4,6 +4,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
 import { SOURCE_LABELS, statusSourceOf } from '../../components/answer-source';
 import { filtersAnything, type HistoryFilter } from '../../../../shared/workbench/history-filter';
+import { ExportHar } from './ExportHar';
 import { HistoryFilters } from './HistoryFilters';
 import { Alert } from '../../components/Alert';
 
@@ -70,7 +71,10 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
   const select = useHistoryStore((state) => state.select);
   return (
     <section className="panel" aria-labelledby="history-title" data-testid="history-panel" aria-busy={loading}>
-      <h2 id="history-title">Requests</h2>
+      <div className="panel-head">
+        <h2 id="history-title">Requests</h2>
+        <ExportHar request={{ filter }} label={filtersAnything(filter) ? 'Export the matching requests as HAR' : 'Export as HAR'} />
+      </div>
       <HistoryFilters filter={filter} onChange={onFilter} />
       {entries.length === 0 ? (
         <p className="muted" data-testid={filtersAnything(filter) ? 'history-no-match' : 'history-empty'}>
