@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { SentHistoryEntry, TransactionView } from '../../shared/workbench/contract';
+import type { CollectionsView, SentHistoryEntry, TransactionView } from '../../shared/workbench/contract';
+import type { CollectionStore } from './collections/collection-store';
 import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
@@ -10,24 +11,36 @@ export interface EngineEventMap {
   request: [SentHistoryEntry];
   /** A transaction was created, enlisted a write, or ended: its state now. */
   transaction: [TransactionView];
+  /** The saved requests' folder changed, in the app or outside it: the collections as they are now. */
+  collections: [CollectionsView];
 }
 
 export type EngineEvents = EventEmitter<EngineEventMap>;
 
 /**
- * Wires the history and the transactions into one typed emitter. The history is watched only while someone listens:
- * it shapes an entry for display (decoding its kept body) only for a listener, so with none every request skips that.
+ * Wires the history, the transactions and the saved requests into one typed emitter. The history and the
+ * collections' folder are watched only while someone listens: the history shapes an entry for display (decoding its
+ * kept body) only for a listener, so with none every request skips that.
  */
-export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel): EngineEvents {
+export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel, collections: CollectionStore): EngineEvents {
   const events: EngineEvents = new EventEmitter();
   const forwardEntry = (entry: SentHistoryEntry) => events.emit('request', entry);
+  const forwardCollections = (view: CollectionsView) => events.emit('collections', view);
   // The typed map leaves out EventEmitter's own events; newListener fires before the listener is added.
   const subscriptions = events as EventEmitter;
   subscriptions.on('newListener', (name: string) => {
     if (name === 'request' && events.listenerCount('request') === 0) history.on('entry', forwardEntry);
+    if (name === 'collections' && events.listenerCount('collections') === 0) {
+      collections.on('change', forwardCollections);
+      collections.watch();
+    }
   });
   subscriptions.on('removeListener', (name: string) => {
     if (name === 'request' && events.listenerCount('request') === 0) history.off('entry', forwardEntry);
+    if (name === 'collections' && events.listenerCount('collections') === 0) {
+      collections.off('change', forwardCollections);
+      collections.close();
+    }
   });
   transactions.on('change', ({ id }) => {
     if (events.listenerCount('transaction') > 0) events.emit('transaction', panel.get(id)!);

@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CollectionStore } from './collections/collection-store';
 import { ApplicationStore, type NewApiKey } from './access/application-store';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
@@ -47,6 +51,8 @@ export interface Engine {
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
+  /** Where saved requests are kept. */
+  readonly collectionsFolder: string;
   /** Every kept transaction as the workbench shows it. */
   readonly transactions: TransactionPanel;
   /** The workbench's methods over this engine: what Electron's IPC and the browser workbench's routes both serve. */
@@ -69,6 +75,13 @@ function tenantIdOf(db: Db): string {
   const id = randomUUID();
   db.prepare("INSERT INTO settings (key, value) VALUES ('tenant_id', ?)").run(id);
   return id;
+}
+
+/** Where saved requests live: the folder asked for, else beside the vault, else (a vault in memory) a fresh temporary one. */
+function collectionsFolder(config: EngineConfig): string {
+  if (config.collectionsDir !== null) return config.collectionsDir;
+  if (config.dataDir !== null) return join(config.dataDir, 'collections');
+  return mkdtempSync(join(tmpdir(), 'tokenbench-collections-'));
 }
 
 function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
@@ -119,7 +132,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
-  const events = engineEvents(history, transactions, transactionPanel);
+  const collections = new CollectionStore(collectionsFolder(config));
+  const events = engineEvents(history, transactions, transactionPanel, collections);
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
@@ -150,6 +164,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     events,
     transactions: transactionPanel,
     applications,
+    collections,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
     revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
   });
@@ -199,6 +214,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bootstrapKeys,
     seedReport,
     history,
+    collectionsFolder: collections.folder,
     transactions: transactionPanel,
     workbench,
     browserWorkbench: browserWorkbench && { url: browserWorkbench.url(http.url), session: browserWorkbench.session },
@@ -208,6 +224,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       stopped = true;
       clearInterval(housekeeping);
       transactions.stop();
+      collections.close();
+      // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
+      if (config.collectionsDir === null && config.dataDir === null) collections.removeIfEmpty();
       await Promise.all([http.close(), echo?.close(), forwarder.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();

@@ -130,6 +130,45 @@ export const transactionViewSchema = z.object({
 });
 export type TransactionView = z.output<typeof transactionViewSchema>;
 
+/** The methods a composed request may use. */
+export const COMPOSER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * A request as the Composer holds it and a collection keeps it (one readable file each): what the user wrote, not the
+ * bytes it becomes (see the page's wire-request.ts), so a saved request opens again exactly as it was composed.
+ */
+export const savedRequestSchema = z.strictObject({
+  /** Through the proxy to a destination, or straight to the vault's own API. */
+  kind: z.enum(['proxy', 'api']),
+  method: z.enum(COMPOSER_METHODS),
+  /** Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`). Vault API: the path (`/tokens`). */
+  target: z.string().max(16 * 1024),
+  /** A row switched off stays in the table and is not sent. */
+  headers: z.array(z.strictObject({ name: z.string().max(1024), value: z.string().max(16 * 1024), enabled: z.boolean() })).max(200),
+  /** The service's own headers, as the Composer's named fields. */
+  service: z.strictObject({ transaction: z.string(), trace: z.string(), keepAlive: z.string(), connection: z.string() }),
+  bodyMode: z.enum(['json', 'form', 'text', 'xml', 'none']),
+  body: z.string().max(1024 * 1024),
+});
+export type SavedRequest = z.output<typeof savedRequestSchema>;
+
+const collectionNameSchema = z.string().min(1).max(100);
+
+/** Every collection in the folder and its requests; a file that is not a saved request is listed with why. */
+export const collectionsViewSchema = z.object({
+  folder: z.string(),
+  collections: z.array(
+    z.object({
+      name: z.string(),
+      requests: z.array(z.object({ name: z.string(), request: savedRequestSchema.nullable(), problem: z.string().nullable() })),
+    }),
+  ),
+});
+export type CollectionsView = z.output<typeof collectionsViewSchema>;
+
+/** Where a saved request is: its collection and its name. */
+export const requestPlaceSchema = z.strictObject({ collection: collectionNameSchema, name: collectionNameSchema });
+
 /**
  * The engine's live event road as the workbench hears it: `connected` on every (re)subscription, then batched
  * `update`s with what changed since the last one.
@@ -143,14 +182,14 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     entries: historyListSchema,
     /** Transactions created, enlisted in or ended since the last update, each in its latest state. */
     transactions: z.array(transactionViewSchema),
+    /** The saved requests as they are now, when their folder changed since the last update. */
+    collections: collectionsViewSchema.optional(),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;
 /** A live event as the engine sends it (its entries not yet read by historyEntrySchema). */
 export type SentLiveEvent = z.input<typeof liveEventSchema>;
 
-/** The methods a composed request may use. */
-export const COMPOSER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** An application of the local engine, as the workbench picks one to act as. */
 export const applicationChoiceSchema = z.object({

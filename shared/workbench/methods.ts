@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   applicationChoiceSchema,
+  collectionsViewSchema,
   composedRequestSchema,
   engineStatusSchema,
   exchangeSchema,
@@ -10,7 +11,9 @@ import {
   historyQuerySchema,
   liveEventSchema,
   revealedOutboundSchema,
+  requestPlaceSchema,
   revealQuerySchema,
+  savedRequestSchema,
   transactionViewSchema,
 } from './contract';
 
@@ -62,6 +65,13 @@ export const WORKBENCH_METHODS = {
   cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** Revokes an application's workbench key; the next request sent as it mints a new one. */
   revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
+  /** The saved requests: a folder of collections, a file per request. */
+  listCollections: call(nothing, collectionsViewSchema),
+  /** Saves a request in a collection (made if new); over one of the same name only with `overwrite`. */
+  saveRequest: call(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), collectionsViewSchema),
+  /** Renames a saved request, or moves it to another collection; never over an existing one. */
+  moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
+  deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

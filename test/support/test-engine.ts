@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -33,6 +33,13 @@ export interface TestEngine {
 
 export function tempDir(prefix = 'tokenbench-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Every file under a folder (the data folder holds the vault, its history and the saved requests' folder). */
+export function filesIn(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 /** Calls a running service over real HTTP; `key` defaults to none. */

@@ -120,5 +120,5 @@ test('the keyboard moves through the list, searches, and replays a request in th
   await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
   await expect(page.getByRole('radio', { name: 'Vault API' })).toBeChecked();
   await expect(page.getByRole('textbox', { name: 'Path' })).toHaveValue('/tokens/missing-2');
-  await expect(page.getByRole('region', { name: 'Request' }).getByRole('status')).toContainText('Replayed GET /tokens/missing-2 from History');
+  await expect(page.getByRole('region', { name: 'Request', exact: true }).getByRole('status')).toContainText('Replayed GET /tokens/missing-2 from History');
 });

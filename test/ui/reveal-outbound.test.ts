@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { startTestEngine, tempDir, type TestEngine , filesIn } from '../support/test-engine';
 
 /** The workbench's explicit reveal of what left for the destination, over its session-guarded HTTP endpoint. */
 const PAN = '4242424242424242';
@@ -56,8 +56,8 @@ describe('revealing an outbound body', () => {
     const after = await bench.engine.history.list(500);
     expect(after.length).toBe(before);
     expect(JSON.stringify(after)).not.toContain(PAN);
-    for (const file of readdirSync(bench.dataDir!)) {
-      expect(readFileSync(join(bench.dataDir!, file)).includes(Buffer.from(PAN)), file).toBe(false);
+    for (const file of filesIn(bench.dataDir!)) {
+      expect(readFileSync(file).includes(Buffer.from(PAN)), file).toBe(false);
     }
   });
 

@@ -1,4 +1,4 @@
-import type { EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionView } from '../../../shared/workbench/contract';
+import type { CollectionsView, EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionView } from '../../../shared/workbench/contract';
 import type { EngineEvents } from '../engine-events';
 
 export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
@@ -17,6 +17,8 @@ export class LiveFeed {
   private entries: SentHistoryEntry[] = [];
   /** By id: a batch carries each changed transaction once, in its latest state. */
   private readonly transactions = new Map<string, TransactionView>();
+  /** The saved requests as last changed, until the next batch carries them. */
+  private collections: CollectionsView | undefined;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -29,12 +31,14 @@ export class LiveFeed {
     if (this.listeners.size === 0) {
       this.events.on('request', this.collectEntry);
       this.events.on('transaction', this.collectTransaction);
+      this.events.on('collections', this.collectCollections);
     }
     this.listeners.add(listener);
     return () => {
       if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
       this.events.off('request', this.collectEntry);
       this.events.off('transaction', this.collectTransaction);
+      this.events.off('collections', this.collectCollections);
       this.reset();
     };
   }
@@ -48,6 +52,11 @@ export class LiveFeed {
 
   private readonly collectTransaction = (transaction: TransactionView) => {
     this.transactions.set(transaction.id, transaction);
+    this.schedule();
+  };
+
+  private readonly collectCollections = (collections: CollectionsView) => {
+    this.collections = collections;
     this.schedule();
   };
 
@@ -66,6 +75,7 @@ export class LiveFeed {
       status: this.status(),
       entries: this.entries.reverse(),
       transactions: [...this.transactions.values()],
+      ...(this.collections && { collections: this.collections }),
     };
     this.reset();
     for (const listener of this.listeners) listener(update);
@@ -76,5 +86,6 @@ export class LiveFeed {
     this.timer = null;
     this.entries = [];
     this.transactions.clear();
+    this.collections = undefined;
   }
 }

@@ -2,6 +2,7 @@ import type { ApplicationChoice, EngineStatus } from '../../../shared/workbench/
 import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
+import type { CollectionStore } from '../collections/collection-store';
 import type { EngineEvents } from '../engine-events';
 import { historyAsHar } from '../history/har-export';
 import type { RequestLog } from '../history/request-log';
@@ -25,6 +26,8 @@ export interface WorkbenchSources {
   events: EngineEvents;
   transactions: TransactionPanel;
   applications: ApplicationStore;
+  /** Saved requests, as files in a folder. */
+  collections: CollectionStore;
   /** Where composed requests are sent: the service's own address. */
   frontDoor: FrontDoor;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
@@ -56,6 +59,19 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest: (request) => sources.frontDoor.send(request, applications.workbenchKey(request.application_id)),
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
+    listCollections: () => sources.collections.list(),
+    saveRequest({ collection, name, request, overwrite }) {
+      sources.collections.save(collection, name, request, overwrite);
+      return sources.collections.list();
+    },
+    moveRequest({ from, to }) {
+      sources.collections.move(from, to);
+      return sources.collections.list();
+    },
+    deleteRequest({ collection, name }) {
+      sources.collections.delete(collection, name);
+      return sources.collections.list();
+    },
     revokeWorkbenchKey({ application_id }) {
       const key = applications.workbenchKeyInfo(application_id);
       if (key) applications.deleteKey(application_id, key.id);

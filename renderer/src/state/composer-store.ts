@@ -1,31 +1,15 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import type { COMPOSER_METHODS, Exchange } from '../../../shared/workbench/contract';
+import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
 
-export type ComposerMethod = (typeof COMPOSER_METHODS)[number];
-/** Through the proxy to a destination, or straight to the vault's own API. */
-export type RequestKind = 'proxy' | 'api';
-export type BodyMode = 'json' | 'form' | 'text' | 'xml' | 'none';
+/** The request being composed: the shape a collection saves it in. */
+export type ComposerDraft = SavedRequest;
+export type ComposerMethod = ComposerDraft['method'];
+export type RequestKind = ComposerDraft['kind'];
+export type BodyMode = ComposerDraft['bodyMode'];
+export type HeaderRow = ComposerDraft['headers'][number];
 /** The service's own headers the Composer offers as named fields. */
-export type ServiceHeader = 'transaction' | 'trace' | 'keepAlive' | 'connection';
-
-export interface HeaderRow {
-  name: string;
-  value: string;
-  /** A row switched off stays in the table and is not sent. */
-  enabled: boolean;
-}
-
-export interface ComposerDraft {
-  kind: RequestKind;
-  method: ComposerMethod;
-  /** Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`). Vault API: the path (`/tokens`). */
-  target: string;
-  headers: HeaderRow[];
-  service: Record<ServiceHeader, string>;
-  bodyMode: BodyMode;
-  body: string;
-}
+export type ServiceHeader = keyof ComposerDraft['service'];
 
 /** The answer to the last request sent, with what the Response needs to tell who answered. */
 export type ComposerResult =
@@ -59,6 +43,8 @@ interface ComposerState {
   result: ComposerResult | null;
   /** A sentence about what the workbench just did for the user (created a test card). */
   notice: string | null;
+  /** The saved request the draft was opened from or last saved as; Save writes over it. */
+  savedAs: { collection: string; name: string } | null;
   /** Why the request cannot be sent as it is (no destination URL, no application). */
   invalid: string | null;
   /** A stretch of the body to show the user; `at` tells one request to show it from the next. */
@@ -68,7 +54,8 @@ interface ComposerState {
   edit(patch: Partial<ComposerDraft>): void;
   chooseApplication(id: string): void;
   /** Replaces the whole request (the first run's test card), keeping the application unless one is given. */
-  load(draft: ComposerDraft, notice: string | null): void;
+  load(draft: ComposerDraft, notice: string | null, savedAs?: { collection: string; name: string } | null): void;
+  saved(place: { collection: string; name: string }): void;
   started(id: string): void;
   finished(result: ComposerResult): void;
   refused(invalid: string): void;
@@ -86,12 +73,14 @@ export const useComposerStore = create<ComposerState>()(
       sending: null,
       result: null,
       notice: null,
+      savedAs: null,
       invalid: null,
       pointAt: null,
       requestTab: 'body',
       edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
       chooseApplication: (applicationId) => set({ applicationId }),
-      load: (draft, notice) => set({ draft, notice, result: null }),
+      load: (draft, notice, savedAs = null) => set({ draft, notice, savedAs, result: null }),
+      saved: (savedAs) => set({ savedAs }),
       started: (sending) => set({ sending, notice: null, invalid: null }),
       finished: (result) => set({ sending: null, result }),
       refused: (invalid) => set({ invalid }),
@@ -101,7 +90,7 @@ export const useComposerStore = create<ComposerState>()(
     {
       name: 'tokenbench.composer',
       storage: createJSONStorage(() => window.localStorage),
-      partialize: ({ draft, applicationId }) => ({ draft, applicationId }),
+      partialize: ({ draft, applicationId, savedAs }) => ({ draft, applicationId, savedAs }),
     },
   ),
 );

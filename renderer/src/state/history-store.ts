@@ -33,7 +33,8 @@ interface HistoryState {
   confirmReplay(entryId: string | null): void;
 }
 
-const newestFirst = (a: HistoryEntry, b: HistoryEntry) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
+/** Entry ids are time-ordered (UUIDv7, made in the order the engine recorded them): they sort as the engine lists. */
+const newestFirst = (a: HistoryEntry, b: HistoryEntry) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
 /** The list with `incoming` added by id, newest first, at most MAX_LISTED. */
 function merged({ entries, reachedOldest }: HistoryState, incoming: HistoryEntry[], isPage: boolean): Partial<HistoryState> {

@@ -1,6 +1,7 @@
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
+import { useCollectionsStore } from './collections-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
 
 /**
@@ -29,6 +30,9 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
     if (event.type === 'lost') return engine.lost(event.retrying);
     engine.connected(event.status);
     if (event.type === 'connected') void reload();
-    else history.mergeLive(event.entries);
+    else {
+      history.mergeLive(event.entries);
+      if (event.collections) useCollectionsStore.getState().loaded(event.collections);
+    }
   });
 }

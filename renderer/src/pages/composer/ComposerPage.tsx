@@ -1,6 +1,7 @@
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationList } from '../../state/applications-store';
 import { useComposerKeys } from './composer-actions';
+import { CollectionsPanel } from './CollectionsPanel';
 import { RequestPane } from './RequestPane';
 import { ResponsePane } from './ResponsePane';
 import './composer.css';
@@ -9,5 +10,10 @@ import './composer.css';
 export function ComposerPage() {
   useApplicationList();
   useComposerKeys();
-  return <SplitPane label="Resize the request" storageKey="tokenbench.composer.split" initial={0.5} start={<RequestPane />} end={<ResponsePane />} />;
+  return (
+    <div className="composer-page">
+      <CollectionsPanel />
+      <SplitPane label="Resize the request" storageKey="tokenbench.composer.split" initial={0.5} start={<RequestPane />} end={<ResponsePane />} />
+    </div>
+  );
 }
