@@ -119,7 +119,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
-  const events = engineEvents(history, transactions, transactionPanel);
+  const events = engineEvents(history, transactions, transactionPanel, tokenStore);
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
@@ -151,7 +151,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     transactions: transactionPanel,
     applications,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
-    revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
+    revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
+    vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
   });
   const http = await startHttpServer({
     config,

@@ -15,6 +15,7 @@ export const HISTORY_VIEWS = {
   },
   warnings: { label: 'With compatibility warnings', shows: (entry: HistoryEntry) => (entry.proxy?.warnings.length ?? 0) > 0 },
   failed: { label: 'Any status ≥ 400', shows: (entry: HistoryEntry) => entry.status >= 400 },
+  reveals: { label: 'Reveals in the workbench', shows: (entry: HistoryEntry) => entry.kind === 'workbench' },
 } as const;
 
 export type HistoryView = keyof typeof HISTORY_VIEWS;
