@@ -3,6 +3,7 @@
  * US bank accounts (ABA routing checksum), SSNs from ranges never issued or set aside for examples, and EINs with a
  * prefix the IRS does not assign. Pure functions of a random source, so tests can drive them.
  */
+import { abaValid, luhnValid } from '../checksums';
 
 /** A number in [0, 1), as Math.random gives. */
 export type Random = () => number;
@@ -37,19 +38,10 @@ const pick = <T>(items: readonly T[], random: Random): T => items[Math.floor(ran
 const between = (min: number, max: number, random: Random) => min + Math.floor(random() * (max - min + 1));
 const digits = (count: number, random: Random) => Array.from({ length: count }, () => between(0, 9, random)).join('');
 
-/** The digit that makes `partial` plus it pass the Luhn check. */
-export function luhnCheckDigit(partial: string): number {
-  let sum = 0;
-  for (let i = 0; i < partial.length; i++) {
-    // Doubled: every second digit from the right once the check digit is appended, so the last one here is.
-    let d = partial.charCodeAt(partial.length - 1 - i) - 48;
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return (10 - (sum % 10)) % 10;
+/** `partial` completed with the check digit that passes `valid` (Luhn, ABA): the API's own checks pick it. */
+function withCheckDigit(partial: string, valid: (digits: string) => boolean): string {
+  for (let digit = 0; digit <= 9; digit++) if (valid(partial + digit)) return partial + digit;
+  throw new Error('No check digit completes the number');
 }
 
 function prefixOf(range: string, random: Random): string {
@@ -60,8 +52,7 @@ function prefixOf(range: string, random: Random): string {
 export function generateCardNumber(brand: CardBrandName, random: Random = Math.random): string {
   const rule = BRAND_RULES[brand];
   const prefix = prefixOf(pick(rule.prefixes, random), random);
-  const partial = prefix + digits(pick(rule.lengths, random) - prefix.length - 1, random);
-  return partial + luhnCheckDigit(partial);
+  return withCheckDigit(prefix + digits(pick(rule.lengths, random) - prefix.length - 1, random), luhnValid);
 }
 
 export interface GeneratedCard {
@@ -83,13 +74,10 @@ export function generateCard(brand: CardBrandName, random: Random = Math.random,
 
 /** Federal Reserve routing symbols a routing number may start with: 01-12, 21-32 (thrifts), 61-72 (electronic), 80 (travellers' cheques). */
 const ROUTING_SYMBOLS = ['01-12', '21-32', '61-72', '80'] as const;
-const ABA_WEIGHTS = [3, 7, 1, 3, 7, 1, 3, 7] as const;
 
 /** A US routing number whose check digit passes the ABA checksum. */
 export function generateRoutingNumber(random: Random = Math.random): string {
-  const partial = prefixOf(pick(ROUTING_SYMBOLS, random), random) + digits(6, random);
-  const sum = [...partial].reduce((total, digit, i) => total + Number(digit) * ABA_WEIGHTS[i], 0);
-  return partial + ((10 - (sum % 10)) % 10);
+  return withCheckDigit(prefixOf(pick(ROUTING_SYMBOLS, random), random) + digits(6, random), abaValid);
 }
 
 /** A US account number: 8 to 12 digits, within every bank type's 3 to 17. */
