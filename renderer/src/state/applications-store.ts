@@ -1,5 +1,8 @@
+import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { ApplicationChoice } from '../../../shared/workbench/contract';
+import { messageOf } from '../api/engine-call';
+import { useWorkbenchApi } from '../api/workbench-api-context';
 
 interface ApplicationsState {
   /** Null until the engine has listed them. */
@@ -25,4 +28,13 @@ export const useApplicationsStore = create<ApplicationsState>()((set) => ({
 export function applicationToUse(applications: readonly ApplicationChoice[] | null, chosen: string | null): ApplicationChoice | null {
   if (!applications) return null;
   return applications.find((app) => app.id === chosen) ?? applications.find((app) => app.type === 'private') ?? applications[0] ?? null;
+}
+
+/** Lists the applications to act as, once per visit to a page that acts as one (the Composer, the Tokens page). */
+export function useApplications(): void {
+  const api = useWorkbenchApi();
+  useEffect(() => {
+    const { loaded, failed } = useApplicationsStore.getState();
+    api.listApplications().then(loaded, (error: unknown) => failed(messageOf(error)));
+  }, [api]);
 }

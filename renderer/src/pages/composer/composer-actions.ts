@@ -64,15 +64,6 @@ function refreshApplications(api: WorkbenchApi): void {
   void api.listApplications().then(useApplicationsStore.getState().loaded, () => undefined);
 }
 
-/** Lists the applications to send as, once per visit to the page. */
-export function useApplications(): void {
-  const api = useWorkbenchApi();
-  useEffect(() => {
-    const { loaded, failed } = useApplicationsStore.getState();
-    api.listApplications().then(loaded, (error: unknown) => failed(messageOf(error)));
-  }, [api]);
-}
-
 /** A test card, 4242… (Visa's test number), expiring in three years. */
 const TEST_CARD = () => ({ number: '4242424242424242', expiration_month: 12, expiration_year: new Date().getFullYear() + 3, cvc: '123' });
 
