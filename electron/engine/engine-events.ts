@@ -1,9 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type { CollectionsView, SentHistoryEntry, TransactionView } from '../../shared/workbench/contract';
 import type { CollectionStore } from './collections/collection-store';
+import type { TokenChange } from '../../shared/workbench/token-contract';
 import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
+import { tokenIdOf } from './transactions/transaction-store';
+import type { TokenStore, TokenWrite } from './vault/token-store';
 
 /** The engine's one event road: what the workbench hears of the changes the engine makes. */
 export interface EngineEventMap {
@@ -13,16 +16,20 @@ export interface EngineEventMap {
   transaction: [TransactionView];
   /** The saved requests' folder changed, in the app or outside it: the collections as they are now. */
   collections: [CollectionsView];
+  /** A token was created, changed or deleted in the vault (a transaction's, once it commits): its id, no data. */
+  token: [TokenChange];
 }
+
+const CHANGES: Record<TokenWrite['op'], TokenChange['change']> = { create: 'created', update: 'changed', delete: 'deleted' };
 
 export type EngineEvents = EventEmitter<EngineEventMap>;
 
 /**
- * Wires the history, the transactions and the saved requests into one typed emitter. The history and the
+ * Wires the history, the transactions, the vault's writes and the saved requests into one typed emitter. The history and the
  * collections' folder are watched only while someone listens: the history shapes an entry for display (decoding its
  * kept body) only for a listener, so with none every request skips that.
  */
-export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel, collections: CollectionStore): EngineEvents {
+export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel, tokens: TokenStore, collections: CollectionStore): EngineEvents {
   const events: EngineEvents = new EventEmitter();
   const forwardEntry = (entry: SentHistoryEntry) => events.emit('request', entry);
   const forwardCollections = (view: CollectionsView) => events.emit('collections', view);
@@ -44,6 +51,10 @@ export function engineEvents(history: RequestLog, transactions: TransactionManag
   });
   transactions.on('change', ({ id }) => {
     if (events.listenerCount('transaction') > 0) events.emit('transaction', panel.get(id)!);
+  });
+  tokens.onApplied((writes) => {
+    if (events.listenerCount('token') === 0) return;
+    for (const write of writes) events.emit('token', { id: tokenIdOf(write), change: CHANGES[write.op] });
   });
   return events;
 }

@@ -133,7 +133,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
   const collections = new CollectionStore(collectionsFolder(config));
-  const events = engineEvents(history, transactions, transactionPanel, collections);
+  const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
@@ -166,7 +166,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     applications,
     collections,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
-    revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
+    revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
+    vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
   });
   const http = await startHttpServer({
     config,

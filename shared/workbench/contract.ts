@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { historyFilterSchema } from './history-filter';
+import { revealRecordSchema, tokenChangesSchema } from './token-contract';
 
 /**
  * What the GUI reads from the engine, over IPC (Electron) or HTTP (browser). Every message is validated once, by
@@ -77,11 +78,12 @@ export type SentHistoryEntry = z.infer<typeof sentHistoryEntrySchema>;
 
 /**
  * An entry as the GUI reads it: a proxy entry's details checked here, once, as `proxy` (null for other kinds, and for
- * an entry an older version wrote in another shape, which still lists).
+ * an entry an older version wrote in another shape, which still lists); a workbench reveal's, as `reveal`.
  */
 export const historyEntrySchema = sentHistoryEntrySchema.transform((entry) => ({
   ...entry,
   proxy: entry.kind === 'proxy' ? (proxyDetailsSchema.safeParse(entry.details).data ?? null) : null,
+  ...(entry.kind === 'workbench' && { reveal: revealRecordSchema.safeParse(entry.details?.reveal).data ?? null }),
 }));
 export type HistoryEntry = z.output<typeof historyEntrySchema>;
 
@@ -184,6 +186,8 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     transactions: z.array(transactionViewSchema),
     /** The saved requests as they are now, when their folder changed since the last update. */
     collections: collectionsViewSchema.optional(),
+    /** Tokens created, changed or deleted since the last update, by id. */
+    tokens: tokenChangesSchema.default({ changes: [], more: false }),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;

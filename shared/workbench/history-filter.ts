@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The slices of the history a developer asks for most: what failed, and who failed it. */
-export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed'] as const;
+export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed', 'reveals'] as const;
 export type HistoryView = (typeof HISTORY_VIEWS)[number];
 
 const id = z.string().trim().min(1).max(200);
@@ -52,6 +52,7 @@ const VIEW_TESTS: Record<HistoryView, (entry: FilterableEntry, facts: ProxyFacts
   'destination-errors': (entry, facts) => entry.kind === 'proxy' && facts.status_source === 'destination' && entry.status >= 400,
   warnings: (_entry, facts) => Array.isArray(facts.warnings) && facts.warnings.length > 0,
   failed: (entry) => entry.status >= 400,
+  reveals: (entry) => entry.kind === 'workbench',
 };
 
 /** Whether a filter narrows anything: an empty one lists every entry, the cheap way. */

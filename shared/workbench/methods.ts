@@ -16,6 +16,18 @@ import {
   savedRequestSchema,
   transactionViewSchema,
 } from './contract';
+import {
+  readAsQuerySchema,
+  readAsSchema,
+  revealedTokenSchema,
+  revealTokenQuerySchema,
+  tokenDetailSchema,
+  tokenPageSchema,
+  tokenQuerySchema,
+  tokenSearchSchema,
+  tokenWriteResultSchema,
+  tokenWriteSchema,
+} from './token-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -73,6 +85,17 @@ export const WORKBENCH_METHODS = {
   moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
   deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
+  /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
+  searchTokens: call(tokenSearchSchema, tokenPageSchema),
+  /** One token as an application reads it (data masked), with the tokens that share its fingerprint. */
+  getToken: call(tokenQuerySchema, tokenDetailSchema),
+  /** What an application (or a draft of its rules) would get of a token, and whether the proxy would use it for it. */
+  readTokenAs: call(readAsQuerySchema, readAsSchema),
+  /** A token's data in plaintext: only on the user's explicit action, and recorded in history by the token's id. */
+  revealToken: call(revealTokenQuerySchema, revealedTokenSchema),
+  /** Creates, changes or deletes tokens as an application, through the service's front door. */
+  writeToken: call(tokenWriteSchema, tokenWriteResultSchema),
+  /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;
 

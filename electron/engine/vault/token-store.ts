@@ -176,6 +176,13 @@ export class TokenStore {
     this.writeListeners.push(listener);
   }
 
+  private readonly appliedListeners: ((writes: readonly TokenWrite[]) => void)[] = [];
+
+  /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
+  onApplied(listener: (writes: readonly TokenWrite[]) => void): void {
+    this.appliedListeners.push(listener);
+  }
+
   apply(writes: readonly TokenWrite[]): void {
     try {
       this.applyAll(writes);
@@ -185,6 +192,7 @@ export class TokenStore {
       for (const id of ids) this.hot.delete(id);
       for (const listener of this.writeListeners) listener(ids);
     }
+    for (const listener of this.appliedListeners) listener(writes);
   }
 
   /**

@@ -5,13 +5,18 @@ import type { Application, ApplicationStore } from '../access/application-store'
 import type { CollectionStore } from '../collections/collection-store';
 import type { EngineEvents } from '../engine-events';
 import { historyAsHar } from '../history/har-export';
-import type { RequestLog } from '../history/request-log';
+import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
+import type { WorkbenchVault } from './acting-as';
 import type { FrontDoor } from './front-door';
 import { LiveFeed } from './live-feed';
+import { createReveals } from './reveals';
+import { readTokenAs, tokenDetail } from './token-access';
+import { searchTokens } from './token-search';
+import { writeToken } from './token-writes';
 
 /** As many requests as the history keeps by default: an export of them all. */
 const MAX_EXPORTED = 10_000;
@@ -31,7 +36,9 @@ export interface WorkbenchSources {
   /** Where composed requests are sent: the service's own address. */
   frontDoor: FrontDoor;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
-  revealOutbound: (entryId: string) => Promise<string>;
+  revealOutbound: (entry: RequestLogEntry | undefined) => string;
+  /** The vault, as the Tokens page reads it as an application. */
+  vault: WorkbenchVault;
 }
 
 /**
@@ -40,7 +47,8 @@ export interface WorkbenchSources {
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const feed = new LiveFeed(sources.events, sources.status);
-  const { applications } = sources;
+  const { applications, vault } = sources;
+  const reveals = createReveals(sources.history, vault, sources.revealOutbound);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
@@ -54,7 +62,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
         : await sources.history.list(MAX_EXPORTED, undefined, filter);
       return historyAsHar(entries, sources.status().url, version);
     },
-    revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
+    revealOutbound: ({ id }) => reveals.outbound(id),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest: (request) => sources.frontDoor.send(request, applications.workbenchKey(request.application_id)),
@@ -77,6 +85,12 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
+    searchTokens: (request) => searchTokens(vault, request),
+    getToken: (request) => tokenDetail(vault, request),
+    readTokenAs: (request) => readTokenAs(vault, request),
+    revealToken: ({ token_id, transaction_id }) => reveals.token(token_id, transaction_id),
+    writeToken: (request) =>
+      writeToken(sources.frontDoor, applications.workbenchKey(request.application_id), sources.status().headerPrefix, request),
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import { ComposerPage } from '../pages/composer/ComposerPage';
 import { HistoryPage } from '../pages/history/HistoryPage';
+import { TokensPage } from '../pages/tokens/TokensPage';
 
 export interface PageDefinition {
   /** Its address: `#/<id>`. */
@@ -14,5 +15,6 @@ export interface PageDefinition {
 /** The workbench's pages, in navigation order; the first is where the workbench opens. */
 export const PAGES: readonly PageDefinition[] = [
   { id: 'composer', title: 'Composer', shortcut: '1', Page: ComposerPage },
+  { id: 'tokens', title: 'Tokens', shortcut: '2', Page: TokensPage },
   { id: 'history', title: 'History', shortcut: '4', Page: HistoryPage },
 ];

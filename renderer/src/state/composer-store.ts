@@ -51,6 +51,8 @@ interface ComposerState {
   pointAt: { from: number; to: number; at: number } | null;
   /** The part of the request on show: body, query, headers or service headers. */
   requestTab: string;
+  /** The body's cursor or selection as the editor last had it: where another page's insertion goes. */
+  bodySelection: { from: number; to: number } | null;
   edit(patch: Partial<ComposerDraft>): void;
   chooseApplication(id: string): void;
   /** Replaces the whole request (the first run's test card), keeping the application unless one is given. */
@@ -62,6 +64,9 @@ interface ComposerState {
   /** Shows a stretch of the body: its tab opens and the editor selects it. */
   point(from: number, to: number): void;
   showRequestTab(tab: string): void;
+  selectBody(from: number, to: number): void;
+  /** Puts text in the body at its cursor (over its selection), and shows the body with the cursor after the text. */
+  insertIntoBody(text: string): void;
 }
 
 /** The request being composed and its last answer; the request (never the answer) is kept across reloads. */
@@ -77,6 +82,7 @@ export const useComposerStore = create<ComposerState>()(
       invalid: null,
       pointAt: null,
       requestTab: 'body',
+      bodySelection: null,
       edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
       chooseApplication: (applicationId) => set({ applicationId }),
       load: (draft, notice, savedAs = null) => set({ draft, notice, savedAs, result: null }),
@@ -86,6 +92,21 @@ export const useComposerStore = create<ComposerState>()(
       refused: (invalid) => set({ invalid }),
       point: (from, to) => set({ pointAt: { from, to, at: Date.now() }, requestTab: 'body' }),
       showRequestTab: (requestTab) => set({ requestTab }),
+      selectBody: (from, to) => set({ bodySelection: { from, to } }),
+      insertIntoBody: (text) =>
+        set(({ draft, bodySelection }) => {
+          // Without a cursor seen yet (a reload), at the end; a body shortened since cannot place it past its end.
+          const from = Math.min(bodySelection?.from ?? draft.body.length, draft.body.length);
+          const to = Math.min(Math.max(bodySelection?.to ?? from, from), draft.body.length);
+          const end = from + text.length;
+          return {
+            draft: { ...draft, body: draft.body.slice(0, from) + text + draft.body.slice(to), bodyMode: draft.bodyMode === 'none' ? 'json' : draft.bodyMode },
+            bodySelection: { from: end, to: end },
+            pointAt: { from: end, to: end, at: Date.now() },
+            requestTab: 'body',
+            invalid: null,
+          };
+        }),
     }),
     {
       name: 'tokenbench.composer',

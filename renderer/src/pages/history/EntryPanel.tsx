@@ -101,41 +101,44 @@ export function EntryPanel() {
         </dl>
       )}
 
-      <div className="exchange">
-        <section aria-labelledby="entry-request-title">
-          <h3 id="entry-request-title">Request as sent to Tokenbench</h3>
-          <HeaderList headers={entry.request_headers} testId="entry-request-headers" />
-          <BodyView body={entry.request_body} testId="entry-request-body" />
-        </section>
-
-        {details?.outbound && (
-          <section aria-labelledby="entry-outbound-title">
-            <h3 id="entry-outbound-title">
-              {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'}
-            </h3>
-            <p className="path" data-testid="entry-outbound-line">
-              {details.outbound.method} {details.outbound.url ?? details.destination_url}
-            </p>
-            <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
-            <OutboundBody
-              key={entry.id}
-              entryId={entry.id}
-              outbound={details.outbound}
-              expressions={details.expressions.count}
-              cut={keptPartOnly(entry.request_body)}
-            />
+      {/* A workbench reveal was no request: the banner says all there is. */}
+      {entry.kind !== 'workbench' && (
+        <div className="exchange">
+          <section aria-labelledby="entry-request-title">
+            <h3 id="entry-request-title">Request as sent to Tokenbench</h3>
+            <HeaderList headers={entry.request_headers} testId="entry-request-headers" />
+            <BodyView body={entry.request_body} testId="entry-request-body" />
           </section>
-        )}
 
-        {details?.response && (
-          <section aria-labelledby="entry-response-title">
-            <h3 id="entry-response-title">
-              Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
-            </h3>
-            <HeaderList headers={details.response.headers} testId="entry-response-headers" />
-          </section>
-        )}
-      </div>
+          {details?.outbound && (
+            <section aria-labelledby="entry-outbound-title">
+              <h3 id="entry-outbound-title">
+                {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'}
+              </h3>
+              <p className="path" data-testid="entry-outbound-line">
+                {details.outbound.method} {details.outbound.url ?? details.destination_url}
+              </p>
+              <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
+              <OutboundBody
+                key={entry.id}
+                entryId={entry.id}
+                outbound={details.outbound}
+                expressions={details.expressions.count}
+                cut={keptPartOnly(entry.request_body)}
+              />
+            </section>
+          )}
+
+          {details?.response && (
+            <section aria-labelledby="entry-response-title">
+              <h3 id="entry-response-title">
+                Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
+              </h3>
+              <HeaderList headers={details.response.headers} testId="entry-response-headers" />
+            </section>
+          )}
+        </div>
+      )}
     </section>
   );
 }

@@ -10,6 +10,7 @@ const VIEW_LABELS: Record<HistoryView, string> = {
   'destination-errors': 'Destination errors (4xx/5xx)',
   warnings: 'With compatibility warnings',
   failed: 'Any status ≥ 400',
+  reveals: 'Reveals in the workbench',
 };
 
 /** Typing settles for this long before the engine is asked again. */
