@@ -146,6 +146,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const workbench = createWorkbenchModel({
     status,
+    settings: () => ({ transaction_ttl_seconds: config.transactionTtlSeconds }),
     history,
     events,
     transactions: transactionPanel,

@@ -106,8 +106,21 @@ export const enlistedOperationSchema = z.object({
   token_id: z.string(),
   operation: z.enum(['create', 'update', 'delete']),
   enlisted_at: isoTimeSchema,
+  /** The application whose request enlisted it; null for a write staged before Tokenbench recorded that. */
+  application_id: z.string().nullable(),
   data: z.unknown(),
 });
+
+/** A token an open transaction holds until it ends: an id it creates is `reserved`, one it changes or deletes `locked`. */
+export const transactionLockSchema = z.object({ token_id: z.string(), kind: z.enum(['reserved', 'locked']) });
+
+/** What a commit would make visible to other requests, per token, after all the transaction's writes to it (data masked). */
+export const commitEffectSchema = z.object({
+  token_id: z.string(),
+  effect: z.enum(['created', 'updated', 'deleted']),
+  data: z.unknown(),
+});
+export type CommitEffect = z.output<typeof commitEffectSchema>;
 
 /** A transaction as the workbench shows it: its state, who opened it, its time left and its operations. */
 export const transactionViewSchema = z.object({
@@ -122,6 +135,10 @@ export const transactionViewSchema = z.object({
   /** Milliseconds until it expires when it was read; 0 once it has ended. */
   time_left_ms: z.number().nonnegative(),
   operations: z.array(enlistedOperationSchema),
+  /** The tokens it holds while open; empty once it has ended. */
+  locks: z.array(transactionLockSchema),
+  /** What committing it now would make visible; empty once it has ended. */
+  on_commit: z.array(commitEffectSchema),
 });
 export type TransactionView = z.output<typeof transactionViewSchema>;
 
@@ -201,3 +218,10 @@ export const exchangeSchema = z.object({
   entry: historyEntrySchema.nullable(),
 });
 export type Exchange = z.output<typeof exchangeSchema>;
+
+/** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
+export const engineSettingsSchema = z.object({
+  /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
+  transaction_ttl_seconds: z.number().int().positive(),
+});
+export type EngineSettings = z.output<typeof engineSettingsSchema>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   applicationChoiceSchema,
   composedRequestSchema,
+  engineSettingsSchema,
   engineStatusSchema,
   exchangeSchema,
   historyListSchema,
@@ -58,6 +59,8 @@ export const WORKBENCH_METHODS = {
   cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** Revokes an application's workbench key; the next request sent as it mints a new one. */
   revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
+  /** How the engine is set up: the limits it applies and where they come from. */
+  getSettings: call(nothing, engineSettingsSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

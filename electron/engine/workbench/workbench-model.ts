@@ -1,4 +1,4 @@
-import type { ApplicationChoice, EngineStatus } from '../../../shared/workbench/contract';
+import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
@@ -16,6 +16,7 @@ const MAX_APPLICATIONS = 1000;
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
   status: () => EngineStatus;
+  settings: () => EngineSettings;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -50,6 +51,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
+    getSettings: () => sources.settings(),
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);

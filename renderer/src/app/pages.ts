@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import { ComposerPage } from '../pages/composer/ComposerPage';
 import { HistoryPage } from '../pages/history/HistoryPage';
+import { TransactionsPage } from '../pages/transactions/TransactionsPage';
 
 export interface PageDefinition {
   /** Its address: `#/<id>`. */
@@ -14,5 +15,6 @@ export interface PageDefinition {
 /** The workbench's pages, in navigation order; the first is where the workbench opens. */
 export const PAGES: readonly PageDefinition[] = [
   { id: 'composer', title: 'Composer', shortcut: '1', Page: ComposerPage },
+  { id: 'transactions', title: 'Transactions', shortcut: '3', Page: TransactionsPage },
   { id: 'history', title: 'History', shortcut: '4', Page: HistoryPage },
 ];

@@ -1,5 +1,6 @@
 import { SplitPane } from '../../components/SplitPane';
-import { useApplications, useComposerKeys } from './composer-actions';
+import { useApplications } from '../../state/applications-store';
+import { useComposerKeys } from './composer-actions';
 import { RequestPane } from './RequestPane';
 import { ResponsePane } from './ResponsePane';
 import './composer.css';

@@ -105,7 +105,7 @@ export function HistoryList({ initialText = '' }: { initialText?: string }) {
           No listed request matches.
         </p>
       ) : (
-        <table className="history">
+        <table className="data-table history">
           <thead>
             <tr>
               <th scope="col">Time</th>
