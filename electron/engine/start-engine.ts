@@ -146,7 +146,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const workbench = createWorkbenchModel({
     status,
-    settings: () => ({ transaction_ttl_seconds: config.transactionTtlSeconds }),
+    settings: () => ({ transaction_ttl_seconds: config.transactionTtlSeconds, workbench_url: browserWorkbench?.url(http.url) ?? null }),
     history,
     events,
     transactions: transactionPanel,

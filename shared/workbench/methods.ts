@@ -1,13 +1,20 @@
 import { z } from 'zod';
 import {
+  applicationChangeSchema,
   applicationChoiceSchema,
+  applicationDetailSchema,
+  applicationRefSchema,
   composedRequestSchema,
   engineSettingsSchema,
   engineStatusSchema,
   exchangeSchema,
   historyListSchema,
   historyQuerySchema,
+  keyRefSchema,
   liveEventSchema,
+  newApplicationSchema,
+  newKeySchema,
+  permissionInfoSchema,
   revealedOutboundSchema,
   revealQuerySchema,
   transactionViewSchema,
@@ -59,6 +66,20 @@ export const WORKBENCH_METHODS = {
   cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** Revokes an application's workbench key; the next request sent as it mints a new one. */
   revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
+  /** Every application with its permissions, access rules and keys, for Settings. */
+  listApplicationDetails: call(nothing, z.array(applicationDetailSchema)),
+  /** The permissions each type of application may hold, with what each allows. */
+  listPermissions: call(nothing, z.array(permissionInfoSchema)),
+  /** Creates an application, validated as POST /applications validates one; it has no key until one is made. */
+  createApplication: call(newApplicationSchema, applicationDetailSchema),
+  /** Renames an application or changes its permissions and rules, validated as PUT /applications/{id}. */
+  updateApplication: call(applicationChangeSchema, applicationDetailSchema),
+  /** Deletes an application; its keys stop working at once. */
+  deleteApplication: call(applicationRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Makes a key for an application: its secret is in this answer only. */
+  createApplicationKey: call(applicationRefSchema, newKeySchema),
+  /** Revokes one key of an application (the workbench's own included); a client using it gets 401 from then on. */
+  revokeApplicationKey: call(keyRefSchema, applicationDetailSchema),
   /** How the engine is set up: the limits it applies and where they come from. */
   getSettings: call(nothing, engineSettingsSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */

@@ -7,11 +7,9 @@ import type { RequestLog } from '../history/request-log';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
+import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import type { FrontDoor } from './front-door';
 import { LiveFeed } from './live-feed';
-
-/** More applications than a local vault holds; the picker lists them all. */
-const MAX_APPLICATIONS = 1000;
 
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
@@ -34,6 +32,7 @@ export interface WorkbenchSources {
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const feed = new LiveFeed(sources.events, sources.status);
   const { applications } = sources;
+  const settings = applicationSettings(applications);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
@@ -51,6 +50,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
+    listApplicationDetails: () => settings.list(),
+    listPermissions: () => settings.permissions(),
+    createApplication: (request) => settings.create(request),
+    updateApplication: (request) => settings.update(request),
+    deleteApplication: (request) => settings.remove(request),
+    createApplicationKey: (request) => settings.createKey(request),
+    revokeApplicationKey: (request) => settings.revokeKey(request),
     getSettings: () => sources.settings(),
     live(listener) {
       listener({ type: 'connected', status: sources.status() });

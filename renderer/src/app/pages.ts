@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import { ComposerPage } from '../pages/composer/ComposerPage';
 import { HistoryPage } from '../pages/history/HistoryPage';
+import { SettingsPage } from '../pages/settings/SettingsPage';
 import { TransactionsPage } from '../pages/transactions/TransactionsPage';
 
 export interface PageDefinition {
@@ -17,4 +18,5 @@ export const PAGES: readonly PageDefinition[] = [
   { id: 'composer', title: 'Composer', shortcut: '1', Page: ComposerPage },
   { id: 'transactions', title: 'Transactions', shortcut: '3', Page: TransactionsPage },
   { id: 'history', title: 'History', shortcut: '4', Page: HistoryPage },
+  { id: 'settings', title: 'Settings', shortcut: '5', Page: SettingsPage },
 ];

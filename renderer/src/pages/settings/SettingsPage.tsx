@@ -1,0 +1,20 @@
+import { ThemeSwitch } from '../../components/ThemeSwitch';
+import { useSettings } from '../../state/settings-store';
+import { ApplicationsSection } from './ApplicationsSection';
+import { EndpointSection } from './EndpointSection';
+import './settings.css';
+
+/** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
+export function SettingsPage() {
+  useSettings();
+  return (
+    <div className="settings">
+      <EndpointSection />
+      <ApplicationsSection />
+      <section className="panel settings-section" aria-labelledby="settings-appearance">
+        <h2 id="settings-appearance">Appearance</h2>
+        <ThemeSwitch className="settings-theme" />
+      </section>
+    </div>
+  );
+}
