@@ -29,6 +29,7 @@ import { createBrowserWorkbench, createWorkbenchModel, frontDoor, type BrowserWo
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
+import { AdjustableLimits } from './settings/adjustable-limits';
 
 /** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
 export interface BootstrapKeys {
@@ -90,6 +91,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
+  // Before anything reads them: the limits Settings saved replace the defaults, and a flag given now beats both.
+  const limits = new AdjustableLimits(db, config, partial, (now) => {
+    expressions.setExpressionLimit(now.maxExpressions);
+    forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
+  });
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -146,7 +152,12 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const workbench = createWorkbenchModel({
     status,
-    settings: () => ({ transaction_ttl_seconds: config.transactionTtlSeconds, workbench_url: browserWorkbench?.url(http.url) ?? null }),
+    settings: () => ({
+      transactionTtlSeconds: config.transactionTtlSeconds,
+      workbenchUrl: browserWorkbench?.url(http.url) ?? null,
+      limits: limits.state(),
+    }),
+    changeLimits: (change) => limits.change(change),
     history,
     events,
     transactions: transactionPanel,

@@ -219,12 +219,45 @@ export const exchangeSchema = z.object({
 });
 export type Exchange = z.output<typeof exchangeSchema>;
 
+/** A limit Settings may change: what applies, its default, what Settings saved, and the start flag that outranks it. */
+const limitStateSchema = <V extends z.ZodType>(value: V) =>
+  z.object({
+    value,
+    default: value,
+    /** Saved in the vault by Settings; null: none saved. */
+    stored: value.nullable(),
+    /** The `serve` flag given at start, with its value: it wins over what is saved. Null when none was given. */
+    pinnedBy: z.string().nullable(),
+  });
+
+/** The proxy's limits that apply without a restart (docs/api.md, Limits). */
+export const PROXY_LIMITS = {
+  proxyTimeoutMs: z.number().int().min(1).max(3_600_000),
+  maxBodyBytes: z.number().int().min(1).max(256 * 1024 * 1024),
+  maxExpressions: z.number().int().min(0).max(100_000),
+  denyPrivateDestinations: z.boolean(),
+};
+
 /** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
 export const engineSettingsSchema = z.object({
   /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
-  transaction_ttl_seconds: z.number().int().positive(),
+  transactionTtlSeconds: z.number().int().positive(),
   /** This workbench's address for a browser, with its session; null when the engine does not serve it. */
-  workbench_url: z.string().nullable(),
+  workbenchUrl: z.string().nullable(),
+  limits: z.object({
+    proxyTimeoutMs: limitStateSchema(PROXY_LIMITS.proxyTimeoutMs),
+    maxBodyBytes: limitStateSchema(PROXY_LIMITS.maxBodyBytes),
+    maxExpressions: limitStateSchema(PROXY_LIMITS.maxExpressions),
+    denyPrivateDestinations: limitStateSchema(PROXY_LIMITS.denyPrivateDestinations),
+  }),
+});
+
+/** A change to the limits: a value to save and apply, or null to go back to the default. */
+export const limitsChangeSchema = z.strictObject({
+  proxyTimeoutMs: PROXY_LIMITS.proxyTimeoutMs.nullable().optional(),
+  maxBodyBytes: PROXY_LIMITS.maxBodyBytes.nullable().optional(),
+  maxExpressions: PROXY_LIMITS.maxExpressions.nullable().optional(),
+  denyPrivateDestinations: PROXY_LIMITS.denyPrivateDestinations.nullable().optional(),
 });
 export type EngineSettings = z.output<typeof engineSettingsSchema>;
 

@@ -11,6 +11,7 @@ import {
   historyListSchema,
   historyQuerySchema,
   keyRefSchema,
+  limitsChangeSchema,
   liveEventSchema,
   newApplicationSchema,
   newKeySchema,
@@ -82,6 +83,8 @@ export const WORKBENCH_METHODS = {
   revokeApplicationKey: call(keyRefSchema, applicationDetailSchema),
   /** How the engine is set up: the limits it applies and where they come from. */
   getSettings: call(nothing, engineSettingsSchema),
+  /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */
+  changeLimits: call(limitsChangeSchema, engineSettingsSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

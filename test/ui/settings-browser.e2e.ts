@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
+import { composer } from './support/composer-page';
 import { openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
@@ -112,4 +113,34 @@ test('the endpoint to copy, and the theme switched from Settings', async ({ page
   await expect(page.getByRole('complementary').getByRole('radio', { name: 'Dark' })).toBeChecked();
   await appearance.getByRole('radio', { name: 'Light' }).check();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+});
+
+test('a lower expression limit refuses the next request over it, without a restart; a start flag wins and is said beside it', async ({ page }) => {
+  await openSettings(page, { maxBodyBytes: 4096 });
+  const proxy = section(page, 'Proxy');
+  await expect(proxy).toContainText('Set by --max-body 4096 at start, which wins over Settings until the engine starts without it.');
+  await expect(proxy.getByRole('spinbutton', { name: /Body limit/ })).toBeDisabled();
+  await proxy.getByRole('spinbutton', { name: /Expression limit/ }).fill('2');
+  await proxy.getByRole('button', { name: 'Apply' }).click();
+  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+  await expect(proxy).toContainText('Now 2 token expressions in one /proxy or /detokenize body');
+  expect(bench.engine.config.maxExpressions).toBe(2);
+
+  const token = (await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } })).body.id;
+  await page.keyboard.press('Control+1');
+  const c = composer(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  await c.body(JSON.stringify({ a: `{{ ${token} }}`, b: `{{ ${token} }}`, c: `{{ ${token} }}` }));
+  await c.send();
+  await c.expectOutcome('Proxy error', 'The proxy refused the request');
+  await expect(c.outcome).toContainText('400 Bad Request');
+  await expect(c.outcome).toContainText('The body holds 3 expressions; at most 2 are detokenized per request');
+
+  // Back to the default: the same request goes through.
+  await page.keyboard.press('Control+5');
+  await section(page, 'Proxy').getByRole('button', { name: 'Back to the defaults' }).click();
+  await expect(section(page, 'Proxy')).toContainText('Now 20 token expressions');
+  await page.keyboard.press('Control+1');
+  await c.send();
+  await c.expectOutcome('Destination', 'The destination answered');
 });

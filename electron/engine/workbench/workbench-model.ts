@@ -1,5 +1,5 @@
 import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
-import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
+import { WORKBENCH_METHODS, type CallName, type Request, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { EngineEvents } from '../engine-events';
@@ -15,6 +15,8 @@ import { LiveFeed } from './live-feed';
 export interface WorkbenchSources {
   status: () => EngineStatus;
   settings: () => EngineSettings;
+  /** Saves and applies a change to the proxy's limits. */
+  changeLimits: (change: Request<'changeLimits'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -58,6 +60,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     createApplicationKey: (request) => settings.createKey(request),
     revokeApplicationKey: (request) => settings.revokeKey(request),
     getSettings: () => sources.settings(),
+    changeLimits(change) {
+      sources.changeLimits(change);
+      return sources.settings();
+    },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);

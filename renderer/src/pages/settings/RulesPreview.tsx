@@ -64,7 +64,7 @@ export function RulesPreview({ application, draft }: { application: ApplicationD
     <section className="settings-subsection" aria-labelledby={`preview-${application.id}`}>
       <h4 id={`preview-${application.id}`}>Preview for a token</h4>
       {read === null ? (
-        <p className="muted">
+        <p className="muted settings-hint">
           The preview reads a token as these rules would, through the Tokens page’s “Read as…” (readTokenAs), which this build does not have yet.
         </p>
       ) : (

@@ -8,7 +8,7 @@ import './transactions.css';
 
 /** The choice Tokenbench made where the hosted service's BETA documentation stops, in one line, with its setting. */
 function ExpiryLine() {
-  const ttl = useSettings()?.transaction_ttl_seconds;
+  const ttl = useSettings()?.transactionTtlSeconds;
   return (
     <>
       A transaction lasts {ttl ? formatDuration(ttl) : '…'} (<code>serve --transaction-ttl</code>); then Tokenbench rolls it back, and a commit
