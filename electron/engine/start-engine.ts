@@ -162,6 +162,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     events,
     transactions: transactionPanel,
     applications,
+    tokens,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
     revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
   });

@@ -316,3 +316,18 @@ export const permissionInfoSchema = z.object({
   application_types: z.array(z.enum(APPLICATION_TYPES)),
 });
 export type PermissionInfo = z.output<typeof permissionInfoSchema>;
+
+/** Export the applications and rules as a seed file; their tokens, with plaintext data, only when asked. */
+export const seedExportRequestSchema = z.strictObject({ include_tokens: z.boolean() });
+export const seedExportSchema = z.object({
+  /** The file's content (docs/api.md, Seed file): with keys made for it, and token data when asked. */
+  seed: z.record(z.string(), z.unknown()),
+  applications: z.number().int(),
+  tokens: z.number().int(),
+});
+
+/** A seed file to read against the vault: `apply` false only says what it would do. */
+export const seedImportRequestSchema = z.strictObject({ seed: z.unknown(), apply: z.boolean() });
+/** What a seed does to the vault, entry by entry (`application "x"`, `token y: exists with other data`). */
+export const seedReportSchema = z.object({ created: z.array(z.string()), unchanged: z.array(z.string()), conflicts: z.array(z.string()) });
+export type SeedReportView = z.output<typeof seedReportSchema>;

@@ -18,6 +18,10 @@ import {
   permissionInfoSchema,
   revealedOutboundSchema,
   revealQuerySchema,
+  seedExportRequestSchema,
+  seedExportSchema,
+  seedImportRequestSchema,
+  seedReportSchema,
   transactionViewSchema,
 } from './contract';
 
@@ -81,6 +85,10 @@ export const WORKBENCH_METHODS = {
   createApplicationKey: call(applicationRefSchema, newKeySchema),
   /** Revokes one key of an application (the workbench's own included); a client using it gets 401 from then on. */
   revokeApplicationKey: call(keyRefSchema, applicationDetailSchema),
+  /** The applications and rules as a seed file, each with a new key; the tokens' plaintext only when asked. */
+  exportSeed: call(seedExportRequestSchema, seedExportSchema),
+  /** Reads a seed file against the vault: what it would create, leave and skip as a conflict; with `apply`, does it. */
+  importSeed: call(seedImportRequestSchema, seedReportSchema),
   /** How the engine is set up: the limits it applies and where they come from. */
   getSettings: call(nothing, engineSettingsSchema),
   /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
@@ -143,4 +144,48 @@ test('a lower expression limit refuses the next request over it, without a resta
   await page.keyboard.press('Control+1');
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
+});
+
+test('exports a seed file, token data only when ticked and warned, and imports one showing its conflicts first', async ({ page }) => {
+  await openSettings(page);
+  await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  const danger = section(page, 'Danger zone');
+
+  const plain = page.waitForEvent('download');
+  await danger.getByRole('button', { name: 'Export seed file' }).click();
+  const file = await plain;
+  expect(file.suggestedFilename()).toBe('tokenbench-seed.json');
+  const seed = JSON.parse(readFileSync(await file.path(), 'utf8'));
+  expect(seed.tokens).toBeUndefined();
+  expect(JSON.stringify(seed)).not.toContain(PAN);
+  const backend = seed.applications.find((app: { name: string }) => app.name === 'Tokenbench backend');
+  expect((await bench.call('GET', '/applications/key', { key: backend.key })).body.name).toBe('Tokenbench backend');
+  await expect(danger.getByRole('status').filter({ hasText: 'Exported 2 applications, each with a new key (added here too).' })).toBeVisible();
+
+  await danger.getByRole('checkbox', { name: 'Include the tokens, with their data' }).check();
+  await expect(danger).toContainText('The file will hold every token’s data in plaintext');
+  const withData = page.waitForEvent('download');
+  await danger.getByRole('button', { name: 'Export with token data' }).click();
+  const dataFile = await withData;
+  expect(readFileSync(await dataFile.path(), 'utf8')).toContain(PAN);
+  await expect(page.getByRole('main', { name: 'Settings' })).not.toContainText(PAN);
+
+  const incoming = {
+    applications: [
+      { name: 'Tokenbench backend', type: 'private', permissions: ['token:read'], key: 'another-backend-key-of-24-characters' },
+      { name: 'Reporting', type: 'private', permissions: ['token:read'], key: 'the-reporting-key-of-24-characters' },
+    ],
+  };
+  await danger.getByLabel('Seed file to import').setInputFiles({ name: 'incoming.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(incoming)) });
+  const preview = danger.getByRole('group', { name: 'What the seed would do' });
+  await expect(preview).toContainText('It would create 1, leave 0 as they are, and skip 1 in conflict.');
+  await expect(preview.getByRole('list', { name: 'Conflicts, skipped' })).toHaveText('application "Tokenbench backend": an application of that name exists with another key');
+  expect((await bench.call('GET', '/applications/key', { key: 'the-reporting-key-of-24-characters' })).status).toBe(401);
+  await preview.getByRole('button', { name: 'Apply the seed' }).click();
+  await expect(danger.getByRole('group', { name: 'Seed applied' })).toContainText('Applied: 1 created.');
+  expect((await bench.call('GET', '/applications/key', { key: 'the-reporting-key-of-24-characters' })).body.name).toBe('Reporting');
+  await expect(section(page, 'Applications').getByRole('table', { name: 'Applications' })).toContainText('Reporting');
+
+  await danger.getByLabel('Seed file to import').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"applications": [') });
+  await expect(danger.getByRole('alert')).toContainText('broken.json is not JSON');
 });

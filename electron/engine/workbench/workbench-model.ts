@@ -5,6 +5,10 @@ import type { Application, ApplicationStore } from '../access/application-store'
 import type { EngineEvents } from '../engine-events';
 import type { RequestLog } from '../history/request-log';
 import type { TransactionPanel } from '../transactions/transaction-panel';
+import { exportSeed } from '../seed/export-seed';
+import { planSeed } from '../seed/apply-seed';
+import { seedFile } from '../seed/seed-file';
+import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
@@ -23,6 +27,8 @@ export interface WorkbenchSources {
   applications: ApplicationStore;
   /** Where composed requests are sent: the service's own address. */
   frontDoor: FrontDoor;
+  /** The vault's token side, for seed files. */
+  tokens: TokenService;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
   revealOutbound: (entryId: string) => Promise<string>;
 }
@@ -59,6 +65,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteApplication: (request) => settings.remove(request),
     createApplicationKey: (request) => settings.createKey(request),
     revokeApplicationKey: (request) => settings.revokeKey(request),
+    exportSeed({ include_tokens }) {
+      const seed = exportSeed(applications, sources.tokens, include_tokens);
+      return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0 };
+    },
+    importSeed({ seed, apply }) {
+      const plan = planSeed(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
+      if (apply) plan.apply();
+      return plan.report;
+    },
     getSettings: () => sources.settings(),
     changeLimits(change) {
       sources.changeLimits(change);

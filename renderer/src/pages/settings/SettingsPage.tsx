@@ -1,6 +1,7 @@
 import { ThemeSwitch } from '../../components/ThemeSwitch';
 import { useSettings } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
+import { DangerZone } from './DangerZone';
 import { EndpointSection } from './EndpointSection';
 import { ProxySection } from './ProxySection';
 import './settings.css';
@@ -17,6 +18,7 @@ export function SettingsPage() {
         <h2 id="settings-appearance">Appearance</h2>
         <ThemeSwitch className="settings-theme" />
       </section>
+      <DangerZone />
     </div>
   );
 }
