@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationStore, type NewApiKey } from './access/application-store';
+import { ApplicationStore } from './access/application-store';
+import { bootstrap, type BootstrapKeys } from './access/first-start';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
-import { MANAGEMENT_PERMISSIONS, TOKEN_PERMISSIONS } from './access/permissions';
 import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
@@ -25,17 +25,14 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
 import { AdjustableLimits } from './settings/adjustable-limits';
+import { wipeVault } from './settings/wipe-vault';
 
-/** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
-export interface BootstrapKeys {
-  management: NewApiKey & { application_id: string };
-  private: NewApiKey & { application_id: string };
-}
+export type { BootstrapKeys } from './access/first-start';
 
 export interface Engine {
   readonly url: string;
@@ -70,18 +67,6 @@ function tenantIdOf(db: Db): string {
   const id = randomUUID();
   db.prepare("INSERT INTO settings (key, value) VALUES ('tenant_id', ?)").run(id);
   return id;
-}
-
-function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
-  if (applications.count() > 0) return null;
-  const make = (name: string, type: 'management' | 'private', permissions: string[]) => {
-    const { application, key } = applications.create({ name, type, permissions, rules: [] }, null, { create: true });
-    return { ...key!, application_id: application.id };
-  };
-  return {
-    management: make('Tokenbench management', 'management', [...MANAGEMENT_PERMISSIONS]),
-    private: make('Tokenbench backend', 'private', [...TOKEN_PERMISSIONS]),
-  };
 }
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
@@ -150,6 +135,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     };
   }
   const authenticator = new Authenticator(applications);
+  const welcome = new Welcome(applications, bootstrapKeys);
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -158,6 +144,12 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       limits: limits.state(),
     }),
     changeLimits: (change) => limits.change(change),
+    welcome,
+    wipe() {
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });
+      welcome.hold(keys);
+      return wiped;
+    },
     history,
     events,
     transactions: transactionPanel,

@@ -331,3 +331,14 @@ export const seedImportRequestSchema = z.strictObject({ seed: z.unknown(), apply
 /** What a seed does to the vault, entry by entry (`application "x"`, `token y: exists with other data`). */
 export const seedReportSchema = z.object({ created: z.array(z.string()), unchanged: z.array(z.string()), conflicts: z.array(z.string()) });
 export type SeedReportView = z.output<typeof seedReportSchema>;
+
+/** One of the first-start keys, with the application it belongs to. */
+const firstKeySchema = z.object({ application_id: z.string(), application_name: z.string(), key: z.string() });
+
+/** What the welcome view shows of a new vault: its two first keys, this once; null once they have been shown. */
+export const welcomeSchema = z.object({ keys: z.object({ management: firstKeySchema, private: firstKeySchema }).nullable() });
+export type Welcome = z.output<typeof welcomeSchema>;
+
+/** Wiping asks for the word, so no stray call empties a vault. */
+export const wipeRequestSchema = z.strictObject({ confirm: z.literal('wipe', { error: 'Send {"confirm": "wipe"} to wipe the vault' }) });
+export const wipeReportSchema = z.object({ tokens: z.number().int(), transactions: z.number().int(), applications: z.number().int() });

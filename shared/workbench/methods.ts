@@ -23,6 +23,9 @@ import {
   seedImportRequestSchema,
   seedReportSchema,
   transactionViewSchema,
+  welcomeSchema,
+  wipeReportSchema,
+  wipeRequestSchema,
 } from './contract';
 
 /**
@@ -89,6 +92,10 @@ export const WORKBENCH_METHODS = {
   exportSeed: call(seedExportRequestSchema, seedExportSchema),
   /** Reads a seed file against the vault: what it would create, leave and skip as a conflict; with `apply`, does it. */
   importSeed: call(seedImportRequestSchema, seedReportSchema),
+  /** Empties the vault as if new (tokens, transactions, applications and keys) and makes its first applications again. */
+  wipeVault: call(wipeRequestSchema, wipeReportSchema),
+  /** A new vault's first keys, for the welcome view: answered once, then null. */
+  takeWelcome: call(nothing, welcomeSchema),
   /** How the engine is set up: the limits it applies and where they come from. */
   getSettings: call(nothing, engineSettingsSchema),
   /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */

@@ -1,5 +1,5 @@
 import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
-import { WORKBENCH_METHODS, type CallName, type Request, type WorkbenchModel } from '../../../shared/workbench/methods';
+import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { EngineEvents } from '../engine-events';
@@ -13,12 +13,17 @@ import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import type { FrontDoor } from './front-door';
+import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
   status: () => EngineStatus;
   settings: () => EngineSettings;
+  /** The first-start keys waiting for the welcome view. */
+  welcome: Welcome;
+  /** Empties the vault as if new; the new first keys go to the welcome view. */
+  wipe: () => SentReply<'wipeVault'>;
   /** Saves and applies a change to the proxy's limits. */
   changeLimits: (change: Request<'changeLimits'>) => void;
   history: RequestLog;
@@ -74,6 +79,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (apply) plan.apply();
       return plan.report;
     },
+    wipeVault: () => sources.wipe(),
+    takeWelcome: () => sources.welcome.take(),
     getSettings: () => sources.settings(),
     changeLimits(change) {
       sources.changeLimits(change);

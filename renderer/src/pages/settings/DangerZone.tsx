@@ -1,4 +1,5 @@
 import { ExportSeed, ImportSeed } from './SeedFiles';
+import { WipeVault } from './WipeVault';
 
 /** What cannot be undone, or carries the vault out of it: set apart at the end of Settings. */
 export function DangerZone() {
@@ -7,6 +8,7 @@ export function DangerZone() {
       <h2 id="settings-danger">Danger zone</h2>
       <ExportSeed />
       <ImportSeed />
+      <WipeVault />
     </section>
   );
 }
