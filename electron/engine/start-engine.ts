@@ -3,10 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CollectionStore } from './collections/collection-store';
-import { ApplicationStore, type NewApiKey } from './access/application-store';
+import { ApplicationStore } from './access/application-store';
+import { bootstrap, type BootstrapKeys } from './access/first-start';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
-import { MANAGEMENT_PERMISSIONS, TOKEN_PERMISSIONS } from './access/permissions';
 import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
@@ -29,16 +29,14 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
+import { AdjustableLimits } from './settings/adjustable-limits';
+import { wipeVault } from './settings/wipe-vault';
 
-/** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
-export interface BootstrapKeys {
-  management: NewApiKey & { application_id: string };
-  private: NewApiKey & { application_id: string };
-}
+export type { BootstrapKeys } from './access/first-start';
 
 export interface Engine {
   readonly url: string;
@@ -84,18 +82,6 @@ function collectionsFolder(config: EngineConfig): string {
   return mkdtempSync(join(tmpdir(), 'tokenbench-collections-'));
 }
 
-function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
-  if (applications.count() > 0) return null;
-  const make = (name: string, type: 'management' | 'private', permissions: string[]) => {
-    const { application, key } = applications.create({ name, type, permissions, rules: [] }, null, { create: true });
-    return { ...key!, application_id: application.id };
-  };
-  return {
-    management: make('Tokenbench management', 'management', [...MANAGEMENT_PERMISSIONS]),
-    private: make('Tokenbench backend', 'private', [...TOKEN_PERMISSIONS]),
-  };
-}
-
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const { seed, browserWorkbench: browserOptions, ...partial } = options;
@@ -103,6 +89,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
+  // Before anything reads them: the limits Settings saved replace the defaults, and a flag given now beats both.
+  const limits = new AdjustableLimits(db, config, partial, (now) => {
+    expressions.setExpressionLimit(now.maxExpressions);
+    forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
+  });
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -158,13 +149,27 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     };
   }
   const authenticator = new Authenticator(applications);
+  const welcome = new Welcome(applications, bootstrapKeys);
   const workbench = createWorkbenchModel({
     status,
+    settings: () => ({
+      transactionTtlSeconds: config.transactionTtlSeconds,
+      workbenchUrl: browserWorkbench?.url(http.url) ?? null,
+      limits: limits.state(),
+    }),
+    changeLimits: (change) => limits.change(change),
+    welcome,
+    wipe() {
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });
+      welcome.hold(keys);
+      return wiped;
+    },
     history,
     events,
     transactions: transactionPanel,
     applications,
     collections,
+    tokens,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
     revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
     vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },

@@ -1,20 +1,36 @@
 import { z } from 'zod';
 import {
+  applicationChangeSchema,
   applicationChoiceSchema,
   collectionsViewSchema,
+  applicationDetailSchema,
+  applicationRefSchema,
   composedRequestSchema,
+  engineSettingsSchema,
   engineStatusSchema,
   exchangeSchema,
   harExportSchema,
   harSchema,
   historyListSchema,
   historyQuerySchema,
+  keyRefSchema,
+  limitsChangeSchema,
   liveEventSchema,
+  newApplicationSchema,
+  newKeySchema,
+  permissionInfoSchema,
   revealedOutboundSchema,
   requestPlaceSchema,
   revealQuerySchema,
   savedRequestSchema,
+  seedExportRequestSchema,
+  seedExportSchema,
+  seedImportRequestSchema,
+  seedReportSchema,
   transactionViewSchema,
+  welcomeSchema,
+  wipeReportSchema,
+  wipeRequestSchema,
 } from './contract';
 import {
   readAsQuerySchema,
@@ -84,6 +100,32 @@ export const WORKBENCH_METHODS = {
   /** Renames a saved request, or moves it to another collection; never over an existing one. */
   moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
   deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
+  /** Every application with its permissions, access rules and keys, for Settings. */
+  listApplicationDetails: call(nothing, z.array(applicationDetailSchema)),
+  /** The permissions each type of application may hold, with what each allows. */
+  listPermissions: call(nothing, z.array(permissionInfoSchema)),
+  /** Creates an application, validated as POST /applications validates one; it has no key until one is made. */
+  createApplication: call(newApplicationSchema, applicationDetailSchema),
+  /** Renames an application or changes its permissions and rules, validated as PUT /applications/{id}. */
+  updateApplication: call(applicationChangeSchema, applicationDetailSchema),
+  /** Deletes an application; its keys stop working at once. */
+  deleteApplication: call(applicationRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Makes a key for an application: its secret is in this answer only. */
+  createApplicationKey: call(applicationRefSchema, newKeySchema),
+  /** Revokes one key of an application (the workbench's own included); a client using it gets 401 from then on. */
+  revokeApplicationKey: call(keyRefSchema, applicationDetailSchema),
+  /** The applications and rules as a seed file, each with a new key; the tokens' plaintext only when asked. */
+  exportSeed: call(seedExportRequestSchema, seedExportSchema),
+  /** Reads a seed file against the vault: what it would create, leave and skip as a conflict; with `apply`, does it. */
+  importSeed: call(seedImportRequestSchema, seedReportSchema),
+  /** Empties the vault as if new (tokens, transactions, applications and keys) and makes its first applications again. */
+  wipeVault: call(wipeRequestSchema, wipeReportSchema),
+  /** A new vault's first keys, for the welcome view: answered once, then null. */
+  takeWelcome: call(nothing, welcomeSchema),
+  /** How the engine is set up: the limits it applies and where they come from. */
+  getSettings: call(nothing, engineSettingsSchema),
+  /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */
+  changeLimits: call(limitsChangeSchema, engineSettingsSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
   searchTokens: call(tokenSearchSchema, tokenPageSchema),

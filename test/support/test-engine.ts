@@ -64,13 +64,16 @@ export async function callApi<T = any>(baseUrl: string, method: string, path: st
 
 /**
  * A real engine on a free port: an on-disk vault in a fresh temp folder (or in memory), no echo server unless asked,
- * and the two bootstrap keys a first start prints.
+ * and the two bootstrap keys a first start prints (taken from the welcome view unless `keepWelcome`).
  */
-export async function startTestEngine(options: StartOptions & { inMemory?: boolean } = {}): Promise<TestEngine> {
-  const { inMemory, ...rest } = options;
+export async function startTestEngine(options: StartOptions & { inMemory?: boolean; keepWelcome?: boolean } = {}): Promise<TestEngine> {
+  const { inMemory, keepWelcome, ...rest } = options;
   const dataDir = inMemory ? null : (rest.dataDir ?? tempDir());
   const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, dataDir });
   const keys = engine.bootstrapKeys;
+  // The test took the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
+  // it (keepWelcome), and would stand in front of every other page.
+  if (!keepWelcome) await engine.workbench.takeWelcome({});
   return {
     engine,
     url: engine.url,

@@ -76,7 +76,7 @@ export class ExpressionEngine {
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
-  private readonly maxExpressions: number;
+  private maxExpressions: number;
   /** The budget of the request whose token templates are being rendered (see withBudget). */
   private shared: ExpressionBudget | undefined;
   private readonly compileChain = (source: string, filters: string): CompiledExpression =>
@@ -101,6 +101,11 @@ export class ExpressionEngine {
     this.chains = new LruCache(size);
     this.tokenTemplates = new LruCache(size);
     this.maxExpressions = options.maxExpressions ?? HOSTED_EXPRESSION_LIMIT;
+  }
+
+  /** Changes the limit while running (Settings): the next request is held to it. */
+  setExpressionLimit(limit: number): void {
+    this.maxExpressions = limit;
   }
 
   /** A 400 naming the limit when a request's body holds more expressions than one request may. */

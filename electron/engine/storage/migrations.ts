@@ -141,6 +141,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'who enlisted each transaction write',
+    // The application whose request staged the write, for the workbench's view of a transaction; null on rows staged
+    // before this upgrade.
+    sql: `
+      ALTER TABLE transaction_writes ADD COLUMN enlisted_by TEXT;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

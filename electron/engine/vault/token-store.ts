@@ -257,6 +257,15 @@ export class TokenStore {
     return (this.stmt.count.get({ now: nowIso() }) as { n: number }).n;
   }
 
+  /** Deletes every token (a wipe), and has every cache forget them. */
+  deleteAll(): number {
+    const ids = this.db.prepare('SELECT id FROM tokens').pluck().all() as string[];
+    this.db.prepare('DELETE FROM tokens').run();
+    this.hot.clear();
+    for (const listener of this.writeListeners) listener(ids);
+    return ids.length;
+  }
+
   purgeExpired(): number {
     return this.stmt.purgeExpired.run(nowIso()).changes;
   }

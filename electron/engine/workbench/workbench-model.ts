@@ -1,5 +1,5 @@
-import type { ApplicationChoice, EngineStatus } from '../../../shared/workbench/contract';
-import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
+import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
+import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { CollectionStore } from '../collections/collection-store';
@@ -8,10 +8,16 @@ import { historyAsHar } from '../history/har-export';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
+import { exportSeed } from '../seed/export-seed';
+import { planSeed } from '../seed/apply-seed';
+import { seedFile } from '../seed/seed-file';
+import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { WorkbenchVault } from './acting-as';
+import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import type { FrontDoor } from './front-door';
+import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import { createReveals } from './reveals';
 import { readTokenAs, tokenDetail } from './token-access';
@@ -21,12 +27,16 @@ import { writeToken } from './token-writes';
 /** As many requests as the history keeps by default: an export of them all. */
 const MAX_EXPORTED = 10_000;
 
-/** More applications than a local vault holds; the picker lists them all. */
-const MAX_APPLICATIONS = 1000;
-
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
   status: () => EngineStatus;
+  settings: () => EngineSettings;
+  /** The first-start keys waiting for the welcome view. */
+  welcome: Welcome;
+  /** Empties the vault as if new; the new first keys go to the welcome view. */
+  wipe: () => SentReply<'wipeVault'>;
+  /** Saves and applies a change to the proxy's limits. */
+  changeLimits: (change: Request<'changeLimits'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -35,6 +45,8 @@ export interface WorkbenchSources {
   collections: CollectionStore;
   /** Where composed requests are sent: the service's own address. */
   frontDoor: FrontDoor;
+  /** The vault's token side, for seed files. */
+  tokens: TokenService;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
   revealOutbound: (entry: RequestLogEntry | undefined) => string;
   /** The vault, as the Tokens page reads it as an application. */
@@ -49,6 +61,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const feed = new LiveFeed(sources.events, sources.status);
   const { applications, vault } = sources;
   const reveals = createReveals(sources.history, vault, sources.revealOutbound);
+  const settings = applicationSettings(applications);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
@@ -91,6 +104,29 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealToken: ({ token_id, transaction_id }) => reveals.token(token_id, transaction_id),
     writeToken: (request) =>
       writeToken(sources.frontDoor, applications.workbenchKey(request.application_id), sources.status().headerPrefix, request),
+    listApplicationDetails: () => settings.list(),
+    listPermissions: () => settings.permissions(),
+    createApplication: (request) => settings.create(request),
+    updateApplication: (request) => settings.update(request),
+    deleteApplication: (request) => settings.remove(request),
+    createApplicationKey: (request) => settings.createKey(request),
+    revokeApplicationKey: (request) => settings.revokeKey(request),
+    exportSeed({ include_tokens }) {
+      const seed = exportSeed(applications, sources.tokens, include_tokens);
+      return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0 };
+    },
+    importSeed({ seed, apply }) {
+      const plan = planSeed(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
+      if (apply) plan.apply();
+      return plan.report;
+    },
+    wipeVault: () => sources.wipe(),
+    takeWelcome: () => sources.welcome.take(),
+    getSettings: () => sources.settings(),
+    changeLimits(change) {
+      sources.changeLimits(change);
+      return sources.settings();
+    },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);

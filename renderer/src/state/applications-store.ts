@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { ApplicationChoice } from '../../../shared/workbench/contract';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useWorkbenchApi } from '../api/workbench-api-context';
 
@@ -30,11 +31,16 @@ export function applicationToUse(applications: readonly ApplicationChoice[] | nu
   return applications.find((app) => app.id === chosen) ?? applications.find((app) => app.type === 'private') ?? applications[0] ?? null;
 }
 
-/** Lists the applications again, once per visit to a page that picks one. */
+/** Lists the applications again: on a page's visit, and after the workbench made or changed one. */
+export function refreshApplications(api: WorkbenchApi): Promise<void> {
+  const { loaded, failed } = useApplicationsStore.getState();
+  return api.listApplications().then(loaded, (error: unknown) => failed(messageOf(error)));
+}
+
+/** Lists the applications once per visit to the page that calls it. */
 export function useApplicationList(): void {
   const api = useWorkbenchApi();
   useEffect(() => {
-    const { loaded, failed } = useApplicationsStore.getState();
-    api.listApplications().then(loaded, (error: unknown) => failed(messageOf(error)));
+    void refreshApplications(api);
   }, [api]);
 }

@@ -81,7 +81,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
           {loading ? 'Looking…' : filtersAnything(filter) ? 'No request the engine keeps matches.' : 'No requests yet. Call the API and they appear here.'}
         </p>
       ) : (
-        <table className="history">
+        <table className="data-table history">
           <thead>
             <tr>
               <th scope="col">Time</th>
