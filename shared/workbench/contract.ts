@@ -185,6 +185,18 @@ export const collectionsViewSchema = z.object({
 });
 export type CollectionsView = z.output<typeof collectionsViewSchema>;
 
+/** What the user pasted to import: a cURL command or a HAR (a whole file, one entry, or one request). */
+export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 1024 * 1024) });
+
+/** The requests read from a paste, each as the Composer holds one, with what changed on the way. */
+export const importedRequestsSchema = z.object({
+  format: z.enum(['curl', 'har']),
+  requests: z.array(z.object({ label: z.string(), request: savedRequestSchema, notes: z.array(z.string()) })),
+  /** A HAR with more requests than the Composer lists: how many were left out. */
+  left_out: z.number().int().positive().optional(),
+});
+export type ImportedRequests = z.output<typeof importedRequestsSchema>;
+
 /** Where a saved request is: its collection and its name. */
 export const requestPlaceSchema = z.strictObject({ collection: collectionNameSchema, name: collectionNameSchema });
 

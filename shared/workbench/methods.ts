@@ -3,6 +3,8 @@ import {
   applicationChangeSchema,
   applicationChoiceSchema,
   collectionsViewSchema,
+  importedRequestsSchema,
+  importRequestSchema,
   applicationDetailSchema,
   applicationRefSchema,
   composedRequestSchema,
@@ -100,6 +102,8 @@ export const WORKBENCH_METHODS = {
   /** Renames a saved request, or moves it to another collection; never over an existing one. */
   moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
   deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
+  /** Reads a pasted cURL command or HAR into requests the Composer can send (parsed in the engine, as curl would). */
+  importRequests: call(importRequestSchema, importedRequestsSchema),
   /** Every application with its permissions, access rules and keys, for Settings. */
   listApplicationDetails: call(nothing, z.array(applicationDetailSchema)),
   /** The permissions each type of application may hold, with what each allows. */

@@ -3,6 +3,7 @@ import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type Wo
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { CollectionStore } from '../collections/collection-store';
+import { importRequests } from '../collections/request-import';
 import type { EngineEvents } from '../engine-events';
 import { historyAsHar } from '../history/har-export';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
@@ -92,6 +93,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteRequest({ collection, name }) {
       sources.collections.delete(collection, name);
       return sources.collections.list();
+    },
+    importRequests: ({ text }) => {
+      const { url, headerPrefix } = sources.status();
+      return importRequests(text, { serviceUrl: url, headerPrefix });
     },
     revokeWorkbenchKey({ application_id }) {
       const key = applications.workbenchKeyInfo(application_id);

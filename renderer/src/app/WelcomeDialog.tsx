@@ -23,7 +23,7 @@ export function WelcomeDialog() {
   }, [keys]);
   if (!keys) return null;
   return (
-    <dialog ref={dialog} className="welcome" aria-labelledby="welcome-title" onCancel={(event) => event.preventDefault()}>
+    <dialog ref={dialog} className="modal welcome" aria-labelledby="welcome-title" onCancel={(event) => event.preventDefault()}>
       <h2 id="welcome-title">Welcome to Tokenbench</h2>
       <p>This vault is new. Clients call it here, with one of the keys below in the {status?.headerPrefix ?? 'BT'}-API-KEY header:</p>
       {status && (
@@ -47,7 +47,7 @@ export function WelcomeDialog() {
       <p className="muted">
         They are shown this once: Tokenbench keeps only a keyed hash of each. Settings makes new keys for any application later.
       </p>
-      <div className="welcome-actions">
+      <div className="modal-actions">
         <button type="button" className="primary" onClick={done} ref={confirm}>
           I have saved the keys
         </button>

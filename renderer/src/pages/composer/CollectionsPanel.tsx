@@ -6,6 +6,7 @@ import { Alert } from '../../components/Alert';
 import { useCollectionsStore } from '../../state/collections-store';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
+import { ImportDialog } from './ImportDialog';
 
 type Place = { collection: string; name: string };
 const samePlace = (a: Place | null, b: Place) => a?.collection === b.collection && a.name === b.name;
@@ -144,16 +145,23 @@ export function CollectionsPanel() {
   // Without the engine the shell says why; this would only say it again.
   const live = useEngineStore((state) => state.connection === 'live');
   const [saving, setSaving] = useState(false);
+  const [importing, setImporting] = useState(false);
   return (
     <section className="panel collections" aria-labelledby="collections-title">
       <div className="panel-head">
         <h2 id="collections-title">Saved requests</h2>
-        {view && !saving && (
-          <button type="button" className="small" onClick={() => setSaving(true)}>
-            Save…
+        <span className="panel-actions">
+          <button type="button" className="small" onClick={() => setImporting(true)} title="Paste a cURL command or a HAR">
+            Import…
           </button>
-        )}
+          {view && !saving && (
+            <button type="button" className="small" onClick={() => setSaving(true)}>
+              Save…
+            </button>
+          )}
+        </span>
       </div>
+      {importing && <ImportDialog onClose={() => setImporting(false)} />}
       <Alert message={live && problem ? `Could not list the saved requests: ${problem}` : null} />
       {view && saving && <SaveForm view={view} onDone={() => setSaving(false)} />}
       {view && (

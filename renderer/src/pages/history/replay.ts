@@ -1,15 +1,8 @@
-import { COMPOSER_METHODS, type HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import { draftOf } from '../../../../shared/workbench/request-draft';
 import { keptPartOnly } from '../../components/BodyView';
 import { useApplicationsStore } from '../../state/applications-store';
-import {
-  EMPTY_DRAFT,
-  useComposerStore,
-  type BodyMode,
-  type ComposerDraft,
-  type ComposerMethod,
-  type HeaderRow,
-  type ServiceHeader,
-} from '../../state/composer-store';
+import { useComposerStore, type ComposerDraft } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
 import { openPage } from '../../state/route';
@@ -22,17 +15,6 @@ export interface Replay {
   /** History kept only the first 16 KiB of the body: sending this replays a part, so it asks first. */
   cut: boolean;
 }
-
-/** Headers a client's HTTP library writes by itself, and the key (the Composer adds the application's). */
-const LEFT_OUT = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
-
-/** The body modes by the media type a request named. */
-const MODES: [RegExp, BodyMode][] = [
-  [/json/i, 'json'],
-  [/x-www-form-urlencoded/i, 'form'],
-  [/xml/i, 'xml'],
-  [/^text\//i, 'text'],
-];
 
 /** The body as History kept it, as text: as sent (proxy bodies keep their expressions), or the recorded JSON. */
 function bodyText(body: unknown, notes: string[]): string {
@@ -54,43 +36,13 @@ function bodyText(body: unknown, notes: string[]): string {
 
 /**
  * Turns a request from History back into the Composer's request, as it was sent: expressions and headers as the
- * client wrote them (never plaintext: History never had it), the service's headers into their named fields, the
- * key left out (the Composer sends as an application).
+ * client wrote them (never plaintext: History never had it).
  */
 export function replayOf(entry: HistoryEntry, prefix: string): Replay {
-  const notes: string[] = [];
-  const lower = prefix.toLowerCase();
-  const service: Record<ServiceHeader, string> = { ...EMPTY_DRAFT.service };
-  const fields: Record<string, ServiceHeader> = {
-    [`${lower}-transaction-id`]: 'transaction',
-    [`${lower}-proxy-keep-alive`]: 'keepAlive',
-    [`${lower}-proxy-connection`]: 'connection',
-  };
-  let proxyUrl: string | null = null;
-  let contentType: string | null = null;
-  const headers: HeaderRow[] = [];
-  for (const [name, value] of entry.request_headers) {
-    const key = name.toLowerCase();
-    if (LEFT_OUT.has(key) || key === `${lower}-api-key` || key === `${lower}-trace-id`) continue;
-    if (key === `${lower}-proxy-url`) proxyUrl = value;
-    else if (key in fields) service[fields[key]] = value;
-    else if (key === 'content-type' && contentType === null) contentType = value;
-    else headers.push({ name, value, enabled: true });
-  }
-  const mode = contentType === null ? 'json' : (MODES.find(([pattern]) => pattern.test(contentType))?.[1] ?? 'text');
-  if (contentType !== null && mode === 'text' && !/^text\/plain/i.test(contentType)) headers.push({ name: 'Content-Type', value: contentType, enabled: true });
-
-  const proxied = entry.kind === 'proxy';
-  const target = proxied ? `${(proxyUrl ?? '').replace(/\/$/, '')}${entry.path.replace(/^\/proxy/, '')}` : entry.path;
-  if (proxied && proxyUrl === null) notes.push(`The request named no ${prefix}-PROXY-URL: write the destination URL.`);
-  const method = (COMPOSER_METHODS as readonly string[]).includes(entry.method) ? (entry.method as ComposerMethod) : 'GET';
-  if (method !== entry.method) notes.push(`${entry.method} is not a method the Composer sends: it is GET now.`);
-  const body = bodyText(entry.request_body, notes);
-  return {
-    draft: { kind: proxied ? 'proxy' : 'api', method, target, headers, service, bodyMode: body === '' && method === 'GET' ? 'none' : mode, body },
-    notes,
-    cut: keptPartOnly(entry.request_body),
-  };
+  const bodyNotes: string[] = [];
+  const body = bodyText(entry.request_body, bodyNotes);
+  const { draft, notes } = draftOf({ method: entry.method, path: entry.path, headers: entry.request_headers, body }, entry.kind === 'proxy' ? 'proxy' : 'api', prefix);
+  return { draft, notes: [...notes, ...bodyNotes], cut: keptPartOnly(entry.request_body) };
 }
 
 /**
