@@ -48,3 +48,52 @@ test('a request saved as a file, changed on disk, seen changed in the app, renam
   await saved.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
   await expect(saved).toContainText('None yet');
 });
+
+test('several requests open in tabs, kept across a reload, closed with a question when unsaved', async ({ page }) => {
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  const c = composer(page);
+  const tabs = page.getByRole('tablist', { name: 'Open requests' });
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  await c.body('{"amount": 10}');
+  await page.getByRole('button', { name: '+ New request' }).click();
+  await expect(tabs.getByRole('tab')).toHaveCount(2);
+  await expect(tabs.getByRole('tab', { selected: true })).toContainText('New request');
+  await c.kind('Vault API');
+  await c.method('GET');
+  await c.path('/tokens');
+
+  // A restart (here, a reload) brings back every open request, the one on show too.
+  await page.reload();
+  await expect(tabs.getByRole('tab')).toHaveCount(2);
+  await expect(tabs.getByRole('tab', { selected: true })).toContainText('GET /tokens');
+  await expect(c.request.getByRole('textbox', { name: 'Path' })).toHaveValue('/tokens');
+  await tabs.getByRole('tab', { name: /charges/ }).click();
+  await expect(c.request.getByRole('textbox', { name: 'Destination URL' })).toHaveValue(`${bench.engine.echoUrl}/v1/charges`);
+  await expect(c.request.getByRole('textbox', { name: 'Request body' })).toHaveText('{"amount": 10}');
+  await expect(tabs.getByRole('tab', { name: /charges/ }).getByLabel('unsaved changes')).toBeVisible();
+
+  // Saved, the tab takes the request's name and loses its mark; opening it again shows that tab rather than a new one.
+  const saved = page.getByRole('region', { name: 'Saved requests' });
+  await saved.getByRole('button', { name: 'Save…' }).click();
+  await saved.getByRole('combobox', { name: 'Collection' }).fill('Payments');
+  await saved.getByRole('textbox', { name: 'Name' }).fill('Charge');
+  await saved.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(tabs.getByRole('tab', { selected: true })).toHaveText(/Charge$/);
+  await tabs.getByRole('tab', { name: /GET/ }).click();
+  await saved.getByRole('button', { name: 'POST Charge' }).click();
+  await expect(tabs.getByRole('tab')).toHaveCount(2);
+  await expect(tabs.getByRole('tab', { selected: true })).toHaveText(/Charge$/);
+
+  // The keyboard moves between tabs; Delete closes one, asking first when no file holds its changes.
+  await tabs.getByRole('tab', { selected: true }).focus();
+  await page.keyboard.press('ArrowLeft');
+  await expect(tabs.getByRole('tab', { selected: true })).toContainText('GET /tokens');
+  await expect(tabs.getByRole('tab', { selected: true })).toBeFocused();
+  await page.keyboard.press('Delete');
+  const question = page.getByRole('alertdialog', { name: 'Close /tokens?' });
+  await expect(question).toBeVisible();
+  await question.getByRole('button', { name: 'Close without saving' }).click();
+  await expect(tabs.getByRole('tab')).toHaveCount(1);
+  await expect(tabs.getByRole('tab', { selected: true })).toHaveText(/Charge$/);
+  await expect(tabs.getByRole('tab', { selected: true })).toBeFocused();
+});

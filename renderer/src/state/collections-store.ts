@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CollectionsView } from '../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../shared/workbench/contract';
 
 interface CollectionsState {
   /** Null until the engine has listed them. */
@@ -17,3 +17,12 @@ export const useCollectionsStore = create<CollectionsState>()((set) => ({
   loaded: (view) => set({ view, problem: null }),
   failed: (problem) => set({ problem }),
 }));
+
+/** The request saved at a place, as the folder holds it now; null when it is not there (deleted, or not a request). */
+export function savedRequestAt(view: CollectionsView | null, place: { collection: string; name: string } | null): SavedRequest | null {
+  if (!view || !place) return null;
+  return view.collections.find((c) => c.name === place.collection)?.requests.find((r) => r.name === place.name)?.request ?? null;
+}
+
+/** Whether a request differs from the one saved at its place (key order aside: both come from the same shape). */
+export const changedSinceSaved = (draft: SavedRequest, saved: SavedRequest | null) => saved === null || JSON.stringify(draft) !== JSON.stringify(saved);

@@ -34,7 +34,26 @@ export const EMPTY_DRAFT: ComposerDraft = {
   body: '',
 };
 
+/** Where a saved request is kept: its collection and name. */
+export type SavedPlace = { collection: string; name: string };
+
+/** A request open in its own tab. The tab on show keeps its live state in the fields below; this copy is refreshed when it is left. */
+export interface OpenRequest {
+  id: string;
+  draft: ComposerDraft;
+  savedAs: SavedPlace | null;
+  /** Its last answer, while the workbench runs (not kept across restarts). */
+  result: ComposerResult | null;
+}
+
+const isBlank = (draft: ComposerDraft) => JSON.stringify(draft) === JSON.stringify(EMPTY_DRAFT);
+const samePlace = (a: SavedPlace | null, b: SavedPlace | null) => a !== null && b !== null && a.collection === b.collection && a.name === b.name;
+const newTab = (): OpenRequest => ({ id: crypto.randomUUID(), draft: EMPTY_DRAFT, savedAs: null, result: null });
+
 interface ComposerState {
+  /** Every open request, in tab order; `activeTab` is the one on show. */
+  tabs: OpenRequest[];
+  activeTab: string;
   draft: ComposerDraft;
   /** The application the request is sent as; null until the user (or the first load) picks one. */
   applicationId: string | null;
@@ -55,8 +74,14 @@ interface ComposerState {
   bodySelection: { from: number; to: number } | null;
   edit(patch: Partial<ComposerDraft>): void;
   chooseApplication(id: string): void;
-  /** Replaces the whole request (the first run's test card), keeping the application unless one is given. */
-  load(draft: ComposerDraft, notice: string | null, savedAs?: { collection: string; name: string } | null): void;
+  /**
+   * Opens a request (a saved one, a replay, an import, the first run's test card): in its own tab when it is already
+   * open, in the tab on show when that one is blank, else in a new tab, so no edit is lost.
+   */
+  load(draft: ComposerDraft, notice: string | null, savedAs?: SavedPlace | null): void;
+  openTab(): void;
+  showTab(id: string): void;
+  closeTab(id: string): void;
   saved(place: { collection: string; name: string }): void;
   started(id: string): void;
   finished(result: ComposerResult): void;
@@ -69,10 +94,33 @@ interface ComposerState {
   insertIntoBody(text: string): void;
 }
 
-/** The request being composed and its last answer; the request (never the answer) is kept across reloads. */
+/** What the tab on show holds now, as its entry in `tabs`. */
+const current = ({ activeTab, draft, savedAs, result }: ComposerState): OpenRequest => ({ id: activeTab, draft, savedAs, result });
+
+/** The state that shows `tab`, with the tab on show written back into the list first (unless it was closed). */
+function showing(state: ComposerState, tab: OpenRequest, tabs = state.tabs): Partial<ComposerState> {
+  const kept = tabs.map((open) => (open.id === state.activeTab ? current(state) : open));
+  return {
+    tabs: kept.some((open) => open.id === tab.id) ? kept : [...kept, tab],
+    activeTab: tab.id,
+    draft: tab.draft,
+    savedAs: tab.savedAs,
+    result: tab.result,
+    notice: null,
+    invalid: null,
+    pointAt: null,
+    bodySelection: null,
+  };
+}
+
+const FIRST_TAB = newTab();
+
+/** The open requests and their last answers; the requests (never the answers) are kept across restarts. */
 export const useComposerStore = create<ComposerState>()(
   persist(
     (set) => ({
+      tabs: [FIRST_TAB],
+      activeTab: FIRST_TAB.id,
       draft: EMPTY_DRAFT,
       applicationId: null,
       sending: null,
@@ -85,7 +133,29 @@ export const useComposerStore = create<ComposerState>()(
       bodySelection: null,
       edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
       chooseApplication: (applicationId) => set({ applicationId }),
-      load: (draft, notice, savedAs = null) => set({ draft, notice, savedAs, result: null }),
+      load: (draft, notice, savedAs = null) =>
+        set((state) => {
+          const open = state.tabs.find((tab) => tab.id !== state.activeTab && samePlace(tab.savedAs, savedAs));
+          const reuse = samePlace(state.savedAs, savedAs) || isBlank(state.draft);
+          const target = open ?? (reuse ? current(state) : newTab());
+          return { ...showing(state, target), draft, notice, savedAs, result: null };
+        }),
+      // While a request is in flight its answer belongs to the tab on show: the tabs stay as they are until it ends.
+      openTab: () => set((state) => (state.sending ? {} : showing(state, newTab()))),
+      showTab: (id) =>
+        set((state) => {
+          const tab = state.tabs.find((open) => open.id === id);
+          return tab && id !== state.activeTab && !state.sending ? showing(state, tab) : {};
+        }),
+      closeTab: (id) =>
+        set((state) => {
+          const at = state.tabs.findIndex((tab) => tab.id === id);
+          if (at < 0 || (state.sending && id === state.activeTab)) return {};
+          const tabs = state.tabs.filter((tab) => tab.id !== id);
+          if (id !== state.activeTab) return { tabs };
+          // The neighbour on the right takes its place, as in a browser (the last tab's, on its left); the last one closed leaves a blank one.
+          return showing(state, tabs[Math.min(at, tabs.length - 1)] ?? newTab(), tabs);
+        }),
       saved: (savedAs) => set({ savedAs }),
       started: (sending) => set({ sending, notice: null, invalid: null }),
       finished: (result) => set({ sending: null, result }),
@@ -111,7 +181,13 @@ export const useComposerStore = create<ComposerState>()(
     {
       name: 'tokenbench.composer',
       storage: createJSONStorage(() => window.localStorage),
-      partialize: ({ draft, applicationId, savedAs }) => ({ draft, applicationId, savedAs }),
+      partialize: (state) => ({
+        tabs: state.tabs.map((tab) => ({ ...(tab.id === state.activeTab ? current(state) : tab), result: null })),
+        activeTab: state.activeTab,
+        draft: state.draft,
+        applicationId: state.applicationId,
+        savedAs: state.savedAs,
+      }),
     },
   ),
 );

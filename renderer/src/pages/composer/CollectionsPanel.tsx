@@ -3,15 +3,13 @@ import type { CollectionsView, SavedRequest } from '../../../../shared/workbench
 import { messageOf, useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
-import { useCollectionsStore } from '../../state/collections-store';
+import { changedSinceSaved, useCollectionsStore } from '../../state/collections-store';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { ImportDialog } from './ImportDialog';
 
 type Place = { collection: string; name: string };
 const samePlace = (a: Place | null, b: Place) => a?.collection === b.collection && a.name === b.name;
-/** Whether the draft still is what was saved (key order aside, as both come from the same shape). */
-const unchanged = (draft: SavedRequest, saved: SavedRequest | null) => saved !== null && JSON.stringify(draft) === JSON.stringify(saved);
 
 /** Lists the saved requests once per visit; the live feed keeps them current after that. */
 function useCollections(): void {
@@ -108,7 +106,7 @@ function SavedItem({ collection, name, request, problem }: Place & { request: Sa
         <>
           <button type="button" className="link saved-name" disabled={!request} title={problem ?? name} onClick={open}>
             {request?.method && <span className="saved-method">{request.method}</span>} {name}
-            {current && !unchanged(draft, request) && <span className="changed" aria-label="changed since saved"> •</span>}
+            {current && changedSinceSaved(draft, request) && <span className="changed" aria-label="changed since saved"> •</span>}
           </button>
           <span className="saved-actions">
             <button type="button" className="small" aria-label={`Rename or move ${name}`} onClick={() => setRenaming(true)}>

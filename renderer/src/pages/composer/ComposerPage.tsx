@@ -1,7 +1,9 @@
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationList } from '../../state/applications-store';
+import { useComposerStore } from '../../state/composer-store';
 import { useComposerKeys } from './composer-actions';
 import { CollectionsPanel } from './CollectionsPanel';
+import { OPEN_REQUEST_PANEL, OpenRequests, tabIdOf } from './OpenRequests';
 import { RequestPane } from './RequestPane';
 import { ResponsePane } from './ResponsePane';
 import './composer.css';
@@ -10,10 +12,16 @@ import './composer.css';
 export function ComposerPage() {
   useApplicationList();
   useComposerKeys();
+  const activeTab = useComposerStore((state) => state.activeTab);
   return (
     <div className="composer-page">
       <CollectionsPanel />
-      <SplitPane label="Resize the request" storageKey="tokenbench.composer.split" initial={0.5} start={<RequestPane />} end={<ResponsePane />} />
+      <div className="composer-work">
+        <OpenRequests />
+        <div className="open-request-panel" role="tabpanel" id={OPEN_REQUEST_PANEL} aria-labelledby={tabIdOf(activeTab)}>
+          <SplitPane label="Resize the request" storageKey="tokenbench.composer.split" initial={0.5} start={<RequestPane />} end={<ResponsePane />} />
+        </div>
+      </div>
     </div>
   );
 }
