@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import { startEngine, type Engine } from '../electron/engine';
+import { CARD_BRANDS, generateBankAccount, generateCard, generateSsn } from '../shared/test-data/generators';
 
 const ROOT = join(__dirname, '..');
 const OUT = join(ROOT, 'docs', 'screenshots');
@@ -22,6 +23,21 @@ async function send(page: Page, destination: string, body: string): Promise<void
   await composer(page).getByRole('textbox', { name: 'Request body' }).fill(body);
   await composer(page).getByRole('button', { name: /^Send/ }).click();
   await outcome(page).waitFor();
+}
+
+/** A vault with some of every kind, through the API as a back end would fill it. */
+async function fillVault(engine: Engine): Promise<void> {
+  const tokens = Array.from({ length: 60 }, (_, i) => {
+    if (i % 3 === 0) return { type: 'card', data: generateCard(CARD_BRANDS[i % CARD_BRANDS.length]), metadata: { order: `o-${1000 + i}` } };
+    if (i % 3 === 1) return { type: 'bank', data: generateBankAccount(), metadata: { customer: `c-${i % 7}` } };
+    return { type: 'social_security_number', data: generateSsn() };
+  });
+  const res = await fetch(`${engine.url}/tokenize`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'BT-API-KEY': engine.bootstrapKeys!.private.key },
+    body: JSON.stringify(tokens),
+  });
+  if (res.status !== 200) throw new Error(`POST /tokenize answered ${res.status}: ${await res.text()}`);
 }
 
 /** What each picture shows, from a fresh engine with an empty vault. */
@@ -44,6 +60,14 @@ const SCENES: Record<string, Scene> = {
     await composer(page).getByRole('button', { name: /^Send/ }).click();
     await outcome(page).getByText('The service could not be reached').waitFor();
   },
+  tokens: async (page, engine) => {
+    await fillVault(engine);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Tokens' }).click();
+    const list = page.getByRole('listbox', { name: 'Tokens' });
+    await list.getByRole('option').first().waitFor();
+    await list.getByRole('option').filter({ hasText: 'card' }).nth(1).click();
+    await page.getByRole('tab', { name: 'Fields' }).waitFor();
+  },
 };
 
 async function main(): Promise<void> {
@@ -57,6 +81,8 @@ async function main(): Promise<void> {
         try {
           await page.goto(engine.browserWorkbench!.url);
           await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
+          // A fresh vault first shows its keys, once: the pictures are of the workbench after that.
+          await page.getByRole('button', { name: 'I have saved the keys' }).click();
           await scene(page, engine);
           // Let the split, fonts and focus settle: the picture shows what a user sees.
           await page.waitForTimeout(200);

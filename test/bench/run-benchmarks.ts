@@ -2,12 +2,12 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
  *   --rounds N          runs per system and cell, interleaved; the median is reported (default 3)
- *   --tokens N          tokens in the vault suite (100000)
+ *   --tokens N          tokens in the vault and tokens-page suites (100000)
  *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
 import { runProxyBench } from './proxy-bench';
+import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
 import { runVaultBench } from './vault-bench';
 
@@ -43,6 +44,8 @@ interface Suite {
   /** What a run of this suite uses unless the command line says otherwise (the proxy matrix must stay short). */
   defaults: RunSettings;
   run(settings: CommonSettings, tokens: number): Promise<SuiteResult>;
+  /** The settings as the report states them, when the load settings do not apply. */
+  describe?(settings: CommonSettings): string;
 }
 
 /** One entry per suite; a suite owns its servers and returns its scenario table. */
@@ -54,6 +57,12 @@ const SUITES: Record<string, Suite> = {
   proxy: {
     defaults: { connections: [1, 10, 50], durationSeconds: 3, warmupSeconds: 1 },
     run: (settings) => runProxyBench(settings),
+  },
+  // A browser against the page: rounds are its visits and searches; connections and durations do not apply.
+  'tokens-page': {
+    defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
+    run: (settings, tokens) => runTokensPageBench({ tokens, rounds: settings.rounds, log: settings.log }),
+    describe: ({ rounds }) => `${rounds} visit(s) of the page and run(s) of each search, then one 5 s scroll`,
   },
 };
 
@@ -116,11 +125,12 @@ async function main(): Promise<number> {
     const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
+      SUITES[name].describe?.(settings) ??
       `${rounds} round(s) of ${durationSeconds} s measured + ${warmupSeconds} s warm-up per system and cell, connections ${connections.join('/')}`;
     results.push(await SUITES[name].run(settings, tokens));
   }
 
-  const shown = { ...runSettings, ...(suites.includes('vault') && { tokens }), profiled: values.profile };
+  const shown = { ...runSettings, ...((suites.includes('vault') || suites.includes('tokens-page')) && { tokens }), profiled: values.profile };
   const report = buildReport(machine, shown, results);
   process.stdout.write(writeReport(report, RESULTS_DIR));
   log(`Results in ${RESULTS_DIR}/latest.{json,md}`);

@@ -12,10 +12,13 @@ export interface TokenbenchInfo {
    * vault's first start only, null on later starts.
    */
   privateKey: string | null;
+  /** The browser workbench's address with this run's session, when the UI is built. */
+  workbenchUrl: string | null;
 }
 
 const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
 const PRIVATE_KEY = /private key \(token:\*\):\s+(\S+)/;
+const WORKBENCH = /Workbench: (http:\/\/\S+)/;
 
 /** The production build of the CLI (`npm run build`, which `npm run bench` runs first): what the app ships. */
 const BUILT_CLI = 'out/main/serve.js';
@@ -35,7 +38,7 @@ export function startTokenbench(dataDir: string, cpuProfileDir?: string): Promis
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
     ready: (stdout) => {
       const url = SERVING.exec(stdout)?.[1];
-      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null } : undefined;
+      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null, workbenchUrl: WORKBENCH.exec(stdout)?.[1] ?? null } : undefined;
     },
   });
 }

@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { tempDir } from '../support/test-engine';
-import { SeededRandom } from './seeded-random';
+import { SeededRandom } from '../support/seeded-random';
 import { startServe, type ServeProcess } from './serve-process';
 import { VaultLedger, type ReadTokens, type TryCommit } from './vault-ledger';
 import { ValuePool, Workload } from './workload';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
-import type { SeededRandom } from './seeded-random';
+import type { SeededRandom } from '../support/seeded-random';
 import type { GroupOp, UncommittedTransaction, VaultLedger, WriteGroup } from './vault-ledger';
 
 /** Token data for the writes: any JSON (deep, unicode, quotes, escapes), as the text that was sent. */

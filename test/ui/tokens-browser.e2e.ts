@@ -172,6 +172,15 @@ test('a token an outside client creates appears live; the keyboard opens it; rev
   await expect(page.locator('body')).not.toContainText(PAN);
 });
 
+test('in a narrow window, where the token sits below the list, opening one brings it into view', async ({ page }) => {
+  await page.setViewportSize({ width: 700, height: 900 });
+  const id = await apiToken({ type: 'card_number', data: PAN });
+  const t = await open(page);
+  await t.list.focus();
+  await page.keyboard.press('Enter');
+  await expect(t.side.getByRole('heading', { name: `Token ${id}` })).toBeInViewport();
+});
+
 test('reads as an application with a masking rule, and as one without token:use', async ({ page }) => {
   const id = await apiToken({ type: 'card_number', data: PAN });
   await application('masking reader', [{ description: 'pci masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read'] }]);

@@ -65,7 +65,9 @@ export function searchTokens(vault: WorkbenchVault, request: Search): SentReply<
   // An empty id list filters nothing in the vault's query code: no ids here means no tokens.
   const none = listed.ids?.length === 0;
   const total = created?.length === 0 ? 0 : vault.queries.count(caller, 'token:search', counted);
-  const page = none ? { next: null, data: [] } : vault.queries.pageNewest(caller, 'token:search', listed, request.cursor, request.limit);
+  // The count is of the page's own filter unless ids narrow the page further.
+  const listedTotal = listed === counted ? total : undefined;
+  const page = none ? { next: null, data: [] } : vault.queries.pageNewest(caller, 'token:search', listed, request.cursor, request.limit, listedTotal);
 
   const firstPage = request.cursor === undefined && request.ids === undefined;
   const staged = firstPage ? stagedTokens(vault.transactions, (id) => vault.tokens.store.get(id), request.transaction_id) : [];

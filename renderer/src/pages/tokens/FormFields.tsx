@@ -58,11 +58,12 @@ function MetadataRows({ rows, onChange, error }: { rows: [string, string][]; onC
     <fieldset className={error ? 'field metadata invalid' : 'field metadata'}>
       <legend>Metadata</legend>
       {shown.map(([key, value], i) => {
-        const which = i === rows.length ? 'new metadata entry' : `metadata ${key || i + 1}`;
+        const blank = i === rows.length;
+        const which = blank ? 'new metadata entry' : `metadata ${key || i + 1}`;
         return (
           <div className="metadata-row" key={i}>
-            <input type="text" className="mono" aria-label={`Key of ${which}`} spellCheck={false} value={key} onChange={(e) => change(i, [e.target.value, value])} />
-            <input type="text" className="mono" aria-label={`Value of ${which}`} spellCheck={false} value={value} onChange={(e) => change(i, [key, e.target.value])} />
+            <input type="text" className="mono" aria-label={`Key of ${which}`} placeholder={blank ? 'key' : undefined} spellCheck={false} value={key} onChange={(e) => change(i, [e.target.value, value])} />
+            <input type="text" className="mono" aria-label={`Value of ${which}`} placeholder={blank ? 'value' : undefined} spellCheck={false} value={value} onChange={(e) => change(i, [key, e.target.value])} />
             {i < rows.length && (
               <button type="button" className="small" aria-label={`Remove ${which}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
                 ×

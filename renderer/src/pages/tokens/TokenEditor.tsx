@@ -13,7 +13,7 @@ export function WriteTarget({ stagedIn }: { stagedIn: string | null }) {
   const transactionId = useTokensStore((state) => state.transactionId);
   const transactions = useTokensStore((state) => state.transactions);
   const inside = stagedIn ?? transactions.find((t) => t.id === transactionId && t.state === 'open')?.id;
-  return <p className="muted">{inside ? `Inside transaction ${inside.slice(0, 8)}: nobody else sees it until the commit.` : 'Applied at once.'}</p>;
+  return <p className="muted write-target">{inside ? `Inside transaction ${inside.slice(0, 8)}: nobody else sees it until the commit.` : 'Applied at once.'}</p>;
 }
 
 /** Changes metadata, containers, mask, search indexes and expiry with one merge patch, as PATCH /tokens/{id} takes it. */

@@ -101,7 +101,7 @@ export function TokenSearch() {
         <label>
           Created in
           <select value={filters.createdIn} onChange={(event) => apply({ createdIn: event.target.value })}>
-            <option value="">any transaction or none</option>
+            <option value="">any</option>
             {transactions.map((transaction) => (
               <option key={transaction.id} value={transaction.id}>
                 transaction {transactionLabel(transaction, name)}

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationList } from '../../state/applications-store';
 import { useTokensStore } from '../../state/tokens-store';
@@ -21,11 +22,26 @@ function SidePanel() {
   );
 }
 
+/** In a narrow window the side sits below the list: the token opened, or the form, is scrolled up into view. */
+function SideInView() {
+  const panel = useTokensStore((state) => state.panel);
+  const slot = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const side = slot.current?.firstElementChild;
+    if (panel.kind !== 'none' && side && side.getBoundingClientRect().top > window.innerHeight / 2) side.scrollIntoView({ block: 'start' });
+  }, [panel]);
+  return (
+    <div className="token-side-slot" ref={slot}>
+      <SidePanel />
+    </div>
+  );
+}
+
 /** Find, inspect, create and change the vault's tokens as an application, without writing a request. */
 export function TokensPage() {
   useApplicationList();
   useTokenList();
   return (
-    <SplitPane label="Resize the token list" storageKey="tokenbench.tokens.split" initial={0.62} start={<TokenListPanel />} end={<SidePanel />} />
+    <SplitPane label="Resize the token list" storageKey="tokenbench.tokens.split" initial={0.62} start={<TokenListPanel />} end={<SideInView />} />
   );
 }
