@@ -52,6 +52,12 @@ test('create an application with a masking rule, make a key, use it from an outs
 
   // The key works from an outside client, and the rule masks what it reads.
   const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN, containers: ['/pci/'] } });
+  // The preview gives what these rules give, through the Tokens page's "Read as…".
+  await editor.getByRole('textbox', { name: 'Token to preview' }).fill(card.body.id);
+  await editor.getByRole('button', { name: 'Preview' }).click();
+  const preview = editor.getByRole('table', { name: 'What these rules give' });
+  await expect(preview.getByRole('row').first()).toContainText('masked');
+  await expect(preview.getByRole('row').first()).toContainText('XXXXXXXXXXXX4242');
   const read = await bench.call('GET', `/tokens/${card.body.id}`, { key });
   expect(read.status).toBe(200);
   expect(read.body.data).toBe('XXXXXXXXXXXX4242');
@@ -158,7 +164,7 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   await expect(rows).toHaveCount(5);
 
   const history = section(page, 'History');
-  await expect(history).toContainText('Now the newest 10,000; the oldest leave first. Default 10000.');
+  await expect(history).toContainText('Now the newest 10,000; the oldest leave first. Default 10,000.');
   await expect(history).toContainText('Now kept whatever their age (0).');
   await history.getByRole('spinbutton', { name: /Entries kept/ }).fill('3');
   await history.getByRole('spinbutton', { name: /Maximum age/ }).press('End');

@@ -37,7 +37,7 @@ export function NumberRow({ spec, setting, text, onText }: { spec: NumberSetting
         <span className="muted">{spec.unit}</span>
       </label>
       <p className="muted limit-meaning">
-        Now {spec.words(setting.value)}. Default {setting.default}. {spec.beside}
+        Now {spec.words(setting.value)}. Default {setting.default.toLocaleString('en')}. {spec.beside}
       </p>
       <Pinned setting={setting} />
     </div>
