@@ -25,6 +25,18 @@ async function send(page: Page, destination: string, body: string): Promise<void
   await outcome(page).waitFor();
 }
 
+/** A call to the engine's API as its first private application, as an outside client makes it. */
+async function call(engine: Engine, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ id: string }> {
+  const response = await fetch(`${engine.url}${path}`, {
+    method,
+    headers: { 'BT-API-KEY': engine.bootstrapKeys!.private.key, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // A commit or rollback may answer with no body.
+  const text = await response.text();
+  return (text ? JSON.parse(text) : {}) as { id: string };
+}
+
 /** A vault with some of every kind, through the API as a back end would fill it. */
 async function fillVault(engine: Engine): Promise<void> {
   const tokens = Array.from({ length: 60 }, (_, i) => {
@@ -32,13 +44,11 @@ async function fillVault(engine: Engine): Promise<void> {
     if (i % 3 === 1) return { type: 'bank', data: generateBankAccount(), metadata: { customer: `c-${i % 7}` } };
     return { type: 'social_security_number', data: generateSsn() };
   });
-  const res = await fetch(`${engine.url}/tokenize`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'BT-API-KEY': engine.bootstrapKeys!.private.key },
-    body: JSON.stringify(tokens),
-  });
-  if (res.status !== 200) throw new Error(`POST /tokenize answered ${res.status}: ${await res.text()}`);
+  await call(engine, 'POST', '/tokenize', tokens);
 }
+
+/** The scenes that show a new vault's welcome view; every other one starts with its keys taken, as a user has. */
+const WELCOMING = new Set(['welcome']);
 
 /** What each picture shows, from a fresh engine with an empty vault. */
 const SCENES: Record<string, Scene> = {
@@ -68,6 +78,26 @@ const SCENES: Record<string, Scene> = {
     await list.getByRole('option').filter({ hasText: 'card' }).nth(1).click();
     await page.getByRole('tab', { name: 'Fields' }).waitFor();
   },
+  transactions: async (page, engine) => {
+    const existing = await call(engine, 'POST', '/tokens', { type: 'card_number', data: '5555555555554444' });
+    await call(engine, 'POST', '/transactions').then(({ id }) => call(engine, 'POST', `/transactions/${id}/commit`));
+    await call(engine, 'POST', '/transactions').then(({ id }) => call(engine, 'POST', `/transactions/${id}/rollback`));
+    const open = await call(engine, 'POST', '/transactions');
+    const inside = { 'BT-TRANSACTION-ID': open.id };
+    await call(engine, 'POST', '/tokens', { type: 'card_number', data: '4242424242424242' }, inside);
+    await call(engine, 'PATCH', `/tokens/${existing.id}`, { metadata: { order: 'A-1001' } }, { ...inside, 'content-type': 'application/merge-patch+json' });
+    await page.keyboard.press('Control+3');
+    await page.getByRole('button', { name: open.id.slice(0, 8), exact: true }).click();
+    await page.getByRole('table', { name: 'Operations' }).waitFor();
+  },
+  settings: async (page) => {
+    await page.keyboard.press('Control+5');
+    await page.getByRole('button', { name: 'Tokenbench backend' }).click();
+    await page.getByRole('region', { name: 'Tokenbench backend · private' }).waitFor();
+  },
+  welcome: async (page) => {
+    await page.getByRole('dialog', { name: 'Welcome to Tokenbench' }).getByRole('group', { name: /^Private key/ }).waitFor();
+  },
 };
 
 async function main(): Promise<void> {
@@ -77,12 +107,11 @@ async function main(): Promise<void> {
     for (const [name, scene] of Object.entries(SCENES)) {
       for (const colorScheme of ['light', 'dark'] as const) {
         const engine = await startEngine({ port: 0, echoPort: 0, dataDir: null, log: () => undefined, browserWorkbench: { uiDir: join(ROOT, 'out', 'renderer') } });
+        if (!WELCOMING.has(name)) await engine.workbench.takeWelcome({});
         const page = await browser.newPage({ viewport: VIEWPORT, colorScheme });
         try {
           await page.goto(engine.browserWorkbench!.url);
           await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
-          // A fresh vault first shows its keys, once: the pictures are of the workbench after that.
-          await page.getByRole('button', { name: 'I have saved the keys' }).click();
           await scene(page, engine);
           // Let the split, fonts and focus settle: the picture shows what a user sees.
           await page.waitForTimeout(200);

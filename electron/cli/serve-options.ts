@@ -24,6 +24,8 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'max-expressions': { type: 'string' },
   'deny-private-destinations': { type: 'boolean' },
+  'history-limit': { type: 'string' },
+  'history-max-age': { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -43,6 +45,8 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'max-body': ['BYTES', `largest request body (default ${DEFAULTS.maxBodyBytes})`],
   'max-expressions': ['N', `most token expressions in one /proxy or /detokenize request (default ${DEFAULTS.maxExpressions})`],
   'deny-private-destinations': ['', "refuse loopback, private and this machine's own addresses as destinations (default: allowed)"],
+  'history-limit': ['N', `request history entries kept, the oldest leaving first (default ${DEFAULTS.historyLimit})`],
+  'history-max-age': ['DAYS', 'request history entries older than this leave (default 0: kept whatever their age)'],
   'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
   help: ['', 'this text'],
 };
@@ -133,6 +137,8 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     maxBodyBytes: wholeNumber('max-body', values['max-body'], 1),
     maxExpressions: wholeNumber('max-expressions', values['max-expressions'], 0),
     denyPrivateDestinations: values['deny-private-destinations'],
+    historyLimit: wholeNumber('history-limit', values['history-limit'], 1, 1_000_000),
+    historyMaxAgeDays: wholeNumber('history-max-age', values['history-max-age'], 0, 36_500),
     allowedOrigins: values['allow-origin'],
     seed: values.seed ? readSeed(values.seed) : undefined,
   };

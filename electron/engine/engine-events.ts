@@ -18,6 +18,8 @@ export interface EngineEventMap {
   collections: [CollectionsView];
   /** A token was created, changed or deleted in the vault (a transaction's, once it commits): its id, no data. */
   token: [TokenChange];
+  /** The history was cleared or trimmed to a new retention: what a reader holds of it may be gone. */
+  historyReset: [];
 }
 
 const CHANGES: Record<TokenWrite['op'], TokenChange['change']> = { create: 'created', update: 'changed', delete: 'deleted' };
@@ -49,6 +51,7 @@ export function engineEvents(history: RequestLog, transactions: TransactionManag
       collections.close();
     }
   });
+  history.on('reset', () => events.emit('historyReset'));
   transactions.on('change', ({ id }) => {
     if (events.listenerCount('transaction') > 0) events.emit('transaction', panel.get(id)!);
   });

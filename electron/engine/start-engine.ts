@@ -33,7 +33,7 @@ import { createBrowserWorkbench, createWorkbenchModel, frontDoor, Welcome, type 
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
-import { AdjustableLimits } from './settings/adjustable-limits';
+import { AdjustableSettings, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
 import { wipeVault } from './settings/wipe-vault';
 
 export type { BootstrapKeys } from './access/first-start';
@@ -89,11 +89,14 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
-  // Before anything reads them: the limits Settings saved replace the defaults, and a flag given now beats both.
-  const limits = new AdjustableLimits(db, config, partial, (now) => {
+  // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
+  const limits = new AdjustableSettings(db, 'adjustable_limits', PROXY_LIMITS, config, partial, (now) => {
     expressions.setExpressionLimit(now.maxExpressions);
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
   });
+  const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
+    history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
+  );
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -116,6 +119,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const history = await RequestLog.start({
     dataDir: config.dataDir,
     limit: config.historyLimit,
+    maxAgeDays: config.historyMaxAgeDays,
     nativeBinding: config.nativeBinding,
     log: config.log,
   }).catch((error) => {
@@ -156,8 +160,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       transactionTtlSeconds: config.transactionTtlSeconds,
       workbenchUrl: browserWorkbench?.url(http.url) ?? null,
       limits: limits.state(),
+      retention: retention.state(),
     }),
     changeLimits: (change) => limits.change(change),
+    changeRetention: (change) => retention.change(change),
     welcome,
     wipe() {
       const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });

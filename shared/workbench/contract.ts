@@ -217,6 +217,8 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     collections: collectionsViewSchema.optional(),
     /** Tokens created, changed or deleted since the last update, by id. */
     tokens: tokenChangesSchema.default({ changes: [], more: false }),
+    /** The kept history changed other than by new entries (cleared, or trimmed to a new retention): read it again. */
+    historyReset: z.boolean().default(false),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;
@@ -312,6 +314,13 @@ export const PROXY_LIMITS = {
   denyPrivateDestinations: z.boolean(),
 };
 
+/** How much request history the engine keeps (docs/api.md, Limits). */
+export const HISTORY_RETENTION = {
+  historyLimit: z.number().int().min(1).max(1_000_000),
+  /** 0 keeps entries whatever their age. */
+  historyMaxAgeDays: z.number().int().min(0).max(36_500),
+};
+
 /** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
 export const engineSettingsSchema = z.object({
   /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
@@ -324,6 +333,10 @@ export const engineSettingsSchema = z.object({
     maxExpressions: limitStateSchema(PROXY_LIMITS.maxExpressions),
     denyPrivateDestinations: limitStateSchema(PROXY_LIMITS.denyPrivateDestinations),
   }),
+  retention: z.object({
+    historyLimit: limitStateSchema(HISTORY_RETENTION.historyLimit),
+    historyMaxAgeDays: limitStateSchema(HISTORY_RETENTION.historyMaxAgeDays),
+  }),
 });
 
 /** A change to the limits: a value to save and apply, or null to go back to the default. */
@@ -332,6 +345,11 @@ export const limitsChangeSchema = z.strictObject({
   maxBodyBytes: PROXY_LIMITS.maxBodyBytes.nullable().optional(),
   maxExpressions: PROXY_LIMITS.maxExpressions.nullable().optional(),
   denyPrivateDestinations: PROXY_LIMITS.denyPrivateDestinations.nullable().optional(),
+});
+/** A change to the history's retention, likewise. */
+export const retentionChangeSchema = z.strictObject({
+  historyLimit: HISTORY_RETENTION.historyLimit.nullable().optional(),
+  historyMaxAgeDays: HISTORY_RETENTION.historyMaxAgeDays.nullable().optional(),
 });
 export type EngineSettings = z.output<typeof engineSettingsSchema>;
 

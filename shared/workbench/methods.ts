@@ -23,6 +23,7 @@ import {
   permissionInfoSchema,
   revealedOutboundSchema,
   requestPlaceSchema,
+  retentionChangeSchema,
   revealQuerySchema,
   savedRequestSchema,
   seedExportRequestSchema,
@@ -130,7 +131,10 @@ export const WORKBENCH_METHODS = {
   getSettings: call(nothing, engineSettingsSchema),
   /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */
   changeLimits: call(limitsChangeSchema, engineSettingsSchema),
-  /** The engine's live event road: new history entries and transaction changes, with the status. */
+  /** Changes how much request history is kept: saved in the vault and trimmed to at once, unless a start flag set it. */
+  changeRetention: call(retentionChangeSchema, engineSettingsSchema),
+  /** Removes every request history entry; answers how many there were. */
+  clearHistory: call(nothing, z.object({ cleared: z.number().int().nonnegative() })),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
   searchTokens: call(tokenSearchSchema, tokenPageSchema),
   /** One token as an application reads it (data masked), with the tokens that share its fingerprint. */

@@ -10,6 +10,8 @@ describe('tokenbench serve, called the wrong way', () => {
     [['--port', 'abc'], '--port must be a whole number from 0 to 65535, got abc'],
     [['--echo-port', '65536'], '--echo-port must be a whole number from 0 to 65535, got 65536'],
     [['--max-body', '0'], '--max-body must be a whole number of at least 1, got 0'],
+    [['--history-limit', '0'], '--history-limit must be a whole number from 1 to 1000000, got 0'],
+    [['--history-max-age', 'week'], '--history-max-age must be a whole number from 0 to 36500, got week'],
     [['--port', '4780', '--echo-port', '4780'], '--port and --echo-port are both 4780: pick two ports'],
     [['--port', '4781'], '--port and --echo-port are both 4781 (--echo-port by default): pick two ports'],
     [['--in-memory', '--data-dir', '/tmp/x'], '--in-memory and --data-dir exclude each other'],
@@ -40,6 +42,8 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--max-body BYTES', `default ${defaults.maxBodyBytes}`],
       ['--max-expressions N', `default ${defaults.maxExpressions}`],
       ['--deny-private-destinations', 'default: allowed'],
+      ['--history-limit N', `default ${defaults.historyLimit}`],
+      ['--history-max-age DAYS', `default ${defaults.historyMaxAgeDays}`],
       ['--allow-origin ORIGIN', 'default: none'],
       ['-h, --help', 'this text'],
     ];

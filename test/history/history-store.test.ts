@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { idTimePrefix } from '../../electron/engine/history/entry-id';
 import { HISTORY_FILE, HISTORY_SCHEMA_VERSION, HistorySchemaError, HistoryStore, type StoredEntry } from '../../electron/engine/history/history-store';
 import { tempDir } from '../support/test-engine';
 
@@ -36,6 +37,33 @@ describe('the history store', () => {
     expect(store.get('a')).toBeUndefined();
     store.append([entry('f')]);
     expect(ids(store.list(10))).toEqual(['f', 'e', 'd']);
+  });
+
+  it('trims to its retention as it opens: a lower limit than the file was written with', () => {
+    const dataDir = dir();
+    open(dataDir, 10).append(['a', 'b', 'c', 'd'].map(entry));
+    expect(ids(open(dataDir, 2).list(10))).toEqual(['d', 'c']);
+  });
+
+  it('lets entries older than the maximum age go, on a new retention and on every batch', () => {
+    const now = Date.now();
+    const DAY = 24 * 60 * 60 * 1000;
+    const madeAt = (ms: number, name: string) => `${idTimePrefix(ms)}-7000-8000-${name.padStart(12, '0')}`;
+    const store = open(dir());
+    const [old, week, hour] = [madeAt(now - 40 * DAY, 'old'), madeAt(now - 7 * DAY, 'week'), madeAt(now - 60 * 60 * 1000, 'hour')];
+    store.append([old, week, hour].map(entry));
+    expect(ids(store.list(10))).toEqual([hour, week, old]);
+    store.retain({ limit: 100, maxAgeDays: 30 }, now);
+    expect(ids(store.list(10))).toEqual([hour, week]);
+    store.retain({ limit: 100, maxAgeDays: 1 }, now);
+    expect(ids(store.list(10))).toEqual([hour]);
+    // A batch arriving with an entry already too old (a clock set back) is trimmed as it is written.
+    store.append([entry(madeAt(now - 2 * DAY, 'late')), entry(madeAt(now, 'new'))]);
+    expect(ids(store.list(10))).toEqual([madeAt(now, 'new'), hour]);
+    // 0: kept whatever their age.
+    store.retain({ limit: 100, maxAgeDays: 0 }, now);
+    store.append([entry(madeAt(now - 400 * DAY, 'ancient'))]);
+    expect(store.list(10)).toHaveLength(3);
   });
 
   it('gives back a body kept as bytes as the entry\'s request_body text, and none for a body that is not UTF-8', () => {
@@ -103,7 +131,8 @@ describe('the history store', () => {
     // Cut mid-write: the journal holds what the batch's pages replaced, and the next open puts it back.
     expect(statSync(join(dataDir, `${HISTORY_FILE}-journal`)).size).toBeGreaterThan(0);
     const lines: string[] = [];
-    const store = open(dataDir, 100, (line) => lines.push(line));
+    // Opened with the same limit: a store trims to its retention as it opens.
+    const store = open(dataDir, 1000, (line) => lines.push(line));
     // The committed batch, trimmed to the limit of 1,000 (see kill-mid-batch.ts), and nothing of the cut one.
     expect(ids(store.list(5000))).toEqual(Array.from({ length: 1000 }, (_, i) => `committed-${2999 - i}`));
     expect(lines).toEqual([]);

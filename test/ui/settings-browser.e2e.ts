@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
-import { openWorkbench } from './support/workbench-page';
+import { openPage, openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
 /** The Settings page in Chromium against a real engine: what otherwise takes a management key and curl. */
@@ -52,6 +52,12 @@ test('create an application with a masking rule, make a key, use it from an outs
 
   // The key works from an outside client, and the rule masks what it reads.
   const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN, containers: ['/pci/'] } });
+  // The preview gives what these rules give, through the Tokens page's "Read as…".
+  await editor.getByRole('textbox', { name: 'Token to preview' }).fill(card.body.id);
+  await editor.getByRole('button', { name: 'Preview' }).click();
+  const preview = editor.getByRole('table', { name: 'What these rules give' });
+  await expect(preview.getByRole('row').first()).toContainText('masked');
+  await expect(preview.getByRole('row').first()).toContainText('XXXXXXXXXXXX4242');
   const read = await bench.call('GET', `/tokens/${card.body.id}`, { key });
   expect(read.status).toBe(200);
   expect(read.body.data).toBe('XXXXXXXXXXXX4242');
@@ -144,6 +150,48 @@ test('a lower expression limit refuses the next request over it, without a resta
   await page.keyboard.press('Control+1');
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
+});
+
+test('keeps fewer history entries at once and from then on, kept in the vault; clearing empties the History page live', async ({ page, context }) => {
+  await openSettings(page);
+  const read = (n: number) => bench.call('GET', `/tokens/missing-${n}`, { key: bench.privateKey, headers: { 'BT-TRACE-ID': `read-${n}` } });
+  for (let n = 1; n <= 5; n++) expect((await read(n)).status).toBe(404);
+  // A second window on History watches it change.
+  const watcher = await context.newPage();
+  await openWorkbench(watcher, bench.engine.browserWorkbench!.url, 'History');
+  const rows = watcher.getByTestId('history-row');
+  const traces = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
+  await expect(rows).toHaveCount(5);
+
+  const history = section(page, 'History');
+  await expect(history).toContainText('Now the newest 10,000; the oldest leave first. Default 10,000.');
+  await expect(history).toContainText('Now kept whatever their age (0).');
+  await history.getByRole('spinbutton', { name: /Entries kept/ }).fill('3');
+  await history.getByRole('spinbutton', { name: /Maximum age/ }).press('End');
+  await page.keyboard.press('Enter');
+  await expect(history.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+  await expect(history).toContainText('Now the newest 3; the oldest leave first.');
+  await expect(rows).toHaveCount(3);
+  expect(await traces()).toEqual(['read-5', 'read-4', 'read-3']);
+  expect((await read(6)).status).toBe(404);
+  expect((await bench.engine.history.list(10)).map((entry) => entry.trace_id)).toEqual(['read-6', 'read-5', 'read-4']);
+
+  // Asked once more; "Keep it" keeps it.
+  await history.getByRole('button', { name: 'Clear history…' }).click();
+  await history.getByRole('button', { name: 'Keep it' }).click();
+  expect(await bench.engine.history.list(10)).toHaveLength(3);
+  await history.getByRole('button', { name: 'Clear history…' }).click();
+  await history.getByRole('button', { name: 'Clear the whole history' }).click();
+  await expect(history.getByRole('status').filter({ hasText: 'Cleared: 3 entries removed.' })).toBeVisible();
+  await expect(rows).toHaveCount(0);
+  expect((await read(7)).status).toBe(404);
+  await expect(rows).toHaveCount(1);
+  expect(await traces()).toEqual(['read-7']);
+
+  // Kept for the next visit (and the next start: test/workbench/history-retention.test.ts).
+  await page.reload();
+  await openPage(page, 'Settings');
+  await expect(section(page, 'History').getByRole('spinbutton', { name: /Entries kept/ })).toHaveValue('3');
 });
 
 test('exports a seed file, token data only when ticked and warned, and imports one showing its conflicts first', async ({ page }) => {

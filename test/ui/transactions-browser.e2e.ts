@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
+import { tokensPage } from './support/tokens-page';
 import { workbenchTests } from './support/workbench-tests';
 import { engineFact, openPage, openWorkbench } from './support/workbench-page';
 
@@ -89,6 +90,41 @@ test('create one, stage a token from the Composer and from an outside client, wa
   // Ended: nothing held, the actions gone.
   await expect(tx.detail.getByRole('button', { name: 'Commit' })).toHaveCount(0);
   await expect(tx.detail.getByRole('list', { name: 'Locks held' })).toHaveCount(0);
+});
+
+test('stage a token from the Tokens page inside a transaction made here, watch it in the detail, commit, and see it appear', async ({ page }) => {
+  await startBench();
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'Transactions');
+  const tx = transactionsPage(page);
+  await tx.create();
+  const id = await tx.shownId();
+
+  await page.keyboard.press('Control+2');
+  const t = tokensPage(page);
+  await t.writeIn(id.slice(0, 8));
+  await t.newToken();
+  await t.form.getByRole('combobox', { name: 'Type' }).selectOption('card_number');
+  await t.form.getByRole('textbox', { name: 'Card number' }).fill(PAN);
+  await t.form.getByRole('button', { name: 'Create token' }).click();
+  await expect(t.notice).toContainText(`staged in transaction ${id.slice(0, 8)} until it commits`);
+  const staged = (await t.notice.innerText()).match(/Created token (\S+),/)![1];
+  await expect(t.summary).toContainText('0 tokens · 1 write staged in open transactions');
+
+  // The detail shows the staged write, by the application the Tokens page acted as, and what a commit would show.
+  await page.keyboard.press('Control+3');
+  const operations = tx.detail.getByRole('table', { name: 'Operations' });
+  await expect(operations.getByRole('row')).toHaveCount(2);
+  await expect(operations.getByRole('row').nth(1)).toContainText(`create${staged}Tokenbench backend`);
+  await expect(tx.detail.getByRole('list', { name: 'What a commit would make visible' })).toContainText(`${staged} appears XXXXXXXXXXXX4242`);
+  expect((await bench.call('GET', `/tokens/${staged}`, { key: bench.privateKey })).status).toBe(404);
+
+  await tx.detail.getByRole('button', { name: 'Commit' }).click();
+  await expect(tx.row(id)).toContainText('committed');
+  await page.keyboard.press('Control+2');
+  await expect(t.summary).toHaveText('1 token');
+  await expect(t.row(staged)).not.toContainText('staged');
+  expect((await bench.call('GET', `/tokens/${staged}`, { key: bench.privateKey })).status).toBe(200);
+  await expect(page.getByRole('main', { name: 'Tokens' })).not.toContainText(PAN);
 });
 
 test('roll one back, commit another, and filter the list by state', async ({ page }) => {

@@ -18,7 +18,12 @@ export function timeOrderedId(): string {
     lastMs++;
     sequence = 0;
   }
-  const time = lastMs.toString(16).padStart(12, '0');
   // randomUUID's last 17 characters are random apart from the variant bits, which v7 shares with v4.
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${randomUUID().slice(19)}`;
+  return `${idTimePrefix(lastMs)}-7${sequence.toString(16).padStart(3, '0')}-${randomUUID().slice(19)}`;
+}
+
+/** The start of the ids made at `ms`: every id made before then sorts below it, every id made from then on above. */
+export function idTimePrefix(ms: number): string {
+  const time = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}`;
 }

@@ -1,5 +1,5 @@
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
-import type { HistoryStoreOptions, StoredEntry } from './history-store';
+import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';
 
 /** What the worker is started with (its log lines come back as messages). */
 export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'>;
@@ -8,7 +8,9 @@ export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'>;
 export type HistoryQuery =
   | { type: 'list'; limit: number; before?: string; filter?: HistoryFilter }
   | { type: 'get'; id: string }
-  | { type: 'flush' };
+  | { type: 'flush' }
+  /** Removes every entry: answered with how many there were. */
+  | { type: 'clear' };
 
 /**
  * Main thread → worker. The worker handles messages in order, so a query's result reflects every append posted
@@ -16,6 +18,8 @@ export type HistoryQuery =
  */
 export type HistoryRequest =
   | { type: 'append'; entries: StoredEntry[] }
+  /** Keeps to a new retention from now on, trimming at once. */
+  | { type: 'retain'; retention: HistoryRetention }
   | { type: 'query'; requestId: number; query: HistoryQuery }
   | { type: 'close' };
 
@@ -24,5 +28,5 @@ export type HistoryWorkerMessage =
   | { type: 'ready' }
   | { type: 'start-failed'; message: string }
   | { type: 'log'; line: string }
-  /** `list`: a JSON array of entries; `get`: one entry's JSON, or null when unknown; `flush`: null. */
+  /** `list`: a JSON array of entries; `get`: one entry's JSON, or null when unknown; `flush`: null; `clear`: a count. */
   | { type: 'result'; requestId: number; json: string | null };

@@ -3,6 +3,7 @@ import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
 import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import { idTimePrefix } from './entry-id';
 import { shownBody, type StoredBodyHead } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
@@ -10,11 +11,22 @@ export const HISTORY_FILE = 'history.sqlite';
 /** Kept in `PRAGMA user_version`. Raise it with a step in `migrate` when the schema changes. */
 export const HISTORY_SCHEMA_VERSION = 1;
 
+/** How much history is kept: entries beyond either bound leave, oldest first. */
+export interface HistoryRetention {
+  /** How many entries are kept. */
+  limit: number;
+  /** Entries older than this many days leave; 0 keeps them whatever their age. */
+  maxAgeDays: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export interface HistoryStoreOptions {
   /** Folder for `history.sqlite`; null keeps the history in memory. */
   dataDir: string | null;
-  /** How many entries are kept; older ones are trimmed as new ones arrive. */
   limit: number;
+  /** 0, or left out: entries are kept whatever their age. */
+  maxAgeDays?: number;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never entry contents). */
@@ -94,13 +106,14 @@ export class HistoryStore {
   private readonly stmt;
   private readonly appendBatch;
 
-  static open({ dataDir, limit, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
-    if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), limit);
+  static open({ dataDir, limit, maxAgeDays = 0, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
+    const retention = { limit, maxAgeDays };
+    if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), retention);
     ensurePrivateDir(dataDir);
     const file = join(dataDir, HISTORY_FILE);
     try {
       ensurePrivateDatabaseFile(file);
-      return new HistoryStore(openFile(file, nativeBinding), limit);
+      return new HistoryStore(openFile(file, nativeBinding), retention);
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code || !UNREADABLE.has(code)) throw error;
@@ -108,18 +121,21 @@ export class HistoryStore {
       for (const suffix of ['', ...SQLITE_COMPANION_SUFFIXES]) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
       log(`The request history ${file} could not be read (${code}): moved it to ${aside} and started an empty history`);
       ensurePrivateDatabaseFile(file);
-      return new HistoryStore(openFile(file, nativeBinding), limit);
+      return new HistoryStore(openFile(file, nativeBinding), retention);
     }
   }
 
   private constructor(
     private readonly db: Database.Database,
-    limit: number,
+    private retention: HistoryRetention,
   ) {
     this.stmt = {
       insert: db.prepare('INSERT INTO request_log (id, entry, body) VALUES (?, ?, ?)'),
       // seq only grows and rows leave oldest first, so the newest `limit` rows are the last `limit` seqs.
       trim: db.prepare('DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?'),
+      // Ids start with the time they were made (UUIDv7): those below a time's prefix are older, found by the index.
+      trimOlder: db.prepare('DELETE FROM request_log WHERE id < ?'),
+      clear: db.prepare('DELETE FROM request_log'),
       recent: db.prepare('SELECT entry, body FROM request_log ORDER BY seq DESC LIMIT ?'),
       before: db.prepare(
         'SELECT entry, body FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
@@ -131,13 +147,32 @@ export class HistoryStore {
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
       for (const [id, json, body] of entries) this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-      this.stmt.trim.run(limit);
+      this.trim();
     });
+    this.trim();
   }
 
-  /** Adds a batch and trims to the limit, in one transaction. */
+  /** Adds a batch and trims to the retention, in one transaction. */
   append(entries: StoredEntry[]): void {
     this.appendBatch(entries);
+  }
+
+  /** Removes what the retention no longer keeps: past the newest `limit`, and older than the maximum age. */
+  trim(now = Date.now()): void {
+    const { limit, maxAgeDays } = this.retention;
+    this.stmt.trim.run(limit);
+    if (maxAgeDays > 0) this.stmt.trimOlder.run(idTimePrefix(now - maxAgeDays * DAY_MS));
+  }
+
+  /** Keeps to a new retention from now on, trimming at once to it. */
+  retain(retention: HistoryRetention, now = Date.now()): void {
+    this.retention = retention;
+    this.trim(now);
+  }
+
+  /** Removes every entry; answers how many there were. */
+  clear(): number {
+    return this.stmt.clear.run().changes;
   }
 
   /**

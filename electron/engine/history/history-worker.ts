@@ -19,8 +19,13 @@ function answer(store: HistoryStore, query: HistoryQuery): string | null {
     case 'flush':
       // Every earlier append has been written by the time this message is handled.
       return null;
+    case 'clear':
+      return String(store.clear());
   }
 }
+
+/** The maximum age moves on with time: entries also leave while no new ones arrive. */
+const TRIM_EVERY_MS = 60_000;
 
 function serve(): void {
   let store: HistoryStore;
@@ -31,13 +36,17 @@ function serve(): void {
     post({ type: 'start-failed', message: (error as Error).message });
     return;
   }
+  const trimming = setInterval(() => store.trim(), TRIM_EVERY_MS).unref();
   const handle = (message: HistoryRequest) => {
     switch (message.type) {
       case 'append':
         return store.append(message.entries);
+      case 'retain':
+        return store.retain(message.retention);
       case 'query':
         return post({ type: 'result', requestId: message.requestId, json: answer(store, message.query) });
       case 'close':
+        clearInterval(trimming);
         store.close();
         // With no listener left the port lets go, and the thread ends.
         port.off('message', onMessage);

@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import type { SentHistoryEntry } from '../../../shared/workbench/contract';
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
-import type { HistoryStoreOptions, StoredEntry } from './history-store';
+import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';
 import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
@@ -48,7 +48,7 @@ function serialized(entry: RequestLogEntry): string {
  * Reads post the queue first, so they see every entry recorded before them. If the worker dies, that is logged once
  * and the live `entry` events go on; reads then reject.
  */
-export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
+export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: [] }> {
   /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
   private queue: StoredEntry[] = [];
   private queuedBytes = 0;
@@ -150,6 +150,24 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     const entry = JSON.parse(json) as RequestLogEntry;
     this.complete(entry);
     return entry;
+  }
+
+  /**
+   * Keeps to a new retention from now on and trims to it at once. Reads made after this call see the trimmed history:
+   * the worker handles messages in order. `reset` tells the live view to read the history again.
+   */
+  retain(retention: HistoryRetention): void {
+    if (this.state !== 'running') return;
+    this.postQueue();
+    this.send({ type: 'retain', retention });
+    this.emit('reset');
+  }
+
+  /** Removes every entry recorded so far (queued ones too); resolves with how many there were. */
+  async clear(): Promise<number> {
+    const cleared = Number(await this.query({ type: 'clear' }));
+    this.emit('reset');
+    return cleared;
   }
 
   /** Resolves once everything recorded so far is written. */

@@ -25,6 +25,7 @@ export class LiveFeed {
   /** By id: a token created then deleted within a batch is only deleted. */
   private readonly tokens = new Map<string, TokenChange['change']>();
   private moreTokens = false;
+  private historyReset = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -39,6 +40,7 @@ export class LiveFeed {
       this.events.on('transaction', this.collectTransaction);
       this.events.on('collections', this.collectCollections);
       this.events.on('token', this.collectToken);
+      this.events.on('historyReset', this.collectHistoryReset);
     }
     this.listeners.add(listener);
     return () => {
@@ -47,6 +49,7 @@ export class LiveFeed {
       this.events.off('transaction', this.collectTransaction);
       this.events.off('collections', this.collectCollections);
       this.events.off('token', this.collectToken);
+      this.events.off('historyReset', this.collectHistoryReset);
       this.reset();
     };
   }
@@ -77,6 +80,13 @@ export class LiveFeed {
     this.schedule();
   };
 
+  private readonly collectHistoryReset = () => {
+    // The entries collected so far may be among those gone: the reader reads the history again instead.
+    this.entries = [];
+    this.historyReset = true;
+    this.schedule();
+  };
+
   private schedule() {
     this.timer ??= setTimeout(this.flush, FLUSH_EVERY_MS).unref();
   }
@@ -94,6 +104,7 @@ export class LiveFeed {
       transactions: [...this.transactions.values()],
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
+      historyReset: this.historyReset,
     };
     this.reset();
     for (const listener of this.listeners) listener(update);
@@ -107,5 +118,6 @@ export class LiveFeed {
     this.collections = undefined;
     this.tokens.clear();
     this.moreTokens = false;
+    this.historyReset = false;
   }
 }

@@ -38,6 +38,8 @@ export interface WorkbenchSources {
   wipe: () => SentReply<'wipeVault'>;
   /** Saves and applies a change to the proxy's limits. */
   changeLimits: (change: Request<'changeLimits'>) => void;
+  /** Saves and applies a change to how much history is kept. */
+  changeRetention: (change: Request<'changeRetention'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -132,6 +134,11 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       sources.changeLimits(change);
       return sources.settings();
     },
+    changeRetention(change) {
+      sources.changeRetention(change);
+      return sources.settings();
+    },
+    clearHistory: async () => ({ cleared: await sources.history.clear() }),
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);

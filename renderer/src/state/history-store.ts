@@ -29,6 +29,11 @@ interface HistoryState {
   mergePage(entries: HistoryEntry[], filter: HistoryFilter): void;
   /** Shows another filter's first page in place of the list. */
   replace(filter: HistoryFilter, page: HistoryEntry[]): void;
+  /**
+   * Shows the first page read again after the engine cleared or trimmed its history, in place of the list; the
+   * selected entry stays only if it is still listed.
+   */
+  reread(page: HistoryEntry[], filter: HistoryFilter): void;
   select(entry: HistoryEntry | null): void;
   confirmReplay(entryId: string | null): void;
 }
@@ -57,6 +62,12 @@ export const useHistoryStore = create<HistoryState>()((set) => ({
   mergeLive: (incoming) => set((state) => merged(state, incoming.filter((entry) => matchesHistoryFilter(entry, state.filter)), false)),
   mergePage: (page, filter) => set((state) => (state.filter === filter ? merged(state, page, true) : {})),
   replace: (filter, page) => set({ filter, entries: page, reachedOldest: page.length < PAGE_SIZE }),
+  reread: (page, filter) =>
+    set((state) =>
+      state.filter === filter
+        ? { entries: page, reachedOldest: page.length < PAGE_SIZE, selected: page.find((entry) => entry.id === state.selected?.id) ?? null }
+        : {},
+    ),
   select: (selected) => set({ selected, confirmingReplay: null }),
   confirmReplay: (confirmingReplay) => set({ confirmingReplay }),
 }));

@@ -32,6 +32,13 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       (error) => engine.failed(messageOf(error)),
     );
   };
+  const rereadHistory = () => {
+    const { filter } = useHistoryStore.getState();
+    return api.listHistory({ limit: PAGE_SIZE, filter }).then(
+      (page) => history.reread(page, filter),
+      (error) => engine.failed(messageOf(error)),
+    );
+  };
   let connectedBefore = false;
   return api.live((event) => {
     if (event.type === 'lost') return engine.lost(event.retrying);
@@ -42,7 +49,9 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       if (connectedBefore) useTokensStore.getState().heard([], true, true);
       connectedBefore = true;
     } else {
-      history.mergeLive(event.entries);
+      // Cleared, or trimmed to a new retention: the list is read again rather than merged into.
+      if (event.historyReset) void rereadHistory();
+      else history.mergeLive(event.entries);
       transactions.merge(event.transactions);
       if (event.collections) useCollectionsStore.getState().loaded(event.collections);
       const { changes, more } = event.tokens;

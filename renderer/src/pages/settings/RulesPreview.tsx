@@ -1,36 +1,12 @@
 import { useState } from 'react';
 import type { ApplicationDetail } from '../../../../shared/workbench/contract';
-import type { WorkbenchApi } from '../../../../shared/workbench/methods';
+import type { ReadAs, ReadAsQuery } from '../../../../shared/workbench/token-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 
-/** How the rules decide one permission on a token, and why (the shape readTokenAs answers with). */
-interface Decision {
-  permission: string;
-  transform: 'redact' | 'mask' | 'reveal' | null;
-  reason: string;
-}
-
-/** What an application, or a draft of its rules, would get of one token: the read (with masked data), the proxy's use, the rest. */
-export interface ReadAsPreview {
-  read: Decision & { data?: unknown };
-  use: Decision;
-  others: Decision[];
-}
-
-export interface ReadAsRequest {
-  application_id: string;
-  token_id: string;
-  draft: { permissions: string[]; rules: unknown[] };
-}
-
-/**
- * Where the preview asks the engine. The Tokens page's "Read as…" method, readTokenAs (issue 27, built alongside),
- * answers exactly this, draft included; it is not in this branch's method table, so the lead connects it on merging
- * the two: `read: (api, request) => api.readTokenAs(request)`. Until then the preview says it is not connected.
- */
-export const rulesPreviewSource: { read: ((api: WorkbenchApi, request: ReadAsRequest) => Promise<ReadAsPreview>) | null } = { read: null };
+type Decision = ReadAs['use'];
+type Draft = NonNullable<ReadAsQuery['draft']>;
 
 const TRANSFORM_WORDS = { mask: 'masked', reveal: 'plaintext', redact: 'redacted' } as const;
 
@@ -53,47 +29,39 @@ function DecisionRow({ label, decision, data }: { label: string; decision: Decis
 }
 
 /** What the rules being edited (saved or not) give for a token the user names: the same policy code as the API's. */
-export function RulesPreview({ application, draft }: { application: ApplicationDetail; draft: ReadAsRequest['draft'] }) {
+export function RulesPreview({ application, draft }: { application: ApplicationDetail; draft: Draft }) {
   const api = useWorkbenchApi();
   const [tokenId, setTokenId] = useState('');
-  const [preview, setPreview] = useState<ReadAsPreview | null>(null);
+  const [preview, setPreview] = useState<ReadAs | null>(null);
   const { busy, problem, run } = useEngineCall();
-  const read = rulesPreviewSource.read;
-  const ask = () => read && run(async () => setPreview(await read(api, { application_id: application.id, token_id: tokenId.trim(), draft })));
+  const ask = () => run(async () => setPreview(await api.readTokenAs({ application_id: application.id, token_id: tokenId.trim(), draft })));
   return (
     <section className="settings-subsection" aria-labelledby={`preview-${application.id}`}>
       <h4 id={`preview-${application.id}`}>Preview for a token</h4>
-      {read === null ? (
-        <p className="muted settings-hint">
-          The preview reads a token as these rules would, through the Tokens page’s “Read as…” (readTokenAs), which this build does not have yet.
-        </p>
-      ) : (
-        <>
-          <form
-            className="settings-inline"
-            onSubmit={(event) => {
-              event.preventDefault();
-              void ask();
-            }}
-          >
-            <input type="text" spellCheck={false} placeholder="Token id" aria-label="Token to preview" value={tokenId} onChange={(event) => setTokenId(event.target.value)} />
-            <button type="submit" className="small" disabled={busy || tokenId.trim() === ''}>
-              Preview
-            </button>
-          </form>
-          <Alert message={problem} />
-          {preview && (
-            <table className="headers" aria-label="What these rules give">
-              <tbody>
-                <DecisionRow label="Read" decision={preview.read} data={preview.read.data} />
-                <DecisionRow label="Proxy" decision={preview.use} />
-                {preview.others.map((decision) => (
-                  <DecisionRow key={decision.permission} label={decision.permission} decision={decision} />
-                ))}
-              </tbody>
-            </table>
-          )}
-        </>
+      <p className="muted settings-hint">What these rules, saved or not, give for one token: the same decision the API makes (the Tokens page’s “Read as…”).</p>
+      <form
+        className="settings-inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void ask();
+        }}
+      >
+        <input type="text" spellCheck={false} placeholder="Token id" aria-label="Token to preview" value={tokenId} onChange={(event) => setTokenId(event.target.value)} />
+        <button type="submit" className="small" disabled={busy || tokenId.trim() === ''}>
+          Preview
+        </button>
+      </form>
+      <Alert message={problem} />
+      {preview && (
+        <table className="headers" aria-label="What these rules give">
+          <tbody>
+            <DecisionRow label="Read" decision={preview.read} data={preview.read.data} />
+            <DecisionRow label="Proxy" decision={preview.use} />
+            {preview.others.map((decision) => (
+              <DecisionRow key={decision.permission} label={decision.permission} decision={decision} />
+            ))}
+          </tbody>
+        </table>
       )}
     </section>
   );

@@ -4,6 +4,7 @@ import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { refreshApplicationDetails } from '../../state/application-details-store';
+import { ActionOutcome } from './SettingFields';
 
 const SEED_FILE_NAME = 'tokenbench-seed.json';
 
@@ -54,10 +55,7 @@ export function ExportSeed() {
       <button type="button" className={withTokens ? 'danger' : undefined} disabled={busy} onClick={() => void exportSeed()}>
         {withTokens ? 'Export with token data' : 'Export seed file'}
       </button>
-      <p role="status" className="muted">
-        {done}
-      </p>
-      <Alert message={problem} />
+      <ActionOutcome done={done} problem={problem} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { useSettings } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
 import { DangerZone } from './DangerZone';
 import { EndpointSection } from './EndpointSection';
+import { HistorySection } from './HistorySection';
 import { ProxySection } from './ProxySection';
 import './settings.css';
 
@@ -14,6 +15,7 @@ export function SettingsPage() {
       <EndpointSection />
       <ApplicationsSection />
       <ProxySection />
+      <HistorySection />
       <section className="panel settings-section" aria-labelledby="settings-appearance">
         <h2 id="settings-appearance">Appearance</h2>
         <ThemeSwitch className="settings-theme" />

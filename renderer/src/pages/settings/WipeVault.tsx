@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
-import { Alert } from '../../components/Alert';
 import { refreshApplicationDetails } from '../../state/application-details-store';
 import { useEngineStore } from '../../state/engine-store';
 import { useTransactionsStore } from '../../state/transactions-store';
 import { checkWelcome } from '../../state/welcome-store';
+import { ActionOutcome } from './SettingFields';
 
 const CONFIRMATION = 'wipe';
 
@@ -50,10 +50,7 @@ export function WipeVault() {
           Wipe the vault
         </button>
       </form>
-      <p role="status" className="muted">
-        {done}
-      </p>
-      <Alert message={problem} />
+      <ActionOutcome done={done} problem={problem} />
     </div>
   );
 }

@@ -54,7 +54,7 @@ export function TransactionList({ expiry }: { expiry: ReactNode }) {
   const [filter, setFilter] = useState<StateFilter>('all');
   const shown = (transactions ?? []).filter((transaction) => filter === 'all' || transaction.state === filter);
   return (
-    <section className="panel" aria-labelledby="transactions-title">
+    <section className="panel tx-list" aria-labelledby="transactions-title">
       <h2 id="transactions-title">Transactions</h2>
       <CreateBar />
       <p className="muted tx-expiry">{expiry}</p>
@@ -79,40 +79,45 @@ export function TransactionList({ expiry }: { expiry: ReactNode }) {
       ) : shown.length === 0 ? (
         <p className="muted">No transaction is {STATE_LABELS[filter as TransactionView['state']]}.</p>
       ) : (
-        <table className="data-table tx-table">
-          <thead>
-            <tr>
-              <th scope="col">Transaction</th>
-              <th scope="col">State</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Created</th>
-              <th scope="col" className="number">
-                Time left
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((transaction) => (
-              <tr key={transaction.id} aria-selected={transaction.id === selectedId} className={transaction.id === selectedId ? 'selected' : undefined}>
-                <td className="mono">
-                  <button type="button" className="link" title={transaction.id} onClick={() => select(transaction.id)}>
-                    {transaction.id.slice(0, 8)}
-                  </button>
-                </td>
-                <td>
-                  <span className={`tx-state tx-state-${transaction.state}`}>{STATE_LABELS[transaction.state]}</span>
-                </td>
-                <td>
-                  <ApplicationName id={transaction.created_by} />
-                </td>
-                <td className="time">{new Date(transaction.created_at).toLocaleTimeString()}</td>
-                <td className="number">
-                  <TimeLeft transaction={transaction} />
-                </td>
+        // A narrow pane scrolls the table sideways rather than cutting off its last column.
+        <div className="tx-table-scroll">
+          <table className="data-table tx-table">
+            <thead>
+              <tr>
+                <th scope="col">Transaction</th>
+                <th scope="col">State</th>
+                <th scope="col">Created by</th>
+                <th scope="col" className="tx-created">
+                  Created
+                </th>
+                <th scope="col" className="number">
+                  Time left
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {shown.map((transaction) => (
+                <tr key={transaction.id} aria-selected={transaction.id === selectedId} className={transaction.id === selectedId ? 'selected' : undefined}>
+                  <td className="mono">
+                    <button type="button" className="link" title={transaction.id} onClick={() => select(transaction.id)}>
+                      {transaction.id.slice(0, 8)}
+                    </button>
+                  </td>
+                  <td>
+                    <span className={`tx-state tx-state-${transaction.state}`}>{STATE_LABELS[transaction.state]}</span>
+                  </td>
+                  <td>
+                    <ApplicationName id={transaction.created_by} />
+                  </td>
+                  <td className="time tx-created">{new Date(transaction.created_at).toLocaleTimeString()}</td>
+                  <td className="number">
+                    <TimeLeft transaction={transaction} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -24,6 +24,8 @@ export function ApplicationName({ id }: { id: string | null }) {
 export function TimeLeft({ transaction }: { transaction: TransactionView }) {
   const now = useNow();
   if (transaction.state !== 'open') return <span className="countdown muted">—</span>;
-  const left = Date.parse(transaction.expires_at) - now;
+  const expires = Date.parse(transaction.expires_at);
+  // `now` may be up to a tick old: never more than the whole lifetime (no 1:00:01 on a new one-hour transaction).
+  const left = Math.min(expires - now, expires - Date.parse(transaction.created_at));
   return <span className="countdown">{left > 0 ? formatCountdown(left) : 'expiring'}</span>;
 }
