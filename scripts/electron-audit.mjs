@@ -24,7 +24,7 @@ export const SCANS = [
   {
     input: 'electron',
     exclude: {
-      CSPGlobalCheck: 'the CSP is the renderer\'s (added to index.html at build time, sent as a header by the engine): test/ui/workbench-surface.test.ts',
+      CSPGlobalCheck: 'the CSP is the renderer\'s (added to index.html at build time, sent as a header by the engine): test/ui/workbench-browser.e2e.ts',
     },
   },
   {
@@ -32,7 +32,7 @@ export const SCANS = [
     exclude: {
       LimitNavigationGlobalCheck: 'navigation limits live in the main process, scanned above; tested in test/shell/window-and-navigation.test.ts',
       PermissionRequestHandlerGlobalCheck: 'the permission handler lives in the main process, scanned with -i electron',
-      CSPGlobalCheck: 'the CSP is added at build time, tested by test/ui/workbench-surface.test.ts',
+      CSPGlobalCheck: 'the CSP is added at build time, tested by test/ui/workbench-browser.e2e.ts',
     },
   },
 ];
