@@ -3,10 +3,10 @@
 // for N minutes. Every 10 s: throughput, errors, p50/p99, the service's RSS and open file descriptors; at the end, the
 // RSS trend after warm-up, and every acknowledged write read back. Exits 1 on any error or any write not read back.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { freePort } from '../support/free-port';
 import { startServe } from '../support/serve-process';
 import { tempDir } from '../support/test-engine';
 
@@ -38,16 +38,6 @@ function slope(points: [number, number][]): number {
   const num = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
   const den = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
   return den === 0 ? 0 : num / den;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 function pickOp(): Op {
