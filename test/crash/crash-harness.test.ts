@@ -90,7 +90,7 @@ function lostFromHistory(proxied: ProxiedCalls): { lost: number; gaps: string[] 
   return { lost, gaps };
 }
 
-it(`survives ${CYCLES} kill -9 cycles with nothing lost or half applied`, { timeout: 110_000 }, async () => {
+it(`survives ${CYCLES} kill -9 cycles with nothing lost or half applied`, { timeout: 180_000 }, async () => {
   console.log(`crash harness: seed ${SEED} (CRASH_SEED=${SEED} replays the choices), ${CYCLES} cycles`);
   const random = new SeededRandom(SEED);
   const values = new ValuePool(random);
@@ -120,7 +120,7 @@ it(`survives ${CYCLES} kill -9 cycles with nothing lost or half applied`, { time
     await sleep(random.int(150, 1200));
     if (atCommit) {
       // Bounded: workers that all stopped on a problem send no commit, and the problem is reported below.
-      await Promise.race([new Promise<void>((resolve) => (commitSent = resolve)), sleep(5_000)]);
+      await Promise.race([new Promise<void>((resolve) => (commitSent = resolve)), sleep(2_000)]);
       await sleep(random.int(0, 3));
     }
     await server.kill();
