@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start`: builds and launches the Electron desktop app.
+// `npm start`: builds and launches the Electron desktop app. With --prepare (`npm run dist`) it stops after the build.
 //
 // The desktop shell needs two things npm ci does not provide, and both come from the internet:
 //   1. the Electron binary: electron >= 42 has no install script and downloads it on first run;
@@ -110,6 +110,7 @@ await ensureNativeBinding();
 if (!run('building main, preload and renderer', process.execPath, [join(modules, 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: root })) {
   fail('the build failed (see above).');
 }
+if (process.argv.includes('--prepare')) process.exit(0);
 // ELECTRON_RUN_AS_NODE (left set by some Electron tools) would make the binary behave as plain Node.
 // --js-flags reach the main process, which runs the engine, only when given at start: electron/cli/engine-node-flags.ts
 // says which and why.

@@ -32,7 +32,9 @@ app.on('web-contents-created', (_event, contents) => {
 });
 
 function openWindow(): void {
-  const window = new BrowserWindow(mainWindowOptions(join(__dirname, '../preload/index.js')));
+  // Electronegativity cannot follow the options into mainWindowOptions, which sets contextIsolation and sandbox (tested
+  // in test/shell/window-and-navigation.test.ts); middle-click windows go through the deny-all window-open handler.
+  const window = new BrowserWindow(mainWindowOptions(join(__dirname, '../preload/index.js'))); // eng-disable CONTEXT_ISOLATION_JS_CHECK SANDBOX_JS_CHECK AUXCLICK_JS_CHECK
   window.once('ready-to-show', () => window.show());
   void (devServerUrl ? window.loadURL(devServerUrl) : window.loadFile(rendererFile));
 }

@@ -8,10 +8,13 @@ export interface ServeOptions {
   dataDir: string;
   seedFile: string;
   transactionTtlSeconds: number;
+  /** The echo destination's port (the proxy's target); without one it is off. */
+  echoPort?: number;
 }
 
 export interface ServeProcess {
   url: string;
+  echoUrl: string | null;
   /** SIGKILL: no shutdown code runs, as in a crash. Resolves once the process is gone. */
   kill(): Promise<void>;
   /** What the process wrote to stderr (for a failure message). */
@@ -23,7 +26,7 @@ export interface ServeProcess {
  * npx or the tsx CLI, which would put a parent process in between), so a SIGKILL reaches the service itself.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const args = ['--import', 'tsx', 'electron/cli/serve.ts', '--data-dir', options.dataDir, '--port', '0', '--echo-port', '0',
+  const args = ['--import', 'tsx', 'electron/cli/serve.ts', '--data-dir', options.dataDir, '--port', '0', '--echo-port', String(options.echoPort ?? 0),
     '--seed', options.seedFile, '--transaction-ttl', String(options.transactionTtlSeconds)];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -33,6 +36,7 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const url = await serving(child);
     return {
       url,
+      echoUrl: options.echoPort ? `http://127.0.0.1:${options.echoPort}` : null,
       stderr: () => stderr,
       async kill() {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -41,6 +41,16 @@ export interface WorkloadOptions {
   workers: number;
   /** Unexpected answers (a 500, a 409 nobody should get) land here. */
   problems: string[];
+  /** Proxy callers beside the writers, sending to this destination (the echo); their history is checked by `proxied`. */
+  proxy?: { workers: number; destination: string; proxied: ProxiedCalls };
+  /** Told each time a commit has been sent and its answer not yet read: the moment to kill for a commit in flight. */
+  onCommitSent?: () => void;
+}
+
+/** The proxy calls each proxy worker got an answer to, in order, by the path that names them in history. */
+export class ProxiedCalls {
+  readonly byWorker: string[][] = [];
+  count = 0;
 }
 
 const TX_HEADER = 'BT-TRANSACTION-ID';
@@ -54,12 +64,13 @@ export class Workload {
   private readonly agent: Agent;
 
   constructor(private readonly o: WorkloadOptions) {
-    this.agent = new Agent({ connections: o.workers, headersTimeout: 30_000, bodyTimeout: 30_000 });
+    this.agent = new Agent({ connections: o.workers + (o.proxy?.workers ?? 0), headersTimeout: 30_000, bodyTimeout: 30_000 });
   }
 
   /** Resolves when every worker has met a request without an answer (the kill). */
   async run(): Promise<void> {
-    await Promise.all(Array.from({ length: this.o.workers }, () => this.worker()));
+    const proxies = Array.from({ length: this.o.proxy?.workers ?? 0 }, () => this.proxyWorker());
+    await Promise.all([...Array.from({ length: this.o.workers }, () => this.worker()), ...proxies]);
     await this.agent.destroy();
   }
 
@@ -188,7 +199,9 @@ export class Workload {
       const answer = await this.call('POST', `/transactions/${transaction.id}/rollback`);
       return answer?.status === 200 || this.expiredOr(answer, `rollback of ${group.label}`);
     }
-    const answer = await this.call('POST', `/transactions/${transaction.id}/commit`);
+    const committing = this.call('POST', `/transactions/${transaction.id}/commit`);
+    this.o.onCommitSent?.();
+    const answer = await committing;
     if (answer === null) {
       ledger.unansweredGroup({ ...group, transaction });
       return false;
@@ -199,6 +212,30 @@ export class Workload {
     }
     ledger.notCommitted(group, transaction);
     return this.expiredOr(answer, `commit of ${group.label}`);
+  }
+
+  /**
+   * Proxy calls through the destination with a token of its own in the body, each under a path of its own, until one
+   * goes unanswered: every answered call wrote a history entry, or had it queued when the kill came.
+   */
+  private async proxyWorker(): Promise<void> {
+    const { proxy } = this.o;
+    const answered: string[] = [];
+    proxy!.proxied.byWorker.push(answered);
+    const token = await this.create(null);
+    if (token === null) return;
+    const worker = randomUUID();
+    for (let n = 0; ; n += 1) {
+      const path = `/proxy/crash/${worker}/${n}`;
+      const answer = await this.call('POST', path, `{"value":"{{ ${token} }}"}`, { 'BT-PROXY-URL': proxy!.destination });
+      if (answer === null) return;
+      if (answer.status !== 200) {
+        this.o.problems.push(`proxy ${path}: answered ${answer.status} ${answer.body?.proxy_error?.detail ?? ''}`);
+        return;
+      }
+      answered.push(path);
+      proxy!.proxied.count += 1;
+    }
   }
 
   /** A transaction that outlived its ttl under load is no fault; anything else is. False when the worker should stop. */

@@ -56,3 +56,12 @@ it('exports a selection by id, or what a filter matches', async () => {
   expect(failures.log.entries.map((e) => e.request.url)).toEqual([`${t.url}/tokens/a`, `${t.url}/tokens/b`]);
   await expect(validator.har(failures)).resolves.toBeTruthy();
 });
+
+it('exports requests whose JSON body is a bare number, boolean or array (found by npm run fuzz)', async () => {
+  for (const raw of ['-28', 'true', '[1,"a"]']) {
+    await t.call('POST', '/detokenize', { key: t.privateKey, raw, headers: { 'content-type': 'application/json' } });
+  }
+  const har = await exported({});
+  await expect(validator.har(har)).resolves.toBeTruthy();
+  expect(har.log.entries.map((e) => e.request.postData?.text)).toEqual(['-28', 'true', '[1,"a"]']);
+});

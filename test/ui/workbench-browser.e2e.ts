@@ -22,11 +22,27 @@ test.afterEach(async () => {
   await bench.stop();
 });
 
+/** A policy's directives by name, e.g. `script-src` → `'self'`. */
+function directives(policy: string | null | undefined): Map<string, string> {
+  return new Map((policy ?? '').split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]));
+}
+
+/** Scripts only from the app itself, styles from it or with this page load's nonce, and nothing `unsafe-*`. */
+function expectStrictPolicy(policy: string | null | undefined, nonce?: string) {
+  const byName = directives(policy);
+  expect(byName.get('script-src')).toBe("'self'");
+  if (nonce) expect(byName.get('style-src')).toBe(`'self' 'nonce-${nonce}'`);
+  else expect(byName.get('style-src')).toMatch(/^'self' 'nonce-[A-Za-z0-9+/=_-]{16,}'$/);
+  expect(policy).not.toContain('unsafe-');
+}
+
 async function openWorkbench(page: Page, url: string) {
   const response = await page.goto(url);
-  expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
-  // The same policy is in the page itself, for Electron, which loads it from a file.
-  await expect(page.locator('meta[http-equiv="Content-Security-Policy"]')).toHaveAttribute('content', /script-src 'self'/);
+  const header = response?.headers()['content-security-policy'];
+  expectStrictPolicy(header);
+  // The same policy is in the page itself, for Electron, which loads it from a file, with the same per-load nonce.
+  const nonce = /'nonce-([^']+)'/.exec(header!)![1];
+  expectStrictPolicy(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'), nonce);
 }
 
 test('shows the engine status, then a new token and its request appear live', async ({ page }) => {

@@ -65,8 +65,8 @@ const headerOf = (headers: readonly (readonly [string, string])[], name: string)
 function bodyText(body: unknown): string | null {
   if (body === undefined || body === null) return null;
   if (typeof body === 'string') return body;
-  const kept = body as { text?: unknown };
-  if ('text' in kept) return typeof kept.text === 'string' ? kept.text : null;
+  // A JSON body is kept as parsed, so it may be a bare number or boolean, which `in` cannot look into.
+  if (typeof body === 'object' && 'text' in body) return typeof body.text === 'string' ? body.text : null;
   return JSON.stringify(body);
 }
 

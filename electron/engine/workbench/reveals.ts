@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { RevealRecord } from '../../../shared/workbench/token-contract';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
@@ -21,7 +22,7 @@ export function createReveals(
   /** The outbound body of a proxied request with its plaintext (proxy-history's revealedOutbound). */
   revealOutbound: (entry: RequestLogEntry | undefined) => string,
 ): Reveals {
-  async function recorded<T>(path: string, reveal: RevealRecord, run: () => T | Promise<T>): Promise<T> {
+  async function recorded<T>(path: string, reveal: RevealRecord, run: () => T | Promise<T>, transactionId?: string): Promise<T> {
     const started = performance.now();
     const record = (status: number) =>
       history.record({
@@ -31,7 +32,9 @@ export function createReveals(
         status,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         application_id: null,
-        trace_id: null,
+        // Its own trace id, as every request the service answers has one, so the audit trail can name each reveal.
+        trace_id: randomUUID(),
+        transaction_id: transactionId ?? null,
         request_headers: [],
         details: { reveal },
       });
@@ -47,7 +50,7 @@ export function createReveals(
 
   return {
     token: (tokenId, transactionId) =>
-      recorded(`/tokens/${tokenId}`, { target: 'token', token_id: tokenId }, () => ({ data: tokenIn(vault, tokenId, transactionId).data })),
+      recorded(`/tokens/${tokenId}`, { target: 'token', token_id: tokenId }, () => ({ data: tokenIn(vault, tokenId, transactionId).data }), transactionId),
     async outbound(entryId) {
       const entry = await history.get(entryId);
       const tokenIds = (entry?.details as ProxyDetails | undefined)?.expressions?.token_ids ?? [];

@@ -1,0 +1,303 @@
+import fc from 'fast-check';
+import { isCall, METHOD_NAMES, type MethodName } from '../../shared/workbench/methods';
+import { httpPath, SESSION_HEADER } from '../../shared/workbench/transport';
+import { callApi, type ApiResponse } from '../support/test-engine';
+import { send, type FuzzBench } from './fuzz-bench';
+
+/**
+ * The fuzz properties over the HTTP API, the workbench's methods and the expression language. Every case runs beside
+ * a probe request (fuzz-bench.ts) and must: never answer 500 (a 5xx only as the destination's own answer through the
+ * proxy, or the proxy's 502 for an unreachable one), leave the vault as before when refused, and carry the canary's
+ * plaintext only when it asked for it.
+ */
+export interface FuzzProperty {
+  name: string;
+  build(bench: FuzzBench): fc.IAsyncProperty<any>;
+}
+
+const FILTERS = ['json: \'$.a\'', 'last4', 'reveal_last: 2', 'reveal: 1, 2', 'card_bin', "card_exp: 'MM/YY'", 'pad_left: 3, "0"', 'to_number', 'to_boolean',
+  'to_base64', 'to_base16', "hmac: 'sha-256', 'k'", 'stringify', 'json_stringify', 'upcase', 'slice: 0, 3', 'split: ","', 'first', 'nope', "json: '$['", 'default: 1'];
+const WEIRD = ['{{', '}}', '{{ }}', '{{ {{ x }} }}', '{{ missing-id }}', '{{ a | nope }}', '{% raw %}', '{{ token: }}', '\u0000', '\\', '"', '\u2028', '🎉', '%', '{{ data }}'];
+
+/** An expression or a near-miss, some naming the canary: the expression language as a client may write it. */
+const expressionOf = (bench: FuzzBench) =>
+  fc.oneof(
+    fc.constantFrom(...WEIRD),
+    fc.tuple(fc.constantFrom(bench.canary.id, `token: ${bench.canary.id}`, 'data', '00000000-0000-0000-0000-000000000000'), fc.array(fc.constantFrom(...FILTERS), { maxLength: 3 })).map(
+      ([head, filters]) => `{{ ${[head, ...filters].join(' | ')} }}`,
+    ),
+    fc.string({ maxLength: 12 }),
+  );
+
+const textWith = (bench: FuzzBench) => fc.array(expressionOf(bench), { maxLength: 4 }).map((parts) => parts.join(''));
+/** Any JSON, with expressions among its strings. */
+const jsonWith = (bench: FuzzBench) =>
+  fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, textWith(bench), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), tie('array'), tie('object')),
+    array: fc.array(tie('value'), { maxLength: 4 }),
+    object: fc.dictionary(fc.string({ maxLength: 8 }), tie('value'), { maxKeys: 4 }),
+  })).value;
+
+/** Mostly tokens the engine takes (so later cases have tokens to read, change and commit), the rest anything. */
+const tokenBodyOf = (bench: FuzzBench) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.record({ type: fc.constant('token'), data: fc.oneof(fc.string({ maxLength: 20 }), jsonWith(bench)), metadata: fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), fc.string({ maxLength: 6 }), { maxKeys: 2 }) }, { requiredKeys: ['type', 'data'] }) },
+    { weight: 2, arbitrary: anyTokenBodyOf(bench) },
+  );
+
+const anyTokenBodyOf = (bench: FuzzBench) =>
+  fc.record(
+    {
+      type: fc.oneof(fc.constantFrom('token', 'card', 'bank', 'social_security_number', 'card_number', 'us_bank_routing_number'), fc.string({ maxLength: 8 })),
+      data: fc.oneof(jsonWith(bench), fc.record({ number: fc.stringMatching(/^4[0-9]{11,18}$/), expiration_month: fc.integer({ min: -1, max: 13 }), expiration_year: fc.integer({ min: 2000, max: 2100 }) })),
+      mask: expressionOf(bench),
+      fingerprint_expression: expressionOf(bench),
+      search_indexes: fc.array(expressionOf(bench), { maxLength: 3 }),
+      metadata: fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.string({ maxLength: 6 }), fc.integer())),
+      containers: fc.array(fc.constantFrom('/', '/pci/', '/a/b/', 'bad', '', '/general/'), { maxLength: 2 }),
+      deduplicate_token: fc.boolean(),
+      expires_at: fc.constantFrom('2999-01-01T00:00:00Z', '2000-01-01T00:00:00Z', 'never', ''),
+      id: fc.oneof(fc.uuid(), fc.string({ maxLength: 10 })),
+    },
+    { requiredKeys: [] },
+  );
+
+const anyBody = (bench: FuzzBench) => fc.oneof(jsonWith(bench), fc.string({ maxLength: 40 }).map((raw) => ({ raw })));
+const bodyOf = (value: unknown) => (typeof value === 'object' && value !== null && 'raw' in value ? (value as { raw: string }).raw : value);
+
+/** Never a 500 or a 5xx of the engine's own; never the canary in an answer that did not ask for its plaintext. */
+function expectAnswer(bench: FuzzBench, res: ApiResponse, { mayReveal = false } = {}): void {
+  if (res.status >= 500) throw new Error(`answered ${res.status}: ${res.text.slice(0, 300)}`);
+  if (!mayReveal && bench.leaks(res.text)) throw new Error(`the canary's plaintext in an answer (${res.status}): ${res.text.slice(0, 300)}`);
+  if (res.status >= 400 && !String(res.headers['content-type']).includes('json')) throw new Error(`a ${res.status} that is not JSON: ${res.text.slice(0, 200)}`);
+}
+
+const counts = (bench: FuzzBench) => {
+  const { tokenCount, applicationCount } = bench.t.engine.status();
+  return { tokenCount, applicationCount };
+};
+function expectUnchanged(bench: FuzzBench, before: ReturnType<typeof counts>, what: string): void {
+  const after = counts(bench);
+  if (after.tokenCount !== before.tokenCount || after.applicationCount !== before.applicationCount) {
+    throw new Error(`a refused ${what} changed the vault: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+  }
+}
+
+/** Tokens a property made, for its later cases to read, change and delete (never the canary: it must survive). */
+function pool() {
+  const ids: string[] = [];
+  return {
+    add: (id: unknown) => typeof id === 'string' && ids.push(id) && ids.length > 50 && ids.shift(),
+    pick: (i: number) => (ids.length ? ids[i % ids.length] : 'no-token-yet'),
+  };
+}
+
+const tokens: FuzzProperty = {
+  name: 'tokens: create, read, change, delete',
+  build(bench) {
+    const made = pool();
+    return fc.asyncProperty(fc.constantFrom('create', 'read', 'patch', 'delete', 'list'), tokenBodyOf(bench), anyBody(bench), fc.nat(), async (op, token, raw, pick) => {
+      const before = counts(bench);
+      const id = made.pick(pick);
+      if (op === 'create') {
+        const body = pick % 5 === 0 ? bodyOf(raw) : token;
+        const res = await send(bench, 'POST', '/tokens', bench.maskKey, body);
+        expectAnswer(bench, res);
+        if (res.status === 201) made.add(res.body.id);
+        else if (res.status !== 200) expectUnchanged(bench, before, 'create');
+      } else if (op === 'read') {
+        expectAnswer(bench, await send(bench, 'GET', `/tokens/${pick % 3 === 0 ? bench.canary.id : encodeURIComponent(id)}`, bench.maskKey, undefined));
+      } else if (op === 'patch') {
+        const stored = await callApi(bench.t.url, 'GET', `/tokens/${id}`, { key: bench.revealKey });
+        const res = await send(bench, 'PATCH', `/tokens/${encodeURIComponent(id)}`, bench.maskKey, pick % 5 === 0 ? bodyOf(raw) : token, {
+          'content-type': pick % 7 === 0 ? 'application/json' : 'application/merge-patch+json',
+        });
+        expectAnswer(bench, res);
+        if (res.status >= 400 && stored.status === 200) {
+          const after = await callApi(bench.t.url, 'GET', `/tokens/${id}`, { key: bench.revealKey });
+          if (after.text !== stored.text) throw new Error(`a refused PATCH (${res.status}) changed the token: ${stored.text} → ${after.text}`);
+        }
+      } else if (op === 'delete') {
+        const res = await send(bench, 'DELETE', `/tokens/${encodeURIComponent(id)}`, bench.maskKey, undefined);
+        expectAnswer(bench, res);
+        if (res.status >= 400) expectUnchanged(bench, before, 'delete');
+      } else {
+        expectAnswer(bench, await send(bench, 'GET', `/v2/tokens?size=${pick % 120}&type=${encodeURIComponent(String(token.type ?? ''))}`, bench.maskKey, undefined));
+      }
+    });
+  },
+};
+
+const tokenizeAndDetokenize: FuzzProperty = {
+  name: 'tokenize and detokenize, and the expression language',
+  build(bench) {
+    return fc.asyncProperty(fc.boolean(), anyBody(bench), fc.boolean(), async (tokenize, value, reveal) => {
+      const before = counts(bench);
+      const body = bodyOf(value);
+      if (tokenize) {
+        const res = await send(bench, 'POST', '/tokenize', bench.maskKey, body);
+        expectAnswer(bench, res);
+        if (res.status >= 400) expectUnchanged(bench, before, 'tokenize');
+      } else {
+        const res = await send(bench, 'POST', '/detokenize', reveal ? bench.revealKey : bench.maskKey, body);
+        // Plaintext is what /detokenize is for, for a revealing key and a body that names the canary.
+        expectAnswer(bench, res, { mayReveal: reveal && JSON.stringify(body).includes(bench.canary.id) });
+        expectUnchanged(bench, before, 'detokenize');
+      }
+    });
+  },
+};
+
+const QUERY_PARTS = ['type:token', 'data:canary*', 'metadata.k:v', 'AND', 'OR', 'NOT', '(', ')', '"', '*', '?', '\\', 'fingerprint:x', 'id:', 'container:/', '[', ']', ':', 'x'];
+const search: FuzzProperty = {
+  name: 'search',
+  build(bench) {
+    const query = fc.oneof(
+      fc.constantFrom('', 'type:token', 'data:canary*', 'type:token AND NOT metadata.a:b', '(type:token OR type:card)', `id:${bench.canary.id}`),
+      fc.array(fc.constantFrom(...QUERY_PARTS), { maxLength: 8 }).map((parts) => parts.join(' ')),
+      fc.string({ maxLength: 30 }),
+    );
+    return fc.asyncProperty(fc.boolean(), query, fc.integer({ min: -2, max: 120 }), fc.integer({ min: -2, max: 5 }), async (v2, q, size, page) => {
+      const body = v2 ? { query: q, size, start: String(page) } : { query: q, size, page };
+      expectAnswer(bench, await send(bench, 'POST', v2 ? '/v2/tokens/search' : '/tokens/search', bench.maskKey, body));
+    });
+  },
+};
+
+const applications: FuzzProperty = {
+  name: 'applications',
+  build(bench) {
+    const made = pool();
+    const permission = fc.constantFrom('token:create', 'token:read', 'token:use', 'application:create', 'nope', '');
+    const rule = fc.record(
+      {
+        description: fc.string({ maxLength: 6 }),
+        priority: fc.integer({ min: -1, max: 3 }),
+        container: fc.constantFrom('/', '/pci/', 'bad', ''),
+        transform: fc.constantFrom('mask', 'reveal', 'redact', 'nope'),
+        permissions: fc.array(permission, { maxLength: 3 }),
+      },
+      { requiredKeys: [] },
+    );
+    const application = fc.record(
+      { name: fc.string({ maxLength: 10 }), type: fc.constantFrom('private', 'public', 'management', 'nope'), permissions: fc.array(permission, { maxLength: 3 }), rules: fc.array(rule, { maxLength: 2 }), create_key: fc.boolean() },
+      { requiredKeys: [] },
+    );
+    return fc.asyncProperty(fc.constantFrom('create', 'update', 'delete'), application, fc.nat(), async (op, app, pick) => {
+      const before = counts(bench);
+      const id = made.pick(pick);
+      const res =
+        op === 'create'
+          ? await send(bench, 'POST', '/applications', bench.t.managementKey, app)
+          : op === 'update'
+            ? await send(bench, 'PUT', `/applications/${encodeURIComponent(id)}`, bench.t.managementKey, app)
+            : await send(bench, 'DELETE', `/applications/${encodeURIComponent(id)}`, bench.t.managementKey, undefined);
+      expectAnswer(bench, res);
+      if (op === 'create' && res.status === 201) made.add(res.body.id);
+      if (res.status >= 400) expectUnchanged(bench, before, `application ${op}`);
+    });
+  },
+};
+
+const transactions: FuzzProperty = {
+  name: 'transactions: enlisted writes, then commit or rollback',
+  build(bench) {
+    return fc.asyncProperty(fc.array(tokenBodyOf(bench), { minLength: 1, maxLength: 4 }), fc.constantFrom('commit', 'rollback', 'commit twice'), async (writes, end) => {
+      const before = counts(bench);
+      const opened = await send(bench, 'POST', '/transactions', bench.maskKey, undefined);
+      expectAnswer(bench, opened);
+      if (opened.status !== 201) throw new Error(`could not open a transaction: ${opened.text}`);
+      let staged = 0;
+      for (const write of writes) {
+        const res = await send(bench, 'POST', '/tokens', bench.maskKey, write, { 'BT-TRANSACTION-ID': opened.body.id });
+        expectAnswer(bench, res);
+        if (res.status === 201) staged += 1;
+      }
+      expectUnchanged(bench, before, 'staged write (before the commit)');
+      const ended = await send(bench, 'POST', `/transactions/${opened.body.id}/${end === 'rollback' ? 'rollback' : 'commit'}`, bench.maskKey, undefined);
+      expectAnswer(bench, ended);
+      if (end === 'commit twice') expectAnswer(bench, await send(bench, 'POST', `/transactions/${opened.body.id}/commit`, bench.maskKey, undefined));
+      const committed = end !== 'rollback' && ended.status === 200;
+      const expected = before.tokenCount + (committed ? staged : 0);
+      const after = counts(bench).tokenCount;
+      // A deduplicated create stages an existing token: it adds nothing.
+      if (committed ? after > expected || after < before.tokenCount : after !== before.tokenCount) {
+        throw new Error(`${end} (${ended.status}) of ${staged} staged creates left ${after} tokens, from ${before.tokenCount}`);
+      }
+    });
+  },
+};
+
+const HEADER_NAMES = ['Connection', 'Keep-Alive', 'TE', 'Trailer', 'Upgrade', 'Proxy-Authorization', 'Expect', 'BT-PROXY-KEEP-ALIVE', 'BT-PROXY-CONNECTION', 'BT-TRACE-ID', 'X-Dup', 'Authorization'];
+const proxy: FuzzProperty = {
+  name: 'proxy through the echo destination',
+  build(bench) {
+    const header = fc.tuple(fc.oneof(fc.constantFrom(...HEADER_NAMES), fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/)), fc.oneof(fc.stringMatching(/^[\x20-\x7e]{0,30}$/), fc.constantFrom('close', 'X-Dup, TE', '{{ x }}')));
+    const type = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'application/vnd.x+json');
+    return fc.asyncProperty(
+      fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE'),
+      fc.array(header, { maxLength: 4 }),
+      fc.oneof(jsonWith(bench).map((v) => JSON.stringify(v)), textWith(bench)),
+      type,
+      fc.constantFrom('', '/status/404', '/status/500', '/a/{{ x }}?q={{ y }}', '/../..'),
+      fc.boolean(),
+      async (method, headers, body, contentType, path, reveal) => {
+        const before = counts(bench);
+        const pairs = Object.fromEntries(headers.filter(([name]) => !/^(content-type|bt-api-key|bt-proxy-url|host)$/i.test(name)));
+        let res: ApiResponse;
+        try {
+          res = await bench.beside(() =>
+            callApi(bench.t.url, method, '/proxy/fuzz', {
+              key: reveal ? bench.revealKey : bench.maskKey,
+              headers: { ...pairs, 'content-type': contentType, 'BT-PROXY-URL': `${bench.t.engine.echoUrl}${path}` },
+              raw: method === 'GET' ? undefined : body,
+            }),
+          );
+        } catch (error) {
+          // undici refuses to send some generated header sets (nothing reached the engine); a dropped connection is ours.
+          if (/UND_ERR_SOCKET|ECONNRESET|EPIPE|UND_ERR_CLOSED/.test(String((error as { code?: string }).code))) throw error;
+          return;
+        }
+        const fromDestination = res.headers['bt-proxy-destination-status'] !== undefined;
+        if (res.status >= 500 && !fromDestination) throw new Error(`the proxy answered ${res.status}: ${res.text.slice(0, 300)}`);
+        if (!fromDestination && !('proxy_error' in (res.body ?? {})) && res.status >= 400) throw new Error(`a proxy failure that is not a proxy_error: ${res.text.slice(0, 200)}`);
+        if (bench.leaks(res.text) && !(reveal && body.includes(bench.canary.id))) throw new Error(`the canary went out unasked: ${body}`);
+        expectUnchanged(bench, before, 'proxy call');
+      },
+    );
+  },
+};
+
+/** Methods left out of the workbench property, each with why. */
+const WORKBENCH_EXCLUDED: Partial<Record<MethodName, string>> = {
+  wipeVault: 'erases the vault (the canary and the fuzz keys) by design; its refusals are in test/workbench/welcome-and-wipe.test.ts',
+  live: 'a stream, not a call',
+};
+/** Workbench methods whose answer is the plaintext the user asked for. */
+const REVEALING: MethodName[] = ['revealToken', 'revealOutbound', 'exportSeed', 'readTokenAs'];
+const workbench: FuzzProperty = {
+  name: 'the /_workbench/ methods',
+  build(bench) {
+    const names = METHOD_NAMES.filter((name) => isCall(name) && !(name in WORKBENCH_EXCLUDED));
+    const field = fc.constantFrom('id', 'application_id', 'token_id', 'key_id', 'limit', 'query', 'name', 'collection', 'request', 'apply', 'include_plaintext', 'type', 'data', 'method', 'path', 'headers', 'body', 'confirm', 'size', 'start', 'before');
+    const fieldValue = fc.oneof(jsonWith(bench), fc.constant(bench.canary.id), fc.integer({ min: -1, max: 1000 }));
+    const request = fc.oneof(fc.dictionary(field, fieldValue, { maxKeys: 4 }), jsonWith(bench));
+    return fc.asyncProperty(fc.constantFrom(...names), request, async (name, body) => {
+      const before = counts(bench);
+      const res = await bench.beside(() =>
+        callApi(bench.t.url, 'POST', httpPath(name), { body, headers: { [SESSION_HEADER]: bench.t.engine.browserWorkbench!.session } }),
+      );
+      expectAnswer(bench, res, { mayReveal: REVEALING.includes(name) || name === 'sendRequest' });
+      if (res.status >= 400) expectUnchanged(bench, before, `workbench ${name}`);
+    });
+  },
+};
+
+export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench];
+
+/** After a run: neither history (as stored) nor the engine's log ever holds the canary's plaintext. */
+export function expectNoCanaryKept(bench: FuzzBench, historyBytes: Buffer): void {
+  if (historyBytes.includes(Buffer.from(bench.canary.data))) throw new Error("the canary's plaintext is in history's files");
+  const logged = bench.logs.find((line) => bench.leaks(line));
+  if (logged) throw new Error(`the canary's plaintext is in the log: ${logged.slice(0, 300)}`);
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { historyListSchema, type HistoryEntry } from '../../shared/workbench/contract';
+import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The audit trail: every route family leaves an entry saying who (the application, or the workbench itself), what
+ * (method and path), when, the outcome, the trace id the caller got and the transaction it enlisted in; token data
+ * masked. One case per family, each found by its trace id.
+ */
+const PAN = '4242424242424242';
+const uiDir = tempDir('tokenbench-ui-');
+writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
+
+let t: TestEngine;
+let privateApp: string;
+let managementApp: string;
+let card: string;
+beforeAll(async () => {
+  t = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir } });
+  privateApp = (await t.call('GET', '/applications/key', { key: t.privateKey })).body.id;
+  managementApp = (await t.call('GET', '/applications/key', { key: t.managementKey })).body.id;
+  card = (await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card_number', data: PAN } })).body.id;
+});
+afterAll(async () => {
+  await t.stop();
+  rmSync(uiDir, { recursive: true, force: true });
+});
+
+async function entries(): Promise<HistoryEntry[]> {
+  await t.engine.history.flush();
+  return historyListSchema.parse((await t.workbench('listHistory', { limit: 500 })).body);
+}
+
+/** Sends one request of a family and answers the trace id its caller got. */
+async function traced(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ trace: string; status: number }> {
+  const res = await t.call(method, path, { key, body, headers });
+  return { trace: res.headers['bt-trace-id'] as string, status: res.status };
+}
+
+it.each([
+  ['tokens: create', () => traced('POST', '/tokens', t.privateKey, { type: 'card_number', data: PAN }), 'api', 'POST', '/tokens'],
+  ['tokens: read', () => traced('GET', `/tokens/${card}`, t.privateKey), 'api', 'GET', () => `/tokens/${card}`],
+  ['tokens: change', () => traced('PATCH', `/tokens/${card}`, t.privateKey, { metadata: { a: 'b' } }, { 'content-type': 'application/merge-patch+json' }), 'api', 'PATCH', () => `/tokens/${card}`],
+  ['tokens: refused', () => traced('DELETE', '/tokens/no-such-token', t.privateKey), 'api', 'DELETE', '/tokens/no-such-token'],
+  ['tokenize', () => traced('POST', '/tokenize', t.privateKey, { card: { type: 'card_number', data: PAN } }), 'api', 'POST', '/tokenize'],
+  ['detokenize', () => traced('POST', '/detokenize', t.privateKey, { pan: `{{ ${card} }}` }), 'api', 'POST', '/detokenize'],
+  ['search', () => traced('POST', '/v2/tokens/search', t.privateKey, { query: 'type:card_number' }), 'api', 'POST', '/v2/tokens/search'],
+  ['applications', () => traced('POST', '/applications', t.managementKey, { name: 'audited', type: 'private', permissions: ['token:read'] }), 'api', 'POST', '/applications'],
+  ['proxy', () => traced('POST', '/proxy/v1/charges', t.privateKey, { pan: `{{ ${card} }}` }, { 'BT-PROXY-URL': t.engine.echoUrl! }), 'proxy', 'POST', '/proxy/v1/charges'],
+])('records %s with who, what, when, outcome and trace id, masked', async (_family, send, kind, method, path) => {
+  const sentAt = Date.now();
+  const { trace, status } = await send();
+  expect(trace).toMatch(/^[0-9a-f-]{36}$/);
+  const entry = (await entries()).find((e) => e.trace_id === trace);
+  expect(entry, `an entry with trace id ${trace}`).toBeDefined();
+  expect(entry).toMatchObject({
+    kind,
+    method,
+    path: typeof path === 'function' ? path() : path,
+    status,
+    application_id: method === 'POST' && path === '/applications' ? managementApp : privateApp,
+    transaction_id: null,
+  });
+  expect(Date.parse(entry!.at)).toBeGreaterThanOrEqual(sentAt - 1000);
+  expect(JSON.stringify(entry)).not.toContain(PAN);
+});
+
+it('records a transaction, its enlisted writes with its id, and its commit', async () => {
+  const opened = await traced('POST', '/transactions', t.privateKey);
+  const id = (await entries()).find((e) => e.trace_id === opened.trace)!;
+  expect(id).toMatchObject({ method: 'POST', path: '/transactions', status: 201, application_id: privateApp });
+  const transaction = (await t.call('GET', '/transactions', { key: t.privateKey })).body;
+  const txId: string = Array.isArray(transaction) ? transaction[0]?.id : (await t.engine.workbench.listTransactions({}))[0].id;
+  const enlisted = await traced('POST', '/tokens', t.privateKey, { type: 'card_number', data: PAN }, { 'BT-TRANSACTION-ID': txId });
+  const committed = await traced('POST', `/transactions/${txId}/commit`, t.privateKey);
+  const all = await entries();
+  expect(all.find((e) => e.trace_id === enlisted.trace)).toMatchObject({ status: 201, application_id: privateApp, transaction_id: txId });
+  expect(all.find((e) => e.trace_id === committed.trace)).toMatchObject({ path: `/transactions/${txId}/commit`, status: 200, application_id: privateApp });
+  expect(JSON.stringify(all)).not.toContain(PAN);
+});
+
+it('records a reveal in the workbench as the workbench, by the token id, never the value', async () => {
+  const sentAt = Date.now();
+  expect((await t.workbench('revealToken', { token_id: card })).status).toBe(200);
+  const reveal = (await entries()).find((e) => e.kind === 'workbench' && e.path === `/tokens/${card}`);
+  expect(reveal).toMatchObject({ method: 'REVEAL', status: 200, application_id: null, reveal: { target: 'token', token_id: card } });
+  expect(reveal!.trace_id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(reveal!.transaction_id).toBeNull();
+  expect(Date.parse(reveal!.at)).toBeGreaterThanOrEqual(sentAt - 1000);
+  expect(JSON.stringify(reveal)).not.toContain(PAN);
+});
