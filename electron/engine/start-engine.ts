@@ -13,6 +13,7 @@ import { startHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
+import { createRequestChecks } from './proxy/proxy-check';
 import { proxyRoutes } from './proxy/proxy-route';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
@@ -24,8 +25,9 @@ import { openDatabase, type Db } from './storage/database';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
+import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -152,6 +154,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     applications,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
     revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
+    checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
+    tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
+    remoteTargets: new RemoteTargets(db, sealer),
   });
   const http = await startHttpServer({
     config,

@@ -5,8 +5,9 @@
  * (when it was not seen before) and evaluating already parsed filter chains.
  */
 import type { BodyKind } from './body-kind';
-import { PastTheText, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
-import { BodyTemplate, type CompiledBody } from './body-template';
+import { type InspectedExpression, inspectExpressions } from './body-inspection';
+import { PastTheText, type Placement, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
+import { BodyTemplate, type CompiledBody, tokenEvaluator, written } from './body-template';
 import { ExpressionBudget } from './expression-budget';
 import { ExpressionError } from './expression-error';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
@@ -76,7 +77,8 @@ export class ExpressionEngine {
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
-  private readonly maxExpressions: number;
+  /** Expressions one request may hold (`--max-expressions`). */
+  readonly maxExpressions: number;
   /** The budget of the request whose token templates are being rendered (see withBudget). */
   private shared: ExpressionBudget | undefined;
   private readonly compileChain = (source: string, filters: string): CompiledExpression =>
@@ -172,6 +174,20 @@ export class ExpressionEngine {
         part = withoutCutMarker(part.slice(0, at), kind);
       }
     }
+  }
+
+  /** The body's expressions one by one, each compiled or with why it does not compile (the workbench's checks). */
+  inspectBody(text: string, kind: BodyKind): InspectedExpression[] {
+    return inspectExpressions(text, kind, this.compileExpression);
+  }
+
+  /**
+   * Writes compiled expressions (from inspectBody) as a render of their body would: each evaluated over its token and
+   * encoded for its place, all within `budget`. Throws the ExpressionError the render would.
+   */
+  expressionWriter(budget: ExpressionBudget): (placed: { expression: TokenExpression; placement: Placement }, token: TokenRecord) => string {
+    const evaluate = tokenEvaluator(this.runtime, budget);
+    return (placed, token) => written(placed, evaluate(placed.expression, token), budget);
   }
 
   /** POST /detokenize: every string of the parsed JSON is a template, all rendered within one budget; keys are left alone. */

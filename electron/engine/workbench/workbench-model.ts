@@ -7,8 +7,12 @@ import type { RequestLog } from '../history/request-log';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
+import type { RequestChecks } from '../proxy/proxy-check';
+import type { TokenSuggestions } from '../vault/token-suggestions';
+import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
 import type { FrontDoor } from './front-door';
 import { LiveFeed } from './live-feed';
+import type { RemoteTargets } from './remote-targets';
 
 /** More applications than a local vault holds; the picker lists them all. */
 const MAX_APPLICATIONS = 1000;
@@ -24,6 +28,10 @@ export interface WorkbenchSources {
   frontDoor: FrontDoor;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
   revealOutbound: (entryId: string) => Promise<string>;
+  /** The proxy's checks of a composed request, and expression previews. */
+  checks: RequestChecks;
+  tokenSuggestions: TokenSuggestions;
+  remoteTargets: RemoteTargets;
 }
 
 /**
@@ -37,18 +45,48 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
   };
+  const { remoteTargets } = sources;
+  /** Where a composed request goes, and the key it goes with: an application's workbench key here, or a remote's own. */
+  const targetOf = (target: { application_id?: string; target_id?: string }): { baseUrl: string; remote: boolean; key: () => string } => {
+    if (target.target_id === undefined) {
+      const id = target.application_id!;
+      return { baseUrl: sources.status().url, remote: false, key: () => applications.workbenchKey(id) };
+    }
+    const connection = remoteTargets.connection(target.target_id);
+    return { baseUrl: connection.baseUrl, remote: true, key: () => connection.apiKey };
+  };
   return {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before }) => sources.history.list(limit, before),
     revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
-    sendRequest: (request) => sources.frontDoor.send(request, applications.workbenchKey(request.application_id)),
+    sendRequest(request) {
+      const target = targetOf(request);
+      return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined });
+    },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     revokeWorkbenchKey({ application_id }) {
       const key = applications.workbenchKeyInfo(application_id);
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
+    },
+    checkRequest: (request) => sources.checks.check(request),
+    previewExpression: (query) => sources.checks.preview(query),
+    suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
+    listRemoteTargets: () => remoteTargets.list(),
+    addRemoteTarget: (target) => remoteTargets.add(target),
+    deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
+    requestSnippet({ format, include_key, ...request }) {
+      const target = targetOf(request);
+      // The key is read only to be written out when asked: otherwise the snippet reads it from the environment.
+      const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: include_key ? target.key() : null };
+      try {
+        return { snippet: SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + request.path, headers: request.headers, body: request.body }, key) };
+      } catch (error) {
+        if (error instanceof SnippetError) throw new ApiProblem(422, error.message);
+        throw error;
+      }
     },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
