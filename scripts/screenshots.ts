@@ -14,7 +14,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 type Scene = (page: Page, engine: Engine) => Promise<void>;
 
-const composer = (page: Page) => page.getByRole('region', { name: 'Request' });
+const composer = (page: Page) => page.getByRole('region', { name: 'Request', exact: true });
 const outcome = (page: Page) => page.getByRole('region', { name: 'Response' }).getByRole('status', { name: 'Outcome' });
 
 async function send(page: Page, destination: string, body: string): Promise<void> {

@@ -11,6 +11,7 @@ export function startupReport(engine: Engine): string {
   const lines = [`Tokenbench is serving ${engine.url}`];
   if (engine.echoUrl) lines.push(`Echo destination at ${engine.echoUrl}`);
   lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
+  lines.push(`Saved requests: ${engine.collectionsFolder}`);
   lines.push(
     engine.browserWorkbench
       ? `Workbench: ${engine.browserWorkbench.url}`

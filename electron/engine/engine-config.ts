@@ -22,6 +22,8 @@ export interface EngineConfig {
   allowedOrigins: string[];
   /** How many request-log entries the history keeps. */
   historyLimit: number;
+  /** The folder of saved requests; null: `collections/` in the data folder, or a temporary one for an in-memory vault. */
+  collectionsDir: string | null;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -45,6 +47,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     denyPrivateDestinations: false,
     allowedOrigins: [],
     historyLimit: 10_000,
+    collectionsDir: null,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

@@ -1,8 +1,12 @@
 import { EventEmitter } from 'node:events';
-import type { SentHistoryEntry, TransactionView } from '../../shared/workbench/contract';
+import type { CollectionsView, SentHistoryEntry, TransactionView } from '../../shared/workbench/contract';
+import type { CollectionStore } from './collections/collection-store';
+import type { TokenChange } from '../../shared/workbench/token-contract';
 import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
+import { tokenIdOf } from './transactions/transaction-store';
+import type { TokenStore, TokenWrite } from './vault/token-store';
 
 /** The engine's one event road: what the workbench hears of the changes the engine makes. */
 export interface EngineEventMap {
@@ -10,27 +14,47 @@ export interface EngineEventMap {
   request: [SentHistoryEntry];
   /** A transaction was created, enlisted a write, or ended: its state now. */
   transaction: [TransactionView];
+  /** The saved requests' folder changed, in the app or outside it: the collections as they are now. */
+  collections: [CollectionsView];
+  /** A token was created, changed or deleted in the vault (a transaction's, once it commits): its id, no data. */
+  token: [TokenChange];
 }
+
+const CHANGES: Record<TokenWrite['op'], TokenChange['change']> = { create: 'created', update: 'changed', delete: 'deleted' };
 
 export type EngineEvents = EventEmitter<EngineEventMap>;
 
 /**
- * Wires the history and the transactions into one typed emitter. The history is watched only while someone listens:
- * it shapes an entry for display (decoding its kept body) only for a listener, so with none every request skips that.
+ * Wires the history, the transactions, the vault's writes and the saved requests into one typed emitter. The history and the
+ * collections' folder are watched only while someone listens: the history shapes an entry for display (decoding its
+ * kept body) only for a listener, so with none every request skips that.
  */
-export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel): EngineEvents {
+export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel, tokens: TokenStore, collections: CollectionStore): EngineEvents {
   const events: EngineEvents = new EventEmitter();
   const forwardEntry = (entry: SentHistoryEntry) => events.emit('request', entry);
+  const forwardCollections = (view: CollectionsView) => events.emit('collections', view);
   // The typed map leaves out EventEmitter's own events; newListener fires before the listener is added.
   const subscriptions = events as EventEmitter;
   subscriptions.on('newListener', (name: string) => {
     if (name === 'request' && events.listenerCount('request') === 0) history.on('entry', forwardEntry);
+    if (name === 'collections' && events.listenerCount('collections') === 0) {
+      collections.on('change', forwardCollections);
+      collections.watch();
+    }
   });
   subscriptions.on('removeListener', (name: string) => {
     if (name === 'request' && events.listenerCount('request') === 0) history.off('entry', forwardEntry);
+    if (name === 'collections' && events.listenerCount('collections') === 0) {
+      collections.off('change', forwardCollections);
+      collections.close();
+    }
   });
   transactions.on('change', ({ id }) => {
     if (events.listenerCount('transaction') > 0) events.emit('transaction', panel.get(id)!);
+  });
+  tokens.onApplied((writes) => {
+    if (events.listenerCount('token') === 0) return;
+    for (const write of writes) events.emit('token', { id: tokenIdOf(write), change: CHANGES[write.op] });
   });
   return events;
 }

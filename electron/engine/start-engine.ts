@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationStore, type NewApiKey } from './access/application-store';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CollectionStore } from './collections/collection-store';
+import { ApplicationStore } from './access/application-store';
+import { bootstrap, type BootstrapKeys } from './access/first-start';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
-import { MANAGEMENT_PERMISSIONS, TOKEN_PERMISSIONS } from './access/permissions';
 import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
@@ -27,16 +31,14 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
+import { AdjustableLimits } from './settings/adjustable-limits';
+import { wipeVault } from './settings/wipe-vault';
 
-/** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
-export interface BootstrapKeys {
-  management: NewApiKey & { application_id: string };
-  private: NewApiKey & { application_id: string };
-}
+export type { BootstrapKeys } from './access/first-start';
 
 export interface Engine {
   readonly url: string;
@@ -49,6 +51,8 @@ export interface Engine {
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
+  /** Where saved requests are kept. */
+  readonly collectionsFolder: string;
   /** Every kept transaction as the workbench shows it. */
   readonly transactions: TransactionPanel;
   /** The workbench's methods over this engine: what Electron's IPC and the browser workbench's routes both serve. */
@@ -73,16 +77,11 @@ function tenantIdOf(db: Db): string {
   return id;
 }
 
-function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
-  if (applications.count() > 0) return null;
-  const make = (name: string, type: 'management' | 'private', permissions: string[]) => {
-    const { application, key } = applications.create({ name, type, permissions, rules: [] }, null, { create: true });
-    return { ...key!, application_id: application.id };
-  };
-  return {
-    management: make('Tokenbench management', 'management', [...MANAGEMENT_PERMISSIONS]),
-    private: make('Tokenbench backend', 'private', [...TOKEN_PERMISSIONS]),
-  };
+/** Where saved requests live: the folder asked for, else beside the vault, else (a vault in memory) a fresh temporary one. */
+function collectionsFolder(config: EngineConfig): string {
+  if (config.collectionsDir !== null) return config.collectionsDir;
+  if (config.dataDir !== null) return join(config.dataDir, 'collections');
+  return mkdtempSync(join(tmpdir(), 'tokenbench-collections-'));
 }
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
@@ -92,6 +91,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
+  // Before anything reads them: the limits Settings saved replace the defaults, and a flag given now beats both.
+  const limits = new AdjustableLimits(db, config, partial, (now) => {
+    expressions.setExpressionLimit(now.maxExpressions);
+    forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
+  });
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -121,7 +125,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
-  const events = engineEvents(history, transactions, transactionPanel);
+  const collections = new CollectionStore(collectionsFolder(config));
+  const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
@@ -146,14 +151,30 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     };
   }
   const authenticator = new Authenticator(applications);
+  const welcome = new Welcome(applications, bootstrapKeys);
   const workbench = createWorkbenchModel({
     status,
+    settings: () => ({
+      transactionTtlSeconds: config.transactionTtlSeconds,
+      workbenchUrl: browserWorkbench?.url(http.url) ?? null,
+      limits: limits.state(),
+    }),
+    changeLimits: (change) => limits.change(change),
+    welcome,
+    wipe() {
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });
+      welcome.hold(keys);
+      return wiped;
+    },
     history,
     events,
     transactions: transactionPanel,
     applications,
+    collections,
+    tokens,
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
-    revealOutbound: async (entryId) => revealedOutbound(await history.get(entryId), tokens, expressions, (id) => authenticator.callerFor(id)),
+    revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
+    vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
     checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     remoteTargets: new RemoteTargets(db, sealer),
@@ -204,6 +225,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bootstrapKeys,
     seedReport,
     history,
+    collectionsFolder: collections.folder,
     transactions: transactionPanel,
     workbench,
     browserWorkbench: browserWorkbench && { url: browserWorkbench.url(http.url), session: browserWorkbench.session },
@@ -213,6 +235,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       stopped = true;
       clearInterval(housekeeping);
       transactions.stop();
+      collections.close();
+      // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
+      if (config.collectionsDir === null && config.dataDir === null) collections.removeIfEmpty();
       await Promise.all([http.close(), echo?.close(), forwarder.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();

@@ -51,9 +51,7 @@ async function start(): Promise<void> {
     app.exit(1);
     return;
   }
-  const keys = engine.bootstrapKeys;
-  // The GUI has no key panel yet: like `serve`, show the first-start keys once, on the terminal that started the app.
-  if (keys) process.stdout.write(`First start: management key ${keys.management.key}\n              private key    ${keys.private.key}\n`);
+  // A new vault's first keys are not printed: the window's welcome view shows them once (no terminal needed).
   ipc = workbenchIpc(engine.workbench);
   for (const [channel, handler] of ipc.handlers((url) => isAppUrl(url, appUrl))) ipcMain.handle(channel, handler);
   openWindow();

@@ -6,6 +6,7 @@ import { WorkbenchApiContext } from './api/workbench-api-context';
 import { App } from './app/App';
 import { startTheme } from './app/theme';
 import { startLiveSync } from './state/live-sync';
+import { checkWelcome } from './state/welcome-store';
 
 startTheme();
 const api = connectWorkbench();
@@ -17,3 +18,5 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 void startLiveSync(api);
+// Once per page load: the engine gives a new vault's keys a single time. Its failures are the live sync's to tell.
+checkWelcome(api).catch(() => undefined);

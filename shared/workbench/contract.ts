@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { historyFilterSchema } from './history-filter';
+import { revealRecordSchema, tokenChangesSchema } from './token-contract';
 
 /**
  * What the GUI reads from the engine, over IPC (Electron) or HTTP (browser). Every message is validated once, by
@@ -65,6 +67,8 @@ const sentHistoryEntrySchema = z.object({
   duration_ms: z.number(),
   application_id: z.string().nullable(),
   trace_id: z.string().nullable(),
+  /** The transaction the request worked in; absent in entries older than the field. */
+  transaction_id: z.string().nullable().optional(),
   request_headers: headerPairsSchema,
   request_body: z.unknown().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
@@ -74,11 +78,12 @@ export type SentHistoryEntry = z.infer<typeof sentHistoryEntrySchema>;
 
 /**
  * An entry as the GUI reads it: a proxy entry's details checked here, once, as `proxy` (null for other kinds, and for
- * an entry an older version wrote in another shape, which still lists).
+ * an entry an older version wrote in another shape, which still lists); a workbench reveal's, as `reveal`.
  */
 export const historyEntrySchema = sentHistoryEntrySchema.transform((entry) => ({
   ...entry,
   proxy: entry.kind === 'proxy' ? (proxyDetailsSchema.safeParse(entry.details).data ?? null) : null,
+  ...(entry.kind === 'workbench' && { reveal: revealRecordSchema.safeParse(entry.details?.reveal).data ?? null }),
 }));
 export type HistoryEntry = z.output<typeof historyEntrySchema>;
 
@@ -89,6 +94,8 @@ export const historyQuerySchema = z.strictObject({
   limit: z.number().int().min(1).max(HISTORY_PAGE_MAX).default(100),
   /** Page back from this entry id. */
   before: z.string().min(1).max(200).optional(),
+  /** Only the entries this matches, looked for in everything the engine keeps. */
+  filter: historyFilterSchema.optional(),
 });
 
 /** Newest first, like the engine's history. */
@@ -106,8 +113,21 @@ export const enlistedOperationSchema = z.object({
   token_id: z.string(),
   operation: z.enum(['create', 'update', 'delete']),
   enlisted_at: isoTimeSchema,
+  /** The application whose request enlisted it; null for a write staged before Tokenbench recorded that. */
+  application_id: z.string().nullable(),
   data: z.unknown(),
 });
+
+/** A token an open transaction holds until it ends: an id it creates is `reserved`, one it changes or deletes `locked`. */
+export const transactionLockSchema = z.object({ token_id: z.string(), kind: z.enum(['reserved', 'locked']) });
+
+/** What a commit would make visible to other requests, per token, after all the transaction's writes to it (data masked). */
+export const commitEffectSchema = z.object({
+  token_id: z.string(),
+  effect: z.enum(['created', 'updated', 'deleted']),
+  data: z.unknown(),
+});
+export type CommitEffect = z.output<typeof commitEffectSchema>;
 
 /** A transaction as the workbench shows it: its state, who opened it, its time left and its operations. */
 export const transactionViewSchema = z.object({
@@ -122,8 +142,51 @@ export const transactionViewSchema = z.object({
   /** Milliseconds until it expires when it was read; 0 once it has ended. */
   time_left_ms: z.number().nonnegative(),
   operations: z.array(enlistedOperationSchema),
+  /** The tokens it holds while open; empty once it has ended. */
+  locks: z.array(transactionLockSchema),
+  /** What committing it now would make visible; empty once it has ended. */
+  on_commit: z.array(commitEffectSchema),
 });
 export type TransactionView = z.output<typeof transactionViewSchema>;
+
+/** The methods a composed request may use. */
+export const COMPOSER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/**
+ * A request as the Composer holds it and a collection keeps it (one readable file each): what the user wrote, not the
+ * bytes it becomes (see the page's wire-request.ts), so a saved request opens again exactly as it was composed.
+ */
+export const savedRequestSchema = z.strictObject({
+  /** Through the proxy to a destination, or straight to the vault's own API. */
+  kind: z.enum(['proxy', 'api']),
+  method: z.enum(COMPOSER_METHODS),
+  /** Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`). Vault API: the path (`/tokens`). */
+  target: z.string().max(16 * 1024),
+  /** A row switched off stays in the table and is not sent. */
+  headers: z.array(z.strictObject({ name: z.string().max(1024), value: z.string().max(16 * 1024), enabled: z.boolean() })).max(200),
+  /** The service's own headers, as the Composer's named fields. */
+  service: z.strictObject({ transaction: z.string(), trace: z.string(), keepAlive: z.string(), connection: z.string() }),
+  bodyMode: z.enum(['json', 'form', 'text', 'xml', 'none']),
+  body: z.string().max(1024 * 1024),
+});
+export type SavedRequest = z.output<typeof savedRequestSchema>;
+
+const collectionNameSchema = z.string().min(1).max(100);
+
+/** Every collection in the folder and its requests; a file that is not a saved request is listed with why. */
+export const collectionsViewSchema = z.object({
+  folder: z.string(),
+  collections: z.array(
+    z.object({
+      name: z.string(),
+      requests: z.array(z.object({ name: z.string(), request: savedRequestSchema.nullable(), problem: z.string().nullable() })),
+    }),
+  ),
+});
+export type CollectionsView = z.output<typeof collectionsViewSchema>;
+
+/** Where a saved request is: its collection and its name. */
+export const requestPlaceSchema = z.strictObject({ collection: collectionNameSchema, name: collectionNameSchema });
 
 /**
  * The engine's live event road as the workbench hears it: `connected` on every (re)subscription, then batched
@@ -138,14 +201,16 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     entries: historyListSchema,
     /** Transactions created, enlisted in or ended since the last update, each in its latest state. */
     transactions: z.array(transactionViewSchema),
+    /** The saved requests as they are now, when their folder changed since the last update. */
+    collections: collectionsViewSchema.optional(),
+    /** Tokens created, changed or deleted since the last update, by id. */
+    tokens: tokenChangesSchema.default({ changes: [], more: false }),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;
 /** A live event as the engine sends it (its entries not yet read by historyEntrySchema). */
 export type SentLiveEvent = z.input<typeof liveEventSchema>;
 
-/** The methods a composed request may use. */
-export const COMPOSER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** An application of the local engine, as the workbench picks one to act as. */
 export const applicationChoiceSchema = z.object({
@@ -219,3 +284,141 @@ export const exchangeSchema = z.object({
   entry: historyEntrySchema.nullable(),
 });
 export type Exchange = z.output<typeof exchangeSchema>;
+
+/** Which requests to export: these ids (a selection), or every kept request a filter matches (none: all of them). */
+export const harExportSchema = z.strictObject({
+  ids: z.array(z.string().min(1).max(200)).min(1).max(HISTORY_PAGE_MAX).optional(),
+  filter: historyFilterSchema.optional(),
+});
+
+/** A HAR 1.2 document (its entries as the engine builds them: history/har-export.ts). */
+export const harSchema = z.object({
+  log: z.object({
+    version: z.literal('1.2'),
+    creator: z.object({ name: z.string(), version: z.string() }),
+    entries: z.array(z.record(z.string(), z.unknown())),
+  }),
+});
+/** A limit Settings may change: what applies, its default, what Settings saved, and the start flag that outranks it. */
+const limitStateSchema = <V extends z.ZodType>(value: V) =>
+  z.object({
+    value,
+    default: value,
+    /** Saved in the vault by Settings; null: none saved. */
+    stored: value.nullable(),
+    /** The `serve` flag given at start, with its value: it wins over what is saved. Null when none was given. */
+    pinnedBy: z.string().nullable(),
+  });
+
+/** The proxy's limits that apply without a restart (docs/api.md, Limits). */
+export const PROXY_LIMITS = {
+  proxyTimeoutMs: z.number().int().min(1).max(3_600_000),
+  maxBodyBytes: z.number().int().min(1).max(256 * 1024 * 1024),
+  maxExpressions: z.number().int().min(0).max(100_000),
+  denyPrivateDestinations: z.boolean(),
+};
+
+/** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
+export const engineSettingsSchema = z.object({
+  /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
+  transactionTtlSeconds: z.number().int().positive(),
+  /** This workbench's address for a browser, with its session; null when the engine does not serve it. */
+  workbenchUrl: z.string().nullable(),
+  limits: z.object({
+    proxyTimeoutMs: limitStateSchema(PROXY_LIMITS.proxyTimeoutMs),
+    maxBodyBytes: limitStateSchema(PROXY_LIMITS.maxBodyBytes),
+    maxExpressions: limitStateSchema(PROXY_LIMITS.maxExpressions),
+    denyPrivateDestinations: limitStateSchema(PROXY_LIMITS.denyPrivateDestinations),
+  }),
+});
+
+/** A change to the limits: a value to save and apply, or null to go back to the default. */
+export const limitsChangeSchema = z.strictObject({
+  proxyTimeoutMs: PROXY_LIMITS.proxyTimeoutMs.nullable().optional(),
+  maxBodyBytes: PROXY_LIMITS.maxBodyBytes.nullable().optional(),
+  maxExpressions: PROXY_LIMITS.maxExpressions.nullable().optional(),
+  denyPrivateDestinations: PROXY_LIMITS.denyPrivateDestinations.nullable().optional(),
+});
+export type EngineSettings = z.output<typeof engineSettingsSchema>;
+
+/** The kinds of application the vault knows (docs/api.md, Applications and keys). */
+export const APPLICATION_TYPES = ['private', 'public', 'management'] as const;
+const applicationIdSchema = z.string().min(1).max(200);
+
+/** An access rule as stored: tried in ascending priority (docs/api.md, Permissions and access rules). */
+export const accessRuleSchema = z.object({
+  description: z.string(),
+  priority: z.number(),
+  container: z.string(),
+  transform: z.enum(['redact', 'mask', 'reveal']),
+  permissions: z.array(z.string()),
+});
+export type AccessRuleView = z.output<typeof accessRuleSchema>;
+
+/** An application as Settings shows it: its permissions, rules and keys (never a key's secret, nor its hash). */
+export const applicationDetailSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(APPLICATION_TYPES),
+  permissions: z.array(z.string()),
+  rules: z.array(accessRuleSchema),
+  /** `workbench`: the key the workbench itself sends with when acting as this application (the Composer's). */
+  keys: z.array(z.object({ id: z.string(), created_at: isoTimeSchema, workbench: z.boolean() })),
+  created_at: isoTimeSchema,
+  modified_at: isoTimeSchema.nullable(),
+});
+export type ApplicationDetail = z.output<typeof applicationDetailSchema>;
+
+/**
+ * An application's fields as Settings edits them. The shape is checked here; what they mean (a permission the type may
+ * hold, a container's form) the engine checks as POST and PUT /applications do, naming each field it refuses.
+ */
+const applicationFieldsSchema = {
+  name: z.string().max(200),
+  permissions: z.array(z.string().max(100)).max(100),
+  rules: z.array(z.unknown()).max(100),
+};
+export const newApplicationSchema = z.strictObject({ ...applicationFieldsSchema, type: z.enum(APPLICATION_TYPES) });
+export const applicationChangeSchema = z.strictObject({ ...applicationFieldsSchema, id: applicationIdSchema });
+export const applicationRefSchema = z.strictObject({ application_id: applicationIdSchema });
+export const keyRefSchema = z.strictObject({ application_id: applicationIdSchema, key_id: z.string().min(1).max(200) });
+
+/** A key just made: its secret is in this one answer and nowhere else, ever. */
+export const newKeySchema = z.object({
+  application: applicationDetailSchema,
+  key: z.object({ id: z.string(), created_at: isoTimeSchema, key: z.string() }),
+});
+
+/** A permission an application may hold, in the vendor's words, and the types that may hold it. */
+export const permissionInfoSchema = z.object({
+  type: z.string(),
+  description: z.string(),
+  application_types: z.array(z.enum(APPLICATION_TYPES)),
+});
+export type PermissionInfo = z.output<typeof permissionInfoSchema>;
+
+/** Export the applications and rules as a seed file; their tokens, with plaintext data, only when asked. */
+export const seedExportRequestSchema = z.strictObject({ include_tokens: z.boolean() });
+export const seedExportSchema = z.object({
+  /** The file's content (docs/api.md, Seed file): with keys made for it, and token data when asked. */
+  seed: z.record(z.string(), z.unknown()),
+  applications: z.number().int(),
+  tokens: z.number().int(),
+});
+
+/** A seed file to read against the vault: `apply` false only says what it would do. */
+export const seedImportRequestSchema = z.strictObject({ seed: z.unknown(), apply: z.boolean() });
+/** What a seed does to the vault, entry by entry (`application "x"`, `token y: exists with other data`). */
+export const seedReportSchema = z.object({ created: z.array(z.string()), unchanged: z.array(z.string()), conflicts: z.array(z.string()) });
+export type SeedReportView = z.output<typeof seedReportSchema>;
+
+/** One of the first-start keys, with the application it belongs to. */
+const firstKeySchema = z.object({ application_id: z.string(), application_name: z.string(), key: z.string() });
+
+/** What the welcome view shows of a new vault: its two first keys, this once; null once they have been shown. */
+export const welcomeSchema = z.object({ keys: z.object({ management: firstKeySchema, private: firstKeySchema }).nullable() });
+export type Welcome = z.output<typeof welcomeSchema>;
+
+/** Wiping asks for the word, so no stray call empties a vault. */
+export const wipeRequestSchema = z.strictObject({ confirm: z.literal('wipe', { error: 'Send {"confirm": "wipe"} to wipe the vault' }) });
+export const wipeReportSchema = z.object({ tokens: z.number().int(), transactions: z.number().int(), applications: z.number().int() });

@@ -1,15 +1,36 @@
 import { z } from 'zod';
 import {
+  applicationChangeSchema,
   applicationChoiceSchema,
+  collectionsViewSchema,
+  applicationDetailSchema,
+  applicationRefSchema,
   composedRequestSchema,
+  engineSettingsSchema,
   engineStatusSchema,
   exchangeSchema,
+  harExportSchema,
+  harSchema,
   historyListSchema,
   historyQuerySchema,
+  keyRefSchema,
+  limitsChangeSchema,
   liveEventSchema,
+  newApplicationSchema,
+  newKeySchema,
+  permissionInfoSchema,
   revealedOutboundSchema,
+  requestPlaceSchema,
   revealQuerySchema,
+  savedRequestSchema,
+  seedExportRequestSchema,
+  seedExportSchema,
+  seedImportRequestSchema,
+  seedReportSchema,
   transactionViewSchema,
+  welcomeSchema,
+  wipeReportSchema,
+  wipeRequestSchema,
 } from './contract';
 import {
   expressionPreviewQuerySchema,
@@ -23,6 +44,18 @@ import {
   tokenSuggestionQuerySchema,
   tokenSuggestionSchema,
 } from './composer-contract';
+import {
+  readAsQuerySchema,
+  readAsSchema,
+  revealedTokenSchema,
+  revealTokenQuerySchema,
+  tokenDetailSchema,
+  tokenPageSchema,
+  tokenQuerySchema,
+  tokenSearchSchema,
+  tokenWriteResultSchema,
+  tokenWriteSchema,
+} from './token-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -58,6 +91,8 @@ export const WORKBENCH_METHODS = {
   getStatus: call(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
   listHistory: call(historyQuerySchema, historyListSchema),
+  /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import. */
+  exportHar: call(harExportSchema, harSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
   /** Every transaction the engine keeps, with its state, time left and operations (token data masked). */
@@ -83,7 +118,51 @@ export const WORKBENCH_METHODS = {
   deleteRemoteTarget: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ deleted: z.boolean() })),
   /** A composed request as a cURL command or Node.js script, the key read from $BT_API_KEY unless asked to include it. */
   requestSnippet: call(requestSnippetQuerySchema, requestSnippetSchema),
+  /** The saved requests: a folder of collections, a file per request. */
+  listCollections: call(nothing, collectionsViewSchema),
+  /** Saves a request in a collection (made if new); over one of the same name only with `overwrite`. */
+  saveRequest: call(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), collectionsViewSchema),
+  /** Renames a saved request, or moves it to another collection; never over an existing one. */
+  moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
+  deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
+  /** Every application with its permissions, access rules and keys, for Settings. */
+  listApplicationDetails: call(nothing, z.array(applicationDetailSchema)),
+  /** The permissions each type of application may hold, with what each allows. */
+  listPermissions: call(nothing, z.array(permissionInfoSchema)),
+  /** Creates an application, validated as POST /applications validates one; it has no key until one is made. */
+  createApplication: call(newApplicationSchema, applicationDetailSchema),
+  /** Renames an application or changes its permissions and rules, validated as PUT /applications/{id}. */
+  updateApplication: call(applicationChangeSchema, applicationDetailSchema),
+  /** Deletes an application; its keys stop working at once. */
+  deleteApplication: call(applicationRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Makes a key for an application: its secret is in this answer only. */
+  createApplicationKey: call(applicationRefSchema, newKeySchema),
+  /** Revokes one key of an application (the workbench's own included); a client using it gets 401 from then on. */
+  revokeApplicationKey: call(keyRefSchema, applicationDetailSchema),
+  /** The applications and rules as a seed file, each with a new key; the tokens' plaintext only when asked. */
+  exportSeed: call(seedExportRequestSchema, seedExportSchema),
+  /** Reads a seed file against the vault: what it would create, leave and skip as a conflict; with `apply`, does it. */
+  importSeed: call(seedImportRequestSchema, seedReportSchema),
+  /** Empties the vault as if new (tokens, transactions, applications and keys) and makes its first applications again. */
+  wipeVault: call(wipeRequestSchema, wipeReportSchema),
+  /** A new vault's first keys, for the welcome view: answered once, then null. */
+  takeWelcome: call(nothing, welcomeSchema),
+  /** How the engine is set up: the limits it applies and where they come from. */
+  getSettings: call(nothing, engineSettingsSchema),
+  /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */
+  changeLimits: call(limitsChangeSchema, engineSettingsSchema),
   /** The engine's live event road: new history entries and transaction changes, with the status. */
+  /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
+  searchTokens: call(tokenSearchSchema, tokenPageSchema),
+  /** One token as an application reads it (data masked), with the tokens that share its fingerprint. */
+  getToken: call(tokenQuerySchema, tokenDetailSchema),
+  /** What an application (or a draft of its rules) would get of a token, and whether the proxy would use it for it. */
+  readTokenAs: call(readAsQuerySchema, readAsSchema),
+  /** A token's data in plaintext: only on the user's explicit action, and recorded in history by the token's id. */
+  revealToken: call(revealTokenQuerySchema, revealedTokenSchema),
+  /** Creates, changes or deletes tokens as an application, through the service's front door. */
+  writeToken: call(tokenWriteSchema, tokenWriteResultSchema),
+  /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;
 

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { luhnValid } from '../../electron/engine/vault/checksums';
+import { luhnValid } from '../../shared/checksums';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { fakeLoad } from './fake-load';
 import { runLoad, type RequestPlan } from './load';

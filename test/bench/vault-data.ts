@@ -2,7 +2,7 @@
  * Token requests for the vault benchmark, numbered so every one is distinct, each with the masked `data` a caller
  * with bare (mask) permissions must get back. Only that masked form is kept after the request is sent.
  */
-import { luhnValid } from '../../electron/engine/vault/checksums';
+import { luhnValid } from '../../shared/checksums';
 
 export type BenchTokenType = 'card' | 'token' | 'social_security_number';
 

@@ -42,7 +42,7 @@ function tsxUnder(npm: number): number {
 function storedPaths(dataDir: string): string[] {
   const store = HistoryStore.open({ dataDir, limit: 100, log: () => undefined });
   try {
-    return store.recent(100).map((json) => JSON.parse(json).path);
+    return store.list(100).map((json) => JSON.parse(json).path);
   } finally {
     store.close();
   }

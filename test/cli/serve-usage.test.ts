@@ -31,6 +31,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--port N', `default ${defaults.port}`],
       ['--data-dir DIR', 'default ./.tokenbench'],
       ['--in-memory', 'throwaway'],
+      ['--collections DIR', 'default: collections/ in the data folder'],
       ['--seed FILE', 'JSON'],
       ['--header-prefix P', `default ${defaults.headerPrefix}`],
       ['--echo-port N', `default ${defaults.echoPort}`],

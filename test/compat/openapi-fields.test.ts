@@ -6,7 +6,7 @@ import { legacySdk, nodeSdk, privateAppKey } from '../support/vendor-sdks';
 /**
  * Query and body fields that the vendor's OpenAPI spec (api/openapi.yaml of its Go SDK, github.com/Basis-Theory/basistheory-go)
  * gives the endpoints Tokenbench implements: each is honoured or answered with a 400 that names it, never dropped
- * silently. docs/api-compat-notes.md lists them all.
+ * silently. docs/api.md (OpenAPI fields, endpoint by endpoint) lists them all.
  */
 let t: TestEngine;
 let management: BasisTheoryClient;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -7,14 +7,10 @@ import { Sealer, SealError, loadOrCreateMasterKey } from '../../electron/engine/
 import { applyMigrations, MIGRATIONS, MigrationError } from '../../electron/engine/storage/migrations';
 import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { HISTORY_FILE } from '../../electron/engine/history/history-store';
-import { startTestEngine, tempDir } from '../support/test-engine';
+import { startTestEngine, tempDir , filesIn } from '../support/test-engine';
 
 const CANARY_PAN = '4000056655665556';
 const CANARY_SSN = '078-05-1120';
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
-}
 
 describe('encryption at rest', () => {
   it('never writes a canary card number or SSN to the database, WAL or any file of the data dir', async () => {
@@ -22,7 +18,7 @@ describe('encryption at rest', () => {
     const logLines: string[] = [];
     const t = await startTestEngine({ dataDir: dir, log: (line) => logLines.push(line) });
     const grepDataDir = () => {
-      const files = filesUnder(dir);
+      const files = filesIn(dir);
       for (const file of files) {
         const bytes = readFileSync(file);
         for (const canary of [CANARY_PAN, CANARY_SSN]) expect(bytes.includes(Buffer.from(canary)), `${canary} in ${file}`).toBe(false);

@@ -44,7 +44,7 @@ const pathsOf = (entries: RequestLogEntry[]) => entries.map((e) => e.path);
 function storedPaths(dir: string): string[] {
   const store = HistoryStore.open({ dataDir: dir, limit: 1_000_000, log: () => undefined });
   try {
-    return store.recent(1_000_000).map((json) => JSON.parse(json).path);
+    return store.list(1_000_000).map((json) => JSON.parse(json).path);
   } finally {
     store.close();
   }

@@ -32,10 +32,10 @@ describe('the history store', () => {
     const store = open(dir(), 3);
     store.append([entry('a'), entry('b')]);
     store.append([entry('c'), entry('d'), entry('e')]);
-    expect(ids(store.recent(10))).toEqual(['e', 'd', 'c']);
+    expect(ids(store.list(10))).toEqual(['e', 'd', 'c']);
     expect(store.get('a')).toBeUndefined();
     store.append([entry('f')]);
-    expect(ids(store.recent(10))).toEqual(['f', 'e', 'd']);
+    expect(ids(store.list(10))).toEqual(['f', 'e', 'd']);
   });
 
   it('gives back a body kept as bytes as the entry\'s request_body text, and none for a body that is not UTF-8', () => {
@@ -47,16 +47,16 @@ describe('the history store', () => {
     ]);
     expect(JSON.parse(store.get('json')!).request_body).toEqual({ bytes: 9000, text: sent });
     expect(JSON.parse(store.get('binary')!).request_body).toEqual({ bytes: 3, text: null });
-    expect(store.recent(10).map((json) => JSON.parse(json).request_body.text)).toEqual([null, sent]);
+    expect(store.list(10).map((json) => JSON.parse(json).request_body.text)).toEqual([null, sent]);
   });
 
   it('pages back from an entry id, newest first, and finds one entry by id', () => {
     const store = open(dir());
     store.append(['a', 'b', 'c', 'd', 'e'].map(entry));
-    expect(ids(store.recent(2))).toEqual(['e', 'd']);
-    expect(ids(store.before('d', 2))).toEqual(['c', 'b']);
-    expect(ids(store.before('b', 2))).toEqual(['a']);
-    expect(store.before('unknown', 2)).toEqual([]);
+    expect(ids(store.list(2))).toEqual(['e', 'd']);
+    expect(ids(store.list(2, 'd'))).toEqual(['c', 'b']);
+    expect(ids(store.list(2, 'b'))).toEqual(['a']);
+    expect(store.list(2, 'unknown')).toEqual([]);
     expect(JSON.parse(store.get('c')!)).toEqual({ id: 'c', path: '/tokens/c' });
     expect(store.get('unknown')).toBeUndefined();
   });
@@ -67,7 +67,7 @@ describe('the history store', () => {
     first.append([entry('kept')]);
     first.close();
     stores.splice(stores.indexOf(first), 1);
-    expect(ids(open(dataDir).recent(10))).toEqual(['kept']);
+    expect(ids(open(dataDir).list(10))).toEqual(['kept']);
     const db = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
     db.close();
@@ -85,9 +85,9 @@ describe('the history store', () => {
     for (const suffix of ['', '-wal', '-shm']) copyFileSync(join(earlierDir, HISTORY_FILE + suffix), join(dataDir, HISTORY_FILE + suffix));
     earlier.close();
     const store = open(dataDir);
-    expect(ids(store.recent(10))).toEqual(['in-the-wal']);
+    expect(ids(store.list(10))).toEqual(['in-the-wal']);
     store.append([entry('after')]);
-    expect(ids(store.recent(10))).toEqual(['after', 'in-the-wal']);
+    expect(ids(store.list(10))).toEqual(['after', 'in-the-wal']);
     expect(existsSync(join(dataDir, `${HISTORY_FILE}-wal`))).toBe(false);
   });
 
@@ -105,7 +105,7 @@ describe('the history store', () => {
     const lines: string[] = [];
     const store = open(dataDir, 100, (line) => lines.push(line));
     // The committed batch, trimmed to the limit of 1,000 (see kill-mid-batch.ts), and nothing of the cut one.
-    expect(ids(store.recent(5000))).toEqual(Array.from({ length: 1000 }, (_, i) => `committed-${2999 - i}`));
+    expect(ids(store.list(5000))).toEqual(Array.from({ length: 1000 }, (_, i) => `committed-${2999 - i}`));
     expect(lines).toEqual([]);
     const check = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
     expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -115,7 +115,7 @@ describe('the history store', () => {
   it('keeps an in-memory history without writing a file', () => {
     const store = open(null);
     store.append([entry('a')]);
-    expect(ids(store.recent(10))).toEqual(['a']);
+    expect(ids(store.list(10))).toEqual(['a']);
     expect(existsSync(HISTORY_FILE)).toBe(false);
   });
 
@@ -145,9 +145,9 @@ describe('the history store', () => {
     expect(lines[0]).toMatch(/could not be read \(SQLITE_NOTADB\): moved it to .*history\.sqlite\.unreadable-\d+/);
     const aside = readdirSync(dataDir).find((f) => f.startsWith(`${HISTORY_FILE}.unreadable-`))!;
     expect(readFileSync(join(dataDir, aside), 'utf8')).toContain('this is not an SQLite database');
-    expect(store.recent(10)).toEqual([]);
+    expect(store.list(10)).toEqual([]);
     store.append([entry('fresh')]);
-    expect(ids(store.recent(10))).toEqual(['fresh']);
+    expect(ids(store.list(10))).toEqual(['fresh']);
     // The old journal and WAL are gone or aside (SQLite drops them when the failed connection closes): nothing stale
     // is live.
     for (const live of [file, `${file}-journal`, `${file}-wal`]) {

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../electron/engine/history/request-log';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { startTestEngine, type TestEngine , filesIn } from '../support/test-engine';
 import { closedPort, rawExchange, startServer, type TestServer } from './support/loopback';
 import { splitAt } from '../support/pieces';
 
@@ -490,8 +489,8 @@ describe('the proxy in the history', () => {
   it('never stores the detokenized card number in history, the database or its WAL', async () => {
     await t.engine.history.flush();
     expect(JSON.stringify(await t.engine.history.list(1000))).not.toContain(PAN);
-    for (const file of readdirSync(t.dataDir!)) {
-      expect(readFileSync(join(t.dataDir!, file)).includes(Buffer.from(PAN)), file).toBe(false);
+    for (const file of filesIn(t.dataDir!)) {
+      expect(readFileSync(file).includes(Buffer.from(PAN)), file).toBe(false);
     }
   });
 });

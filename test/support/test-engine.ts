@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -35,6 +35,13 @@ export function tempDir(prefix = 'tokenbench-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Every file under a folder (the data folder holds the vault, its history and the saved requests' folder). */
+export function filesIn(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
 /** Calls a running service over real HTTP; `key` defaults to none. */
 export async function callApi<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
@@ -57,13 +64,16 @@ export async function callApi<T = any>(baseUrl: string, method: string, path: st
 
 /**
  * A real engine on a free port: an on-disk vault in a fresh temp folder (or in memory), no echo server unless asked,
- * and the two bootstrap keys a first start prints.
+ * and the two bootstrap keys a first start prints (taken from the welcome view unless `keepWelcome`).
  */
-export async function startTestEngine(options: StartOptions & { inMemory?: boolean } = {}): Promise<TestEngine> {
-  const { inMemory, ...rest } = options;
+export async function startTestEngine(options: StartOptions & { inMemory?: boolean; keepWelcome?: boolean } = {}): Promise<TestEngine> {
+  const { inMemory, keepWelcome, ...rest } = options;
   const dataDir = inMemory ? null : (rest.dataDir ?? tempDir());
   const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, dataDir });
   const keys = engine.bootstrapKeys;
+  // The test took the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
+  // it (keepWelcome), and would stand in front of every other page.
+  if (!keepWelcome) await engine.workbench.takeWelcome({});
   return {
     engine,
     url: engine.url,

@@ -200,8 +200,8 @@ describe('the GUI view', () => {
       expect(view).toMatchObject({ id: txId, state: 'open', ended_at: null });
       expect(view.time_left_ms).toBeGreaterThan(0);
       expect(view.operations).toEqual([
-        { token_id: expect.any(String), operation: 'create', enlisted_at: expect.any(String), data: expect.objectContaining({ number: 'XXXXXXXXXXXX4242' }) },
-        { token_id: existing, operation: 'delete', enlisted_at: expect.any(String), data: expect.objectContaining({ number: 'XXXXXXXXXXXX4444' }) },
+        { token_id: expect.any(String), operation: 'create', enlisted_at: expect.any(String), application_id: expect.any(String), data: expect.objectContaining({ number: 'XXXXXXXXXXXX4242' }) },
+        { token_id: existing, operation: 'delete', enlisted_at: expect.any(String), application_id: expect.any(String), data: expect.objectContaining({ number: 'XXXXXXXXXXXX4444' }) },
       ]);
       const listed = JSON.stringify(t.engine.transactions.list());
       expect(listed).toContain(txId);

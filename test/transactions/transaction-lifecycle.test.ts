@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from '../../electron/engine/storage/database';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { startTestEngine, type TestEngine , filesIn } from '../support/test-engine';
 import { createToken, inTransaction, openTransaction, revealKey, TX_HEADER } from './transaction-fixtures';
 
 const UNKNOWN = '0b5e8c1a-3d2f-4e6b-9a7c-1f2e3d4c5b6a';
@@ -72,7 +72,7 @@ describe('commit and rollback', () => {
     const tx = inTransaction(t, key, id);
     expect((await tx('POST', '/tokens', { type: 'card', data: { number: canary } })).status).toBe(201);
     expect((await tx('POST', '/tokenize', { loose: canary })).status).toBe(200);
-    const files = () => readdirSync(t.dataDir!).map((f) => join(t.dataDir!, f));
+    const files = () => filesIn(t.dataDir!);
     const leaks = () => files().filter((file) => readFileSync(file).includes(canary));
     expect(files().some((f) => f.endsWith('-wal'))).toBe(true);
     expect(leaks()).toEqual([]);

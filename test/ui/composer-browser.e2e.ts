@@ -1,37 +1,18 @@
 import { expect, test, type Page } from '@playwright/test';
 import { closedPort } from '../proxy/support/loopback';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
-import { UI_DIR } from './support/paths';
+import { workbenchTests } from './support/workbench-tests';
 import { openWorkbench } from './support/workbench-page';
 
 /** The Composer and its Response in Chromium, against the real engine and its echo destination. */
 const PAN = '4242424242424242';
 let bench: TestEngine;
-let problems: string[];
+const workbench = workbenchTests();
 
-async function startBench(options: Parameters<typeof startTestEngine>[0] = {}) {
-  bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir: UI_DIR }, ...options });
+async function startBench(options: Parameters<typeof workbench.start>[0] = {}) {
+  bench = await workbench.start(options);
 }
-
-test.beforeEach(async ({ page }) => {
-  problems = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  // A style or script the policy blocks is reported here, whether or not the browser logs it.
-  await page.addInitScript(() =>
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)),
-  );
-});
-
-test.afterEach(async () => {
-  // Read before the engine stops: its stop cuts the page's live stream, which the browser logs.
-  const seen = [...problems];
-  await bench?.stop();
-  expect(seen).toEqual([]);
-});
 
 async function cardToken(type = 'card_number', data: unknown = PAN, key = bench.privateKey): Promise<string> {
   const created = await bench.call('POST', '/tokens', { key, body: { type, data } });
@@ -217,5 +198,5 @@ test('a stopped engine: the service could not be reached, with what was tried', 
   await expect(c.outcome).toContainText(`POST ${url}/proxy`);
   await expect(c.outcome).toContainText('Cannot reach the Tokenbench engine');
   // The connection loss is expected here; the browser logs the refused fetches.
-  problems = problems.filter((text) => !/Failed to load resource|ERR_CONNECTION_REFUSED/.test(text));
+  workbench.forgive(/Failed to load resource|ERR_CONNECTION_REFUSED/);
 });

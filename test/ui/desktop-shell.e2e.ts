@@ -24,7 +24,7 @@ test.skip(
 );
 test.skip(!!binary && !existsSync(nativeBinding), `No Electron build of better-sqlite3 at ${nativeBinding}: run \`npm start\` once to build it.`);
 
-test('the desktop window loads the workbench, and the page sees only window.tokenbench', async () => {
+test('the desktop window welcomes a new vault with its keys, loads the workbench, and the page sees only window.tokenbench', async () => {
   const userData = mkdtempSync(join(tmpdir(), 'tokenbench-electron-'));
   const app = await electron.launch({
     executablePath: binary!,
@@ -33,6 +33,12 @@ test('the desktop window loads the workbench, and the page sees only window.toke
   });
   try {
     const window = await app.firstWindow();
+    // A new vault: the welcome view shows its first keys once, with no terminal needed.
+    const welcome = window.getByRole('dialog', { name: 'Welcome to Tokenbench' });
+    await expect(welcome.getByRole('group', { name: /^Management key/ })).toContainText(/key_local_/);
+    await expect(welcome.getByRole('group', { name: /^Private key/ })).toContainText(/key_local_/);
+    await welcome.getByRole('button', { name: 'I have saved the keys' }).click();
+    await expect(welcome).toHaveCount(0);
     await expect(window.getByRole('heading', { name: 'Tokenbench' })).toBeVisible();
     await expect(connectionState(window)).toHaveText('live');
     await expect(engineFact(window, 'Vault')).toContainText(userData);

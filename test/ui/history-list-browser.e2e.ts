@@ -50,7 +50,8 @@ test('filters the list by what failed and who failed it, and by text', async ({ 
   const rows = page.getByTestId('history-row');
   await expect(rows).toHaveCount(5);
   const traces = async () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
-  const show = (view: string) => page.getByTestId('history-view').selectOption(view);
+  const show = (view: string) => page.getByRole('combobox', { name: 'Show' }).selectOption(view);
+  const search = page.getByRole('searchbox', { name: 'Search the requests' });
 
   await show('proxy-errors');
   await expect(rows).toHaveCount(1);
@@ -61,15 +62,63 @@ test('filters the list by what failed and who failed it, and by text', async ({ 
   await show('failed');
   await expect(rows).toHaveCount(3);
   expect(await traces()).toEqual(['read-1', 'proxy-400', 'destination-503']);
-  await expect(page.getByTestId('history-count')).toHaveText('3 of 5 listed');
+  // The filter is in the address: a reload keeps it, and live requests are held to it.
+  expect(new URL(page.url()).hash).toBe('#/history?view=failed');
+  await page.reload();
+  await expect(rows).toHaveCount(3);
+  await expect(page.getByRole('combobox', { name: 'Show' })).toHaveValue('failed');
+  expect((await read(2)).status).toBe(404);
+  expect((await bench.call('GET', '/tokens', { key: bench.privateKey, headers: { 'BT-TRACE-ID': 'fine' } })).status).toBe(200);
+  await expect(rows).toHaveCount(4);
+  expect(await traces()).toEqual(['read-2', 'read-1', 'proxy-400', 'destination-503']);
   await show('proxy');
   await expect(rows).toHaveCount(3);
 
   await show('all');
-  await page.getByTestId('history-search').fill('STATUS/503');
+  await search.fill('STATUS/503');
   await expect(rows).toHaveCount(1);
-  await page.getByTestId('history-search').fill('no such request');
+  await search.fill('no such request');
   await expect(page.getByTestId('history-no-match')).toBeVisible();
-  await page.getByTestId('history-search').fill('');
-  await expect(rows).toHaveCount(5);
+  await search.fill('');
+  await expect(rows).toHaveCount(7);
+});
+
+test('filters run in the engine over everything it keeps, not only the requests the page has listed', async ({ page }) => {
+  expect((await bench.call('GET', '/tokens/needle', { key: bench.privateKey, headers: { 'BT-TRACE-ID': 'the-old-one' } })).status).toBe(404);
+  for (let n = 1; n <= 600; n++) expect((await read(n)).status).toBe(404);
+  await bench.engine.history.flush();
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  const rows = page.getByTestId('history-row');
+  await expect(rows).toHaveCount(100);
+  await page.getByRole('button', { name: 'More filters' }).click();
+  await page.getByRole('searchbox', { name: 'Token id' }).fill('needle');
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute('data-trace', 'the-old-one');
+  expect(new URL(page.url()).hash).toBe('#/history?token_id=needle');
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await expect(rows).toHaveCount(100);
+});
+
+test('the keyboard moves through the list, searches, and replays a request in the Composer', async ({ page }) => {
+  for (let n = 1; n <= 3; n++) expect((await read(n)).status).toBe(404);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  const rows = page.getByTestId('history-row');
+  await expect(rows).toHaveCount(3);
+  await page.keyboard.press('j');
+  await expect(rows.nth(0)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('j');
+  await page.keyboard.press('ArrowDown');
+  await expect(rows.nth(2)).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('k');
+  await expect(rows.nth(1)).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('entry-panel')).toContainText('/tokens/missing-2');
+  await page.keyboard.press('/');
+  await expect(page.getByRole('searchbox', { name: 'Search the requests' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await page.getByRole('heading', { name: /missing-2/ }).focus();
+  await page.keyboard.press('Control+r');
+  await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
+  await expect(page.getByRole('radio', { name: 'Vault API' })).toBeChecked();
+  await expect(page.getByRole('textbox', { name: 'Path' })).toHaveValue('/tokens/missing-2');
+  await expect(page.getByRole('region', { name: 'Request', exact: true }).getByRole('status')).toContainText('Replayed GET /tokens/missing-2 from History');
 });

@@ -1,10 +1,12 @@
+import { historyFilterSchema } from '../../shared/workbench/history-filter';
 import { beforeEach, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../shared/workbench/contract';
-import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../renderer/src/state/history-store';
+import { MAX_LISTED, NO_FILTER, PAGE_SIZE, useHistoryStore } from '../../renderer/src/state/history-store';
 
 /** The workbench's list of requests: pages, live batches, and the cap that keeps a long run's list bounded. */
 const entry = (n: number): HistoryEntry => ({
-  id: `e-${n}`,
+  // Padded, so ids sort as the engine's time-ordered ids do.
+  id: `e-${String(n).padStart(4, '0')}`,
   at: new Date(Date.UTC(2026, 10, 25, 0, 0, 0, n)).toISOString(),
   kind: 'api',
   method: 'GET',
@@ -18,30 +20,42 @@ const entry = (n: number): HistoryEntry => ({
 });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => entry(to - i));
 
-beforeEach(() => useHistoryStore.setState({ entries: [], reachedOldest: false, selected: null }));
+beforeEach(() => useHistoryStore.setState({ entries: [], reachedOldest: false, selected: null, filter: NO_FILTER }));
 
 it('knows it has reached the oldest entry only when a page comes back short', () => {
-  const { merge } = useHistoryStore.getState();
-  merge(range(51, 150), true);
+  const { mergePage, mergeLive, filter } = useHistoryStore.getState();
+  mergePage(range(51, 150), filter);
   expect(useHistoryStore.getState().reachedOldest).toBe(false);
-  merge(range(1, 50), true);
+  mergePage(range(1, 50), filter);
   expect(useHistoryStore.getState()).toMatchObject({ reachedOldest: true });
-  expect(useHistoryStore.getState().entries.map((e) => e.id).slice(0, 2)).toEqual(['e-150', 'e-149']);
+  expect(useHistoryStore.getState().entries.map((e) => e.id).slice(0, 2)).toEqual(['e-0150', 'e-0149']);
   // A live batch does not change it; a reconnect's full latest page merges without doubling.
-  merge([entry(151)]);
-  merge(range(52, 151).slice(0, PAGE_SIZE), true);
+  mergeLive([entry(151)]);
+  mergePage(range(52, 151).slice(0, PAGE_SIZE), filter);
   expect(useHistoryStore.getState()).toMatchObject({ reachedOldest: true });
   expect(useHistoryStore.getState().entries).toHaveLength(151);
 });
 
 it(`keeps at most ${MAX_LISTED} entries, the newest, and then offers older ones again`, () => {
-  const { merge } = useHistoryStore.getState();
-  merge(range(1, 40), true);
+  const { mergePage, mergeLive, filter } = useHistoryStore.getState();
+  mergePage(range(1, 40), filter);
   expect(useHistoryStore.getState().reachedOldest).toBe(true);
-  merge(range(41, MAX_LISTED + 1));
+  mergeLive(range(41, MAX_LISTED + 1));
   const { entries, reachedOldest } = useHistoryStore.getState();
   expect(entries).toHaveLength(MAX_LISTED);
-  expect(entries[0].id).toBe(`e-${MAX_LISTED + 1}`);
-  expect(entries.at(-1)!.id).toBe('e-2');
+  expect(entries[0].id).toBe(`e-${String(MAX_LISTED + 1).padStart(4, '0')}`);
+  expect(entries.at(-1)!.id).toBe('e-0002');
   expect(reachedOldest).toBe(false);
+});
+
+it('lets a live entry in only when the filter matches it, and drops a page listed for a filter no longer shown', () => {
+  const failedOnly = historyFilterSchema.parse({ view: 'failed' });
+  useHistoryStore.getState().replace(failedOnly, []);
+  const ok = entry(1);
+  const refused = { ...entry(2), status: 404 };
+  useHistoryStore.getState().mergeLive([ok, refused]);
+  expect(useHistoryStore.getState().entries.map((e) => e.id)).toEqual(['e-0002']);
+  // A page asked for before the filter changed arrives late: it must not mix in.
+  useHistoryStore.getState().mergePage([entry(3)], historyFilterSchema.parse({}));
+  expect(useHistoryStore.getState().entries.map((e) => e.id)).toEqual(['e-0002']);
 });

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { startTestEngine, tempDir, type TestEngine , filesIn } from '../support/test-engine';
 
 /** The workbench's explicit reveal of what left for the destination, over its session-guarded HTTP endpoint. */
 const PAN = '4242424242424242';
@@ -45,7 +45,7 @@ async function proxied(body: unknown, raw?: string): Promise<string> {
 const reveal = (id: string, session?: string | null) => bench.workbench('revealOutbound', { id }, { session });
 
 describe('revealing an outbound body', () => {
-  it('answers the plaintext the destination received, uncached, and leaves no trace in history or on disk', async () => {
+  it('answers the plaintext the destination received, uncached; history records the reveal by id, never the value, nor does disk', async () => {
     const id = await proxied({ pan: `{{ ${cardId} }}`, amount: 10 });
     const before = (await bench.engine.history.list(500)).length;
     const res = await reveal(id);
@@ -54,10 +54,18 @@ describe('revealing an outbound body', () => {
     expect(res.body).toEqual({ detokenized_body: `{"pan":"${PAN}","amount":10}` });
     await bench.engine.history.flush();
     const after = await bench.engine.history.list(500);
-    expect(after.length).toBe(before);
+    expect(after.length).toBe(before + 1);
+    expect(after[0]).toMatchObject({
+      kind: 'workbench',
+      method: 'REVEAL',
+      path: '/proxy',
+      status: 200,
+      application_id: null,
+      details: { reveal: { target: 'outbound', entry_id: id, token_ids: [cardId] } },
+    });
     expect(JSON.stringify(after)).not.toContain(PAN);
-    for (const file of readdirSync(bench.dataDir!)) {
-      expect(readFileSync(join(bench.dataDir!, file)).includes(Buffer.from(PAN)), file).toBe(false);
+    for (const file of filesIn(bench.dataDir!)) {
+      expect(readFileSync(file).includes(Buffer.from(PAN)), file).toBe(false);
     }
   });
 
@@ -76,6 +84,10 @@ describe('revealing an outbound body', () => {
     const missing = await reveal('no-such-entry');
     expect(missing.status).toBe(404);
     expect(missing.body.detail).toBe('No such request in the history');
+    // A reveal that could not happen is recorded too; one refused for want of a session never reached the model.
+    await bench.engine.history.flush();
+    const reveals = (await bench.engine.history.list(500)).filter((entry) => entry.kind === 'workbench');
+    expect(reveals.map((entry) => [entry.path, entry.status])).toEqual([['/history/no-such-entry', 404]]);
     expect((await bench.workbench('revealOutbound', {})).status).toBe(400);
   });
 

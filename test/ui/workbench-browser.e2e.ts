@@ -92,6 +92,10 @@ test('the production build of serve runs its history thread and serves the workb
     ]);
     await openWorkbench(page, workbenchUrl);
     await expect(connectionState(page)).toHaveText('live');
+    // A new vault: the keys serve printed are shown in the workbench too, once.
+    const welcome = page.getByRole('dialog', { name: 'Welcome to Tokenbench' });
+    await expect(welcome).toContainText(key);
+    await welcome.getByRole('button', { name: 'I have saved the keys' }).click();
     await openPage(page, 'History');
     const created = await fetch(`${url}/tokens`, {
       method: 'POST',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cardDetails } from '../../electron/engine/vault/card-details';
-import { abaValid, luhnValid } from '../../electron/engine/vault/checksums';
+import { abaValid, luhnValid } from '../../shared/checksums';
 import { normalizeContainer, validateContainer } from '../../electron/engine/access/containers';
 import { validateTokenId } from '../../electron/engine/vault/token-id';
 import {

@@ -45,8 +45,10 @@ describe('remote targets', () => {
     expect(listed.body).toEqual([target]);
     expect(listed.text).not.toContain('SECRET');
     await local.engine.stop();
-    for (const file of readdirSync(local.dataDir!)) {
-      expect(readFileSync(join(local.dataDir!, file)).includes('SECRET_canary'), file).toBe(false);
+    const files = readdirSync(local.dataDir!, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(readFileSync(join(file.parentPath, file.name)).includes('SECRET_canary'), file.name).toBe(false);
     }
   });
 

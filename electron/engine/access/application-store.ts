@@ -173,6 +173,13 @@ export class ApplicationStore {
     this.version++;
   }
 
+  /** Deletes every application, their keys with them (a wipe). */
+  deleteAll(): number {
+    const deleted = this.db.prepare('DELETE FROM applications').run().changes;
+    this.version++;
+    return deleted;
+  }
+
   createKey(applicationId: string, createdBy: string | null, secret?: string): NewApiKey {
     this.require(applicationId);
     const key = this.insertKey(applicationId, createdBy, secret);

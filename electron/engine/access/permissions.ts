@@ -98,6 +98,9 @@ const grants = (rule: AccessRule, permission: Permission) =>
 
 const covers = (ruleContainer: string, tokenContainer: string) => tokenContainer.startsWith(ruleContainer);
 
+/** The first of `rules` (in the order they are tried) that covers the container. */
+const ruleFor = (rules: readonly AccessRule[], container: string) => rules.find((r) => covers(r.container, container));
+
 /** How an application's rules decide one permission on one token. */
 export interface AccessDecision {
   /** null: refused. */
@@ -106,6 +109,14 @@ export interface AccessDecision {
   rule: AccessRule | null;
   /** When refused: the token's container that no rule granting the permission covers. */
   uncovered: string | null;
+}
+
+/** Which rule decides a permission on one container; undefined when none grants it there. */
+export interface ContainerDecision {
+  container: string;
+  rule: AccessRule | undefined;
+  /** The rule stands for the application's bare permissions (no access rule of its own). */
+  bare: boolean;
 }
 
 /** Lower shows less. */
@@ -145,7 +156,7 @@ export class AccessPolicy {
     let strictest: Transform | null = null;
     let deciding: AccessRule | null = null;
     for (const container of containers) {
-      const rule = rules.find((r) => covers(r.container, container));
+      const rule = ruleFor(rules, container);
       if (!rule) return { transform: null, rule: null, uncovered: container };
       const transform = bareTransform !== undefined && this.bare.has(rule) ? bareTransform : rule.transform;
       if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) {
@@ -172,6 +183,15 @@ export class AccessPolicy {
       throw new ApiProblem(403, `The application lacks ${permission} on container ${containers.join(', ')}`);
     }
     return transform;
+  }
+
+  /** Why transformFor decides as it does: per container, the rule that decides (the workbench's "read as"). */
+  explain(permission: Permission, containers: readonly string[]): ContainerDecision[] {
+    const rules = this.rulesGranting(permission);
+    return containers.map((container) => {
+      const rule = ruleFor(rules, container);
+      return { container, rule, bare: rule !== undefined && this.bare.has(rule) };
+    });
   }
 
   /** Whether the application holds the permission on any container at all (for endpoints that filter). */

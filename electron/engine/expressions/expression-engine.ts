@@ -77,8 +77,8 @@ export class ExpressionEngine {
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
-  /** Expressions one request may hold (`--max-expressions`). */
-  readonly maxExpressions: number;
+  /** Expressions one request may hold (`--max-expressions`, or Settings while running). */
+  private maxExpressions: number;
   /** The budget of the request whose token templates are being rendered (see withBudget). */
   private shared: ExpressionBudget | undefined;
   private readonly compileChain = (source: string, filters: string): CompiledExpression =>
@@ -103,6 +103,16 @@ export class ExpressionEngine {
     this.chains = new LruCache(size);
     this.tokenTemplates = new LruCache(size);
     this.maxExpressions = options.maxExpressions ?? HOSTED_EXPRESSION_LIMIT;
+  }
+
+  /** Changes the limit while running (Settings): the next request is held to it. */
+  setExpressionLimit(limit: number): void {
+    this.maxExpressions = limit;
+  }
+
+  /** The limit now: the Composer flags the first expression over it. */
+  get expressionLimit(): number {
+    return this.maxExpressions;
   }
 
   /** A 400 naming the limit when a request's body holds more expressions than one request may. */

@@ -1,10 +1,14 @@
+import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { HistoryStoreOptions, StoredEntry } from './history-store';
 
 /** What the worker is started with (its log lines come back as messages). */
 export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'>;
 
 /** A read (or a barrier: `flush`) that the worker answers with a `result` carrying the same request id. */
-export type HistoryQuery = { type: 'list'; limit: number; before?: string } | { type: 'get'; id: string } | { type: 'flush' };
+export type HistoryQuery =
+  | { type: 'list'; limit: number; before?: string; filter?: HistoryFilter }
+  | { type: 'get'; id: string }
+  | { type: 'flush' };
 
 /**
  * Main thread → worker. The worker handles messages in order, so a query's result reflects every append posted

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
+import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
 import { shownBody, type StoredBodyHead } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
@@ -124,6 +125,9 @@ export class HistoryStore {
         'SELECT entry, body FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
       ),
       get: db.prepare('SELECT entry, body FROM request_log WHERE id = ?'),
+      // Every kept entry, newest first, from one below a seq: what a filter looks through.
+      scan: db.prepare('SELECT entry, body FROM request_log WHERE seq < ? ORDER BY seq DESC'),
+      seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
       for (const [id, json, body] of entries) this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength));
@@ -136,14 +140,23 @@ export class HistoryStore {
     this.appendBatch(entries);
   }
 
-  /** Newest first, as JSON. */
-  recent(limit: number): string[] {
-    return (this.stmt.recent.all(limit) as Row[]).map(entryJson);
-  }
-
-  /** The entries older than `id`, newest first; none when `id` is unknown (or trimmed). */
-  before(id: string, limit: number): string[] {
-    return (this.stmt.before.all(id, limit) as Row[]).map(entryJson);
+  /**
+   * Newest first, as JSON: the latest `limit` entries, or those older than `before`; with a filter, only those it
+   * matches, looked for through every kept entry.
+   */
+  list(limit: number, before?: string, filter?: HistoryFilter): string[] {
+    if (!filter || !filtersAnything(filter)) {
+      return ((before ? this.stmt.before.all(before, limit) : this.stmt.recent.all(limit)) as Row[]).map(entryJson);
+    }
+    const from = before ? (this.stmt.seqOf.get(before) as { seq: number } | undefined)?.seq : Number.MAX_SAFE_INTEGER;
+    if (from === undefined) return [];
+    const found: string[] = [];
+    for (const row of this.stmt.scan.iterate(from) as IterableIterator<Row>) {
+      if (!matchesHistoryFilter(JSON.parse(row.entry) as FilterableEntry, filter)) continue;
+      found.push(entryJson(row));
+      if (found.length === limit) break;
+    }
+    return found;
   }
 
   get(id: string): string | undefined {

@@ -13,7 +13,7 @@ const post = (message: HistoryWorkerMessage) => port.postMessage(message);
 function answer(store: HistoryStore, query: HistoryQuery): string | null {
   switch (query.type) {
     case 'list':
-      return `[${(query.before ? store.before(query.before, query.limit) : store.recent(query.limit)).join(',')}]`;
+      return `[${store.list(query.limit, query.before, query.filter).join(',')}]`;
     case 'get':
       return store.get(query.id) ?? null;
     case 'flush':

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SentHistoryEntry } from '../../../shared/workbench/contract';
+import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
 import type { HistoryStoreOptions, StoredEntry } from './history-store';
 import { nowIso } from '../clock';
@@ -116,6 +117,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
       duration_ms: draft.duration_ms,
       application_id: draft.application_id,
       trace_id: draft.trace_id,
+      transaction_id: draft.transaction_id,
       request_headers: draft.request_headers,
       // Stored with the body's size only (its bytes go to their own column); shown, below, with its text.
       request_body: raw ? { bytes: raw.bytes, utf8: raw.utf8 } : draft.request_body,
@@ -135,9 +137,9 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry] }> {
     this.emit('entry', entry);
   }
 
-  /** Newest first; `before` pages back from an entry id. */
-  async list(limit = 100, before?: string): Promise<RequestLogEntry[]> {
-    const entries = JSON.parse((await this.query({ type: 'list', limit, before }))!) as RequestLogEntry[];
+  /** Newest first; `before` pages back from an entry id; a filter keeps the entries it matches. */
+  async list(limit = 100, before?: string, filter?: HistoryFilter): Promise<RequestLogEntry[]> {
+    const entries = JSON.parse((await this.query({ type: 'list', limit, before, filter }))!) as RequestLogEntry[];
     for (const entry of entries) this.complete(entry);
     return entries;
   }

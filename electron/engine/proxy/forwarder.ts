@@ -73,6 +73,8 @@ export interface ForwarderOptions {
 
 export interface Forwarder {
   forward(req: ForwardRequest, sink: ResponseSink): Forwarding;
+  /** Changes the deadline and the destination policy for the requests that start from now on. */
+  configure(limits: Pick<ForwarderOptions, 'timeoutMs' | 'denyPrivateDestinations'>): void;
   close(): Promise<void>;
 }
 
@@ -125,11 +127,12 @@ function undiciBody(body: Buffer | BodyChunks | null, headers: string[]): Buffer
 }
 
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const { timeoutMs } = options;
-  const agent = new Agent({
-    connections: options.connections ?? 32,
-    connect: createPolicyConnector({ denyPrivateDestinations: options.denyPrivateDestinations, ownPorts: options.ownPorts }),
-  });
+  let { timeoutMs, denyPrivateDestinations } = options;
+  const agentFor = (deny: boolean) =>
+    new Agent({ connections: options.connections ?? 32, connect: createPolicyConnector({ denyPrivateDestinations: deny, ownPorts: options.ownPorts }) });
+  let agent = agentFor(denyPrivateDestinations);
+  /** Agents replaced by a policy change, closing once their requests are done. */
+  const retired = new Set<Promise<void>>();
 
   /**
    * undici's dispatch handler writes straight into the sink: no intermediate stream or AbortSignal per request, which
@@ -157,9 +160,11 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
       controller?.abort(reason);
       settle(reason);
     };
+    // The deadline in force when the request starts holds for all of it, whatever Settings changes meanwhile.
+    const deadline = timeoutMs;
     const timer = setTimeout(() => {
-      stop(new ForwardError('timeout', `destination did not ${answered ? 'finish its response' : 'answer'} within ${timeoutMs} ms`));
-    }, timeoutMs);
+      stop(new ForwardError('timeout', `destination did not ${answered ? 'finish its response' : 'answer'} within ${deadline} ms`));
+    }, deadline);
 
     /** A sink that throws must not throw into undici's parser: that request fails instead. */
     const guarded = (c: Dispatcher.DispatchController, relay: () => void) => {
@@ -221,5 +226,17 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
     };
   }
 
-  return { forward, close: () => agent.close() };
+  function configure(limits: Pick<ForwarderOptions, 'timeoutMs' | 'denyPrivateDestinations'>): void {
+    timeoutMs = limits.timeoutMs;
+    if (limits.denyPrivateDestinations === denyPrivateDestinations) return;
+    denyPrivateDestinations = limits.denyPrivateDestinations;
+    // The policy is checked when a socket connects: a kept-alive socket to a destination now refused would skip it.
+    // A new agent connects afresh under the new policy; the old one finishes what it carries, then closes.
+    const old = agent;
+    agent = agentFor(denyPrivateDestinations);
+    const closing = old.close().finally(() => retired.delete(closing));
+    retired.add(closing);
+  }
+
+  return { forward, configure, close: () => Promise.all([agent.close(), ...retired]).then(() => undefined) };
 }

@@ -157,7 +157,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
       const hosted = refusal(
         () => checkExpressionCount(inspected.length, expressions),
         (problem) => {
-          const first = inspected[expressions.maxExpressions];
+          const first = inspected[expressions.expressionLimit];
           flags.add('error', 'expression_limit', first ? bodyAt(first) : REQUEST, answer(problem), 'Send fewer expressions per request, or start serve with a higher --max-expressions.');
         },
       );

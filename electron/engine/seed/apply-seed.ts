@@ -21,12 +21,21 @@ const TOKEN_FIELDS = [
   'expires_at',
 ] as const satisfies readonly (keyof StoredToken)[];
 
+/** What applying a seed would do: its report, and the writes that make it so (none for what exists already). */
+export interface SeedPlan {
+  report: SeedReport;
+  /** Makes the entries the report lists as created. */
+  apply(): void;
+}
+
 /**
- * Applies a seed so that applying it again changes nothing: an application is matched by name, a token by id.
- * An entry that exists with other content is a conflict, reported and left alone.
+ * Reads a seed against the vault without changing it: an application is matched by its key (by name when the key is
+ * unknown), a token by id. An entry that exists with other content is a conflict, reported and left alone. An invalid
+ * token throws, naming it.
  */
-export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): SeedReport {
+export function planSeed(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): SeedPlan {
   const report: SeedReport = { created: [], unchanged: [], conflicts: [] };
+  const writes: (() => void)[] = [];
   for (const app of seed.applications) {
     const label = `application "${app.name}"`;
     const owner = applications.findByKey(app.key)?.application;
@@ -44,7 +53,7 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
       report.conflicts.push(`${label}: an application of that name exists with another key`);
     } else {
       const { key, create_key: _ignored, ...input } = app;
-      applications.create(input, null, { create: true, secret: key });
+      writes.push(() => applications.create(input, null, { create: true, secret: key }));
       report.created.push(label);
     }
   }
@@ -56,13 +65,12 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
       wanted = tokens.prepareCreate(request, caller).token;
     } catch (error) {
       // The seed file cannot be fixed from a problem that does not say which of its tokens failed.
-      // eslint-disable-next-line preserve-caught-error -- printed, a cause would show the problem's field errors too
-      if (error instanceof ApiProblem) throw new Error(`${label}: ${error.detail ?? error.message}`);
+      if (error instanceof ApiProblem) throw new ApiProblem(400, `${label}: ${error.detail ?? error.message}`);
       throw error;
     }
     const existing = tokens.store.get(request.id);
     if (!existing) {
-      tokens.create(request, { caller });
+      writes.push(() => tokens.create(request, { caller }));
       report.created.push(label);
     } else if (TOKEN_FIELDS.every((field) => isDeepStrictEqual(existing[field], wanted[field]))) {
       report.unchanged.push(label);
@@ -71,5 +79,13 @@ export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens
       report.conflicts.push(`${label}: exists with other ${differ.join(', ')}`);
     }
   }
-  return report;
+  // One SQLite transaction: a write that fails (a token id another transaction holds) leaves nothing half applied.
+  return { report, apply: tokens.store.db.transaction(() => writes.forEach((write) => write())) };
+}
+
+/** Applies a seed so that applying it again changes nothing (see planSeed). */
+export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): SeedReport {
+  const plan = planSeed(seed, applications, tokens);
+  plan.apply();
+  return plan.report;
 }

@@ -167,6 +167,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
         application_id: log.applicationId,
         trace_id: traceId,
+        // A refused request worked in no transaction, whatever its header named.
+        transaction_id: res.statusCode < 400 ? (log.transactionId ?? null) : null,
         request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
         request_body: log.requestBody,
         raw_body: log.rawBody,

@@ -14,7 +14,7 @@ export class IdempotencyStore {
   private readonly stmt;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly sealer: Sealer,
   ) {
     this.stmt = {
@@ -23,6 +23,11 @@ export class IdempotencyStore {
         (application_id, key, method, path, status, sealed_response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
       prune: db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?'),
     };
+  }
+
+  /** Forgets every kept answer (a wipe): they may hold token data of tokens that are gone. */
+  clear(): void {
+    this.db.prepare('DELETE FROM idempotency_keys').run();
   }
 
   async run(

@@ -13,6 +13,8 @@ export interface LogDraft {
   rawBody?: KeptBody;
   /** Feature-specific details (the proxy's outbound request, timings, warnings, …). */
   details?: Record<string, unknown>;
+  /** The transaction the request worked in (a write staged, a read of its view, its commit or rollback). */
+  transactionId?: string;
 }
 
 export interface RequestContext {

@@ -143,6 +143,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
+    name: 'who enlisted each transaction write',
+    // The application whose request staged the write, for the workbench's view of a transaction; null on rows staged
+    // before this upgrade.
+    sql: `
+      ALTER TABLE transaction_writes ADD COLUMN enlisted_by TEXT;
+    `,
+  },
+  {
+    version: 6,
     name: 'remote targets',
     // Services the Composer may send to instead of this engine. The key the user pasted is kept sealed, so the engine
     // can send with it; it never leaves the engine whole.

@@ -116,6 +116,15 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
     this.emit('change', { id, state: 'open' });
   }
 
+  /** Rolls back every open transaction (its listeners hear it), then forgets them all (a wipe). */
+  wipe(): number {
+    const all = this.store.list();
+    for (const { id, state } of all) if (state === 'open') this.end(id, 'rolled_back');
+    this.store.db.prepare('DELETE FROM transactions').run();
+    this.scheduler.reschedule();
+    return all.length;
+  }
+
   expireDue(): void {
     for (const id of this.store.due(nowIso())) this.end(id, 'expired');
   }

@@ -1,10 +1,44 @@
 import type { TokenService } from '../vault/token-service';
-import type { TransactionView } from '../../../shared/workbench/contract';
+import type { TokenWrite } from '../vault/token-store';
+import type { CommitEffect, TransactionView } from '../../../shared/workbench/contract';
 import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
 
+type Lock = TransactionView['locks'][number];
+
+/** Per token id, in the order the transaction first touched it: its first and its last staged write. */
+function firstAndLast(operations: readonly StagedOperation[]): Map<string, { first: StagedOperation; last: StagedOperation }> {
+  const touched = new Map<string, { first: StagedOperation; last: StagedOperation }>();
+  for (const op of operations) {
+    const seen = touched.get(op.token_id);
+    if (seen) seen.last = op;
+    else touched.set(op.token_id, { first: op, last: op });
+  }
+  return touched;
+}
+
+/** The tokens an open transaction holds, as TransactionWriter enforces them: an id it created is reserved, any other locked. */
+export function locksOf(operations: readonly StagedOperation[]): Lock[] {
+  return [...firstAndLast(operations)].map(([token_id, { first }]) => ({ token_id, kind: first.op === 'create' ? 'reserved' : 'locked' }));
+}
+
 /**
- * The read side for the workbench: every kept transaction with its state, time left and operations, their token data
- * under its mask (for a delete, the token being deleted), never plaintext; null once the transaction has ended.
+ * What a commit would show other requests, per token: its writes replayed in order. A token created and deleted inside
+ * leaves nothing; one that existed before and is deleted inside disappears; any other is created or updated with its
+ * last staged state (`write`, whose data the caller masks).
+ */
+export function commitEffectsOf(operations: readonly StagedOperation[]): { token_id: string; effect: CommitEffect['effect']; last: StagedOperation }[] {
+  return [...firstAndLast(operations)].flatMap(([token_id, { first, last }]) => {
+    const existedBefore = first.op !== 'create';
+    if (last.op === 'delete' && !existedBefore) return [];
+    const effect: CommitEffect['effect'] = last.op === 'delete' ? 'deleted' : existedBefore ? 'updated' : 'created';
+    return [{ token_id, effect, last }];
+  });
+}
+
+/**
+ * The read side for the workbench: every kept transaction with its state, time left, operations, the locks it holds
+ * and what its commit would make visible; token data under its mask (for a delete, the token being deleted), never
+ * plaintext, and null once the transaction has ended.
  */
 export class TransactionPanel {
   constructor(
@@ -22,22 +56,27 @@ export class TransactionPanel {
   }
 
   private view(record: TransactionRecord): TransactionView {
-    const timeLeft = record.state === 'open' ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
+    const open = record.state === 'open';
+    const timeLeft = open ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
+    const operations = this.store.operations(record.id);
     return {
       ...record,
       time_left_ms: timeLeft,
-      operations: this.store.operations(record.id).map((op) => ({
+      operations: operations.map((op) => ({
         token_id: op.token_id,
         operation: op.op,
         enlisted_at: op.enlisted_at,
-        data: this.maskedData(op),
+        application_id: op.enlisted_by,
+        data: this.maskedData(op.write, op.token_id),
       })),
+      locks: open ? locksOf(operations) : [],
+      on_commit: open ? commitEffectsOf(operations).map(({ token_id, effect, last }) => ({ token_id, effect, data: this.maskedData(last.write, token_id) })) : [],
     };
   }
 
-  private maskedData({ write, token_id }: StagedOperation): unknown {
+  private maskedData(write: TokenWrite | null, tokenId: string): unknown {
     if (!write) return null;
-    const token = write.op === 'delete' ? this.tokens.store.get(token_id) : write.token;
+    const token = write.op === 'delete' ? this.tokens.store.get(tokenId) : write.token;
     return token ? (this.tokens.view(token, 'mask').data ?? null) : null;
   }
 }

@@ -8,7 +8,9 @@ export function transactionRoutes(transactions: TransactionManager): Route[] {
     path,
     idempotent: true,
     handler: (ctx) => {
-      run(ctx.params.id as string);
+      const id = ctx.params.id as string;
+      ctx.log.transactionId = id;
+      run(id);
       return { status: 200 };
     },
   });
@@ -17,7 +19,11 @@ export function transactionRoutes(transactions: TransactionManager): Route[] {
       method: 'POST',
       path: '/transactions',
       idempotent: true,
-      handler: (ctx) => ({ status: 201, body: transactions.create(ctx.caller) }),
+      handler: (ctx) => {
+        const created = transactions.create(ctx.caller);
+        ctx.log.transactionId = created.id;
+        return { status: 201, body: created };
+      },
     },
     end('/transactions/:id/commit', (id) => transactions.commit(id)),
     end('/transactions/:id/rollback', (id) => transactions.rollback(id)),

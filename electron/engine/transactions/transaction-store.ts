@@ -20,6 +20,8 @@ export interface StagedOperation {
   token_id: string;
   op: TokenWrite['op'];
   enlisted_at: string;
+  /** The application whose request staged it; null for writes staged before this was recorded. */
+  enlisted_by: string | null;
   write: TokenWrite | null;
 }
 
@@ -29,6 +31,7 @@ interface OperationRow {
   token_id: string;
   sealed: Buffer | null;
   enlisted_at: string;
+  enlisted_by: string | null;
 }
 
 export const tokenIdOf = (write: TokenWrite): string => (write.op === 'delete' ? write.id : write.token.id);
@@ -39,7 +42,7 @@ export const tokenIdOf = (write: TokenWrite): string => (write.op === 'delete' ?
  */
 export class TransactionStore {
   private readonly stmt;
-  readonly stage: (transactionId: string, writes: readonly TokenWrite[]) => void;
+  readonly stage: (transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => void;
   /** Moves an open transaction to its final state and drops the sealed copies of its writes. False if not open. */
   readonly end: (id: string, state: Exclude<TransactionState, 'open'>, endedAt: string) => boolean;
 
@@ -54,8 +57,8 @@ export class TransactionStore {
       list: db.prepare('SELECT * FROM transactions ORDER BY created_at DESC, id'),
       operations: db.prepare('SELECT * FROM transaction_writes WHERE transaction_id = ? ORDER BY seq'),
       nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transaction_writes WHERE transaction_id = ?'),
-      insertWrite: db.prepare(`INSERT INTO transaction_writes (transaction_id, seq, op, token_id, sealed, enlisted_at)
-        VALUES (?, ?, ?, ?, ?, ?)`),
+      insertWrite: db.prepare(`INSERT INTO transaction_writes (transaction_id, seq, op, token_id, sealed, enlisted_at, enlisted_by)
+        VALUES (?, ?, ?, ?, ?, ?, ?)`),
       holders: db.prepare(`SELECT DISTINCT w.transaction_id FROM transaction_writes w JOIN transactions t ON t.id = w.transaction_id
         WHERE w.token_id = @tokenId AND t.state = 'open' AND t.expires_at > @now`).pluck(),
       end: db.prepare("UPDATE transactions SET state = @state, ended_at = @endedAt WHERE id = @id AND state = 'open'"),
@@ -65,12 +68,12 @@ export class TransactionStore {
       anyLive: db.prepare("SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
       prune: db.prepare('DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
     };
-    this.stage = db.transaction((transactionId: string, writes: readonly TokenWrite[]) => {
+    this.stage = db.transaction((transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => {
       let seq = (this.stmt.nextSeq.get(transactionId) as { seq: number }).seq;
       const now = new Date().toISOString();
       for (const write of writes) {
         const sealed = this.sealer.sealJson(write, this.aad(transactionId, seq));
-        this.stmt.insertWrite.run(transactionId, seq, write.op, tokenIdOf(write), sealed, now);
+        this.stmt.insertWrite.run(transactionId, seq, write.op, tokenIdOf(write), sealed, now, enlistedBy);
         seq += 1;
       }
     });
@@ -103,6 +106,7 @@ export class TransactionStore {
       token_id: row.token_id,
       op: row.op,
       enlisted_at: row.enlisted_at,
+      enlisted_by: row.enlisted_by,
       write: row.sealed && this.sealer.openJson<TokenWrite>(row.sealed, this.aad(transactionId, row.seq)),
     }));
   }

@@ -35,7 +35,7 @@ export class TransactionWriter implements TokenWriter {
     }
     const { id } = this.transactions.requireOpen(context.transactionId, this.headerName);
     this.checkLocks(writes, id);
-    this.transactions.store.stage(id, writes);
+    this.transactions.store.stage(id, writes, context.caller.application.id);
     this.viewOf(id).add(writes);
     this.transactions.enlisted(id);
   }

@@ -5,7 +5,7 @@ import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
 import { LIVE, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';
-import type { TokenService, TokenView } from './token-service';
+import { withoutPlaintext, type TokenService, type TokenView } from './token-service';
 
 export interface V1Page {
   pagination: { total_items: number; page_number: number; page_size: number; total_pages: number };
@@ -149,18 +149,19 @@ export class TokenQueries {
     return where;
   }
 
-  private views(rows: TokenRow[], caller: Caller, permission: Permission): TokenView[] {
+  /** `masked`: a caller that may see plaintext gets the mask instead (the workbench shows plaintext on a reveal only). */
+  private views(rows: TokenRow[], caller: Caller, permission: Permission, masked = false): TokenView[] {
     return rows.map((row) => {
       const token = this.store.hydrate(row);
-      return this.tokens.view(token, caller.policy.transformFor(permission, token.containers) ?? 'redact', { stored: true });
+      const transform = caller.policy.transformFor(permission, token.containers) ?? 'redact';
+      return this.tokens.view(token, masked ? withoutPlaintext(transform) : transform, { stored: true });
     });
   }
 
   pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number): V1Page {
+    const total = this.count(caller, permission, filter);
     const where = this.where(caller, permission, filter);
-    const db = this.store.db;
-    const total = (db.prepare(`SELECT COUNT(*) AS n FROM tokens WHERE ${where.sql}`).get(where.params) as { n: number }).n;
-    const rows = db
+    const rows = this.store.db
       .prepare(`SELECT * FROM tokens WHERE ${where.sql} ORDER BY created_at, id LIMIT ${where.bind(size)} OFFSET ${where.bind((page - 1) * size)}`)
       .all(where.params) as TokenRow[];
     return {
@@ -170,19 +171,34 @@ export class TokenQueries {
   }
 
   pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): V2Page {
+    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest');
+    return { pagination: { next, page_size: size }, data: this.views(rows, caller, permission) };
+  }
+
+  /** The workbench's list: newest first, a cursor like v2's, data never in plaintext. */
+  pageNewest(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): { next: string | null; data: TokenView[] } {
+    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'newest');
+    return { next, data: this.views(rows, caller, permission, true) };
+  }
+
+  /** How many tokens a search matches (the workbench shows it; the wire API's v2 pages do not count). */
+  count(caller: Caller, permission: Permission, filter: TokenFilter): number {
     const where = this.where(caller, permission, filter);
+    return (this.store.db.prepare(`SELECT COUNT(*) AS n FROM tokens WHERE ${where.sql}`).get(where.params) as { n: number }).n;
+  }
+
+  /** One page in creation order (or its reverse) after the cursor's token, and the cursor of the next page. */
+  private cursorPage(where: WhereBuilder, start: string | undefined, size: number, first: 'oldest' | 'newest') {
+    const [after, order] = first === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
     if (start) {
       const [createdAt, id] = decodeCursor(start);
-      where.clauses.push(`(created_at, id) > (${where.bind(createdAt)}, ${where.bind(id)})`);
+      where.clauses.push(`(created_at, id) ${after} (${where.bind(createdAt)}, ${where.bind(id)})`);
     }
     const rows = this.store.db
-      .prepare(`SELECT * FROM tokens WHERE ${where.sql} ORDER BY created_at, id LIMIT ${where.bind(size + 1)}`)
+      .prepare(`SELECT * FROM tokens WHERE ${where.sql} ORDER BY created_at ${order}, id ${order} LIMIT ${where.bind(size + 1)}`)
       .all(where.params) as TokenRow[];
     const more = rows.length > size;
     const pageRows = more ? rows.slice(0, size) : rows;
-    return {
-      pagination: { next: more ? encodeCursor(pageRows[pageRows.length - 1]) : null, page_size: size },
-      data: this.views(pageRows, caller, permission),
-    };
+    return { rows: pageRows, next: more ? encodeCursor(pageRows[pageRows.length - 1]) : null };
   }
 }

@@ -16,8 +16,11 @@ import {
 import { parseTokenRequest, tokenizeBodyForLog } from './token-request-log';
 import type { TokenService, WriteContext } from './token-service';
 
+/** Who writes, and in which transaction; the history notes the transaction (kept only when the request succeeds). */
 function writeContext(ctx: RequestContext): WriteContext {
-  return { caller: ctx.caller, transactionId: ctx.prefixed('TRANSACTION-ID') };
+  const transactionId = ctx.prefixed('TRANSACTION-ID');
+  ctx.log.transactionId = transactionId;
+  return { caller: ctx.caller, transactionId };
 }
 
 /** The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize). */

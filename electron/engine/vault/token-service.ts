@@ -4,7 +4,7 @@ import type { Permission, Transform } from '../access/permissions';
 import { ExpressionError, type ExpressionEngine, ExpressionOverBudget, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
-import { cardDetails } from './card-details';
+import { cardDetails, type CardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
 import { mergePatch } from './merge-patch';
@@ -36,7 +36,7 @@ export interface TokenView {
   fingerprint: string | null;
   fingerprint_expression: string | null;
   expires_at: string | null;
-  card?: unknown;
+  card?: CardDetails;
   created_by: string | null;
   created_at: string;
   modified_by: string | null;
@@ -84,6 +84,9 @@ export const missingTokensProblem = (missing: readonly string[]) =>
 
 /** What history shows for a value it may not show. */
 export const REDACTED = '[redacted]';
+
+/** The transform the workbench shows a caller's view with: the mask where the caller would see plaintext. */
+export const withoutPlaintext = (transform: Transform): Transform => (transform === 'reveal' ? 'mask' : transform);
 
 export class TokenService {
   private writer: TokenWriter;

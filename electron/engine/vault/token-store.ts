@@ -176,6 +176,13 @@ export class TokenStore {
     this.writeListeners.push(listener);
   }
 
+  private readonly appliedListeners: ((writes: readonly TokenWrite[]) => void)[] = [];
+
+  /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
+  onApplied(listener: (writes: readonly TokenWrite[]) => void): void {
+    this.appliedListeners.push(listener);
+  }
+
   apply(writes: readonly TokenWrite[]): void {
     try {
       this.applyAll(writes);
@@ -185,6 +192,7 @@ export class TokenStore {
       for (const id of ids) this.hot.delete(id);
       for (const listener of this.writeListeners) listener(ids);
     }
+    for (const listener of this.appliedListeners) listener(writes);
   }
 
   /**
@@ -247,6 +255,15 @@ export class TokenStore {
 
   count(): number {
     return (this.stmt.count.get({ now: nowIso() }) as { n: number }).n;
+  }
+
+  /** Deletes every token (a wipe), and has every cache forget them. */
+  deleteAll(): number {
+    const ids = this.db.prepare('SELECT id FROM tokens').pluck().all() as string[];
+    this.db.prepare('DELETE FROM tokens').run();
+    this.hot.clear();
+    for (const listener of this.writeListeners) listener(ids);
+    return ids.length;
   }
 
   purgeExpired(): number {

@@ -5,7 +5,7 @@
  * input is rejected, never normalised. Error messages name fields, never their values.
  */
 import { z } from 'zod';
-import { abaValid, luhnValid } from './checksums';
+import { abaValid, luhnValid } from '../../../shared/checksums';
 
 export const TOKEN_TYPES = [
   'token',

@@ -67,7 +67,7 @@ function exchange(url: string, method: string, headers: string[], body: Buffer |
   });
 }
 
-/** Why a connection to the service failed, in a user's words; the undici or socket code beside it. */
+/** Why a connection to the service failed, in the socket's words, with its code (ECONNREFUSED, …) beside them. */
 function unreachable(error: unknown): { kind: 'unreachable'; code: string | null; detail: string } {
   const code = (error as { code?: unknown }).code;
   const reason = (error as Error).message || String(error);

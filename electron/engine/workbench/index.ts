@@ -3,3 +3,4 @@ export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOpt
 export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';
 export { frontDoor, type FrontDoor } from './front-door';
 export { RemoteTargets } from './remote-targets';
+export { Welcome } from './welcome';

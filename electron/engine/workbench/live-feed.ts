@@ -1,4 +1,5 @@
-import type { EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionView } from '../../../shared/workbench/contract';
+import type { CollectionsView, EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionView } from '../../../shared/workbench/contract';
+import type { TokenChange } from '../../../shared/workbench/token-contract';
 import type { EngineEvents } from '../engine-events';
 
 export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
@@ -7,16 +8,23 @@ export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
 const FLUSH_EVERY_MS = 100;
 /** The GUI shows the latest requests: under load a batch keeps only the newest. */
 const MAX_BATCH = 200;
+/** Past this many changed tokens in one batch the list reads itself again rather than each token. */
+const MAX_TOKEN_CHANGES = 200;
 
 /**
  * Batches the engine's events for workbench subscribers (SSE streams, the Electron window) and sends each batch with
- * one status snapshot, so token counts stay current without polling.
+ * one status snapshot, so token counts stay current without polling, and the ids of the tokens that changed.
  */
 export class LiveFeed {
   private readonly listeners = new Set<(update: LiveUpdate) => void>();
   private entries: SentHistoryEntry[] = [];
   /** By id: a batch carries each changed transaction once, in its latest state. */
   private readonly transactions = new Map<string, TransactionView>();
+  /** The saved requests as last changed, until the next batch carries them. */
+  private collections: CollectionsView | undefined;
+  /** By id: a token created then deleted within a batch is only deleted. */
+  private readonly tokens = new Map<string, TokenChange['change']>();
+  private moreTokens = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -29,12 +37,16 @@ export class LiveFeed {
     if (this.listeners.size === 0) {
       this.events.on('request', this.collectEntry);
       this.events.on('transaction', this.collectTransaction);
+      this.events.on('collections', this.collectCollections);
+      this.events.on('token', this.collectToken);
     }
     this.listeners.add(listener);
     return () => {
       if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
       this.events.off('request', this.collectEntry);
       this.events.off('transaction', this.collectTransaction);
+      this.events.off('collections', this.collectCollections);
+      this.events.off('token', this.collectToken);
       this.reset();
     };
   }
@@ -48,6 +60,20 @@ export class LiveFeed {
 
   private readonly collectTransaction = (transaction: TransactionView) => {
     this.transactions.set(transaction.id, transaction);
+    this.schedule();
+  };
+
+  private readonly collectCollections = (collections: CollectionsView) => {
+    this.collections = collections;
+    this.schedule();
+  };
+
+  private readonly collectToken = ({ id, change }: TokenChange) => {
+    if (!this.moreTokens) this.tokens.set(id, change);
+    if (this.tokens.size > MAX_TOKEN_CHANGES) {
+      this.moreTokens = true;
+      this.tokens.clear();
+    }
     this.schedule();
   };
 
@@ -66,6 +92,8 @@ export class LiveFeed {
       status: this.status(),
       entries: this.entries.reverse(),
       transactions: [...this.transactions.values()],
+      ...(this.collections && { collections: this.collections }),
+      tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
     };
     this.reset();
     for (const listener of this.listeners) listener(update);
@@ -76,5 +104,8 @@ export class LiveFeed {
     this.timer = null;
     this.entries = [];
     this.transactions.clear();
+    this.collections = undefined;
+    this.tokens.clear();
+    this.moreTokens = false;
   }
 }

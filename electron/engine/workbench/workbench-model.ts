@@ -1,33 +1,60 @@
-import type { ApplicationChoice, EngineStatus } from '../../../shared/workbench/contract';
-import { WORKBENCH_METHODS, type CallName, type WorkbenchModel } from '../../../shared/workbench/methods';
+import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
+import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import type { Application, ApplicationStore } from '../access/application-store';
+import type { CollectionStore } from '../collections/collection-store';
 import type { EngineEvents } from '../engine-events';
-import type { RequestLog } from '../history/request-log';
+import { historyAsHar } from '../history/har-export';
+import type { RequestLog, RequestLogEntry } from '../history/request-log';
+import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
+import { exportSeed } from '../seed/export-seed';
+import { planSeed } from '../seed/apply-seed';
+import { seedFile } from '../seed/seed-file';
+import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { RequestChecks } from '../proxy/proxy-check';
 import type { TokenSuggestions } from '../vault/token-suggestions';
 import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
+import type { WorkbenchVault } from './acting-as';
+import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import type { FrontDoor } from './front-door';
+import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
+import { createReveals } from './reveals';
+import { readTokenAs, tokenDetail } from './token-access';
+import { searchTokens } from './token-search';
+import { writeToken } from './token-writes';
 
-/** More applications than a local vault holds; the picker lists them all. */
-const MAX_APPLICATIONS = 1000;
+/** As many requests as the history keeps by default: an export of them all. */
+const MAX_EXPORTED = 10_000;
 
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
   status: () => EngineStatus;
+  settings: () => EngineSettings;
+  /** The first-start keys waiting for the welcome view. */
+  welcome: Welcome;
+  /** Empties the vault as if new; the new first keys go to the welcome view. */
+  wipe: () => SentReply<'wipeVault'>;
+  /** Saves and applies a change to the proxy's limits. */
+  changeLimits: (change: Request<'changeLimits'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
   applications: ApplicationStore;
+  /** Saved requests, as files in a folder. */
+  collections: CollectionStore;
   /** Where composed requests are sent: the service's own address. */
   frontDoor: FrontDoor;
+  /** The vault's token side, for seed files. */
+  tokens: TokenService;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
-  revealOutbound: (entryId: string) => Promise<string>;
+  revealOutbound: (entry: RequestLogEntry | undefined) => string;
+  /** The vault, as the Tokens page reads it as an application. */
+  vault: WorkbenchVault;
   /** The proxy's checks of a composed request, and expression previews. */
   checks: RequestChecks;
   tokenSuggestions: TokenSuggestions;
@@ -40,7 +67,9 @@ export interface WorkbenchSources {
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const feed = new LiveFeed(sources.events, sources.status);
-  const { applications } = sources;
+  const { applications, vault } = sources;
+  const reveals = createReveals(sources.history, vault, sources.revealOutbound);
+  const settings = applicationSettings(applications);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
@@ -57,8 +86,14 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   };
   return {
     getStatus: () => sources.status(),
-    listHistory: ({ limit, before }) => sources.history.list(limit, before),
-    revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(id) }),
+    listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
+    async exportHar({ ids, filter }) {
+      const entries = ids
+        ? (await Promise.all(ids.map((id) => sources.history.get(id)))).filter((entry) => entry !== undefined)
+        : await sources.history.list(MAX_EXPORTED, undefined, filter);
+      return historyAsHar(entries, sources.status().url, version);
+    },
+    revealOutbound: ({ id }) => reveals.outbound(id),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest(request) {
@@ -66,6 +101,19 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
+    listCollections: () => sources.collections.list(),
+    saveRequest({ collection, name, request, overwrite }) {
+      sources.collections.save(collection, name, request, overwrite);
+      return sources.collections.list();
+    },
+    moveRequest({ from, to }) {
+      sources.collections.move(from, to);
+      return sources.collections.list();
+    },
+    deleteRequest({ collection, name }) {
+      sources.collections.delete(collection, name);
+      return sources.collections.list();
+    },
     revokeWorkbenchKey({ application_id }) {
       const key = applications.workbenchKeyInfo(application_id);
       if (key) applications.deleteKey(application_id, key.id);
@@ -87,6 +135,35 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
         if (error instanceof SnippetError) throw new ApiProblem(422, error.message);
         throw error;
       }
+    },
+    searchTokens: (request) => searchTokens(vault, request),
+    getToken: (request) => tokenDetail(vault, request),
+    readTokenAs: (request) => readTokenAs(vault, request),
+    revealToken: ({ token_id, transaction_id }) => reveals.token(token_id, transaction_id),
+    writeToken: (request) =>
+      writeToken(sources.frontDoor, applications.workbenchKey(request.application_id), sources.status().headerPrefix, request),
+    listApplicationDetails: () => settings.list(),
+    listPermissions: () => settings.permissions(),
+    createApplication: (request) => settings.create(request),
+    updateApplication: (request) => settings.update(request),
+    deleteApplication: (request) => settings.remove(request),
+    createApplicationKey: (request) => settings.createKey(request),
+    revokeApplicationKey: (request) => settings.revokeKey(request),
+    exportSeed({ include_tokens }) {
+      const seed = exportSeed(applications, sources.tokens, include_tokens);
+      return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0 };
+    },
+    importSeed({ seed, apply }) {
+      const plan = planSeed(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
+      if (apply) plan.apply();
+      return plan.report;
+    },
+    wipeVault: () => sources.wipe(),
+    takeWelcome: () => sources.welcome.take(),
+    getSettings: () => sources.settings(),
+    changeLimits(change) {
+      sources.changeLimits(change);
+      return sources.settings();
     },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });

@@ -3,9 +3,10 @@ import { useEngineStore } from '../state/engine-store';
 import { Navigation } from './Navigation';
 import { NoSuchPage } from './NoSuchPage';
 import { PAGES } from './pages';
-import { settlePageId, usePageId } from './route';
+import { settlePageId, usePageId } from '../state/route';
 import { usePageShortcuts } from './shortcuts';
 import { StatusBar } from './StatusBar';
+import { WelcomeDialog } from './WelcomeDialog';
 import { Alert } from '../components/Alert';
 import './theme.css';
 import './shell.css';
@@ -29,6 +30,7 @@ export function App() {
         {page ? <page.Page /> : <NoSuchPage id={requested} pages={PAGES} />}
       </main>
       <StatusBar />
+      <WelcomeDialog />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import type { PageDefinition } from './pages';
 import { IS_MAC, shortcutLabel } from '../components/keys';
-import { ThemeSwitch } from './ThemeSwitch';
+import { ThemeSwitch } from '../components/ThemeSwitch';
 
 /** The workbench's pages, each with its shortcut, and the theme. */
 export function Navigation({ pages, current }: { pages: readonly PageDefinition[]; current: PageDefinition | undefined }) {

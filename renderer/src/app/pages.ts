@@ -1,6 +1,9 @@
 import type { ComponentType } from 'react';
 import { ComposerPage } from '../pages/composer/ComposerPage';
 import { HistoryPage } from '../pages/history/HistoryPage';
+import { TokensPage } from '../pages/tokens/TokensPage';
+import { SettingsPage } from '../pages/settings/SettingsPage';
+import { TransactionsPage } from '../pages/transactions/TransactionsPage';
 
 export interface PageDefinition {
   /** Its address: `#/<id>`. */
@@ -14,5 +17,8 @@ export interface PageDefinition {
 /** The workbench's pages, in navigation order; the first is where the workbench opens. */
 export const PAGES: readonly PageDefinition[] = [
   { id: 'composer', title: 'Composer', shortcut: '1', Page: ComposerPage },
+  { id: 'tokens', title: 'Tokens', shortcut: '2', Page: TokensPage },
+  { id: 'transactions', title: 'Transactions', shortcut: '3', Page: TransactionsPage },
   { id: 'history', title: 'History', shortcut: '4', Page: HistoryPage },
+  { id: 'settings', title: 'Settings', shortcut: '5', Page: SettingsPage },
 ];

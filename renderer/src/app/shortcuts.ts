@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { IS_MAC } from '../components/keys';
-import { openPage } from './route';
+import { openPage } from '../state/route';
 import type { PageDefinition } from './pages';
 
 

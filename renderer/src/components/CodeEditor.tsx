@@ -35,6 +35,8 @@ interface CodeEditorProps {
   onEscape?: () => boolean;
   /** Marked until the text changes or the page marks others. */
   marked?: readonly MarkedRange[];
+  /** The cursor moved or the selection changed (the main one, as offsets). */
+  onSelectionChange?: (from: number, to: number) => void;
 }
 
 /** The page's style nonce (see content-security-policy.ts): CodeMirror injects its styles with it. */
@@ -84,15 +86,15 @@ const LANGUAGES: Record<EditorLanguage, () => Extension> = { json: () => json(),
 
 /** CodeMirror 6 for request bodies: the language by content type, expressions marked, theme colours, strict CSP. */
 export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(
-  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED },
+  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED, onSelectionChange },
   ref,
 ) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const languageSlot = useRef(new Compartment());
   // The latest callbacks, read by the editor's keymap and listener, which are made once.
-  const callbacks = useRef({ onChange, onSubmit, onEscape });
-  callbacks.current = { onChange, onSubmit, onEscape };
+  const callbacks = useRef({ onChange, onSubmit, onEscape, onSelectionChange });
+  callbacks.current = { onChange, onSubmit, onEscape, onSelectionChange };
 
   useEffect(() => {
     const editor = new EditorView({
@@ -116,6 +118,8 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
           EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) callbacks.current.onChange(update.state.doc.toString());
+            const { from, to } = update.state.selection.main;
+            if (update.selectionSet) callbacks.current.onSelectionChange?.(from, to);
           }),
         ],
       }),

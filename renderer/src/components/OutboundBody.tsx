@@ -1,10 +1,10 @@
-import { useState } from 'react';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import { useEngineCall } from '../api/engine-call';
 import { useWorkbenchApi } from '../api/workbench-api-context';
 import { BodyView } from './BodyView';
 import { formatBytes } from './format';
 import { Alert } from './Alert';
+import { useTimedReveal } from './timed-reveal';
 import './components.css';
 
 type Outbound = NonNullable<ProxyDetails['outbound']>;
@@ -19,13 +19,14 @@ interface OutboundBodyProps {
 
 /**
  * What left for the destination, masked; its plaintext only when the user asks (Reveal), fetched from the engine for
- * this view alone and dropped on Hide or when another request is selected (the parent keys this by entry).
+ * this view alone (which records the reveal in history) and dropped as every reveal is (useTimedReveal), or when
+ * another request is selected (the parent keys this by entry).
  */
 export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBodyProps) {
   const api = useWorkbenchApi();
-  const [revealed, setRevealed] = useState<string | null>(null);
+  const { revealed, secondsLeft, show, hide } = useTimedReveal<string>();
   const { busy, problem, run } = useEngineCall();
-  const reveal = () => run(async () => setRevealed((await api.revealOutbound({ id: entryId })).detokenized_body));
+  const reveal = () => run(async () => show((await api.revealOutbound({ id: entryId })).detokenized_body));
 
   if (typeof outbound.detokenized_body !== 'string') {
     return (
@@ -55,9 +56,9 @@ export function OutboundBody({ entryId, outbound, expressions, cut }: OutboundBo
         ) : (
           <>
             <span className="revealed-note" data-testid="entry-revealed-note">
-              Plaintext, as the destination received it
+              Plaintext, as the destination received it · hides in {secondsLeft} s
             </span>
-            <button type="button" onClick={() => setRevealed(null)} data-testid="entry-hide">
+            <button type="button" onClick={hide} data-testid="entry-hide">
               Hide
             </button>
           </>

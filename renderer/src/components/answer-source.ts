@@ -1,18 +1,25 @@
 import type { HistoryEntry } from '../../../shared/workbench/contract';
 
 /** The word for each source, the same in the history list and the entry panel. */
-export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error', api: 'api' } as const;
+export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error', api: 'api', workbench: 'workbench' } as const;
 
-/** Who chose the status the client got: the destination (relayed), the proxy itself, or a vault API route. */
+/**
+ * Who chose the status the client got: the destination (relayed), the proxy itself, or a vault API route; or, for
+ * the workbench's own reveals, the workbench.
+ */
 export function statusSourceOf(entry: HistoryEntry): AnswerSource['source'] {
+  if (entry.kind === 'workbench') return 'workbench';
   if (entry.kind !== 'proxy') return 'api';
   return entry.proxy?.status_source === 'destination' ? 'destination' : 'proxy';
 }
 
 /** Who gave the client its status, in the words the workbench shows. */
 export interface AnswerSource {
-  /** destination: the destination's own answer, relayed; proxy: Tokenbench's `{"proxy_error": …}`; api: not proxied. */
-  source: 'destination' | 'proxy' | 'api';
+  /**
+   * destination: the destination's own answer, relayed; proxy: Tokenbench's `{"proxy_error": …}`; api: not proxied;
+   * workbench: the user revealed plaintext in the workbench.
+   */
+  source: 'destination' | 'proxy' | 'api' | 'workbench';
   title: string;
   explanation: string;
 }
@@ -30,8 +37,25 @@ function proxyFailureExplanation(kind: string | null, forwarded: boolean): strin
  * The split the response viewer makes unmistakable: a status the destination chose (relayed with
  * PFX-PROXY-DESTINATION-STATUS) or one the proxy chose itself (`{"proxy_error": …}`, no such header).
  */
+/** A workbench reveal: what was revealed, by id; history never keeps the value. */
+function revealAnswer(entry: HistoryEntry): AnswerSource {
+  const what =
+    entry.reveal?.target === 'token'
+      ? `the data of token ${entry.reveal.token_id}`
+      : entry.reveal?.target === 'outbound'
+        ? `the body request ${entry.reveal.entry_id} sent to its destination${entry.reveal.token_ids.length > 0 ? ` (tokens ${entry.reveal.token_ids.join(', ')})` : ''}`
+        : 'a value';
+  const done = entry.status < 400;
+  return {
+    source: 'workbench',
+    title: done ? 'Revealed in the workbench' : `Reveal failed: ${entry.status}`,
+    explanation: `${done ? 'The workbench showed' : 'The workbench could not show'} ${what} in plaintext, at its user's request. History keeps what was revealed, never the value.`,
+  };
+}
+
 export function answerSourceOf(entry: HistoryEntry, headerPrefix: string): AnswerSource {
   const source = statusSourceOf(entry);
+  if (source === 'workbench') return revealAnswer(entry);
   if (source === 'api') {
     return { source, title: `API answered ${entry.status}`, explanation: 'A call to the vault API; nothing was proxied.' };
   }

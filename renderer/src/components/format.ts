@@ -6,3 +6,22 @@ export function formatBytes(bytes: number): string {
 }
 
 export const formatMs = (ms: number | null): string => (ms === null ? '–' : `${ms.toFixed(1)} ms`);
+
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/** Time left as a clock shows it (`59:07`, `1:00:00`), rounded up so it reads 0:00 only once the time is up. */
+export function formatCountdown(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  return hours > 0 ? `${hours}:${twoDigits(minutes)}:${twoDigits(seconds)}` : `${minutes}:${twoDigits(seconds)}`;
+}
+
+/** A lifetime in words: `1 hour`, `90 seconds`, `2 minutes`. */
+export function formatDuration(seconds: number): string {
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (seconds % 3600 === 0) return unit(seconds / 3600, 'hour');
+  if (seconds % 60 === 0) return unit(seconds / 60, 'minute');
+  return unit(seconds, 'second');
+}

@@ -1,5 +1,9 @@
+import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { ApplicationChoice } from '../../../shared/workbench/contract';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
+import { messageOf } from '../api/engine-call';
+import { useWorkbenchApi } from '../api/workbench-api-context';
 
 interface ApplicationsState {
   /** Null until the engine has listed them. */
@@ -25,4 +29,18 @@ export const useApplicationsStore = create<ApplicationsState>()((set) => ({
 export function applicationToUse(applications: readonly ApplicationChoice[] | null, chosen: string | null): ApplicationChoice | null {
   if (!applications) return null;
   return applications.find((app) => app.id === chosen) ?? applications.find((app) => app.type === 'private') ?? applications[0] ?? null;
+}
+
+/** Lists the applications again: on a page's visit, and after the workbench made or changed one. */
+export function refreshApplications(api: WorkbenchApi): Promise<void> {
+  const { loaded, failed } = useApplicationsStore.getState();
+  return api.listApplications().then(loaded, (error: unknown) => failed(messageOf(error)));
+}
+
+/** Lists the applications once per visit to the page that calls it. */
+export function useApplicationList(): void {
+  const api = useWorkbenchApi();
+  useEffect(() => {
+    void refreshApplications(api);
+  }, [api]);
 }

@@ -1,31 +1,15 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import type { COMPOSER_METHODS, Exchange } from '../../../shared/workbench/contract';
+import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
 
-export type ComposerMethod = (typeof COMPOSER_METHODS)[number];
-/** Through the proxy to a destination, or straight to the vault's own API. */
-export type RequestKind = 'proxy' | 'api';
-export type BodyMode = 'json' | 'form' | 'text' | 'xml' | 'none';
+/** The request being composed: the shape a collection saves it in. */
+export type ComposerDraft = SavedRequest;
+export type ComposerMethod = ComposerDraft['method'];
+export type RequestKind = ComposerDraft['kind'];
+export type BodyMode = ComposerDraft['bodyMode'];
+export type HeaderRow = ComposerDraft['headers'][number];
 /** The service's own headers the Composer offers as named fields. */
-export type ServiceHeader = 'transaction' | 'trace' | 'keepAlive' | 'connection';
-
-export interface HeaderRow {
-  name: string;
-  value: string;
-  /** A row switched off stays in the table and is not sent. */
-  enabled: boolean;
-}
-
-export interface ComposerDraft {
-  kind: RequestKind;
-  method: ComposerMethod;
-  /** Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`). Vault API: the path (`/tokens`). */
-  target: string;
-  headers: HeaderRow[];
-  service: Record<ServiceHeader, string>;
-  bodyMode: BodyMode;
-  body: string;
-}
+export type ServiceHeader = keyof ComposerDraft['service'];
 
 /** The answer to the last request sent, with what the Response needs to tell who answered. */
 export type ComposerResult =
@@ -59,22 +43,30 @@ interface ComposerState {
   result: ComposerResult | null;
   /** A sentence about what the workbench just did for the user (created a test card). */
   notice: string | null;
+  /** The saved request the draft was opened from or last saved as; Save writes over it. */
+  savedAs: { collection: string; name: string } | null;
   /** Why the request cannot be sent as it is (no destination URL, no application). */
   invalid: string | null;
   /** A stretch of the body to show the user; `at` tells one request to show it from the next. */
   pointAt: { from: number; to: number; at: number } | null;
   /** The part of the request on show: body, query, headers or service headers. */
   requestTab: string;
+  /** The body's cursor or selection as the editor last had it: where another page's insertion goes. */
+  bodySelection: { from: number; to: number } | null;
   edit(patch: Partial<ComposerDraft>): void;
   chooseApplication(id: string): void;
   /** Replaces the whole request (the first run's test card), keeping the application unless one is given. */
-  load(draft: ComposerDraft, notice: string | null): void;
+  load(draft: ComposerDraft, notice: string | null, savedAs?: { collection: string; name: string } | null): void;
+  saved(place: { collection: string; name: string }): void;
   started(id: string): void;
   finished(result: ComposerResult): void;
   refused(invalid: string): void;
   /** Shows a stretch of the body: its tab opens and the editor selects it. */
   point(from: number, to: number): void;
   showRequestTab(tab: string): void;
+  selectBody(from: number, to: number): void;
+  /** Puts text in the body at its cursor (over its selection), and shows the body with the cursor after the text. */
+  insertIntoBody(text: string): void;
 }
 
 /** The request being composed and its last answer; the request (never the answer) is kept across reloads. */
@@ -86,22 +78,40 @@ export const useComposerStore = create<ComposerState>()(
       sending: null,
       result: null,
       notice: null,
+      savedAs: null,
       invalid: null,
       pointAt: null,
       requestTab: 'body',
+      bodySelection: null,
       edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
       chooseApplication: (applicationId) => set({ applicationId }),
-      load: (draft, notice) => set({ draft, notice, result: null }),
+      load: (draft, notice, savedAs = null) => set({ draft, notice, savedAs, result: null }),
+      saved: (savedAs) => set({ savedAs }),
       started: (sending) => set({ sending, notice: null, invalid: null }),
       finished: (result) => set({ sending: null, result }),
       refused: (invalid) => set({ invalid }),
       point: (from, to) => set({ pointAt: { from, to, at: Date.now() }, requestTab: 'body' }),
       showRequestTab: (requestTab) => set({ requestTab }),
+      selectBody: (from, to) => set({ bodySelection: { from, to } }),
+      insertIntoBody: (text) =>
+        set(({ draft, bodySelection }) => {
+          // Without a cursor seen yet (a reload), at the end; a body shortened since cannot place it past its end.
+          const from = Math.min(bodySelection?.from ?? draft.body.length, draft.body.length);
+          const to = Math.min(Math.max(bodySelection?.to ?? from, from), draft.body.length);
+          const end = from + text.length;
+          return {
+            draft: { ...draft, body: draft.body.slice(0, from) + text + draft.body.slice(to), bodyMode: draft.bodyMode === 'none' ? 'json' : draft.bodyMode },
+            bodySelection: { from: end, to: end },
+            pointAt: { from: end, to: end, at: Date.now() },
+            requestTab: 'body',
+            invalid: null,
+          };
+        }),
     }),
     {
       name: 'tokenbench.composer',
       storage: createJSONStorage(() => window.localStorage),
-      partialize: ({ draft, applicationId }) => ({ draft, applicationId }),
+      partialize: ({ draft, applicationId, savedAs }) => ({ draft, applicationId, savedAs }),
     },
   ),
 );

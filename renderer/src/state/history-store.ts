@@ -1,42 +1,62 @@
 import { create } from 'zustand';
 import type { HistoryEntry } from '../../../shared/workbench/contract';
+import { historyFilterSchema, matchesHistoryFilter, type HistoryFilter } from '../../../shared/workbench/history-filter';
 
-/** Entries per page: the first load, each reconnect, and each "Load older". */
+/** Entries per page: the first load, each reconnect, each filter, and each "Load older". */
 export const PAGE_SIZE = 100;
 /** The most entries the list keeps: live ones push the oldest out (the engine keeps them; they are not lost). */
 export const MAX_LISTED = 500;
 
+export const NO_FILTER: HistoryFilter = historyFilterSchema.parse({});
+
 interface HistoryState {
+  /** What the list shows: the engine filters everything it keeps; live entries are held to the same test. */
+  filter: HistoryFilter;
   /** Newest first. */
   entries: HistoryEntry[];
   /** Whether the oldest listed entry is the engine's oldest: a page came back short, and nothing was pushed out since. */
   reachedOldest: boolean;
   /** The entry the detail panel shows; kept when newer requests push it out of the list. */
   selected: HistoryEntry | null;
+  /** An entry whose body History cut, waiting for the user to confirm that its kept part is what to replay. */
+  confirmingReplay: string | null;
+  /** Adds the entries of a live batch that the filter lets through. */
+  mergeLive(entries: HistoryEntry[]): void;
   /**
-   * Adds entries from a live batch or, with `isPage`, a page of the engine's history (the latest on a (re)connect, or
-   * an older one), whose length says whether older entries remain; the two may overlap around a (re)connect.
+   * Adds a page the engine listed for `filter` (the latest on a (re)connect, or an older one), whose length says
+   * whether older entries remain; it may overlap the live entries. A page for a filter no longer shown is dropped.
    */
-  merge(entries: HistoryEntry[], isPage?: boolean): void;
+  mergePage(entries: HistoryEntry[], filter: HistoryFilter): void;
+  /** Shows another filter's first page in place of the list. */
+  replace(filter: HistoryFilter, page: HistoryEntry[]): void;
   select(entry: HistoryEntry | null): void;
+  confirmReplay(entryId: string | null): void;
 }
 
-const newestFirst = (a: HistoryEntry, b: HistoryEntry) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0);
+/** Entry ids are time-ordered (UUIDv7, made in the order the engine recorded them): they sort as the engine lists. */
+const newestFirst = (a: HistoryEntry, b: HistoryEntry) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** The list with `incoming` added by id, newest first, at most MAX_LISTED. */
+function merged({ entries, reachedOldest }: HistoryState, incoming: HistoryEntry[], isPage: boolean): Partial<HistoryState> {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  for (const entry of incoming) byId.set(entry.id, entry);
+  const all = [...byId.values()].sort(newestFirst);
+  const pushedOut = all.length > MAX_LISTED;
+  return {
+    entries: pushedOut ? all.slice(0, MAX_LISTED) : all,
+    reachedOldest: !pushedOut && (reachedOldest || (isPage && incoming.length < PAGE_SIZE)),
+  };
+}
 
 export const useHistoryStore = create<HistoryState>()((set) => ({
+  filter: NO_FILTER,
   entries: [],
   reachedOldest: false,
   selected: null,
-  merge: (incoming, isPage = false) =>
-    set(({ entries, reachedOldest }) => {
-      const byId = new Map(entries.map((entry) => [entry.id, entry]));
-      for (const entry of incoming) byId.set(entry.id, entry);
-      const all = [...byId.values()].sort(newestFirst);
-      const pushedOut = all.length > MAX_LISTED;
-      return {
-        entries: pushedOut ? all.slice(0, MAX_LISTED) : all,
-        reachedOldest: !pushedOut && (reachedOldest || (isPage && incoming.length < PAGE_SIZE)),
-      };
-    }),
-  select: (selected) => set({ selected }),
+  confirmingReplay: null,
+  mergeLive: (incoming) => set((state) => merged(state, incoming.filter((entry) => matchesHistoryFilter(entry, state.filter)), false)),
+  mergePage: (page, filter) => set((state) => (state.filter === filter ? merged(state, page, true) : {})),
+  replace: (filter, page) => set({ filter, entries: page, reachedOldest: page.length < PAGE_SIZE }),
+  select: (selected) => set({ selected, confirmingReplay: null }),
+  confirmReplay: (confirmingReplay) => set({ confirmingReplay }),
 }));

@@ -2,7 +2,7 @@ import { expect, type Page } from '@playwright/test';
 
 /** The Composer as a user drives it: by role and accessible name. */
 export function composer(page: Page) {
-  const request = page.getByRole('region', { name: 'Request' });
+  const request = page.getByRole('region', { name: 'Request', exact: true });
   const response = page.getByRole('region', { name: 'Response' });
   const outcome = response.getByRole('status', { name: 'Outcome' });
   return {

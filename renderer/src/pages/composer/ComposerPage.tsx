@@ -1,12 +1,19 @@
 import { SplitPane } from '../../components/SplitPane';
-import { useApplications, useComposerKeys } from './composer-actions';
+import { useApplicationList } from '../../state/applications-store';
+import { useComposerKeys } from './composer-actions';
+import { CollectionsPanel } from './CollectionsPanel';
 import { RequestPane } from './RequestPane';
 import { ResponsePane } from './ResponsePane';
 import './composer.css';
 
 /** Compose a request, send it through the proxy or to the vault API, and see who answered. */
 export function ComposerPage() {
-  useApplications();
+  useApplicationList();
   useComposerKeys();
-  return <SplitPane label="Resize the request" storageKey="tokenbench.composer.split" initial={0.5} start={<RequestPane />} end={<ResponsePane />} />;
+  return (
+    <div className="composer-page">
+      <CollectionsPanel />
+      <SplitPane label="Resize the request" storageKey="tokenbench.composer.split" initial={0.5} start={<RequestPane />} end={<ResponsePane />} />
+    </div>
+  );
 }

@@ -12,6 +12,7 @@ import { cancelComposed, sendComposed } from './composer-actions';
 import { useResponseState } from './response-state';
 import { BODY_TYPES, queryOf, SERVICE_HEADERS, wireRequest, withQuery } from './wire-request';
 import { Alert } from '../../components/Alert';
+import { ApplicationSelect } from '../../components/ApplicationSelect';
 
 const DEFAULT_PREFIX = 'BT';
 const KINDS: Record<RequestKind, string> = { proxy: 'Through the proxy', api: 'Vault API' };
@@ -91,16 +92,7 @@ function SendAs() {
   const key = application?.workbench_key;
   return (
     <div className="send-as">
-      <label>
-        Send as
-        <select value={application?.id ?? ''} onChange={(event) => choose(event.target.value)}>
-          {applications.map((app) => (
-            <option key={app.id} value={app.id}>
-              {app.name} · {app.type}
-            </option>
-          ))}
-        </select>
-      </label>
+      <ApplicationSelect label="Send as" applications={applications} value={application?.id ?? ''} onChange={choose} />
       {application && (
         <span className="workbench-key" aria-live="polite">
           {key ? (
@@ -240,6 +232,7 @@ function Body({ culprit }: { culprit: string | null }) {
   const mode = useComposerStore((state) => state.draft.bodyMode);
   const edit = useComposerStore((state) => state.edit);
   const pointAt = useComposerStore((state) => state.pointAt);
+  const selectBody = useComposerStore((state) => state.selectBody);
   const editor = useRef<CodeEditorHandle>(null);
   const marked = useMemo(() => rangesOf(body, culprit), [body, culprit]);
   useEffect(() => {
@@ -272,6 +265,7 @@ function Body({ culprit }: { culprit: string | null }) {
             return true;
           }}
           marked={marked}
+          onSelectionChange={selectBody}
         />
       )}
     </div>

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
-import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
+import { applicationToUse, refreshApplications, useApplicationsStore } from '../../state/applications-store';
 import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
@@ -29,7 +29,7 @@ export async function sendComposed(api: WorkbenchApi): Promise<void> {
       applicationName: application.name,
       sentBody: wire.body,
     });
-    if (!application.workbench_key) refreshApplications(api);
+    if (!application.workbench_key) void refreshApplications(api);
   } catch (error) {
     composer.finished({ kind: 'no-engine', tried: `${wire.method} ${status?.url ?? ''}${wire.path}`, detail: messageOf(error) });
   }
@@ -59,20 +59,6 @@ export function useComposerKeys(): void {
   }, [api]);
 }
 
-/** The first send as an application mints its workbench key: list them again to show it. */
-function refreshApplications(api: WorkbenchApi): void {
-  void api.listApplications().then(useApplicationsStore.getState().loaded, () => undefined);
-}
-
-/** Lists the applications to send as, once per visit to the page. */
-export function useApplications(): void {
-  const api = useWorkbenchApi();
-  useEffect(() => {
-    const { loaded, failed } = useApplicationsStore.getState();
-    api.listApplications().then(loaded, (error: unknown) => failed(messageOf(error)));
-  }, [api]);
-}
-
 /** A test card, 4242… (Visa's test number), expiring in three years. */
 const TEST_CARD = () => ({ number: '4242424242424242', expiration_month: 12, expiration_year: new Date().getFullYear() + 3, cvc: '123' });
 
@@ -92,7 +78,7 @@ export async function startWithTestCard(api: WorkbenchApi): Promise<void> {
     headers: [['Content-Type', 'application/json']],
     body: JSON.stringify({ type: 'card', data: TEST_CARD() }),
   });
-  if (!application.workbench_key) refreshApplications(api);
+  if (!application.workbench_key) void refreshApplications(api);
   const outcome = created.outcome;
   const token = outcome.kind === 'response' && outcome.status === 201 ? (JSON.parse(atob(outcome.body_base64)) as { id: string }) : null;
   if (!token) {

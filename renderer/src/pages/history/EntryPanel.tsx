@@ -1,3 +1,5 @@
+import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useEngineStore } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
 import { AnswerBanner } from '../../components/AnswerBanner';
@@ -6,8 +8,39 @@ import { BodyView, keptPartOnly } from '../../components/BodyView';
 import { formatBytes, formatMs } from '../../components/format';
 import { HeaderList } from '../../components/HeaderList';
 import { OutboundBody } from '../../components/OutboundBody';
+import { ExportHar } from './ExportHar';
+import { replayInComposer } from './replay';
 
 const DEFAULT_PREFIX = 'BT';
+
+/** Sends the request again from the Composer; a body History cut asks first, since only its first part is kept. */
+function Replay({ entry }: { entry: HistoryEntry }) {
+  const confirming = useHistoryStore((state) => state.confirmingReplay === entry.id);
+  const confirmReplay = useHistoryStore((state) => state.confirmReplay);
+  if (!confirming) {
+    return (
+      <p className="entry-actions">
+        <button type="button" className="small" onClick={() => replayInComposer(entry)} aria-keyshortcuts={IS_MAC ? 'Meta+R' : 'Control+R'}>
+          Replay in Composer <kbd>{shortcutLabel('R')}</kbd>
+        </button>
+        <ExportHar request={{ ids: [entry.id] }} label="Export this request as HAR" />
+      </p>
+    );
+  }
+  return (
+    <div className="confirm" role="alertdialog" aria-labelledby="replay-cut-title">
+      <p id="replay-cut-title">
+        <strong>History kept only the first 16 KiB of this body.</strong> Replaying sends that part, not the whole body that was sent.
+      </p>
+      <button type="button" className="small" autoFocus onClick={() => replayInComposer(entry, true)}>
+        Replay the kept part
+      </button>{' '}
+      <button type="button" className="small" onClick={() => confirmReplay(null)}>
+        Cancel
+      </button>
+    </div>
+  );
+}
 
 /** One request from the history: who answered it, what was sent, what left for the destination, and what came back. */
 export function EntryPanel() {
@@ -26,13 +59,15 @@ export function EntryPanel() {
   const details = entry.proxy;
   return (
     <section className="panel entry" aria-labelledby="entry-title" data-testid="entry-panel">
-      <h2 id="entry-title">
+      <h2 id="entry-title" tabIndex={-1}>
         <span className="method">{entry.method}</span> <span className="path">{entry.path}</span>
       </h2>
       <p className="muted">
         {new Date(entry.at).toLocaleString()} · {entry.duration_ms.toFixed(1)} ms
         {entry.trace_id && <> · trace {entry.trace_id}</>}
+        {entry.transaction_id && <> · transaction {entry.transaction_id}</>}
       </p>
+      <Replay entry={entry} />
 
       <AnswerBanner answer={answerSourceOf(entry, prefix)} />
 
@@ -66,41 +101,44 @@ export function EntryPanel() {
         </dl>
       )}
 
-      <div className="exchange">
-        <section aria-labelledby="entry-request-title">
-          <h3 id="entry-request-title">Request as sent to Tokenbench</h3>
-          <HeaderList headers={entry.request_headers} testId="entry-request-headers" />
-          <BodyView body={entry.request_body} testId="entry-request-body" />
-        </section>
-
-        {details?.outbound && (
-          <section aria-labelledby="entry-outbound-title">
-            <h3 id="entry-outbound-title">
-              {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'}
-            </h3>
-            <p className="path" data-testid="entry-outbound-line">
-              {details.outbound.method} {details.outbound.url ?? details.destination_url}
-            </p>
-            <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
-            <OutboundBody
-              key={entry.id}
-              entryId={entry.id}
-              outbound={details.outbound}
-              expressions={details.expressions.count}
-              cut={keptPartOnly(entry.request_body)}
-            />
+      {/* A workbench reveal was no request: the banner says all there is. */}
+      {entry.kind !== 'workbench' && (
+        <div className="exchange">
+          <section aria-labelledby="entry-request-title">
+            <h3 id="entry-request-title">Request as sent to Tokenbench</h3>
+            <HeaderList headers={entry.request_headers} testId="entry-request-headers" />
+            <BodyView body={entry.request_body} testId="entry-request-body" />
           </section>
-        )}
 
-        {details?.response && (
-          <section aria-labelledby="entry-response-title">
-            <h3 id="entry-response-title">
-              Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
-            </h3>
-            <HeaderList headers={details.response.headers} testId="entry-response-headers" />
-          </section>
-        )}
-      </div>
+          {details?.outbound && (
+            <section aria-labelledby="entry-outbound-title">
+              <h3 id="entry-outbound-title">
+                {details.response ? 'Sent to the destination' : 'Forwarded toward the destination, which did not answer'}
+              </h3>
+              <p className="path" data-testid="entry-outbound-line">
+                {details.outbound.method} {details.outbound.url ?? details.destination_url}
+              </p>
+              <HeaderList headers={details.outbound.headers} testId="entry-outbound-headers" />
+              <OutboundBody
+                key={entry.id}
+                entryId={entry.id}
+                outbound={details.outbound}
+                expressions={details.expressions.count}
+                cut={keptPartOnly(entry.request_body)}
+              />
+            </section>
+          )}
+
+          {details?.response && (
+            <section aria-labelledby="entry-response-title">
+              <h3 id="entry-response-title">
+                Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
+              </h3>
+              <HeaderList headers={details.response.headers} testId="entry-response-headers" />
+            </section>
+          )}
+        </div>
+      )}
     </section>
   );
 }

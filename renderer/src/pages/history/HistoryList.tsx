@@ -1,10 +1,11 @@
-import { useMemo, useState } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
 import { SOURCE_LABELS, statusSourceOf } from '../../components/answer-source';
-import { filterHistory, HISTORY_VIEWS, type HistoryFilter, type HistoryView } from './history-filter';
+import { filtersAnything, type HistoryFilter } from '../../../../shared/workbench/history-filter';
+import { ExportHar } from './ExportHar';
+import { HistoryFilters } from './HistoryFilters';
 import { Alert } from '../../components/Alert';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
@@ -37,7 +38,7 @@ function LoadOlder() {
   const api = useWorkbenchApi();
   const entries = useHistoryStore((state) => state.entries);
   const reachedOldest = useHistoryStore((state) => state.reachedOldest);
-  const merge = useHistoryStore((state) => state.merge);
+  const mergePage = useHistoryStore((state) => state.mergePage);
   const { busy, problem, run } = useEngineCall();
   if (entries.length === 0 || reachedOldest) return null;
   if (entries.length >= MAX_LISTED) {
@@ -47,7 +48,11 @@ function LoadOlder() {
       </p>
     );
   }
-  const loadOlder = () => run(async () => merge(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id }), true));
+  const loadOlder = () =>
+    run(async () => {
+      const { filter } = useHistoryStore.getState();
+      mergePage(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id, filter }), filter);
+    });
   return (
     <div className="load-older">
       <button type="button" onClick={loadOlder} disabled={busy} data-testid="history-load-older">
@@ -58,54 +63,25 @@ function LoadOlder() {
   );
 }
 
-/** The requests the engine handled, newest first, updated live and filtered; choosing one shows it in the request panel. */
-export function HistoryList({ initialText = '' }: { initialText?: string }) {
+/** The requests the engine handled, newest first, updated live and filtered by the engine; choosing one shows it beside. */
+export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryFilter) => void; loading: boolean }) {
   const entries = useHistoryStore((state) => state.entries);
+  const filter = useHistoryStore((state) => state.filter);
   const selectedId = useHistoryStore((state) => state.selected?.id);
   const select = useHistoryStore((state) => state.select);
-  const [filter, setFilter] = useState<HistoryFilter>({ view: 'all', text: initialText });
-  const shown = useMemo(() => filterHistory(entries, filter), [entries, filter]);
-  const filtered = filter.view !== 'all' || filter.text.trim() !== '';
   return (
-    <section className="panel" aria-labelledby="history-title" data-testid="history-panel">
-      <h2 id="history-title">Requests</h2>
-      <div className="history-filter">
-        <select
-          aria-label="Show"
-          value={filter.view}
-          onChange={(event) => setFilter({ ...filter, view: event.target.value as HistoryView })}
-          data-testid="history-view"
-        >
-          {Object.entries(HISTORY_VIEWS).map(([view, { label }]) => (
-            <option key={view} value={view}>
-              {label}
-            </option>
-          ))}
-        </select>
-        <input
-          type="search"
-          placeholder="Path, status or trace id"
-          aria-label="Search the requests"
-          value={filter.text}
-          onChange={(event) => setFilter({ ...filter, text: event.target.value })}
-          data-testid="history-search"
-        />
-        {filtered && (
-          <span className="muted" data-testid="history-count">
-            {shown.length} of {entries.length} listed
-          </span>
-        )}
+    <section className="panel" aria-labelledby="history-title" data-testid="history-panel" aria-busy={loading}>
+      <div className="panel-head">
+        <h2 id="history-title">Requests</h2>
+        <ExportHar request={{ filter }} label={filtersAnything(filter) ? 'Export the matching requests as HAR' : 'Export as HAR'} />
       </div>
+      <HistoryFilters filter={filter} onChange={onFilter} />
       {entries.length === 0 ? (
-        <p className="muted" data-testid="history-empty">
-          No requests yet. Call the API and they appear here.
-        </p>
-      ) : shown.length === 0 ? (
-        <p className="muted" data-testid="history-no-match">
-          No listed request matches.
+        <p className="muted" data-testid={filtersAnything(filter) ? 'history-no-match' : 'history-empty'}>
+          {loading ? 'Looking…' : filtersAnything(filter) ? 'No request the engine keeps matches.' : 'No requests yet. Call the API and they appear here.'}
         </p>
       ) : (
-        <table className="history">
+        <table className="data-table history">
           <thead>
             <tr>
               <th scope="col">Time</th>
@@ -118,11 +94,12 @@ export function HistoryList({ initialText = '' }: { initialText?: string }) {
             </tr>
           </thead>
           <tbody>
-            {shown.map((entry) => (
+            {entries.map((entry) => (
               <tr
                 key={entry.id}
                 data-testid="history-row"
                 data-trace={entry.trace_id ?? undefined}
+                data-entry-id={entry.id}
                 aria-selected={entry.id === selectedId}
                 className={entry.id === selectedId ? 'selected' : undefined}
               >

@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useMemo, useSyncExternalStore } from 'react';
 
 /** The page named in the address (`#/history?trace=…` → `history`); '' when none is. */
 function pageIdOf(hash: string): string {
@@ -24,7 +24,13 @@ export function usePageId(): string {
 /** What the address asks of the page it names: `#/history?trace=abc` asks History to show that request. */
 export function usePageQuery(): URLSearchParams {
   const query = useSyncExternalStore(subscribe, () => pageQueryOf(window.location.hash));
-  return new URLSearchParams(query);
+  return useMemo(() => new URLSearchParams(query), [query]);
+}
+
+/** Says in the address what the page shows (`#/history?view=failed`), in place of the current step of the browser's history. */
+export function replacePageQuery(id: string, query: URLSearchParams): void {
+  const text = query.toString();
+  window.location.replace(`#/${id}${text ? `?${text}` : ''}`);
 }
 
 export function openPage(id: string): void {

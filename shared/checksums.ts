@@ -1,4 +1,7 @@
-/** Check-digit algorithms the token types rely on. Both take the digits as a string and say false for anything else. */
+/**
+ * Check-digit algorithms of the token types: the vault validates with them, the workbench makes test data with them.
+ * Both take the digits as a string and say false for anything else.
+ */
 
 const ONLY_DIGITS = /^\d+$/;
 

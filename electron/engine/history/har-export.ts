@@ -1,0 +1,139 @@
+import type { SentHistoryEntry } from '../../../shared/workbench/contract';
+
+/** HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), as much of it as History keeps. */
+interface HarHeader {
+  name: string;
+  value: string;
+}
+
+export interface Har {
+  log: {
+    version: '1.2';
+    creator: { name: string; version: string };
+    entries: HarEntry[];
+  };
+}
+
+// A type, not an interface: the contract reads entries as plain records.
+type HarEntry = {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    cookies: [];
+    headers: HarHeader[];
+    queryString: HarHeader[];
+    postData?: { mimeType: string; text: string };
+    headersSize: -1;
+    bodySize: number;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    cookies: [];
+    headers: HarHeader[];
+    content: { size: number; mimeType: string; comment?: string };
+    redirectURL: '';
+    headersSize: -1;
+    bodySize: -1;
+  };
+  cache: Record<string, never>;
+  timings: { send: 0; wait: number; receive: 0 };
+  comment?: string;
+  /** Tokenbench's own facts (HAR allows fields that start with `_`): who answered, and what left for the destination. */
+  _tokenbench: Record<string, unknown>;
+};
+
+/** What HAR needs of a proxy entry's details; older versions wrote other shapes, which export without them. */
+interface ProxyFacts {
+  status_source?: 'destination' | 'proxy';
+  destination_url?: string | null;
+  warnings?: string[];
+  response?: { status: number; headers: [string, string][]; bytes: number };
+  outbound?: { method: string; url?: string; headers: [string, string][]; detokenized_body?: string | null };
+  failure?: { status: number; kind: string | null; detail: string | null };
+}
+
+const pairs = (headers: readonly (readonly [string, string])[]): HarHeader[] => headers.map(([name, value]) => ({ name, value }));
+const headerOf = (headers: readonly (readonly [string, string])[], name: string) =>
+  headers.find(([n]) => n.toLowerCase() === name)?.[1];
+
+/** The request body as History keeps it, as text: as sent (with its expressions), or the recorded JSON (masked). */
+function bodyText(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return body;
+  const kept = body as { text?: unknown };
+  if ('text' in kept) return typeof kept.text === 'string' ? kept.text : null;
+  return JSON.stringify(body);
+}
+
+function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
+  const url = new URL(entry.path, serviceUrl);
+  const facts = (entry.kind === 'proxy' ? entry.details : undefined) as ProxyFacts | undefined;
+  const text = bodyText(entry.request_body);
+  const received = facts?.response;
+  const type = headerOf(entry.request_headers, 'content-type') ?? 'application/octet-stream';
+  return {
+    startedDateTime: new Date(Date.parse(entry.at) - entry.duration_ms).toISOString(),
+    time: entry.duration_ms,
+    request: {
+      method: entry.method,
+      url: url.href,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: pairs(entry.request_headers),
+      queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
+      ...(text === null ? {} : { postData: { mimeType: type, text } }),
+      headersSize: -1,
+      bodySize: text === null ? 0 : Buffer.byteLength(text),
+    },
+    response: {
+      status: entry.status,
+      statusText: '',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: pairs(received?.headers ?? []),
+      content: {
+        size: received?.bytes ?? -1,
+        mimeType: (received && headerOf(received.headers, 'content-type')) ?? 'x-unknown',
+        comment: 'Tokenbench keeps no response bodies',
+      },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: -1,
+    },
+    cache: {},
+    timings: { send: 0, wait: entry.duration_ms, receive: 0 },
+    _tokenbench: {
+      kind: entry.kind,
+      trace_id: entry.trace_id,
+      application_id: entry.application_id,
+      transaction_id: entry.transaction_id ?? null,
+      ...(facts && {
+        status_source: facts.status_source,
+        destination_url: facts.destination_url,
+        warnings: facts.warnings,
+        failure: facts.failure,
+        outbound: facts.outbound && { ...facts.outbound, headers: pairs(facts.outbound.headers) },
+      }),
+    },
+  };
+}
+
+/**
+ * History as HAR, for Chromium's and HTTP Toolkit's importers: each request as sent to Tokenbench (token data
+ * masked and keys cut to a hint, as History keeps them), and for a proxied one the destination's status and headers
+ * and, under `_tokenbench`, what left for it, masked. Entries are given newest first; HAR lists them oldest first.
+ */
+export function historyAsHar(entries: readonly SentHistoryEntry[], serviceUrl: string, version: string): Har {
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'Tokenbench', version },
+      entries: [...entries].reverse().map((entry) => harEntry(entry, serviceUrl)),
+    },
+  };
+}

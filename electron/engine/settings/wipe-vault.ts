@@ -1,0 +1,35 @@
+import type { ApplicationStore } from '../access/application-store';
+import { bootstrap, type BootstrapKeys } from '../access/first-start';
+import type { IdempotencyStore } from '../server/idempotency';
+import type { TransactionManager } from '../transactions/transaction-manager';
+import type { TokenStore } from '../vault/token-store';
+
+export interface VaultParts {
+  tokens: TokenStore;
+  transactions: TransactionManager;
+  applications: ApplicationStore;
+  idempotency: IdempotencyStore;
+}
+
+export interface Wiped {
+  tokens: number;
+  transactions: number;
+  applications: number;
+  /** The new first start's keys: the vault is as new, with its two first applications. */
+  keys: BootstrapKeys;
+}
+
+/**
+ * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
+ * keys, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
+ * transaction: it happens whole or not at all. The master key, the tenant, the saved limits and the history stay.
+ */
+export function wipeVault(parts: VaultParts): Wiped {
+  return parts.tokens.db.transaction((): Wiped => {
+    const transactions = parts.transactions.wipe();
+    const tokens = parts.tokens.deleteAll();
+    const applications = parts.applications.deleteAll();
+    parts.idempotency.clear();
+    return { tokens, transactions, applications, keys: bootstrap(parts.applications)! };
+  })();
+}

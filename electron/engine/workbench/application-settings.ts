@@ -1,0 +1,55 @@
+import type { ApplicationDetail, PermissionInfo } from '../../../shared/workbench/contract';
+import type { Request, SentReply } from '../../../shared/workbench/methods';
+import { applicationRequest, applicationUpdateRequest } from '../access/application-requests';
+import type { Application, ApplicationStore } from '../access/application-store';
+import { listPermissions } from '../access/permissions';
+import { parseWith } from '../server/validation';
+
+/** More applications than a local vault holds: Settings and the pickers list them all. */
+export const MAX_APPLICATIONS = 1000;
+
+/**
+ * Applications and keys as Settings manages them: the same store and the same validation as the management API
+ * (POST and PUT /applications), acting for the workbench's user, so no management key is needed and none can be lost.
+ */
+export function applicationSettings(applications: ApplicationStore) {
+  const detail = (application: Application): ApplicationDetail => {
+    const workbenchKey = applications.workbenchKeyInfo(application.id)?.id;
+    return {
+      id: application.id,
+      name: application.name,
+      type: application.type,
+      permissions: application.permissions,
+      rules: application.rules,
+      keys: application.keys.map(({ id, created_at }) => ({ id, created_at, workbench: id === workbenchKey })),
+      created_at: application.created_at,
+      modified_at: application.modified_at,
+    };
+  };
+
+  return {
+    list: (): ApplicationDetail[] => applications.page(1, MAX_APPLICATIONS).items.map(detail),
+    permissions: (): PermissionInfo[] => listPermissions(),
+    create({ name, type, permissions, rules }: Request<'createApplication'>): ApplicationDetail {
+      const input = parseWith(applicationRequest, { name, type, permissions, rules, create_key: false });
+      return detail(applications.create(input, null, { create: false }).application);
+    },
+    update({ id, name, permissions, rules }: Request<'updateApplication'>): ApplicationDetail {
+      const { type } = applications.require(id);
+      const input = parseWith(applicationUpdateRequest(type), { name, permissions, rules });
+      return detail(applications.update(id, input, null));
+    },
+    remove({ application_id }: Request<'deleteApplication'>): SentReply<'deleteApplication'> {
+      applications.delete(application_id);
+      return { deleted: true };
+    },
+    createKey({ application_id }: Request<'createApplicationKey'>): SentReply<'createApplicationKey'> {
+      const { id, created_at, key } = applications.createKey(application_id, null);
+      return { application: detail(applications.require(application_id)), key: { id, created_at, key } };
+    },
+    revokeKey({ application_id, key_id }: Request<'revokeApplicationKey'>): ApplicationDetail {
+      applications.deleteKey(application_id, key_id);
+      return detail(applications.require(application_id));
+    },
+  };
+}

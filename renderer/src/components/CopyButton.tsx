@@ -1,0 +1,33 @@
+import { useEffect, useState } from 'react';
+import './components.css';
+
+/** How long "Copied" stays beside the button. */
+const SAID_FOR_MS = 2000;
+
+/**
+ * Copies `text` to the clipboard. The button keeps its name (`label`); what happened is said beside it, politely,
+ * so a screen reader hears it and the button never changes width.
+ */
+export function CopyButton({ text, label, className = 'small' }: { text: string; label: string; className?: string }) {
+  const [said, setSaid] = useState<string | null>(null);
+  useEffect(() => {
+    if (said === null) return;
+    const timer = setTimeout(() => setSaid(null), SAID_FOR_MS);
+    return () => clearTimeout(timer);
+  }, [said]);
+  const copy = () =>
+    navigator.clipboard.writeText(text).then(
+      () => setSaid('Copied'),
+      () => setSaid('Could not copy: select the text and press Ctrl+C'),
+    );
+  return (
+    <span className="copy">
+      <button type="button" className={className} aria-label={label} onClick={() => void copy()}>
+        Copy
+      </button>
+      <span className="copy-said" role="status">
+        {said}
+      </span>
+    </span>
+  );
+}

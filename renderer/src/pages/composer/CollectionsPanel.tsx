@@ -1,0 +1,179 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/contract';
+import { messageOf, useEngineCall } from '../../api/engine-call';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { Alert } from '../../components/Alert';
+import { useCollectionsStore } from '../../state/collections-store';
+import { useComposerStore } from '../../state/composer-store';
+import { useEngineStore } from '../../state/engine-store';
+
+type Place = { collection: string; name: string };
+const samePlace = (a: Place | null, b: Place) => a?.collection === b.collection && a.name === b.name;
+/** Whether the draft still is what was saved (key order aside, as both come from the same shape). */
+const unchanged = (draft: SavedRequest, saved: SavedRequest | null) => saved !== null && JSON.stringify(draft) === JSON.stringify(saved);
+
+/** Lists the saved requests once per visit; the live feed keeps them current after that. */
+function useCollections(): void {
+  const api = useWorkbenchApi();
+  useEffect(() => {
+    const { loaded, failed } = useCollectionsStore.getState();
+    api.listCollections().then(loaded, (error: unknown) => failed(messageOf(error)));
+  }, [api]);
+}
+
+/** Saves the draft under a collection and a name (new ones allowed); over the one it came from with one click. */
+function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void }) {
+  const api = useWorkbenchApi();
+  const savedAs = useComposerStore((state) => state.savedAs);
+  const [collection, setCollection] = useState(savedAs?.collection ?? view.collections[0]?.name ?? 'My requests');
+  const [name, setName] = useState(savedAs?.name ?? '');
+  const { busy, problem, run } = useEngineCall();
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const place = { collection: collection.trim(), name: name.trim() };
+      const { draft } = useComposerStore.getState();
+      useCollectionsStore.getState().loaded(await api.saveRequest({ ...place, request: draft, overwrite: samePlace(savedAs, place) }));
+      useComposerStore.getState().saved(place);
+      onDone();
+    });
+  };
+  return (
+    <form className="save-form" onSubmit={save} aria-label="Save the request">
+      <label>
+        Collection
+        <input type="text" list="collection-names" value={collection} onChange={(event) => setCollection(event.target.value)} required />
+      </label>
+      <datalist id="collection-names">
+        {view.collections.map((c) => (
+          <option key={c.name} value={c.name} />
+        ))}
+      </datalist>
+      <label>
+        Name
+        <input type="text" value={name} onChange={(event) => setName(event.target.value)} required autoFocus />
+      </label>
+      <div className="save-actions">
+        <button type="submit" className="small primary" disabled={busy}>
+          Save
+        </button>
+        <button type="button" className="small" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+      <Alert message={problem} />
+    </form>
+  );
+}
+
+/** One saved request: open it, rename or move it, delete it. */
+function SavedItem({ collection, name, request, problem }: Place & { request: SavedRequest | null; problem: string | null }) {
+  const api = useWorkbenchApi();
+  const savedAs = useComposerStore((state) => state.savedAs);
+  const draft = useComposerStore((state) => state.draft);
+  const [renaming, setRenaming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [to, setTo] = useState(`${collection}/${name}`);
+  const action = useEngineCall();
+  const current = samePlace(savedAs, { collection, name });
+  const open = () => request && useComposerStore.getState().load(request, `Opened “${name}” from ${collection}.`, { collection, name });
+  const move = (event: FormEvent) => {
+    event.preventDefault();
+    const [toCollection, ...rest] = to.split('/');
+    void action.run(async () => {
+      const target = { collection: toCollection.trim(), name: rest.join('/').trim() };
+      useCollectionsStore.getState().loaded(await api.moveRequest({ from: { collection, name }, to: target }));
+      if (current) useComposerStore.getState().saved(target);
+      setRenaming(false);
+    });
+  };
+  const remove = () =>
+    void action.run(async () => {
+      useCollectionsStore.getState().loaded(await api.deleteRequest({ collection, name }));
+    });
+  return (
+    <li className={current ? 'current' : undefined}>
+      {renaming ? (
+        <form onSubmit={move} aria-label={`Rename or move ${name}`}>
+          <input type="text" aria-label="Collection/name" value={to} onChange={(event) => setTo(event.target.value)} autoFocus />
+          <button type="submit" className="small">
+            Move
+          </button>
+          <button type="button" className="small" onClick={() => setRenaming(false)}>
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <>
+          <button type="button" className="link saved-name" disabled={!request} title={problem ?? name} onClick={open}>
+            {request?.method && <span className="saved-method">{request.method}</span>} {name}
+            {current && !unchanged(draft, request) && <span className="changed" aria-label="changed since saved"> •</span>}
+          </button>
+          <span className="saved-actions">
+            <button type="button" className="small" aria-label={`Rename or move ${name}`} onClick={() => setRenaming(true)}>
+              ✎
+            </button>
+            <button type="button" className="small" aria-label={`Delete ${name}`} onClick={() => setDeleting(true)}>
+              ×
+            </button>
+          </span>
+        </>
+      )}
+      {deleting && (
+        <div className="confirm" role="alertdialog" aria-label={`Delete ${name}?`}>
+          <p>Delete “{name}”? Its file leaves the folder.</p>
+          <button type="button" className="small" autoFocus onClick={remove}>
+            Delete
+          </button>{' '}
+          <button type="button" className="small" onClick={() => setDeleting(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {problem && <p className="muted saved-problem">Not a saved request: {problem}</p>}
+      <Alert message={action.problem} />
+    </li>
+  );
+}
+
+/** The saved requests beside the Composer: plain files in a folder a team can keep in git. */
+export function CollectionsPanel() {
+  useCollections();
+  const view = useCollectionsStore((state) => state.view);
+  const problem = useCollectionsStore((state) => state.problem);
+  // Without the engine the shell says why; this would only say it again.
+  const live = useEngineStore((state) => state.connection === 'live');
+  const [saving, setSaving] = useState(false);
+  return (
+    <section className="panel collections" aria-labelledby="collections-title">
+      <div className="panel-head">
+        <h2 id="collections-title">Saved requests</h2>
+        {view && !saving && (
+          <button type="button" className="small" onClick={() => setSaving(true)}>
+            Save…
+          </button>
+        )}
+      </div>
+      <Alert message={live && problem ? `Could not list the saved requests: ${problem}` : null} />
+      {view && saving && <SaveForm view={view} onDone={() => setSaving(false)} />}
+      {view && (
+        <>
+          {view.collections.length === 0 && <p className="muted">None yet. Save the request to keep it as a file you can commit.</p>}
+          {view.collections.map((collection) => (
+            <details key={collection.name} open>
+              <summary>{collection.name}</summary>
+              <ul>
+                {collection.requests.map((saved) => (
+                  <SavedItem key={saved.name} collection={collection.name} {...saved} />
+                ))}
+              </ul>
+            </details>
+          ))}
+          <p className="muted folder" title={view.folder}>
+            In {view.folder}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+import { useEffect, useState } from 'react';
+import type { HistoryFilter, HistoryView } from '../../../../shared/workbench/history-filter';
+import { useApplicationsStore } from '../../state/applications-store';
+import { NO_FILTER } from '../../state/history-store';
+
+const VIEW_LABELS: Record<HistoryView, string> = {
+  all: 'All requests',
+  proxy: 'Proxied',
+  'proxy-errors': 'Proxy errors',
+  'destination-errors': 'Destination errors (4xx/5xx)',
+  warnings: 'With compatibility warnings',
+  failed: 'Any status ≥ 400',
+  reveals: 'Reveals in the workbench',
+};
+
+/** Typing settles for this long before the engine is asked again. */
+const TYPING_MS = 250;
+
+/** An instant as a datetime-local field writes it (local time, to the second), and back. */
+const toLocalInput = (iso: string | undefined) => {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+};
+const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : undefined);
+
+/** A text field that tells its value once typing settles, and takes a new one from outside (the address). */
+function SettlingInput({ label, value, onSettle, placeholder, id }: { label: string; value: string; onSettle: (value: string) => void; placeholder?: string; id?: string }) {
+  const [text, setText] = useState(value);
+  const [seen, setSeen] = useState(value);
+  if (seen !== value) {
+    setSeen(value);
+    setText(value);
+  }
+  useEffect(() => {
+    if (text === value) return;
+    const timer = setTimeout(() => onSettle(text), TYPING_MS);
+    return () => clearTimeout(timer);
+  }, [text, value, onSettle]);
+  return (
+    <input type="search" id={id} aria-label={label} placeholder={placeholder} spellCheck={false} value={text} onChange={(event) => setText(event.target.value)} />
+  );
+}
+
+/** What the list shows: the engine applies it to every request it keeps, and the address remembers it. */
+export function HistoryFilters({ filter, onChange }: { filter: HistoryFilter; onChange: (filter: HistoryFilter) => void }) {
+  const applications = useApplicationsStore((state) => state.applications);
+  const narrowed = Object.entries(filter).some(([key, value]) => value !== NO_FILTER[key as keyof HistoryFilter]);
+  const change = (patch: Partial<HistoryFilter>) => onChange({ ...filter, ...patch });
+  const [more, setMore] = useState(false);
+  const open = more || filter.application_id !== undefined || filter.transaction_id !== undefined || filter.token_id !== undefined || filter.since !== undefined || filter.until !== undefined;
+  return (
+    <div className="history-filters">
+      <div className="history-filter">
+        <select aria-label="Show" value={filter.view} onChange={(event) => change({ view: event.target.value as HistoryView })}>
+          {(Object.keys(VIEW_LABELS) as HistoryView[]).map((view) => (
+            <option key={view} value={view}>
+              {VIEW_LABELS[view]}
+            </option>
+          ))}
+        </select>
+        <SettlingInput
+          id="history-search"
+          label="Search the requests"
+          placeholder="Path, status or trace id  (/)"
+          value={filter.text}
+          onSettle={(text) => change({ text })}
+        />
+        <button type="button" className="small" aria-expanded={open} onClick={() => setMore(!open)}>
+          More filters
+        </button>
+        {narrowed && (
+          <button type="button" className="small" onClick={() => onChange(NO_FILTER)}>
+            Clear filters
+          </button>
+        )}
+      </div>
+      {open && (
+        <div className="history-filter more">
+          <select
+            aria-label="Application"
+            value={filter.application_id ?? ''}
+            onChange={(event) => change({ application_id: event.target.value || undefined })}
+          >
+            <option value="">Any application</option>
+            {applications?.map((app) => (
+              <option key={app.id} value={app.id}>
+                {app.name} · {app.type}
+              </option>
+            ))}
+          </select>
+          <SettlingInput label="Transaction id" placeholder="Transaction id" value={filter.transaction_id ?? ''} onSettle={(id) => change({ transaction_id: id.trim() || undefined })} />
+          <SettlingInput label="Token id" placeholder="Token id" value={filter.token_id ?? ''} onSettle={(id) => change({ token_id: id.trim() || undefined })} />
+          <label>
+            From
+            <input type="datetime-local" step={1} value={toLocalInput(filter.since)} onChange={(event) => change({ since: fromLocalInput(event.target.value) })} />
+          </label>
+          <label>
+            To
+            <input type="datetime-local" step={1} value={toLocalInput(filter.until)} onChange={(event) => change({ until: fromLocalInput(event.target.value) })} />
+          </label>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,126 @@
+import { useState } from 'react';
+import type { AccessRuleView, ApplicationDetail } from '../../../../shared/workbench/contract';
+import { useEngineCall } from '../../api/engine-call';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { Alert } from '../../components/Alert';
+import { refreshApplicationDetails, useApplicationDetailsStore } from '../../state/application-details-store';
+import { ApplicationKeys } from './ApplicationKeys';
+import { RulesPreview } from './RulesPreview';
+import { RulesEditor } from './RulesEditor';
+
+const BARE_MEANING: Record<ApplicationDetail['type'], string> = {
+  private: 'Each permission on its own acts as a last rule on every container: masked, except token:use, which reveals to the proxy.',
+  public: 'A public application (a browser front end) may only create and update tokens.',
+  management: 'A management application manages applications and keys; it holds no token permissions and takes no rules.',
+};
+
+/** Deleting asks once more, in place: a second button, named for what it deletes. */
+function DeleteApplication({ application, onDeleted }: { application: ApplicationDetail; onDeleted: () => void }) {
+  const api = useWorkbenchApi();
+  const [asking, setAsking] = useState(false);
+  const { busy, problem, run } = useEngineCall();
+  const remove = () =>
+    run(async () => {
+      await api.deleteApplication({ application_id: application.id });
+      onDeleted();
+      await refreshApplicationDetails(api);
+    });
+  return (
+    <div className="settings-delete">
+      {asking ? (
+        <>
+          <span>Delete “{application.name}”? Its keys stop working at once.</span>
+          <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
+            Delete “{application.name}”
+          </button>
+          <button type="button" onClick={() => setAsking(false)}>
+            Keep it
+          </button>
+        </>
+      ) : (
+        <button type="button" className="danger small" onClick={() => setAsking(true)}>
+          Delete application…
+        </button>
+      )}
+      <Alert message={problem} />
+    </div>
+  );
+}
+
+/**
+ * One application as Settings edits it: its name, permissions and access rules, saved together as PUT
+ * /applications/{id} takes them (the engine says what it refuses); its keys; its deletion. Keyed by the application,
+ * so choosing another starts afresh.
+ */
+export function ApplicationEditor({ application, onDeleted }: { application: ApplicationDetail; onDeleted: () => void }) {
+  const api = useWorkbenchApi();
+  const permissions = useApplicationDetailsStore((state) => state.permissions);
+  const [name, setName] = useState(application.name);
+  const [granted, setGranted] = useState<string[]>(application.permissions);
+  const [rules, setRules] = useState<AccessRuleView[]>(application.rules);
+  const [saved, setSaved] = useState(false);
+  const { busy, problem, run } = useEngineCall();
+  const allowed = permissions.filter((permission) => permission.application_types.includes(application.type));
+  const tokenPermissions = allowed.filter((permission) => permission.type.startsWith('token:'));
+  const save = () =>
+    run(async () => {
+      await api.updateApplication({ id: application.id, name, permissions: granted, rules });
+      setSaved(true);
+      await refreshApplicationDetails(api);
+    });
+  const edited = <T,>(set: (value: T) => void) => (value: T) => {
+    set(value);
+    setSaved(false);
+  };
+  const titleId = `application-${application.id}`;
+  return (
+    <section className="settings-application" aria-labelledby={titleId}>
+      <h3 id={titleId}>
+        {application.name} <span className="muted">· {application.type}</span>
+      </h3>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save();
+        }}
+      >
+        <label className="settings-field">
+          Name
+          <input type="text" value={name} onChange={(event) => edited(setName)(event.target.value)} />
+        </label>
+        <fieldset className="settings-fieldset">
+          <legend>Permissions</legend>
+          <p className="muted settings-hint">{BARE_MEANING[application.type]}</p>
+          <div className="permission-list">
+            {allowed.map((permission) => (
+              <label key={permission.type}>
+                <input
+                  type="checkbox"
+                  checked={granted.includes(permission.type)}
+                  onChange={(event) =>
+                    edited(setGranted)(event.target.checked ? [...granted, permission.type] : granted.filter((p) => p !== permission.type))
+                  }
+                />
+                <code>{permission.type}</code>
+                <span className="muted">{permission.description}</span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        {application.type !== 'management' && <RulesEditor rules={rules} permissions={tokenPermissions} onChange={edited(setRules)} />}
+        <div className="settings-actions">
+          <button type="submit" className="primary" disabled={busy}>
+            Save changes
+          </button>
+          <span role="status" className="muted">
+            {saved ? 'Saved: the next request as this application uses them.' : ''}
+          </span>
+        </div>
+        <Alert message={problem} />
+      </form>
+      {application.type !== 'management' && <RulesPreview application={application} draft={{ permissions: granted, rules }} />}
+      <ApplicationKeys application={application} />
+      <DeleteApplication application={application} onDeleted={onDeleted} />
+    </section>
+  );
+}

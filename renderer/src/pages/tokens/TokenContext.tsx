@@ -1,0 +1,54 @@
+import type { TransactionView } from '../../../../shared/workbench/contract';
+import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
+import { useEngineStore } from '../../state/engine-store';
+import { useTokensStore } from '../../state/tokens-store';
+import { Alert } from '../../components/Alert';
+import { ApplicationSelect } from '../../components/ApplicationSelect';
+
+/** A transaction as a picker names it: its id's start, who opened it, and its time left or its end. */
+export function transactionLabel(transaction: TransactionView, applicationName: (id: string) => string): string {
+  const minutes = Math.max(1, Math.round(transaction.time_left_ms / 60_000));
+  const state = transaction.state === 'open' ? `${minutes} min left` : transaction.state.replace('_', ' ');
+  return `${transaction.id.slice(0, 8)} · by ${applicationName(transaction.created_by)} · ${state}`;
+}
+
+export function useApplicationName(): (id: string) => string {
+  const applications = useApplicationsStore((state) => state.applications);
+  return (id) => applications?.find((app) => app.id === id)?.name ?? id.slice(0, 8);
+}
+
+/** Who the page acts as (its access rules decide what the list shows), and the open transaction its writes go into. */
+export function TokenContext() {
+  const applications = useApplicationsStore((state) => state.applications);
+  const problem = useApplicationsStore((state) => state.problem);
+  const chosen = useTokensStore((state) => state.applicationId);
+  const choose = useTokensStore((state) => state.chooseApplication);
+  const transactionId = useTokensStore((state) => state.transactionId);
+  const chooseTransaction = useTokensStore((state) => state.chooseTransaction);
+  const transactions = useTokensStore((state) => state.transactions);
+  const live = useEngineStore((state) => state.connection === 'live');
+  const name = useApplicationName();
+  const application = applicationToUse(applications, chosen);
+  if (!live && !applications) return <p className="muted">The applications to act as are listed once the engine is connected.</p>;
+  if (problem) return <Alert message={`Could not list the applications: ${problem}`} />;
+  if (!applications) return <p className="muted">Listing applications…</p>;
+  const open = transactions.filter((transaction) => transaction.state === 'open');
+  // A transaction that has ended since it was picked no longer takes writes.
+  const writingIn = open.find((transaction) => transaction.id === transactionId);
+  return (
+    <div className="token-context">
+      <ApplicationSelect label="Act as" applications={applications} value={application?.id ?? ''} onChange={choose} />
+      <label>
+        Write
+        <select value={writingIn?.id ?? ''} onChange={(event) => chooseTransaction(event.target.value || null)}>
+          <option value="">at once (no transaction)</option>
+          {open.map((transaction) => (
+            <option key={transaction.id} value={transaction.id}>
+              inside transaction {transactionLabel(transaction, name)}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/** The slices of the history a developer asks for most: what failed, and who failed it. */
+export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed', 'reveals'] as const;
+export type HistoryView = (typeof HISTORY_VIEWS)[number];
+
+const id = z.string().trim().min(1).max(200);
+const instant = z.iso.datetime({ offset: true });
+
+/** Which requests to list; every field narrows, none given lists them all. */
+export const historyFilterSchema = z.strictObject({
+  view: z.enum(HISTORY_VIEWS).default('all'),
+  /** Matched, case-insensitively, against the method, path, status and trace id. */
+  text: z.string().max(200).default(''),
+  application_id: id.optional(),
+  transaction_id: id.optional(),
+  /** Every request that used the token: in its path, or detokenized by the proxy. */
+  token_id: id.optional(),
+  /** Answered at or after / before these instants (ISO 8601). */
+  since: instant.optional(),
+  until: instant.optional(),
+});
+export type HistoryFilter = z.output<typeof historyFilterSchema>;
+export type HistoryFilterInput = z.input<typeof historyFilterSchema>;
+
+/** What the filter reads of a history entry (the contract's entry has these fields, and more). */
+export interface FilterableEntry {
+  kind: string;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  application_id: string | null;
+  trace_id: string | null;
+  transaction_id?: string | null;
+  details?: unknown;
+}
+
+/** What the filter reads of a proxy entry's details, whatever shape an older version wrote them in. */
+interface ProxyFacts {
+  status_source?: unknown;
+  warnings?: unknown;
+  expressions?: { token_ids?: unknown };
+}
+
+const isProxyError = (entry: FilterableEntry, facts: ProxyFacts) => entry.kind === 'proxy' && facts.status_source !== 'destination';
+
+const VIEW_TESTS: Record<HistoryView, (entry: FilterableEntry, facts: ProxyFacts) => boolean> = {
+  all: () => true,
+  proxy: (entry) => entry.kind === 'proxy',
+  'proxy-errors': isProxyError,
+  'destination-errors': (entry, facts) => entry.kind === 'proxy' && facts.status_source === 'destination' && entry.status >= 400,
+  warnings: (_entry, facts) => Array.isArray(facts.warnings) && facts.warnings.length > 0,
+  failed: (entry) => entry.status >= 400,
+  reveals: (entry) => entry.kind === 'workbench',
+};
+
+/** Whether a filter narrows anything: an empty one lists every entry, the cheap way. */
+export function filtersAnything(filter: HistoryFilter): boolean {
+  return filter.view !== 'all' || filter.text.trim() !== '' || Object.entries(filter).some(([key, value]) => key !== 'view' && key !== 'text' && value !== undefined);
+}
+
+/**
+ * One test for both sides: the engine's history thread runs it over every kept entry, and the page over the entries
+ * that arrive live while a filter is on, so the two never disagree.
+ */
+export function matchesHistoryFilter(entry: FilterableEntry, filter: HistoryFilter): boolean {
+  const facts = entry.kind === 'proxy' && typeof entry.details === 'object' && entry.details !== null ? (entry.details as ProxyFacts) : {};
+  if (!VIEW_TESTS[filter.view](entry, facts)) return false;
+  if (filter.application_id !== undefined && entry.application_id !== filter.application_id) return false;
+  if (filter.transaction_id !== undefined && entry.transaction_id !== filter.transaction_id) return false;
+  if (filter.since !== undefined && Date.parse(entry.at) < Date.parse(filter.since)) return false;
+  if (filter.until !== undefined && Date.parse(entry.at) >= Date.parse(filter.until)) return false;
+  if (filter.token_id !== undefined) {
+    const used = facts.expressions?.token_ids;
+    const inPath = entry.path.split(/[/?&=]/).includes(filter.token_id);
+    if (!inPath && !(Array.isArray(used) && used.includes(filter.token_id))) return false;
+  }
+  const needle = filter.text.trim().toLowerCase();
+  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? ''].some((field) => field.toLowerCase().includes(needle));
+}

@@ -1,0 +1,58 @@
+import { createRequire } from 'node:module';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { callMethod } from '../../electron/engine';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+
+/** History exported as HAR: valid against the HAR schema, oldest first, masked like History itself. */
+const validator = createRequire(import.meta.url)('har-validator') as { har(data: unknown): Promise<unknown> };
+const PAN = '4111111111111111';
+let t: TestEngine;
+beforeEach(async () => {
+  t = await startTestEngine({ inMemory: true, echoPort: 0 });
+});
+afterEach(() => t.stop());
+
+type HarEntry = {
+  request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
+  response: { status: number; headers: { name: string; value: string }[] };
+  _tokenbench: { kind: string; status_source?: string; outbound?: { detokenized_body?: string } };
+};
+async function exported(request: unknown): Promise<{ log: { entries: HarEntry[] } }> {
+  await t.engine.history.flush();
+  return (await callMethod(t.engine.workbench, 'exportHar', request)) as { log: { entries: HarEntry[] } };
+}
+
+it('exports the history as a HAR the schema accepts, oldest first, with no plaintext and keys cut to a hint', async () => {
+  const card = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card_number', data: PAN } });
+  const echo = { 'BT-PROXY-URL': t.engine.echoUrl!, 'X-Order': 'o-1' };
+  expect((await t.call('POST', '/proxy/v1/charges?currency=eur', { key: t.privateKey, body: { pan: `{{ ${card.body.id} }}` }, headers: echo })).status).toBe(200);
+  expect((await t.call('POST', '/proxy/status/503', { key: t.privateKey, body: {}, headers: echo })).status).toBe(503);
+
+  const har = await exported({});
+  await expect(validator.har(har)).resolves.toBeTruthy();
+  const [create, charge, failed] = har.log.entries;
+  expect(create.request).toMatchObject({ method: 'POST', url: `${t.url}/tokens` });
+  expect(charge.request.url).toBe(`${t.url}/proxy/v1/charges?currency=eur`);
+  expect(charge.request.postData?.text).toBe(`{"pan":"{{ ${card.body.id} }}"}`);
+  expect(charge.response.status).toBe(200);
+  expect(charge.response.headers.map((h) => h.name.toLowerCase())).toContain('content-type');
+  expect(charge._tokenbench).toMatchObject({ kind: 'proxy', status_source: 'destination', outbound: { detokenized_body: '{"pan":"XXXXXXXXXXXX1111"}' } });
+  expect(failed.response.status).toBe(503);
+
+  const text = JSON.stringify(har);
+  expect(text).not.toContain(PAN);
+  expect(text).not.toContain(t.privateKey);
+  expect(charge.request.headers.find((h) => h.name === 'BT-API-KEY')?.value).toBe(`...${t.privateKey.slice(-4)}`);
+});
+
+it('exports a selection by id, or what a filter matches', async () => {
+  for (const path of ['/tokens/a', '/tokens/b']) await t.call('GET', path, { key: t.privateKey });
+  await t.call('GET', '/tokens', { key: t.privateKey });
+  await t.engine.history.flush();
+  const [newest] = await t.engine.history.list(1);
+  const chosen = await exported({ ids: [newest.id] });
+  expect(chosen.log.entries.map((e) => e.request.url)).toEqual([`${t.url}/tokens`]);
+  const failures = await exported({ filter: { view: 'failed' } });
+  expect(failures.log.entries.map((e) => e.request.url)).toEqual([`${t.url}/tokens/a`, `${t.url}/tokens/b`]);
+  await expect(validator.har(failures)).resolves.toBeTruthy();
+});

@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { composer } from './support/composer-page';
+import { UI_DIR } from './support/paths';
+import { openWorkbench } from './support/workbench-page';
+
+/** Requests from History sent again from the Composer, in Chromium against the real engine. */
+const PAN = '4242424242424242';
+let bench: TestEngine;
+
+test.beforeEach(async () => {
+  bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir: UI_DIR } });
+});
+test.afterEach(() => bench.stop());
+
+test("an outside client's proxied request, replayed with one header changed", async ({ page }) => {
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  const sent = await bench.call('POST', '/proxy/v1/charges?currency=eur', {
+    key: bench.privateKey,
+    body: { pan: `{{ ${card.body.id} }}` },
+    headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'X-Merchant': 'shop-a', 'BT-TRACE-ID': 'from-the-back-end' },
+  });
+  expect(sent.status).toBe(200);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  await page.locator('[data-trace="from-the-back-end"]').getByTestId('history-path').click();
+  await page.getByRole('button', { name: /Replay in Composer/ }).click();
+
+  const c = composer(page);
+  await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
+  await expect(c.request.getByRole('textbox', { name: 'Destination URL' })).toHaveValue(`${bench.engine.echoUrl}/v1/charges?currency=eur`);
+  await expect(c.request.getByRole('textbox', { name: 'Request body' })).toContainText(`{{ ${card.body.id} }}`);
+  // The key is the application's, never carried over; the sending application is picked again.
+  await expect(c.request.getByRole('combobox', { name: 'Send as' })).toHaveValue(bench.engine.bootstrapKeys!.private.application_id);
+  await c.request.getByRole('tab', { name: /Headers/ }).click();
+  // Only the client's own header comes back as a row: the body type, the service's headers and the key have their places.
+  await expect(c.request.getByRole('textbox', { name: /^Name of headers/ })).toHaveCount(1);
+  await c.request.getByRole('textbox', { name: 'Value of headers X-Merchant' }).fill('shop-b');
+  await c.send();
+  await c.expectOutcome('Destination', 'The destination answered');
+  const echoed = JSON.parse(await c.rawBody());
+  expect(echoed.headers['x-merchant']).toBe('shop-b');
+  expect(JSON.parse(echoed.body)).toEqual({ pan: PAN });
+});
+
+test('a request whose body History cut is replayed only after the user confirms, and says so', async ({ page }) => {
+  const big = JSON.stringify({ filler: 'x'.repeat(20 * 1024) });
+  const sent = await bench.call('POST', '/proxy', { key: bench.privateKey, raw: big, headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'content-type': 'application/json', 'BT-TRACE-ID': 'big-one' } });
+  expect(sent.status).toBe(200);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  await page.locator('[data-trace="big-one"]').getByTestId('history-path').click();
+  await page.getByRole('button', { name: /Replay in Composer/ }).click();
+  const confirm = page.getByRole('alertdialog');
+  await expect(confirm).toContainText('History kept only the first 16 KiB of this body');
+  await expect(page.getByRole('main', { name: 'History' })).toBeVisible();
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toHaveCount(0);
+
+  await page.getByRole('button', { name: /Replay in Composer/ }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Replay the kept part' }).click();
+  await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
+  await expect(composer(page).request.getByRole('status')).toContainText('History kept only the first 16 KiB of its body');
+});

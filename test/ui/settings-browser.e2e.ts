@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import type { TestEngine } from '../support/test-engine';
+import { composer } from './support/composer-page';
+import { openWorkbench } from './support/workbench-page';
+import { workbenchTests } from './support/workbench-tests';
+
+/** The Settings page in Chromium against a real engine: what otherwise takes a management key and curl. */
+const PAN = '4242424242424242';
+let bench: TestEngine;
+const workbench = workbenchTests();
+
+async function openSettings(page: Page, options: Parameters<typeof workbench.start>[0] = {}) {
+  bench = await workbench.start(options);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await page.keyboard.press('Control+5');
+  await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible();
+}
+
+const section = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
+
+test('create an application with a masking rule, make a key, use it from an outside client, revoke it', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await openSettings(page);
+  const applications = section(page, 'Applications');
+  await expect(applications.getByRole('table', { name: 'Applications' }).getByRole('row')).toHaveCount(3);
+
+  await applications.getByRole('textbox', { name: 'Name of the new application' }).fill('Checkout');
+  await applications.getByRole('combobox', { name: 'Type of the new application' }).selectOption('private');
+  await applications.getByRole('button', { name: 'Create application' }).click();
+  const editor = applications.getByRole('region', { name: 'Checkout · private' });
+  await expect(editor).toBeVisible();
+  await expect(editor.getByText('No keys: no client can call as this application.')).toBeVisible();
+
+  // Permissions are checkboxes with their meaning; a rule masks cards in /pci/.
+  await expect(editor.getByRole('checkbox', { name: 'token:use Use Tokens in the Proxy' })).toBeVisible();
+  await editor.getByRole('checkbox', { name: 'token:create Create Tokens' }).check();
+  await editor.getByRole('button', { name: 'Add rule' }).click();
+  const rules = editor.getByRole('list', { name: 'Access rules' });
+  await rules.getByRole('textbox', { name: 'Container of rule 1' }).fill('/pci/');
+  await rules.getByRole('combobox', { name: 'Transform of rule 1' }).selectOption('mask');
+  await rules.getByRole('textbox', { name: 'Description of rule 1' }).fill('cards, masked');
+  await editor.getByRole('button', { name: 'Save changes' }).click();
+  await expect(editor.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+
+  await editor.getByRole('button', { name: 'Create key' }).click();
+  const secret = editor.getByRole('group', { name: 'New key of Checkout' });
+  const key = (await secret.locator('code').innerText()).trim();
+  expect(key).toMatch(/^key_local_/);
+  await secret.getByRole('button', { name: 'Copy new key of Checkout' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+
+  // The key works from an outside client, and the rule masks what it reads.
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN, containers: ['/pci/'] } });
+  const read = await bench.call('GET', `/tokens/${card.body.id}`, { key });
+  expect(read.status).toBe(200);
+  expect(read.body.data).toBe('XXXXXXXXXXXX4242');
+  expect((await bench.call('GET', '/applications/key', { key })).body.rules).toEqual([
+    { description: 'cards, masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read'] },
+  ]);
+
+  await secret.getByRole('button', { name: 'Done' }).click();
+  await expect(secret).toHaveCount(0);
+  await expect(page.getByRole('main', { name: 'Settings' })).not.toContainText(key);
+  await editor.getByRole('table', { name: 'Keys of Checkout' }).getByRole('button', { name: /^Revoke key/ }).click();
+  await expect(editor.getByText('No keys: no client can call as this application.')).toBeVisible();
+  expect((await bench.call('GET', `/tokens/${card.body.id}`, { key })).status).toBe(401);
+});
+
+test("says what the vault refuses, labels the Composer's own key, renames and deletes", async ({ page }) => {
+  await openSettings(page);
+  const applications = section(page, 'Applications');
+  // The Composer's first send as the backend mints its workbench key.
+  const backend = bench.engine.bootstrapKeys!.private.application_id;
+  await bench.engine.workbench.sendRequest({ id: 'mint', application_id: backend, method: 'GET', path: '/applications/key', headers: [], body: null });
+  await page.reload();
+  await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible();
+  await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
+  const editor = applications.getByRole('region', { name: 'Tokenbench backend · private' });
+  await expect(editor.getByRole('table', { name: 'Keys of Tokenbench backend' })).toContainText("workbench key (the Composer’s)");
+
+  await editor.getByRole('button', { name: 'Add rule' }).click();
+  await editor.getByRole('textbox', { name: 'Container of rule 1' }).fill('pci');
+  await editor.getByRole('button', { name: 'Save changes' }).click();
+  await expect(editor.getByRole('alert')).toHaveText('rules.0.container: A container must start and end with "/"');
+  // The refusal is the workbench call's 400, which the browser logs; the page said it, which is what counts.
+  workbench.forgive(/status of 400 \(Bad Request\)/);
+  await editor.getByRole('button', { name: 'Remove rule 1' }).click();
+
+  await editor.getByRole('textbox', { name: 'Name', exact: true }).fill('Payments back end');
+  await editor.getByRole('button', { name: 'Save changes' }).click();
+  await expect(applications.getByRole('table', { name: 'Applications' })).toContainText('Payments back end');
+  expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).body.name).toBe('Payments back end');
+
+  const renamed = applications.getByRole('region', { name: 'Payments back end · private' });
+  await renamed.getByRole('button', { name: 'Delete application…' }).click();
+  await renamed.getByRole('button', { name: 'Delete “Payments back end”' }).click();
+  await expect(applications.getByRole('table', { name: 'Applications' }).getByRole('row')).toHaveCount(2);
+  expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).status).toBe(401);
+});
+
+test('the endpoint to copy, and the theme switched from Settings', async ({ page }) => {
+  await openSettings(page);
+  const endpoint = section(page, 'Endpoint');
+  await expect(endpoint).toContainText(bench.url);
+  await expect(endpoint).toContainText(bench.engine.echoUrl!);
+  await expect(endpoint).toContainText('BT');
+  await expect(endpoint).toContainText(bench.engine.browserWorkbench!.url);
+
+  const appearance = section(page, 'Appearance');
+  await appearance.getByRole('radio', { name: 'Dark' }).check();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  // The sidebar's switch is the same choice.
+  await expect(page.getByRole('complementary').getByRole('radio', { name: 'Dark' })).toBeChecked();
+  await appearance.getByRole('radio', { name: 'Light' }).check();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+});
+
+test('a lower expression limit refuses the next request over it, without a restart; a start flag wins and is said beside it', async ({ page }) => {
+  await openSettings(page, { maxBodyBytes: 4096 });
+  const proxy = section(page, 'Proxy');
+  await expect(proxy).toContainText('Set by --max-body 4096 at start, which wins over Settings until the engine starts without it.');
+  await expect(proxy.getByRole('spinbutton', { name: /Body limit/ })).toBeDisabled();
+  await proxy.getByRole('spinbutton', { name: /Expression limit/ }).fill('2');
+  await proxy.getByRole('button', { name: 'Apply' }).click();
+  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+  await expect(proxy).toContainText('Now 2 token expressions in one /proxy or /detokenize body');
+  expect(bench.engine.config.maxExpressions).toBe(2);
+
+  const token = (await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } })).body.id;
+  await page.keyboard.press('Control+1');
+  const c = composer(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  await c.body(JSON.stringify({ a: `{{ ${token} }}`, b: `{{ ${token} }}`, c: `{{ ${token} }}` }));
+  await c.send();
+  await c.expectOutcome('Proxy error', 'The proxy refused the request');
+  await expect(c.outcome).toContainText('400 Bad Request');
+  await expect(c.outcome).toContainText('The body holds 3 expressions; at most 2 are detokenized per request');
+
+  // Back to the default: the same request goes through.
+  await page.keyboard.press('Control+5');
+  await section(page, 'Proxy').getByRole('button', { name: 'Back to the defaults' }).click();
+  await expect(section(page, 'Proxy')).toContainText('Now 20 token expressions');
+  await page.keyboard.press('Control+1');
+  await c.send();
+  await c.expectOutcome('Destination', 'The destination answered');
+});
+
+test('exports a seed file, token data only when ticked and warned, and imports one showing its conflicts first', async ({ page }) => {
+  await openSettings(page);
+  await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  const danger = section(page, 'Danger zone');
+
+  const plain = page.waitForEvent('download');
+  await danger.getByRole('button', { name: 'Export seed file' }).click();
+  const file = await plain;
+  expect(file.suggestedFilename()).toBe('tokenbench-seed.json');
+  const seed = JSON.parse(readFileSync(await file.path(), 'utf8'));
+  expect(seed.tokens).toBeUndefined();
+  expect(JSON.stringify(seed)).not.toContain(PAN);
+  const backend = seed.applications.find((app: { name: string }) => app.name === 'Tokenbench backend');
+  expect((await bench.call('GET', '/applications/key', { key: backend.key })).body.name).toBe('Tokenbench backend');
+  await expect(danger.getByRole('status').filter({ hasText: 'Exported 2 applications, each with a new key (added here too).' })).toBeVisible();
+
+  await danger.getByRole('checkbox', { name: 'Include the tokens, with their data' }).check();
+  await expect(danger).toContainText('The file will hold every token’s data in plaintext');
+  const withData = page.waitForEvent('download');
+  await danger.getByRole('button', { name: 'Export with token data' }).click();
+  const dataFile = await withData;
+  expect(readFileSync(await dataFile.path(), 'utf8')).toContain(PAN);
+  await expect(page.getByRole('main', { name: 'Settings' })).not.toContainText(PAN);
+
+  const incoming = {
+    applications: [
+      { name: 'Tokenbench backend', type: 'private', permissions: ['token:read'], key: 'another-backend-key-of-24-characters' },
+      { name: 'Reporting', type: 'private', permissions: ['token:read'], key: 'the-reporting-key-of-24-characters' },
+    ],
+  };
+  await danger.getByLabel('Seed file to import').setInputFiles({ name: 'incoming.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(incoming)) });
+  const preview = danger.getByRole('group', { name: 'What the seed would do' });
+  await expect(preview).toContainText('It would create 1, leave 0 as they are, and skip 1 in conflict.');
+  await expect(preview.getByRole('list', { name: 'Conflicts, skipped' })).toHaveText('application "Tokenbench backend": an application of that name exists with another key');
+  expect((await bench.call('GET', '/applications/key', { key: 'the-reporting-key-of-24-characters' })).status).toBe(401);
+  await preview.getByRole('button', { name: 'Apply the seed' }).click();
+  await expect(danger.getByRole('group', { name: 'Seed applied' })).toContainText('Applied: 1 created.');
+  expect((await bench.call('GET', '/applications/key', { key: 'the-reporting-key-of-24-characters' })).body.name).toBe('Reporting');
+  await expect(section(page, 'Applications').getByRole('table', { name: 'Applications' })).toContainText('Reporting');
+
+  await danger.getByLabel('Seed file to import').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"applications": [') });
+  await expect(danger.getByRole('alert')).toContainText('broken.json is not JSON');
+});

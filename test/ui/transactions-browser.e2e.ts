@@ -1,0 +1,165 @@
+import { expect, test, type Page } from '@playwright/test';
+import type { TestEngine } from '../support/test-engine';
+import { composer } from './support/composer-page';
+import { workbenchTests } from './support/workbench-tests';
+import { engineFact, openPage, openWorkbench } from './support/workbench-page';
+
+/** The Transactions page in Chromium against a real engine: the BETA transactions, created, watched and ended live. */
+const PAN = '4242424242424242';
+let bench: TestEngine;
+const workbench = workbenchTests();
+
+async function startBench(options: Parameters<typeof workbench.start>[0] = {}) {
+  bench = await workbench.start(options);
+}
+
+function transactionsPage(page: Page) {
+  const list = page.getByRole('region', { name: 'Transactions', exact: true });
+  const detail = page.getByRole('region', { name: /^Transaction($| )/ });
+  return {
+    list,
+    detail,
+    rows: list.getByRole('row').filter({ has: page.getByRole('button') }),
+    row: (id: string) => list.getByRole('row').filter({ has: page.getByRole('button', { name: id.slice(0, 8), exact: true }) }),
+    open: (id: string) => list.getByRole('button', { name: id.slice(0, 8), exact: true }).click(),
+    create: () => list.getByRole('button', { name: 'New transaction' }).click(),
+    /** The id of the transaction the detail shows, once it shows one. */
+    async shownId() {
+      const heading = detail.getByRole('heading', { level: 2 });
+      await expect(heading).toHaveText(/^Transaction [0-9a-f-]{36}$/);
+      return (await heading.innerText()).replace(/^Transaction\s+/, '').trim();
+    },
+  };
+}
+
+test('create one, stage a token from the Composer and from an outside client, watch the detail, commit, see the token appear', async ({ page, context }) => {
+  await startBench();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await page.keyboard.press('Control+3');
+  await expect(page.getByRole('main', { name: 'Transactions' })).toBeVisible();
+  const tx = transactionsPage(page);
+  await expect(tx.list).toContainText('A transaction lasts 1 hour (serve --transaction-ttl); then Tokenbench rolls it back, and a commit after that answers 409.');
+
+  await tx.create();
+  await expect(tx.detail.getByText('open', { exact: true })).toBeVisible();
+  const id = await tx.shownId();
+  expect(id).toMatch(/^[0-9a-f-]{36}$/);
+  await expect(tx.detail).toContainText('Tokenbench backend');
+  await expect(tx.row(id)).toContainText(/\d+:\d\d:\d\d/);
+
+  // The header line, copied as a client sends it.
+  await tx.detail.getByRole('button', { name: 'Copy the header line' }).click();
+  await expect(tx.detail.getByRole('status').filter({ hasText: 'Copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`BT-TRANSACTION-ID: ${id}`);
+
+  // Use in Composer: the Composer's request now carries the header, and its write is staged, not applied.
+  await tx.detail.getByRole('link', { name: 'Use in Composer' }).click();
+  await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
+  const c = composer(page);
+  await c.kind('Vault API');
+  await c.method('POST');
+  await c.path('/tokens');
+  await c.body(JSON.stringify({ type: 'card_number', data: PAN }));
+  await c.request.getByRole('tab', { name: 'Service headers' }).click();
+  await expect(c.request.getByRole('textbox', { name: /Transaction/ })).toHaveValue(id);
+  await c.send();
+  await expect(c.outcome).toContainText('201');
+  const staged = JSON.parse(await c.rawBody()).id as string;
+  await expect(engineFact(page, 'Tokens')).toHaveText('0');
+
+  // An outside client enlists too; the detail shows both writes, by whom, the locks and what a commit would show.
+  const outside = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'outside' }, headers: { 'BT-TRANSACTION-ID': id } });
+  expect(outside.status).toBe(201);
+  await openPage(page, 'Transactions');
+  const operations = tx.detail.getByRole('table', { name: 'Operations' });
+  await expect(operations.getByRole('row')).toHaveCount(3);
+  await expect(operations.getByRole('row').nth(1)).toContainText(`create${staged}Tokenbench backend`);
+  await expect(operations.getByRole('row').nth(1)).toContainText('XXXXXXXXXXXX4242');
+  await expect(operations.getByRole('row').nth(2)).toContainText(outside.body.id);
+  await expect(tx.detail.getByRole('list', { name: 'Locks held' })).toContainText(`${staged} id reserved`);
+  await expect(tx.detail.getByRole('list', { name: 'What a commit would make visible' })).toContainText(`${staged} appears XXXXXXXXXXXX4242`);
+  await expect(page.getByRole('main', { name: 'Transactions' })).not.toContainText(PAN);
+
+  await tx.detail.getByRole('button', { name: 'Commit' }).click();
+  await expect(tx.detail.getByText('committed', { exact: true }).first()).toBeVisible();
+  await expect(tx.row(id)).toContainText('committed');
+  await expect(engineFact(page, 'Tokens')).toHaveText('2');
+  expect((await bench.call('GET', `/tokens/${staged}`, { key: bench.privateKey })).status).toBe(200);
+  // Ended: nothing held, the actions gone.
+  await expect(tx.detail.getByRole('button', { name: 'Commit' })).toHaveCount(0);
+  await expect(tx.detail.getByRole('list', { name: 'Locks held' })).toHaveCount(0);
+});
+
+test('roll one back, commit another, and filter the list by state', async ({ page }) => {
+  await startBench();
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'Transactions');
+  const tx = transactionsPage(page);
+
+  await tx.create();
+  const first = await tx.shownId();
+  await tx.detail.getByRole('button', { name: 'Roll back' }).click();
+  await expect(tx.row(first)).toContainText('rolled back');
+  expect((await bench.call('POST', `/transactions/${first}/commit`, { key: bench.privateKey })).status).toBe(409);
+
+  await tx.create();
+  await expect.poll(() => tx.shownId()).not.toBe(first);
+  const second = await tx.shownId();
+  await tx.detail.getByRole('button', { name: 'Commit' }).click();
+  await expect(tx.row(second)).toContainText('committed');
+  await tx.create();
+  await expect.poll(() => tx.shownId()).not.toBe(second);
+
+  await expect(tx.rows).toHaveCount(3);
+  const show = (label: string) => tx.list.getByRole('combobox', { name: 'Show' }).selectOption({ label });
+  await show('rolled back');
+  await expect(tx.rows).toHaveCount(1);
+  await expect(tx.rows).toContainText(first.slice(0, 8));
+  await expect(tx.list).toContainText('1 of 3');
+  await show('expired');
+  await expect(tx.list).toContainText('No transaction is expired.');
+  await show('All states');
+  await expect(tx.rows).toHaveCount(3);
+});
+
+test('a commit the vault refuses is said in its own words, and the transaction stays open', async ({ page }) => {
+  await startBench();
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'Transactions');
+  const tx = transactionsPage(page);
+  await tx.create();
+  const id = await tx.shownId();
+  const soon = new Date(Date.now() + 2000).toISOString();
+  const token = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'short-lived', expires_at: soon } });
+  expect(token.status).toBe(201);
+  const patched = await bench.call('PATCH', `/tokens/${token.body.id}`, {
+    key: bench.privateKey,
+    body: { metadata: { note: 'staged' } },
+    headers: { 'BT-TRANSACTION-ID': id, 'content-type': 'application/merge-patch+json' },
+  });
+  expect(patched.status).toBe(200);
+  await expect(tx.detail.getByRole('list', { name: 'Locks held' })).toContainText(`${token.body.id} locked`);
+  // The token expires under the staged update: the vault refuses the commit (409) and keeps the transaction open.
+  await page.waitForTimeout(Math.max(0, Date.parse(soon) - Date.now()) + 200);
+  await tx.detail.getByRole('button', { name: 'Commit' }).click();
+  await expect(tx.detail.getByRole('alert')).toHaveText(`409 Conflict: Cannot commit: token ${token.body.id} no longer exists`);
+  await expect(tx.row(id)).toContainText(/\d+:\d\d:\d\d/);
+});
+
+test("an outside client's transaction appears live, and the countdown of a short one ends in expired", async ({ page }) => {
+  await startBench({ transactionTtlSeconds: 3 });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'Transactions');
+  const tx = transactionsPage(page);
+  await expect(tx.list).toContainText('A transaction lasts 3 seconds');
+  await expect(tx.list).toContainText('No transactions yet');
+
+  const opened = await bench.call('POST', '/transactions', { key: bench.managementKey });
+  expect(opened.status).toBe(201);
+  const row = tx.row(opened.body.id);
+  await expect(row).toContainText('Tokenbench management');
+  await expect(row).toContainText(/0:0[0-3]/);
+  await expect(row).toContainText('expired', { timeout: 6000 });
+  await tx.open(opened.body.id);
+  await expect(tx.detail.getByText('expired', { exact: true })).toBeVisible();
+  // The engine rolled it back: a commit now is the 409 the line above the list promises.
+  expect((await bench.call('POST', `/transactions/${opened.body.id}/commit`, { key: bench.managementKey })).status).toBe(409);
+});
