@@ -38,6 +38,8 @@ interface ComposerState {
   draft: ComposerDraft;
   /** The application the request is sent as; null until the user (or the first load) picks one. */
   applicationId: string | null;
+  /** A remote target to send to instead of this engine (its id); null: this engine. */
+  targetId: string | null;
   /** The id of the request in flight, for Cancel. */
   sending: string | null;
   result: ComposerResult | null;
@@ -55,6 +57,7 @@ interface ComposerState {
   bodySelection: { from: number; to: number } | null;
   edit(patch: Partial<ComposerDraft>): void;
   chooseApplication(id: string): void;
+  chooseTarget(id: string | null): void;
   /** Replaces the whole request (the first run's test card), keeping the application unless one is given. */
   load(draft: ComposerDraft, notice: string | null, savedAs?: { collection: string; name: string } | null): void;
   saved(place: { collection: string; name: string }): void;
@@ -75,6 +78,7 @@ export const useComposerStore = create<ComposerState>()(
     (set) => ({
       draft: EMPTY_DRAFT,
       applicationId: null,
+      targetId: null,
       sending: null,
       result: null,
       notice: null,
@@ -85,6 +89,7 @@ export const useComposerStore = create<ComposerState>()(
       bodySelection: null,
       edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
       chooseApplication: (applicationId) => set({ applicationId }),
+      chooseTarget: (targetId) => set({ targetId }),
       load: (draft, notice, savedAs = null) => set({ draft, notice, savedAs, result: null }),
       saved: (savedAs) => set({ savedAs }),
       started: (sending) => set({ sending, notice: null, invalid: null }),
@@ -111,7 +116,7 @@ export const useComposerStore = create<ComposerState>()(
     {
       name: 'tokenbench.composer',
       storage: createJSONStorage(() => window.localStorage),
-      partialize: ({ draft, applicationId, savedAs }) => ({ draft, applicationId, savedAs }),
+      partialize: ({ draft, applicationId, targetId, savedAs }) => ({ draft, applicationId, targetId, savedAs }),
     },
   ),
 );

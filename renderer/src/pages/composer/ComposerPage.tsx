@@ -1,7 +1,9 @@
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationList } from '../../state/applications-store';
+import { useRemoteTargetList } from '../../state/remote-targets-store';
 import { useComposerKeys } from './composer-actions';
 import { CollectionsPanel } from './CollectionsPanel';
+import { useRequestChecks } from './request-checks';
 import { RequestPane } from './RequestPane';
 import { ResponsePane } from './ResponsePane';
 import './composer.css';
@@ -9,7 +11,9 @@ import './composer.css';
 /** Compose a request, send it through the proxy or to the vault API, and see who answered. */
 export function ComposerPage() {
   useApplicationList();
+  useRemoteTargetList();
   useComposerKeys();
+  useRequestChecks();
   return (
     <div className="composer-page">
       <CollectionsPanel />
