@@ -115,6 +115,33 @@ test('flags appear before sending: a broken expression, an unknown token, a toke
   expect((await bench.engine.workbench.listHistory({ limit: 100 })).filter((entry) => entry.kind === 'proxy')).toEqual([]);
 });
 
+test('a lower expression limit set in Settings is flagged in the Composer before sending, without a restart', async ({ page }) => {
+  const id = await cardToken(bench);
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  await c.body(JSON.stringify({ a: `{{ ${id} }}`, b: `{{ ${id} }}`, c: `{{ ${id} }}` }));
+  await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
+
+  await page.keyboard.press('Control+5');
+  const proxy = page.getByRole('region', { name: 'Proxy', exact: true });
+  await proxy.getByRole('spinbutton', { name: /Expression limit/ }).fill('2');
+  await proxy.getByRole('button', { name: 'Apply' }).click();
+  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+
+  await page.keyboard.press('Control+1');
+  await expect(flags(page)).toContainText('400 from the proxy: The body holds 3 expressions; at most 2 are detokenized per request');
+  await expect(flags(page)).toContainText('Body, line 1');
+  // The flag sits on the first expression over the limit: the third.
+  await expect(c.request.locator('.cm-lintRange-error')).toHaveText(`{{ ${id} }}`);
+
+  await page.keyboard.press('Control+5');
+  await proxy.getByRole('button', { name: 'Back to the defaults' }).click();
+  await expect(proxy).toContainText('Now 20 token expressions');
+  await page.keyboard.press('Control+1');
+  await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
+  await expect(flags(page)).not.toContainText('expressions; at most');
+});
+
 test('hovering an expression shows its token masked and what it writes, never the data', async ({ page }) => {
   const id = await cardToken(bench);
   const c = await open(page);

@@ -158,7 +158,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
         () => checkExpressionCount(inspected.length, expressions),
         (problem) => {
           const first = inspected[expressions.expressionLimit];
-          flags.add('error', 'expression_limit', first ? bodyAt(first) : REQUEST, answer(problem), 'Send fewer expressions per request, or start serve with a higher --max-expressions.');
+          flags.add('error', 'expression_limit', first ? bodyAt(first) : REQUEST, answer(problem), 'Send fewer expressions per request, or raise the expression limit in Settings (a --max-expressions given at start wins).');
         },
       );
       if (hosted) warnings.push(hosted);
