@@ -146,7 +146,9 @@ export function reportMarkdown(report: BenchReport): string {
       '1,000,000 ÷ µs/req is the rate it could reach with one core to itself.',
   ];
   for (const suite of report.suites) {
-    parts.push(`### ${suite.title}`, markdownTable(SCENARIO_COLUMNS, suite.rows.map(scenarioRow)));
+    parts.push(`### ${suite.title}`);
+    // A suite that measures no load (the Composer's flags) has only its own tables.
+    if (suite.rows.length > 0) parts.push(markdownTable(SCENARIO_COLUMNS, suite.rows.map(scenarioRow)));
     for (const table of suite.tables) parts.push(`#### ${table.title}`, markdownTable(table.columns, table.rows));
     if (suite.notes.length > 0) parts.push(suite.notes.map((n) => `- ${n}`).join('\n'));
   }

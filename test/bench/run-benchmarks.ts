@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, flags)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
+import { runFlagBench } from './flag-bench';
 import { runProxyBench } from './proxy-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
 import { runVaultBench } from './vault-bench';
@@ -43,6 +44,8 @@ interface Suite {
   /** What a run of this suite uses unless the command line says otherwise (the proxy matrix must stay short). */
   defaults: RunSettings;
   run(settings: CommonSettings, tokens: number): Promise<SuiteResult>;
+  /** How a run of it was set up, for the report; by default its rounds, seconds and connections. */
+  describe?(settings: CommonSettings): string;
 }
 
 /** One entry per suite; a suite owns its servers and returns its scenario table. */
@@ -54,6 +57,12 @@ const SUITES: Record<string, Suite> = {
   proxy: {
     defaults: { connections: [1, 10, 50], durationSeconds: 3, warmupSeconds: 1 },
     run: (settings) => runProxyBench(settings),
+  },
+  flags: {
+    // A browser session rather than a load: timed keystrokes, not seconds at a connection count.
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runFlagBench(settings),
+    describe: ({ rounds }) => `${rounds} round(s) of typing bursts and checkRequest calls`,
   },
 };
 
@@ -116,6 +125,7 @@ async function main(): Promise<number> {
     const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
+      SUITES[name].describe?.(settings) ??
       `${rounds} round(s) of ${durationSeconds} s measured + ${warmupSeconds} s warm-up per system and cell, connections ${connections.join('/')}`;
     results.push(await SUITES[name].run(settings, tokens));
   }
