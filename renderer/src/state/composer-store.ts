@@ -1,6 +1,7 @@
 import { create } from 'zustand';
-import { createJSONStorage, persist } from 'zustand/middleware';
+import { persist } from 'zustand/middleware';
 import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
+import { lazyStorage } from './lazy-storage';
 
 /** The request being composed: the shape a collection saves it in. */
 export type ComposerDraft = SavedRequest;
@@ -115,7 +116,7 @@ export const useComposerStore = create<ComposerState>()(
     }),
     {
       name: 'tokenbench.composer',
-      storage: createJSONStorage(() => window.localStorage),
+      storage: lazyStorage(window.localStorage),
       partialize: ({ draft, applicationId, targetId, savedAs }) => ({ draft, applicationId, targetId, savedAs }),
     },
   ),
