@@ -17,6 +17,7 @@ import { startHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
+import { createRequestChecks } from './proxy/proxy-check';
 import { proxyRoutes } from './proxy/proxy-route';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
@@ -28,8 +29,9 @@ import { openDatabase, type Db } from './storage/database';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
+import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -179,6 +181,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
     revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
     vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
+    checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
+    tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
+    remoteTargets: new RemoteTargets(db, sealer),
   });
   const http = await startHttpServer({
     config,

@@ -236,19 +236,37 @@ export const applicationChoiceSchema = z.object({
 });
 export type ApplicationChoice = z.output<typeof applicationChoiceSchema>;
 
-/**
- * A request composed in the workbench, exactly as a client would send it to the service: its method, its path and
- * query (`/proxy/v1/charges?x=1`, `/tokens`), its headers and body. The engine adds only the chosen application's key.
- */
-export const composedRequestSchema = z.strictObject({
-  /** Chosen by the page, so it can cancel the request while it runs. */
-  id: z.string().min(1).max(100),
-  application_id: z.string().min(1).max(200),
+/** A composed request as a client sends it: its method, its path and query (`/proxy/v1/charges?x=1`), headers and body. */
+export const wireRequestFields = {
   method: z.enum(COMPOSER_METHODS),
   path: z.string().startsWith('/').max(16 * 1024),
   headers: z.array(z.tuple([z.string().min(1).max(1024), z.string().max(16 * 1024)])).max(200),
   body: z.string().nullable(),
-});
+};
+
+/** Where a composed request goes: the local engine as one of its applications, or a remote target with its key. */
+export const requestTargetFields = {
+  application_id: z.string().min(1).max(200).optional(),
+  /** A remote target (listRemoteTargets): sent there instead, with the key the engine keeps for it. */
+  target_id: z.string().min(1).max(100).optional(),
+};
+
+/** Exactly one of application_id and target_id. */
+export const oneTarget = (request: { application_id?: string; target_id?: string }) => (request.application_id === undefined) !== (request.target_id === undefined);
+export const ONE_TARGET = 'Give either application_id (the local engine) or target_id (a remote target)';
+
+/**
+ * A request composed in the workbench, exactly as a client would send it to the service. The engine adds only the key:
+ * the chosen application's, or the remote target's.
+ */
+export const composedRequestSchema = z
+  .strictObject({
+    /** Chosen by the page, so it can cancel the request while it runs. */
+    id: z.string().min(1).max(100),
+    ...requestTargetFields,
+    ...wireRequestFields,
+  })
+  .refine(oneTarget, ONE_TARGET);
 export type ComposedRequest = z.output<typeof composedRequestSchema>;
 
 /** What came back to a composed request. */

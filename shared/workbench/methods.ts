@@ -36,6 +36,18 @@ import {
   wipeRequestSchema,
 } from './contract';
 import {
+  expressionPreviewQuerySchema,
+  expressionPreviewSchema,
+  newRemoteTargetSchema,
+  remoteTargetSchema,
+  requestCheckQuerySchema,
+  requestCheckSchema,
+  requestSnippetQuerySchema,
+  requestSnippetSchema,
+  tokenSuggestionQuerySchema,
+  tokenSuggestionSchema,
+} from './composer-contract';
+import {
   readAsQuerySchema,
   readAsSchema,
   revealedTokenSchema,
@@ -96,6 +108,19 @@ export const WORKBENCH_METHODS = {
   cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** Revokes an application's workbench key; the next request sent as it mints a new one. */
   revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
+  /** Flags on a composed request before it is sent: what the proxy would refuse, and what the hosted service would do otherwise. */
+  checkRequest: call(requestCheckQuerySchema, requestCheckSchema),
+  /** The expression at an offset of a body: its token and what it would write, from the token's masked data. */
+  previewExpression: call(expressionPreviewQuerySchema, expressionPreviewSchema),
+  /** A page of tokens for the editor's completion, found by id, type, container, metadata or masked data. */
+  suggestTokens: call(tokenSuggestionQuerySchema, z.array(tokenSuggestionSchema)),
+  /** The remote targets the Composer may send to, each with its key's last four characters only. */
+  listRemoteTargets: call(nothing, z.array(remoteTargetSchema)),
+  /** Keeps a remote target and its API key (sealed; never sent back). */
+  addRemoteTarget: call(newRemoteTargetSchema, remoteTargetSchema),
+  deleteRemoteTarget: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ deleted: z.boolean() })),
+  /** A composed request as a cURL command or Node.js script, the key read from $BT_API_KEY unless asked to include it. */
+  requestSnippet: call(requestSnippetQuerySchema, requestSnippetSchema),
   /** The saved requests: a folder of collections, a file per request. */
   listCollections: call(nothing, collectionsViewSchema),
   /** Saves a request in a collection (made if new); over one of the same name only with `overwrite`. */

@@ -170,7 +170,7 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
   try {
     const destination = await startProxyDestination();
     running.push(destination);
-    const tokenbench = await startTokenbench(dataDir, profileDir);
+    const tokenbench = await startTokenbench(dataDir, { cpuProfileDir: profileDir });
     running.push(tokenbench);
     const fastify = await startFastifyProxy(destination.info.url);
     running.push(fastify);

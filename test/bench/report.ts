@@ -147,7 +147,7 @@ export function reportMarkdown(report: BenchReport): string {
   ];
   for (const suite of report.suites) {
     parts.push(`### ${suite.title}`);
-    // A suite that puts no load on a server (the Tokens page's) has only its own tables.
+    // A suite that puts no load on a server (the Tokens page's, the Composer's flags) has only its own tables.
     if (suite.rows.length > 0) parts.push(markdownTable(SCENARIO_COLUMNS, suite.rows.map(scenarioRow)));
     for (const table of suite.tables) parts.push(`#### ${table.title}`, markdownTable(table.columns, table.rows));
     if (suite.notes.length > 0) parts.push(suite.notes.map((n) => `- ${n}`).join('\n'));

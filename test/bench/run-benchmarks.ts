@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, flags)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
+import { runFlagBench } from './flag-bench';
 import { runProxyBench } from './proxy-bench';
 import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
@@ -63,6 +64,12 @@ const SUITES: Record<string, Suite> = {
     defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
     run: (settings, tokens) => runTokensPageBench({ tokens, rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} visit(s) of the page and run(s) of each search, then one 5 s scroll`,
+  },
+  flags: {
+    // A browser session rather than a load: timed keystrokes, not seconds at a connection count.
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runFlagBench(settings),
+    describe: ({ rounds }) => `${rounds} round(s) of typing bursts and checkRequest calls`,
   },
 };
 

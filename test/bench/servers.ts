@@ -12,8 +12,15 @@ export interface TokenbenchInfo {
    * vault's first start only, null on later starts.
    */
   privateKey: string | null;
-  /** The browser workbench's address with this run's session, when the UI is built. */
+  /** The browser workbench's address with this run's session; null when the renderer is not built. */
   workbenchUrl: string | null;
+}
+
+export interface TokenbenchOptions {
+  /** Runs it under --cpu-prof (the profile is written when it stops). */
+  cpuProfileDir?: string;
+  /** More `serve` options. */
+  args?: string[];
 }
 
 const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
@@ -26,14 +33,13 @@ const BUILT_CLI = 'out/main/serve.js';
 /**
  * The real service through its built CLI (`serve`), started with the engine's Node flags as `npm run serve` starts
  * it: an on-disk vault in `dataDir`, a free port, no echo destination.
- * `cpuProfileDir` runs it under --cpu-prof (the profile is written when it stops).
  */
-export function startTokenbench(dataDir: string, cpuProfileDir?: string): Promise<ChildServer<TokenbenchInfo>> {
+export function startTokenbench(dataDir: string, { cpuProfileDir, args = [] }: TokenbenchOptions = {}): Promise<ChildServer<TokenbenchInfo>> {
   if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
   if (!existsSync(join(REPO_ROOT, BUILT_CLI))) throw new Error(`${BUILT_CLI} is missing: run the benchmark with \`npm run bench\`, which builds first`);
   return startChildServer({
     script: BUILT_CLI,
-    args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir],
+    args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir, ...args],
     nodeFlags: [...ENGINE_NODE_FLAGS, ...(cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [])],
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
     ready: (stdout) => {

@@ -101,7 +101,7 @@ export async function runVaultBench(options: VaultBenchOptions): Promise<SuiteRe
     const { durationSeconds, warmupSeconds } = options;
     for (const { name, plan, reply } of cases) {
       const profileDir = options.profileDir && join(options.profileDir, name);
-      service = await startTokenbench(dataDir, profileDir);
+      service = await startTokenbench(dataDir, { cpuProfileDir: profileDir });
       for (const connections of options.connections) {
         const runs = [
           { system: BASELINE, server: baseline, plan: againstFixedReply(plan, reply) },

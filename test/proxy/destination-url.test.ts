@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { CompatibilityWarning } from '../../electron/engine/proxy/compatibility';
 import { resolveDestination } from '../../electron/engine/proxy/destination-url';
 import { ApiProblem } from '../../electron/engine/server/problem';
+
+const messagesOf = (warnings: readonly CompatibilityWarning[]) => warnings.map((warning) => warning.message);
 
 describe('resolveDestination', () => {
   it.each([
@@ -63,7 +66,7 @@ describe('resolveDestination', () => {
   });
 
   it('warns that the hosted service cannot reach localhost', () => {
-    expect(resolveDestination('https://localhost:9000', '/proxy', 'BT').warnings).toEqual([
+    expect(messagesOf(resolveDestination('https://localhost:9000', '/proxy', 'BT').warnings)).toEqual([
       'destination is localhost; the hosted service cannot reach your machine',
     ]);
   });
@@ -73,11 +76,11 @@ describe('resolveDestination', () => {
   });
 
   it('warns about http and IP-literal hosts, which the hosted service refuses', () => {
-    expect(resolveDestination('http://127.0.0.1:9000', '/proxy', 'BT').warnings).toEqual([
+    expect(messagesOf(resolveDestination('http://127.0.0.1:9000', '/proxy', 'BT').warnings)).toEqual([
       'destination uses http; the hosted service only proxies to https',
       'destination host 127.0.0.1 is an IP address; the hosted service requires a DNS name',
     ]);
-    expect(resolveDestination('https://[::1]:9000', '/proxy', 'BT').warnings).toEqual([
+    expect(messagesOf(resolveDestination('https://[::1]:9000', '/proxy', 'BT').warnings)).toEqual([
       'destination host [::1] is an IP address; the hosted service requires a DNS name',
     ]);
   });
@@ -86,7 +89,10 @@ describe('resolveDestination', () => {
     const inQuery = resolveDestination('https://api.example.com', '/proxy/x?card={{ tok_1 }}', 'BT');
     const inPath = resolveDestination('https://api.example.com', '/proxy/%7B%7B%20tok_1%20%7D%7D', 'BT');
     for (const { warnings } of [inQuery, inPath]) {
-      expect(warnings).toEqual(['the destination URL contains a {{ expression; expressions are detokenized only in the body']);
+      expect(messagesOf(warnings)).toEqual(['the destination URL contains a {{ expression; expressions are detokenized only in the body']);
     }
+    // Where, so the workbench can point at it: each query parameter by name, or the path.
+    expect(inQuery.warnings[0].outside).toEqual([{ part: 'query', name: 'card' }]);
+    expect(inPath.warnings[0].outside).toEqual([{ part: 'path' }]);
   });
 });

@@ -71,7 +71,9 @@ describe('outboundHeaders', () => {
   it('warns that an expression in a header is not detokenized', () => {
     const { headers, warnings } = outboundHeaders(['X-Card', '{{ tok_123 }}'], 'BT');
     expect(headers).toEqual(['X-Card', '{{ tok_123 }}']);
-    expect(warnings).toEqual(['header X-Card contains a {{ expression; expressions are detokenized only in the body']);
+    expect(warnings).toEqual([
+      { message: 'header X-Card contains a {{ expression; expressions are detokenized only in the body', outside: [{ part: 'header', name: 'X-Card' }] },
+    ]);
   });
 });
 

@@ -87,7 +87,7 @@ describe('sending a composed request', () => {
   it('says what was tried and what came back when the service cannot be reached', async () => {
     const port = await closedPort();
     const door = frontDoor({ baseUrl: () => `http://127.0.0.1:${port}`, headerPrefix: 'BT', events: bench.engine.events });
-    const exchange = await door.send({ id: 'x', application_id: privateApp, method: 'GET', path: '/tokens', headers: [], body: null }, 'key_local_x');
+    const exchange = await door.send({ id: 'x', application_id: privateApp, method: 'GET', path: '/tokens', headers: [], body: null }, { apiKey: 'key_local_x' });
     expect(exchange.request.url).toBe(`http://127.0.0.1:${port}/tokens`);
     expect(exchange.outcome).toMatchObject({ kind: 'unreachable', code: 'ECONNREFUSED' });
   });

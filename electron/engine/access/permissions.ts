@@ -101,6 +101,16 @@ const covers = (ruleContainer: string, tokenContainer: string) => tokenContainer
 /** The first of `rules` (in the order they are tried) that covers the container. */
 const ruleFor = (rules: readonly AccessRule[], container: string) => rules.find((r) => covers(r.container, container));
 
+/** How an application's rules decide one permission on one token. */
+export interface AccessDecision {
+  /** null: refused. */
+  transform: Transform | null;
+  /** The rule whose transform applies (the strictest among the token's containers); null when refused. */
+  rule: AccessRule | null;
+  /** When refused: the token's container that no rule granting the permission covers. */
+  uncovered: string | null;
+}
+
 /** Which rule decides a permission on one container; undefined when none grants it there. */
 export interface ContainerDecision {
   container: string;
@@ -137,15 +147,29 @@ export class AccessPolicy {
    * @param bareTransform what a bare permission gives here instead of its usual transform (see require)
    */
   transformFor(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform | null {
+    return this.decide(permission, containers, bareTransform).transform;
+  }
+
+  /** transformFor, with the rule that decided it, or the container that no rule granting the permission covers. */
+  decide(permission: Permission, containers: readonly string[], bareTransform?: Transform): AccessDecision {
     const rules = this.rulesGranting(permission);
     let strictest: Transform | null = null;
+    let deciding: AccessRule | null = null;
     for (const container of containers) {
       const rule = ruleFor(rules, container);
-      if (!rule) return null;
+      if (!rule) return { transform: null, rule: null, uncovered: container };
       const transform = bareTransform !== undefined && this.bare.has(rule) ? bareTransform : rule.transform;
-      if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) strictest = transform;
+      if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) {
+        strictest = transform;
+        deciding = rule;
+      }
     }
-    return strictest;
+    return { transform: strictest, rule: deciding, uncovered: null };
+  }
+
+  /** Whether a rule stands for the application's bare permissions rather than one of its access rules. */
+  isBarePermissions(rule: AccessRule): boolean {
+    return this.bare.has(rule);
   }
 
   /**

@@ -43,10 +43,23 @@ interface Slot {
 
 
 /** `value` encoded for where `slot` sits, charged to the budget as written. */
-function written(slot: Slot, value: unknown, budget: ExpressionBudget): string {
+export function written(slot: Pick<Slot, 'expression' | 'placement'>, value: unknown, budget: ExpressionBudget): string {
   const text = encode(slot.placement, value);
   budget.written(text.length, slot.expression.source);
   return text;
+}
+
+/**
+ * Evaluates body expressions over their tokens within one scope and budget (a render's, or a check's): an expression
+ * sees the token's data, or with `token:` the whole token.
+ */
+export function tokenEvaluator(runtime: LiquidRuntime, budget: ExpressionBudget): (expression: TokenExpression, token: TokenRecord) => unknown {
+  const variables: Record<string, unknown> = {};
+  const scope = runtime.scope(variables, budget);
+  return (expression, token) => {
+    variables[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
+    return runtime.evaluate(expression, scope);
+  };
 }
 
 function encode(placement: Placement, value: unknown): string {
@@ -187,13 +200,11 @@ export class BodyTemplate implements CompiledBody {
   }
 
   private evaluator(tokens: ReadonlyMap<string, TokenRecord>, budget: ExpressionBudget, values?: unknown[]): (expression: TokenExpression) => unknown {
-    const variables: Record<string, unknown> = {};
-    const scope = this.runtime.scope(variables, budget);
+    const evaluate = tokenEvaluator(this.runtime, budget);
     return (expression) => {
       const token = tokens.get(expression.ref.id);
       if (!token) throw new ExpressionError(expression.source, `token "${expression.ref.id}" was not found`);
-      variables[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
-      const value = this.runtime.evaluate(expression, scope);
+      const value = evaluate(expression, token);
       values?.push(value);
       return value;
     };

@@ -5,8 +5,9 @@
  * (when it was not seen before) and evaluating already parsed filter chains.
  */
 import type { BodyKind } from './body-kind';
-import { PastTheText, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
-import { BodyTemplate, type CompiledBody } from './body-template';
+import { type InspectedExpression, inspectExpressions } from './body-inspection';
+import { PastTheText, type Placement, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
+import { BodyTemplate, type CompiledBody, tokenEvaluator, written } from './body-template';
 import { ExpressionBudget } from './expression-budget';
 import { ExpressionError } from './expression-error';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
@@ -76,6 +77,7 @@ export class ExpressionEngine {
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
+  /** Expressions one request may hold (`--max-expressions`, or Settings while running). */
   private maxExpressions: number;
   /** The budget of the request whose token templates are being rendered (see withBudget). */
   private shared: ExpressionBudget | undefined;
@@ -106,6 +108,11 @@ export class ExpressionEngine {
   /** Changes the limit while running (Settings): the next request is held to it. */
   setExpressionLimit(limit: number): void {
     this.maxExpressions = limit;
+  }
+
+  /** The limit now: the Composer flags the first expression over it. */
+  get expressionLimit(): number {
+    return this.maxExpressions;
   }
 
   /** A 400 naming the limit when a request's body holds more expressions than one request may. */
@@ -177,6 +184,20 @@ export class ExpressionEngine {
         part = withoutCutMarker(part.slice(0, at), kind);
       }
     }
+  }
+
+  /** The body's expressions one by one, each compiled or with why it does not compile (the workbench's checks). */
+  inspectBody(text: string, kind: BodyKind): InspectedExpression[] {
+    return inspectExpressions(text, kind, this.compileExpression);
+  }
+
+  /**
+   * Writes compiled expressions (from inspectBody) as a render of their body would: each evaluated over its token and
+   * encoded for its place, all within `budget`. Throws the ExpressionError the render would.
+   */
+  expressionWriter(budget: ExpressionBudget): (placed: { expression: TokenExpression; placement: Placement }, token: TokenRecord) => string {
+    const evaluate = tokenEvaluator(this.runtime, budget);
+    return (placed, token) => written(placed, evaluate(placed.expression, token), budget);
   }
 
   /** POST /detokenize: every string of the parsed JSON is a template, all rendered within one budget; keys are left alone. */

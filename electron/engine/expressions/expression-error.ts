@@ -16,6 +16,19 @@ export class ExpressionError extends ApiProblem {
   }
 }
 
+/** An expression not closed with `}}` before `limit`, the end of what could hold it (its JSON string, or the body). */
+export class UnclosedExpression extends ExpressionError {
+  constructor(
+    expression: string,
+    /** Raw positions: where its `{{` opens, and where the search for its `}}` stopped. */
+    readonly start: number,
+    readonly limit: number,
+  ) {
+    super(expression, 'the expression is not closed with }}');
+    this.name = 'UnclosedExpression';
+  }
+}
+
 /** An expression that would spend more than its request's budget (see expression-budget); `reason` names the bound. */
 export class ExpressionOverBudget extends ExpressionError {
   constructor(expression: string, reason: string) {

@@ -5,7 +5,7 @@
  * `{%` tags are never looked at: only `{{` opens an expression.
  */
 import { isUtf8 } from 'node:buffer';
-import { ExpressionError, brief } from './expression-error';
+import { ExpressionError, UnclosedExpression, brief } from './expression-error';
 
 export interface Codec {
   /** Character code of the unit at `pos`, or -1 for one that can never be part of the syntax. */
@@ -92,7 +92,7 @@ export function expressionEnd(text: string, start: number, limit: number, codec:
     if (c === PIPE) inFilters = true;
     pos = next;
   }
-  throw new ExpressionError(brief(text.slice(start, limit)), 'the expression is not closed with }}');
+  throw new UnclosedExpression(brief(text.slice(start, limit)), start, limit);
 }
 
 /**

@@ -6,6 +6,7 @@
  * may be a variable holding token data); the expression text already shows literal arguments.
  */
 import { createHmac } from 'node:crypto';
+import type { VaultFilterName } from '../../../shared/expressions/filters';
 import { JSONPathEnvironment, JSONPathError, type JSONPathQuery } from 'json-p3';
 import { BudgetExceeded, type ExpressionBudget, type FilterThis, budgetOf } from './expression-budget';
 import { FilterFailure } from './expression-error';
@@ -207,7 +208,8 @@ function hmac(value: unknown, algorithm: unknown, key: unknown): Uint8Array {
   return createHmac(digest, key).update(bytesOf('hmac', value)).digest();
 }
 
-export const CUSTOM_FILTERS: Record<string, Filter> = {
+/** One implementation per filter the shared catalog names (shared/expressions/filters.ts), none more. */
+export const CUSTOM_FILTERS: Record<VaultFilterName, Filter> = {
   json,
   last4: (value) => {
     const text = textOf('last4', value);

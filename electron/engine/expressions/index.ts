@@ -1,10 +1,11 @@
 /** The expression language (docs/api.md, Expressions): body detokenization and token-scope templates. */
 export { type BodyKind, bodyKindOf } from './body-kind';
-export { markersEnd } from './body-placement';
+export type { InspectedExpression } from './body-inspection';
+export { markersEnd, type Placement } from './body-placement';
 export type { CompiledBody } from './body-template';
 export { ExpressionBudget } from './expression-budget';
 export { ExpressionEngine, type ExpressionEngineOptions, HOSTED_EXPRESSION_LIMIT } from './expression-engine';
-export { ExpressionError, ExpressionOverBudget } from './expression-error';
+export { ExpressionError, ExpressionOverBudget, UnclosedExpression } from './expression-error';
 export { containsExpression } from './expression-scanner';
 export type { TokenRecord } from './token-record';
 export { isValidTokenId } from './token-reference';

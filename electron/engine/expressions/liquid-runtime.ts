@@ -7,6 +7,7 @@
 import { Context, type Expression, type FilterImplOptions, Liquid, Tokenizer, TypeGuards, Value, toValue, toValueSync } from 'liquidjs';
 import { BudgetExceeded, type ExpressionBudget, type FilterThis, budgetOf } from './expression-budget';
 import { ExpressionError, ExpressionOverBudget, FilterFailure } from './expression-error';
+import type { VaultFilterName } from '../../../shared/expressions/filters';
 import { CUSTOM_FILTERS, LAST_ONLY_FILTERS, jsonFilterFor } from './filters';
 
 /** One filter of a direct chain: our own filter with its literal arguments bound. */
@@ -83,9 +84,11 @@ function directPath(value: Value): readonly string[] | undefined {
   return names;
 }
 
+const isVaultFilter = (name: string): name is VaultFilterName => Object.hasOwn(CUSTOM_FILTERS, name);
+
 /** Our filter `name` with literal arguments, as Liquid would call it; undefined for anything else. */
 function directStep(filter: Value['filters'][number]): DirectStep | undefined {
-  if (!Object.hasOwn(CUSTOM_FILTERS, filter.name)) return undefined;
+  if (!isVaultFilter(filter.name)) return undefined;
   const args: unknown[] = [];
   for (const arg of filter.args) {
     if (!TypeGuards.isNumberToken(arg) && !TypeGuards.isQuotedToken(arg)) return undefined;

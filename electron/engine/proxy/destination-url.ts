@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { ApiProblem } from '../server/problem';
+import type { CompatibilityWarning, OutsideBody } from './compatibility';
 
 export const PROXY_MOUNT = '/proxy';
 
@@ -15,7 +16,7 @@ export interface ProxyDestination {
   readonly path: string;
   readonly href: string;
   /** Things the hosted service would refuse although Tokenbench accepts them (shown in the GUI and history). */
-  readonly warnings: readonly string[];
+  readonly warnings: readonly CompatibilityWarning[];
 }
 
 function parseProxyUrl(value: string | undefined, header: string): URL {
@@ -38,16 +39,25 @@ function parseProxyUrl(value: string | undefined, header: string): URL {
 /** `{{` as typed, or percent-encoded (by the client's HTTP library or by URL parsing). */
 const EXPRESSION_START = /\{\{|%7B%7B/i;
 
-function compatibilityWarnings(url: URL): string[] {
-  const warnings: string[] = [];
+/** The parts of the URL that hold an expression: its path, and each query parameter by name. */
+function expressionsIn(url: URL): OutsideBody[] {
+  const outside: OutsideBody[] = EXPRESSION_START.test(url.pathname) ? [{ part: 'path' }] : [];
+  for (const [name, value] of url.searchParams) {
+    if (EXPRESSION_START.test(name) || EXPRESSION_START.test(value)) outside.push({ part: 'query', name });
+  }
+  return outside;
+}
+
+function compatibilityWarnings(url: URL): CompatibilityWarning[] {
+  const warnings: CompatibilityWarning[] = [];
   if (EXPRESSION_START.test(url.href)) {
-    warnings.push('the destination URL contains a {{ expression; expressions are detokenized only in the body');
+    warnings.push({ message: 'the destination URL contains a {{ expression; expressions are detokenized only in the body', outside: expressionsIn(url) });
   }
-  if (url.protocol === 'http:') warnings.push('destination uses http; the hosted service only proxies to https');
+  if (url.protocol === 'http:') warnings.push({ message: 'destination uses http; the hosted service only proxies to https' });
   if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) {
-    warnings.push(`destination host ${url.hostname} is an IP address; the hosted service requires a DNS name`);
+    warnings.push({ message: `destination host ${url.hostname} is an IP address; the hosted service requires a DNS name` });
   }
-  if (url.hostname === 'localhost') warnings.push('destination is localhost; the hosted service cannot reach your machine');
+  if (url.hostname === 'localhost') warnings.push({ message: 'destination is localhost; the hosted service cannot reach your machine' });
   return warnings;
 }
 

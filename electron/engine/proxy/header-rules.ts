@@ -5,12 +5,13 @@
  * become the destination's `Keep-Alive` and `Connection`.
  */
 import { ApiProblem } from '../server/problem';
+import type { CompatibilityWarning } from './compatibility';
 import { hopByHopFilter } from './hop-by-hop';
 
 export interface OutboundHeaders {
   /** Flat raw pairs: name, value, name, value… */
   headers: string[];
-  warnings: string[];
+  warnings: CompatibilityWarning[];
 }
 
 /** `Expect: 100-continue` was already answered by Node's server, and undici cannot send it. */
@@ -33,7 +34,7 @@ export function outboundHeaders(rawHeaders: readonly string[], prefix: string): 
   ]);
   const isHopByHop = hopByHopFilter(rawHeaders);
   const headers: string[] = [];
-  const warnings: string[] = [];
+  const warnings: CompatibilityWarning[] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
     const value = rawHeaders[i + 1];
@@ -45,7 +46,7 @@ export function outboundHeaders(rawHeaders: readonly string[], prefix: string): 
       throw new ApiProblem(400, `header ${JSON.stringify(name)} contains a character that cannot be forwarded (CR, LF, NUL or another control character)`);
     }
     if (value.includes('{{')) {
-      warnings.push(`header ${name} contains a {{ expression; expressions are detokenized only in the body`);
+      warnings.push({ message: `header ${name} contains a {{ expression; expressions are detokenized only in the body`, outside: [{ part: 'header', name }] });
     }
     headers.push(outName, value);
   }

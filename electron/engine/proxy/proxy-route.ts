@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type BodyKind, bodyKindOf, type CompiledBody, ExpressionBudget, type ExpressionEngine, HOSTED_EXPRESSION_LIMIT, markersEnd } from '../expressions';
+import { type BodyKind, bodyKindOf, type CompiledBody, ExpressionBudget, type ExpressionEngine, markersEnd } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { asBody, type BodyChunks, chunksAreUtf8, joinChunks, prefixOf } from '../server/body-chunks';
 import { ApiProblem } from '../server/problem';
@@ -11,6 +11,7 @@ import { resolveDestination, type ProxyDestination } from './destination-url';
 import { ForwardError, forwardFailure, type Forwarder } from './forwarder';
 import { outboundHeaders } from './header-rules';
 import { BODY_KEPT, proxyLogDetails, type ProxyExchange } from './proxy-history';
+import { checkExpressionCount, requireProxyCaller } from './proxy-rules';
 import { clientResponseHeaders } from './response-headers';
 
 export interface ProxyLimits {
@@ -27,15 +28,6 @@ const CONTENT_LENGTH = new Set(['content-length']);
 
 /** Bodies from this size are compiled from their bytes and rendered with renderBytes; see proxy() for smaller ones. */
 const RENDER_BYTES_FROM = 16 * 1024;
-
-/** Only a private application may detokenize, and it needs token:use even when this body uses no token. */
-function authorize(ctx: RequestContext): void {
-  const { application, policy } = ctx.caller;
-  if (application.type !== 'private') {
-    throw new ApiProblem(403, `The proxy takes a private application key; this key belongs to a ${application.type} application`);
-  }
-  if (!policy.has('token:use')) throw new ApiProblem(403, 'The application lacks token:use (or proxy:invoke)');
-}
 
 /**
  * The ephemeral proxy (docs/api.md, Proxy): detokenize the body's expressions, forward to PFX-PROXY-URL, and stream the
@@ -57,10 +49,8 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
     const compiled = typeof body === 'string' ? expressions.compileBody(body, kind) : expressions.compileBodyBytes(body, kind, reach);
     exchange.expressionCount = compiled.expressionCount;
     exchange.tokenIds = compiled.tokenIds;
-    expressions.checkExpressionCount(compiled.expressionCount);
-    if (compiled.expressionCount > HOSTED_EXPRESSION_LIMIT) {
-      exchange.warnings.push(`${compiled.expressionCount} expressions; the hosted service detokenizes at most ${HOSTED_EXPRESSION_LIMIT} per request`);
-    }
+    const warning = checkExpressionCount(compiled.expressionCount, expressions);
+    if (warning) exchange.warnings.push(warning.message);
     return compiled;
   }
 
@@ -79,13 +69,13 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
 
   async function proxy(ctx: RequestContext, exchange: ProxyExchange): Promise<'sent'> {
     const { req, res } = ctx;
-    authorize(ctx);
+    requireProxyCaller(ctx.caller);
 
     const destination = destinationOf(ctx.prefixed('PROXY-URL'), req.url ?? '/proxy');
     exchange.destination = destination.href;
-    exchange.warnings.push(...destination.warnings);
+    for (const warning of destination.warnings) exchange.warnings.push(warning.message);
     const headers = outboundHeaders(req.rawHeaders, prefix);
-    exchange.warnings.push(...headers.warnings);
+    for (const warning of headers.warnings) exchange.warnings.push(warning.message);
 
     const received = await ctx.body();
     const kind = bodyKindOf(req.headers['content-type']);

@@ -150,6 +150,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE transaction_writes ADD COLUMN enlisted_by TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'remote targets',
+    // Services the Composer may send to instead of this engine. The key the user pasted is kept sealed, so the engine
+    // can send with it; it never leaves the engine whole.
+    sql: `
+      CREATE TABLE remote_targets (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        base_url TEXT NOT NULL,
+        sealed_key BLOB NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -9,7 +9,7 @@ import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
 import { mergePatch } from './merge-patch';
 import type { CreateTokenRequest, UpdateTokenRequest } from './token-requests';
-import { type StoredToken, type TokenStore, type TokenWrite } from './token-store';
+import { type StoredToken, type TokenRow, type TokenStore, type TokenWrite } from './token-store';
 import { nowIso } from '../clock';
 import { validateTokenId } from './token-id';
 import {
@@ -77,6 +77,10 @@ function atPath<T>(path: string, make: () => T): T {
 }
 
 const CARD_TYPES = new Set(['card', 'card_number']);
+
+/** What expressions naming ids that are no live token get (the proxy, /detokenize). */
+export const missingTokensProblem = (missing: readonly string[]) =>
+  new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
 
 /** What history shows for a value it may not show. */
 export const REDACTED = '[redacted]';
@@ -163,6 +167,12 @@ export class TokenService {
    */
   storedMaskedData(token: StoredToken): unknown {
     return this.masked.getOrCreate(token.id, () => this.renderMask(token));
+  }
+
+  /** storedMaskedData of a row as read from the store, unsealing it only when the cache does not hold its mask. */
+  storedMaskedDataOfRow(row: TokenRow): unknown {
+    if (row.mask === null) return undefined;
+    return this.masked.getOrCreate(row.id, () => this.renderMask(this.store.hydrate(row)));
   }
 
   /** The token as the caller may see it; `stored` when it was read from the store as committed. */
@@ -500,10 +510,7 @@ export class TokenService {
    */
   tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform): Map<string, TokenRecord> {
     const found = this.store.getMany(ids);
-    if (found.includes(undefined)) {
-      const missing = ids.filter((_, i) => found[i] === undefined);
-      throw new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
-    }
+    if (found.includes(undefined)) throw missingTokensProblem(ids.filter((_, i) => found[i] === undefined));
     const records = new Map<string, TokenRecord>();
     for (const token of found as StoredToken[]) {
       records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform)));

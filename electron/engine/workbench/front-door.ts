@@ -1,4 +1,5 @@
-import { request, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../shared/workbench/contract';
 import type { EngineEvents } from '../engine-events';
 import { headersForLog } from '../server/log-headers';
@@ -19,9 +20,16 @@ export interface FrontDoorOptions {
   events: EngineEvents;
 }
 
+/** The key a composed request is sent with, and for a remote target, where it goes instead of this service. */
+export interface SendTo {
+  apiKey: string;
+  /** A remote target's address: its history is its own, so no entry of this engine's is awaited. */
+  remoteBaseUrl?: string;
+}
+
 export interface FrontDoor {
-  /** Sends the request to the service's own address with `apiKey`, unless the request carries a key itself. */
-  send(composed: ComposedRequest, apiKey: string): Promise<SentExchange>;
+  /** Sends the request to the service's own address (or the remote's) with the key, unless the request carries a key itself. */
+  send(composed: ComposedRequest, to: SendTo): Promise<SentExchange>;
   /** Stops a request in flight; false when none has that id. */
   cancel(id: string): boolean;
 }
@@ -53,7 +61,7 @@ function withClientHeaders(composed: [string, string][], defaults: Record<string
 /** One request over node:http, which keeps the answer's header names, order and reason phrase as they came. */
 function exchange(url: string, method: string, headers: string[], body: Buffer | null, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers, signal }, resolve);
+    const outgoing = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { method, headers, signal }, resolve);
     outgoing.on('error', reject);
     outgoing.end(body ?? undefined);
   });
@@ -90,15 +98,15 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
     });
   }
 
-  async function send(composed: ComposedRequest, apiKey: string): Promise<SentExchange> {
+  async function send(composed: ComposedRequest, to: SendTo): Promise<SentExchange> {
     if (inFlight.has(composed.id)) throw new ApiProblem(409, `A request with id ${composed.id} is already running`);
     const controller = new AbortController();
     inFlight.set(composed.id, controller);
     const body = composed.body === null ? null : Buffer.from(composed.body, 'utf8');
-    const url = options.baseUrl() + composed.path;
+    const url = (to.remoteBaseUrl ?? options.baseUrl()) + composed.path;
     const headers = withClientHeaders(composed.headers, {
       host: new URL(url).host,
-      [keyHeader]: apiKey,
+      [keyHeader]: to.apiKey,
       ...(body ? { 'content-length': String(body.length) } : {}),
     });
     const sent = { method: composed.method, url, headers: headersForLog(headers.flat(), options.headerPrefix), bytes: body?.length ?? 0 };
@@ -118,7 +126,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
       const duration_ms = performance.now() - started;
       const rawHeaders: [string, string][] = [];
       for (let i = 0; i < response.rawHeaders.length; i += 2) rawHeaders.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
-      const traceId = response.headers[traceHeader];
+      const traceId = to.remoteBaseUrl === undefined ? response.headers[traceHeader] : undefined;
       const entry = typeof traceId === 'string' ? await entryOf(traceId, seen, (listener) => (onEntry = listener)) : null;
       return {
         request: sent,

@@ -2,4 +2,5 @@
 export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOptions } from './browser-workbench';
 export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';
 export { frontDoor, type FrontDoor } from './front-door';
+export { RemoteTargets } from './remote-targets';
 export { Welcome } from './welcome';

@@ -15,11 +15,15 @@ import { seedFile } from '../seed/seed-file';
 import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
+import type { RequestChecks } from '../proxy/proxy-check';
+import type { TokenSuggestions } from '../vault/token-suggestions';
+import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import type { FrontDoor } from './front-door';
 import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
+import type { RemoteTargets } from './remote-targets';
 import { createReveals } from './reveals';
 import { readTokenAs, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
@@ -54,6 +58,10 @@ export interface WorkbenchSources {
   revealOutbound: (entry: RequestLogEntry | undefined) => string;
   /** The vault, as the Tokens page reads it as an application. */
   vault: WorkbenchVault;
+  /** The proxy's checks of a composed request, and expression previews. */
+  checks: RequestChecks;
+  tokenSuggestions: TokenSuggestions;
+  remoteTargets: RemoteTargets;
 }
 
 /**
@@ -69,6 +77,16 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
   };
+  const { remoteTargets } = sources;
+  /** Where a composed request goes, and the key it goes with: an application's workbench key here, or a remote's own. */
+  const targetOf = (target: { application_id?: string; target_id?: string }): { baseUrl: string; remote: boolean; key: () => string } => {
+    if (target.target_id === undefined) {
+      const id = target.application_id!;
+      return { baseUrl: sources.status().url, remote: false, key: () => applications.workbenchKey(id) };
+    }
+    const connection = remoteTargets.connection(target.target_id);
+    return { baseUrl: connection.baseUrl, remote: true, key: () => connection.apiKey };
+  };
   return {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
@@ -81,7 +99,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealOutbound: ({ id }) => reveals.outbound(id),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
-    sendRequest: (request) => sources.frontDoor.send(request, applications.workbenchKey(request.application_id)),
+    sendRequest(request) {
+      const target = targetOf(request);
+      return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined });
+    },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => sources.collections.list(),
     saveRequest({ collection, name, request, overwrite }) {
@@ -104,6 +125,23 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const key = applications.workbenchKeyInfo(application_id);
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
+    },
+    checkRequest: (request) => sources.checks.check(request),
+    previewExpression: (query) => sources.checks.preview(query),
+    suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
+    listRemoteTargets: () => remoteTargets.list(),
+    addRemoteTarget: (target) => remoteTargets.add(target),
+    deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
+    requestSnippet({ format, include_key, ...request }) {
+      const target = targetOf(request);
+      // The key is read only to be written out when asked: otherwise the snippet reads it from the environment.
+      const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: include_key ? target.key() : null };
+      try {
+        return { snippet: SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + request.path, headers: request.headers, body: request.body }, key) };
+      } catch (error) {
+        if (error instanceof SnippetError) throw new ApiProblem(422, error.message);
+        throw error;
+      }
     },
     searchTokens: (request) => searchTokens(vault, request),
     getToken: (request) => tokenDetail(vault, request),

@@ -1,6 +1,7 @@
 import { json } from '@codemirror/lang-json';
 import { xml } from '@codemirror/lang-xml';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { Compartment, EditorState, Prec, StateEffect, StateField, type Extension } from '@codemirror/state';
 import { Decoration, EditorView, keymap, MatchDecorator, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
@@ -37,6 +38,16 @@ interface CodeEditorProps {
   marked?: readonly MarkedRange[];
   /** The cursor moved or the selection changed (the main one, as offsets). */
   onSelectionChange?: (from: number, to: number) => void;
+  /** More of CodeMirror (completion sources, hovers), fixed when the editor is made. */
+  extensions?: Extension;
+  /** Flags on a text (lint diagnostics, with CodeMirror's panel and F8); shown while the editor holds that text. */
+  diagnostics?: EditorDiagnostics | null;
+}
+
+/** Diagnostics and the text they were made for: ones for another text would point at the wrong places. */
+export interface EditorDiagnostics {
+  text: string;
+  items: readonly Diagnostic[];
 }
 
 /** The page's style nonce (see content-security-policy.ts): CodeMirror injects its styles with it. */
@@ -81,12 +92,14 @@ const syntaxColours = HighlightStyle.define([
 ]);
 
 const NOTHING_MARKED: readonly MarkedRange[] = [];
+const NO_EXTENSIONS: Extension = [];
+const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 
 const LANGUAGES: Record<EditorLanguage, () => Extension> = { json: () => json(), xml: () => xml(), text: () => [] };
 
 /** CodeMirror 6 for request bodies: the language by content type, expressions marked, theme colours, strict CSP. */
 export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(
-  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED, onSelectionChange },
+  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED, onSelectionChange, extensions = NO_EXTENSIONS, diagnostics = null },
   ref,
 ) {
   const host = useRef<HTMLDivElement>(null);
@@ -121,6 +134,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
             const { from, to } = update.state.selection.main;
             if (update.selectionSet) callbacks.current.onSelectionChange?.(from, to);
           }),
+          extensions,
         ],
       }),
     });
@@ -146,6 +160,14 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
     const length = editor.state.doc.length;
     editor.dispatch({ effects: setMarked.of(marked.filter(({ from, to }) => from < to && to <= length)) });
   }, [marked]);
+
+  useEffect(() => {
+    const editor = view.current;
+    // Flags made for an older text would point at the wrong places: the editor keeps its own, moved along with the
+    // edits since, until flags for the text as it is arrive.
+    if (!editor || (diagnostics && diagnostics.text !== editor.state.doc.toString())) return;
+    editor.dispatch(setDiagnostics(editor.state, diagnostics?.items ?? NO_DIAGNOSTICS));
+  }, [diagnostics]);
 
   useImperativeHandle(ref, () => ({
     select(from, to) {

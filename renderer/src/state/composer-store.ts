@@ -1,6 +1,7 @@
 import { create } from 'zustand';
-import { createJSONStorage, persist } from 'zustand/middleware';
+import { persist } from 'zustand/middleware';
 import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
+import { lazyStorage } from './lazy-storage';
 
 /** The request being composed: the shape a collection saves it in. */
 export type ComposerDraft = SavedRequest;
@@ -57,6 +58,8 @@ interface ComposerState {
   draft: ComposerDraft;
   /** The application the request is sent as; null until the user (or the first load) picks one. */
   applicationId: string | null;
+  /** A remote target to send to instead of this engine (its id); null: this engine. */
+  targetId: string | null;
   /** The id of the request in flight, for Cancel. */
   sending: string | null;
   result: ComposerResult | null;
@@ -74,6 +77,7 @@ interface ComposerState {
   bodySelection: { from: number; to: number } | null;
   edit(patch: Partial<ComposerDraft>): void;
   chooseApplication(id: string): void;
+  chooseTarget(id: string | null): void;
   /**
    * Opens a request (a saved one, a replay, an import, the first run's test card): in its own tab when it is already
    * open, in the tab on show when that one is blank, else in a new tab, so no edit is lost.
@@ -123,6 +127,7 @@ export const useComposerStore = create<ComposerState>()(
       activeTab: FIRST_TAB.id,
       draft: EMPTY_DRAFT,
       applicationId: null,
+      targetId: null,
       sending: null,
       result: null,
       notice: null,
@@ -133,6 +138,7 @@ export const useComposerStore = create<ComposerState>()(
       bodySelection: null,
       edit: (patch) => set(({ draft }) => ({ draft: { ...draft, ...patch }, invalid: null })),
       chooseApplication: (applicationId) => set({ applicationId }),
+      chooseTarget: (targetId) => set({ targetId }),
       load: (draft, notice, savedAs = null) =>
         set((state) => {
           const open = state.tabs.find((tab) => tab.id !== state.activeTab && samePlace(tab.savedAs, savedAs));
@@ -180,12 +186,13 @@ export const useComposerStore = create<ComposerState>()(
     }),
     {
       name: 'tokenbench.composer',
-      storage: createJSONStorage(() => window.localStorage),
+      storage: lazyStorage(window.localStorage),
       partialize: (state) => ({
         tabs: state.tabs.map((tab) => ({ ...(tab.id === state.activeTab ? current(state) : tab), result: null })),
         activeTab: state.activeTab,
         draft: state.draft,
         applicationId: state.applicationId,
+        targetId: state.targetId,
         savedAs: state.savedAs,
       }),
     },

@@ -1,9 +1,11 @@
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationList } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
+import { useRemoteTargetList } from '../../state/remote-targets-store';
 import { useComposerKeys } from './composer-actions';
 import { CollectionsPanel } from './CollectionsPanel';
 import { OPEN_REQUEST_PANEL, OpenRequests, tabIdOf } from './OpenRequests';
+import { useRequestChecks } from './request-checks';
 import { RequestPane } from './RequestPane';
 import { ResponsePane } from './ResponsePane';
 import './composer.css';
@@ -11,7 +13,9 @@ import './composer.css';
 /** Compose a request, send it through the proxy or to the vault API, and see who answered. */
 export function ComposerPage() {
   useApplicationList();
+  useRemoteTargetList();
   useComposerKeys();
+  useRequestChecks();
   const activeTab = useComposerStore((state) => state.activeTab);
   return (
     <div className="composer-page">

@@ -13,6 +13,12 @@ import { useResponseState } from './response-state';
 import { BODY_TYPES, queryOf, SERVICE_HEADERS, wireRequest, withQuery } from './wire-request';
 import { Alert } from '../../components/Alert';
 import { ApplicationSelect } from '../../components/ApplicationSelect';
+import { expressionAssist } from './expression-assist';
+import { assistContext } from './request-checks';
+import { RequestFlags, TARGET_INPUT_ID, useBodyDiagnostics } from './RequestFlags';
+import { CopyAsCode } from './CopyAsCode';
+import { RemoteTargets, SendTo } from './RemoteTargets';
+import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 
 const DEFAULT_PREFIX = 'BT';
 const KINDS: Record<RequestKind, string> = { proxy: 'Through the proxy', api: 'Vault API' };
@@ -55,6 +61,7 @@ function RequestLine() {
       </select>
       <input
         type="text"
+        id={TARGET_INPUT_ID}
         aria-label={proxied ? 'Destination URL' : 'Path'}
         placeholder={proxied ? 'Destination URL: https://api.example.com/v1/charges' : 'Path: /tokens'}
         spellCheck={false}
@@ -85,13 +92,23 @@ function SendAs() {
   const revoking = useEngineCall();
   const live = useEngineStore((state) => state.connection === 'live');
   const application = applicationToUse(applications, chosen);
+  const targetId = useComposerStore((state) => state.targetId);
+  const remote = remoteTargetToUse(useRemoteTargetsStore((state) => state.targets), targetId);
   // Without the engine the shell says why; this would only say it again.
   if (!live && !applications) return <p className="muted">The applications to send as are listed once the engine is connected.</p>;
   if (problem) return <Alert message={`Could not list the applications: ${problem}`} />;
   if (!applications) return <p className="muted">Listing applications…</p>;
   const key = application?.workbench_key;
+  if (remote) {
+    return (
+      <div className="send-as">
+        <SendTo />
+      </div>
+    );
+  }
   return (
     <div className="send-as">
+      <SendTo />
       <ApplicationSelect label="Send as" applications={applications} value={application?.id ?? ''} onChange={choose} />
       {application && (
         <span className="workbench-key" aria-live="polite">
@@ -235,6 +252,8 @@ function Body({ culprit }: { culprit: string | null }) {
   const selectBody = useComposerStore((state) => state.selectBody);
   const editor = useRef<CodeEditorHandle>(null);
   const marked = useMemo(() => rangesOf(body, culprit), [body, culprit]);
+  const assist = useMemo(() => expressionAssist(api, assistContext), [api]);
+  const diagnostics = useBodyDiagnostics();
   useEffect(() => {
     if (pointAt) editor.current?.select(pointAt.from, pointAt.to);
   }, [pointAt]);
@@ -266,6 +285,8 @@ function Body({ culprit }: { culprit: string | null }) {
           }}
           marked={marked}
           onSelectionChange={selectBody}
+          extensions={assist}
+          diagnostics={diagnostics}
         />
       )}
     </div>
@@ -325,7 +346,9 @@ export function RequestPane() {
       <RequestLine />
       <Alert message={invalid} />
       <WirePreview />
+      <CopyAsCode />
       <SendAs />
+      <RemoteTargets />
       <Tabs
         label="Request parts"
         selected={tab}
@@ -353,6 +376,7 @@ export function RequestPane() {
           { id: 'service', label: 'Service headers', panel: () => <ServiceHeaders /> },
         ]}
       />
+      <RequestFlags />
     </section>
   );
 }

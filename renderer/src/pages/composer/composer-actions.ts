@@ -2,36 +2,73 @@ import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
+import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
+import type { ApplicationChoice } from '../../../../shared/workbench/contract';
 import { applicationToUse, refreshApplications, useApplicationsStore } from '../../state/applications-store';
+import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
 
-const DEFAULT_PREFIX = 'BT';
+export const DEFAULT_PREFIX = 'BT';
 
-/** Sends the request as composed, as the chosen application; says what to fix when it cannot be sent. */
+/** Where a composed request goes: a remote target with its key, or this engine as the chosen application. */
+export type SendTarget =
+  | { to: { target_id: string }; remote: RemoteTarget; application: null }
+  | { to: { application_id: string }; remote: null; application: ApplicationChoice };
+
+interface TargetChoices {
+  targetId: string | null;
+  targets: readonly RemoteTarget[] | null;
+  applicationId: string | null;
+  applications: readonly ApplicationChoice[] | null;
+}
+
+/** The target chosen among those known, or what to do when there is none. */
+export function sendTargetOf({ targetId, targets, applicationId, applications }: TargetChoices): SendTarget | string {
+  if (targetId !== null) {
+    const remote = remoteTargetToUse(targets, targetId);
+    if (remote) return { to: { target_id: remote.id }, remote, application: null };
+    if (targets === null) return 'The remote targets are still being listed: send again in a moment.';
+  }
+  const application = applicationToUse(applications, applicationId);
+  if (!application) return 'There is no application to send as: create one (POST /applications with the management key).';
+  return { to: { application_id: application.id }, remote: null, application };
+}
+
+/** The target the Composer sends to now. */
+export function sendTarget(): SendTarget | string {
+  const { targetId, applicationId } = useComposerStore.getState();
+  const { targets } = useRemoteTargetsStore.getState();
+  return sendTargetOf({ targetId, targets, applicationId, applications: useApplicationsStore.getState().applications });
+}
+
+/** The header prefix of the service's own headers (BT-…), as the engine reports it. */
+export const headerPrefix = () => useEngineStore.getState().status?.headerPrefix ?? DEFAULT_PREFIX;
+
+/** Sends the request as composed, to the chosen target; says what to fix when it cannot be sent. */
 export async function sendComposed(api: WorkbenchApi): Promise<void> {
   const composer = useComposerStore.getState();
   if (composer.sending) return;
   const status = useEngineStore.getState().status;
-  const application = applicationToUse(useApplicationsStore.getState().applications, composer.applicationId);
-  const wire = wireRequest(composer.draft, status?.headerPrefix ?? DEFAULT_PREFIX);
+  const wire = wireRequest(composer.draft, headerPrefix());
   if (typeof wire === 'string') return composer.refused(wire);
-  if (!application) return composer.refused('There is no application to send as: create one (POST /applications with the management key).');
+  const target = sendTarget();
+  if (typeof target === 'string') return composer.refused(target);
   const id = crypto.randomUUID();
   composer.started(id);
   try {
-    const exchange = await api.sendRequest({ id, application_id: application.id, ...wire });
+    const exchange = await api.sendRequest({ id, ...target.to, ...wire });
     composer.finished({
       kind: 'exchange',
       exchange,
       throughProxy: composer.draft.kind === 'proxy',
-      applicationName: application.name,
+      applicationName: target.application?.name ?? null,
       sentBody: wire.body,
     });
-    if (!application.workbench_key) void refreshApplications(api);
+    if (target.application && !target.application.workbench_key) void refreshApplications(api);
   } catch (error) {
-    composer.finished({ kind: 'no-engine', tried: `${wire.method} ${status?.url ?? ''}${wire.path}`, detail: messageOf(error) });
+    composer.finished({ kind: 'no-engine', tried: `${wire.method} ${target.remote?.base_url ?? status?.url ?? ''}${wire.path}`, detail: messageOf(error) });
   }
 }
 

@@ -1,0 +1,285 @@
+/**
+ * The workbench's checks of a composed proxy request before it is sent: what the proxy would refuse, and where the
+ * hosted service would behave differently. Each check is the proxy's own (proxy-rules, destination-url, header-rules,
+ * the expression engine's placement and parser, the vault's lookup and the access policy), applied to the request as
+ * the Composer would send it, so the editor's flags and the proxy's answers cannot drift apart.
+ */
+import type { ExpressionPreview, FlagPlace, RequestCheck, RequestCheckQuery, RequestFlag } from '../../../shared/workbench/composer-contract';
+import type { Caller } from '../access/authenticator';
+import type { AccessDecision } from '../access/permissions';
+import {
+  type BodyKind,
+  bodyKindOf,
+  ExpressionBudget,
+  ExpressionError,
+  ExpressionOverBudget,
+  type ExpressionEngine,
+  type InspectedExpression,
+  UnclosedExpression,
+} from '../expressions';
+import { ApiProblem } from '../server/problem';
+import type { StoredToken } from '../vault/token-store';
+import { missingTokensProblem, REDACTED, type TokenService } from '../vault/token-service';
+import type { CompatibilityWarning, OutsideBody } from './compatibility';
+import { PROXY_MOUNT, resolveDestination } from './destination-url';
+import { outboundHeaders } from './header-rules';
+import { checkExpressionCount, hostedLimitWarning, requireProxyCaller } from './proxy-rules';
+
+export interface RequestCheckSources {
+  tokens: TokenService;
+  expressions: ExpressionEngine;
+  headerPrefix: string;
+  /** The application as the proxy would see it calling; undefined once it is gone. */
+  callerFor(applicationId: string): Caller | undefined;
+}
+
+export interface PreviewQuery {
+  application_id: string | null;
+  content_type: string | null;
+  body: string;
+  at: number;
+}
+
+export interface RequestChecks {
+  check(request: RequestCheckQuery): RequestCheck;
+  /** The expression at `at`: its token and what it would write, from the token's masked data. */
+  preview(query: PreviewQuery): ExpressionPreview;
+}
+
+/** Who a check is made for: an application of this engine (or none chosen), or a remote target, whose vault is unknown. */
+type Scope = { vault: true; caller: Caller | null } | { vault: false };
+
+type CompiledAt = Extract<InspectedExpression, { expression: object }>;
+
+const REQUEST: FlagPlace = { part: 'request' };
+const bodyAt = ({ start, end }: InspectedExpression): FlagPlace => ({ part: 'body', from: start, to: end });
+
+const isProxyPath = (path: string) => path === PROXY_MOUNT || path.startsWith(`${PROXY_MOUNT}/`) || path.startsWith(`${PROXY_MOUNT}?`);
+
+const headerValue = (headers: readonly (readonly [string, string])[], name: string) =>
+  headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
+
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The answer the proxy would give, as a flag quotes it. */
+const answer = (problem: ApiProblem) => `${problem.status} from the proxy: ${problem.detail ?? problem.message}`;
+
+/** Runs a check of the proxy's; the problem it would answer with is handed to `refused` instead of thrown. */
+function refusal<T>(check: () => T, refused: (problem: ApiProblem) => void): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ApiProblem)) throw error;
+    refused(error);
+    return undefined;
+  }
+}
+
+function describeOutside(outside: OutsideBody): string {
+  if (outside.part === 'header') return `header ${outside.name}`;
+  if (outside.part === 'query') return `query parameter ${outside.name}`;
+  return 'URL path';
+}
+
+/** What to do about an expression that does not compile or evaluate, by what is wrong with it. */
+function expressionAdvice(error: ExpressionError): string {
+  if (error instanceof UnclosedExpression) return 'Close it with }}.';
+  if (error instanceof ExpressionOverBudget) return 'Make it do less: a shorter pad, fewer filters, a plainer JSONPath.';
+  if (/token id/.test(error.reason)) return 'Start it with a token id: {{ <id> | filter }}. Ctrl+Space lists tokens.';
+  if (/filter/i.test(error.reason)) return 'Use a filter of the expression language: Ctrl+Space after a | lists them.';
+  return "Check the filters against the token's data: hover the expression to see it, masked.";
+}
+
+/** How an application's rules decide its use of a token, in words. */
+function decidedBy(decision: AccessDecision, caller: Caller): string {
+  const name = caller.application.name;
+  if (decision.uncovered !== null) {
+    const granting = caller.policy.containerPrefixes('token:use');
+    const others = granting.length === 0 ? 'none of its rules grants token:use' : `it has token:use on ${granting.join(', ')} only`;
+    return `no rule of “${name}” grants token:use on ${decision.uncovered}, the token's container (${others})`;
+  }
+  const rule = decision.rule!;
+  const by = caller.policy.isBarePermissions(rule)
+    ? 'its permissions (token:use reveals)'
+    : `its rule “${rule.description}” (priority ${rule.priority}, container ${rule.container}, ${rule.transform})`;
+  return `“${name}” may use it ${decision.transform === 'reveal' ? 'revealed' : `${decision.transform}ed`}, by ${by}`;
+}
+
+/** The flags of one check, in the order found. */
+class Flags {
+  readonly list: RequestFlag[] = [];
+
+  add(severity: RequestFlag['severity'], kind: RequestFlag['kind'], at: FlagPlace, message: string, advice: string | null): void {
+    this.list.push({ severity, kind, at, message, advice });
+  }
+}
+
+export function createRequestChecks(sources: RequestCheckSources): RequestChecks {
+  const { tokens, expressions, headerPrefix } = sources;
+
+  function scopeOf(applicationId: string | null, remote: boolean): Scope {
+    if (remote) return { vault: false };
+    if (applicationId === null) return { vault: true, caller: null };
+    const caller = sources.callerFor(applicationId);
+    if (!caller) throw new ApiProblem(404, `Application ${applicationId} not found`);
+    return { vault: true, caller };
+  }
+
+  function check(request: RequestCheckQuery): RequestCheck {
+    const scope = scopeOf(request.application_id, request.target_id !== null);
+    const flags = new Flags();
+    // Only the proxy detokenizes; the vault API takes bodies as they are.
+    if (!isProxyPath(request.path)) return { flags: [], expressions: [], vault_checked: scope.vault };
+    const caller = scope.vault ? scope.caller : null;
+
+    const callerAllowed =
+      caller === null ||
+      refusal(
+        () => (requireProxyCaller(caller), true),
+        (problem) => flags.add('error', 'refused', REQUEST, answer(problem), 'Send as a private application that has token:use.'),
+      ) === true;
+    const warnings: CompatibilityWarning[] = [];
+    const destination = refusal(
+      () => resolveDestination(headerValue(request.headers, `${headerPrefix}-PROXY-URL`), request.path, headerPrefix),
+      (problem) => flags.add('error', 'refused', REQUEST, answer(problem), 'Fix the destination URL.'),
+    );
+    if (destination) warnings.push(...destination.warnings);
+    const outbound = refusal(
+      () => outboundHeaders(request.headers.flat(), headerPrefix),
+      (problem) => flags.add('error', 'refused', REQUEST, answer(problem), 'Remove the control character from the header.'),
+    );
+    if (outbound) warnings.push(...outbound.warnings);
+
+    const inspected = request.body === null ? [] : inspect(request.body, bodyKindOf(headerValue(request.headers, 'content-type')), flags);
+    const compiled = inspected.filter((e): e is CompiledAt => e.expression !== undefined);
+
+    if (scope.vault) {
+      const hosted = refusal(
+        () => checkExpressionCount(inspected.length, expressions),
+        (problem) => {
+          const first = inspected[expressions.expressionLimit];
+          flags.add('error', 'expression_limit', first ? bodyAt(first) : REQUEST, answer(problem), 'Send fewer expressions per request, or raise the expression limit in Settings (a --max-expressions given at start wins).');
+        },
+      );
+      if (hosted) warnings.push(hosted);
+    } else {
+      const hosted = hostedLimitWarning(inspected.length);
+      if (hosted) flags.add('warning', 'expression_limit', REQUEST, sentence(hosted.message), 'Send fewer expressions per request.');
+    }
+
+    for (const warning of warnings) {
+      for (const outside of warning.outside ?? []) {
+        flags.add('warning', 'outside_body', outside, `The ${describeOutside(outside)} holds an expression, which is sent as written: only the body is detokenized`, 'Move the value into the body.');
+      }
+      // The rest describe this engine against the hosted service; a remote target is one or the other already.
+      if (!warning.outside && scope.vault) flags.add('info', 'compatibility', REQUEST, sentence(warning.message), 'Tokenbench allows it; the hosted service would not.');
+    }
+
+    if (scope.vault && compiled.length > 0) checkTokens(compiled, callerAllowed ? caller : null, flags);
+    return {
+      flags: flags.list,
+      expressions: compiled.map((e) => ({ from: e.start, to: e.end, token_id: e.expression.ref.id })),
+      vault_checked: scope.vault,
+    };
+  }
+
+  /** The body's expressions, each that does not compile flagged where it is. */
+  function inspect(body: string, kind: BodyKind, flags: Flags): InspectedExpression[] {
+    try {
+      const inspected = expressions.inspectBody(body, kind);
+      for (const e of inspected) if (e.error) flags.add('error', 'broken_expression', bodyAt(e), answer(e.error), expressionAdvice(e.error));
+      return inspected;
+    } catch (error) {
+      // More unclosed expressions than are worth placing again: the last one found stands for the rest.
+      if (!(error instanceof UnclosedExpression)) throw error;
+      flags.add('error', 'broken_expression', { part: 'body', from: error.start, to: error.start + 2 }, answer(error), expressionAdvice(error));
+      return [];
+    }
+  }
+
+  /**
+   * The vault's part, as the proxy does it: the ids looked up at once (an unknown or expired one is its 400), the
+   * caller's rules asked for token:use on each token's containers (its 403), then every expression evaluated over the
+   * record the proxy would hand it, within one budget, and the results dropped. `caller` null: no application to
+   * ask about (none chosen, or one the proxy refuses whatever the tokens).
+   */
+  function checkTokens(compiled: readonly CompiledAt[], caller: Caller | null, flags: Flags): void {
+    const ids = [...new Set(compiled.map((e) => e.expression.ref.id))];
+    const stored = new Map<string, StoredToken>();
+    for (const token of tokens.store.getMany(ids)) if (token) stored.set(token.id, token);
+    const decisions = new Map<string, AccessDecision>();
+    if (caller) for (const [id, token] of stored) decisions.set(id, caller.policy.decide('token:use', token.containers));
+    const usable = [...decisions].filter(([, decision]) => decision.transform !== null).map(([id]) => id);
+    const records = caller && usable.length > 0 ? tokens.tokensForExpressions(usable, caller, 'token:use') : null;
+    const write = expressions.expressionWriter(new ExpressionBudget());
+
+    for (const e of compiled) {
+      const id = e.expression.ref.id;
+      const token = stored.get(id);
+      if (!token) {
+        flags.add('error', 'unknown_token', bodyAt(e), answer(missingTokensProblem([id])), 'Use a live token (Ctrl+Space lists them): this id names none, or one that has expired.');
+        continue;
+      }
+      const decision = decisions.get(id);
+      if (!caller || !decision) continue;
+      if (decision.transform === null) {
+        refusal(
+          () => caller.policy.require('token:use', token.containers),
+          (problem) =>
+            flags.add(
+              'error',
+              'forbidden_token',
+              bodyAt(e),
+              `${answer(problem)}: ${decidedBy(decision, caller)}`,
+              `Give “${caller.application.name}” an access rule granting token:use on ${decision.uncovered}, or send as an application that has one.`,
+            ),
+        );
+        continue;
+      }
+      if (decision.transform !== 'reveal') {
+        flags.add(
+          'info',
+          'masked_use',
+          bodyAt(e),
+          `${sentence(decidedBy(decision, caller))}: the destination receives the ${decision.transform === 'mask' ? 'masked value' : 'value redacted'}, not the data`,
+          'To send the data itself, the deciding rule must reveal.',
+        );
+      }
+      refusal(
+        () => write(e, records!.get(id)!),
+        (problem) => flags.add('error', 'evaluation', bodyAt(e), answer(problem), problem instanceof ExpressionError ? expressionAdvice(problem) : null),
+      );
+    }
+  }
+
+  function preview({ application_id, content_type, body, at }: PreviewQuery): ExpressionPreview {
+    const inspected = refusal(() => expressions.inspectBody(body, bodyKindOf(content_type ?? undefined)), () => undefined) ?? [];
+    const e = inspected.find(({ start, end }) => start <= at && at <= end);
+    if (!e) return null;
+    const none = { from: e.start, to: e.end, token: null, produces: null, access: null };
+    if (!e.expression) return { ...none, problem: e.error.reason };
+    const id = e.expression.ref.id;
+    const masked = tokens.maskedRecordsById([id]).get(id);
+    if (!masked) return { ...none, problem: `No live token has the id ${id}` };
+    const token = {
+      id,
+      type: masked.type,
+      masked: masked.data === REDACTED ? null : (masked.data ?? null),
+      containers: masked.containers,
+      metadata: masked.metadata ?? {},
+      expires_at: masked.expires_at ?? null,
+    };
+    const scope = scopeOf(application_id, false);
+    const caller = scope.vault ? scope.caller : null;
+    const access = caller && sentence(decidedBy(caller.policy.decide('token:use', token.containers), caller));
+    try {
+      const produces = expressions.expressionWriter(new ExpressionBudget())(e, masked);
+      return { from: e.start, to: e.end, token, produces, problem: null, access };
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      return { from: e.start, to: e.end, token, produces: null, problem: `From the masked data: ${error.reason}`, access };
+    }
+  }
+
+  return { check, preview };
+}

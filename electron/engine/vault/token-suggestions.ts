@@ -1,0 +1,62 @@
+import type { TokenSuggestion } from '../../../shared/workbench/composer-contract';
+import { nowIso } from '../clock';
+import { toText } from '../expressions/rendered-value';
+import { LIVE, type TokenRow, type TokenStore } from './token-store';
+import type { TokenService } from './token-service';
+
+/**
+ * Masked data is searched among this many of the newest tokens: it exists only as sealed data and its mask, so each
+ * token's is computed once (then cached until a write) instead of unsealing a whole vault per keystroke.
+ */
+export const MASKED_SEARCH_WINDOW = 2000;
+
+/** The largest code point: an id range `[text, text + this)` holds every id that starts with `text`. */
+const LAST_CHARACTER = '\u{10FFFF}';
+
+/**
+ * The tokens the editor offers while the user writes an expression, a page at a time: found by the start of their id
+ * (through the primary key), by any text in their id, type, containers or metadata (a scan that stops at the limit),
+ * or in their masked data among the newest tokens. Every token is shown masked, whoever will use it.
+ */
+export class TokenSuggestions {
+  private readonly stmt;
+
+  constructor(
+    store: TokenStore,
+    private readonly tokens: TokenService,
+  ) {
+    this.stmt = {
+      newest: store.db.prepare(`SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT @limit`),
+      idStart: store.db.prepare(`SELECT * FROM tokens WHERE id >= @text AND id < @end AND ${LIVE} ORDER BY id LIMIT @limit`),
+      holding: store.db.prepare(`SELECT * FROM tokens WHERE ${LIVE} AND (instr(lower(id), @text) OR instr(lower(type), @text)
+        OR instr(lower(containers), @text) OR instr(lower(metadata), @text)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    };
+  }
+
+  suggest(text: string, limit: number): TokenSuggestion[] {
+    const now = nowIso();
+    const wanted = text.trim();
+    if (wanted === '') return (this.stmt.newest.all({ now, limit }) as TokenRow[]).map((row) => this.suggestion(row));
+    const found = new Map<string, TokenRow>();
+    const add = (rows: TokenRow[]) => rows.forEach((row) => found.size < limit && !found.has(row.id) && found.set(row.id, row));
+    add(this.stmt.idStart.all({ now, text: wanted, end: wanted + LAST_CHARACTER, limit }) as TokenRow[]);
+    const lower = wanted.toLowerCase();
+    if (found.size < limit) add(this.stmt.holding.all({ now, text: lower, limit }) as TokenRow[]);
+    if (found.size < limit) {
+      const recent = this.stmt.newest.all({ now, limit: MASKED_SEARCH_WINDOW }) as TokenRow[];
+      add(recent.filter((row) => toText(this.tokens.storedMaskedDataOfRow(row)).toLowerCase().includes(lower)));
+    }
+    return [...found.values()].map((row) => this.suggestion(row));
+  }
+
+  private suggestion(row: TokenRow): TokenSuggestion {
+    return {
+      id: row.id,
+      type: row.type,
+      masked: this.tokens.storedMaskedDataOfRow(row) ?? null,
+      containers: JSON.parse(row.containers) as string[],
+      metadata: JSON.parse(row.metadata) as Record<string, string>,
+      expires_at: row.expires_at,
+    };
+  }
+}

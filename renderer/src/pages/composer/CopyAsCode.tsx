@@ -1,0 +1,58 @@
+import { useState } from 'react';
+import type { SnippetFormat } from '../../../../shared/workbench/composer-contract';
+import { useEngineCall } from '../../api/engine-call';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { Alert } from '../../components/Alert';
+import { useComposerStore } from '../../state/composer-store';
+import { headerPrefix, sendTarget } from './composer-actions';
+import { wireRequest } from './wire-request';
+
+const FORMATS: Record<SnippetFormat, string> = { curl: 'cURL', node: 'Node' };
+
+/**
+ * The request as a client would send it to the target, as code on the clipboard. The engine writes it: the key lives
+ * there, and is written in only when asked; otherwise the code reads it from $BT_API_KEY.
+ */
+export function CopyAsCode() {
+  const api = useWorkbenchApi();
+  const refused = useComposerStore((state) => state.refused);
+  const [includeKey, setIncludeKey] = useState(false);
+  const [copied, setCopied] = useState<string | null>(null);
+  const call = useEngineCall();
+
+  const copy = (format: SnippetFormat) =>
+    void call.run(async () => {
+      setCopied(null);
+      const wire = wireRequest(useComposerStore.getState().draft, headerPrefix());
+      if (typeof wire === 'string') return refused(wire);
+      const target = sendTarget();
+      if (typeof target === 'string') return refused(target);
+      const { snippet } = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
+      await navigator.clipboard.writeText(snippet);
+      setCopied(
+        includeKey
+          ? `Copied as ${FORMATS[format]}, with the key written in: keep it private.`
+          : `Copied as ${FORMATS[format]}: set BT_API_KEY to the key before running it.`,
+      );
+    });
+
+  return (
+    <div className="copy-as">
+      {(Object.keys(FORMATS) as SnippetFormat[]).map((format) => (
+        <button key={format} type="button" className="small" disabled={call.busy} onClick={() => copy(format)}>
+          Copy as {FORMATS[format]}
+        </button>
+      ))}
+      <label>
+        <input type="checkbox" checked={includeKey} onChange={(event) => setIncludeKey(event.target.checked)} />
+        Include the key
+      </label>
+      {copied && (
+        <span className="muted" role="status">
+          {copied}
+        </span>
+      )}
+      <Alert message={call.problem} />
+    </div>
+  );
+}

@@ -1,0 +1,125 @@
+import { useMemo, useState } from 'react';
+import type { FlagPlace, RequestFlag } from '../../../../shared/workbench/composer-contract';
+import type { EditorDiagnostics } from '../../components/CodeEditor';
+import { useComposerStore } from '../../state/composer-store';
+import { useRequestCheckStore, type CheckedRequest } from '../../state/request-check-store';
+import { Alert } from '../../components/Alert';
+
+/** The id of the destination URL field, which a flag on the URL's path moves to. */
+export const TARGET_INPUT_ID = 'composer-target';
+
+/** So many flags are listed at first; the rest on request, and all of them in the editor (F8, Ctrl+Shift+M). */
+const FIRST_SHOWN = 8;
+
+const SEVERITY: Record<RequestFlag['severity'], string> = { error: 'Error', warning: 'Warning', info: 'Note' };
+
+const sentenceOf = (flag: RequestFlag) => (flag.advice ? `${flag.message}. What to do: ${flag.advice}` : `${flag.message}.`);
+
+/** The flags on the body as the editor shows them, for the body they were made for. */
+export function bodyDiagnostics(checked: CheckedRequest | null): EditorDiagnostics | null {
+  if (!checked || checked.body === null) return null;
+  const items = checked.result.flags.flatMap((flag) =>
+    flag.at.part === 'body' ? [{ from: flag.at.from, to: flag.at.to, severity: flag.severity, source: 'Tokenbench', message: sentenceOf(flag) }] : [],
+  );
+  return { text: checked.body, items };
+}
+
+/** The editor's flags, from the latest check. */
+export function useBodyDiagnostics(): EditorDiagnostics | null {
+  const checked = useRequestCheckStore((state) => state.checked);
+  return useMemo(() => bodyDiagnostics(checked), [checked]);
+}
+
+function lineOf(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** Where a flag points, in the Composer's words. */
+function placeLabel(at: FlagPlace, body: string | null): string {
+  switch (at.part) {
+    case 'body':
+      return `Body, line ${lineOf(body ?? '', at.from)}`;
+    case 'header':
+      return `Header ${at.name}`;
+    case 'query':
+      return `Query parameter ${at.name}`;
+    case 'path':
+      return 'Destination URL path';
+    case 'request':
+      return 'Request';
+  }
+}
+
+function summaryOf(flags: readonly RequestFlag[]): string {
+  const count = (severity: RequestFlag['severity']) => flags.filter((flag) => flag.severity === severity).length;
+  const [errors, warnings, notes] = [count('error'), count('warning'), count('info')];
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const rest = [warnings && plural(warnings, 'warning'), notes && plural(notes, 'note')].filter(Boolean).join(', ');
+  if (errors > 0) return `The proxy would refuse this request: ${plural(errors, 'error')}${rest ? `, ${rest}` : ''}.`;
+  if (rest) return `The proxy would accept this request; ${rest}.`;
+  return 'No flags: the proxy would accept this request.';
+}
+
+/** One flag: where it points (a button that goes there), what is wrong and what to do. */
+function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest }) {
+  const body = useComposerStore((state) => state.draft.body);
+  const point = useComposerStore((state) => state.point);
+  const showTab = useComposerStore((state) => state.showRequestTab);
+  const { at } = flag;
+  // A stretch of another body would select the wrong text; the next check follows the edit at once.
+  const current = at.part !== 'body' || checked.body === body;
+  const go = () => {
+    if (at.part === 'body') point(at.from, at.to);
+    else if (at.part === 'header') showTab('headers');
+    else if (at.part === 'query') showTab('query');
+    else document.getElementById(TARGET_INPUT_ID)?.focus();
+  };
+  return (
+    <li className={`flag flag-${flag.severity}`}>
+      <span className="flag-severity">{SEVERITY[flag.severity]}</span>
+      <button type="button" className="flag-place" disabled={!current} onClick={go}>
+        {placeLabel(at, checked.body)}
+      </button>
+      <span className="flag-message">{flag.message}</span>
+      {flag.advice && <span className="flag-advice">What to do: {flag.advice}</span>}
+    </li>
+  );
+}
+
+/** The engine's flags on the request before it is sent: what the proxy would refuse, and where the hosted service differs. */
+export function RequestFlags() {
+  const checked = useRequestCheckStore((state) => state.checked);
+  const problem = useRequestCheckStore((state) => state.problem);
+  const throughProxy = useComposerStore((state) => state.draft.kind === 'proxy');
+  const [all, setAll] = useState(false);
+  if (!throughProxy) return null;
+  if (!checked) return <Alert message={problem && `Could not check the request: ${problem}`} />;
+  const { flags, vault_checked } = checked.result;
+  const shown = all ? flags : flags.slice(0, FIRST_SHOWN);
+  return (
+    <section className="request-flags" aria-label="Flags">
+      {/* Not a live region: it changes with every keystroke. The editor's flags are read with Ctrl+Shift+M. */}
+      <p className="flags-summary">{summaryOf(flags)}</p>
+      {flags.length > 0 && (
+        <ul className="flag-list" aria-label="Flags">
+          {shown.map((flag, i) => (
+            <Flag key={i} flag={flag} checked={checked} />
+          ))}
+        </ul>
+      )}
+      {flags.length > shown.length && (
+        <button type="button" className="small" onClick={() => setAll(true)}>
+          Show all {flags.length} flags
+        </button>
+      )}
+      {!vault_checked && (
+        <p className="muted flags-note">
+          Sending to a remote target: only the request itself is checked. Its tokens and access rules are the remote&apos;s, and the compatibility
+          warnings describe this engine, so neither is flagged here.
+        </p>
+      )}
+    </section>
+  );
+}

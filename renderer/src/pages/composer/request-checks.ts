@@ -1,0 +1,78 @@
+import { useEffect, useMemo } from 'react';
+import type { RequestCheckQuery } from '../../../../shared/workbench/composer-contract';
+import type { WorkbenchApi } from '../../../../shared/workbench/methods';
+import { messageOf } from '../../api/engine-call';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { useApplicationsStore } from '../../state/applications-store';
+import { useComposerStore } from '../../state/composer-store';
+import { useEngineStore } from '../../state/engine-store';
+import { useRemoteTargetsStore } from '../../state/remote-targets-store';
+import { useRequestCheckStore } from '../../state/request-check-store';
+import { DEFAULT_PREFIX, headerPrefix, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
+import type { AssistContext } from './expression-assist';
+import { BODY_TYPES, wireRequest, type WireRequest } from './wire-request';
+
+/**
+ * Asks the engine to check each request it is given, one at a time: a request given while one is being checked waits,
+ * and replaces any that was waiting. So typing never queues up checks, and the flags for the last keystroke come one
+ * round trip after the check before it ends, with no fixed delay.
+ */
+function latestOnly(api: WorkbenchApi): (query: RequestCheckQuery | null) => void {
+  let running = false;
+  let waiting: { query: RequestCheckQuery | null } | null = null;
+  const { settled, failed } = useRequestCheckStore.getState();
+  async function drain() {
+    running = true;
+    while (waiting) {
+      const { query } = waiting;
+      waiting = null;
+      try {
+        settled(query && { body: query.body, result: await api.checkRequest(query) });
+      } catch (error) {
+        failed(messageOf(error));
+      }
+    }
+    running = false;
+  }
+  return (query) => {
+    waiting = { query };
+    if (!running) void drain();
+  };
+}
+
+/** What the engine checks: the request as Send would send it, to whom it would go. Null when it could not be sent. */
+function checkQuery(wire: WireRequest | string, target: SendTarget | string): RequestCheckQuery | null {
+  if (typeof wire === 'string') return null;
+  if (typeof target === 'string') return { application_id: null, target_id: null, ...wire };
+  return { application_id: target.application?.id ?? null, target_id: target.remote?.id ?? null, ...wire };
+}
+
+/** Keeps the engine's flags on the request being composed current, while the engine is connected. */
+export function useRequestChecks(): void {
+  const api = useWorkbenchApi();
+  const ask = useMemo(() => latestOnly(api), [api]);
+  const draft = useComposerStore((state) => state.draft);
+  const applicationId = useComposerStore((state) => state.applicationId);
+  const targetId = useComposerStore((state) => state.targetId);
+  const applications = useApplicationsStore((state) => state.applications);
+  const targets = useRemoteTargetsStore((state) => state.targets);
+  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const live = useEngineStore((state) => state.connection === 'live');
+  const query = useMemo(
+    () => checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })),
+    [draft, prefix, targetId, targets, applicationId, applications],
+  );
+  useEffect(() => {
+    if (live) ask(query);
+  }, [ask, live, query]);
+}
+
+/** What the editor's help reads of the request when it is asked: who it goes to, and the body's type. */
+export function assistContext(): AssistContext {
+  const { draft } = useComposerStore.getState();
+  const wire = wireRequest(draft, headerPrefix());
+  const target = sendTarget();
+  const contentType = typeof wire === 'string' ? BODY_TYPES[draft.bodyMode] : (wire.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? null);
+  if (typeof target === 'string') return { applicationId: null, contentType, remote: null };
+  return { applicationId: target.application?.id ?? null, contentType, remote: target.remote?.name ?? null };
+}

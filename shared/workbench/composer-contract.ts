@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { ONE_TARGET, oneTarget, requestTargetFields, wireRequestFields } from './contract';
+
+/**
+ * What the Composer's editor asks the engine besides sending: flags on a request before it is sent, what an
+ * expression would produce, token completions, remote targets and code to copy. Validated like the rest of the
+ * contract (contract.ts): requests by the engine, replies by the page.
+ */
+
+const isoTimeSchema = z.string();
+
+// ---- Flags ---------------------------------------------------------------------------------------------------------
+
+/** A composed request to check: as it would be sent, and to whom. */
+export const requestCheckQuerySchema = z.strictObject({
+  /** The application it would be sent as; null checks without access rules (no application chosen). */
+  application_id: z.string().min(1).max(200).nullable(),
+  /** A remote target: only what does not depend on the local vault, its rules and its settings is checked. */
+  target_id: z.string().min(1).max(100).nullable(),
+  ...wireRequestFields,
+});
+export type RequestCheckQuery = z.output<typeof requestCheckQuerySchema>;
+
+/** Where in the request a flag points: a stretch of the body (UTF-16 offsets, as the editor counts), or a part. */
+export const flagPlaceSchema = z.discriminatedUnion('part', [
+  z.object({ part: z.literal('body'), from: z.number().int().nonnegative(), to: z.number().int().nonnegative() }),
+  z.object({ part: z.literal('header'), name: z.string() }),
+  z.object({ part: z.literal('query'), name: z.string() }),
+  z.object({ part: z.literal('path') }),
+  /** The request as a whole: who sends it, where it goes. */
+  z.object({ part: z.literal('request') }),
+]);
+export type FlagPlace = z.output<typeof flagPlaceSchema>;
+
+export const FLAG_KINDS = [
+  'broken_expression',
+  'unknown_token',
+  'forbidden_token',
+  'evaluation',
+  'expression_limit',
+  'outside_body',
+  'masked_use',
+  'refused',
+  'compatibility',
+] as const;
+
+/** One thing the service would refuse or do differently, in words, with what to do about it. */
+export const requestFlagSchema = z.object({
+  /** error: the request would fail; warning: it would not do what it seems to; info: worth knowing. */
+  severity: z.enum(['error', 'warning', 'info']),
+  kind: z.enum(FLAG_KINDS),
+  at: flagPlaceSchema,
+  /** What is wrong, with the answer the service would give (`403 …`). */
+  message: z.string(),
+  advice: z.string().nullable(),
+});
+export type RequestFlag = z.output<typeof requestFlagSchema>;
+
+export const requestCheckSchema = z.object({
+  flags: z.array(requestFlagSchema),
+  /** The body's expressions that compile: where each is, and the token it names (for hovers). */
+  expressions: z.array(z.object({ from: z.number().int(), to: z.number().int(), token_id: z.string() })),
+  /** Whether the local vault, access rules and compatibility were consulted (not for a remote target). */
+  vault_checked: z.boolean(),
+});
+export type RequestCheck = z.output<typeof requestCheckSchema>;
+
+// ---- Tokens for completion and hovers ------------------------------------------------------------------------------
+
+/** A token as the editor offers it: its data masked as a masked read shows it (null when redacted). */
+export const tokenSuggestionSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  masked: z.unknown(),
+  containers: z.array(z.string()),
+  metadata: z.record(z.string(), z.string()),
+  expires_at: isoTimeSchema.nullable(),
+});
+export type TokenSuggestion = z.output<typeof tokenSuggestionSchema>;
+
+export const TOKEN_SUGGESTIONS_MAX = 50;
+
+/** Tokens whose id starts with or holds the text, or whose type, container, metadata or masked data holds it. */
+export const tokenSuggestionQuerySchema = z.strictObject({
+  text: z.string().max(400),
+  limit: z.number().int().min(1).max(TOKEN_SUGGESTIONS_MAX).default(20),
+});
+
+/** The expression at an offset of a body, to preview. */
+export const expressionPreviewQuerySchema = z.strictObject({
+  application_id: z.string().min(1).max(200).nullable(),
+  content_type: z.string().max(1024).nullable(),
+  body: z.string(),
+  at: z.number().int().nonnegative(),
+});
+
+/** What an expression names and would write, computed from the token's masked data: never plaintext. */
+export const expressionPreviewSchema = z
+  .object({
+    from: z.number().int(),
+    to: z.number().int(),
+    token: tokenSuggestionSchema.nullable(),
+    /** What it would write into the body, from the masked data; null when that cannot be computed. */
+    produces: z.string().nullable(),
+    /** Why it cannot be computed, or why the request would fail here. */
+    problem: z.string().nullable(),
+    /** How the chosen application would use the token (revealed, masked, refused) and which rule decides. */
+    access: z.string().nullable(),
+  })
+  .nullable();
+export type ExpressionPreview = z.output<typeof expressionPreviewSchema>;
+
+// ---- Remote targets ------------------------------------------------------------------------------------------------
+
+/** A service the Composer can send to instead of the local engine; its key stays in the engine. */
+export const remoteTargetSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  base_url: z.string(),
+  /** The key's last four characters: all of it the engine ever shows. */
+  key_last4: z.string(),
+  created_at: isoTimeSchema,
+});
+export type RemoteTarget = z.output<typeof remoteTargetSchema>;
+
+export const newRemoteTargetSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  base_url: z.string().trim().min(1).max(2048),
+  api_key: z.string().trim().min(1).max(4096),
+});
+
+// ---- Code to copy --------------------------------------------------------------------------------------------------
+
+export const SNIPPET_FORMATS = ['curl', 'node'] as const;
+export type SnippetFormat = (typeof SNIPPET_FORMATS)[number];
+
+/** The request as a client sends it to its target, as code: the key read from $BT_API_KEY unless asked to include it. */
+export const requestSnippetQuerySchema = z
+  .strictObject({
+    ...requestTargetFields,
+    ...wireRequestFields,
+    format: z.enum(SNIPPET_FORMATS),
+    include_key: z.boolean().default(false),
+  })
+  .refine(oneTarget, ONE_TARGET);
+
+export const requestSnippetSchema = z.object({ snippet: z.string() });

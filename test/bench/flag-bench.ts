@@ -1,0 +1,194 @@
+/**
+ * The Composer's flags as a user waits for them, on a 100 KB JSON body holding 200 expressions: the built CLI serving
+ * the built workbench, in Chromium. Two figures:
+ * - keystroke to flags: a burst of typing (40 ms apart) that breaks an expression; the time from the burst's last
+ *   keydown to the flag for the text it left being in the page (React, CodeMirror and the engine's check included);
+ * - the check alone: POST /_workbench/checkRequest of that body over loopback HTTP, as the page sends it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+import { httpPath, SESSION_HEADER, SESSION_QUERY } from '../../shared/workbench/transport';
+import type { SuiteResult } from './report';
+import { createBenchCards, benchBody } from './proxy-requests';
+import { startTokenbench } from './servers';
+
+export interface FlagBenchOptions {
+  rounds: number;
+  log(line: string): void;
+}
+
+const BODY_BYTES = 100 * 1024;
+const EXPRESSIONS = 200;
+/** The target of issue 26: flags updated within this long of the last keystroke. */
+const TARGET_MS = 50;
+const BURSTS_PER_ROUND = 10;
+const CHECKS_PER_ROUND = 30;
+const KEY_DELAY_MS = 40;
+/** Never sent anywhere: the Composer only checks it. */
+const DESTINATION = 'https://api.example.com/v1/charges';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** A pretty-printed body (as a user keeps one in the editor) of exactly BODY_BYTES, its card expressions first. */
+function composedBody(cards: Parameters<typeof benchBody>[1]): string {
+  const parsed = JSON.parse(benchBody(BODY_BYTES, cards).body(0)) as { lines: unknown[]; note: string };
+  parsed.note = '';
+  const size = () => JSON.stringify(parsed, null, 2).length;
+  while (size() > BODY_BYTES) parsed.lines.pop();
+  parsed.note = 'x'.repeat(BODY_BYTES - size());
+  return JSON.stringify(parsed, null, 2);
+}
+
+function percentile(sorted: readonly number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))];
+}
+
+function summary(samples: readonly number[]): { p50: number; p90: number; max: number; met: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), max: sorted[sorted.length - 1], met: sorted.filter((ms) => ms <= TARGET_MS).length };
+}
+
+/**
+ * Watches the page: each keydown's time, and the first time the flags list says `needle` after the last keydown.
+ * Only changes of that fact are recorded, so the watching costs little beside the editor's own DOM work.
+ */
+async function watchFlags(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const state = { keys: [] as number[], needle: '', seenAt: null as number | null };
+    (window as unknown as { flagBench: typeof state }).flagBench = state;
+    document.addEventListener('keydown', () => state.keys.push(performance.now()), true);
+    new MutationObserver(() => {
+      if (state.seenAt !== null || state.needle === '') return;
+      const flags = document.querySelector('section[aria-label="Flags"]')?.textContent ?? '';
+      if (flags.includes(state.needle)) state.seenAt = performance.now();
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+/** Types `text` as a burst and returns the ms from its last keydown to the flags saying `needle`. */
+async function burst(page: Page, text: string, needle: string): Promise<number> {
+  await page.evaluate((wanted) => {
+    const state = (window as unknown as { flagBench: { keys: number[]; needle: string; seenAt: number | null } }).flagBench;
+    state.keys = [];
+    state.needle = wanted;
+    state.seenAt = null;
+  }, needle);
+  await page.keyboard.type(text, { delay: KEY_DELAY_MS });
+  await page.waitForFunction(() => (window as unknown as { flagBench: { seenAt: number | null } }).flagBench.seenAt !== null, undefined, { timeout: 20_000 });
+  return page.evaluate(() => {
+    const { keys, seenAt } = (window as unknown as { flagBench: { keys: number[]; seenAt: number } }).flagBench;
+    return seenAt - keys[keys.length - 1];
+  });
+}
+
+/** Removes what a burst typed, and waits until no flag names a filter that does not exist. */
+async function undo(page: Page, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await page.keyboard.press('Backspace');
+  await page.getByRole('region', { name: 'Flags' }).getByText(/undefined filter/).waitFor({ state: 'detached', timeout: 20_000 });
+}
+
+export async function runFlagBench({ rounds, log }: FlagBenchOptions): Promise<SuiteResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-flag-bench-'));
+  // The limit raised so the check goes through every expression's token, access rule and evaluation: the most work.
+  const tokenbench = await startTokenbench(dataDir, { args: ['--max-expressions', String(EXPRESSIONS)] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  try {
+    const { url, privateKey, workbenchUrl: workbench } = tokenbench.info;
+    if (!privateKey || !workbench) throw new Error('Tokenbench printed no private key or no workbench address: run with `npm run bench`, which builds first');
+    log(`Flags: creating ${EXPRESSIONS} card tokens…`);
+    const cards = await createBenchCards(url, privateKey, EXPRESSIONS);
+    const body = composedBody(cards);
+
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
+    await page.goto(workbench);
+    await page.getByRole('status', { name: 'Connection' }).getByText('live').waitFor();
+    // A new vault greets with its first keys once.
+    await page.getByRole('button', { name: 'I have saved the keys' }).click();
+    const request = page.getByRole('region', { name: 'Request', exact: true });
+    await request.getByRole('textbox', { name: 'Destination URL' }).fill(DESTINATION);
+    // Pasted, as a user brings a large body in (Playwright's fill builds 100 KB of DOM before the editor sees it).
+    await page.evaluate((text) => navigator.clipboard.writeText(text), body);
+    await request.getByRole('textbox', { name: 'Request body' }).focus();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Control+v');
+    // The body's hosted-limit note shows the check of the pasted body has arrived.
+    await request.getByText('The proxy would accept this request; 1 note.').waitFor({ timeout: 60_000 });
+    // The cursor after the first expression's argument (line 4), where a filter would be added.
+    await page.keyboard.press('Control+Home');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowLeft');
+    await watchFlags(page);
+
+    const keystrokes: number[] = [];
+    const checks: number[] = [];
+    const session = new URL(workbench).hash.slice(`#${SESSION_QUERY}=`.length);
+    const call = async (name: 'checkRequest' | 'listApplications', request: unknown) => {
+      const reply = await fetch(`${url}${httpPath(name)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [SESSION_HEADER]: session },
+        body: JSON.stringify(request),
+      });
+      if (!reply.ok) throw new Error(`${name}: ${reply.status} ${await reply.text()}`);
+      return reply.json() as Promise<unknown>;
+    };
+    const applications = (await call('listApplications', {})) as { id: string; type: string }[];
+    const application = applications.find((app) => app.type === 'private')!;
+    const broken = body.replace(`'$.number' }}`, `'$.number' | nope }}`);
+    const query = {
+      application_id: application.id,
+      target_id: null,
+      method: 'POST',
+      path: '/proxy',
+      headers: [['Content-Type', 'application/json'], ['BT-PROXY-URL', DESTINATION]],
+      body: broken,
+    };
+
+    for (let round = 1; round <= rounds; round++) {
+      log(`Flags: round ${round} of ${rounds}`);
+      for (let i = 0; i < BURSTS_PER_ROUND; i++) {
+        const word = `nope${round}${String(i).padStart(2, '0')}`;
+        const typed = ` | ${word}`;
+        keystrokes.push(await burst(page, typed, `undefined filter: ${word}`));
+        await undo(page, typed.length);
+      }
+      for (let i = 0; i < CHECKS_PER_ROUND; i++) {
+        const started = performance.now();
+        const result = (await call('checkRequest', query)) as { flags: { kind: string }[] };
+        checks.push(performance.now() - started);
+        if (!result.flags.some((flag) => flag.kind === 'broken_expression')) throw new Error('checkRequest did not flag the broken expression');
+      }
+    }
+
+    const typed = summary(keystrokes);
+    const checked = summary(checks);
+    const ms = (n: number) => n.toFixed(1);
+    return {
+      suite: 'flags',
+      title: `Composer flags: a ${BODY_BYTES / 1024} KB JSON body with ${EXPRESSIONS} expressions`,
+      baselineSystem: 'none',
+      measurements: [],
+      tables: [
+        {
+          title: 'Flag latency (ms)',
+          columns: ['measured', 'samples', 'p50', 'p90', 'max', `within ${TARGET_MS} ms`],
+          rows: [
+            ['last keystroke to flags in the page (Chromium)', keystrokes.length, ms(typed.p50), ms(typed.p90), ms(typed.max), `${typed.met} of ${keystrokes.length}`],
+            ['checkRequest alone (loopback HTTP)', checks.length, ms(checked.p50), ms(checked.p90), ms(checked.max), `${checked.met} of ${checks.length}`],
+          ],
+        },
+      ],
+      notes: [
+        `Bursts of ${KEY_DELAY_MS} ms between keystrokes, each adding a filter that does not exist to the first expression; the flag naming it is waited for.`,
+        `The engine runs with --max-expressions ${EXPRESSIONS}, so every expression's token, access rule and evaluation is checked.`,
+      ],
+      data: { keystrokesMs: keystrokes, checksMs: checks },
+    };
+  } finally {
+    await browser.close();
+    await tokenbench.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

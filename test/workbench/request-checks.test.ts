@@ -1,0 +1,237 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { expressionPreviewSchema, requestCheckSchema, tokenSuggestionSchema, type RequestCheck } from '../../shared/workbench/composer-contract';
+import { exchangeSchema } from '../../shared/workbench/contract';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+
+/**
+ * The Composer's flags before sending (checkRequest), its hovers (previewExpression) and its token completion
+ * (suggestTokens), against a real engine. Where a flag says what the proxy would answer, the request is sent too and
+ * the proxy's own answer compared: the flags and the proxy share their checks.
+ */
+const PAN = '4242424242424242';
+let bench: TestEngine;
+let privateApp: string;
+
+async function start(options: Parameters<typeof startTestEngine>[0] = {}) {
+  bench = await startTestEngine({ inMemory: true, echoPort: 0, ...options });
+  privateApp = bench.engine.bootstrapKeys!.private.application_id;
+}
+afterEach(() => bench?.stop());
+
+async function token(type: string, data: unknown, extra: Record<string, unknown> = {}): Promise<string> {
+  const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type, data, ...extra } });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+async function application(name: string, body: Record<string, unknown>): Promise<string> {
+  const created = await bench.call('POST', '/applications', { key: bench.managementKey, body: { name, type: 'private', ...body } });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+interface Composed {
+  body: string | null;
+  headers?: [string, string][];
+  path?: string;
+  application_id?: string | null;
+  target_id?: string | null;
+}
+
+const proxyHeaders = () => [['BT-PROXY-URL', bench.engine.echoUrl!] as [string, string], ['Content-Type', 'application/json'] as [string, string]];
+
+async function check({ body, headers = proxyHeaders(), path = '/proxy/v1/charges', application_id = privateApp, target_id = null }: Composed): Promise<RequestCheck> {
+  const reply = await bench.engine.workbench.checkRequest({ application_id, target_id, method: 'POST', path, headers, body });
+  return requestCheckSchema.parse(reply);
+}
+
+/** What the proxy answers the same request with, as problem details. */
+async function proxyAnswer({ body, headers = proxyHeaders(), path = '/proxy/v1/charges', application_id = privateApp }: Composed) {
+  const exchange = exchangeSchema.parse(
+    await bench.engine.workbench.sendRequest({ id: crypto.randomUUID(), application_id: application_id!, method: 'POST', path, headers, body }),
+  );
+  if (exchange.outcome.kind !== 'response') throw new Error('no answer');
+  const text = Buffer.from(exchange.outcome.body_base64, 'base64').toString('utf8');
+  return { status: exchange.outcome.status, detail: (JSON.parse(text) as { proxy_error?: { detail: string } }).proxy_error?.detail };
+}
+
+const marked = (body: string, flag: RequestCheck['flags'][number]) => (flag.at.part === 'body' ? body.slice(flag.at.from, flag.at.to) : null);
+
+describe('checkRequest', () => {
+  it('flags every broken expression where it is, and the proxy refuses the first with the same words', async () => {
+    await start();
+    const id = await token('card_number', PAN);
+    const body = `{\n  "a": "{{ ${id} | no_such_filter }}",\n  "b": "{{ ${id}",\n  "c": "{{ ${id} }}",\n  "d": "{{ | last4 }}"\n}`;
+    const { flags } = await check({ body });
+    const broken = flags.filter((f) => f.kind === 'broken_expression');
+    expect(broken.map((f) => marked(body, f))).toEqual([`{{ ${id} | no_such_filter }}`, `{{ ${id}`, '{{ | last4 }}']);
+    expect(broken.every((f) => f.severity === 'error' && f.advice)).toBe(true);
+    expect(broken[1].advice).toBe('Close it with }}.');
+    // The good expression in the middle is neither flagged nor lost.
+    expect(flags.filter((f) => f.at.part === 'body' && marked(body, f) === `{{ ${id} }}`)).toEqual([]);
+    const proxy = await proxyAnswer({ body });
+    expect(proxy.status).toBe(400);
+    // The proxy answers with one of them (it places every expression before it parses any): the same words.
+    expect(broken.map((f) => f.message)).toContain(`400 from the proxy: ${proxy.detail}`);
+  });
+
+  it('flags an unknown token with the 400 the proxy answers, and knows nothing is wrong with a live one', async () => {
+    await start();
+    const id = await token('card_number', PAN);
+    const body = `{"pan": "{{ ${id} }}", "other": "{{ tok_gone_123 | last4 }}"}`;
+    const { flags, expressions } = await check({ body });
+    const unknown = flags.filter((f) => f.kind === 'unknown_token');
+    expect(unknown).toHaveLength(1);
+    expect(marked(body, unknown[0])).toBe('{{ tok_gone_123 | last4 }}');
+    expect(unknown[0].message).toBe(`400 from the proxy: ${(await proxyAnswer({ body })).detail}`);
+    expect(expressions.map((e) => e.token_id)).toEqual([id, 'tok_gone_123']);
+
+    const clean = await check({ body: `{"pan": "{{ ${id} }}"}`, headers: [['BT-PROXY-URL', 'https://api.example.com'], ['Content-Type', 'application/json']] });
+    expect(clean.flags).toEqual([]);
+  });
+
+  it("flags a token the application may not use with the proxy's 403 and the rule that decides", async () => {
+    await start();
+    const id = await token('card_number', PAN);
+    const general = await application('general only', {
+      rules: [{ description: 'general use', priority: 1, container: '/general/', transform: 'reveal', permissions: ['token:use'] }],
+    });
+    const body = `{"pan": "{{ ${id} }}"}`;
+    const { flags } = await check({ body, application_id: general });
+    const forbidden = flags.filter((f) => f.kind === 'forbidden_token');
+    expect(forbidden).toHaveLength(1);
+    const proxy = await proxyAnswer({ body, application_id: general });
+    expect(proxy.status).toBe(403);
+    expect(forbidden[0].message).toContain(`403 from the proxy: ${proxy.detail}`);
+    expect(forbidden[0].message).toContain('no rule of “general only” grants token:use on /pci/high/');
+    expect(forbidden[0].message).toContain('token:use on /general/ only');
+    expect(forbidden[0].advice).toBe('Give “general only” an access rule granting token:use on /pci/high/, or send as an application that has one.');
+  });
+
+  it('says when a rule masks a token the proxy would send, and when the application cannot use the proxy at all', async () => {
+    await start();
+    const id = await token('card_number', PAN);
+    const masking = await application('masks pci', {
+      rules: [{ description: 'pci masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:use'] }],
+    });
+    const masked = await check({ body: `{"pan": "{{ ${id} }}"}`, application_id: masking });
+    expect(masked.flags.find((f) => f.kind === 'masked_use')).toMatchObject({
+      severity: 'info',
+      message: expect.stringContaining('by its rule “pci masked” (priority 1, container /pci/, mask): the destination receives the masked value'),
+    });
+
+    const reader = await application('reader', { permissions: ['token:read'] });
+    const refused = await check({ body: `{"pan": "{{ ${id} }}"}`, application_id: reader });
+    expect(refused.flags.filter((f) => f.kind === 'refused')).toEqual([
+      expect.objectContaining({ at: { part: 'request' }, message: `403 from the proxy: ${(await proxyAnswer({ body: '{}', application_id: reader })).detail}` }),
+    ]);
+    // The tokens are still looked up; whether this application may use them is moot.
+    expect(refused.flags.some((f) => f.kind === 'forbidden_token')).toBe(false);
+  });
+
+  it('flags expressions outside the body: in a header, a query parameter and the path', async () => {
+    await start();
+    const { flags } = await check({
+      body: '{}',
+      path: '/proxy/cards/{{ tok_1 }}?pan={{ tok_1 }}&plain=1',
+      headers: [...proxyHeaders(), ['X-Card', '{{ tok_1 | last4 }}']],
+    });
+    expect(flags.filter((f) => f.kind === 'outside_body').map((f) => f.at)).toEqual([
+      { part: 'path' },
+      { part: 'query', name: 'pan' },
+      { part: 'header', name: 'X-Card' },
+    ]);
+    expect(flags.find((f) => f.kind === 'outside_body')!.message).toContain('sent as written: only the body is detokenized');
+  });
+
+  it('flags the expression past the configured limit, and past the hosted limit as a difference', async () => {
+    await start({ maxExpressions: 3 });
+    const id = await token('card_number', PAN);
+    const body = JSON.stringify(Object.fromEntries([1, 2, 3, 4].map((n) => [`f${n}`, `{{ ${id} }}`])));
+    const { flags } = await check({ body });
+    const limit = flags.find((f) => f.kind === 'expression_limit')!;
+    expect(limit.message).toBe(`400 from the proxy: ${(await proxyAnswer({ body })).detail}`);
+    expect(limit.at).toEqual({ part: 'body', from: body.lastIndexOf('{{'), to: body.length - 2 });
+    await bench.stop();
+
+    await start({ maxExpressions: 30 });
+    const again = await token('card_number', PAN);
+    const many = JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, n) => [`f${n}`, `{{ ${again} }}`])));
+    const hosted = (await check({ body: many })).flags.filter((f) => f.kind === 'compatibility');
+    expect(hosted.map((f) => f.message)).toContain('21 expressions; the hosted service detokenizes at most 20 per request');
+  });
+
+  it("flags what fails when evaluated, as the proxy's render fails", async () => {
+    await start();
+    const id = await token('card_number', PAN);
+    const body = `{"exp": "{{ ${id} | card_exp: 'MM/YY' }}"}`;
+    const { flags } = await check({ body });
+    const failed = flags.filter((f) => f.kind === 'evaluation');
+    expect(failed).toHaveLength(1);
+    expect(failed[0].message).toBe(`400 from the proxy: ${(await proxyAnswer({ body })).detail}`);
+    expect(JSON.stringify(flags)).not.toContain(PAN);
+  });
+
+  it("shows the local engine's differences from the hosted service only for the local engine", async () => {
+    await start();
+    const local = await check({ body: '{}' });
+    expect(local.flags.filter((f) => f.kind === 'compatibility').map((f) => f.message)).toEqual([
+      'Destination uses http; the hosted service only proxies to https',
+      'Destination host 127.0.0.1 is an IP address; the hosted service requires a DNS name',
+    ]);
+    const remote = await check({ body: '{"pan": "{{ tok_nowhere_1 }}", "bad": "{{ x | nope }}"}', target_id: 'any-remote', application_id: null });
+    expect(remote.vault_checked).toBe(false);
+    // The remote's vault is its own: only what the request itself shows.
+    expect(remote.flags.map((f) => f.kind)).toEqual(['broken_expression']);
+  });
+
+  it('checks tokens without access rules when no application is chosen, and nothing on a vault API call', async () => {
+    await start();
+    const { flags } = await check({ body: '{"pan": "{{ tok_missing_1 }}"}', application_id: null });
+    expect(flags.map((f) => f.kind)).toEqual(['compatibility', 'compatibility', 'unknown_token']);
+    expect((await check({ body: '{"mask": "{{ data.number | reveal_last: 4 }}"}', path: '/tokens', headers: [] })).flags).toEqual([]);
+  });
+});
+
+describe('previewExpression', () => {
+  it("shows the token masked and what the expression writes, computed from the masked data, never the data", async () => {
+    await start();
+    const exp = new Date().getFullYear() + 2;
+    const id = await token('card', { number: PAN, expiration_month: 7, expiration_year: exp, cvc: '123' }, { metadata: { customer: 'c-42' } });
+    const body = `{"pan": "{{ ${id} | json: '$.number' }}", "exp": "{{ ${id} | card_exp: 'MM/YY' }}", "x": "{{ nope }}"}`;
+    const preview = async (text: string) =>
+      expressionPreviewSchema.parse(
+        await bench.engine.workbench.previewExpression({ application_id: privateApp, content_type: 'application/json', body, at: body.indexOf(text) + 3 }),
+      );
+    const pan = (await preview(`{{ ${id} | json`))!;
+    // What it writes: here the whole JSON string, quotes and all.
+    expect(pan).toMatchObject({ from: body.indexOf('{{'), produces: '"XXXXXXXXXXXX4242"', problem: null, token: { id, type: 'card', metadata: { customer: 'c-42' } } });
+    expect(pan.access).toBe('“Tokenbench backend” may use it revealed, by its permissions (token:use reveals)');
+    expect((await preview(`{{ ${id} | card_exp`))!.produces).toBe(`"07/${String(exp).slice(2)}"`);
+    expect((await preview('{{ nope }}'))!).toMatchObject({ token: null, problem: 'No live token has the id nope' });
+    expect(await preview('"x"')).toBeNull();
+    expect(JSON.stringify(await preview(`{{ ${id} | json`))).not.toContain(PAN);
+  });
+});
+
+describe('suggestTokens', () => {
+  it('finds tokens by the start of their id, their type, container, metadata or masked data, a page at a time', async () => {
+    await start();
+    const visa = await token('card_number', PAN, { id: 'tok-visa-1', metadata: { customer: 'alice' } });
+    const mc = await token('card_number', '5555555555554444', { id: 'tok-mc-2', metadata: { customer: 'bob' } });
+    const ssn = await token('social_security_number', '123-45-6789', { id: 'ssn-3' });
+    const suggest = async (text: string, limit?: number) =>
+      tokenSuggestionSchema.array().parse(await bench.engine.workbench.suggestTokens({ text, limit: limit ?? 20 })).map((t) => t.id);
+
+    expect(await suggest('tok-')).toEqual([mc, visa]);
+    expect(await suggest('social')).toEqual([ssn]);
+    expect(await suggest('/pii/')).toEqual([ssn]);
+    expect(await suggest('ALICE')).toEqual([visa]);
+    expect(await suggest('4444')).toEqual([mc]);
+    expect(await suggest('6789')).toEqual([ssn]);
+    expect(await suggest('', 2)).toEqual([ssn, mc]);
+    expect(await suggest('zzz')).toEqual([]);
+    const [shown] = tokenSuggestionSchema.array().parse(await bench.engine.workbench.suggestTokens({ text: 'tok-visa', limit: 20 }));
+    expect(shown).toEqual({ id: visa, type: 'card_number', masked: 'XXXXXXXXXXXX4242', containers: ['/pci/high/'], metadata: { customer: 'alice' }, expires_at: null });
+  });
+});

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestSnippetSchema } from '../../shared/workbench/composer-contract';
+import { exchangeSchema } from '../../shared/workbench/contract';
+import { callMethod, problemOf } from '../../electron/engine/workbench';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+
+/**
+ * Code to copy: the cURL command and the Node.js script, run for real (curl through sh, node on a file), must get the
+ * answer the Composer got for the same request.
+ */
+const PAN = '4242424242424242';
+let bench: TestEngine;
+let privateApp: string;
+let scratch: string;
+
+beforeEach(async () => {
+  bench = await startTestEngine({ inMemory: true, echoPort: 0 });
+  privateApp = bench.engine.bootstrapKeys!.private.application_id;
+  scratch = mkdtempSync(join(tmpdir(), 'tokenbench-snippet-'));
+});
+afterEach(async () => {
+  await bench.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+type Target = { application_id: string } | { target_id: string };
+type Wire = { method: 'GET' | 'POST'; path: string; headers: [string, string][]; body: string | null };
+
+async function snippet(format: 'curl' | 'node', wire: Wire, target: Target = { application_id: privateApp }, include_key = false): Promise<string> {
+  return requestSnippetSchema.parse(await callMethod(bench.engine.workbench, 'requestSnippet', { ...target, ...wire, format, include_key })).snippet;
+}
+
+const execute = promisify(execFile);
+
+/** Runs a snippet as a user would, the key in the environment only when given; asynchronously, for the engine runs here. */
+async function run(format: 'curl' | 'node', code: string, apiKey?: string): Promise<string> {
+  const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', ...(apiKey ? { BT_API_KEY: apiKey } : {}) };
+  const file = join(scratch, 'request.js');
+  writeFileSync(file, code);
+  const ran = format === 'curl' ? execute('sh', ['-c', code], { env, timeout: 20_000 }) : execute(process.execPath, [file], { env, timeout: 20_000 });
+  return (await ran).stdout;
+}
+
+/** What the Composer shows for the same request: status and body. */
+async function composer(wire: Wire, target: Target = { application_id: privateApp }) {
+  const exchange = exchangeSchema.parse(await bench.engine.workbench.sendRequest({ id: crypto.randomUUID(), ...target, ...wire }));
+  if (exchange.outcome.kind !== 'response') throw new Error('no answer');
+  return { status: exchange.outcome.status, body: Buffer.from(exchange.outcome.body_base64, 'base64').toString('utf8') };
+}
+
+/** What the echo destination saw that the request decides (a client's own headers, such as User-Agent, differ). */
+const echoed = (text: string) => {
+  const { method, path, query, body, headers } = JSON.parse(text);
+  return { method, path, query, body, quoted: headers['x-quoted'], type: headers['content-type'] };
+};
+
+describe('code to copy', () => {
+  it('cURL and Node send what the Composer sends, and get its answer, the key read from $BT_API_KEY', async () => {
+    const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+    const wire: Wire = {
+      method: 'POST',
+      path: '/proxy/v1/charges?currency=eur&tag=a&tag=b',
+      headers: [
+        ['BT-PROXY-URL', bench.engine.echoUrl!],
+        ['Content-Type', 'application/json'],
+        ['X-Quoted', `it's "quoted", $HOME and \`pwd\``],
+      ],
+      body: `{\n  "pan": "{{ ${created.body.id} }}",\n  "note": "it's $HOME, \`pwd\`, \\\\ and é"\n}`,
+    };
+    const shown = await composer(wire);
+    expect(shown.status).toBe(200);
+    expect(echoed(shown.body).body).toContain(PAN);
+
+    const curl = await snippet('curl', wire);
+    expect(curl).toContain('--header "BT-API-KEY: $BT_API_KEY"');
+    expect(curl).not.toContain(bench.privateKey);
+    expect(echoed(await run('curl', curl, bench.privateKey))).toEqual(echoed(shown.body));
+
+    const node = await snippet('node', wire);
+    expect(node).not.toContain('require(');
+    const [statusLine, ...rest] = (await run('node', node, bench.privateKey)).split('\n');
+    expect(statusLine).toBe('200 OK');
+    expect(echoed(rest.join('\n'))).toEqual(echoed(shown.body));
+  });
+
+  it('includes the key only when asked, and then needs no environment', async () => {
+    const wire: Wire = { method: 'GET', path: '/tokens', headers: [], body: null };
+    const shown = await composer(wire);
+    for (const format of ['curl', 'node'] as const) {
+      const code = await snippet(format, wire, { application_id: privateApp }, true);
+      expect(code).not.toContain('BT_API_KEY');
+      const out = await run(format, code);
+      expect(out.endsWith(`${shown.body}\n`) || out === shown.body, format).toBe(true);
+    }
+  });
+
+  it('sends a text body as written, even one that curl would read as a file name', async () => {
+    const wire: Wire = { method: 'POST', path: '/proxy', headers: [['BT-PROXY-URL', bench.engine.echoUrl!], ['Content-Type', 'text/plain']], body: '@/etc/hostname' };
+    expect(echoed(await run('curl', await snippet('curl', wire), bench.privateKey)).body).toBe('@/etc/hostname');
+    const nul: Wire = { ...wire, body: 'a\u0000b' };
+    const refused = await callMethod(bench.engine.workbench, 'requestSnippet', { application_id: privateApp, ...nul, format: 'curl' }).catch(problemOf);
+    expect(refused).toMatchObject({ status: 422, detail: 'A shell argument cannot hold a NUL character' });
+  });
+
+  it("addresses a remote target's base URL", async () => {
+    const remote = await startTestEngine({ inMemory: true });
+    try {
+      const target = (await callMethod(bench.engine.workbench, 'addRemoteTarget', { name: 'r', base_url: remote.url, api_key: remote.privateKey })) as { id: string };
+      const wire: Wire = { method: 'GET', path: '/tokens', headers: [], body: null };
+      const code = await snippet('curl', wire, { target_id: target.id });
+      expect(code).toContain(`--url '${remote.url}/tokens'`);
+      expect(JSON.parse(await run('curl', code, remote.privateKey))).toMatchObject({ data: [] });
+    } finally {
+      await remote.stop();
+    }
+  });
+});
