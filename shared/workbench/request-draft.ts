@@ -18,7 +18,7 @@ export interface DraftOf {
 export const HOSTED_PREFIX = 'BT';
 
 /** Headers a client's HTTP library writes by itself. */
-const LEFT_OUT = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
+export const CLIENT_WRITTEN_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
 
 /** The body modes by the media type a request named. */
 const MODES: [RegExp, SavedRequest['bodyMode']][] = [
@@ -59,7 +59,7 @@ export function draftOf(sent: SentRequest, kind: SavedRequest['kind'], prefix: s
   for (const [name, value] of sent.headers) {
     const lower = name.toLowerCase();
     const suffix = serviceSuffix(name, prefixes);
-    if (LEFT_OUT.has(lower) || suffix === 'trace-id') continue;
+    if (CLIENT_WRITTEN_HEADERS.has(lower) || suffix === 'trace-id') continue;
     if (suffix === 'api-key') keyLeftOut = true;
     else if (suffix === 'proxy-url') proxyUrl = value;
     else if (suffix !== null && suffix in SERVICE_SUFFIXES) service[SERVICE_SUFFIXES[suffix]] = value;

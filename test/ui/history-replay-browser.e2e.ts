@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
@@ -12,6 +14,7 @@ test.beforeEach(async () => {
   bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir: UI_DIR } });
 });
 test.afterEach(() => bench.stop());
+test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
 test("an outside client's proxied request, replayed with one header changed", async ({ page }) => {
   const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
@@ -59,4 +62,25 @@ test('a request whose body History cut is replayed only after the user confirms,
   await page.getByRole('alertdialog').getByRole('button', { name: 'Replay the kept part' }).click();
   await expect(page.getByRole('main', { name: 'Composer' })).toBeVisible();
   await expect(composer(page).request.getByRole('status')).toContainText('History kept only the first 16 KiB of its body');
+});
+
+test("an outside client's request copied as cURL from History, run with the key in the environment, answers the same", async ({ page }) => {
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  const sent = await bench.call('POST', '/proxy/v1/charges?currency=eur', {
+    key: bench.privateKey,
+    body: { pan: `{{ ${card.body.id} }}` },
+    headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'X-Merchant': 'shop-a', 'BT-TRACE-ID': 'to-copy' },
+  });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  await page.locator('[data-trace="to-copy"]').getByTestId('history-path').click();
+  await page.getByRole('button', { name: 'Copy as cURL' }).click();
+  await expect(page.getByTestId('entry-panel').getByRole('status').filter({ hasText: 'Copied' })).toBeVisible();
+  const command = await page.evaluate(() => navigator.clipboard.readText());
+  expect(command).toContain('"BT-API-KEY: $BT_API_KEY"');
+  expect(command).not.toContain(bench.privateKey.slice(-4) + "'");
+  expect(command).not.toContain(PAN);
+  const { stdout } = await promisify(execFile)('sh', ['-c', `${command.trimEnd()} --silent`], { env: { ...process.env, BT_API_KEY: bench.privateKey } });
+  const [ran, original] = [JSON.parse(stdout), JSON.parse(sent.text)];
+  expect([ran.method, ran.path, ran.query, ran.body, ran.headers['x-merchant']]).toEqual([original.method, original.path, original.query, original.body, original.headers['x-merchant']]);
+  expect(ran.body).toContain(PAN);
 });

@@ -5,10 +5,10 @@ import './components.css';
 const SAID_FOR_MS = 2000;
 
 /**
- * Copies `text` to the clipboard. The button keeps its name (`label`); what happened is said beside it, politely,
+ * Copies `text` to the clipboard. The button keeps its name (`label`) and its text (`caption`); what happened is said beside it, politely,
  * so a screen reader hears it and the button never changes width.
  */
-export function CopyButton({ text, label, className = 'small' }: { text: string; label: string; className?: string }) {
+export function CopyButton({ text, label, caption = 'Copy', className = 'small' }: { text: string; label: string; caption?: string; className?: string }) {
   const [said, setSaid] = useState<string | null>(null);
   useEffect(() => {
     if (said === null) return;
@@ -23,7 +23,7 @@ export function CopyButton({ text, label, className = 'small' }: { text: string;
   return (
     <span className="copy">
       <button type="button" className={className} aria-label={label} onClick={() => void copy()}>
-        Copy
+        {caption}
       </button>
       <span className="copy-said" role="status">
         {said}

@@ -8,10 +8,25 @@ import { BodyView, keptPartOnly } from '../../components/BodyView';
 import { formatBytes, formatMs } from '../../components/format';
 import { HeaderList } from '../../components/HeaderList';
 import { OutboundBody } from '../../components/OutboundBody';
+import { CopyButton } from '../../components/CopyButton';
+import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
 import { replayInComposer } from './replay';
 
 const DEFAULT_PREFIX = 'BT';
+
+/** The request as a cURL command, with what History could not keep of it said beside the button. */
+function CopyAsCurl({ entry }: { entry: HistoryEntry }) {
+  const status = useEngineStore((state) => state.status);
+  if (!status) return null;
+  const { command, notes } = curlOf(entry, status.url, status.headerPrefix);
+  return (
+    <>
+      <CopyButton text={command} label="Copy as cURL" caption="Copy as cURL" />
+      {notes.length > 0 && <span className="muted entry-copy-notes">{notes.join(' ')}</span>}
+    </>
+  );
+}
 
 /** Sends the request again from the Composer; a body History cut asks first, since only its first part is kept. */
 function Replay({ entry }: { entry: HistoryEntry }) {
@@ -24,6 +39,7 @@ function Replay({ entry }: { entry: HistoryEntry }) {
           Replay in Composer <kbd>{shortcutLabel('R')}</kbd>
         </button>
         <ExportHar request={{ ids: [entry.id] }} label="Export this request as HAR" />
+        {entry.kind !== 'workbench' && <CopyAsCurl entry={entry} />}
       </p>
     );
   }

@@ -1,6 +1,7 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { draftOf } from '../../../../shared/workbench/request-draft';
 import { keptPartOnly } from '../../components/BodyView';
+import { keptBodyText } from './kept-body';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore, type ComposerDraft } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
@@ -16,31 +17,13 @@ export interface Replay {
   cut: boolean;
 }
 
-/** The body as History kept it, as text: as sent (proxy bodies keep their expressions), or the recorded JSON. */
-function bodyText(body: unknown, notes: string[]): string {
-  if (body === undefined || body === null) return '';
-  if (typeof body === 'string') return body;
-  const kept = body as { text?: unknown; redacted?: unknown };
-  if (typeof kept.text === 'string') return kept.text;
-  if (kept.text === null) {
-    notes.push('The body was not UTF-8 text, which History does not show: write it again.');
-    return '';
-  }
-  if (kept.redacted !== undefined) {
-    notes.push('History kept no copy of this body (it held token data): write it again.');
-    return '';
-  }
-  notes.push('Token data in the body is masked as History keeps it: put the values (or expressions) back before sending.');
-  return JSON.stringify(body, null, 2);
-}
-
 /**
  * Turns a request from History back into the Composer's request, as it was sent: expressions and headers as the
  * client wrote them (never plaintext: History never had it).
  */
 export function replayOf(entry: HistoryEntry, prefix: string): Replay {
   const bodyNotes: string[] = [];
-  const body = bodyText(entry.request_body, bodyNotes);
+  const body = keptBodyText(entry.request_body, bodyNotes);
   const { draft, notes } = draftOf({ method: entry.method, path: entry.path, headers: entry.request_headers, body }, entry.kind === 'proxy' ? 'proxy' : 'api', prefix);
   return { draft, notes: [...notes, ...bodyNotes], cut: keptPartOnly(entry.request_body) };
 }
