@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from '@playwright/test';
-import { httpPath, SESSION_HEADER, SESSION_QUERY } from '../../shared/workbench/transport';
 import type { SuiteResult } from './report';
 import { createBenchCards, benchBody } from './proxy-requests';
 import { startTokenbench } from './servers';
+import { workbenchCaller } from './workbench-client';
 
 export interface FlagBenchOptions {
   rounds: number;
@@ -124,16 +124,7 @@ export async function runFlagBench({ rounds, log }: FlagBenchOptions): Promise<S
 
     const keystrokes: number[] = [];
     const checks: number[] = [];
-    const session = new URL(workbench).hash.slice(`#${SESSION_QUERY}=`.length);
-    const call = async (name: 'checkRequest' | 'listApplications', request: unknown) => {
-      const reply = await fetch(`${url}${httpPath(name)}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [SESSION_HEADER]: session },
-        body: JSON.stringify(request),
-      });
-      if (!reply.ok) throw new Error(`${name}: ${reply.status} ${await reply.text()}`);
-      return reply.json() as Promise<unknown>;
-    };
+    const call = workbenchCaller(url, workbench);
     const applications = (await call('listApplications', {})) as { id: string; type: string }[];
     const application = applications.find((app) => app.type === 'private')!;
     const broken = body.replace(`'$.number' }}`, `'$.number' | nope }}`);

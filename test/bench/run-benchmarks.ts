@@ -2,12 +2,13 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, flags)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, history-page, flags)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
  *   --rounds N          runs per system and cell, interleaved; the median is reported (default 3)
  *   --tokens N          tokens in the vault and tokens-page suites (100000)
+ *   --entries N         requests seeded into the history-page suite's history (10000, what the engine keeps)
  *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
 import { runFlagBench } from './flag-bench';
+import { runHistoryPageBench } from './history-page-bench';
 import { runProxyBench } from './proxy-bench';
 import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
@@ -38,6 +40,8 @@ interface CommonSettings extends RunSettings {
   bodiesKb?: number[];
   expressionCounts?: number[];
   tokenPool?: number;
+  /** Requests seeded into the history-page suite's history. */
+  entries: number;
   log(line: string): void;
 }
 
@@ -64,6 +68,11 @@ const SUITES: Record<string, Suite> = {
     defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
     run: (settings, tokens) => runTokensPageBench({ tokens, rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} visit(s) of the page and run(s) of each search, then one 5 s scroll`,
+  },
+  'history-page': {
+    defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
+    run: (settings) => runHistoryPageBench({ entries: settings.entries, rounds: settings.rounds, log: settings.log }),
+    describe: ({ rounds, entries }) => `${entries} requests seeded; ${rounds} visit(s) of the page and run(s) of each filter, then one 5 s scroll`,
   },
   flags: {
     // A browser session rather than a load: timed keystrokes, not seconds at a connection count.
@@ -100,6 +109,7 @@ async function main(): Promise<number> {
       warmup: { type: 'string' },
       rounds: { type: 'string', default: '3' },
       tokens: { type: 'string', default: '100000' },
+      entries: { type: 'string', default: '10000' },
       profile: { type: 'boolean', default: false },
       bodies: { type: 'string' },
       expressions: { type: 'string' },
@@ -120,6 +130,7 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const tokens = integer('tokens', values.tokens, 1);
   const rounds = integer('rounds', values.rounds, 1);
+  const entries = integer('entries', values.entries, 10);
   const cells = {
     bodiesKb: list('bodies', values.bodies, 1),
     expressionCounts: list('expressions', values.expressions, 0),
@@ -129,7 +140,7 @@ async function main(): Promise<number> {
   const results: SuiteResult[] = [];
   const runSettings: Record<string, string> = {};
   for (const name of suites) {
-    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, profileDir, log };
+    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, entries, profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
       SUITES[name].describe?.(settings) ??

@@ -14,6 +14,8 @@ export interface TokenbenchInfo {
   privateKey: string | null;
   /** The browser workbench's address with this run's session; null when the renderer is not built. */
   workbenchUrl: string | null;
+  /** The built-in echo destination's address. */
+  echoUrl: string | null;
 }
 
 export interface TokenbenchOptions {
@@ -26,13 +28,14 @@ export interface TokenbenchOptions {
 const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
 const PRIVATE_KEY = /private key \(token:\*\):\s+(\S+)/;
 const WORKBENCH = /Workbench: (http:\/\/\S+)/;
+const ECHO = /Echo destination at (http:\/\/\S+)/;
 
 /** The production build of the CLI (`npm run build`, which `npm run bench` runs first): what the app ships. */
 const BUILT_CLI = 'out/main/serve.js';
 
 /**
  * The real service through its built CLI (`serve`), started with the engine's Node flags as `npm run serve` starts
- * it: an on-disk vault in `dataDir`, a free port, no echo destination.
+ * it: an on-disk vault in `dataDir`, a free port, no echo destination unless `args` give it a port.
  */
 export function startTokenbench(dataDir: string, { cpuProfileDir, args = [] }: TokenbenchOptions = {}): Promise<ChildServer<TokenbenchInfo>> {
   if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
@@ -44,7 +47,7 @@ export function startTokenbench(dataDir: string, { cpuProfileDir, args = [] }: T
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
     ready: (stdout) => {
       const url = SERVING.exec(stdout)?.[1];
-      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null, workbenchUrl: WORKBENCH.exec(stdout)?.[1] ?? null } : undefined;
+      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null, workbenchUrl: WORKBENCH.exec(stdout)?.[1] ?? null, echoUrl: ECHO.exec(stdout)?.[1] ?? null } : undefined;
     },
   });
 }
