@@ -47,8 +47,10 @@ export interface OpenRequest {
   result: ComposerResult | null;
 }
 
-const isBlank = (draft: ComposerDraft) => JSON.stringify(draft) === JSON.stringify(EMPTY_DRAFT);
-const samePlace = (a: SavedPlace | null, b: SavedPlace | null) => a !== null && b !== null && a.collection === b.collection && a.name === b.name;
+/** Whether a request is the blank one a new tab holds. */
+export const isBlank = (draft: ComposerDraft) => JSON.stringify(draft) === JSON.stringify(EMPTY_DRAFT);
+/** Whether two places name the same saved request (none is the same as nothing). */
+export const samePlace = (a: SavedPlace | null, b: SavedPlace | null) => a !== null && b !== null && a.collection === b.collection && a.name === b.name;
 const newTab = (): OpenRequest => ({ id: crypto.randomUUID(), draft: EMPTY_DRAFT, savedAs: null, result: null });
 
 interface ComposerState {

@@ -4,12 +4,10 @@ import { messageOf, useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { changedSinceSaved, useCollectionsStore } from '../../state/collections-store';
-import { useComposerStore } from '../../state/composer-store';
+import { samePlace, useComposerStore, type SavedPlace } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { ImportDialog } from './ImportDialog';
 
-type Place = { collection: string; name: string };
-const samePlace = (a: Place | null, b: Place) => a?.collection === b.collection && a.name === b.name;
 
 /** Lists the saved requests once per visit; the live feed keeps them current after that. */
 function useCollections(): void {
@@ -66,7 +64,7 @@ function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void 
 }
 
 /** One saved request: open it, rename or move it, delete it. */
-function SavedItem({ collection, name, request, problem }: Place & { request: SavedRequest | null; problem: string | null }) {
+function SavedItem({ collection, name, request, problem }: SavedPlace & { request: SavedRequest | null; problem: string | null }) {
   const api = useWorkbenchApi();
   const savedAs = useComposerStore((state) => state.savedAs);
   const draft = useComposerStore((state) => state.draft);

@@ -1,6 +1,6 @@
 import { useState, type KeyboardEvent } from 'react';
 import { changedSinceSaved, savedRequestAt, useCollectionsStore } from '../../state/collections-store';
-import { EMPTY_DRAFT, useComposerStore, type OpenRequest } from '../../state/composer-store';
+import { isBlank, useComposerStore, type OpenRequest } from '../../state/composer-store';
 
 /** The tab panel the open requests' tabs control: the request and its response. */
 export const OPEN_REQUEST_PANEL = 'composer-open-request';
@@ -30,7 +30,7 @@ export function OpenRequests() {
   const shown = tabs.map((tab) => (tab.id === activeTab ? { ...tab, draft, savedAs } : tab));
   // Unsaved: a saved request that differs from its file, or a new one with anything in it.
   const unsaved = (tab: OpenRequest) =>
-    tab.savedAs ? changedSinceSaved(tab.draft, savedRequestAt(view, tab.savedAs)) : JSON.stringify(tab.draft) !== JSON.stringify(EMPTY_DRAFT);
+    tab.savedAs ? changedSinceSaved(tab.draft, savedRequestAt(view, tab.savedAs)) : !isBlank(tab.draft);
   const focusTab = (id: string) => requestAnimationFrame(() => document.getElementById(tabIdOf(id))?.focus());
   const close = (tab: OpenRequest) => {
     if (unsaved(tab) && confirming !== tab.id) return setConfirming(tab.id);
