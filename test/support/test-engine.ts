@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -66,10 +66,17 @@ export async function callApi<T = any>(baseUrl: string, method: string, path: st
  * A real engine on a free port: an on-disk vault in a fresh temp folder (or in memory), no echo server unless asked,
  * and the two bootstrap keys a first start prints (taken from the welcome view unless `keepWelcome`).
  */
-export async function startTestEngine(options: StartOptions & { inMemory?: boolean; keepWelcome?: boolean } = {}): Promise<TestEngine> {
-  const { inMemory, keepWelcome, ...rest } = options;
+export async function startTestEngine(
+  options: StartOptions & { inMemory?: boolean; keepWelcome?: boolean; workbenchRoutes?: boolean } = {},
+): Promise<TestEngine> {
+  const { inMemory, keepWelcome, workbenchRoutes, ...rest } = options;
   const dataDir = inMemory ? null : (rest.dataDir ?? tempDir());
-  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, dataDir });
+  // Tests of the workbench's routes need its session, not the page: a one-file stand-in spares them the renderer build,
+  // which a clean clone has only after the Playwright run.
+  const uiDir = workbenchRoutes ? tempDir('tokenbench-ui-') : null;
+  if (uiDir) writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
+  const browserWorkbench = uiDir ? { uiDir } : rest.browserWorkbench;
+  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, browserWorkbench, dataDir });
   const keys = engine.bootstrapKeys;
   // The test took the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
   // it (keepWelcome), and would stand in front of every other page.
@@ -87,6 +94,7 @@ export async function startTestEngine(options: StartOptions & { inMemory?: boole
     async stop() {
       await engine.stop();
       if (dataDir && !rest.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (uiDir) rmSync(uiDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,17 +1,12 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { historyListSchema } from '../../shared/workbench/contract';
-import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /** The GUI reads proxy entries through the shared contract: what the engine's history serves must fit it. */
-const uiDir = tempDir('tokenbench-ui-');
-writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
-afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
 
 let bench: TestEngine;
 beforeEach(async () => {
-  bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir } });
+  bench = await startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true });
 });
 afterEach(() => bench.stop());
 

@@ -1,13 +1,9 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEngine, tempDir, type TestEngine , filesIn } from '../support/test-engine';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { filesIn, startTestEngine, type TestEngine } from '../support/test-engine';
 
 /** The workbench's explicit reveal of what left for the destination, over its session-guarded HTTP endpoint. */
 const PAN = '4242424242424242';
-const uiDir = tempDir('tokenbench-ui-');
-writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
-afterAll(() => rmSync(uiDir, { recursive: true, force: true }));
 
 let bench: TestEngine;
 let appId: string;
@@ -17,7 +13,7 @@ let cardId: string;
 const RULES = (permissions: string[]) => [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions }];
 
 beforeEach(async () => {
-  bench = await startTestEngine({ echoPort: 0, browserWorkbench: { uiDir } });
+  bench = await startTestEngine({ echoPort: 0, workbenchRoutes: true });
   const app = await bench.call('POST', '/applications', {
     key: bench.managementKey,
     body: { name: 'backend', type: 'private', rules: RULES(['token:create', 'token:use']) },

@@ -1,26 +1,20 @@
 // The browser workbench's whole surface, row by row from the method table: a method added to the table is covered
 // here without a line changing. Every method refuses a caller without this run's session, and a caller from a foreign
 // Host or Origin even with it, before doing anything.
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCall, METHOD_NAMES } from '../../shared/workbench/methods';
 import { httpPath, SESSION_HEADER, SESSION_QUERY } from '../../shared/workbench/transport';
-import { callApi, startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { callApi, startTestEngine, type TestEngine } from '../support/test-engine';
 
-/** The routes are under test, not the page: a one-file stand-in for the build will do. */
-const uiDir = tempDir('tokenbench-ui-');
-writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
 
 let bench: TestEngine;
 let session: string;
 beforeAll(async () => {
-  bench = await startTestEngine({ inMemory: true, browserWorkbench: { uiDir } });
+  bench = await startTestEngine({ inMemory: true, workbenchRoutes: true });
   session = bench.engine.browserWorkbench!.session;
 });
 afterAll(async () => {
   await bench.stop();
-  rmSync(uiDir, { recursive: true, force: true });
 });
 
 /** One request to a method as its transport takes it: a call is a POST with a JSON body, a stream a GET. */

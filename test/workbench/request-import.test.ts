@@ -5,13 +5,12 @@ import { callMethod } from '../../electron/engine';
 import { exchangeSchema, type ImportedRequests, type SavedRequest } from '../../shared/workbench/contract';
 import { wireRequest } from '../../renderer/src/pages/composer/wire-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { UI_DIR } from '../ui/support/paths';
 
 /** Importing a pasted cURL command or HAR into the Composer's request: parsed in the engine, sent as the original. */
 const PAN = '4111111111111111';
 let t: TestEngine;
 beforeEach(async () => {
-  t = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir: UI_DIR } });
+  t = await startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true });
 });
 afterEach(() => t.stop());
 

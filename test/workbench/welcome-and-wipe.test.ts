@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
 import { welcomeSchema, type TransactionView } from '../../shared/workbench/contract';
-import { UI_DIR } from '../ui/support/paths';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** The welcome view's keys (held in memory, given once) and the wipe that makes a vault new again. */
@@ -35,7 +34,7 @@ describe('the welcome view of a new vault', () => {
   });
 
   it('gives them only to the workbench session', async () => {
-    t = await startTestEngine({ inMemory: true, browserWorkbench: { uiDir: UI_DIR }, keepWelcome: true });
+    t = await startTestEngine({ inMemory: true, workbenchRoutes: true, keepWelcome: true });
     expect((await t.workbench('takeWelcome', {}, { session: null })).status).toBe(401);
     expect((await t.workbench('takeWelcome', {}, { session: 'not-this-runs-session' })).status).toBe(401);
     const taken = await t.workbench('takeWelcome', {});
