@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { callApi, startTestEngine, tempDir, type ApiResponse, type TestEngine } from '../support/test-engine';
+import { callApi, startTestEngine, type ApiResponse, type TestEngine } from '../support/test-engine';
 
 /** How long a probe may take while a case runs before the engine counts as stalled (a shared 2-core machine). */
 const PROBE_TIMEOUT_MS = 5_000;
+/** Small, so the proxy property reaches past the limit cheaply. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * The engine the fuzz properties run against: an on-disk vault with its history, the echo destination, the browser
@@ -19,6 +21,8 @@ export interface FuzzBench {
   /** A private application with every token permission under `reveal`: for the proxy and detokenize. */
   revealKey: string;
   canary: { id: string; data: string };
+  /** The engine's request body limit. */
+  maxBodyBytes: number;
   logs: string[];
   /** Runs one case beside a probe request, which must be answered while the case runs. */
   beside<T>(send: () => Promise<T>): Promise<T>;
@@ -38,10 +42,8 @@ async function application(t: TestEngine, name: string, transform: 'mask' | 'rev
 }
 
 export async function startFuzzBench(): Promise<FuzzBench> {
-  const uiDir = tempDir('tokenbench-fuzz-ui-');
-  writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
   const logs: string[] = [];
-  const t = await startTestEngine({ echoPort: 0, proxyTimeoutMs: 2000, maxBodyBytes: 64 * 1024, browserWorkbench: { uiDir }, log: (line) => logs.push(line) });
+  const t = await startTestEngine({ echoPort: 0, proxyTimeoutMs: 2000, maxBodyBytes: MAX_BODY_BYTES, workbenchRoutes: true, log: (line) => logs.push(line) });
   const maskKey = await application(t, 'fuzz (masked)', 'mask');
   const revealKey = await application(t, 'fuzz (plaintext)', 'reveal');
   const data = `canary${randomBytes(12).toString('hex')}`;
@@ -66,10 +68,8 @@ export async function startFuzzBench(): Promise<FuzzBench> {
       return result;
     },
     leaks: (text) => text.includes(data),
-    async stop() {
-      await t.stop();
-      rmSync(uiDir, { recursive: true, force: true });
-    },
+    maxBodyBytes: MAX_BODY_BYTES,
+    stop: () => t.stop(),
   };
 }
 

@@ -7,7 +7,7 @@ import { expectNoCanaryKept, FUZZ_PROPERTIES } from './properties';
  * The share of `npm run fuzz` that runs in `npm test`: every property, a few cases each, from a fixed seed, so a
  * regression on the ground these seeds cover fails every run the same way. `npm run fuzz` explores new ground.
  */
-const RUNS = Number(process.env.FUZZ_SHARE_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_SHARE_RUNS ?? 200);
 const SEED = 20261126;
 
 let bench: FuzzBench;
