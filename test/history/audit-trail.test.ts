@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { historyListSchema, type HistoryEntry } from '../../shared/workbench/contract';
-import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**
  * The audit trail: every route family leaves an entry saying who (the application, or the workbench itself), what
@@ -10,23 +8,18 @@ import { join } from 'node:path';
  * masked. One case per family, each found by its trace id.
  */
 const PAN = '4242424242424242';
-const uiDir = tempDir('tokenbench-ui-');
-writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
 
 let t: TestEngine;
 let privateApp: string;
 let managementApp: string;
 let card: string;
 beforeAll(async () => {
-  t = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir } });
+  t = await startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true });
   privateApp = (await t.call('GET', '/applications/key', { key: t.privateKey })).body.id;
   managementApp = (await t.call('GET', '/applications/key', { key: t.managementKey })).body.id;
   card = (await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card_number', data: PAN } })).body.id;
 });
-afterAll(async () => {
-  await t.stop();
-  rmSync(uiDir, { recursive: true, force: true });
-});
+afterAll(() => t.stop());
 
 async function entries(): Promise<HistoryEntry[]> {
   await t.engine.history.flush();

@@ -1,26 +1,15 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { startTestEngine, tempDir, type TestEngine } from '../../support/test-engine';
+import { startTestEngine, type TestEngine } from '../../support/test-engine';
 
 /** A test card number: the canary the workbench's tests look for where plaintext must not be. */
 export const PAN = '4242424242424242';
 
 /**
  * A real engine (vault in memory) whose workbench methods answer over HTTP, as the browser's do, so requests and
- * replies pass the method table's validation; the UI it serves is a stub page.
+ * replies pass the method table's validation; the page it serves is one file.
  */
-export async function startWorkbenchEngine(): Promise<TestEngine> {
-  const uiDir = tempDir('tokenbench-ui-');
-  writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
-  const bench = await startTestEngine({ inMemory: true, echoPort: 0, browserWorkbench: { uiDir } });
-  return {
-    ...bench,
-    async stop() {
-      await bench.stop();
-      rmSync(uiDir, { recursive: true, force: true });
-    },
-  };
+export function startWorkbenchEngine(): Promise<TestEngine> {
+  return startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true });
 }
 
 /** A fresh engine for each test of the file: `bench`, and `backend`, the id of its bootstrap private application. */
