@@ -97,3 +97,31 @@ test('several requests open in tabs, kept across a reload, closed with a questio
   await expect(tabs.getByRole('tab', { selected: true })).toHaveText(/Charge$/);
   await expect(tabs.getByRole('tab', { selected: true })).toBeFocused();
 });
+
+test('the saved requests start folded in a window too narrow for three columns; Ctrl+\\ and the buttons fold them, kept across a reload', async ({ page }) => {
+  const saved = page.getByRole('region', { name: 'Saved requests' });
+  await page.setViewportSize({ width: 1280, height: 760 });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await expect(saved.getByRole('button', { name: 'Saved requests ›' })).toHaveAttribute('aria-expanded', 'false');
+  await expect(saved.getByText('None yet')).toBeHidden();
+
+  await page.keyboard.press('Control+Backslash');
+  await expect(saved.getByText('None yet')).toBeVisible();
+  await page.reload();
+  await expect(saved.getByText('None yet')).toBeVisible();
+  await saved.getByRole('button', { name: '‹ Hide' }).click();
+  await expect(saved.getByText('None yet')).toBeHidden();
+  await expect(saved.getByRole('button', { name: 'Saved requests ›' })).toBeFocused();
+  await page.reload();
+  await expect(saved.getByText('None yet')).toBeHidden();
+  await saved.getByRole('button', { name: 'Saved requests ›' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(saved.getByText('None yet')).toBeVisible();
+  await expect(saved.getByRole('button', { name: '‹ Hide' })).toBeFocused();
+});
+
+test('in a wide window the saved requests are shown from the start', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await expect(page.getByRole('region', { name: 'Saved requests' }).getByText('None yet')).toBeVisible();
+});

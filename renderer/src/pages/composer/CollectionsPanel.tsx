@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/contract';
 import { messageOf, useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -133,6 +133,36 @@ function SavedItem({ collection, name, request, problem }: SavedPlace & { reques
   );
 }
 
+const FOLDED_KEY = 'tokenbench.composer.saved-requests';
+/** Below this window width the request and its answer need the room, so the list starts folded. */
+const ROOM_FOR_THREE_COLUMNS = 1400;
+const FOLD_HINT = 'Ctrl+\\';
+
+/**
+ * Whether the list is folded to a rail: as the user last left it, else by the window's width. Ctrl+\ (as in Postman)
+ * folds and unfolds it from anywhere on the page.
+ */
+function useFolded(): [boolean, (folded: boolean) => void] {
+  const [folded, setFolded] = useState(() => {
+    const stored = window.localStorage.getItem(FOLDED_KEY);
+    return stored === null ? window.innerWidth < ROOM_FOR_THREE_COLUMNS : stored === 'folded';
+  });
+  const fold = useCallback((next: boolean) => {
+    window.localStorage.setItem(FOLDED_KEY, next ? 'folded' : 'shown');
+    setFolded(next);
+  }, []);
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== '\\' || !(event.ctrlKey || event.metaKey) || event.defaultPrevented) return;
+      event.preventDefault();
+      fold(!folded);
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [fold, folded]);
+  return [folded, fold];
+}
+
 /** The saved requests beside the Composer: plain files in a folder a team can keep in git. */
 export function CollectionsPanel() {
   useCollections();
@@ -140,24 +170,57 @@ export function CollectionsPanel() {
   const problem = useCollectionsStore((state) => state.problem);
   // Without the engine the shell says why; this would only say it again.
   const live = useEngineStore((state) => state.connection === 'live');
+  const [folded, fold] = useFolded();
+  // Folded or unfolded with its button, the focus moves to the button that undoes it; with Ctrl+\ it stays put.
+  const [byButton, setByButton] = useState(false);
+  const toggle = (next: boolean) => {
+    setByButton(true);
+    fold(next);
+  };
   const [saving, setSaving] = useState(false);
   const [importing, setImporting] = useState(false);
+  const actions = (
+    <>
+      <button type="button" className="small" onClick={() => setImporting(true)} title="Paste a cURL command or a HAR">
+        Import…
+      </button>
+      {view && !saving && (
+        <button
+          type="button"
+          className="small"
+          onClick={() => {
+            fold(false);
+            setSaving(true);
+          }}
+        >
+          Save…
+        </button>
+      )}
+      {importing && <ImportDialog onClose={() => setImporting(false)} />}
+    </>
+  );
+  if (folded) {
+    return (
+      <section className="panel collections folded" aria-labelledby="collections-title">
+        <h2 id="collections-title" className="visually-hidden">
+          Saved requests
+        </h2>
+        <button type="button" className="small" aria-expanded={false} title={`Show the saved requests (${FOLD_HINT})`} autoFocus={byButton} onClick={() => toggle(false)}>
+          Saved requests ›
+        </button>
+        {actions}
+      </section>
+    );
+  }
   return (
     <section className="panel collections" aria-labelledby="collections-title">
       <div className="panel-head">
         <h2 id="collections-title">Saved requests</h2>
-        <span className="panel-actions">
-          <button type="button" className="small" onClick={() => setImporting(true)} title="Paste a cURL command or a HAR">
-            Import…
-          </button>
-          {view && !saving && (
-            <button type="button" className="small" onClick={() => setSaving(true)}>
-              Save…
-            </button>
-          )}
-        </span>
+        <button type="button" className="small" aria-expanded title={`Fold the saved requests away (${FOLD_HINT})`} autoFocus={byButton} onClick={() => toggle(true)}>
+          ‹ Hide
+        </button>
       </div>
-      {importing && <ImportDialog onClose={() => setImporting(false)} />}
+      <div className="panel-actions">{actions}</div>
       <Alert message={live && problem ? `Could not list the saved requests: ${problem}` : null} />
       {view && saving && <SaveForm view={view} onDone={() => setSaving(false)} />}
       {view && (

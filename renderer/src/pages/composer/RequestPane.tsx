@@ -114,7 +114,9 @@ function SendAs() {
         <span className="workbench-key" aria-live="polite">
           {key ? (
             <>
-              Workbench key <code title={key.id}>{key.id.slice(0, 8)}</code>, made {new Date(key.created_at).toLocaleString()}
+              <span>
+                Workbench key <code title={key.id}>{key.id.slice(0, 8)}</code>, made {new Date(key.created_at).toLocaleString()}
+              </span>
               <button
                 type="button"
                 className="small"
