@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run check`, and the first phase of `npm test`: the house's rules as tools, and the Electron audit, each an npm
-// script of its own. They run side by side (tsc and ESLint each keep one core busy; the audit mostly waits on the
-// network it cannot reach) and report in a fixed order, a tool's output shown only when it failed. Exits non-zero when any check failed.
+// `npm run check`, and the first phase of `npm test`: the house's rules as tools (types, ESLint, stylelint, imports) and
+// the Electron audit, each an npm script of its own. They run side by side (tsc and ESLint each keep one core busy; the
+// audit mostly waits on the network it cannot reach) and report in a fixed order, a tool's output shown only when it
+// failed. Exits non-zero when any check failed.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const checks = [
   { name: 'types', script: 'typecheck' },
   { name: 'lint', script: 'lint' },
+  { name: 'styles', script: 'lint:css' },
   { name: 'dependency rules', script: 'check:deps' },
   { name: 'Electron audit', script: 'audit:electron' },
 ];
