@@ -153,3 +153,12 @@ it('never records an outside client as the workbench, whatever headers it sends'
     expect(entry).not.toHaveProperty('workbench_page');
   }
 });
+
+it('tells the workbench from outside clients sending at the same moment, each entry by its own connection', async () => {
+  const workbench = Array.from({ length: 5 }, () => sent('composer', 'GET', `/tokens/${card}`));
+  const outside = Array.from({ length: 5 }, () => traced('GET', `/tokens/${card}`, t.privateKey, undefined, { [PAGE_HEADER]: 'composer' }));
+  const [ours, theirs] = await Promise.all([Promise.all(workbench), Promise.all(outside)]);
+  const all = await entries();
+  for (const trace of ours) expect(all.find((e) => e.trace_id === trace)).toMatchObject({ workbench_page: 'composer' });
+  for (const { trace } of theirs) expect(all.find((e) => e.trace_id === trace)).not.toHaveProperty('workbench_page');
+});
