@@ -156,6 +156,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, bootstrapKeys);
+  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events });
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -178,7 +179,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     applications,
     collections,
     tokens,
-    frontDoor: frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events }),
+    frontDoor: door,
     revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
     vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
     checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
@@ -196,6 +197,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency,
     requestLog: history,
     fallback: browserWorkbench?.routes(workbench),
+    workbenchPageOf: (socket) => door.claim(socket),
   }).catch(async (error) => {
     await history.close();
     db.close();

@@ -15,7 +15,7 @@ export interface WorkbenchIpcEvent extends IpcSenderEvent {
   sender: StreamSubscriber;
 }
 
-export type IpcHandler = (event: WorkbenchIpcEvent, payload?: unknown) => unknown;
+export type IpcHandler = (event: WorkbenchIpcEvent, payload?: unknown, page?: unknown) => unknown;
 
 export interface WorkbenchIpc {
   /** Every channel of the method table with its guarded handler, ready for `ipcMain.handle`. */
@@ -37,9 +37,10 @@ export function workbenchIpc(model: WorkbenchModel): WorkbenchIpc {
     subscriptions.delete(id);
   };
 
-  async function answerCall(name: CallName, payload: unknown): Promise<IpcOutcome> {
+  /** `page` is the workbench page the call was made on, as the renderer named it: validated with the request. */
+  async function answerCall(name: CallName, payload: unknown, page: unknown): Promise<IpcOutcome> {
     try {
-      return { ok: true, value: await callMethod(model, name, payload ?? {}) };
+      return { ok: true, value: await callMethod(model, name, payload ?? {}, page) };
     } catch (error) {
       return { ok: false, problem: problemOf(error) };
     }
@@ -60,7 +61,7 @@ export function workbenchIpc(model: WorkbenchModel): WorkbenchIpc {
 
   const channels = METHOD_NAMES.flatMap((name): [string, IpcHandler][] =>
     isCall(name)
-      ? [[ipcChannel(name), (_event, payload) => answerCall(name, payload)]]
+      ? [[ipcChannel(name), (_event, payload, page) => answerCall(name, payload, page)]]
       : [
           [ipcStreamControl(name, 'start'), (event) => startStream(name, event)],
           [ipcStreamControl(name, 'stop'), (event) => stop(key(name, event.sender.id))],

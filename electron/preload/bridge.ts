@@ -15,7 +15,7 @@ export interface IpcRendererLike {
  */
 export function workbenchBridge(ipc: IpcRendererLike): WorkbenchBridge {
   const entries = METHOD_NAMES.map((name) => {
-    if (isCall(name)) return [name, (request: unknown = {}) => ipc.invoke(ipcChannel(name), request) as Promise<IpcOutcome>];
+    if (isCall(name)) return [name, (request: unknown = {}, page?: unknown) => ipc.invoke(ipcChannel(name), request, page) as Promise<IpcOutcome>];
     const subscribe = (listener: (event: unknown) => void) => {
       const forward = (_event: unknown, message: unknown) => listener(message);
       ipc.on(ipcChannel(name), forward);

@@ -6,10 +6,11 @@ import { WorkbenchApiContext } from './api/workbench-api-context';
 import { App } from './app/App';
 import { startTheme } from './app/theme';
 import { startLiveSync } from './state/live-sync';
+import { pageOnShow } from './state/route';
 import { checkWelcome } from './state/welcome-store';
 
 startTheme();
-const api = connectWorkbench();
+const api = connectWorkbench(pageOnShow);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <WorkbenchApiContext value={api}>

@@ -66,6 +66,12 @@ const sentHistoryEntrySchema = z.object({
   status: z.number().int(),
   duration_ms: z.number(),
   application_id: z.string().nullable(),
+  /**
+   * Set when the workbench made the request: the page it was made on (pages.ts), or null when the call named none.
+   * Absent for any other client's request, and in entries older than the field. Kept as stored, never narrowed to
+   * today's pages, so an entry naming a page since renamed still reads.
+   */
+  workbench_page: z.string().nullable().optional(),
   trace_id: z.string().nullable(),
   /** The transaction the request worked in; absent in entries older than the field. */
   transaction_id: z.string().nullable().optional(),

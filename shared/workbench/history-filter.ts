@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { workbenchLabel } from './pages';
 
 /** The slices of the history a developer asks for most: what failed, and who failed it. */
 export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed', 'reveals'] as const;
@@ -10,7 +11,7 @@ const instant = z.iso.datetime({ offset: true });
 /** Which requests to list; every field narrows, none given lists them all. */
 export const historyFilterSchema = z.strictObject({
   view: z.enum(HISTORY_VIEWS).default('all'),
-  /** Matched, case-insensitively, against the method, path, status and trace id. */
+  /** Matched, case-insensitively, against the method, path, status, trace id and the workbench page that sent it ("Tokens page"). */
   text: z.string().max(200).default(''),
   application_id: id.optional(),
   transaction_id: id.optional(),
@@ -31,6 +32,7 @@ export interface FilterableEntry {
   path: string;
   status: number;
   application_id: string | null;
+  workbench_page?: string | null;
   trace_id: string | null;
   transaction_id?: string | null;
   details?: unknown;
@@ -77,5 +79,6 @@ export function matchesHistoryFilter(entry: FilterableEntry, filter: HistoryFilt
     if (!inPath && !(Array.isArray(used) && used.includes(filter.token_id))) return false;
   }
   const needle = filter.text.trim().toLowerCase();
-  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? ''].some((field) => field.toLowerCase().includes(needle));
+  const sender = entry.workbench_page === undefined ? '' : workbenchLabel(entry.workbench_page);
+  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender].some((field) => field.toLowerCase().includes(needle));
 }

@@ -59,6 +59,7 @@ import {
   tokenWriteResultSchema,
   tokenWriteSchema,
 } from './token-contract';
+import type { PageId } from './pages';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -208,8 +209,11 @@ export function methodNamed(name: string): MethodName | undefined {
 
 export const METHOD_NAMES = Object.keys(WORKBENCH_METHODS) as MethodName[];
 
-/** The engine's side: one method per row, over the engine's own objects. Both transports serve this one object. */
-export type WorkbenchModel = { [K in CallName]: (request: Request<K>) => SentReply<K> | Promise<SentReply<K>> } & {
+/**
+ * The engine's side: one method per row, over the engine's own objects. Both transports serve this one object. A
+ * call is given the page it was made on, which the history entries it causes name; none when the caller said none.
+ */
+export type WorkbenchModel = { [K in CallName]: (request: Request<K>, page?: PageId) => SentReply<K> | Promise<SentReply<K>> } & {
   [S in StreamName]: (listener: (event: SentEvent<S>) => void) => () => void;
 };
 

@@ -1,4 +1,5 @@
 import type { CallName, MethodName, StreamName } from './methods';
+import type { PageId } from './pages';
 
 /**
  * How the workbench's methods travel: each name in the method table gives its IPC channel (Electron) and its HTTP
@@ -18,6 +19,11 @@ export const httpPath = (name: MethodName) => `${WORKBENCH_PATHS.api}${name}`;
 /** Per-run secret of the HTTP workbench: a header on calls, a query parameter on streams (EventSource sends no headers). */
 export const SESSION_HEADER = 'X-Tokenbench-Session';
 export const SESSION_QUERY = 'session';
+/**
+ * The workbench page a call is made on, for the audit trail: a header beside the session over HTTP, the invoke's
+ * second argument over IPC. Optional: a call without it is the workbench's, on no page in particular.
+ */
+export const PAGE_HEADER = 'X-Tokenbench-Page';
 
 /** The one object the preload puts on `window`: one function per method of the table. */
 export const BRIDGE_NAME = 'tokenbench';
@@ -35,10 +41,11 @@ export interface Problem {
 export type IpcOutcome = { ok: true; value: unknown } | { ok: false; problem: Problem };
 
 /**
- * The preload bridge, as the preload builds it and the page uses it: per call a function answering an IpcOutcome,
- * per stream a subscription whose listener also hears `{type: 'lost'}` when the main process refuses it.
+ * The preload bridge, as the preload builds it and the page uses it: per call a function answering an IpcOutcome
+ * (given the page it is made on, when there is one), per stream a subscription whose listener also hears
+ * `{type: 'lost'}` when the main process refuses it.
  */
-export type WorkbenchBridge = { [K in CallName]: (request?: unknown) => Promise<IpcOutcome> } & {
+export type WorkbenchBridge = { [K in CallName]: (request?: unknown, page?: PageId) => Promise<IpcOutcome> } & {
   [S in StreamName]: (listener: (event: unknown) => void) => () => void;
 };
 

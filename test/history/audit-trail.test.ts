@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { historyListSchema, type HistoryEntry } from '../../shared/workbench/contract';
+import type { PageId } from '../../shared/workbench/pages';
+import { PAGE_HEADER } from '../../shared/workbench/transport';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**
- * The audit trail: every route family leaves an entry saying who (the application, or the workbench itself), what
- * (method and path), when, the outcome, the trace id the caller got and the transaction it enlisted in; token data
- * masked. One case per family, each found by its trace id.
+ * The audit trail: every route family leaves an entry saying who (the application, or the workbench itself and the
+ * page it acted on), what (method and path), when, the outcome, the trace id the caller got and the transaction it
+ * enlisted in; token data masked. One case per family, each found by its trace id.
  */
 const PAN = '4242424242424242';
 
@@ -83,4 +85,80 @@ it('records a reveal in the workbench as the workbench, by the token id, never t
   expect(reveal!.transaction_id).toBeNull();
   expect(Date.parse(reveal!.at)).toBeGreaterThanOrEqual(sentAt - 1000);
   expect(JSON.stringify(reveal)).not.toContain(PAN);
+});
+
+/** A workbench call over HTTP as the browser workbench makes it on a page (none: an older client's, naming no page). */
+async function onPage<T = any>(page: PageId | null, name: string, request: unknown): Promise<T> {
+  const res = await t.workbench<T>(name, request, { headers: page === null ? {} : { [PAGE_HEADER]: page } });
+  expect(res.status, `${name} ${JSON.stringify(res.body)}`).toBe(200);
+  return res.body;
+}
+
+/** A request the Composer (or a page calling the vault as it does) sends as the private application; answers its trace id. */
+async function sent(page: PageId | null, method: string, path: string, body?: unknown, headers: [string, string][] = []): Promise<string> {
+  const exchange = await onPage<{ entry: HistoryEntry | null }>(page, 'sendRequest', {
+    id: crypto.randomUUID(),
+    application_id: privateApp,
+    method,
+    path,
+    headers: body === undefined ? headers : [...headers, ['Content-Type', 'application/json']],
+    body: body === undefined ? null : JSON.stringify(body),
+  });
+  return exchange.entry!.trace_id!;
+}
+
+const byTrace = async (trace: string) => (await entries()).find((e) => e.trace_id === trace)!;
+
+it.each([
+  ['the Composer sending to the API', () => sent('composer', 'POST', '/tokens', { type: 'card_number', data: PAN }), 'composer', 'api'],
+  ['the Composer sending through the proxy', () => sent('composer', 'POST', '/proxy', { pan: `{{ ${card} }}` }, [['BT-PROXY-URL', t.engine.echoUrl!]]), 'composer', 'proxy'],
+  ['the Tokens page writing a token', async () => (await onPage('tokens', 'writeToken', { action: 'update', application_id: privateApp, token_id: card, patch: { metadata: { seen: 'yes' } } })).trace_id, 'tokens', 'api'],
+  ['the Transactions page calling the vault', () => sent('transactions', 'POST', '/transactions'), 'transactions', 'api'],
+  ['the History page replaying a request', () => sent('history', 'GET', `/tokens/${card}`), 'history', 'api'],
+  ['a call that names no page', () => sent(null, 'GET', `/tokens/${card}`), null, 'api'],
+] as const)('records %s as that page of the workbench, acting as the application', async (_case, send, page, kind) => {
+  const entry = await byTrace(await send());
+  expect(entry).toMatchObject({ kind, application_id: privateApp, workbench_page: page });
+  expect(JSON.stringify(entry)).not.toContain(PAN);
+});
+
+it('records the Transactions page opening, enlisting in and committing a transaction, each with its page', async () => {
+  const openedTrace = await sent('transactions', 'POST', '/transactions');
+  const opened = await byTrace(openedTrace);
+  const txId = opened.transaction_id!;
+  const write = await onPage('tokens', 'writeToken', { action: 'create', application_id: privateApp, transaction_id: txId, token: { type: 'card_number', data: PAN } });
+  const committed = await sent('transactions', 'POST', `/transactions/${txId}/commit`);
+  expect(opened).toMatchObject({ path: '/transactions', status: 201, workbench_page: 'transactions' });
+  expect(await byTrace(write.trace_id)).toMatchObject({ status: 201, transaction_id: txId, workbench_page: 'tokens' });
+  expect(await byTrace(committed)).toMatchObject({ path: `/transactions/${txId}/commit`, status: 200, workbench_page: 'transactions' });
+});
+
+it('records each reveal with the page it was done on', async () => {
+  await onPage('tokens', 'revealToken', { token_id: card });
+  const proxied = await byTrace(await sent('composer', 'POST', '/proxy', { pan: `{{ ${card} }}` }, [['BT-PROXY-URL', t.engine.echoUrl!]]));
+  await onPage('history', 'revealOutbound', { id: proxied.id });
+  const reveals = (await entries()).filter((e) => e.kind === 'workbench');
+  expect(reveals.find((e) => e.reveal?.target === 'token')).toMatchObject({ path: `/tokens/${card}`, workbench_page: 'tokens' });
+  expect(reveals.find((e) => e.reveal?.target === 'outbound' && e.reveal.entry_id === proxied.id)).toMatchObject({ status: 200, workbench_page: 'history' });
+});
+
+it('never records an outside client as the workbench, whatever headers it sends', async () => {
+  const session = t.engine.browserWorkbench!.session;
+  const posing = { [PAGE_HEADER]: 'tokens', 'X-Tokenbench-Session': session };
+  const api = await traced('DELETE', `/tokens/${card}`, t.privateKey, undefined, posing);
+  const proxy = await traced('POST', '/proxy', t.privateKey, { pan: `{{ ${card} }}` }, { ...posing, 'BT-PROXY-URL': t.engine.echoUrl! });
+  for (const { trace } of [api, proxy]) {
+    const entry = await byTrace(trace);
+    expect(entry.application_id).toBe(privateApp);
+    expect(entry).not.toHaveProperty('workbench_page');
+  }
+});
+
+it('tells the workbench from outside clients sending at the same moment, each entry by its own connection', async () => {
+  const workbench = Array.from({ length: 5 }, () => sent('composer', 'GET', `/tokens/${card}`));
+  const outside = Array.from({ length: 5 }, () => traced('GET', `/tokens/${card}`, t.privateKey, undefined, { [PAGE_HEADER]: 'composer' }));
+  const [ours, theirs] = await Promise.all([Promise.all(workbench), Promise.all(outside)]);
+  const all = await entries();
+  for (const trace of ours) expect(all.find((e) => e.trace_id === trace)).toMatchObject({ workbench_page: 'composer' });
+  for (const { trace } of theirs) expect(all.find((e) => e.trace_id === trace)).not.toHaveProperty('workbench_page');
 });

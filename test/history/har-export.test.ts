@@ -65,3 +65,20 @@ it('exports requests whose JSON body is a bare number, boolean or array (found b
   await expect(validator.har(har)).resolves.toBeTruthy();
   expect(har.log.entries.map((e) => e.request.postData?.text)).toEqual(['-28', 'true', '[1,"a"]']);
 });
+
+it('says which workbench page sent a request, and nothing of the kind for any other client', async () => {
+  const applicationId = t.engine.bootstrapKeys!.private.application_id;
+  const composed = { application_id: applicationId, method: 'GET', path: '/tokens', headers: [], body: null };
+  await callMethod(t.engine.workbench, 'sendRequest', { id: 'on-a-page', ...composed }, 'composer');
+  await callMethod(t.engine.workbench, 'sendRequest', { id: 'on-no-page', ...composed });
+  await t.call('GET', '/tokens', { key: t.privateKey, headers: { 'X-Tokenbench-Page': 'composer' } });
+
+  const har = await exported({});
+  await expect(validator.har(har)).resolves.toBeTruthy();
+  expect(har.log.entries.map((e) => e._tokenbench)).toMatchObject([
+    { kind: 'api', application_id: applicationId, workbench_page: 'composer' },
+    { kind: 'api', application_id: applicationId, workbench_page: null },
+    { kind: 'api', application_id: applicationId },
+  ]);
+  expect(har.log.entries[2]._tokenbench).not.toHaveProperty('workbench_page');
+});

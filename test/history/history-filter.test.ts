@@ -57,6 +57,20 @@ describe('filtering the history in the engine', () => {
     expect(late.transaction_id).toBeNull();
   });
 
+  it('by text, the workbench page that sent a request ("Tokens page"), or the workbench as a whole', async () => {
+    const applicationId = t.engine.bootstrapKeys!.private.application_id;
+    const sendFrom = (page: string | undefined, trace: string) =>
+      callMethod(t.engine.workbench, 'sendRequest', { id: trace, application_id: applicationId, method: 'GET', path: '/tokens', headers: [['BT-TRACE-ID', trace]], body: null }, page);
+    await sendFrom('tokens', 'from-tokens');
+    await sendFrom('composer', 'from-composer');
+    await sendFrom(undefined, 'unnamed');
+    await call('GET', '/tokens', 'from-a-client', { headers: { 'X-Tokenbench-Page': 'tokens' } });
+    expect(await traces({ text: 'Tokens page' })).toEqual(['from-tokens']);
+    expect(await traces({ text: 'composer' })).toEqual(['from-composer']);
+    expect(await traces({ text: 'workbench' })).toEqual(['unnamed']);
+    expect(await traces({ text: 'page' })).toEqual(['from-composer', 'from-tokens']);
+  });
+
   it('by time range, and pages back through a filtered list', async () => {
     for (let n = 1; n <= 7; n++) await call('GET', `/tokens/missing-${n}`, `read-${n}`);
     await t.engine.history.flush();

@@ -6,6 +6,7 @@ import { workbenchIpc, type IpcHandler, type WorkbenchIpc } from '../../electron
 import { ipcTransport } from '../../renderer/src/api/ipc-transport';
 import { workbenchClient } from '../../renderer/src/api/workbench-client';
 import { METHOD_NAMES, type StreamLost, type StreamEvent, type WorkbenchApi } from '../../shared/workbench/methods';
+import type { PageId } from '../../shared/workbench/pages';
 import { BRIDGE_NAME, WorkbenchError } from '../../shared/workbench/transport';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
@@ -38,11 +39,11 @@ class LoopbackIpc extends EventEmitter implements IpcRendererLike {
   constructor(private readonly handlers: Map<string, IpcHandler>) {
     super();
   }
-  async invoke(channel: string, payload?: unknown) {
+  async invoke(channel: string, ...args: unknown[]) {
     this.invoked.push(channel);
     const handler = this.handlers.get(channel);
     if (!handler) throw new Error(`No handler registered for '${channel}'`);
-    return handler({ senderFrame: { url: APP_URL }, sender: this }, payload);
+    return handler({ senderFrame: { url: APP_URL }, sender: this }, ...args);
   }
   // The renderer side listens with (event, message); the main side pushes with send(channel, message).
   send(channel: string, message: unknown) {
@@ -58,12 +59,15 @@ describe('the method table over IPC, from the page to the engine and back', () =
   let ipc: WorkbenchIpc;
   let loopback: LoopbackIpc;
   let api: WorkbenchApi;
+  /** The page the client names on its calls, as the shell's address would. */
+  let page: PageId | undefined;
 
   beforeEach(async () => {
     bench = await startTestEngine({ inMemory: true });
     ipc = workbenchIpc(bench.engine.workbench);
     loopback = new LoopbackIpc(new Map(ipc.handlers((url) => isAppUrl(url, APP_URL))));
-    api = workbenchClient(ipcTransport(workbenchBridge(loopback)));
+    page = undefined;
+    api = workbenchClient(ipcTransport(workbenchBridge(loopback)), () => page);
   });
   afterEach(async () => {
     ipc.close();
@@ -86,6 +90,18 @@ describe('the method table over IPC, from the page to the engine and back', () =
     expect((failure as WorkbenchError).problem.status).toBe(404);
   });
 
+  it('carries the page each call is made on to the history entries it causes', async () => {
+    const card = (await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'shown' } })).body.id;
+    page = 'tokens';
+    await api.revealToken({ token_id: card });
+    page = undefined;
+    await api.revealToken({ token_id: card });
+    await bench.engine.history.flush();
+    const [unnamed, named] = await api.listHistory({ limit: 2 });
+    expect(named).toMatchObject({ kind: 'workbench', path: `/tokens/${card}`, workbench_page: 'tokens' });
+    expect(unnamed).toMatchObject({ kind: 'workbench', path: `/tokens/${card}`, workbench_page: null });
+  });
+
   it('streams live events until unsubscribed, and stops the subscription in the main process', async () => {
     const events: (StreamEvent<'live'> | StreamLost)[] = [];
     const unsubscribe = api.live((event) => events.push(event));
@@ -101,7 +117,7 @@ describe('the method table over IPC, from the page to the engine and back', () =
   it('tells the subscriber the stream is lost when the main process refuses to start it', () => {
     const refusing = new LoopbackIpc(new Map());
     const events: unknown[] = [];
-    workbenchClient(ipcTransport(workbenchBridge(refusing))).live((event) => events.push(event));
+    workbenchClient(ipcTransport(workbenchBridge(refusing)), () => undefined).live((event) => events.push(event));
     return vi.waitFor(() => expect(events).toEqual([{ type: 'lost', retrying: false }]));
   });
 });

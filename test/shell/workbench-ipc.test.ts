@@ -33,7 +33,7 @@ function eventFrom(frameUrl: string | null, sender = new FakeWindow()): Workbenc
 
 let bench: TestEngine;
 let ipc: WorkbenchIpc;
-let invoke: (channel: string, event: WorkbenchIpcEvent, payload?: unknown) => unknown;
+let invoke: (channel: string, event: WorkbenchIpcEvent, payload?: unknown, page?: unknown) => unknown;
 /** The engine's own history listeners, before any window subscribes. */
 let baseline: number;
 const liveSubscriptions = () => bench.engine.events.listenerCount('request') - baseline;
@@ -42,7 +42,7 @@ beforeEach(async () => {
   bench = await startTestEngine({ inMemory: true, echoPort: 0 });
   ipc = workbenchIpc(bench.engine.workbench);
   const handlers = new Map(ipc.handlers((url) => isAppUrl(url, APP_URL)));
-  invoke = (channel, event, payload) => handlers.get(channel)!(event, payload);
+  invoke = (channel, event, payload, page) => handlers.get(channel)!(event, payload, page);
   baseline = bench.engine.events.listenerCount('request');
 });
 
@@ -117,6 +117,12 @@ describe('workbench IPC in the main process', () => {
       expect(outcome.problem.status).toBe(400);
       expect(outcome.problem.errors).toHaveProperty(field);
     }
+  });
+
+  it('refuses a call naming a page the workbench does not have, as a 400 problem naming the page', async () => {
+    const outcome = (await invoke(ipcChannel('getStatus'), eventFrom(APP_URL), {}, 'backend')) as { ok: boolean; problem: { status: number; errors: object } };
+    expect(outcome).toMatchObject({ ok: false, problem: { status: 400 } });
+    expect(outcome.problem.errors).toHaveProperty('page');
   });
 
   it('pushes live history to a subscribed window, and stops when the window goes away', async () => {

@@ -3,7 +3,7 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
 import { UI_DIR } from './support/paths';
 import { tokensPage } from './support/tokens-page';
-import { openWorkbench } from './support/workbench-page';
+import { openPage, openWorkbench } from './support/workbench-page';
 
 /** The Tokens page in Chromium against a real engine: find, inspect, create and change tokens as an application. */
 const PAN = '4242424242424242';
@@ -206,7 +206,7 @@ test('reads as an application with a masking rule, and as one without token:use'
   await expect(page.locator('body')).not.toContainText(PAN);
 });
 
-test('edits metadata, then deletes the token after confirming, each recorded in History as the application', async ({ page }) => {
+test('edits metadata, then deletes the token after confirming, each recorded in History as done on the Tokens page as the application', async ({ page }) => {
   const id = await apiToken({ type: 'card_number', data: PAN, metadata: { order: 'o-1' } });
   const t = await open(page);
   await t.open(id);
@@ -236,6 +236,18 @@ test('edits metadata, then deletes the token after confirming, each recorded in 
     ['DELETE', 204, backend],
     ['PATCH', 200, backend],
   ]);
+
+  // History tells the user's own delete from one their back end made with the same key: it names the page.
+  await openPage(page, 'History');
+  const deleted = page.getByRole('row', { name: new RegExp(`DELETE /tokens/${id} `) });
+  await expect(deleted.getByRole('cell', { name: `/tokens/${id} Sent by Tokens page · Tokenbench backend` })).toBeVisible();
+  await deleted.getByRole('button', { name: `/tokens/${id}` }).click();
+  await expect(page.getByRole('region', { name: `DELETE /tokens/${id}` })).toContainText('Sent by Tokens page · Tokenbench backend');
+  // The search finds what a page did; the token the test's own client created is not among it.
+  await expect(page.getByRole('row', { name: /POST \/tokens / })).toHaveCount(1);
+  await page.getByRole('searchbox', { name: 'Search the requests' }).fill('tokens page');
+  await expect(page.getByRole('row', { name: /POST \/tokens / })).toHaveCount(0);
+  await expect(page.getByRole('row', { name: new RegExp(`PATCH /tokens/${id} `) })).toBeVisible();
 });
 
 test('creates inside a transaction: staged here, invisible to other readers until the commit', async ({ page }) => {

@@ -3,7 +3,7 @@
 // Host or Origin even with it, before doing anything.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCall, METHOD_NAMES } from '../../shared/workbench/methods';
-import { httpPath, SESSION_HEADER, SESSION_QUERY } from '../../shared/workbench/transport';
+import { httpPath, PAGE_HEADER, SESSION_HEADER, SESSION_QUERY } from '../../shared/workbench/transport';
 import { callApi, startTestEngine, type TestEngine } from '../support/test-engine';
 
 
@@ -38,6 +38,14 @@ describe.each(METHOD_NAMES)('/_workbench/%s', (name) => {
     const refused = await ask(name, { withSession, headers });
     expect(refused.status).toBe(status);
     expect(refused.headers['content-type']).toContain('application/problem+json');
+  });
+
+  // A page the workbench does not have is refused before the call runs: the history never names a made-up page.
+  it.runIf(isCall(name))('refuses a call naming a page not in the list with 400, as problem details naming the page', async () => {
+    const refused = await ask(name, { withSession: true, headers: { [PAGE_HEADER]: 'backend' } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers['content-type']).toContain('application/problem+json');
+    expect(refused.body.errors).toHaveProperty('page');
   });
 });
 

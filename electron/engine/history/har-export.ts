@@ -43,7 +43,7 @@ type HarEntry = {
   cache: Record<string, never>;
   timings: { send: 0; wait: number; receive: 0 };
   comment?: string;
-  /** Tokenbench's own facts (HAR allows fields that start with `_`): who answered, and what left for the destination. */
+  /** Tokenbench's own facts (HAR allows fields that start with `_`): who sent it and who answered, and what left for the destination. */
   _tokenbench: Record<string, unknown>;
 };
 
@@ -111,6 +111,8 @@ function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
       kind: entry.kind,
       trace_id: entry.trace_id,
       application_id: entry.application_id,
+      // Only on the workbench's own requests: the page that made it, or null when the call named none.
+      ...(entry.workbench_page !== undefined && { workbench_page: entry.workbench_page }),
       transaction_id: entry.transaction_id ?? null,
       ...(facts && {
         status_source: facts.status_source,

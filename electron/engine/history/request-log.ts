@@ -116,6 +116,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
       status: draft.status,
       duration_ms: draft.duration_ms,
       application_id: draft.application_id,
+      workbench_page: draft.workbench_page,
       trace_id: draft.trace_id,
       transaction_id: draft.transaction_id,
       request_headers: draft.request_headers,

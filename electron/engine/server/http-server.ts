@@ -1,5 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +17,7 @@ import type { LogDraft, RequestContext, Route } from './route-types';
 import { headersForLog, pathForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 import { localUrl } from './local-url';
+import type { PageId } from '../../../shared/workbench/pages';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ (?:https?:\/\/[^/\s]*)?\/proxy(?:[/?\s]|$)/i;
@@ -45,6 +46,11 @@ export interface HttpServerDeps {
   requestLog: RequestLog;
   /** Routes that do not belong to the wire API (the workbench UI); answers true when it handled the request. */
   fallback?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /**
+   * Whether the request arriving on a connection is one the workbench sent (its front door), and from which page
+   * (null: none named); undefined for every other client. Its history entry says so.
+   */
+  workbenchPageOf?: (socket: Socket) => PageId | null | undefined;
 }
 
 interface NoRouteReply {
@@ -152,7 +158,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
     const method = req.method ?? 'GET';
     const traceId = (req.headers[`${prefix}-trace-id`] as string | undefined) || randomUUID();
-    const log: LogDraft = { kind: 'api', applicationId: null };
+    // Asked as the request arrives, of its connection: no header can make a client the workbench.
+    const log: LogDraft = { kind: 'api', applicationId: null, workbenchPage: deps.workbenchPageOf?.(req.socket) };
 
     // Every request that reaches the engine is recorded, once the response is gone and the route has finished
     // filling in its log (the proxy completes its entry after streaming the destination's body).
@@ -166,6 +173,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
         application_id: log.applicationId,
+        workbench_page: log.workbenchPage,
         trace_id: traceId,
         // A refused request worked in no transaction, whatever its header named.
         transaction_id: res.statusCode < 400 ? (log.transactionId ?? null) : null,

@@ -2,11 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../access/authenticator';
 import type { KeptBody } from '../history/kept-body';
 import type { BodyChunks } from './body-chunks';
+import type { PageId } from '../../../shared/workbench/pages';
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
 export interface LogDraft {
   kind: 'api' | 'proxy' | 'workbench';
   applicationId: string | null;
+  /** The workbench page that sent the request (null: the workbench, no page named); undefined for any other client. */
+  workbenchPage?: PageId | null;
   /** The request body as it may be shown, with token data masked. */
   requestBody?: unknown;
   /** Instead of `requestBody`: the body as sent, kept as bytes (the proxy's, with its expressions). */

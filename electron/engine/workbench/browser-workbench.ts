@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isCall, methodNamed, type WorkbenchModel } from '../../../shared/workbench/methods';
-import { type Problem, SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
+import { PAGE_HEADER, type Problem, SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
 import { parseJsonBody, readBody } from '../server/body';
 import { sendJson } from '../server/http-server';
 import { ApiProblem } from '../server/problem';
@@ -25,6 +25,7 @@ export interface BrowserWorkbench {
 }
 
 const SESSION_HEADER_KEY = SESSION_HEADER.toLowerCase();
+const PAGE_HEADER_KEY = PAGE_HEADER.toLowerCase();
 /** Comments on an idle stream, so a dead client is noticed and nothing in between times it out. */
 const HEARTBEAT_MS = 25_000;
 /** Workbench requests are small (a query, an id); the bound only stops a runaway body. */
@@ -86,7 +87,7 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
       }
       if (!isCall(name)) return streamEvents(res, model[name]);
       const received = await readBody(req, MAX_REQUEST_BYTES);
-      const reply = await callMethod(model, name, received.size === 0 ? {} : parseJsonBody(received));
+      const reply = await callMethod(model, name, received.size === 0 ? {} : parseJsonBody(received), req.headers[PAGE_HEADER_KEY]);
       sendJson(res, 200, reply, NO_STORE);
     }
 

@@ -1,6 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../shared/workbench/contract';
+import type { PageId } from '../../../shared/workbench/pages';
 import type { EngineEvents } from '../engine-events';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
@@ -25,6 +27,8 @@ export interface SendTo {
   apiKey: string;
   /** A remote target's address: its history is its own, so no entry of this engine's is awaited. */
   remoteBaseUrl?: string;
+  /** The workbench page the request is sent from, for this service's history; none when the call named none. */
+  page?: PageId;
 }
 
 export interface FrontDoor {
@@ -32,6 +36,11 @@ export interface FrontDoor {
   send(composed: ComposedRequest, to: SendTo): Promise<SentExchange>;
   /** Stops a request in flight; false when none has that id. */
   cancel(id: string): boolean;
+  /**
+   * For the service, as a request arrives on `socket`: the page of the workbench request that connection carries
+   * (null when it named none), or undefined when it is not the workbench's. Answered once per request.
+   */
+  claim(socket: Socket): PageId | null | undefined;
 }
 
 /** Reads a body up to the shown limit, counting the rest. */
@@ -58,10 +67,14 @@ function withClientHeaders(composed: [string, string][], defaults: Record<string
   return [...composed, ...Object.entries(defaults).filter(([name]) => !given.has(name.toLowerCase()))];
 }
 
-/** One request over node:http, which keeps the answer's header names, order and reason phrase as they came. */
-function exchange(url: string, method: string, headers: string[], body: Buffer | null, signal: AbortSignal): Promise<IncomingMessage> {
+/**
+ * One request over node:http, which keeps the answer's header names, order and reason phrase as they came;
+ * `onSocket` hears the connection it is given before the service can have read the request.
+ */
+function exchange(url: string, method: string, headers: string[], body: Buffer | null, signal: AbortSignal, onSocket: (socket: Socket) => void): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const outgoing = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { method, headers, signal }, resolve);
+    outgoing.once('socket', onSocket);
     outgoing.on('error', reject);
     outgoing.end(body ?? undefined);
   });
@@ -80,6 +93,12 @@ function unreachable(error: unknown): { kind: 'unreachable'; code: string | null
  */
 export function frontDoor(options: FrontDoorOptions): FrontDoor {
   const inFlight = new Map<string, AbortController>();
+  /**
+   * The workbench's requests not yet arrived, by the connection each travels on. The service tells them from any
+   * client's by that connection (its address and port, which no other client can hold at the same time), never by
+   * a header, which any client could send and which would change the bytes a request carries.
+   */
+  const unclaimed = new Map<string, { socket: Socket; page: PageId | null }>();
   const keyHeader = `${options.headerPrefix}-API-KEY`;
   const traceHeader = `${options.headerPrefix}-trace-id`.toLowerCase();
 
@@ -120,8 +139,9 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
     };
     options.events.on('request', collect);
     const started = performance.now();
+    const page = to.page ?? null;
     try {
-      const response = await exchange(url, composed.method, headers.flat(), body, controller.signal);
+      const response = await exchange(url, composed.method, headers.flat(), body, controller.signal, (socket) => unclaimed.set(composed.id, { socket, page }));
       const { shown, bytes } = await readShown(response);
       const duration_ms = performance.now() - started;
       const rawHeaders: [string, string][] = [];
@@ -149,6 +169,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
       }
       return { request: sent, outcome: unreachable(error), duration_ms, entry: null };
     } finally {
+      unclaimed.delete(composed.id);
       options.events.off('request', collect);
       inFlight.delete(composed.id);
     }
@@ -160,6 +181,16 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
       const controller = inFlight.get(id);
       controller?.abort();
       return controller !== undefined;
+    },
+    claim(socket) {
+      // Empty unless the workbench is sending: any other client's request costs this one check.
+      if (unclaimed.size === 0) return undefined;
+      for (const [id, sent] of unclaimed) {
+        if (sent.socket.localPort !== socket.remotePort || sent.socket.localAddress !== socket.remoteAddress) continue;
+        unclaimed.delete(id);
+        return sent.page;
+      }
+      return undefined;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ComposedRequest } from '../../../shared/workbench/contract';
 import type { Request, SentReply } from '../../../shared/workbench/methods';
-import type { FrontDoor, SentExchange } from './front-door';
+import type { FrontDoor, SendTo, SentExchange } from './front-door';
 
 type TokenWrite = Request<'writeToken'>;
 type WriteResult = SentReply<'writeToken'>;
@@ -69,7 +69,7 @@ function resultOf(write: TokenWrite, exchange: SentExchange, headerPrefix: strin
  * validates them, its access rules apply, and history records them as it records a client's. The page hears how it
  * went and the ids, never the answer's body.
  */
-export async function writeToken(frontDoor: FrontDoor, apiKey: string, headerPrefix: string, write: TokenWrite): Promise<WriteResult> {
+export async function writeToken(frontDoor: FrontDoor, to: SendTo, headerPrefix: string, write: TokenWrite): Promise<WriteResult> {
   const request = { id: randomUUID(), application_id: write.application_id, ...requestFor(write, headerPrefix) };
-  return resultOf(write, await frontDoor.send(request, { apiKey }), headerPrefix);
+  return resultOf(write, await frontDoor.send(request, to), headerPrefix);
 }

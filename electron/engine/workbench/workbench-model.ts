@@ -1,6 +1,7 @@
 import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
+import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { CollectionStore } from '../collections/collection-store';
 import { importRequests } from '../collections/request-import';
@@ -96,12 +97,12 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
         : await sources.history.list(MAX_EXPORTED, undefined, filter);
       return historyAsHar(entries, sources.status().url, version);
     },
-    revealOutbound: ({ id }) => reveals.outbound(id),
+    revealOutbound: ({ id }, page) => reveals.outbound(id, page),
     listTransactions: () => sources.transactions.list(),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
-    sendRequest(request) {
+    sendRequest(request, page) {
       const target = targetOf(request);
-      return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined });
+      return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => sources.collections.list(),
@@ -146,9 +147,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     searchTokens: (request) => searchTokens(vault, request),
     getToken: (request) => tokenDetail(vault, request),
     readTokenAs: (request) => readTokenAs(vault, request),
-    revealToken: ({ token_id, transaction_id }) => reveals.token(token_id, transaction_id),
-    writeToken: (request) =>
-      writeToken(sources.frontDoor, applications.workbenchKey(request.application_id), sources.status().headerPrefix, request),
+    revealToken: ({ token_id, transaction_id }, page) => reveals.token(token_id, transaction_id, page),
+    writeToken: (request, page) =>
+      writeToken(sources.frontDoor, { apiKey: applications.workbenchKey(request.application_id), page }, sources.status().headerPrefix, request),
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     createApplication: (request) => settings.create(request),
@@ -184,10 +185,16 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   };
 }
 
-/** Answers one call of the method table: its request validated against the table's row (a 400 naming each field), then the model's method. */
-export async function callMethod(model: WorkbenchModel, name: CallName, request: unknown): Promise<unknown> {
-  const method = model[name] as (request: unknown) => unknown;
-  return method(parseWith(WORKBENCH_METHODS[name].request, request));
+const callPage = pageIdSchema.optional();
+
+/**
+ * Answers one call of the method table: its request validated against the table's row and the page it names against
+ * the workbench's pages (a 400 naming each field), then the model's method.
+ */
+export async function callMethod(model: WorkbenchModel, name: CallName, request: unknown, page?: unknown): Promise<unknown> {
+  const method = model[name] as (request: unknown, page?: PageId) => unknown;
+  const onPage = parseWith(callPage, page, 'page');
+  return method(parseWith(WORKBENCH_METHODS[name].request, request), onPage);
 }
 
 /** A failed call as both transports carry it: the engine's own problems as they are, anything else as a 500 saying what broke. */

@@ -1,4 +1,4 @@
-import { httpPath, SESSION_HEADER, SESSION_QUERY, WorkbenchError, type Problem } from '../../../shared/workbench/transport';
+import { httpPath, PAGE_HEADER, SESSION_HEADER, SESSION_QUERY, WorkbenchError, type Problem } from '../../../shared/workbench/transport';
 import type { Transport } from './transport';
 
 const OPEN_THE_PRINTED_URL = 'Open the Workbench URL that “tokenbench serve” printed.';
@@ -16,13 +16,13 @@ function problemFrom(status: number, body: unknown, name: string): Problem {
 /** The method table over the engine's HTTP endpoints (same origin): a POST per call, Server-Sent Events per stream. */
 export function httpTransport(session: string | null): Transport {
   return {
-    async call(name, request) {
+    async call(name, request, page) {
       if (!session) throw new WorkbenchError(problem(401, `This page was opened without a workbench session. ${OPEN_THE_PRINTED_URL}`));
       let response: Response;
       try {
         response = await fetch(httpPath(name), {
           method: 'POST',
-          headers: { [SESSION_HEADER]: session, 'content-type': 'application/json' },
+          headers: { [SESSION_HEADER]: session, 'content-type': 'application/json', ...(page && { [PAGE_HEADER]: page }) },
           body: JSON.stringify(request),
           cache: 'no-store',
         });

@@ -6,8 +6,8 @@ const isLost = (event: unknown): event is { type: 'lost'; retrying: boolean } =>
 /** The method table over the preload bridge (Electron); a failed call arrives as a problem, as over HTTP. */
 export function ipcTransport(bridge: WorkbenchBridge): Transport {
   return {
-    async call(name, request) {
-      const outcome = await bridge[name](request);
+    async call(name, request, page) {
+      const outcome = await bridge[name](request, page);
       if (!outcome.ok) throw new WorkbenchError(outcome.problem);
       return outcome.value;
     },

@@ -1,4 +1,5 @@
 import { useMemo, useSyncExternalStore } from 'react';
+import { isPageId, type PageId } from '../../../shared/workbench/pages';
 
 /** The page named in the address (`#/history?trace=…` → `history`); '' when none is. */
 function pageIdOf(hash: string): string {
@@ -31,6 +32,15 @@ export function usePageQuery(): URLSearchParams {
 export function replacePageQuery(id: string, query: URLSearchParams): void {
   const text = query.toString();
   window.location.replace(`#/${id}${text ? `?${text}` : ''}`);
+}
+
+/**
+ * The workbench page on show, which every engine call names for the history: the one the address names (the shell
+ * settles an empty address on the first page), or none while it names no page the workbench has.
+ */
+export function pageOnShow(): PageId | undefined {
+  const id = pageIdOf(window.location.hash);
+  return isPageId(id) ? id : undefined;
 }
 
 export function openPage(id: string): void {

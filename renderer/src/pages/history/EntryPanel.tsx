@@ -12,6 +12,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
 import { replayInComposer } from './replay';
+import { senderOf, useApplicationName } from './sender';
 
 const DEFAULT_PREFIX = 'BT';
 
@@ -62,6 +63,7 @@ function Replay({ entry }: { entry: HistoryEntry }) {
 export function EntryPanel() {
   const entry = useHistoryStore((state) => state.selected);
   const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const applicationName = useApplicationName();
   if (!entry) {
     return (
       <section className="panel" aria-labelledby="entry-title" data-testid="entry-panel">
@@ -79,7 +81,7 @@ export function EntryPanel() {
         <span className="method">{entry.method}</span> <span className="path">{entry.path}</span>
       </h2>
       <p className="muted">
-        {new Date(entry.at).toLocaleString()} · {entry.duration_ms.toFixed(1)} ms
+        <span data-testid="entry-sender">Sent by {senderOf(entry, applicationName)}</span> · {new Date(entry.at).toLocaleString()} · {entry.duration_ms.toFixed(1)} ms
         {entry.trace_id && <> · trace {entry.trace_id}</>}
         {entry.transaction_id && <> · transaction {entry.transaction_id}</>}
       </p>

@@ -7,6 +7,7 @@ import { filtersAnything, type HistoryFilter } from '../../../../shared/workbenc
 import { ExportHar } from './ExportHar';
 import { HistoryFilters } from './HistoryFilters';
 import { Alert } from '../../components/Alert';
+import { senderOf, useApplicationName } from './sender';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 
@@ -30,6 +31,16 @@ function WarningBadge({ entry }: { entry: HistoryEntry }) {
       {warnings.length}
       <span className="visually-hidden"> {warnings.length === 1 ? 'warning' : 'warnings'}</span>
     </span>
+  );
+}
+
+/** Who sent the request, under its path: the path keeps the width, the sender the line below. */
+function SenderLine({ sender }: { sender: string }) {
+  return (
+    <div className="sender" title={`Sent by ${sender}`} data-testid="history-sender">
+      <span className="visually-hidden">Sent by </span>
+      {sender}
+    </div>
   );
 }
 
@@ -69,6 +80,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
   const filter = useHistoryStore((state) => state.filter);
   const selectedId = useHistoryStore((state) => state.selected?.id);
   const select = useHistoryStore((state) => state.select);
+  const applicationName = useApplicationName();
   return (
     <section className="panel" aria-labelledby="history-title" data-testid="history-panel" aria-busy={loading}>
       <div className="panel-head">
@@ -86,7 +98,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
             <tr>
               <th scope="col">Time</th>
               <th scope="col">Method</th>
-              <th scope="col">Path</th>
+              <th scope="col">Path and sender</th>
               <th scope="col">Status</th>
               <th scope="col" className="number">
                 Duration
@@ -112,6 +124,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
                     </button>
                     <WarningBadge entry={entry} />
                   </div>
+                  <SenderLine sender={senderOf(entry, applicationName)} />
                 </td>
                 <td className="status">
                   <span className={statusClass(entry.status)} data-testid="history-status">
