@@ -48,7 +48,7 @@ const idList = (ids: readonly string[]) => JSON.stringify(ids);
  */
 export class TransactionStore {
   private readonly stmt;
-  /** Per list (LISTED), its first page and the pages after a cursor. */
+  /** Per list (every transaction, one state, the ended ones): its first page, and the pages after a cursor. */
   private readonly pages;
   readonly stage: (transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => void;
   /** Moves an open transaction to its final state and drops the sealed copies of its writes. False if not open. */

@@ -72,12 +72,7 @@ function LoadOlder() {
   const full = useTransactionsStore((state) => state.full);
   const matching = useTransactionsStore((state) => state.counts && countShown(state.counts, state.shown));
   const { busy, problem, run } = useEngineCall();
-  // Set when the user asks for a page: if it was the last, focus moves to the words that say so, not to the page's top.
-  const asked = useRef(false);
-  const focusIfAsked = (node: HTMLElement | null) => {
-    if (node && asked.current) node.focus();
-    asked.current = false;
-  };
+  const end = useRef<HTMLParagraphElement>(null);
   if (listed === 0) return null;
   if (full) {
     return (
@@ -88,15 +83,17 @@ function LoadOlder() {
   }
   if (next === null) {
     return (
-      <p className="muted tx-paging" tabIndex={-1} ref={focusIfAsked}>
+      <p className="muted tx-paging" tabIndex={-1} ref={end}>
         No older transactions.
       </p>
     );
   }
-  const loadOlder = () => {
-    asked.current = true;
-    void run(() => loadOlderTransactions(api));
-  };
+  const loadOlder = () =>
+    void run(async () => {
+      await loadOlderTransactions(api);
+      // The last page: the button goes, and focus moves to the words that say so rather than to the page's top.
+      if (useTransactionsStore.getState().next === null) requestAnimationFrame(() => end.current?.focus());
+    });
   return (
     <div className="tx-paging">
       <button type="button" onClick={loadOlder} disabled={busy}>
