@@ -135,10 +135,12 @@ export const commitEffectSchema = z.object({
 });
 export type CommitEffect = z.output<typeof commitEffectSchema>;
 
+export const TRANSACTION_STATES = ['open', 'committed', 'rolled_back', 'expired'] as const;
+
 /** A transaction as the workbench shows it: its state, who opened it, its time left and its operations. */
 export const transactionViewSchema = z.object({
   id: z.string(),
-  state: z.enum(['open', 'committed', 'rolled_back', 'expired']),
+  state: z.enum(TRANSACTION_STATES),
   /** The application whose key created it. */
   created_by: z.string(),
   created_at: isoTimeSchema,
@@ -154,6 +156,43 @@ export const transactionViewSchema = z.object({
   on_commit: z.array(commitEffectSchema),
 });
 export type TransactionView = z.output<typeof transactionViewSchema>;
+
+/** The most transactions one page of the list holds. */
+export const TRANSACTION_PAGE_MAX = 500;
+
+/** Which transactions a list holds: those in one state, or every ended one (committed, rolled back or expired). */
+export const transactionFilterSchema = z.enum([...TRANSACTION_STATES, 'ended']);
+export type TransactionFilter = z.output<typeof transactionFilterSchema>;
+
+/** A page of the kept transactions, newest first: the latest, or the one after the page before. */
+export const transactionQuerySchema = z.strictObject({
+  /** Only these; every kept transaction when absent. */
+  state: transactionFilterSchema.optional(),
+  limit: z.number().int().min(1).max(TRANSACTION_PAGE_MAX).default(100),
+  /** Page back from where the page before ended: its `next`. */
+  before: z.string().min(1).max(200).optional(),
+});
+export type TransactionQuery = z.output<typeof transactionQuerySchema>;
+
+const countSchema = z.number().int().nonnegative();
+/** How many transactions the engine keeps (ended ones for a day): in all, and in each state. */
+export const transactionCountsSchema = z.object({
+  kept: countSchema,
+  open: countSchema,
+  committed: countSchema,
+  rolled_back: countSchema,
+  expired: countSchema,
+});
+export type TransactionCounts = z.output<typeof transactionCountsSchema>;
+
+export const transactionPageSchema = z.object({
+  transactions: z.array(transactionViewSchema),
+  /** Where the next older page starts (its `before`); null when this page ends with the oldest. */
+  next: z.string().nullable(),
+  /** Every kept transaction's, not only this page's or the filter's. */
+  counts: transactionCountsSchema,
+});
+export type TransactionPage = z.output<typeof transactionPageSchema>;
 
 /** The methods a composed request may use. */
 export const COMPOSER_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -219,6 +258,8 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     entries: historyListSchema,
     /** Transactions created, enlisted in or ended since the last update, each in its latest state. */
     transactions: z.array(transactionViewSchema),
+    /** The counts after those changes; present when there were any. */
+    transactionCounts: transactionCountsSchema.optional(),
     /** The saved requests as they are now, when their folder changed since the last update. */
     collections: collectionsViewSchema.optional(),
     /** Tokens created, changed or deleted since the last update, by id. */

@@ -30,7 +30,8 @@ import {
   seedExportSchema,
   seedImportRequestSchema,
   seedReportSchema,
-  transactionViewSchema,
+  transactionPageSchema,
+  transactionQuerySchema,
   welcomeSchema,
   wipeReportSchema,
   wipeRequestSchema,
@@ -99,8 +100,8 @@ export const WORKBENCH_METHODS = {
   exportHar: call(harExportSchema, harSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
-  /** Every transaction the engine keeps, with its state, time left and operations (token data masked). */
-  listTransactions: call(nothing, z.array(transactionViewSchema)),
+  /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */
+  listTransactions: call(transactionQuerySchema, transactionPageSchema),
   /** The applications the workbench may act as, each with its workbench key (never the key itself). */
   listApplications: call(nothing, z.array(applicationChoiceSchema)),
   /** Sends a composed request to the service's own address as the chosen application, with its workbench key. */

@@ -301,7 +301,7 @@ const workbench: FuzzProperty = {
   name: 'the /_workbench/ methods',
   build(bench) {
     const names = METHOD_NAMES.filter((name) => isCall(name) && !(name in WORKBENCH_EXCLUDED));
-    const field = fc.constantFrom('id', 'application_id', 'token_id', 'key_id', 'limit', 'query', 'name', 'collection', 'request', 'apply', 'include_plaintext', 'type', 'data', 'method', 'path', 'headers', 'body', 'confirm', 'size', 'start', 'before');
+    const field = fc.constantFrom('id', 'application_id', 'token_id', 'key_id', 'limit', 'query', 'name', 'collection', 'request', 'apply', 'include_plaintext', 'type', 'data', 'method', 'path', 'headers', 'body', 'confirm', 'size', 'start', 'before', 'state');
     const fieldValue = fc.oneof(jsonWith(bench), fc.constant(bench.canary.id), fc.integer({ min: -1, max: 1000 }));
     const request = fc.oneof(fc.dictionary(field, fieldValue, { maxKeys: 4 }), jsonWith(bench));
     return fc.asyncProperty(fc.constantFrom(...names), request, async (name, body) => {

@@ -67,7 +67,7 @@ it('records a transaction, its enlisted writes with its id, and its commit', asy
   const id = (await entries()).find((e) => e.trace_id === opened.trace)!;
   expect(id).toMatchObject({ method: 'POST', path: '/transactions', status: 201, application_id: privateApp });
   const transaction = (await t.call('GET', '/transactions', { key: t.privateKey })).body;
-  const txId: string = Array.isArray(transaction) ? transaction[0]?.id : (await t.engine.workbench.listTransactions({}))[0].id;
+  const txId: string = Array.isArray(transaction) ? transaction[0]?.id : (await t.engine.workbench.listTransactions({ limit: 1 })).transactions[0].id;
   const enlisted = await traced('POST', '/tokens', t.privateKey, { type: 'card_number', data: PAN }, { 'BT-TRANSACTION-ID': txId });
   const committed = await traced('POST', `/transactions/${txId}/commit`, t.privateKey);
   const all = await entries();

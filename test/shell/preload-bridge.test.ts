@@ -82,7 +82,7 @@ describe('the method table over IPC, from the page to the engine and back', () =
     expect(entry).toMatchObject({ method: 'POST', path: '/tokens', status: 201, proxy: null });
 
     const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
-    expect(await api.listTransactions()).toMatchObject([{ id: opened.body.id, state: 'open', operations: [] }]);
+    expect(await api.listTransactions()).toMatchObject({ transactions: [{ id: opened.body.id, state: 'open', operations: [] }], next: null });
 
     const failure = await api.revealOutbound({ id: 'no-such-entry' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WorkbenchError);

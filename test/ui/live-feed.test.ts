@@ -25,7 +25,7 @@ function recordRequests(count: number) {
 
 describe('the live feed behind the GUI', () => {
   it('batches a burst, keeping the newest entries first, with the status as of the batch', async () => {
-    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status());
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts());
     const updates: LiveUpdate[] = [];
     const stop = feed.subscribe((update) => updates.push(update));
     recordRequests(1000);
@@ -41,7 +41,7 @@ describe('the live feed behind the GUI', () => {
   it('hears the engine only while someone listens', () => {
     const { events, history } = bench.engine;
     const before = { request: events.listenerCount('request'), transaction: events.listenerCount('transaction'), entry: history.listenerCount('entry') };
-    const feed = new LiveFeed(events, () => bench.engine.status());
+    const feed = new LiveFeed(events, () => bench.engine.status(), () => bench.engine.transactions.counts());
     const first = feed.subscribe(() => undefined);
     const second = feed.subscribe(() => undefined);
     expect(events.listenerCount('request')).toBe(before.request + 1);
@@ -58,7 +58,7 @@ describe('the live feed behind the GUI', () => {
   });
 
   it('carries each changed transaction once per batch, in its latest state', async () => {
-    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status());
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts());
     const updates: LiveUpdate[] = [];
     const stop = feed.subscribe((update) => updates.push(update));
     const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
@@ -66,6 +66,10 @@ describe('the live feed behind the GUI', () => {
     await vi.waitFor(() => expect(updates.flatMap((update) => update.transactions)).toContainEqual(expect.objectContaining({ state: 'committed' })));
     const batches = updates.filter((update) => update.transactions.length > 0);
     expect(batches.flatMap((update) => update.transactions.map((t) => t.id))).toEqual(batches.map(() => opened.body.id));
+    // Each batch that changed transactions brings their counts as they are after it; the others bring none.
+    expect(batches.at(-1)!.transactionCounts).toEqual(bench.engine.transactions.counts());
+    expect(batches.at(-1)!.transactionCounts).toMatchObject({ open: 0, committed: 1 });
+    expect(updates.filter((update) => update.transactions.length === 0).every((update) => update.transactionCounts === undefined)).toBe(true);
     stop();
   });
 });

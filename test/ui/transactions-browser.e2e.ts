@@ -158,6 +158,69 @@ test('roll one back, commit another, and filter the list by state', async ({ pag
   await expect(tx.rows).toHaveCount(3);
 });
 
+test('with more than a page kept, the list loads older ones from the keyboard, filters by state in the engine, and keeps live ones to the filter', async ({ page }) => {
+  await startBench();
+  // 150 made at once by an outside client, as a busy backend would; the 20 oldest rolled back and the next 10 committed.
+  const ids = await Promise.all(
+    Array.from({ length: 150 }, async () => {
+      const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+      expect(opened.status).toBe(201);
+      return { id: opened.body.id as string, created_at: opened.body.created_at as string };
+    }),
+  );
+  const oldestFirst = ids.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1)).map(({ id }) => id);
+  const [rolledBack, committed] = [oldestFirst.slice(0, 20), oldestFirst.slice(20, 30)];
+  for (const id of rolledBack) expect((await bench.call('POST', `/transactions/${id}/rollback`, { key: bench.privateKey })).status).toBe(200);
+  for (const id of committed) expect((await bench.call('POST', `/transactions/${id}/commit`, { key: bench.privateKey })).status).toBe(200);
+
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'Transactions');
+  const tx = transactionsPage(page);
+  const show = (label: string) => tx.list.getByRole('combobox', { name: 'Show' }).selectOption({ label });
+  const loadOlder = tx.list.getByRole('button', { name: 'Load older transactions' });
+  await expect(tx.rows).toHaveCount(100);
+  await expect(tx.list).toContainText('150 transactions kept · 120 open');
+  await expect(tx.list).toContainText('Showing 100 of 150');
+  await expect(tx.row(oldestFirst[0])).toHaveCount(0);
+
+  // From the keyboard: the older 50 join below, and the list says there are no more.
+  await loadOlder.focus();
+  await page.keyboard.press('Enter');
+  await expect(tx.rows).toHaveCount(150);
+  await expect(tx.row(oldestFirst[0])).toContainText('rolled back');
+  await expect(loadOlder).toHaveCount(0);
+  await expect(tx.list.getByText('No older transactions.')).toBeFocused();
+
+  // The engine filters what it keeps: all 20 rolled back, though none was on the first page.
+  await show('rolled back');
+  await expect(tx.rows).toHaveCount(20);
+  await expect(tx.list).toContainText('20 of 150');
+  await expect(tx.list.getByText('No older transactions.')).toBeVisible();
+  await show('ended (any)');
+  await expect(tx.rows).toHaveCount(30);
+  await expect(tx.list).toContainText('30 of 150');
+  await show('open');
+  await expect(tx.rows).toHaveCount(100);
+  await expect(tx.list).toContainText('Showing 100 of 120');
+  await loadOlder.click();
+  await expect(tx.rows).toHaveCount(120);
+
+  // Live, under "open": a new one joins, one that ends leaves, and the counts follow.
+  const opened = await bench.call('POST', '/transactions', { key: bench.managementKey });
+  await expect(tx.row(opened.body.id)).toContainText('Tokenbench management');
+  const newestOpen = oldestFirst.at(-1)!;
+  expect((await bench.call('POST', `/transactions/${newestOpen}/commit`, { key: bench.privateKey })).status).toBe(200);
+  await expect(tx.row(newestOpen)).toHaveCount(0);
+  await expect(tx.rows).toHaveCount(120);
+  await expect(tx.list).toContainText('120 of 151');
+  // Under "committed", a new open one stays out of the list; the counts still follow.
+  await show('committed');
+  await expect(tx.rows).toHaveCount(11);
+  const another = await bench.call('POST', '/transactions', { key: bench.privateKey });
+  await expect(tx.list).toContainText('11 of 152');
+  await expect(tx.row(another.body.id)).toHaveCount(0);
+  await expect(tx.rows).toHaveCount(11);
+});
+
 test('a commit the vault refuses is said in its own words, and the transaction stays open', async ({ page }) => {
   await startBench();
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'Transactions');

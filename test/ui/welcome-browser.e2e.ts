@@ -45,10 +45,15 @@ test('wiping the vault from Settings empties it, and the new vault shows its new
   bench = await workbench.start();
   const oldKey = bench.privateKey;
   await bench.call('POST', '/tokens', { key: oldKey, body: { type: 'token', data: 'to be wiped' } });
+  await bench.call('POST', '/transactions', { key: oldKey });
   await page.goto(bench.engine.browserWorkbench!.url);
   await expect(connectionState(page)).toHaveText('live');
   await page.keyboard.press('Control+5');
   const danger = page.getByRole('region', { name: 'Danger zone' });
+  await expect(danger).toContainText('The vault holds 1 token, 1 transaction (1 open) and 2 applications.');
+  // A client opens another while the page is open: the count follows.
+  await bench.call('POST', '/transactions', { key: oldKey });
+  await expect(danger).toContainText('The vault holds 1 token, 2 transactions (2 open) and 2 applications.');
   const wipe = danger.getByRole('button', { name: 'Wipe the vault' });
   await expect(wipe).toBeDisabled();
   await danger.getByRole('textbox', { name: 'Type wipe to confirm' }).fill('wip');
@@ -61,7 +66,8 @@ test('wiping the vault from Settings empties it, and the new vault shows its new
   const newKey = (await welcome.getByRole('group', { name: /^Private key/ }).locator('code').innerText()).trim();
   expect(newKey).not.toBe(oldKey);
   await welcome.getByRole('button', { name: 'I have saved the keys' }).click();
-  await expect(danger.getByRole('status').filter({ hasText: 'Wiped: 1 tokens, 0 transactions and 2 applications are gone.' })).toBeVisible();
+  await expect(danger.getByRole('status').filter({ hasText: 'Wiped: 1 tokens, 2 transactions and 2 applications are gone.' })).toBeVisible();
+  await expect(danger).toContainText('The vault holds 0 tokens, 0 transactions (0 open) and 2 applications.');
   await expect(engineFact(page, 'Tokens')).toHaveText('0');
   expect((await bench.call('GET', '/applications/key', { key: oldKey })).status).toBe(401);
   expect((await bench.call('GET', '/applications/key', { key: newKey })).body.name).toBe('Tokenbench backend');

@@ -192,12 +192,14 @@ describe('the browser workbench served by the engine', () => {
       headers: { 'BT-TRANSACTION-ID': opened.body.id },
     });
     expect(staged.status).toBe(201);
-    const listed = await bench.workbench('listTransactions');
+    const listed = await bench.workbench('listTransactions', {});
     expect(listed.status).toBe(200);
-    expect(listed.body).toMatchObject([
-      { id: opened.body.id, state: 'open', operations: [{ token_id: staged.body.id, operation: 'create', data: 'XXXXXXXXXXXX4242' }] },
-    ]);
-    expect(listed.body[0].time_left_ms).toBeGreaterThan(0);
+    expect(listed.body).toMatchObject({
+      transactions: [{ id: opened.body.id, state: 'open', operations: [{ token_id: staged.body.id, operation: 'create', data: 'XXXXXXXXXXXX4242' }] }],
+      next: null,
+      counts: { kept: 1, open: 1 },
+    });
+    expect(listed.body.transactions[0].time_left_ms).toBeGreaterThan(0);
     expect(listed.text).not.toContain('4242424242424242');
   });
 

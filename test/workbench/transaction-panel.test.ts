@@ -18,8 +18,8 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const view = async (id: string) => {
-  const listed = await t.engine.workbench.listTransactions({});
-  return transactionViewSchema.parse(listed.find((tx) => tx.id === id));
+  const listed = await t.engine.workbench.listTransactions({ limit: 100 });
+  return transactionViewSchema.parse(listed.transactions.find((tx) => tx.id === id));
 };
 
 describe('a transaction as the workbench shows it', () => {

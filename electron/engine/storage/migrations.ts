@@ -165,6 +165,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'transactions listed a page at a time',
+    // The workbench lists kept transactions newest first, a page at a time: all of them, one state, or the ended ones.
+    // Each list walks its own index from a cursor and stops after a page; the per-state index also counts them.
+    sql: `
+      CREATE INDEX transactions_created ON transactions(created_at, id);
+      CREATE INDEX transactions_state_created ON transactions(state, created_at, id);
+      CREATE INDEX transactions_ended_created ON transactions(created_at, id) WHERE ended_at IS NOT NULL;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -116,13 +116,12 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
     this.emit('change', { id, state: 'open' });
   }
 
-  /** Rolls back every open transaction (its listeners hear it), then forgets them all (a wipe). */
+  /** Rolls back every open transaction (its listeners hear it), then forgets them all (a wipe); answers how many there were. */
   wipe(): number {
-    const all = this.store.list();
-    for (const { id, state } of all) if (state === 'open') this.end(id, 'rolled_back');
-    this.store.db.prepare('DELETE FROM transactions').run();
+    for (const id of this.store.endAllOpen('rolled_back', nowIso())) this.emit('change', { id, state: 'rolled_back' });
+    const wiped = this.store.deleteAll();
     this.scheduler.reschedule();
-    return all.length;
+    return wiped;
   }
 
   expireDue(): void {

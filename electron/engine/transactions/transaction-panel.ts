@@ -1,6 +1,7 @@
 import type { TokenService } from '../vault/token-service';
 import type { TokenWrite } from '../vault/token-store';
-import type { CommitEffect, TransactionView } from '../../../shared/workbench/contract';
+import type { CommitEffect, TransactionCounts, TransactionPage, TransactionQuery, TransactionView } from '../../../shared/workbench/contract';
+import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
 
 type Lock = TransactionView['locks'][number];
@@ -36,9 +37,9 @@ export function commitEffectsOf(operations: readonly StagedOperation[]): { token
 }
 
 /**
- * The read side for the workbench: every kept transaction with its state, time left, operations, the locks it holds
- * and what its commit would make visible; token data under its mask (for a delete, the token being deleted), never
- * plaintext, and null once the transaction has ended.
+ * The read side for the workbench: kept transactions a page at a time, each with its state, time left, operations,
+ * the locks it holds and what its commit would make visible; token data under its mask (for a delete, the token being
+ * deleted), never plaintext, and null once the transaction has ended.
  */
 export class TransactionPanel {
   constructor(
@@ -46,19 +47,33 @@ export class TransactionPanel {
     private readonly tokens: TokenService,
   ) {}
 
-  list(): TransactionView[] {
-    return this.store.list().map((record) => this.view(record));
+  /**
+   * Newest first, the page `query` asks for: its views built from one read of their operations, so a page costs the
+   * same however many transactions are kept; the cursor of the next page, and the counts.
+   */
+  page({ state, limit, before }: TransactionQuery): TransactionPage {
+    const records = this.store.page(state, limit + 1, before === undefined ? undefined : decodeCursor(before, 'before'));
+    const listed = records.slice(0, limit);
+    const operations = this.store.operationsOf(listed.map((record) => record.id));
+    return {
+      transactions: listed.map((record) => this.view(record, operations.get(record.id) ?? [])),
+      next: records.length > limit ? encodeCursor(listed[limit - 1]) : null,
+      counts: this.store.counts(),
+    };
+  }
+
+  counts(): TransactionCounts {
+    return this.store.counts();
   }
 
   get(id: string): TransactionView | undefined {
     const record = this.store.get(id);
-    return record && this.view(record);
+    return record && this.view(record, this.store.operations(id));
   }
 
-  private view(record: TransactionRecord): TransactionView {
+  private view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView {
     const open = record.state === 'open';
     const timeLeft = open ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
-    const operations = this.store.operations(record.id);
     return {
       ...record,
       time_left_ms: timeLeft,

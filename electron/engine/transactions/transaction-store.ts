@@ -1,3 +1,5 @@
+import type { TransactionCounts, TransactionFilter } from '../../../shared/workbench/contract';
+import type { PagePosition } from '../server/page-cursor';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
 import type { TokenWrite } from '../vault/token-store';
@@ -26,6 +28,7 @@ export interface StagedOperation {
 }
 
 interface OperationRow {
+  transaction_id: string;
   seq: number;
   op: TokenWrite['op'];
   token_id: string;
@@ -36,12 +39,17 @@ interface OperationRow {
 
 export const tokenIdOf = (write: TokenWrite): string => (write.op === 'delete' ? write.id : write.token.id);
 
+/** A batch of ids as one parameter: a JSON array, read back by json_each. */
+const idList = (ids: readonly string[]) => JSON.stringify(ids);
+
 /**
  * Persistence of transactions and their staged writes (migration 2). Staged writes carry token data, so each is
  * sealed like a token row, bound to its transaction and position so a blob cannot be replayed elsewhere.
  */
 export class TransactionStore {
   private readonly stmt;
+  /** Per list (every transaction, one state, the ended ones): its first page, and the pages after a cursor. */
+  private readonly pages;
   readonly stage: (transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => void;
   /** Moves an open transaction to its final state and drops the sealed copies of its writes. False if not open. */
   readonly end: (id: string, state: Exclude<TransactionState, 'open'>, endedAt: string) => boolean;
@@ -54,8 +62,13 @@ export class TransactionStore {
       insert: db.prepare(`INSERT INTO transactions (id, state, created_by, created_at, expires_at, ended_at)
         VALUES (@id, @state, @created_by, @created_at, @expires_at, @ended_at)`),
       get: db.prepare('SELECT * FROM transactions WHERE id = ?'),
-      list: db.prepare('SELECT * FROM transactions ORDER BY created_at DESC, id'),
+      counts: db.prepare('SELECT state, COUNT(*) AS n FROM transactions GROUP BY state'),
       operations: db.prepare('SELECT * FROM transaction_writes WHERE transaction_id = ? ORDER BY seq'),
+      operationsOf: db.prepare(`SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT value FROM json_each(?))
+        ORDER BY transaction_id, seq`),
+      endOpen: db.prepare("UPDATE transactions SET state = @state, ended_at = @endedAt WHERE state = 'open' RETURNING id").pluck(),
+      forgetAll: db.prepare('UPDATE transaction_writes SET sealed = NULL WHERE transaction_id IN (SELECT value FROM json_each(?))'),
+      deleteAll: db.prepare('DELETE FROM transactions'),
       nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transaction_writes WHERE transaction_id = ?'),
       insertWrite: db.prepare(`INSERT INTO transaction_writes (transaction_id, seq, op, token_id, sealed, enlisted_at, enlisted_by)
         VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -66,8 +79,15 @@ export class TransactionStore {
       due: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at"),
       nextExpiry: db.prepare("SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
       anyLive: db.prepare("SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
+      live: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at > ? ORDER BY created_at DESC, id DESC").pluck(),
       prune: db.prepare('DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
     };
+    // Each list walks its own index of migration 7 (`ended_at IS NOT NULL` is the ended one's own condition) from
+    // the cursor, newest first, and stops after a page.
+    const page = (where: string, from: string) =>
+      db.prepare(`SELECT * FROM transactions WHERE ${where}${from} ORDER BY created_at DESC, id DESC LIMIT @limit`);
+    const pagesOf = (where: string) => ({ first: page(where, ''), after: page(where, ' AND (created_at, id) < (@created_at, @id)') });
+    this.pages = { all: pagesOf('1'), state: pagesOf('state = @state'), ended: pagesOf('ended_at IS NOT NULL') };
     this.stage = db.transaction((transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => {
       let seq = (this.stmt.nextSeq.get(transactionId) as { seq: number }).seq;
       const now = new Date().toISOString();
@@ -96,19 +116,63 @@ export class TransactionStore {
     return this.stmt.get.get(id) as TransactionRecord | undefined;
   }
 
-  /** Newest first; ended transactions stay until `prune`. */
-  list(): TransactionRecord[] {
-    return this.stmt.list.all() as TransactionRecord[];
+  /**
+   * Up to `limit` kept transactions (ended ones stay until `prune`) that `filter` lets through (all when absent),
+   * newest first, from just past `after`.
+   */
+  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): TransactionRecord[] {
+    const list = filter === undefined ? 'all' : filter === 'ended' ? 'ended' : 'state';
+    const statement = after ? this.pages[list].after : this.pages[list].first;
+    return statement.all({ state: filter, limit, ...after }) as TransactionRecord[];
+  }
+
+  /** How many are kept, in all and in each state: one pass over the per-state index. */
+  counts(): TransactionCounts {
+    const counts: TransactionCounts = { kept: 0, open: 0, committed: 0, rolled_back: 0, expired: 0 };
+    for (const { state, n } of this.stmt.counts.all() as { state: TransactionState; n: number }[]) {
+      counts[state] = n;
+      counts.kept += n;
+    }
+    return counts;
   }
 
   operations(transactionId: string): StagedOperation[] {
-    return (this.stmt.operations.all(transactionId) as OperationRow[]).map((row) => ({
+    return (this.stmt.operations.all(transactionId) as OperationRow[]).map((row) => this.staged(row));
+  }
+
+  /** The operations of several transactions in one query, by transaction id (none listed for one without any). */
+  operationsOf(transactionIds: readonly string[]): Map<string, StagedOperation[]> {
+    const byTransaction = new Map<string, StagedOperation[]>();
+    for (const row of this.stmt.operationsOf.all(idList(transactionIds)) as OperationRow[]) {
+      const operations = byTransaction.get(row.transaction_id) ?? [];
+      operations.push(this.staged(row));
+      byTransaction.set(row.transaction_id, operations);
+    }
+    return byTransaction;
+  }
+
+  private staged(row: OperationRow): StagedOperation {
+    return {
       token_id: row.token_id,
       op: row.op,
       enlisted_at: row.enlisted_at,
       enlisted_by: row.enlisted_by,
-      write: row.sealed && this.sealer.openJson<TokenWrite>(row.sealed, this.aad(transactionId, row.seq)),
-    }));
+      write: row.sealed && this.sealer.openJson<TokenWrite>(row.sealed, this.aad(row.transaction_id, row.seq)),
+    };
+  }
+
+  /** Ends every open transaction in `state` in two statements, whatever their number; answers their ids. */
+  endAllOpen(state: Exclude<TransactionState, 'open'>, endedAt: string): string[] {
+    return this.db.transaction(() => {
+      const ids = this.stmt.endOpen.all({ state, endedAt }) as string[];
+      this.stmt.forgetAll.run(idList(ids));
+      return ids;
+    })();
+  }
+
+  /** Deletes every transaction and its writes; answers how many transactions there were. */
+  deleteAll(): number {
+    return this.stmt.deleteAll.run().changes;
   }
 
   /** The writes to apply at commit, in enlisting order. */
@@ -116,12 +180,17 @@ export class TransactionStore {
     return this.operations(transactionId).flatMap((o) => (o.write ? [o.write] : []));
   }
 
-  /** The open, unexpired transactions with a staged write on this token id (they hold it). */
   /** Whether any transaction could hold a lock now: one indexed probe, so writes skip lock lookups when none is. */
   anyLive(now: string): boolean {
     return this.stmt.anyLive.get(now) !== undefined;
   }
 
+  /** The open, unexpired transactions, newest first. */
+  liveIds(now: string): string[] {
+    return this.stmt.live.all(now) as string[];
+  }
+
+  /** The open, unexpired transactions with a staged write on this token id (they hold it). */
   holders(tokenId: string, now: string): string[] {
     return this.stmt.holders.all({ tokenId, now }) as string[];
   }

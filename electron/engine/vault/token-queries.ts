@@ -1,6 +1,7 @@
 import type { Caller } from '../access/authenticator';
 import type { Permission } from '../access/permissions';
 import { ApiProblem } from '../server/problem';
+import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
 import { LIVE, liveCountSql, type TokenRow, type TokenStore } from './token-store';
@@ -128,19 +129,6 @@ class WhereBuilder {
   }
 }
 
-const encodeCursor = (row: { created_at: string; id: string }) =>
-  Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
-  } catch {
-    // fall through
-  }
-  throw new ApiProblem(400, 'start is not a cursor this service returned', { start: ['Unknown cursor'] });
-}
-
 export class TokenQueries {
   constructor(
     private readonly store: TokenStore,
@@ -213,8 +201,8 @@ export class TokenQueries {
   private cursorPage(where: WhereBuilder, start: string | undefined, size: number, first: 'oldest' | 'newest', matches?: number) {
     const [after, order] = first === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
     if (start) {
-      const [createdAt, id] = decodeCursor(start);
-      where.clauses.push(`(created_at, id) ${after} (${where.bind(createdAt)}, ${where.bind(id)})`);
+      const position = decodeCursor(start, 'start');
+      where.clauses.push(`(created_at, id) ${after} (${where.bind(position.created_at)}, ${where.bind(position.id)})`);
     }
     const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * this.store.count();
     const rows = this.store.db

@@ -1,4 +1,4 @@
-import type { CollectionsView, EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionView } from '../../../shared/workbench/contract';
+import type { CollectionsView, EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionCounts, TransactionView } from '../../../shared/workbench/contract';
 import type { TokenChange } from '../../../shared/workbench/token-contract';
 import type { EngineEvents } from '../engine-events';
 
@@ -13,7 +13,8 @@ const MAX_TOKEN_CHANGES = 200;
 
 /**
  * Batches the engine's events for workbench subscribers (SSE streams, the Electron window) and sends each batch with
- * one status snapshot, so token counts stay current without polling, and the ids of the tokens that changed.
+ * one status snapshot, so token counts stay current without polling (transaction counts too, when any changed), and
+ * the ids of the tokens that changed.
  */
 export class LiveFeed {
   private readonly listeners = new Set<(update: LiveUpdate) => void>();
@@ -31,6 +32,8 @@ export class LiveFeed {
   constructor(
     private readonly events: EngineEvents,
     private readonly status: () => EngineStatus,
+    /** Read once per batch that changed transactions, so the page's counts follow without re-listing. */
+    private readonly transactionCounts: () => TransactionCounts,
   ) {}
 
   /** The engine's events are heard only while someone listens: with no GUI open, requests pay nothing. */
@@ -102,6 +105,7 @@ export class LiveFeed {
       status: this.status(),
       entries: this.entries.reverse(),
       transactions: [...this.transactions.values()],
+      ...(this.transactions.size > 0 && { transactionCounts: this.transactionCounts() }),
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
       historyReset: this.historyReset,

@@ -32,18 +32,9 @@ function stagedIn(transactions: TransactionManager, transactionId: string, commi
   return staged;
 }
 
-/** The open, unexpired transactions, newest first. */
-function openTransactionIds(transactions: TransactionManager): string[] {
-  const now = nowIso();
-  return transactions.store
-    .list()
-    .filter((record) => record.state === 'open' && record.expires_at > now)
-    .map((record) => record.id);
-}
-
 /** What open transactions hold, newest transaction first; only `transactionId`'s when one is named. */
 export function stagedTokens(transactions: TransactionManager, committed: (id: string) => StoredToken | undefined, transactionId?: string): StagedToken[] {
-  const ids = openTransactionIds(transactions).filter((id) => transactionId === undefined || id === transactionId);
+  const ids = transactions.store.liveIds(nowIso()).filter((id) => transactionId === undefined || id === transactionId);
   return ids.flatMap((id) => stagedIn(transactions, id, committed));
 }
 

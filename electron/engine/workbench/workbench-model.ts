@@ -70,7 +70,7 @@ export interface WorkbenchSources {
  * has already validated. Electron's IPC handlers and the /_workbench/ routes both serve this one object.
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
-  const feed = new LiveFeed(sources.events, sources.status);
+  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts());
   const { applications, vault } = sources;
   const reveals = createReveals(sources.history, vault, sources.revealOutbound);
   const settings = applicationSettings(applications);
@@ -98,7 +98,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return historyAsHar(entries, sources.status().url, version);
     },
     revealOutbound: ({ id }, page) => reveals.outbound(id, page),
-    listTransactions: () => sources.transactions.list(),
+    listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest(request, page) {
       const target = targetOf(request);

@@ -5,6 +5,12 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
+const counter = new Intl.NumberFormat();
+/** A count as the user's locale writes it (`2,034`). */
+export const formatCount = (n: number): string => counter.format(n);
+/** A count with its noun: `1 token`, `2,034 tokens`. */
+export const plural = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
+
 export const formatMs = (ms: number | null): string => (ms === null ? '–' : `${ms.toFixed(1)} ms`);
 
 const twoDigits = (n: number) => String(n).padStart(2, '0');

@@ -4,12 +4,12 @@ import { useEngineStore } from './engine-store';
 import { useCollectionsStore } from './collections-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
 import { useTokensStore } from './tokens-store';
-import { useTransactionsStore } from './transactions-store';
+import { loadTransactions, useTransactionsStore } from './transactions-store';
 
 /**
  * Feeds the stores from the engine. The status comes first, so a bad session or a stopped engine fails here with a
- * clear message; then the live feed, and on every (re)connect the latest page of history under the list's filter and
- * every transaction (merged by id, so what arrives live meanwhile is neither lost nor doubled); token changes go to the
+ * clear message; then the live feed, and on every (re)connect the latest page of history and of transactions, each
+ * under its list's filter (live changes merge into them by id, held to the same filter); token changes go to the
  * Tokens page's store. Returns the unsubscribe function.
  */
 export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
@@ -24,12 +24,8 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
   const transactions = useTransactionsStore.getState();
   const reload = () => {
     const { filter } = useHistoryStore.getState();
-    return Promise.all([api.listHistory({ limit: PAGE_SIZE, filter }), api.listTransactions()]).then(
-      ([page, listed]) => {
-        history.mergePage(page, filter);
-        transactions.loaded(listed);
-      },
-      (error) => engine.failed(messageOf(error)),
+    return Promise.all([api.listHistory({ limit: PAGE_SIZE, filter }).then((page) => history.mergePage(page, filter)), loadTransactions(api)]).catch(
+      (error: unknown) => engine.failed(messageOf(error)),
     );
   };
   const rereadHistory = () => {
@@ -52,7 +48,7 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       // Cleared, or trimmed to a new retention: the list is read again rather than merged into.
       if (event.historyReset) void rereadHistory();
       else history.mergeLive(event.entries);
-      transactions.merge(event.transactions);
+      transactions.merge(event.transactions, event.transactionCounts);
       if (event.collections) useCollectionsStore.getState().loaded(event.collections);
       const { changes, more } = event.tokens;
       if (changes.length > 0 || more || event.transactions.length > 0) useTokensStore.getState().heard(changes, more, event.transactions.length > 0);

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
 import type { TransactionView } from '../../../shared/workbench/contract';
 import type { StagedToken, TokenChange, TokenExpiryFilter, TokenPage, TokenView } from '../../../shared/workbench/token-contract';
+import { joinsListed, newestFirst } from './newest-first';
 
 /** What the list shows: the query in the service's language and the quick filters ('' for any). */
 export interface TokenFilters {
@@ -48,7 +49,7 @@ interface TokensState {
   panel: TokenPanel;
   /** A sentence about what the page just did (created a token). */
   notice: string | null;
-  /** Every transaction the engine keeps (ended ones for a day), newest first. */
+  /** The open transactions and the latest of any state, newest first. */
   transactions: TransactionView[];
   pending: PendingChanges;
   /** Bumped whenever changes are heard, so the page knows to apply them. */
@@ -71,7 +72,6 @@ interface TokensState {
   takePending(): PendingChanges;
 }
 
-const newestFirst = (a: TokenView, b: TokenView) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1);
 
 /** The Tokens page: the list as last read, the filters, the panel beside it; the application and filters kept across reloads. */
 export const useTokensStore = create<TokensState>()(
@@ -112,9 +112,7 @@ export const useTokensStore = create<TokensState>()(
           const byId = new Map(found.map((token) => [token.id, token]));
           const kept = tokens.filter((token) => !gone.includes(token.id)).map((token) => byId.get(token.id) ?? token);
           const listed = new Set(kept.map((token) => token.id));
-          // A new token joins the list where it belongs, unless it sorts below the last one read (its page comes later).
-          const oldest = kept.at(-1);
-          const joining = found.filter((token) => !listed.has(token.id) && (next === null || !oldest || newestFirst(token, oldest) <= 0));
+          const joining = found.filter((token) => !listed.has(token.id) && joinsListed(token, kept, next !== null));
           return { tokens: [...kept, ...joining].sort(newestFirst), total };
         }),
       restaged: (page) => set({ staged: page.staged, stagedUnsearched: page.staged_unsearched, total: page.total }),

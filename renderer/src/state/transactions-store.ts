@@ -1,36 +1,122 @@
 import { create } from 'zustand';
-import type { TransactionView } from '../../../shared/workbench/contract';
+import type { TransactionCounts, TransactionFilter, TransactionPage, TransactionView } from '../../../shared/workbench/contract';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
+import { joinsListed, newestFirst } from './newest-first';
+
+/** What the list shows: every kept transaction, those in one state, or the ended ones. */
+export type TransactionsShown = 'all' | TransactionFilter;
+
+/** Transactions per page: the first load, each reconnect, each filter, and each "Load older". */
+export const TRANSACTIONS_PAGE = 100;
+/** The most the list keeps: live ones push the oldest out (the engine keeps them; they are not lost). */
+export const MAX_LISTED_TRANSACTIONS = 500;
 
 interface TransactionsState {
-  /** Newest first; null until the engine has listed them. */
+  shown: TransactionsShown;
+  /** Newest first, those `shown` lets through; null while the engine lists them. */
   transactions: TransactionView[] | null;
+  /** Where the next older page starts; null once the oldest is listed, or the list is full. */
+  next: string | null;
+  /** Live transactions pushed the oldest out of the list, so it pages no further back. */
+  full: boolean;
+  /** How many the engine keeps, in all and per state, as of the last page or live update. */
+  counts: TransactionCounts | null;
   /** The transaction the page shows in detail (and the one other pages act inside). */
   selectedId: string | null;
+  /** The selected transaction as last heard: kept when the list's filter leaves it out. */
+  selected: TransactionView | null;
   /** The application the page creates, commits and rolls back as; null: the usual one (see applicationToUse). */
   applicationId: string | null;
-  /** The engine's whole list, on every (re)connect. */
-  loaded(transactions: TransactionView[]): void;
-  /** Transactions that changed, each in its latest state: created, enlisted in, or ended. */
-  merge(changed: readonly TransactionView[]): void;
+  /** Shows another filter: the list is empty until its first page arrives. */
+  show(shown: TransactionsShown): void;
+  /** The first page for `shown`, in place of the list; dropped if the list has moved on to another filter. */
+  loaded(shown: TransactionsShown, page: TransactionPage): void;
+  /** The page after `before`, added below the list; dropped if the list has moved on since it was asked for. */
+  loadedOlder(shown: TransactionsShown, before: string, page: TransactionPage): void;
+  /** Transactions that changed, each in its latest state (created, enlisted in, or ended), and the counts after them. */
+  merge(changed: readonly TransactionView[], counts?: TransactionCounts): void;
   select(id: string | null): void;
   actAs(applicationId: string): void;
 }
 
-const newestFirst = (a: TransactionView, b: TransactionView) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0);
+export const matchesShown = (transaction: TransactionView, shown: TransactionsShown): boolean =>
+  shown === 'all' || transaction.state === shown || (shown === 'ended' && transaction.state !== 'open');
 
-/** The engine's transactions as the workbench last heard of them, kept current by the live feed. */
+/** How many the engine keeps that `shown` lets through. */
+export const countShown = (counts: TransactionCounts, shown: TransactionsShown): number =>
+  shown === 'all' ? counts.kept : shown === 'ended' ? counts.kept - counts.open : counts[shown];
+
+/** The engine's transactions as the page lists them, kept current by the live feed. */
 export const useTransactionsStore = create<TransactionsState>()((set) => ({
+  shown: 'all',
   transactions: null,
+  next: null,
+  full: false,
+  counts: null,
   selectedId: null,
+  selected: null,
   applicationId: null,
-  loaded: (transactions) => set({ transactions: [...transactions].sort(newestFirst) }),
-  merge: (changed) =>
-    set(({ transactions }) => {
-      if (changed.length === 0) return {};
-      const byId = new Map((transactions ?? []).map((transaction) => [transaction.id, transaction]));
-      for (const transaction of changed) byId.set(transaction.id, transaction);
-      return { transactions: [...byId.values()].sort(newestFirst) };
+  show: (shown) => set({ shown, transactions: null, next: null, full: false }),
+  loaded: (shown, page) =>
+    set((state) =>
+      state.shown === shown
+        ? {
+            transactions: page.transactions,
+            next: page.next,
+            full: false,
+            counts: page.counts,
+            selected: page.transactions.find((transaction) => transaction.id === state.selectedId) ?? state.selected,
+          }
+        : {},
+    ),
+  loadedOlder: (shown, before, page) =>
+    set((state) => {
+      if (state.shown !== shown || state.next !== before || state.transactions === null) return {};
+      const listed = new Set(state.transactions.map((transaction) => transaction.id));
+      // A transaction that changed live may have moved since; the list keeps the newer word of it.
+      const older = page.transactions.filter((transaction) => !listed.has(transaction.id));
+      return { transactions: [...state.transactions, ...older], next: page.next, counts: page.counts };
     }),
-  select: (selectedId) => set({ selectedId }),
+  merge: (changed, counts) =>
+    set((state) => {
+      const heard = changed.find((transaction) => transaction.id === state.selectedId);
+      const patch: Partial<TransactionsState> = { ...(counts && { counts }), ...(heard && { selected: heard }) };
+      if (state.transactions === null || changed.length === 0) return patch;
+      const byId = new Map(state.transactions.map((transaction) => [transaction.id, transaction]));
+      for (const transaction of changed) {
+        // One that no longer matches (it ended under "open") leaves; a new one joins where its page would have it.
+        if (!matchesShown(transaction, state.shown)) byId.delete(transaction.id);
+        else if (byId.has(transaction.id) || joinsListed(transaction, state.transactions, state.next !== null)) byId.set(transaction.id, transaction);
+      }
+      const all = [...byId.values()].sort(newestFirst);
+      if (all.length <= MAX_LISTED_TRANSACTIONS) return { ...patch, transactions: all };
+      return { ...patch, transactions: all.slice(0, MAX_LISTED_TRANSACTIONS), next: null, full: true };
+    }),
+  select: (selectedId) =>
+    set((state) => ({
+      selectedId,
+      selected: state.transactions?.find((transaction) => transaction.id === selectedId) ?? (state.selected?.id === selectedId ? state.selected : null),
+    })),
   actAs: (applicationId) => set({ applicationId }),
 }));
+
+const requestOf = (shown: TransactionsShown) => (shown === 'all' ? {} : { state: shown });
+
+/** Reads the list's first page under its filter: on every (re)connect, and after a wipe. */
+export async function loadTransactions(api: WorkbenchApi): Promise<void> {
+  const { shown } = useTransactionsStore.getState();
+  useTransactionsStore.getState().loaded(shown, await api.listTransactions({ ...requestOf(shown), limit: TRANSACTIONS_PAGE }));
+}
+
+/** Lists another filter's transactions, read by the engine from every one it keeps. */
+export async function showTransactions(api: WorkbenchApi, shown: TransactionsShown): Promise<void> {
+  useTransactionsStore.getState().show(shown);
+  await loadTransactions(api);
+}
+
+/** Adds the next older page below the list. */
+export async function loadOlderTransactions(api: WorkbenchApi): Promise<void> {
+  const { shown, next } = useTransactionsStore.getState();
+  if (next === null) return;
+  useTransactionsStore.getState().loadedOlder(shown, next, await api.listTransactions({ ...requestOf(shown), limit: TRANSACTIONS_PAGE, before: next }));
+}

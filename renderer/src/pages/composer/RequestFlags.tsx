@@ -4,6 +4,7 @@ import type { EditorDiagnostics } from '../../components/CodeEditor';
 import { useComposerStore } from '../../state/composer-store';
 import { useRequestCheckStore, type CheckedRequest } from '../../state/request-check-store';
 import { Alert } from '../../components/Alert';
+import { plural } from '../../components/format';
 
 /** The id of the destination URL field, which a flag on the URL's path moves to. */
 export const TARGET_INPUT_ID = 'composer-target';
@@ -55,9 +56,8 @@ function placeLabel(at: FlagPlace, body: string | null): string {
 function summaryOf(flags: readonly RequestFlag[]): string {
   const count = (severity: RequestFlag['severity']) => flags.filter((flag) => flag.severity === severity).length;
   const [errors, warnings, notes] = [count('error'), count('warning'), count('info')];
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const rest = [warnings && plural(warnings, 'warning'), notes && plural(notes, 'note')].filter(Boolean).join(', ');
-  if (errors > 0) return `The proxy would refuse this request: ${plural(errors, 'error')}${rest ? `, ${rest}` : ''}.`;
+  const rest = [warnings && plural(warnings, 'warning', 'warnings'), notes && plural(notes, 'note', 'notes')].filter(Boolean).join(', ');
+  if (errors > 0) return `The proxy would refuse this request: ${plural(errors, 'error', 'errors')}${rest ? `, ${rest}` : ''}.`;
   if (rest) return `The proxy would accept this request; ${rest}.`;
   return 'No flags: the proxy would accept this request.';
 }

@@ -1,13 +1,27 @@
 import { useState } from 'react';
 import { useEngineCall } from '../../api/engine-call';
+import { formatCount, plural } from '../../components/format';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { refreshApplicationDetails } from '../../state/application-details-store';
 import { useEngineStore } from '../../state/engine-store';
-import { useTransactionsStore } from '../../state/transactions-store';
+import { loadTransactions, useTransactionsStore } from '../../state/transactions-store';
 import { checkWelcome } from '../../state/welcome-store';
 import { ActionOutcome } from './SettingFields';
 
 const CONFIRMATION = 'wipe';
+
+/** What a wipe would remove, as the engine last counted it: the status's counts, and the transactions' from their list. */
+function VaultHolds() {
+  const status = useEngineStore((state) => state.status);
+  const counts = useTransactionsStore((state) => state.counts);
+  if (!status || !counts) return null;
+  return (
+    <p className="settings-hint">
+      The vault holds {plural(status.tokenCount, 'token', 'tokens')}, {plural(counts.kept, 'transaction', 'transactions')} ({formatCount(counts.open)}{' '}
+      open) and {plural(status.applicationCount, 'application', 'applications')}.
+    </p>
+  );
+}
 
 /** Empties the vault as if new, once the word is typed; the new vault's keys then show in the welcome view. */
 export function WipeVault() {
@@ -21,10 +35,9 @@ export function WipeVault() {
       setTyped('');
       setDone(`Wiped: ${wiped.tokens} tokens, ${wiped.transactions} transactions and ${wiped.applications} applications are gone.`);
       // Everything the pages hold of the old vault, read again.
-      const [status, transactions] = await Promise.all([api.getStatus(), api.listTransactions()]);
-      useEngineStore.getState().connected(status);
       useTransactionsStore.getState().select(null);
-      useTransactionsStore.getState().loaded(transactions);
+      const [status] = await Promise.all([api.getStatus(), loadTransactions(api)]);
+      useEngineStore.getState().connected(status);
       await refreshApplicationDetails(api);
       await checkWelcome(api);
     });
@@ -35,6 +48,7 @@ export function WipeVault() {
         Deletes every token, transaction (open ones are rolled back), application and key, as if the vault were new; then makes its two first
         applications again, with new keys shown once. The proxy limits and the request history stay. There is no undo.
       </p>
+      <VaultHolds />
       <form
         className="settings-inline"
         onSubmit={(event) => {

@@ -1,10 +1,8 @@
+import { formatCount, plural } from '../../components/format';
 import { useTokensStore } from '../../state/tokens-store';
 import { TokenContext } from './TokenContext';
 import { TokenList } from './TokenList';
 import { TokenSearch } from './TokenSearch';
-
-const count = new Intl.NumberFormat();
-const plural = (n: number, one: string, many: string) => `${count.format(n)} ${n === 1 ? one : many}`;
 
 /** How many tokens match, how many are read so far, and what open transactions hold beside them. */
 function ListSummary() {
@@ -16,7 +14,7 @@ function ListSummary() {
   const problem = useTokensStore((state) => state.problem);
   if (problem) return null;
   const parts = total === null ? [loading ? 'Reading…' : ''] : [plural(total, 'token', 'tokens')];
-  if (total !== null && listed < total) parts.push(`${count.format(listed)} read so far`);
+  if (total !== null && listed < total) parts.push(`${formatCount(listed)} read so far`);
   if (staged > 0) parts.push(`${plural(staged, 'write', 'writes')} staged in open transactions, not yet in the vault`);
   if (unsearched > 0) parts.push(`${plural(unsearched, 'staged write', 'staged writes')} not searched (a query runs in the vault)`);
   return (

@@ -32,7 +32,7 @@ export function TokenSearch() {
     setContainer('');
     filter(NO_FILTERS);
   };
-  // A transaction the engine no longer keeps (pruned a day after it ended) stays pickable while it is the filter.
+  // A transaction not offered (older than the latest, or pruned a day after it ended) stays pickable while it is the filter.
   const forgotten = filters.createdIn && !transactions.some((t) => t.id === filters.createdIn) ? [filters.createdIn] : [];
   return (
     <form className="token-search" role="search" aria-label="Find tokens" onSubmit={submit}>

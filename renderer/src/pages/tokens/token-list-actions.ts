@@ -1,9 +1,11 @@
 import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
+import { TRANSACTION_PAGE_MAX } from '../../../../shared/workbench/contract';
 import type { TokenSearch } from '../../../../shared/workbench/token-contract';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
+import { newestFirst } from '../../state/newest-first';
 import { useTokensStore, type TokenFilters } from '../../state/tokens-store';
 
 /** Tokens per page: a few screens of rows, read as the list scrolls towards its end. */
@@ -68,9 +70,20 @@ export async function loadMoreTokens(api: WorkbenchApi): Promise<void> {
   }
 }
 
-/** The transactions: the open ones to write in, any to find the tokens it created. */
+/** The latest transactions of any state the "Created in" filter offers; the open ones to write in come in full. */
+const LATEST_TRANSACTIONS = 100;
+
+/**
+ * The transactions the page offers, newest first: the open ones to write in (up to the most a page holds), and the
+ * latest of any state to find the tokens one created.
+ */
 export async function listTransactions(api: WorkbenchApi): Promise<void> {
-  useTokensStore.getState().transactionsListed(await api.listTransactions());
+  const [open, latest] = await Promise.all([
+    api.listTransactions({ state: 'open', limit: TRANSACTION_PAGE_MAX }),
+    api.listTransactions({ limit: LATEST_TRANSACTIONS }),
+  ]);
+  const byId = new Map([...latest.transactions, ...open.transactions].map((transaction) => [transaction.id, transaction]));
+  useTokensStore.getState().transactionsListed([...byId.values()].sort(newestFirst));
 }
 
 /**

@@ -71,7 +71,7 @@ function HeaderLine({ id }: { id: string }) {
 
 /** One transaction: its state and time, what it enlisted and by whom, the locks it holds, and what a commit would show. */
 export function TransactionDetail() {
-  const transaction = useTransactionsStore((state) => state.transactions?.find((candidate) => candidate.id === state.selectedId));
+  const transaction = useTransactionsStore((state) => state.selected);
   if (!transaction) {
     return (
       <section className="panel" aria-labelledby="transaction-title">
