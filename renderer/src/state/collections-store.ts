@@ -24,5 +24,11 @@ export function savedRequestAt(view: CollectionsView | null, place: { collection
   return view.collections.find((c) => c.name === place.collection)?.requests.find((r) => r.name === place.name)?.request ?? null;
 }
 
-/** Whether a request differs from the one saved at its place (key order aside: both come from the same shape). */
-export const changedSinceSaved = (draft: SavedRequest, saved: SavedRequest | null) => saved === null || JSON.stringify(draft) !== JSON.stringify(saved);
+/**
+ * Whether two requests are the same (key order aside: both come from the same shape). The body, which may be large,
+ * is compared as it is rather than serialized: the tab strip asks this on every keystroke.
+ */
+export const sameRequest = (a: SavedRequest, b: SavedRequest) => a.body === b.body && JSON.stringify({ ...a, body: '' }) === JSON.stringify({ ...b, body: '' });
+
+/** Whether a request differs from the one saved at its place. */
+export const changedSinceSaved = (draft: SavedRequest, saved: SavedRequest | null) => saved === null || !sameRequest(draft, saved);

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
+import { sameRequest } from './collections-store';
 import { lazyStorage } from './lazy-storage';
 
 /** The request being composed: the shape a collection saves it in. */
@@ -48,7 +49,7 @@ export interface OpenRequest {
 }
 
 /** Whether a request is the blank one a new tab holds. */
-export const isBlank = (draft: ComposerDraft) => JSON.stringify(draft) === JSON.stringify(EMPTY_DRAFT);
+export const isBlank = (draft: ComposerDraft) => sameRequest(draft, EMPTY_DRAFT);
 /** Whether two places name the same saved request (none is the same as nothing). */
 export const samePlace = (a: SavedPlace | null, b: SavedPlace | null) => a !== null && b !== null && a.collection === b.collection && a.name === b.name;
 const newTab = (): OpenRequest => ({ id: crypto.randomUUID(), draft: EMPTY_DRAFT, savedAs: null, result: null });

@@ -1,12 +1,12 @@
 import type { PersistStorage, StorageValue } from 'zustand/middleware';
 
-/** How long writes wait: a burst of typing is written once. */
+/** How long a pause in the writes must be before they are written: a burst of typing is written once, after it. */
 const WRITE_DELAY_MS = 500;
 
 /**
- * A store's state kept in localStorage, serialized and written at most once per WRITE_DELAY_MS, and at once when the
- * page goes away: serializing and writing a large draft on every keystroke held the page for tens of milliseconds
- * each (localStorage is synchronous).
+ * A store's state kept in localStorage, serialized and written once the writes pause for WRITE_DELAY_MS, and at once
+ * when the page goes away: serializing and writing a large draft holds the page for tens of milliseconds
+ * (localStorage is synchronous), which in the middle of typing would delay what the keystrokes show.
  */
 export function lazyStorage<S>(storage: Storage): PersistStorage<S> {
   const pending = new Map<string, StorageValue<S>>();
@@ -25,7 +25,8 @@ export function lazyStorage<S>(storage: Storage): PersistStorage<S> {
     },
     setItem: (name, value) => {
       pending.set(name, value);
-      timer ??= setTimeout(flush, WRITE_DELAY_MS);
+      clearTimeout(timer);
+      timer = setTimeout(flush, WRITE_DELAY_MS);
     },
     removeItem: (name) => {
       pending.delete(name);
