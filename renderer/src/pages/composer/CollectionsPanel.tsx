@@ -140,27 +140,28 @@ const FOLD_HINT = 'Ctrl+\\';
 
 /**
  * Whether the list is folded to a rail: as the user last left it, else by the window's width. Ctrl+\ (as in Postman)
- * folds and unfolds it from anywhere on the page.
+ * folds and unfolds it from anywhere on the page. Folded or unfolded with its button, the focus moves to the button
+ * that undoes it (`focusToggle`); with Ctrl+\ it stays where it was.
  */
-function useFolded(): [boolean, (folded: boolean) => void] {
-  const [folded, setFolded] = useState(() => {
+function useFolded(): { folded: boolean; focusToggle: boolean; fold(folded: boolean, byButton: boolean): void } {
+  const [state, setState] = useState(() => {
     const stored = window.localStorage.getItem(FOLDED_KEY);
-    return stored === null ? window.innerWidth < ROOM_FOR_THREE_COLUMNS : stored === 'folded';
+    return { folded: stored === null ? window.innerWidth < ROOM_FOR_THREE_COLUMNS : stored === 'folded', focusToggle: false };
   });
-  const fold = useCallback((next: boolean) => {
-    window.localStorage.setItem(FOLDED_KEY, next ? 'folded' : 'shown');
-    setFolded(next);
+  const fold = useCallback((folded: boolean, byButton: boolean) => {
+    window.localStorage.setItem(FOLDED_KEY, folded ? 'folded' : 'shown');
+    setState({ folded, focusToggle: byButton });
   }, []);
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key !== '\\' || !(event.ctrlKey || event.metaKey) || event.defaultPrevented) return;
       event.preventDefault();
-      fold(!folded);
+      fold(!state.folded, false);
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [fold, folded]);
-  return [folded, fold];
+  }, [fold, state.folded]);
+  return { ...state, fold };
 }
 
 /** The saved requests beside the Composer: plain files in a folder a team can keep in git. */
@@ -170,13 +171,7 @@ export function CollectionsPanel() {
   const problem = useCollectionsStore((state) => state.problem);
   // Without the engine the shell says why; this would only say it again.
   const live = useEngineStore((state) => state.connection === 'live');
-  const [folded, fold] = useFolded();
-  // Folded or unfolded with its button, the focus moves to the button that undoes it; with Ctrl+\ it stays put.
-  const [byButton, setByButton] = useState(false);
-  const toggle = (next: boolean) => {
-    setByButton(true);
-    fold(next);
-  };
+  const { folded, focusToggle, fold } = useFolded();
   const [saving, setSaving] = useState(false);
   const [importing, setImporting] = useState(false);
   const actions = (
@@ -189,7 +184,7 @@ export function CollectionsPanel() {
           type="button"
           className="small"
           onClick={() => {
-            fold(false);
+            fold(false, false);
             setSaving(true);
           }}
         >
@@ -205,7 +200,7 @@ export function CollectionsPanel() {
         <h2 id="collections-title" className="visually-hidden">
           Saved requests
         </h2>
-        <button type="button" className="small" aria-expanded={false} title={`Show the saved requests (${FOLD_HINT})`} autoFocus={byButton} onClick={() => toggle(false)}>
+        <button type="button" className="small" aria-expanded={false} title={`Show the saved requests (${FOLD_HINT})`} autoFocus={focusToggle} onClick={() => fold(false, true)}>
           Saved requests ›
         </button>
         {actions}
@@ -216,7 +211,7 @@ export function CollectionsPanel() {
     <section className="panel collections" aria-labelledby="collections-title">
       <div className="panel-head">
         <h2 id="collections-title">Saved requests</h2>
-        <button type="button" className="small" aria-expanded title={`Fold the saved requests away (${FOLD_HINT})`} autoFocus={byButton} onClick={() => toggle(true)}>
+        <button type="button" className="small" aria-expanded title={`Fold the saved requests away (${FOLD_HINT})`} autoFocus={focusToggle} onClick={() => fold(true, true)}>
           ‹ Hide
         </button>
       </div>
