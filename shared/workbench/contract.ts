@@ -82,14 +82,22 @@ const sentHistoryEntrySchema = z.object({
 /** One request the engine handled, as its history keeps it and sends it (token data already masked). */
 export type SentHistoryEntry = z.infer<typeof sentHistoryEntrySchema>;
 
+/** What a change the workbench made itself (in Settings) recorded in history: the method that made it, in words. */
+export const workbenchChangeSchema = z.object({ action: z.string(), summary: z.string() });
+export type WorkbenchChange = z.output<typeof workbenchChangeSchema>;
+
 /**
  * An entry as the GUI reads it: a proxy entry's details checked here, once, as `proxy` (null for other kinds, and for
- * an entry an older version wrote in another shape, which still lists); a workbench reveal's, as `reveal`.
+ * an entry an older version wrote in another shape, which still lists); a workbench reveal's as `reveal`, a workbench
+ * change's as `change`.
  */
 export const historyEntrySchema = sentHistoryEntrySchema.transform((entry) => ({
   ...entry,
   proxy: entry.kind === 'proxy' ? (proxyDetailsSchema.safeParse(entry.details).data ?? null) : null,
-  ...(entry.kind === 'workbench' && { reveal: revealRecordSchema.safeParse(entry.details?.reveal).data ?? null }),
+  ...(entry.kind === 'workbench' && {
+    reveal: revealRecordSchema.safeParse(entry.details?.reveal).data ?? null,
+    change: workbenchChangeSchema.safeParse(entry.details?.change).data ?? null,
+  }),
 }));
 export type HistoryEntry = z.output<typeof historyEntrySchema>;
 

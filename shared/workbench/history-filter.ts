@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { workbenchLabel } from './pages';
 
 /** The slices of the history a developer asks for most: what failed, and who failed it. */
-export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed', 'reveals'] as const;
+export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed', 'reveals', 'changes'] as const;
 export type HistoryView = (typeof HISTORY_VIEWS)[number];
 
 const id = z.string().trim().min(1).max(200);
@@ -45,6 +45,13 @@ interface ProxyFacts {
   expressions?: { token_ids?: unknown };
 }
 
+/** A workbench change's sentence ("Deleted application “Checkout”"), which names what a path gives only by id. */
+const changeSummaryOf = (entry: FilterableEntry): string => {
+  if (entry.kind !== 'workbench' || typeof entry.details !== 'object' || entry.details === null) return '';
+  const summary = (entry.details as { change?: { summary?: unknown } }).change?.summary;
+  return typeof summary === 'string' ? summary : '';
+};
+
 const isProxyError = (entry: FilterableEntry, facts: ProxyFacts) => entry.kind === 'proxy' && facts.status_source !== 'destination';
 
 const VIEW_TESTS: Record<HistoryView, (entry: FilterableEntry, facts: ProxyFacts) => boolean> = {
@@ -54,7 +61,8 @@ const VIEW_TESTS: Record<HistoryView, (entry: FilterableEntry, facts: ProxyFacts
   'destination-errors': (entry, facts) => entry.kind === 'proxy' && facts.status_source === 'destination' && entry.status >= 400,
   warnings: (_entry, facts) => Array.isArray(facts.warnings) && facts.warnings.length > 0,
   failed: (entry) => entry.status >= 400,
-  reveals: (entry) => entry.kind === 'workbench',
+  reveals: (entry) => entry.kind === 'workbench' && entry.method === 'REVEAL',
+  changes: (entry) => entry.kind === 'workbench' && entry.method !== 'REVEAL',
 };
 
 /** Whether a filter narrows anything: an empty one lists every entry, the cheap way. */
@@ -80,5 +88,5 @@ export function matchesHistoryFilter(entry: FilterableEntry, filter: HistoryFilt
   }
   const needle = filter.text.trim().toLowerCase();
   const sender = entry.workbench_page === undefined ? '' : workbenchLabel(entry.workbench_page);
-  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender].some((field) => field.toLowerCase().includes(needle));
+  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender, changeSummaryOf(entry)].some((field) => field.toLowerCase().includes(needle));
 }

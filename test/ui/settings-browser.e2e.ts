@@ -71,6 +71,17 @@ test('create an application with a masking rule, make a key, use it from an outs
   await editor.getByRole('table', { name: 'Keys of Checkout' }).getByRole('button', { name: /^Revoke key/ }).click();
   await expect(editor.getByText('No keys: no client can call as this application.')).toBeVisible();
   expect((await bench.call('GET', `/tokens/${card.body.id}`, { key })).status).toBe(401);
+
+  // Each change is in History as the Settings page's own, in words, and the key's secret is nowhere in it.
+  await page.keyboard.press('Control+4');
+  await page.getByRole('combobox', { name: 'Show' }).selectOption('changes');
+  await expect(page.getByTestId('history-method')).toHaveText(['DELETE', 'CREATE', 'UPDATE', 'CREATE']);
+  await page.getByTestId('history-path').last().click();
+  await expect(page.getByTestId('entry-sender')).toHaveText('Sent by Settings page');
+  await expect(page.getByTestId('entry-answer')).toContainText('Changed in the workbench');
+  await expect(page.getByTestId('entry-answer')).toContainText('Created application “Checkout” (private)');
+  await expect(page.getByRole('button', { name: /Replay in Composer/ })).toHaveCount(0);
+  await expect(page.locator('body')).not.toContainText(key);
 });
 
 test("says what the vault refuses, labels the Composer's own key, renames and deletes", async ({ page }) => {
@@ -152,7 +163,7 @@ test('a lower expression limit refuses the next request over it, without a resta
   await c.expectOutcome('Destination', 'The destination answered');
 });
 
-test('keeps fewer history entries at once and from then on, kept in the vault; clearing empties the History page live', async ({ page, context }) => {
+test('keeps fewer history entries at once and from then on, kept in the vault; clearing leaves History only the entry saying so, live', async ({ page, context }) => {
   await openSettings(page);
   const read = (n: number) => bench.call('GET', `/tokens/missing-${n}`, { key: bench.privateKey, headers: { 'BT-TRACE-ID': `read-${n}` } });
   for (let n = 1; n <= 5; n++) expect((await read(n)).status).toBe(404);
@@ -160,7 +171,7 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   const watcher = await context.newPage();
   await openWorkbench(watcher, bench.engine.browserWorkbench!.url, 'History');
   const rows = watcher.getByTestId('history-row');
-  const traces = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
+  const paths = () => watcher.getByTestId('history-path').allInnerTexts();
   await expect(rows).toHaveCount(5);
 
   const history = section(page, 'History');
@@ -171,10 +182,11 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   await page.keyboard.press('Enter');
   await expect(history.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
   await expect(history).toContainText('Now the newest 3; the oldest leave first.');
+  // The change is in History too, as one of the three kept.
   await expect(rows).toHaveCount(3);
-  expect(await traces()).toEqual(['read-5', 'read-4', 'read-3']);
+  expect(await paths()).toEqual(['/settings/retention', '/tokens/missing-5', '/tokens/missing-4']);
   expect((await read(6)).status).toBe(404);
-  expect((await bench.engine.history.list(10)).map((entry) => entry.trace_id)).toEqual(['read-6', 'read-5', 'read-4']);
+  expect((await bench.engine.history.list(10)).map((entry) => entry.path)).toEqual(['/tokens/missing-6', '/settings/retention', '/tokens/missing-5']);
 
   // Asked once more; "Keep it" keeps it.
   await history.getByRole('button', { name: 'Clear history…' }).click();
@@ -183,10 +195,11 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   await history.getByRole('button', { name: 'Clear history…' }).click();
   await history.getByRole('button', { name: 'Clear the whole history' }).click();
   await expect(history.getByRole('status').filter({ hasText: 'Cleared: 3 entries removed.' })).toBeVisible();
-  await expect(rows).toHaveCount(0);
-  expect((await read(7)).status).toBe(404);
   await expect(rows).toHaveCount(1);
-  expect(await traces()).toEqual(['read-7']);
+  expect(await paths()).toEqual(['/history']);
+  expect((await read(7)).status).toBe(404);
+  await expect(rows).toHaveCount(2);
+  expect(await paths()).toEqual(['/tokens/missing-7', '/history']);
 
   // Kept for the next visit (and the next start: test/workbench/history-retention.test.ts).
   await page.reload();

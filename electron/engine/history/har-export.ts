@@ -114,6 +114,8 @@ function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
       // Only on the workbench's own requests: the page that made it, or null when the call named none.
       ...(entry.workbench_page !== undefined && { workbench_page: entry.workbench_page }),
       transaction_id: entry.transaction_id ?? null,
+      // The workbench's own reveal or change, as History says it: what, by id, and in words.
+      ...(entry.kind === 'workbench' && entry.details),
       ...(facts && {
         status_source: facts.status_source,
         destination_url: facts.destination_url,

@@ -26,9 +26,11 @@ import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
 import { createReveals } from './reveals';
+import { recordingChanges } from './settings-changes';
 import { readTokenAs, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
+import { actionRecorder } from './workbench-actions';
 
 /** As many requests as the history keeps by default: an export of them all. */
 const MAX_EXPORTED = 10_000;
@@ -72,7 +74,8 @@ export interface WorkbenchSources {
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts());
   const { applications, vault } = sources;
-  const reveals = createReveals(sources.history, vault, sources.revealOutbound);
+  const record = actionRecorder(sources.history);
+  const reveals = createReveals(record, sources.history, vault, sources.revealOutbound);
   const settings = applicationSettings(applications);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
@@ -88,7 +91,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     const connection = remoteTargets.connection(target.target_id);
     return { baseUrl: connection.baseUrl, remote: true, key: () => connection.apiKey };
   };
-  return {
+  return recordingChanges(record, { applications, remoteTargets }, {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
     async exportHar({ ids, filter }) {
@@ -182,7 +185,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);
     },
-  };
+  });
 }
 
 const callPage = pageIdSchema.optional();

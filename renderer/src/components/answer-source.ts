@@ -5,7 +5,7 @@ export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error',
 
 /**
  * Who chose the status the client got: the destination (relayed), the proxy itself, or a vault API route; or, for
- * the workbench's own reveals, the workbench.
+ * the workbench's own reveals and changes, the workbench.
  */
 export function statusSourceOf(entry: HistoryEntry): AnswerSource['source'] {
   if (entry.kind === 'workbench') return 'workbench';
@@ -17,7 +17,7 @@ export function statusSourceOf(entry: HistoryEntry): AnswerSource['source'] {
 export interface AnswerSource {
   /**
    * destination: the destination's own answer, relayed; proxy: Tokenbench's `{"proxy_error": …}`; api: not proxied;
-   * workbench: the user revealed plaintext in the workbench.
+   * workbench: the user revealed plaintext, or changed the vault or its settings, in the workbench.
    */
   source: 'destination' | 'proxy' | 'api' | 'workbench';
   title: string;
@@ -53,9 +53,26 @@ function revealAnswer(entry: HistoryEntry): AnswerSource {
   };
 }
 
+/** A change the workbench made in the vault or its settings: what, in the engine's words; no request was sent. */
+function changeAnswer(entry: HistoryEntry): AnswerSource {
+  const summary = entry.change?.summary ?? 'A change';
+  if (entry.status >= 400) {
+    return {
+      source: 'workbench',
+      title: `Change failed: ${entry.status}`,
+      explanation: `${summary}. The workbench tried this change itself, at its user's request, and it was refused: nothing was changed.`,
+    };
+  }
+  return {
+    source: 'workbench',
+    title: 'Changed in the workbench',
+    explanation: `${summary}. The workbench made this change itself, at its user's request: no request was sent, and no key was used.`,
+  };
+}
+
 export function answerSourceOf(entry: HistoryEntry, headerPrefix: string): AnswerSource {
   const source = statusSourceOf(entry);
-  if (source === 'workbench') return revealAnswer(entry);
+  if (source === 'workbench') return entry.method === 'REVEAL' ? revealAnswer(entry) : changeAnswer(entry);
   if (source === 'api') {
     return { source, title: `API answered ${entry.status}`, explanation: 'A call to the vault API; nothing was proxied.' };
   }

@@ -11,7 +11,7 @@ import { OutboundBody } from '../../components/OutboundBody';
 import { CopyButton } from '../../components/CopyButton';
 import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
-import { replayInComposer } from './replay';
+import { replayable, replayInComposer } from './replay';
 import { senderOf, useApplicationName } from './sender';
 
 const DEFAULT_PREFIX = 'BT';
@@ -36,11 +36,13 @@ function Replay({ entry }: { entry: HistoryEntry }) {
   if (!confirming) {
     return (
       <p className="entry-actions">
-        <button type="button" className="small" onClick={() => replayInComposer(entry)} aria-keyshortcuts={IS_MAC ? 'Meta+R' : 'Control+R'}>
-          Replay in Composer <kbd>{shortcutLabel('R')}</kbd>
-        </button>
-        <ExportHar request={{ ids: [entry.id] }} label="Export this request as HAR" />
-        {entry.kind !== 'workbench' && <CopyAsCurl entry={entry} />}
+        {replayable(entry) && (
+          <button type="button" className="small" onClick={() => replayInComposer(entry)} aria-keyshortcuts={IS_MAC ? 'Meta+R' : 'Control+R'}>
+            Replay in Composer <kbd>{shortcutLabel('R')}</kbd>
+          </button>
+        )}
+        <ExportHar request={{ ids: [entry.id] }} label="Export this entry as HAR" />
+        {replayable(entry) && <CopyAsCurl entry={entry} />}
       </p>
     );
   }
@@ -119,8 +121,8 @@ export function EntryPanel() {
         </dl>
       )}
 
-      {/* A workbench reveal was no request: the banner says all there is. */}
-      {entry.kind !== 'workbench' && (
+      {/* A workbench reveal or change was no request: the banner says all there is. */}
+      {replayable(entry) && (
         <div className="exchange">
           <section aria-labelledby="entry-request-title">
             <h3 id="entry-request-title">Request as sent to Tokenbench</h3>

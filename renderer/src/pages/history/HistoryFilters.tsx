@@ -11,6 +11,7 @@ const VIEW_LABELS: Record<HistoryView, string> = {
   warnings: 'With compatibility warnings',
   failed: 'Any status ≥ 400',
   reveals: 'Reveals in the workbench',
+  changes: 'Changes made in the workbench',
 };
 
 /** Typing settles for this long before the engine is asked again. */

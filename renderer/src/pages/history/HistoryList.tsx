@@ -35,11 +35,12 @@ function WarningBadge({ entry }: { entry: HistoryEntry }) {
 }
 
 /** Who sent the request, under its path: the path keeps the width, the sender the line below. */
-function SenderLine({ sender }: { sender: string }) {
+function SenderLine({ sender, change }: { sender: string; change: string | undefined }) {
+  const line = change ? `${sender} · ${change}` : sender;
   return (
-    <div className="sender" title={`Sent by ${sender}`} data-testid="history-sender">
+    <div className="sender" title={`Sent by ${line}`} data-testid="history-sender">
       <span className="visually-hidden">Sent by </span>
-      {sender}
+      {line}
     </div>
   );
 }
@@ -124,7 +125,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
                     </button>
                     <WarningBadge entry={entry} />
                   </div>
-                  <SenderLine sender={senderOf(entry, applicationName)} />
+                  <SenderLine sender={senderOf(entry, applicationName)} change={entry.change?.summary} />
                 </td>
                 <td className="status">
                   <span className={statusClass(entry.status)} data-testid="history-status">

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { IS_MAC } from '../../components/keys';
 import { useHistoryStore } from '../../state/history-store';
-import { replayInComposer } from './replay';
+import { replayable, replayInComposer } from './replay';
 
 /** Keys typed into a field are the field's, not the list's. */
 const typing = (target: EventTarget | null) =>
@@ -20,7 +20,7 @@ export function useHistoryKeys(): void {
       if ((IS_MAC ? event.metaKey : event.ctrlKey) && event.key.toLowerCase() === 'r' && !event.shiftKey) {
         // Never a reload of the page: on History the key replays.
         event.preventDefault();
-        if (selected) replayInComposer(selected);
+        if (selected && replayable(selected)) replayInComposer(selected);
         return;
       }
       if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;

@@ -28,6 +28,9 @@ export function replayOf(entry: HistoryEntry, prefix: string): Replay {
   return { draft, notes: [...notes, ...bodyNotes], cut: keptPartOnly(entry.request_body) };
 }
 
+/** Whether an entry was a request at all: the workbench's own reveals and changes were not, so none replays. */
+export const replayable = (entry: HistoryEntry): boolean => entry.kind !== 'workbench';
+
 /**
  * Opens a request from History in the Composer, as the application that sent it when it still exists. A body
  * History cut is replayed only once the user has confirmed (`confirmed`); until then the entry asks.

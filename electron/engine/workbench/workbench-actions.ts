@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { PageId } from '../../../shared/workbench/pages';
+import type { RequestLog } from '../history/request-log';
+import { ApiProblem } from '../server/problem';
+
+/** How one of the workbench's own actions reads in history, decided once its outcome is known. */
+export interface ActionRecord {
+  /** A verb of the workbench's own: REVEAL, CREATE, UPDATE, DELETE, IMPORT, WIPE, CLEAR. */
+  method: string;
+  path: string;
+  details: Record<string, unknown>;
+}
+
+/**
+ * Runs one action the workbench takes in the vault itself rather than through a request (a reveal, a change in
+ * Settings) and records it in history as the user's own (kind `workbench`, with the page it was taken on), whether
+ * it succeeded or not. `describe` is given the action's result, or undefined when it failed.
+ */
+export type RecordAction = <T>(
+  page: PageId | undefined,
+  run: () => T | Promise<T>,
+  describe: (result: T | undefined) => ActionRecord,
+  transactionId?: string,
+) => Promise<T>;
+
+const statusOf = (error: unknown) => (error instanceof ApiProblem ? error.status : 500);
+
+export function actionRecorder(history: RequestLog): RecordAction {
+  return async (page, run, describe, transactionId) => {
+    const started = performance.now();
+    const record = (status: number, result?: Awaited<ReturnType<typeof run>>) =>
+      history.record({
+        kind: 'workbench',
+        ...describe(result),
+        status,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        application_id: null,
+        workbench_page: page ?? null,
+        // Its own trace id, as every request the service answers has one, so the audit trail can name each action.
+        trace_id: randomUUID(),
+        transaction_id: transactionId ?? null,
+        request_headers: [],
+      });
+    try {
+      const result = await run();
+      record(200, result);
+      return result;
+    } catch (error) {
+      record(statusOf(error));
+      throw error;
+    }
+  };
+}
