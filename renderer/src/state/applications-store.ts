@@ -44,3 +44,12 @@ export function useApplicationList(): void {
     void refreshApplications(api);
   }, [api]);
 }
+
+/**
+ * An application's name by id, from the applications the workbench lists; one deleted since (or not listed yet) by its
+ * id, cut to its first `idLength` characters where space is short.
+ */
+export function useApplicationName(idLength?: number): (id: string) => string {
+  const applications = useApplicationsStore((state) => state.applications);
+  return (id) => applications?.find((application) => application.id === id)?.name ?? id.slice(0, idLength);
+}

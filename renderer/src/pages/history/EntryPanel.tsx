@@ -12,7 +12,8 @@ import { CopyButton } from '../../components/CopyButton';
 import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
 import { replayable, replayInComposer } from './replay';
-import { senderOf, useApplicationName } from './sender';
+import { senderOf } from './sender';
+import { useApplicationName } from '../../state/applications-store';
 
 const DEFAULT_PREFIX = 'BT';
 

@@ -7,7 +7,8 @@ import { filtersAnything, type HistoryFilter } from '../../../../shared/workbenc
 import { ExportHar } from './ExportHar';
 import { HistoryFilters } from './HistoryFilters';
 import { Alert } from '../../components/Alert';
-import { senderOf, useApplicationName } from './sender';
+import { senderOf } from './sender';
+import { useApplicationName } from '../../state/applications-store';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
 

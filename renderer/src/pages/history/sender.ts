@@ -1,6 +1,5 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { workbenchLabel } from '../../../../shared/workbench/pages';
-import { useApplicationsStore } from '../../state/applications-store';
 
 /**
  * Who sent a request, as History names it: the workbench page it was sent from (or the workbench itself) and the
@@ -12,10 +11,4 @@ export function senderOf(entry: HistoryEntry, applicationName: (id: string) => s
   else if (entry.kind === 'workbench') parts.push(workbenchLabel(null));
   if (entry.application_id !== null) parts.push(applicationName(entry.application_id));
   return parts.length > 0 ? parts.join(' · ') : 'No application';
-}
-
-/** An application's name by id, from the applications the workbench lists; a deleted one by its id. */
-export function useApplicationName(): (id: string) => string {
-  const applications = useApplicationsStore((state) => state.applications);
-  return (id) => applications?.find((application) => application.id === id)?.name ?? id;
 }

@@ -1,5 +1,5 @@
 import type { TransactionView } from '../../../../shared/workbench/contract';
-import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
+import { applicationToUse, useApplicationName, useApplicationsStore } from '../../state/applications-store';
 import { useEngineStore } from '../../state/engine-store';
 import { useTokensStore } from '../../state/tokens-store';
 import { Alert } from '../../components/Alert';
@@ -9,13 +9,11 @@ import { ApplicationSelect } from '../../components/ApplicationSelect';
 export function transactionLabel(transaction: TransactionView, applicationName: (id: string) => string): string {
   const minutes = Math.max(1, Math.round(transaction.time_left_ms / 60_000));
   const state = transaction.state === 'open' ? `${minutes} min left` : transaction.state.replace('_', ' ');
-  return `${transaction.id.slice(0, 8)} · by ${applicationName(transaction.created_by)} · ${state}`;
+  return `${transaction.id.slice(0, SHORT_ID)} · by ${applicationName(transaction.created_by)} · ${state}`;
 }
 
-export function useApplicationName(): (id: string) => string {
-  const applications = useApplicationsStore((state) => state.applications);
-  return (id) => applications?.find((app) => app.id === id)?.name ?? id.slice(0, 8);
-}
+/** Where the Tokens page names an application it no longer lists: by its id's start, as transactions are named. */
+export const SHORT_ID = 8;
 
 /** Who the page acts as (its access rules decide what the list shows), and the open transaction its writes go into. */
 export function TokenContext() {
@@ -27,7 +25,7 @@ export function TokenContext() {
   const chooseTransaction = useTokensStore((state) => state.chooseTransaction);
   const transactions = useTokensStore((state) => state.transactions);
   const live = useEngineStore((state) => state.connection === 'live');
-  const name = useApplicationName();
+  const name = useApplicationName(SHORT_ID);
   const application = applicationToUse(applications, chosen);
   if (!live && !applications) return <p className="muted">The applications to act as are listed once the engine is connected.</p>;
   if (problem) return <Alert message={`Could not list the applications: ${problem}`} />;

@@ -9,7 +9,8 @@ import { applicationToUse, useApplicationsStore } from '../../state/applications
 import { useTokensStore } from '../../state/tokens-store';
 import { ReadAs } from './ReadAs';
 import { fromNow, fullTime, shortTime, TYPE_LABELS } from './token-format';
-import { useApplicationName } from './TokenContext';
+import { useApplicationName } from '../../state/applications-store';
+import { SHORT_ID } from './TokenContext';
 import { DeleteToken, TokenEditor } from './TokenEditor';
 import { CopyButton, TokenUse } from './TokenUse';
 
@@ -67,7 +68,7 @@ function TokenData({ token, stagedIn }: { token: TokenView; stagedIn: string | n
 function Facts({ detail, now }: { detail: Detail; now: number }) {
   const { token } = detail;
   const select = useTokensStore((state) => state.show);
-  const name = useApplicationName();
+  const name = useApplicationName(SHORT_ID);
   const { card } = token;
   const others = detail.same_fingerprint.tokens.filter((other) => other.id !== token.id);
   const metadata = Object.entries(token.metadata ?? {});

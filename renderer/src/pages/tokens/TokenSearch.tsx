@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { TOKEN_EXPIRY_FILTERS, type TokenExpiryFilter } from '../../../../shared/workbench/token-contract';
 import { NO_FILTERS, useTokensStore, type TokenFilters } from '../../state/tokens-store';
 import { TOKEN_TYPES, TYPE_LABELS } from './token-format';
-import { transactionLabel, useApplicationName } from './TokenContext';
+import { useApplicationName } from '../../state/applications-store';
+import { SHORT_ID, transactionLabel } from './TokenContext';
 
 const EXPIRY_LABELS: Record<TokenExpiryFilter, string> = { expires: 'Expires', never: 'Never expires', within_day: 'Expires within a day' };
 
@@ -17,7 +18,7 @@ export function TokenSearch() {
   const filter = useTokensStore((state) => state.filter);
   const problem = useTokensStore((state) => state.problem);
   const transactions = useTokensStore((state) => state.transactions);
-  const name = useApplicationName();
+  const name = useApplicationName(SHORT_ID);
   // The text being typed; the list follows the query only once it is run.
   const [query, setQuery] = useState(filters.query);
   const [container, setContainer] = useState(filters.container);
