@@ -1,4 +1,5 @@
 import { useRef, useState, type CSSProperties, type KeyboardEvent, type PointerEvent, type ReactNode } from 'react';
+import { storedPreference } from '../state/stored-preference';
 import './split-pane.css';
 
 const MIN = 0.2;
@@ -7,10 +8,11 @@ const STEP = 0.05;
 
 const clamp = (ratio: number) => Math.min(MAX, Math.max(MIN, ratio));
 
-function storedRatio(key: string, fallback: number): number {
-  const stored = Number(window.localStorage.getItem(key));
-  return stored >= MIN && stored <= MAX ? stored : fallback;
-}
+const storedRatio = (key: string) =>
+  storedPreference(key, (value) => {
+    const ratio = Number(value);
+    return ratio >= MIN && ratio <= MAX ? ratio : undefined;
+  });
 
 interface SplitPaneProps {
   /** What the divider separates, for screen readers ("Requests and request"). */
@@ -28,13 +30,13 @@ interface SplitPaneProps {
  * the split is remembered. Narrow windows stack the panes and hide the divider.
  */
 export function SplitPane({ label, storageKey, initial = 0.5, start, end }: SplitPaneProps) {
-  const [ratio, setRatio] = useState(() => storedRatio(storageKey, initial));
+  const [ratio, setRatio] = useState(() => storedRatio(storageKey).read() ?? initial);
   const container = useRef<HTMLDivElement>(null);
 
   const choose = (next: number) => {
     const value = clamp(next);
     setRatio(value);
-    window.localStorage.setItem(storageKey, String(value));
+    storedRatio(storageKey).write(value);
   };
 
   const onPointerDown = (event: PointerEvent<HTMLDivElement>) => {

@@ -1,14 +1,10 @@
 import { create } from 'zustand';
+import { storedPreference } from './stored-preference';
 
 export type ThemeChoice = 'system' | 'light' | 'dark';
 export const THEME_CHOICES: readonly ThemeChoice[] = ['system', 'light', 'dark'];
 
-const STORAGE_KEY = 'tokenbench.theme';
-
-function storedChoice(): ThemeChoice {
-  const stored = window.localStorage.getItem(STORAGE_KEY);
-  return THEME_CHOICES.find((choice) => choice === stored) ?? 'system';
-}
+const stored = storedPreference<ThemeChoice>('tokenbench.theme', (value) => THEME_CHOICES.find((choice) => choice === value));
 
 interface ThemeState {
   /** What the user picked; `system` follows the operating system's light or dark setting. */
@@ -18,9 +14,9 @@ interface ThemeState {
 
 /** The workbench's theme, remembered in this browser profile (the desktop app's own). */
 export const useThemeStore = create<ThemeState>()((set) => ({
-  choice: storedChoice(),
+  choice: stored.read() ?? 'system',
   choose(choice) {
-    window.localStorage.setItem(STORAGE_KEY, choice);
+    stored.write(choice);
     set({ choice });
   },
 }));

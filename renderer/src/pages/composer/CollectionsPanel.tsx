@@ -6,6 +6,7 @@ import { Alert } from '../../components/Alert';
 import { changedSinceSaved, useCollectionsStore } from '../../state/collections-store';
 import { samePlace, useComposerStore, type SavedPlace } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
+import { storedPreference } from '../../state/stored-preference';
 import { ImportDialog } from './ImportDialog';
 
 
@@ -133,7 +134,11 @@ function SavedItem({ collection, name, request, problem }: SavedPlace & { reques
   );
 }
 
-const FOLDED_KEY = 'tokenbench.composer.saved-requests';
+const storedFold = storedPreference(
+  'tokenbench.composer.saved-requests',
+  (value) => (value === 'folded' ? true : value === 'shown' ? false : undefined),
+  (folded) => (folded ? 'folded' : 'shown'),
+);
 /** Below this window width the request and its answer need the room, so the list starts folded. */
 const ROOM_FOR_THREE_COLUMNS = 1400;
 const FOLD_HINT = 'Ctrl+\\';
@@ -144,12 +149,9 @@ const FOLD_HINT = 'Ctrl+\\';
  * that undoes it (`focusToggle`); with Ctrl+\ it stays where it was.
  */
 function useFolded(): { folded: boolean; focusToggle: boolean; fold(folded: boolean, byButton: boolean): void } {
-  const [state, setState] = useState(() => {
-    const stored = window.localStorage.getItem(FOLDED_KEY);
-    return { folded: stored === null ? window.innerWidth < ROOM_FOR_THREE_COLUMNS : stored === 'folded', focusToggle: false };
-  });
+  const [state, setState] = useState(() => ({ folded: storedFold.read() ?? window.innerWidth < ROOM_FOR_THREE_COLUMNS, focusToggle: false }));
   const fold = useCallback((folded: boolean, byButton: boolean) => {
-    window.localStorage.setItem(FOLDED_KEY, folded ? 'folded' : 'shown');
+    storedFold.write(folded);
     setState({ folded, focusToggle: byButton });
   }, []);
   useEffect(() => {
