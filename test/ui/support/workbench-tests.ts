@@ -6,7 +6,7 @@ import { UI_DIR } from './paths';
  * What goes wrong on a test's page from now on: uncaught errors, console errors, and any style or script the CSP
  * blocks (reported whether or not the browser logs it).
  */
-async function recordPageProblems(page: Page): Promise<string[]> {
+export async function recordPageProblems(page: Page): Promise<string[]> {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => {
