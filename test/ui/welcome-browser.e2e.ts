@@ -66,7 +66,7 @@ test('wiping the vault from Settings empties it, and the new vault shows its new
   const newKey = (await welcome.getByRole('group', { name: /^Private key/ }).locator('code').innerText()).trim();
   expect(newKey).not.toBe(oldKey);
   await welcome.getByRole('button', { name: 'I have saved the keys' }).click();
-  await expect(danger.getByRole('status').filter({ hasText: 'Wiped: 1 tokens, 2 transactions and 2 applications are gone.' })).toBeVisible();
+  await expect(danger.getByRole('status').filter({ hasText: 'Wiped: 1 token, 2 transactions and 2 applications are gone.' })).toBeVisible();
   await expect(danger).toContainText('The vault holds 0 tokens, 0 transactions (0 open) and 2 applications.');
   await expect(engineFact(page, 'Tokens')).toHaveText('0');
   expect((await bench.call('GET', '/applications/key', { key: oldKey })).status).toBe(401);

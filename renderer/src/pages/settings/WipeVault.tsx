@@ -33,7 +33,9 @@ export function WipeVault() {
     run(async () => {
       const wiped = await api.wipeVault({ confirm: CONFIRMATION });
       setTyped('');
-      setDone(`Wiped: ${wiped.tokens} tokens, ${wiped.transactions} transactions and ${wiped.applications} applications are gone.`);
+      setDone(
+        `Wiped: ${plural(wiped.tokens, 'token', 'tokens')}, ${plural(wiped.transactions, 'transaction', 'transactions')} and ${plural(wiped.applications, 'application', 'applications')} are gone.`,
+      );
       // Everything the pages hold of the old vault, read again.
       useTransactionsStore.getState().select(null);
       const [status] = await Promise.all([api.getStatus(), loadTransactions(api)]);
@@ -46,7 +48,8 @@ export function WipeVault() {
       <h3>Wipe the vault</h3>
       <p className="muted settings-hint">
         Deletes every token, transaction (open ones are rolled back), application and key, as if the vault were new; then makes its two first
-        applications again, with new keys shown once. The proxy limits and the request history stay. There is no undo.
+        applications again, with new keys shown once. The proxy limits, the request history, saved requests and the Composer's remote targets
+        (with their keys) stay. There is no undo.
       </p>
       <VaultHolds />
       <form
