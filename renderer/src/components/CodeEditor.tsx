@@ -6,6 +6,7 @@ import { Compartment, EditorState, Prec, StateEffect, StateField, type Extension
 import { Decoration, EditorView, keymap, MatchDecorator, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
+import { completionWithPlacedInfo } from './completion-place';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 import { STYLE_NONCE_META } from '../../../shared/content-security-policy';
 import './code-editor.css';
@@ -123,6 +124,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
             ]),
           ),
           basicSetup,
+          completionWithPlacedInfo,
           syntaxHighlighting(syntaxColours),
           languageSlot.current.of(LANGUAGES[language]()),
           highlightExpressions,
