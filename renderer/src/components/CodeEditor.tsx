@@ -69,6 +69,28 @@ const highlightExpressions = ViewPlugin.fromClass(
   { decorations: (plugin) => plugin.decorations },
 );
 
+/**
+ * Text put over a selection the editor has not read yet (set and replaced in one step, as automation such as
+ * Playwright's `fill` does) is put in by the editor. Chromium's own editing would keep the replaced text's look (the
+ * highlighted bracket's background, still drawn for the old cursor) as a `style` attribute, which the CSP refuses.
+ */
+const replaceUnreadSelection = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    const selection = document.getSelection();
+    if (event.inputType !== 'insertText' || event.isComposing || event.data === null) return false;
+    if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return false;
+    const range = selection.getRangeAt(0);
+    if (!view.contentDOM.contains(range.commonAncestorContainer)) return false;
+    const from = view.posAtDOM(range.startContainer, range.startOffset);
+    const to = view.posAtDOM(range.endContainer, range.endOffset);
+    const known = view.state.selection.main;
+    if (from === known.from && to === known.to) return false;
+    event.preventDefault();
+    view.dispatch({ changes: { from, to, insert: event.data }, selection: { anchor: from + event.data.length }, userEvent: 'input.type', scrollIntoView: true });
+    return true;
+  },
+});
+
 const setMarked = StateEffect.define<readonly MarkedRange[]>();
 const culpritMark = Decoration.mark({ class: 'cm-culprit' });
 /** The ranges a page marks: mapped through edits, dropped with the edit that touches them. */
@@ -129,6 +151,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
           languageSlot.current.of(LANGUAGES[language]()),
           highlightExpressions,
           markedRanges,
+          replaceUnreadSelection,
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.updateListener.of((update) => {

@@ -13,7 +13,12 @@ export async function recordPageProblems(page: Page): Promise<string[]> {
     if (message.type() === 'error') problems.push(message.text());
   });
   await page.addInitScript(() =>
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)),
+    document.addEventListener('securitypolicyviolation', (event) => {
+      // Where it was refused says whose it was: a script's line, or (for the browser's own doing) only the element.
+      const on = event.target instanceof Element ? ` on <${event.target.localName} class="${event.target.className}">` : '';
+      const from = event.sourceFile ? ` from ${event.sourceFile}:${event.lineNumber}` : ' (not from a script)';
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}${from}${on}`);
+    }),
   );
   return problems;
 }
