@@ -2,7 +2,7 @@ import { Suspense, useEffect } from 'react';
 import { useEngineStore } from '../state/engine-store';
 import { Navigation } from './Navigation';
 import { NoSuchPage } from './NoSuchPage';
-import { PAGES } from './pages';
+import { pageNamed, PAGES } from './pages';
 import { prefetchPages } from './prefetch-pages';
 import { settlePageId, usePageId } from '../state/route';
 import { usePageShortcuts } from './shortcuts';
@@ -16,7 +16,7 @@ import './shell.css';
 export function App() {
   const requested = usePageId();
   // No page named: the first. A page named that does not exist is said so, not swapped silently for another.
-  const page = requested === '' ? PAGES[0] : PAGES.find((candidate) => candidate.id === requested);
+  const page = pageNamed(requested);
   const problem = useEngineStore((state) => state.problem);
   usePageShortcuts(PAGES);
   useEffect(() => {
