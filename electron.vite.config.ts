@@ -55,6 +55,8 @@ export default defineConfig({
     plugins: [react(), contentSecurityPolicyMeta()],
     build: {
       outDir: root('out/renderer'),
+      // electron-vite leaves the renderer unminified, and the page parses all of its code before the first paint.
+      minify: true,
       rolldownOptions: { input: { index: root('renderer/index.html') } },
     },
   },

@@ -183,6 +183,6 @@ function browserNotes(): string[] {
   return [
     'Headless Chromium with software rendering (--disable-gpu), on the same machine as the engine.',
     "A task's CPU time is the main thread's own; a task much longer than its CPU time waited for a core (a shared machine), it did not work.",
-    `Load average ${loadavg()[0].toFixed(2)} when the scroll ended.`,
+    `Load average ${loadavg()[0].toFixed(2)} when the measuring ended.`,
   ];
 }

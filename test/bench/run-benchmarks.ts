@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, history-page, flags)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, history-page, flags, startup)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -13,6 +13,7 @@
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
  *   --profile           CPU-profile the service
+ *   --baseline REF      startup: also build this git ref (e.g. main) apart and load the builds in turn (repeatable)
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import { machineInfo } from './machine';
 import { runFlagBench } from './flag-bench';
 import { runHistoryPageBench } from './history-page-bench';
 import { runProxyBench } from './proxy-bench';
+import { runStartupBench } from './startup-bench';
 import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
 import { runVaultBench } from './vault-bench';
@@ -42,6 +44,8 @@ interface CommonSettings extends RunSettings {
   tokenPool?: number;
   /** Requests seeded into the history-page suite's history. */
   entries: number;
+  /** The startup suite's comparisons: git refs built apart. */
+  baselineRefs: string[];
   log(line: string): void;
 }
 
@@ -80,6 +84,12 @@ const SUITES: Record<string, Suite> = {
     run: (settings) => runFlagBench(settings),
     describe: ({ rounds }) => `${rounds} round(s) of typing bursts and checkRequest calls`,
   },
+  startup: {
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runStartupBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
+    describe: ({ rounds, baselineRefs }) =>
+      `${rounds} cold load(s) and reload(s) of each page${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
+  },
 };
 
 /** A number of seconds; a warm-up may be 0 (skipped), a measured run may not. */
@@ -114,6 +124,7 @@ async function main(): Promise<number> {
       bodies: { type: 'string' },
       expressions: { type: 'string' },
       pool: { type: 'string' },
+      baseline: { type: 'string', multiple: true },
     },
   });
   const suites = values.suite ?? Object.keys(SUITES);
@@ -140,7 +151,7 @@ async function main(): Promise<number> {
   const results: SuiteResult[] = [];
   const runSettings: Record<string, string> = {};
   for (const name of suites) {
-    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, entries, profileDir, log };
+    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, entries, baselineRefs: values.baseline ?? [], profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
       SUITES[name].describe?.(settings) ??

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
 import { BASELINE_READY, type BaselineReplies } from './baseline-server';
 import { servingUrl } from './child-announce';
@@ -23,6 +23,8 @@ export interface TokenbenchOptions {
   cpuProfileDir?: string;
   /** More `serve` options. */
   args?: string[];
+  /** Another build's CLI (an absolute path; see git-ref-build.ts): it serves its own build of the workbench. */
+  cli?: string;
 }
 
 const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
@@ -31,17 +33,17 @@ const WORKBENCH = /Workbench: (http:\/\/\S+)/;
 const ECHO = /Echo destination at (http:\/\/\S+)/;
 
 /** The production build of the CLI (`npm run build`, which `npm run bench` runs first): what the app ships. */
-const BUILT_CLI = 'out/main/serve.js';
+export const BUILT_CLI = 'out/main/serve.js';
 
 /**
  * The real service through its built CLI (`serve`), started with the engine's Node flags as `npm run serve` starts
  * it: an on-disk vault in `dataDir`, a free port, no echo destination unless `args` give it a port.
  */
-export function startTokenbench(dataDir: string, { cpuProfileDir, args = [] }: TokenbenchOptions = {}): Promise<ChildServer<TokenbenchInfo>> {
+export function startTokenbench(dataDir: string, { cpuProfileDir, args = [], cli = BUILT_CLI }: TokenbenchOptions = {}): Promise<ChildServer<TokenbenchInfo>> {
   if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
-  if (!existsSync(join(REPO_ROOT, BUILT_CLI))) throw new Error(`${BUILT_CLI} is missing: run the benchmark with \`npm run bench\`, which builds first`);
+  if (!existsSync(resolve(REPO_ROOT, cli))) throw new Error(`${cli} is missing: run the benchmark with \`npm run bench\`, which builds first`);
   return startChildServer({
-    script: BUILT_CLI,
+    script: cli,
     args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir, ...args],
     nodeFlags: [...ENGINE_NODE_FLAGS, ...(cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [])],
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.

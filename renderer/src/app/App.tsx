@@ -1,8 +1,9 @@
-import { useEffect } from 'react';
+import { Suspense, useEffect } from 'react';
 import { useEngineStore } from '../state/engine-store';
 import { Navigation } from './Navigation';
 import { NoSuchPage } from './NoSuchPage';
-import { PAGES } from './pages';
+import { pageNamed, PAGES } from './pages';
+import { prefetchPages } from './prefetch-pages';
 import { settlePageId, usePageId } from '../state/route';
 import { usePageShortcuts } from './shortcuts';
 import { StatusBar } from './StatusBar';
@@ -15,11 +16,14 @@ import './shell.css';
 export function App() {
   const requested = usePageId();
   // No page named: the first. A page named that does not exist is said so, not swapped silently for another.
-  const page = requested === '' ? PAGES[0] : PAGES.find((candidate) => candidate.id === requested);
+  const page = pageNamed(requested);
   const problem = useEngineStore((state) => state.problem);
   usePageShortcuts(PAGES);
   useEffect(() => {
-    if (page) settlePageId(page.id);
+    if (page) {
+      settlePageId(page.id);
+      prefetchPages(page, PAGES);
+    }
     document.title = `${page?.title ?? 'No such page'} · Tokenbench`;
   }, [page]);
   return (
@@ -27,7 +31,8 @@ export function App() {
       <Navigation pages={PAGES} current={page} />
       <main className="page" aria-label={page?.title ?? 'No such page'}>
         <Alert message={problem} className="connection-problem" />
-        {page ? <page.Page /> : <NoSuchPage id={requested} pages={PAGES} />}
+        {/* Nothing while a page's code loads: the shell's grid holds the page's place, so nothing moves. */}
+        <Suspense fallback={null}>{page ? <page.Page /> : <NoSuchPage id={requested} pages={PAGES} />}</Suspense>
       </main>
       <StatusBar />
       <WelcomeDialog />

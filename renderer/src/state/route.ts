@@ -17,9 +17,12 @@ function subscribe(onChange: () => void): () => void {
   return () => window.removeEventListener('hashchange', onChange);
 }
 
+/** The page the address names now ('' for none). */
+export const pageIdInAddress = () => pageIdOf(window.location.hash);
+
 /** The page the address names, so a reload, a bookmark and the browser's Back keep it. */
 export function usePageId(): string {
-  return useSyncExternalStore(subscribe, () => pageIdOf(window.location.hash));
+  return useSyncExternalStore(subscribe, pageIdInAddress);
 }
 
 /** What the address asks of the page it names: `#/history?trace=abc` asks History to show that request. */
