@@ -1,5 +1,6 @@
 import { lazy, useState, type ComponentType } from 'react';
 import { WORKBENCH_PAGES, type PageId } from '../../../shared/workbench/pages';
+import { ComposerPage } from '../pages/composer/ComposerPage';
 // Every page's styles load with the shell, in the order the pages' own imports met them, and before the shell's (App
 // imports theme.css after this): theme.css wins ties of specificity with them, and a page's code fetched later must
 // neither reorder the cascade nor paint before its styles.
@@ -43,7 +44,8 @@ function onDemand(load: () => Promise<ComponentType>): Pick<PageDefinition, 'Pag
 /** The workbench's pages, in navigation order; the first is where the workbench opens. */
 export const PAGES: readonly PageDefinition[] = (
   [
-    { id: 'composer', shortcut: '1', ...onDemand(() => import('../pages/composer/ComposerPage').then((module) => module.ComposerPage)) },
+    // Where the workbench opens: in the shell's own script, so opening it waits for no second fetch.
+    { id: 'composer', shortcut: '1', Page: ComposerPage, load: () => Promise.resolve() },
     { id: 'tokens', shortcut: '2', ...onDemand(() => import('../pages/tokens/TokensPage').then((module) => module.TokensPage)) },
     { id: 'transactions', shortcut: '3', ...onDemand(() => import('../pages/transactions/TransactionsPage').then((module) => module.TransactionsPage)) },
     { id: 'history', shortcut: '4', ...onDemand(() => import('../pages/history/HistoryPage').then((module) => module.HistoryPage)) },
