@@ -60,7 +60,7 @@ async function watchFlags(page: Page): Promise<void> {
     document.addEventListener('keydown', () => state.keys.push(performance.now()), true);
     new MutationObserver(() => {
       if (state.seenAt !== null || state.needle === '') return;
-      const flags = document.querySelector('section[aria-label="Flags"]')?.textContent ?? '';
+      const flags = document.querySelector('section[aria-label="Checks before sending"]')?.textContent ?? '';
       if (flags.includes(state.needle)) state.seenAt = performance.now();
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
@@ -85,7 +85,7 @@ async function burst(page: Page, text: string, needle: string): Promise<number> 
 /** Removes what a burst typed, and waits until no flag names a filter that does not exist. */
 async function undo(page: Page, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await page.keyboard.press('Backspace');
-  await page.getByRole('region', { name: 'Flags' }).getByText(/undefined filter/).waitFor({ state: 'detached', timeout: 20_000 });
+  await page.getByRole('region', { name: 'Checks before sending' }).getByText(/undefined filter/).waitFor({ state: 'detached', timeout: 20_000 });
 }
 
 export async function runFlagBench({ rounds, log }: FlagBenchOptions): Promise<SuiteResult> {

@@ -99,7 +99,7 @@ export function RequestFlags() {
   const { flags, vault_checked } = checked.result;
   const shown = all ? flags : flags.slice(0, FIRST_SHOWN);
   return (
-    <section className="request-flags" aria-label="Flags">
+    <section className="request-flags" aria-label="Checks before sending">
       {/* Not a live region: it changes with every keystroke. The editor's flags are read with Ctrl+Shift+M. */}
       <p className="flags-summary">{summaryOf(flags)}</p>
       {flags.length > 0 && (
