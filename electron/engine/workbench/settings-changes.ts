@@ -22,7 +22,7 @@ interface ChangePlan<N extends CallName> {
 type Describe<N extends CallName> = (request: Request<N>, facts: ChangeFacts) => ChangePlan<N> | null;
 
 const quoted = (name: string) => `“${name}”`;
-const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const counted = (n: number, noun: string, nouns = `${noun}s`) => `${n} ${n === 1 ? noun : nouns}`;
 const nameOf = (facts: ChangeFacts, id: string) => {
   const application = facts.applications.get(id);
   return application ? `application ${quoted(application.name)}` : `application ${id}`;
@@ -125,7 +125,7 @@ const CHANGES: { [N in CallName]?: Describe<N> } = {
   clearHistory: () => ({
     method: 'CLEAR',
     path: () => '/history',
-    summary: (reply) => (reply ? `Cleared the history: ${reply.cleared} ${reply.cleared === 1 ? 'entry' : 'entries'}` : 'Could not clear the history'),
+    summary: (reply) => (reply ? `Cleared the history: ${counted(reply.cleared, 'entry', 'entries')}` : 'Could not clear the history'),
   }),
   // The base URL only once the engine has accepted it: a refused one may hold credentials.
   addRemoteTarget: ({ name }) => ({

@@ -42,7 +42,7 @@ export function replacePageQuery(id: string, query: URLSearchParams): void {
  * settles an empty address on the first page), or none while it names no page the workbench has.
  */
 export function pageOnShow(): PageId | undefined {
-  const id = pageIdOf(window.location.hash);
+  const id = pageIdInAddress();
   return isPageId(id) ? id : undefined;
 }
 
