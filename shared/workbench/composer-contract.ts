@@ -11,15 +11,49 @@ const isoTimeSchema = z.string();
 
 // ---- Flags ---------------------------------------------------------------------------------------------------------
 
-/** A composed request to check: as it would be sent, and to whom. */
-export const requestCheckQuerySchema = z.strictObject({
-  /** The application it would be sent as; null checks without access rules (no application chosen). */
-  application_id: z.string().min(1).max(200).nullable(),
-  /** A remote target: only what does not depend on the local vault, its rules and its settings is checked. */
-  target_id: z.string().min(1).max(100).nullable(),
-  ...wireRequestFields,
+/**
+ * The body as a change to the one checked last for the same draft: the text from `from` to `to` of that body replaced
+ * by `insert`. A keystroke in a large body then sends the keystroke, not the body.
+ */
+export const bodyEditSchema = z
+  .strictObject({
+    /** The draft's revision it changes; the engine answers 409 when it no longer holds it, and the whole body is sent. */
+    base: z.number().int().nonnegative(),
+    from: z.number().int().nonnegative(),
+    to: z.number().int().nonnegative(),
+    insert: z.string(),
+  })
+  .refine(({ from, to }) => from <= to, { message: 'from must not be after to', path: ['to'] });
+export type BodyEdit = z.output<typeof bodyEditSchema>;
+
+/** The request being composed on one page, checked again at each change: the engine keeps its last body. */
+export const checkedDraftSchema = z.strictObject({
+  /** Chosen by the page, one per page. */
+  id: z.string().min(1).max(100),
+  /** Counts the draft's checks. */
+  revision: z.number().int().nonnegative(),
 });
+
+/** A composed request to check: as it would be sent, and to whom. */
+export const requestCheckQuerySchema = z
+  .strictObject({
+    /** The application it would be sent as; null checks without access rules (no application chosen). */
+    application_id: z.string().min(1).max(200).nullable(),
+    /** A remote target: only what does not depend on the local vault, its rules and its settings is checked. */
+    target_id: z.string().min(1).max(100).nullable(),
+    ...wireRequestFields,
+    /** The body, none, or (for a draft) its change since the draft's last check. */
+    body: z.union([z.string(), bodyEditSchema]).nullable(),
+    /** Names the draft, so its body is kept for the next check to change. */
+    draft: checkedDraftSchema.optional(),
+  })
+  .refine(({ body, draft }) => draft !== undefined || body === null || typeof body === 'string', {
+    message: 'A body edit needs the draft it changes',
+    path: ['draft'],
+  });
 export type RequestCheckQuery = z.output<typeof requestCheckQuerySchema>;
+/** A check's request with its whole body, as the proxy's checks read it. */
+export type RequestToCheck = Omit<RequestCheckQuery, 'body' | 'draft'> & { body: string | null };
 
 /** Where in the request a flag points: a stretch of the body (UTF-16 offsets, as the editor counts), or a part. */
 export const flagPlaceSchema = z.discriminatedUnion('part', [

@@ -110,7 +110,7 @@ export const WORKBENCH_METHODS = {
   cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** Revokes an application's workbench key; the next request sent as it mints a new one. */
   revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
-  /** Flags on a composed request before it is sent: what the proxy would refuse, and what the hosted service would do otherwise. */
+  /** Flags on a composed request before it is sent: what the proxy would refuse, and what the hosted service would do otherwise. A draft may send its body as a change since its last check (409 when the engine no longer holds that one). */
   checkRequest: call(requestCheckQuerySchema, requestCheckSchema),
   /** The expression at an offset of a body: its token and what it would write, from the token's masked data. */
   previewExpression: call(expressionPreviewQuerySchema, expressionPreviewSchema),

@@ -4,7 +4,7 @@
  * the expression engine's placement and parser, the vault's lookup and the access policy), applied to the request as
  * the Composer would send it, so the editor's flags and the proxy's answers cannot drift apart.
  */
-import type { ExpressionPreview, FlagPlace, RequestCheck, RequestCheckQuery, RequestFlag } from '../../../shared/workbench/composer-contract';
+import type { RequestToCheck, ExpressionPreview, FlagPlace, RequestCheck, RequestFlag } from '../../../shared/workbench/composer-contract';
 import type { Caller } from '../access/authenticator';
 import type { AccessDecision } from '../access/permissions';
 import {
@@ -41,7 +41,7 @@ export interface PreviewQuery {
 }
 
 export interface RequestChecks {
-  check(request: RequestCheckQuery): RequestCheck;
+  check(request: RequestToCheck): RequestCheck;
   /** The expression at `at`: its token and what it would write, from the token's masked data. */
   preview(query: PreviewQuery): ExpressionPreview;
 }
@@ -125,7 +125,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     return { vault: true, caller };
   }
 
-  function check(request: RequestCheckQuery): RequestCheck {
+  function check(request: RequestToCheck): RequestCheck {
     const scope = scopeOf(request.application_id, request.target_id !== null);
     const flags = new Flags();
     // Only the proxy detokenizes; the vault API takes bodies as they are.

@@ -21,6 +21,7 @@ import type { TokenSuggestions } from '../vault/token-suggestions';
 import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
+import { CheckedDrafts } from './checked-drafts';
 import type { FrontDoor } from './front-door';
 import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
@@ -77,6 +78,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const record = actionRecorder(sources.history);
   const reveals = createReveals(record, sources.history, vault, sources.revealOutbound);
   const settings = applicationSettings(applications);
+  const drafts = new CheckedDrafts();
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
@@ -130,7 +132,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
-    checkRequest: (request) => sources.checks.check(request),
+    checkRequest: (request) => sources.checks.check(drafts.resolve(request)),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
     listRemoteTargets: () => remoteTargets.list(),

@@ -1,5 +1,4 @@
 import { useEffect, useMemo } from 'react';
-import type { RequestCheckQuery } from '../../../../shared/workbench/composer-contract';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -10,16 +9,19 @@ import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useRequestCheckStore } from '../../state/request-check-store';
 import { DEFAULT_PREFIX, headerPrefix, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
 import type { AssistContext } from './expression-assist';
+import { draftChecker, type WholeCheckQuery } from './checked-draft';
 import { BODY_TYPES, wireRequest, type WireRequest } from './wire-request';
 
 /**
  * Asks the engine to check each request it is given, one at a time: a request given while one is being checked waits,
  * and replaces any that was waiting. So typing never queues up checks, and the flags for the last keystroke come one
- * round trip after the check before it ends, with no fixed delay.
+ * round trip after the check before it ends, with no fixed delay. Each check sends only the body's change since the
+ * last one (draftChecker), so a keystroke in a large body does not send the body again.
  */
-function latestOnly(api: WorkbenchApi): (query: RequestCheckQuery | null) => void {
+function latestOnly(api: WorkbenchApi): (query: WholeCheckQuery | null) => void {
   let running = false;
-  let waiting: { query: RequestCheckQuery | null } | null = null;
+  let waiting: { query: WholeCheckQuery | null } | null = null;
+  const check = draftChecker(api.checkRequest);
   const { settled, failed } = useRequestCheckStore.getState();
   async function drain() {
     running = true;
@@ -27,7 +29,7 @@ function latestOnly(api: WorkbenchApi): (query: RequestCheckQuery | null) => voi
       const { query } = waiting;
       waiting = null;
       try {
-        settled(query && { body: query.body, result: await api.checkRequest(query) });
+        settled(query && { body: query.body, result: await check(query) });
       } catch (error) {
         failed(messageOf(error));
       }
@@ -41,7 +43,7 @@ function latestOnly(api: WorkbenchApi): (query: RequestCheckQuery | null) => voi
 }
 
 /** What the engine checks: the request as Send would send it, to whom it would go. Null when it could not be sent. */
-function checkQuery(wire: WireRequest | string, target: SendTarget | string): RequestCheckQuery | null {
+function checkQuery(wire: WireRequest | string, target: SendTarget | string): WholeCheckQuery | null {
   if (typeof wire === 'string') return null;
   if (typeof target === 'string') return { application_id: null, target_id: null, ...wire };
   return { application_id: target.application?.id ?? null, target_id: target.remote?.id ?? null, ...wire };

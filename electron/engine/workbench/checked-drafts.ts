@@ -1,0 +1,40 @@
+import type { BodyEdit, RequestToCheck, RequestCheckQuery } from '../../../shared/workbench/composer-contract';
+import { LruCache } from '../lru-cache';
+import { ApiProblem } from '../server/problem';
+
+/** Drafts kept at once: a page keeps one, so this is pages open at once (each body up to the workbench's 1 MB call). */
+const DRAFTS_KEPT = 8;
+
+interface KeptBody {
+  revision: number;
+  body: string | null;
+}
+
+/**
+ * The body each page's draft had at its last check, so the next check can send only what changed (checkRequest's
+ * `body` as an edit). Kept in memory only, and forgotten when the engine stops or more pages check than are kept.
+ */
+export class CheckedDrafts {
+  private readonly kept = new LruCache<string, KeptBody>(DRAFTS_KEPT);
+
+  /** The request with its whole body, the draft's edit applied; the body is kept as the draft's revision. */
+  resolve({ draft, body, ...request }: RequestCheckQuery): RequestToCheck {
+    if (draft === undefined) {
+      if (typeof body === 'string' || body === null) return { ...request, body };
+      throw new ApiProblem(400, 'A body edit needs the draft it changes');
+    }
+    const whole = typeof body === 'string' || body === null ? body : this.applyEdit(draft.id, body);
+    this.kept.delete(draft.id);
+    this.kept.add(draft.id, { revision: draft.revision, body: whole });
+    return { ...request, body: whole };
+  }
+
+  private applyEdit(id: string, { base, from, to, insert }: BodyEdit): string {
+    const kept = this.kept.get(id);
+    if (kept?.revision !== base || kept.body === null) {
+      throw new ApiProblem(409, `The engine no longer holds revision ${base} of draft ${id}: send the whole body.`);
+    }
+    if (to > kept.body.length) throw new ApiProblem(400, `The edit ends at ${to}, after the end of the body (${kept.body.length})`);
+    return kept.body.slice(0, from) + insert + kept.body.slice(to);
+  }
+}
