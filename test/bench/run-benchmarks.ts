@@ -13,7 +13,7 @@
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
  *   --profile           CPU-profile the service
- *   --baseline REF      startup: also build this git ref (e.g. main) apart and load the builds in turn (repeatable)
+ *   --baseline REF      startup, flags: also build this git ref (e.g. main) apart and measure the builds in turn (repeatable)
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -81,8 +81,9 @@ const SUITES: Record<string, Suite> = {
   flags: {
     // A browser session rather than a load: timed keystrokes, not seconds at a connection count.
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
-    run: (settings) => runFlagBench(settings),
-    describe: ({ rounds }) => `${rounds} round(s) of typing bursts and checkRequest calls`,
+    run: (settings) => runFlagBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
+    describe: ({ rounds, baselineRefs }) =>
+      `${rounds} round(s) of typing bursts and checkRequest calls${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
   },
   startup: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
