@@ -54,6 +54,14 @@ describe('bodyEdit', () => {
     expect(bodyEdit('a😀b', 'a🈀b', 1)).toEqual({ base: 1, from: 1, to: 3, insert: '🈀' });
   });
 
+  it('finds one changed character anywhere in a long body', () => {
+    const before = 'a'.repeat(4096);
+    for (const at of [0, 1, 1022, 1023, 1024, 1025, 2047, 2048, 3071, 3072, 3073, 4094, 4095]) {
+      const after = `${before.slice(0, at)}b${before.slice(at + 1)}`;
+      expect(bodyEdit(before, after, 1)).toEqual({ base: 1, from: at, to: at + 1, insert: 'b' });
+    }
+  });
+
   it('turns the body before into the body after', () => {
     const next = random(7);
     const pieces = ['a', '{{ ', ' }}', '|', '😀', '😁', '🈀', 'é', '\n', '"'];

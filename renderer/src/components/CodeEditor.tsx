@@ -131,6 +131,9 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
   // The latest callbacks, read by the editor's keymap and listener, which are made once.
   const callbacks = useRef({ onChange, onSubmit, onEscape, onSelectionChange });
   callbacks.current = { onChange, onSubmit, onEscape, onSelectionChange };
+  // The editor's text as one string, made once per change: comparing it with the text given back is then free when
+  // it is the same string, where reading the editor's document again would copy a large body at every keystroke.
+  const text = useRef(value);
 
   useEffect(() => {
     const editor = new EditorView({
@@ -155,7 +158,10 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
           EditorView.lineWrapping,
           EditorView.contentAttributes.of({ 'aria-label': label }),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged) callbacks.current.onChange(update.state.doc.toString());
+            if (update.docChanged) {
+              text.current = update.state.doc.toString();
+              callbacks.current.onChange(text.current);
+            }
             const { from, to } = update.state.selection.main;
             if (update.selectionSet) callbacks.current.onSelectionChange?.(from, to);
           }),
@@ -171,7 +177,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
 
   useEffect(() => {
     const editor = view.current;
-    if (!editor || editor.state.doc.toString() === value) return;
+    if (!editor || text.current === value) return;
     editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
   }, [value]);
 
@@ -190,7 +196,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
     const editor = view.current;
     // Flags made for an older text would point at the wrong places: the editor keeps its own, moved along with the
     // edits since, until flags for the text as it is arrive.
-    if (!editor || (diagnostics && diagnostics.text !== editor.state.doc.toString())) return;
+    if (!editor || (diagnostics && diagnostics.text !== text.current)) return;
     editor.dispatch(setDiagnostics(editor.state, diagnostics?.items ?? NO_DIAGNOSTICS));
   }, [diagnostics]);
 
