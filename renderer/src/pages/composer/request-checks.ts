@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -7,7 +7,7 @@ import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useRequestCheckStore } from '../../state/request-check-store';
-import { DEFAULT_PREFIX, headerPrefix, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
+import { headerPrefix, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
 import type { AssistContext } from './expression-assist';
 import { draftChecker, type WholeCheckQuery } from './checked-draft';
 import { BODY_TYPES, wireRequest, type WireRequest } from './wire-request';
@@ -49,24 +49,32 @@ function checkQuery(wire: WireRequest | string, target: SendTarget | string): Wh
   return { application_id: target.application?.id ?? null, target_id: target.remote?.id ?? null, ...wire };
 }
 
-/** Keeps the engine's flags on the request being composed current, while the engine is connected. */
+/**
+ * Keeps the engine's flags on the request being composed current, while the engine is connected. It follows the stores
+ * themselves rather than this component's renders, so a keystroke's check is on its way before React renders the
+ * keystroke.
+ */
 export function useRequestChecks(): void {
   const api = useWorkbenchApi();
-  const ask = useMemo(() => latestOnly(api), [api]);
-  const draft = useComposerStore((state) => state.draft);
-  const applicationId = useComposerStore((state) => state.applicationId);
-  const targetId = useComposerStore((state) => state.targetId);
-  const applications = useApplicationsStore((state) => state.applications);
-  const targets = useRemoteTargetsStore((state) => state.targets);
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
   const live = useEngineStore((state) => state.connection === 'live');
-  const query = useMemo(
-    () => checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })),
-    [draft, prefix, targetId, targets, applicationId, applications],
-  );
   useEffect(() => {
-    if (live) ask(query);
-  }, [ask, live, query]);
+    if (!live) return;
+    const ask = latestOnly(api);
+    let asked: readonly unknown[] = [];
+    const askIfChanged = () => {
+      const { draft, applicationId, targetId } = useComposerStore.getState();
+      const { applications } = useApplicationsStore.getState();
+      const { targets } = useRemoteTargetsStore.getState();
+      const prefix = headerPrefix();
+      const inputs = [draft, prefix, targetId, targets, applicationId, applications];
+      if (inputs.every((input, i) => input === asked[i])) return;
+      asked = inputs;
+      ask(checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })));
+    };
+    askIfChanged();
+    const stops = [useComposerStore, useApplicationsStore, useRemoteTargetsStore, useEngineStore].map((store) => store.subscribe(askIfChanged));
+    return () => stops.forEach((stop) => stop());
+  }, [api, live]);
 }
 
 /** What the editor's help reads of the request when it is asked: who it goes to, and the body's type. */
