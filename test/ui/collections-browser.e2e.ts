@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
@@ -45,6 +45,19 @@ test('a request saved as a file, changed on disk, seen changed in the app, renam
   await expect(saved.getByText('Refunds', { exact: true })).toBeVisible();
   await expect(saved.getByText('Payments', { exact: true })).toHaveCount(0);
   await saved.getByRole('button', { name: 'Delete Refund' }).click();
+  await saved.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+  await expect(saved).toContainText('None yet');
+});
+
+test('a file in the folder that is not a saved request says what is wrong with it, and can be deleted', async ({ page }) => {
+  mkdirSync(join(bench.engine.collectionsFolder, 'Payments'), { recursive: true });
+  writeFileSync(join(bench.engine.collectionsFolder, 'Payments', 'Broken.request.json'), JSON.stringify({ kind: 'soap', method: 'POST' }));
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  const saved = page.getByRole('region', { name: 'Saved requests' });
+  await expect(saved.getByText(/^Not a saved request: kind: .*"proxy".*\. Fix its file in the folder below, or delete it\.$/)).toBeVisible();
+  await expect(saved.getByRole('button', { name: 'Broken', exact: true })).toBeDisabled();
+  await saved.getByRole('button', { name: 'Delete Broken' }).click();
   await saved.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
   await expect(saved).toContainText('None yet');
 });

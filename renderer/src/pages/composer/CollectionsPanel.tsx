@@ -128,7 +128,7 @@ function SavedItem({ collection, name, request, problem }: SavedPlace & { reques
           </button>
         </div>
       )}
-      {problem && <p className="muted saved-problem">Not a saved request: {problem}</p>}
+      {problem && <p className="muted saved-problem">Not a saved request: {problem}. Fix its file in the folder below, or delete it.</p>}
       <Alert message={action.problem} />
     </li>
   );
