@@ -32,6 +32,8 @@ export const checkedDraftSchema = z.strictObject({
   id: z.string().min(1).max(100),
   /** Counts the draft's checks. */
   revision: z.number().int().nonnegative(),
+  /** The body as its change since an earlier revision, sent instead of it (the request's body is then null). */
+  edit: bodyEditSchema.optional(),
 });
 
 /** A composed request to check: as it would be sent, and to whom. */
@@ -42,18 +44,16 @@ export const requestCheckQuerySchema = z
     /** A remote target: only what does not depend on the local vault, its rules and its settings is checked. */
     target_id: z.string().min(1).max(100).nullable(),
     ...wireRequestFields,
-    /** The body, none, or (for a draft) its change since the draft's last check. */
-    body: z.union([z.string(), bodyEditSchema]).nullable(),
     /** Names the draft, so its body is kept for the next check to change. */
     draft: checkedDraftSchema.optional(),
   })
-  .refine(({ body, draft }) => draft !== undefined || body === null || typeof body === 'string', {
-    message: 'A body edit needs the draft it changes',
-    path: ['draft'],
+  .refine(({ body, draft }) => draft?.edit === undefined || body === null, {
+    message: "A draft's edit stands for the body: send the body as null with it",
+    path: ['body'],
   });
 export type RequestCheckQuery = z.output<typeof requestCheckQuerySchema>;
 /** A check's request with its whole body, as the proxy's checks read it. */
-export type RequestToCheck = Omit<RequestCheckQuery, 'body' | 'draft'> & { body: string | null };
+export type RequestToCheck = Omit<RequestCheckQuery, 'draft'>;
 
 /** Where in the request a flag points: a stretch of the body (UTF-16 offsets, as the editor counts), or a part. */
 export const flagPlaceSchema = z.discriminatedUnion('part', [

@@ -11,22 +11,19 @@ interface KeptBody {
 }
 
 /**
- * The body each page's draft had at its last check, so the next check can send only what changed (checkRequest's
- * `body` as an edit). Kept in memory only, and forgotten when the engine stops or more pages check than are kept.
+ * The body each page's draft had at its last check, so the next check can send only what changed (its draft's
+ * `edit`). Kept in memory only, and forgotten when the engine stops or more pages check than are kept.
  */
 export class CheckedDrafts {
   private readonly kept = new LruCache<string, KeptBody>(DRAFTS_KEPT);
 
   /** The request with its whole body, the draft's edit applied; the body is kept as the draft's revision. */
-  resolve({ draft, body, ...request }: RequestCheckQuery): RequestToCheck {
-    if (draft === undefined) {
-      if (typeof body === 'string' || body === null) return { ...request, body };
-      throw new ApiProblem(400, 'A body edit needs the draft it changes');
-    }
-    const whole = typeof body === 'string' || body === null ? body : this.applyEdit(draft.id, body);
+  resolve({ draft, ...request }: RequestCheckQuery): RequestToCheck {
+    if (draft === undefined) return request;
+    const body = draft.edit ? this.applyEdit(draft.id, draft.edit) : request.body;
     this.kept.delete(draft.id);
-    this.kept.add(draft.id, { revision: draft.revision, body: whole });
-    return { ...request, body: whole };
+    this.kept.add(draft.id, { revision: draft.revision, body });
+    return { ...request, body };
   }
 
   private applyEdit(id: string, { base, from, to, insert }: BodyEdit): string {

@@ -17,7 +17,7 @@ export function bodyEdit(before: string, after: string, base: number): BodyEdit 
 }
 
 /** A request to check with its whole body, as the Composer has it. */
-export type WholeCheckQuery = RequestCheckQuery & { body: string | null };
+export type WholeCheckQuery = Omit<RequestCheckQuery, 'draft'>;
 
 /**
  * Checks the page's draft again and again, sending each time only the body's change since the last check the engine
@@ -34,7 +34,7 @@ export function draftChecker(checkRequest: (query: RequestCheckQuery) => Promise
     const draft = { id, revision };
     const edit = answered !== null && query.body !== null ? bodyEdit(answered.body, query.body, answered.revision) : null;
     try {
-      const result = await checkRequest({ ...query, draft, body: edit ?? query.body });
+      const result = await checkRequest(edit ? { ...query, body: null, draft: { ...draft, edit } } : { ...query, draft });
       answered = query.body === null ? null : { revision: draft.revision, body: query.body };
       return result;
     } catch (error) {
