@@ -176,6 +176,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX transactions_ended_created ON transactions(created_at, id) WHERE ended_at IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'token lists filter in their index',
+    // Lists newest first (the Composer's completion, the Tokens page) walk this index and test each token's type,
+    // containers, metadata and expiry; with those in the index, a token that does not match is passed over without
+    // reading its row, which holds its sealed data too.
+    sql: `
+      DROP INDEX tokens_created;
+      CREATE INDEX tokens_created ON tokens(created_at, id, expires_at, type, containers, metadata);
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
