@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { buildGitRef } from './git-ref-build';
+import { percentile } from './load';
 import { browserSuiteResult, launchChromium } from './page-measures';
 import { createBenchCards, benchBody } from './proxy-requests';
 import type { SuiteResult } from './report';
@@ -44,13 +45,9 @@ function composedBody(cards: Parameters<typeof benchBody>[1]): string {
   return JSON.stringify(parsed, null, 2);
 }
 
-function percentile(sorted: readonly number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))];
-}
-
 function summary(samples: readonly number[]): { p50: number; p90: number; max: number; met: number } {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), max: sorted[sorted.length - 1], met: sorted.filter((ms) => ms <= TARGET_MS).length };
+  return { p50: percentile(sorted, 50), p90: percentile(sorted, 90), max: sorted[sorted.length - 1], met: sorted.filter((ms) => ms <= TARGET_MS).length };
 }
 
 /**

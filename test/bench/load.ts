@@ -45,7 +45,8 @@ export interface LoadResult {
   roundsRequestsPerSecond?: number[];
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+/** The nearest-rank percentile `p` (0–100) of values sorted ascending. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
