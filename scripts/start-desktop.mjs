@@ -6,6 +6,7 @@
 //   2. better-sqlite3 built for Electron's ABI (node_modules holds the Node build, which tests and `serve` use):
 //      a prebuilt download, else a compile against Electron's headers.
 // Without internet it stops at once and says so, rather than after the downloaders' retries.
+import './supported-node.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
