@@ -37,12 +37,12 @@ describe('the Node check', () => {
 
   const check = ['--input-type=module', '--eval', "import './scripts/supported-node.mjs'; console.log('went on');"];
 
-  it.each(['20.20.2', '22.12.0'])('stops Node %s, older than engines.node', (version) => {
+  it.each(['20.20.2', '22.18.1'])('stops Node %s, older than engines.node', (version) => {
     const { status, stdout, stderr } = nodeAs(version, check);
     expect({ status, stdout, stderr }).toEqual({ status: 1, stdout: '', stderr: `${advice(version)}\n` });
   });
 
-  it.each(['22.13.0', '24.22.3', '26.12.1'])('lets Node %s through without a word', (version) => {
+  it.each(['22.19.0', '24.22.3', '26.12.1'])('lets Node %s through without a word', (version) => {
     const { status, stdout, stderr } = nodeAs(version, check);
     expect({ status, stdout, stderr }).toEqual({ status: 0, stdout: 'went on\n', stderr: '' });
   });
