@@ -36,12 +36,12 @@ describe('the Node check', () => {
 
   const check = ['--input-type=module', '--eval', "import './scripts/supported-node.mjs'; console.log('went on');"];
 
-  it.each(['20.20.2', '22.18.1', '23.11.0', '25.9.0', '27.0.0'])('stops Node %s, which engines.node does not take', (version) => {
+  it.each(['20.20.2', '22.22.1', '23.11.0', '24.14.1', '25.9.0', '27.0.0'])('stops Node %s, which engines.node does not take', (version) => {
     const { status, stdout, stderr } = nodeAs(version, check);
     expect({ status, stdout, stderr }).toEqual({ status: 1, stdout: '', stderr: `${advice(version)}\n` });
   });
 
-  it.each(['22.19.0', '24.0.0', '24.22.3', '26.12.1'])('lets Node %s through without a word', (version) => {
+  it.each(['22.22.2', '24.15.0', '24.22.3', '26.12.1'])('lets Node %s through without a word', (version) => {
     const { status, stdout, stderr } = nodeAs(version, check);
     expect({ status, stdout, stderr }).toEqual({ status: 0, stdout: 'went on\n', stderr: '' });
   });
