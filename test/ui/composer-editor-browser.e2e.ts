@@ -42,6 +42,17 @@ async function open(page: Page) {
 }
 
 const flags = (page: Page) => page.getByRole('list', { name: 'Flags' });
+
+/** Sets one of the proxy's limits in Settings, as a user does, and comes back to the Composer; answers Settings' Proxy section. */
+async function setProxyLimit(page: Page, label: RegExp, value: string) {
+  await page.keyboard.press('Control+5');
+  const proxy = page.getByRole('region', { name: 'Proxy', exact: true });
+  await proxy.getByRole('spinbutton', { name: label }).fill(value);
+  await proxy.getByRole('button', { name: 'Apply' }).click();
+  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+  await page.keyboard.press('Control+1');
+  return proxy;
+}
 const completions = (page: Page) => page.getByRole('listbox', { name: 'Completions' });
 
 test('completion inserts a token id chosen by its mask, and a filter with its argument', async ({ page }) => {
@@ -125,13 +136,7 @@ test('a lower expression limit set in Settings is flagged in the Composer before
   await c.body(JSON.stringify({ a: `{{ ${id} }}`, b: `{{ ${id} }}`, c: `{{ ${id} }}` }));
   await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
 
-  await page.keyboard.press('Control+5');
-  const proxy = page.getByRole('region', { name: 'Proxy', exact: true });
-  await proxy.getByRole('spinbutton', { name: /Expression limit/ }).fill('2');
-  await proxy.getByRole('button', { name: 'Apply' }).click();
-  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
-
-  await page.keyboard.press('Control+1');
+  const proxy = await setProxyLimit(page, /Expression limit/, '2');
   await expect(flags(page)).toContainText('400 from the proxy: The body holds 3 expressions; at most 2 are detokenized per request');
   await expect(flags(page)).toContainText('Body, line 1');
   // The flag sits on the first expression over the limit: the third.
@@ -143,6 +148,36 @@ test('a lower expression limit set in Settings is flagged in the Composer before
   await page.keyboard.press('Control+1');
   await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
   await expect(flags(page)).not.toContainText('expressions; at most');
+});
+
+test('a body over the body limit set in Settings is flagged with the limit, and the checks come back once it is under', async ({ page }) => {
+  const id = await cardToken(bench);
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const note = (length: number) => `{"pan": "{{ ${id} | nope }}", "note": "${'x'.repeat(length)}"}`;
+  await c.body(note(10));
+  await expect(flags(page)).toContainText('undefined filter: nope');
+
+  await setProxyLimit(page, /Body limit/, '2048');
+  const checks = c.request.getByRole('region', { name: 'Checks before sending' });
+  const over = note(3000);
+  await c.body(over);
+  await expect(checks).toContainText('The proxy would refuse this request: its body is over the body limit.');
+  await expect(flags(page)).toContainText(`413 from the proxy: The body is ${Buffer.byteLength(over).toLocaleString('en')} bytes, over the body limit of 2,048 bytes (--max-body)`);
+  await expect(flags(page)).toContainText('What to do: Shorten the body, or raise the body limit in Settings (a --max-body given at start wins).');
+  // The flags of the body before are gone: they were for another body.
+  await expect(flags(page)).not.toContainText('undefined filter');
+  // Typing on keeps it flagged, with the size as it grows.
+  const editor = c.request.getByRole('textbox', { name: 'Request body' });
+  await editor.press('Control+End');
+  await page.keyboard.type('yy');
+  await expect(flags(page)).toContainText(`The body is ${(Buffer.byteLength(over) + 2).toLocaleString('en')} bytes`);
+
+  await c.body(note(20));
+  await expect(flags(page)).toContainText('undefined filter: nope');
+  await expect(checks).not.toContainText('body limit');
+  // The browser logs each refused check as a failed load; the page showed what it means.
+  workbench.forgive(/status of 413 \(Payload Too Large\)/);
 });
 
 test('hovering an expression shows its token masked and what it writes, never the data', async ({ page }) => {

@@ -64,6 +64,8 @@ export interface WorkbenchSources {
   vault: WorkbenchVault;
   /** The proxy's checks of a composed request, and expression previews. */
   checks: RequestChecks;
+  /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
+  bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
   remoteTargets: RemoteTargets;
 }
@@ -78,7 +80,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const record = actionRecorder(sources.history);
   const reveals = createReveals(record, sources.history, vault, sources.revealOutbound);
   const settings = applicationSettings(applications);
-  const drafts = new CheckedDrafts();
+  const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import type { FlagPlace, RequestFlag } from '../../../../shared/workbench/composer-contract';
 import type { EditorDiagnostics } from '../../components/CodeEditor';
 import { useComposerStore } from '../../state/composer-store';
@@ -62,6 +62,18 @@ function summaryOf(flags: readonly RequestFlag[]): string {
   return 'No flags: the proxy would accept this request.';
 }
 
+/** A flag as the list shows it: its severity, where it is, what is wrong and what to do. */
+function FlagItem({ severity, place, message, advice }: Pick<RequestFlag, 'severity' | 'message' | 'advice'> & { place: ReactNode }) {
+  return (
+    <li className={`flag flag-${severity}`}>
+      <span className="flag-severity">{SEVERITY[severity]}</span>
+      {place}
+      <span className="flag-message">{message}</span>
+      {advice && <span className="flag-advice">What to do: {advice}</span>}
+    </li>
+  );
+}
+
 /** One flag: where it points (a button that goes there), what is wrong and what to do. */
 function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest }) {
   const body = useComposerStore((state) => state.draft.body);
@@ -76,15 +88,28 @@ function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest })
     else if (at.part === 'query') showTab('query');
     else document.getElementById(TARGET_INPUT_ID)?.focus();
   };
+  const place = (
+    <button type="button" className="flag-place" disabled={!current} onClick={go}>
+      {placeLabel(at, checked.body)}
+    </button>
+  );
+  return <FlagItem {...flag} place={place} />;
+}
+
+/** The engine's answer to a body over its body limit: the proxy would refuse the request whatever else it holds. */
+function OverLimit({ message }: { message: string }) {
   return (
-    <li className={`flag flag-${flag.severity}`}>
-      <span className="flag-severity">{SEVERITY[flag.severity]}</span>
-      <button type="button" className="flag-place" disabled={!current} onClick={go}>
-        {placeLabel(at, checked.body)}
-      </button>
-      <span className="flag-message">{flag.message}</span>
-      {flag.advice && <span className="flag-advice">What to do: {flag.advice}</span>}
-    </li>
+    <section className="request-flags" aria-label="Checks before sending">
+      <p className="flags-summary">The proxy would refuse this request: its body is over the body limit.</p>
+      <ul className="flag-list" aria-label="Flags">
+        <FlagItem
+          severity="error"
+          place={<span className="flag-place">Body</span>}
+          message={`413 from the proxy: ${message}`}
+          advice="Shorten the body, or raise the body limit in Settings (a --max-body given at start wins)."
+        />
+      </ul>
+    </section>
   );
 }
 
@@ -95,7 +120,8 @@ export function RequestFlags() {
   const throughProxy = useComposerStore((state) => state.draft.kind === 'proxy');
   const [all, setAll] = useState(false);
   if (!throughProxy) return null;
-  if (!checked) return <Alert message={problem && `Could not check the request: ${problem}`} />;
+  if (problem?.overLimit) return <OverLimit message={problem.message} />;
+  if (!checked) return <Alert message={problem && `Could not check the request: ${problem.message}`} />;
   const { flags, vault_checked } = checked.result;
   const shown = all ? flags : flags.slice(0, FIRST_SHOWN);
   return (
