@@ -110,3 +110,35 @@ it("exports each request with the engine's own origin and its target as received
     for (const url of urls) expect(new URL(url).origin).toBe(t.url);
   }
 });
+
+it('answers a large export in pages, newest first, that together hold each request once: all of them or a selection', async () => {
+  const filler = 'x'.repeat(20 * 1024);
+  const sent = Array.from({ length: 80 }, (_, i) => `big-${i}`);
+  for (const trace of sent) {
+    await t.call('POST', '/proxy/orders', { key: t.privateKey, body: { trace, filler }, headers: { 'BT-PROXY-URL': t.engine.echoUrl!, 'BT-TRACE-ID': trace } });
+  }
+  await t.engine.history.flush();
+  /** Every page of an export, as the History page asks for them. */
+  const pagesOf = async (request: object) => {
+    const pages: { log: { entries: (HarEntry & { _tokenbench: { trace_id: string } })[] }; next: string | null }[] = [];
+    do {
+      const before = pages.at(-1)?.next;
+      const res = await t.workbench('exportHar', before ? { ...request, before } : request);
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      await expect(validator.har(res.body)).resolves.toBeTruthy();
+      pages.push(res.body);
+    } while (pages.at(-1)!.next !== null);
+    return pages;
+  };
+  const traces = (pages: Awaited<ReturnType<typeof pagesOf>>) => pages.toReversed().flatMap((page) => page.log.entries.map((entry) => entry._tokenbench.trace_id));
+
+  const all = await pagesOf({});
+  expect(all.length).toBeGreaterThan(1);
+  expect(traces(all)).toEqual(sent);
+  const ids = (await t.engine.history.list(80)).map((entry) => entry.id);
+  const chosen = await pagesOf({ ids: [...ids, ids[0]] });
+  expect(chosen.length).toBeGreaterThan(1);
+  expect(traces(chosen)).toEqual(sent);
+  // A page to go on from that the export never gave (or one trimmed since) is the end.
+  expect((await t.workbench('exportHar', { before: 'no-such-entry' })).body).toMatchObject({ log: { entries: [] }, next: null });
+});
