@@ -354,20 +354,31 @@ export const exchangeSchema = z.object({
 });
 export type Exchange = z.output<typeof exchangeSchema>;
 
-/** Which requests to export: these ids (a selection), or every kept request a filter matches (none: all of them). */
+/**
+ * Which requests to export: these ids (a selection), or every kept request a filter matches (none: all of them); and
+ * `before`, the `next` of the page before, to go on with the same request.
+ */
 export const harExportSchema = z.strictObject({
   ids: z.array(z.string().min(1).max(200)).min(1).max(HISTORY_PAGE_MAX).optional(),
   filter: historyFilterSchema.optional(),
+  before: z.string().min(1).max(200).optional(),
 });
 
-/** A HAR 1.2 document (its entries as the engine builds them: history/har-export.ts). */
-export const harSchema = z.object({
+/**
+ * One page of an export: a HAR 1.2 document of some of the requests (its entries as the engine builds them:
+ * history/har-export.ts, oldest first), and `next`, what to ask the next page `before`: null after the last. Pages run
+ * from the newest requests back, so the whole export lists the last page's entries first.
+ */
+export const harPageSchema = z.object({
   log: z.object({
     version: z.literal('1.2'),
     creator: z.object({ name: z.string(), version: z.string() }),
     entries: z.array(z.record(z.string(), z.unknown())),
   }),
+  next: z.string().nullable(),
 });
+export type HarPage = z.output<typeof harPageSchema>;
+
 /** A limit Settings may change: what applies, its default, what Settings saved, and the start flag that outranks it. */
 const limitStateSchema = <V extends z.ZodType>(value: V) =>
   z.object({

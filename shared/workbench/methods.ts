@@ -12,7 +12,7 @@ import {
   engineStatusSchema,
   exchangeSchema,
   harExportSchema,
-  harSchema,
+  harPageSchema,
   historyListSchema,
   historyQuerySchema,
   keyRefSchema,
@@ -96,8 +96,8 @@ export const WORKBENCH_METHODS = {
   getStatus: call(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
   listHistory: call(historyQuerySchema, historyListSchema),
-  /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import. */
-  exportHar: call(harExportSchema, harSchema),
+  /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import: a page at a time. */
+  exportHar: call(harExportSchema, harPageSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
   /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */

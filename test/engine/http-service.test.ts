@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/raw-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 let t: TestEngine;
@@ -9,27 +10,6 @@ beforeAll(async () => {
   t = await startTestEngine({ inMemory: true, maxBodyBytes: 64 * 1024, log: (line) => logged.push(line) });
 });
 afterAll(() => t.stop());
-
-/** Sends raw request head bytes and returns the first response bytes, without ever sending the promised body. */
-function rawRequest(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let data = '';
-    socket.on('data', (chunk) => {
-      data += chunk.toString();
-      if (data.includes('\r\n\r\n') && /content-length: (\d+)/i.test(data)) {
-        const length = Number(/content-length: (\d+)/i.exec(data)![1]);
-        if (data.length >= data.indexOf('\r\n\r\n') + 4 + length) {
-          socket.destroy();
-          resolve(data);
-        }
-      }
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve(data));
-    socket.write(head);
-  });
-}
 
 describe('Host and Origin guards', () => {
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

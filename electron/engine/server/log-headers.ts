@@ -42,13 +42,17 @@ function decodedName(pair: string): string {
   }
 }
 
+/** The workbench's paths without their last slash, so `/ui?…` (which redirects to the page) is one of them. */
+const WORKBENCH_PREFIXES = Object.values(WORKBENCH_PATHS).map((path) => path.slice(0, -1));
+
 /**
  * The request target as sent, with the workbench session of a workbench path cut to a hint like a credential header:
- * the live stream takes the session as a query parameter (EventSource sends no headers).
+ * the live stream takes the session as a query parameter (EventSource sends no headers), and the page's address,
+ * which carries it in the fragment, sends it in the query when typed with `?session=`.
  */
 export function pathForLog(target: string): string {
   const queryAt = target.indexOf('?');
-  if (queryAt === -1 || !target.startsWith(WORKBENCH_PATHS.api)) return target;
+  if (queryAt === -1 || !WORKBENCH_PREFIXES.some((prefix) => target.startsWith(prefix))) return target;
   const pairs = target.slice(queryAt + 1).split('&');
   const cut = pairs.map((pair) => {
     if (decodedName(pair) !== SESSION_QUERY) return pair;

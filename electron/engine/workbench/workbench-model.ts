@@ -1,4 +1,4 @@
-import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
+import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
@@ -33,8 +33,17 @@ import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
 import { actionRecorder } from './workbench-actions';
 
-/** As many requests as the history keeps by default: an export of them all. */
-const MAX_EXPORTED = 10_000;
+/**
+ * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
+ * outbound bodies and sends it on as HAR, so a page stays far below what would hold up other clients.
+ */
+const EXPORT_PAGE_CHARACTERS = 1024 * 1024;
+
+/** The ids of a selection still to export: each once, those after `before` when it names one. */
+function idsAfter(ids: readonly string[], before: string | undefined): string[] {
+  const unique = [...new Set(ids)];
+  return before === undefined ? unique : unique.slice(unique.indexOf(before) + 1 || unique.length);
+}
 
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
@@ -98,11 +107,11 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   return recordingChanges(record, { applications, remoteTargets }, {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
-    async exportHar({ ids, filter }) {
-      const entries = ids
-        ? (await Promise.all(ids.map((id) => sources.history.get(id)))).filter((entry) => entry !== undefined)
-        : await sources.history.list(MAX_EXPORTED, undefined, filter);
-      return historyAsHar(entries, sources.status().url, version);
+    async exportHar({ ids, filter, before }) {
+      const { entries, next } = ids
+        ? await sources.history.pick(idsAfter(ids, before), EXPORT_PAGE_CHARACTERS)
+        : await sources.history.page(HISTORY_PAGE_MAX, EXPORT_PAGE_CHARACTERS, before, filter);
+      return { ...historyAsHar(entries, sources.status().url, version), next };
     },
     revealOutbound: ({ id }, page) => reveals.outbound(id, page),
     listTransactions: (query) => sources.transactions.page(query),
