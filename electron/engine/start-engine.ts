@@ -112,7 +112,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
 
-  const seedReport = seed ? applySeed(seed, applications, tokens) : null;
+  let seedReport: SeedReport | null;
+  try {
+    seedReport = seed ? applySeed(seed, applications, tokens) : null;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const bootstrapKeys = bootstrap(applications);
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));

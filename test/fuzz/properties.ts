@@ -291,6 +291,10 @@ const proxy: FuzzProperty = {
   },
 };
 
+/** Calls a workbench method over HTTP, as the browser workbench does, beside the probe. */
+const callWorkbench = (bench: FuzzBench, name: MethodName, body: unknown): Promise<ApiResponse> =>
+  bench.beside(() => callApi(bench.t.url, 'POST', httpPath(name), { body, headers: { [SESSION_HEADER]: bench.t.engine.browserWorkbench!.session } }));
+
 /** Methods left out of the workbench property, each with why. */
 const WORKBENCH_EXCLUDED: Partial<Record<MethodName, string>> = {
   wipeVault: 'erases the vault (the canary and the fuzz keys) by design; its refusals are in test/workbench/welcome-and-wipe.test.ts',
@@ -307,9 +311,7 @@ const workbench: FuzzProperty = {
     const request = fc.oneof(fc.dictionary(field, fieldValue, { maxKeys: 4 }), jsonWith(bench));
     return fc.asyncProperty(fc.constantFrom(...names), request, async (name, body) => {
       const before = counts(bench);
-      const res = await bench.beside(() =>
-        callApi(bench.t.url, 'POST', httpPath(name), { body, headers: { [SESSION_HEADER]: bench.t.engine.browserWorkbench!.session } }),
-      );
+      const res = await callWorkbench(bench, name, body);
       expectAnswer(bench, res, { mayReveal: REVEALING.includes(name) || name === 'sendRequest' });
       if (res.status >= 400) expectUnchanged(bench, before, `workbench ${name}`);
     });
@@ -335,7 +337,7 @@ const historyExport: FuzzProperty = {
       const urls: string[] = [];
       let before: string | undefined;
       do {
-        const res = await bench.beside(() => bench.t.workbench('exportHar', { filter, ...(before && { before }) }));
+        const res = await callWorkbench(bench, 'exportHar', { filter, ...(before && { before }) });
         expectAnswer(bench, res);
         if (res.status !== 200) throw new Error(`exportHar answered ${res.status}: ${res.text.slice(0, 300)}`);
         urls.push(...(res.body.log.entries as { request: { url: string } }[]).map((entry) => entry.request.url));
@@ -350,7 +352,40 @@ const historyExport: FuzzProperty = {
   },
 };
 
-export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench, historyExport];
+/** The issue's seed: 1,500 tokens, each padding its fingerprint to 600,000 characters, far past what 100 may spend. */
+const COSTLY_SEED = {
+  tokens: Array.from({ length: 1_500 }, (_, i) => ({ id: `costly-${i}`, type: 'token', data: 'x', fingerprint_expression: "{{ data | pad_left: 600000, 'x' }}" })),
+};
+
+const seedImport: FuzzProperty = {
+  name: 'seed import: dry run and apply',
+  build(bench) {
+    // Mostly applications the engine takes, a few keys again and again; the rest anything.
+    const key = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('seeded-key-one-of-24-chars-or-more', 'seeded-key-two-of-24-chars-or-more') }, fc.stringMatching(/^[a-z0-9_]{24,40}$/), fc.string({ maxLength: 30 }));
+    const application = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ name: fc.constantFrom('seeded one', 'seeded two', 'fuzz (masked)'), type: fc.constant('private'), permissions: fc.subarray(['token:read', 'token:create']), key }) },
+      fc.record(
+        { name: fc.string({ maxLength: 10 }), type: fc.constantFrom('private', 'management', 'nope'), permissions: fc.array(fc.constantFrom('token:read', 'token:create', 'nope'), { maxLength: 2 }), key },
+        { requiredKeys: ['name', 'type', 'key'] },
+      ),
+    );
+    // A few ids again and again (and the canary's), so that later cases meet what earlier ones seeded.
+    const token = fc.tuple(tokenBodyOf(bench), fc.oneof(fc.uuid(), fc.constantFrom(bench.canary.id, 'seeded-1', 'seeded-2'))).map(([body, id]) => ({ ...body, id }));
+    const seed = fc.oneof(
+      { weight: 19, arbitrary: fc.record({ applications: fc.array(application, { maxLength: 2 }), tokens: fc.array(token, { maxLength: 4 }) }, { requiredKeys: [] }) },
+      // Built in the property, so that a counterexample prints short.
+      { weight: 1, arbitrary: fc.constant('the costly seed' as const) },
+    );
+    return fc.asyncProperty(seed, fc.boolean(), async (value, apply) => {
+      const before = counts(bench);
+      const res = await callWorkbench(bench, 'importSeed', { seed: value === 'the costly seed' ? COSTLY_SEED : value, apply });
+      expectAnswer(bench, res);
+      if (!apply || res.status >= 400) expectUnchanged(bench, before, apply ? 'seed import' : "seed import's dry run");
+    });
+  },
+};
+
+export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench, historyExport, seedImport];
 
 /** After a run: neither history (as stored) nor the engine's log ever holds the canary's plaintext. */
 export function expectNoCanaryKept(bench: FuzzBench, historyBytes: Buffer): void {

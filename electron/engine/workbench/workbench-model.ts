@@ -11,7 +11,7 @@ import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { exportSeed } from '../seed/export-seed';
-import { planSeed } from '../seed/apply-seed';
+import { planSeedBetweenRequests } from '../seed/apply-seed';
 import { seedFile } from '../seed/seed-file';
 import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
@@ -177,10 +177,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const seed = exportSeed(applications, sources.tokens, include_tokens);
       return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0 };
     },
-    importSeed({ seed, apply }) {
-      const plan = planSeed(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
-      if (apply) plan.apply();
-      return plan.report;
+    async importSeed({ seed, apply }) {
+      const plan = await planSeedBetweenRequests(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
+      return apply ? plan.apply() : plan.report;
     },
     wipeVault: () => sources.wipe(),
     takeWelcome: () => sources.welcome.take(),
