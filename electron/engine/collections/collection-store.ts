@@ -1,6 +1,22 @@
 import { EventEmitter } from 'node:events';
-import { constants, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, watch, type FSWatcher, type Stats } from 'node:fs';
-import { open, readdir, realpath, type FileHandle } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  watch,
+  type FSWatcher,
+  type Stats,
+} from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { dirname, join, sep } from 'node:path';
 import { savedRequestSchema, type CollectionsView, type SavedRequest } from '../../../shared/workbench/contract';
 import { ApiProblem } from '../server/problem';
@@ -14,8 +30,8 @@ const SETTLE_MS = 100;
  * UTF-8, with room for its headers. Saves refuse larger ones, so a larger file was not written here and is not read.
  */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
-/** Files read at once while listing: enough to keep the disk busy, few enough to leave the thread pool to others. */
-const READS_AT_ONCE = 8;
+/** How long the listing reads files before it lets the engine's other work run (the target is 1 s, at the most). */
+const SLICE_MS = 20;
 /** Opens for reading only a file itself: not through a link, and without waiting on a named pipe. */
 const READ_ONLY = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -30,14 +46,10 @@ const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 class NotARequest extends Error {}
 
 /** Up to `limit` bytes of an open file of `size` bytes, or null when it holds more (it may have grown since). */
-async function readUpTo(file: FileHandle, size: number, limit: number): Promise<Buffer | null> {
+function readUpTo(fd: number, size: number, limit: number): Buffer | null {
   const buffer = Buffer.alloc(Math.min(size, limit) + 1);
   let length = 0;
-  while (length < buffer.length) {
-    const { bytesRead } = await file.read(buffer, length, buffer.length - length, length);
-    if (bytesRead === 0) break;
-    length += bytesRead;
-  }
+  for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, length);
   return length > limit ? null : buffer.subarray(0, length);
 }
 
@@ -90,56 +102,62 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
 
   /**
    * Every collection and its requests, by name; a file that is not a saved request is listed with why. Files are read
-   * a few at a time off the event loop, so a large folder never holds up the engine's other clients.
+   * in slices of SLICE_MS with the event loop's turn between them, so a large folder never holds up other clients.
    */
   async list(): Promise<CollectionsView> {
-    const root = await realpath(this.folder);
-    const entries = await readdir(this.folder, { withFileTypes: true });
-    const names = entries.filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name).sort(byName);
+    const root = realpathSync(this.folder);
+    let sliceEnd = performance.now() + SLICE_MS;
+    const names = readdirSync(this.folder, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .map((entry) => entry.name)
+      .sort(byName);
     const collections = [];
-    for (const name of names) collections.push({ name, requests: await this.requestsIn(root, name) });
+    for (const collection of names) {
+      const files = readdirSync(join(this.folder, collection), { withFileTypes: true })
+        .filter((entry) => entry.name.endsWith(SUFFIX))
+        .sort((a, b) => byName(a.name, b.name));
+      const requests: Listed[] = [];
+      for (const file of files) {
+        if (performance.now() > sliceEnd) {
+          await nextTurn();
+          sliceEnd = performance.now() + SLICE_MS;
+        }
+        requests.push(this.listed(root, collection, file.name.slice(0, -SUFFIX.length), file.isSymbolicLink()));
+      }
+      collections.push({ name: collection, requests });
+    }
     return { folder: this.folder, collections };
   }
 
-  private async requestsIn(root: string, collection: string): Promise<Listed[]> {
-    const files = (await readdir(join(this.folder, collection), { withFileTypes: true })).filter((entry) => entry.name.endsWith(SUFFIX)).sort((a, b) => byName(a.name, b.name));
-    const listed = new Array<Listed>(files.length);
-    let next = 0;
-    const reader = async () => {
-      for (let at = next++; at < files.length; at = next++) {
-        const name = files[at].name.slice(0, -SUFFIX.length);
-        listed[at] = await this.readRequest(root, collection, name, files[at].isSymbolicLink()).then(
-          (request) => ({ name, request, problem: null }),
-          (error: unknown) => ({
-            name,
-            request: null,
-            problem: error instanceof ApiProblem || error instanceof NotARequest ? error.message : `could not be read (${codeOf(error) ?? (error as Error).message})`,
-          }),
-        );
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, files.length) }, reader));
-    return listed;
+  private listed(root: string, collection: string, name: string, linked: boolean): Listed {
+    try {
+      return { name, request: this.readRequest(root, collection, name, linked), problem: null };
+    } catch (error) {
+      const problem = error instanceof ApiProblem || error instanceof NotARequest ? error.message : `could not be read (${codeOf(error) ?? (error as Error).message})`;
+      return { name, request: null, problem };
+    }
   }
 
   /** One request's file, refused with why: a name no file should have, a link out, too large, not a file, not a request. */
-  private async readRequest(root: string, collection: string, name: string, linked: boolean): Promise<SavedRequest> {
+  private readRequest(root: string, collection: string, name: string, linked: boolean): SavedRequest {
     checkName('A collection', collection);
     checkName('A request', name);
     let path = join(this.folder, collection, name + SUFFIX);
     if (linked) {
-      path = await realpath(path).catch((error: unknown) => {
+      try {
+        path = realpathSync(path);
+      } catch (error) {
         throw codeOf(error) === 'ENOENT' ? new NotARequest('a link to a file that does not exist') : error;
-      });
+      }
       if (!path.startsWith(root + sep)) throw new NotARequest('a link that leads outside the collections folder');
     }
-    const file = await open(path, READ_ONLY);
+    const fd = openSync(path, READ_ONLY);
     try {
-      const stat = await file.stat();
+      const stat = fstatSync(fd);
       if (!stat.isFile()) throw new NotARequest('not a file (a folder, a named pipe or a device), so it was not read');
       const tooLarge = `larger than any saved request (${megabytes(MAX_FILE_BYTES)} at most), so it was not read`;
       if (stat.size > MAX_FILE_BYTES) throw new NotARequest(`${megabytes(stat.size)}, ${tooLarge}`);
-      const bytes = await readUpTo(file, stat.size, MAX_FILE_BYTES);
+      const bytes = readUpTo(fd, stat.size, MAX_FILE_BYTES);
       if (!bytes) throw new NotARequest(tooLarge);
       const parsed = savedRequestSchema.safeParse(JSON.parse(bytes.toString('utf8')));
       if (parsed.success) return parsed.data;
@@ -148,7 +166,7 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
       if (error instanceof SyntaxError) throw new NotARequest(error.message);
       throw error;
     } finally {
-      await file.close();
+      closeSync(fd);
     }
   }
 
