@@ -5,17 +5,9 @@
  */
 import { openSync, readdirSync, readFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { SAVED_REQUEST } from '../support/saved-request';
 import { startTestEngine } from '../support/test-engine';
 
-const REQUEST = {
-  kind: 'proxy',
-  method: 'POST',
-  target: 'https://api.example.com/v1/charges',
-  headers: [],
-  service: { transaction: '', trace: '', keepAlive: '', connection: '' },
-  bodyMode: 'json',
-  body: '{"amount": 10}',
-};
 
 /** Writes to a file until the disk takes no more, in smaller and smaller pieces down to one byte. */
 function fill(file: string): void {
@@ -37,11 +29,11 @@ async function main(): Promise<void> {
   const folder = process.argv[2];
   const t = await startTestEngine({ inMemory: true, collectionsDir: folder, workbenchRoutes: true });
   try {
-    const saved = await t.workbench('saveRequest', { collection: 'Payments', name: 'Charge', request: REQUEST });
+    const saved = await t.workbench('saveRequest', { collection: 'Payments', name: 'Charge', request: SAVED_REQUEST });
     const file = join(folder, 'Payments', 'Charge.request.json');
     const before = readFileSync(file);
     fill(join(folder, 'filler'));
-    const larger = { ...REQUEST, body: JSON.stringify({ amount: 20, note: 'x'.repeat(20_000) }) };
+    const larger = { ...SAVED_REQUEST, body: JSON.stringify({ amount: 20, note: 'x'.repeat(20_000) }) };
     const overwrite = await t.workbench('saveRequest', { collection: 'Payments', name: 'Charge', request: larger, overwrite: true });
     const create = await t.workbench('saveRequest', { collection: 'Payments', name: 'Refund', request: larger });
     const listed = await t.workbench('listCollections', {});

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { callMethod } from '../../electron/engine';
-import type { CollectionsView, SavedRequest } from '../../shared/workbench/contract';
+import type { CollectionsView } from '../../shared/workbench/contract';
+import { SAVED_REQUEST as REQUEST } from '../support/saved-request';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** Saved requests as plain files: the workbench's methods over a real folder. */
@@ -14,15 +15,6 @@ beforeEach(async () => {
 });
 afterEach(() => t.stop());
 
-const REQUEST: SavedRequest = {
-  kind: 'proxy',
-  method: 'POST',
-  target: 'https://api.example.com/v1/charges',
-  headers: [{ name: 'X-Order', value: 'o-1', enabled: true }],
-  service: { transaction: '', trace: '', keepAlive: '', connection: '' },
-  bodyMode: 'json',
-  body: '{"pan": "{{ card | json: \'$.number\' }}"}',
-};
 const call = (name: 'listCollections' | 'saveRequest' | 'moveRequest' | 'deleteRequest', request: unknown) =>
   callMethod(t.engine.workbench, name, request) as Promise<CollectionsView>;
 /** A call as the browser makes it: what a client gets back, refusals included. */
@@ -123,6 +115,8 @@ describe('collections of saved requests', () => {
       ['Payments', 'invoice\u202Efdp.exe'],
       ['Payments', '\u2066hidden'],
       ['Payments', 'del\u007f'],
+      // Not text: a file name would hold U+FFFD instead, which another name also gives.
+      ['Payments', 'half \uD83D'],
     ];
     for (const [collection, name] of refused) {
       const res = await overHttp('saveRequest', { collection, name, request: REQUEST });

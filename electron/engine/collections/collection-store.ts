@@ -13,6 +13,7 @@ import {
   rmdirSync,
   rmSync,
   watch,
+  type Dirent,
   type FSWatcher,
   type Stats,
 } from 'node:fs';
@@ -26,11 +27,11 @@ import { checkName, SUFFIX } from './request-names';
 /** Changes on disk arrive as bursts of events (an editor's save is several): one reload after they settle. */
 const SETTLE_MS = 100;
 /**
- * The largest file a saved request may be: its body is at most 1 MiB of text (the Composer's limit), up to 3 MiB as
+ * The largest file a saved request may be: its body is at most 1 MiB of text (the contract's limit), up to 3 MiB as
  * UTF-8, with room for its headers. Saves refuse larger ones, so a larger file was not written here and is not read.
  */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
-/** How long the listing reads files before it lets the engine's other work run (the target is 1 s, at the most). */
+/** How long the listing reads files before it gives the engine's other requests their turn. */
 const SLICE_MS = 20;
 /** Opens for reading only a file itself: not through a link, and without waiting on a named pipe. */
 const READ_ONLY = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -51,6 +52,16 @@ function readUpTo(fd: number, size: number, limit: number): Buffer | null {
   let length = 0;
   for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, length);
   return length > limit ? null : buffer.subarray(0, length);
+}
+
+/** A folder's entries, or none when it is gone. */
+function entriesIn(folder: string): Dirent[] {
+  try {
+    return readdirSync(folder, { withFileTypes: true });
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 /** An entry's own kind (a link as a link), or null where there is none. */
@@ -75,7 +86,7 @@ function fileProblem(error: unknown, kept: boolean): ApiProblem {
   if (code === 'EISDIR') return new ApiProblem(409, 'A folder holds that name in the collection: choose another name, or remove the folder outside the app.');
   if (code === 'ENAMETOOLONG') return new ApiProblem(400, 'The name is too long for the file system of the collections folder: choose a shorter one.');
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiProblem(403, `The collections folder cannot be written (${code}): check its permissions, or choose another folder.`);
-  return new ApiProblem(500, `The collections folder could not be changed (${code ?? (error as Error).message}).`);
+  return new ApiProblem(500, `The collections folder could not be changed (${code ?? 'an unexpected error'}).`);
 }
 
 export interface CollectionStoreEvents {
@@ -113,7 +124,8 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
       .sort(byName);
     const collections = [];
     for (const collection of names) {
-      const files = readdirSync(join(this.folder, collection), { withFileTypes: true })
+      // Other calls run between slices: a collection or a file gone meanwhile is left out, as if listed just after.
+      const files = entriesIn(join(this.folder, collection))
         .filter((entry) => entry.name.endsWith(SUFFIX))
         .sort((a, b) => byName(a.name, b.name));
       const requests: Listed[] = [];
@@ -122,19 +134,21 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
           await nextTurn();
           sliceEnd = performance.now() + SLICE_MS;
         }
-        requests.push(this.listed(root, collection, file.name.slice(0, -SUFFIX.length), file.isSymbolicLink()));
+        const listed = this.listed(root, collection, file.name.slice(0, -SUFFIX.length), file.isSymbolicLink());
+        if (listed) requests.push(listed);
       }
-      collections.push({ name: collection, requests });
+      if (files.length > 0 || entryAt(join(this.folder, collection))) collections.push({ name: collection, requests });
     }
     return { folder: this.folder, collections };
   }
 
-  private listed(root: string, collection: string, name: string, linked: boolean): Listed {
+  /** A file as listed: its request, or why it has none; null when it is gone. */
+  private listed(root: string, collection: string, name: string, linked: boolean): Listed | null {
     try {
       return { name, request: this.readRequest(root, collection, name, linked), problem: null };
     } catch (error) {
-      const problem = error instanceof ApiProblem || error instanceof NotARequest ? error.message : `could not be read (${codeOf(error) ?? (error as Error).message})`;
-      return { name, request: null, problem };
+      if (error instanceof ApiProblem || error instanceof NotARequest) return { name, request: null, problem: error.message };
+      return codeOf(error) === 'ENOENT' ? null : { name, request: null, problem: `could not be read (${codeOf(error) ?? 'an unexpected error'})` };
     }
   }
 

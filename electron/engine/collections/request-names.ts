@@ -39,6 +39,8 @@ function problemOf(name: string): string | null {
   if (FORBIDDEN.test(name)) return 'cannot hold / \\ : * ? " < > |: use letters, digits, spaces and - _ ( )';
   if (name.startsWith('.')) return 'cannot start with a dot (it would be a hidden file)';
   if (name.endsWith('.') || name.endsWith(' ')) return 'cannot end with a dot or a space (Windows drops them)';
+  // Half of a surrogate pair is not text: the file would be named with U+FFFD instead, as another name would.
+  if (/\p{Cs}/u.test(name)) return 'is not valid text (it holds half of a character)';
   const codes = [...name].map((char) => char.codePointAt(0)!);
   if (codes.some(isControl)) return 'cannot hold control characters';
   if (codes.some(isBidiControl)) return 'cannot hold characters that change the direction of text: they make a name read as another';
