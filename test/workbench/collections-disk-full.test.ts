@@ -19,8 +19,8 @@ it('a save on a full disk answers 507, keeps the previous version byte for byte 
     const { stdout } = await promisify(execFile)('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', folder, ...child]);
     const got = JSON.parse(stdout);
     expect(got.saved).toBe(200);
-    expect(got.overwrite).toMatchObject({ status: 507, detail: 'The disk is full: nothing was saved, and the previous version is kept. Free some space, then save again.' });
-    expect(got.create).toMatchObject({ status: 507, detail: 'The disk is full: nothing was saved. Free some space, then save again.' });
+    expect(got.overwrite).toMatchObject({ status: 507, detail: 'The disk is full: nothing was saved, and the previous version is kept. Free some space, then try again.' });
+    expect(got.create).toMatchObject({ status: 507, detail: 'The disk is full: nothing was saved. Free some space, then try again.' });
     expect(got.kept).toBe(true);
     expect(got.collection).toEqual(['Charge.request.json']);
     expect(got.listed.collections[0].requests).toEqual([{ name: 'Charge', request: SAVED_REQUEST, problem: null }]);

@@ -97,6 +97,12 @@ describe('collections of saved requests', () => {
     await call('deleteRequest', { collection: 'Payments', name: 'Charge' });
     await call('deleteRequest', { collection: 'Payments', name: 'Kept' });
     expect(readdirSync(folder)).toEqual(['Refund.request.json']);
+
+    // A link that stays inside is followed: saved over, the file it leads to changes and the link stays a link.
+    symlinkSync('Refund.request.json', join(folder, 'Alias.request.json'));
+    await call('saveRequest', { collection: 'Payments', name: 'Alias', request: { ...REQUEST, method: 'PATCH' }, overwrite: true });
+    expect(lstatSync(join(folder, 'Alias.request.json')).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(join(folder, 'Refund.request.json'), 'utf8'))).toMatchObject({ method: 'PATCH' });
     expect(JSON.parse(readFileSync(present, 'utf8'))).toEqual(REQUEST);
     rmSync(outside, { recursive: true });
   });

@@ -75,14 +75,12 @@ function entryAt(path: string): Stats | null {
 }
 
 /**
- * A file system's refusal as the client's problem: what happened and what to do, never the server's paths (a 500
- * from the workbench repeats its error's message, paths included).
+ * A file system's refusal as the client's problem: what happened (`outcome`: what became of the request) and what to
+ * do, never the server's paths (a 500 from the workbench repeats its error's message, paths included).
  */
-function fileProblem(error: unknown, kept: boolean): ApiProblem {
+function fileProblem(error: unknown, outcome: string): ApiProblem {
   const code = codeOf(error);
-  if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new ApiProblem(507, `The disk is full: nothing was saved${kept ? ', and the previous version is kept' : ''}. Free some space, then save again.`);
-  }
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiProblem(507, `The disk is full: ${outcome}. Free some space, then try again.`);
   if (code === 'EISDIR') return new ApiProblem(409, 'A folder holds that name in the collection: choose another name, or remove the folder outside the app.');
   if (code === 'ENAMETOOLONG') return new ApiProblem(400, 'The name is too long for the file system of the collections folder: choose a shorter one.');
   if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiProblem(403, `The collections folder cannot be written (${code}): check its permissions, or choose another folder.`);
@@ -207,7 +205,7 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
     try {
       real = realpathSync(path);
     } catch (error) {
-      if (codeOf(error) === 'ENOENT') throw new ApiProblem(409, `${shown} is a link to a file that does not exist: the app does not write through it. Delete it, or choose another name.`);
+      if (codeOf(error) === 'ENOENT') throw new ApiProblem(409, `${shown} is a link to a file that does not exist, which the app does not write through: delete it, or use another name.`);
       throw error;
     }
     if (!real.startsWith(realpathSync(this.folder) + sep)) throw new ApiProblem(400, `${shown} leads outside the collections folder`);
@@ -230,7 +228,7 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
       writeFileAtomic(target, text, present ? 'replace' : 'create');
     } catch (error) {
       if (codeOf(error) === 'EEXIST') throw new ApiProblem(409, `${collection} already has a request named "${name}"`);
-      throw fileProblem(error, present);
+      throw fileProblem(error, present ? 'nothing was saved, and the previous version is kept' : 'nothing was saved');
     }
   }
 
@@ -248,7 +246,7 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
       syncFolder(dirname(target));
       syncFolder(dirname(source));
     } catch (error) {
-      throw fileProblem(error, true);
+      throw fileProblem(error, 'the request was not moved');
     }
     this.dropIfEmpty(from.collection);
   }
@@ -262,7 +260,7 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
     try {
       rmSync(file);
     } catch (error) {
-      throw fileProblem(error, true);
+      throw fileProblem(error, 'the request was not deleted');
     }
     this.dropIfEmpty(collection);
   }
