@@ -15,19 +15,19 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (
 export type Placement = 'replace' | 'create';
 
 /**
- * Writes `data` to `file` atomically, mode 0600. `replace` renames over the old file (never following a link there:
+ * Writes `text` to `file` atomically, mode 0600. `replace` renames over the old file (never following a link there:
  * a rename replaces the link itself); `create` links the new file in, which fails with EEXIST where any entry holds
  * the name, so two writers racing for a new name end with one file, the first one's.
  */
-export function writeFileAtomic(file: string, data: string | Buffer, placement: Placement): void {
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+export function writeFileAtomic(file: string, text: string, placement: Placement): void {
+  const bytes = Buffer.from(text);
   const folder = dirname(file);
   // Unguessable, so no one can plant a link under the name first; short, so any name the file system takes fits.
   const temp = join(folder, `.tokenbench-${randomBytes(12).toString('hex')}.tmp`);
   const fd = openSync(temp, CREATE_NEW, 0o600);
   try {
     try {
-      // Whatever the umask, only the owner may read what the engine keeps.
+      // Exactly 0600, whatever the umask: the owner reads and writes it, no one else.
       fchmodSync(fd, 0o600);
       writeAll(fd, bytes);
       fsyncSync(fd);
