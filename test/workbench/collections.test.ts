@@ -60,6 +60,7 @@ describe('collections of saved requests', () => {
       detail: expect.stringContaining('outside the collections folder'),
     });
     expect(existsSync(join(outside, 'x.request.json'))).toBe(false);
+    rmSync(outside, { recursive: true });
   });
 
   it('never follow a link out of the folder, even one whose target does not exist', async () => {
