@@ -122,15 +122,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => sources.collections.list(),
-    saveRequest({ collection, name, request, overwrite }) {
+    async saveRequest({ collection, name, request, overwrite }) {
       sources.collections.save(collection, name, request, overwrite);
       return sources.collections.list();
     },
-    moveRequest({ from, to }) {
+    async moveRequest({ from, to }) {
       sources.collections.move(from, to);
       return sources.collections.list();
     },
-    deleteRequest({ collection, name }) {
+    async deleteRequest({ collection, name }) {
       sources.collections.delete(collection, name);
       return sources.collections.list();
     },
