@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { callMethod } from '../../electron/engine';
 import { exchangeSchema, historyListSchema, type CollectionsView, type SavedRequest } from '../../shared/workbench/contract';
@@ -132,6 +133,30 @@ describe('saving a request', () => {
     } finally {
       stop();
     }
+  });
+});
+
+describe('importing many credentials beside many secrets', () => {
+  it('holds up no other client over a second (a stall probe)', async () => {
+    for (let i = 0; i < 200; i++) await call('setSecret', { name: `kept-${i}`, value: `kept-value-${i}-0123456789` });
+    const entries = Array.from({ length: 100 }, (_, i) => ({
+      request: { method: 'GET', url: `https://api${i}.example.com/v1/me`, headers: [{ name: 'Authorization', value: `Bearer tok_${i}_abcdef` }, { name: 'X-Api-Key', value: `key_${i}_abcdef` }] },
+    }));
+    let importing = true;
+    const imported = t.workbench('importRequests', { text: JSON.stringify({ log: { entries } }) }).finally(() => (importing = false));
+    const waits: number[] = [];
+    // Probes one after another for as long as the import runs: each must be answered within the house's bound.
+    while (importing) {
+      const started = performance.now();
+      const probe = await request(`${t.url}/tokens?size=1`, { headers: { 'BT-API-KEY': t.privateKey }, signal: AbortSignal.timeout(1000) });
+      await probe.body.text();
+      expect(probe.statusCode).toBe(200);
+      waits.push(performance.now() - started);
+    }
+    const answer = await imported;
+    expect(answer.status).toBe(200);
+    expect(answer.body.requests.flatMap((r: { moved_aside: unknown[] }) => r.moved_aside)).toHaveLength(200);
+    expect(waits.length).toBeGreaterThan(0);
   });
 });
 

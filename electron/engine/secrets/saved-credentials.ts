@@ -48,20 +48,26 @@ export function withPlainTextWarnings(view: CollectionsView): CollectionsView {
 
 /**
  * Moves each credential of a request into the store and answers the request that refers to them instead. A value
- * already kept reuses its name; another gets a name made from `where` (the request's place, or the host it was
- * imported from) and the header, numbered when taken. Run it inside `store.atomically` with whatever must succeed
- * with it.
+ * already kept (in `known`, the store's namesByValue, which this keeps up to date) reuses its name; another gets a name
+ * made from `where` (the request's place, or the host it was imported from) and the header, numbered when taken. Run
+ * it inside `store.atomically` with whatever must succeed with it.
  */
-export function moveCredentialsAside(request: SavedRequest, where: string, store: SecretStore): { request: SavedRequest; moved: MovedAside[] } {
+export function moveCredentialsAside(
+  request: SavedRequest,
+  where: string,
+  store: SecretStore,
+  known: Map<string, string>,
+): { request: SavedRequest; moved: MovedAside[] } {
   const moved: MovedAside[] = [];
   const headers = request.headers.map((header) => {
     const plain = plainCredential(header.name, header.value);
     if (!plain) return header;
-    let secret = store.nameOf(plain.credential);
+    let secret = known.get(plain.credential);
     if (secret === undefined) {
       let n = 1;
       while (store.has((secret = madeName(where, header.name, n)))) n++;
       store.set(secret, plain.credential);
+      known.set(plain.credential, secret);
     }
     moved.push({ header: header.name, secret });
     return { ...header, value: plain.scheme + referenceTo('secret', secret) };

@@ -75,9 +75,17 @@ export class SecretStore {
     return value;
   }
 
-  /** The name a value is already kept under, if any (a user rarely keeps more than a few dozen: each is opened). */
-  nameOf(value: string): string | undefined {
-    return (this.stmt.all.all() as SecretRow[]).find((row) => this.sealer.open(row.sealed_value, valueBinding(row.name)).toString('utf8') === value)?.name;
+  /**
+   * Every value kept, with the (first) name it is kept under: to find a value already stored. Each row is opened, so a
+   * caller moving many values builds this once.
+   */
+  namesByValue(): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const row of this.stmt.all.all() as SecretRow[]) {
+      const value = this.sealer.open(row.sealed_value, valueBinding(row.name)).toString('utf8');
+      if (!names.has(value)) names.set(value, row.name);
+    }
+    return names;
   }
 
   /** Runs `change` as one SQLite transaction: the secrets it sets stay only if it returns. */

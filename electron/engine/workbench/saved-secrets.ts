@@ -39,7 +39,7 @@ export function savedSecrets(store: SecretStore, collections: CollectionStore, r
         plainTextCredentials(request).length > 0,
         () =>
           store.atomically(() => {
-            const aside = moveCredentialsAside(request, `${place.collection}-${place.name}`, store);
+            const aside = moveCredentialsAside(request, `${place.collection}-${place.name}`, store, store.namesByValue());
             // In the same transaction: a file that cannot be written leaves no secret behind.
             collections.save(place.collection, place.name, aside.request, overwrite);
             return aside;
@@ -56,12 +56,13 @@ export function savedSecrets(store: SecretStore, collections: CollectionStore, r
         page,
         moves,
         () => {
-          const requests = store.atomically(() =>
-            result.requests.map((imported) => {
-              const aside = moveCredentialsAside(imported.request, hostOf(imported.request), store);
+          const requests = store.atomically(() => {
+            const known = store.namesByValue();
+            return result.requests.map((imported) => {
+              const aside = moveCredentialsAside(imported.request, hostOf(imported.request), store, known);
               return { ...imported, request: aside.request, moved_aside: aside.moved };
-            }),
-          );
+            });
+          });
           return { requests, moved: requests.flatMap((imported) => imported.moved_aside) };
         },
         (done) => (done ? `Moved ${counted(done.length)} of imported requests into Secrets: ${namesOf(done)}` : 'Could not move the credentials of imported requests into Secrets'),
