@@ -19,8 +19,11 @@ const API_TOKEN = 'tok_4c5d6e7f8a9b0c1d2e3f';
 const VALUES = [STRIPE_KEY, VAULT_KEY, COOKIE, API_TOKEN];
 
 let t: TestEngine;
+/** The engine's log lines: a value must not reach them either. */
+let logs: string[];
 beforeEach(async () => {
-  t = await startTestEngine({ echoPort: 0, workbenchRoutes: true });
+  logs = [];
+  t = await startTestEngine({ echoPort: 0, workbenchRoutes: true, log: (line) => logs.push(line) });
 });
 afterEach(() => t.stop());
 
@@ -198,6 +201,7 @@ describe('sending a request that refers to secrets', () => {
       expect(JSON.stringify(reply)).not.toContain(value);
       expect(JSON.stringify(history)).not.toContain(value);
       expect(JSON.stringify(har)).not.toContain(value);
+      expect(logs.join('\n')).not.toContain(value);
     }
     await t.engine.stop();
     // Nothing in the data folder holds a value: the vault keeps it sealed, history the reference (its -wal included).
