@@ -11,6 +11,8 @@ const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy
 const CREDENTIAL_WORD = /(?:key|token|secret|password|passwd|credentials?)(?![a-z0-9])/i;
 /** An idempotency key names a request: it opens nothing. */
 const NOT_CREDENTIAL = /idempotency/i;
+/** What history shows of a credential (`...1a2b`), as a HAR exported from it carries it: no credential. */
+const HISTORY_HINT = /^\.\.\..{0,4}$/;
 /** The scheme that starts an Authorization value (RFC 9110 §11.4), which is no secret: `Bearer `, `Basic `. */
 const AUTH_SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]* +(?=\S)/;
 
@@ -25,11 +27,11 @@ export interface PlainCredential {
 }
 
 /**
- * The credential a header holds in plain text, or null: the header carries none, its value is blank, or it is
- * written with references already (`Bearer ${secret:stripe-test}`), which a user composed on purpose.
+ * The credential a header holds in plain text, or null: the header carries none, its value is blank, history's hint
+ * of one, or written with references already (`Bearer ${secret:stripe-test}`), which a user composed on purpose.
  */
 export function plainCredential(name: string, value: string): PlainCredential | null {
-  if (!isCredentialHeader(name) || value.trim() === '' || referencesIn(value).length > 0) return null;
+  if (!isCredentialHeader(name) || value.trim() === '' || HISTORY_HINT.test(value) || referencesIn(value).length > 0) return null;
   const lower = name.toLowerCase();
   const scheme = lower === 'authorization' || lower === 'proxy-authorization' ? (AUTH_SCHEME.exec(value)?.[0] ?? '') : '';
   return { scheme, credential: value.slice(scheme.length) };

@@ -174,6 +174,16 @@ describe('credentials in what is imported', () => {
     expect((await listSecrets()).map((s) => s.name)).toHaveLength(4);
   });
 
+  it("leave alone what History's HAR cut to a hint: it holds no credential", async () => {
+    const har = { log: { entries: [{ request: { method: 'GET', url: 'https://api.example.com/me', headers: [{ name: 'Authorization', value: '...1a2b' }, { name: 'Cookie', value: '...' }] } }] } };
+    const imported = await only(JSON.stringify(har));
+    expect(imported.request.headers).toEqual([
+      { name: 'Authorization', value: '...1a2b', enabled: true },
+      { name: 'Cookie', value: '...', enabled: true },
+    ]);
+    expect([imported.moved_aside, await listSecrets()]).toEqual([[], []]);
+  });
+
   it('from a HAR, and sends with them as the original did', async () => {
     const har = { log: { entries: [{ request: { method: 'GET', url: `${t.engine.echoUrl}/me`, headers: [{ name: 'Authorization', value: 'Bearer tok_har_abcdef123456' }] } }] } };
     const imported = await only(JSON.stringify(har));
