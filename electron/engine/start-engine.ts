@@ -19,6 +19,7 @@ import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
 import { proxyRoutes } from './proxy/proxy-route';
+import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
@@ -162,7 +163,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, bootstrapKeys);
-  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events });
+  const secrets = new SecretStore(db, sealer);
+  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events, secrets });
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -192,6 +194,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     remoteTargets: new RemoteTargets(db, sealer),
+    secrets,
   });
   const http = await startHttpServer({
     config,
@@ -204,7 +207,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency,
     requestLog: history,
     fallback: browserWorkbench?.routes(workbench),
-    workbenchPageOf: (socket) => door.claim(socket),
+    workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
     await history.close();
     db.close();

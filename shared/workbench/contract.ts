@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { historyFilterSchema } from './history-filter';
+import { movedAsideSchema } from './secret-contract';
 import { revealRecordSchema, tokenChangesSchema } from './token-contract';
 
 /**
@@ -232,11 +233,25 @@ export const collectionsViewSchema = z.object({
   collections: z.array(
     z.object({
       name: z.string(),
-      requests: z.array(z.object({ name: z.string(), request: savedRequestSchema.nullable(), problem: z.string().nullable() })),
+      requests: z.array(
+        z.object({
+          name: z.string(),
+          request: savedRequestSchema.nullable(),
+          problem: z.string().nullable(),
+          /**
+           * The headers whose file holds a credential in plain text (one written before Secrets, or by hand): the next
+           * save moves each into Secrets. Filled in by the workbench, not the folder's reader.
+           */
+          secrets_in_plain_text: z.array(z.string()).optional(),
+        }),
+      ),
     }),
   ),
 });
 export type CollectionsView = z.output<typeof collectionsViewSchema>;
+
+/** The collections once a request is saved, and the credentials its save moved into Secrets. */
+export const savedRequestsSchema = collectionsViewSchema.extend({ moved_aside: z.array(movedAsideSchema) });
 
 /** What the user pasted to import: a cURL command or a HAR (a whole file, one entry, or one request). */
 export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 1024 * 1024) });
@@ -244,7 +259,15 @@ export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 102
 /** The requests read from a paste, each as the Composer holds one, with what changed on the way. */
 export const importedRequestsSchema = z.object({
   format: z.enum(['curl', 'har']),
-  requests: z.array(z.object({ label: z.string(), request: savedRequestSchema, notes: z.array(z.string()) })),
+  requests: z.array(
+    z.object({
+      label: z.string(),
+      request: savedRequestSchema,
+      notes: z.array(z.string()),
+      /** The credentials moved into Secrets, which the request now refers to by name. */
+      moved_aside: z.array(movedAsideSchema),
+    }),
+  ),
   /** A HAR with more requests than the Composer lists: how many were left out. */
   left_out: z.number().int().positive().optional(),
 });

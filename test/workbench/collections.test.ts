@@ -91,9 +91,9 @@ describe('collections of saved requests', () => {
 
     // Listed with why; deleted, a link goes and what it names stays.
     expect((await call('listCollections', {})).collections[0].requests).toEqual([
-      { name: 'Charge', request: null, problem: expect.stringContaining('a link to a file that does not exist') },
-      { name: 'Kept', request: null, problem: expect.stringContaining('outside the collections folder') },
-      { name: 'Refund', request: REQUEST, problem: null },
+      { name: 'Charge', request: null, problem: expect.stringContaining('a link to a file that does not exist'), secrets_in_plain_text: [] },
+      { name: 'Kept', request: null, problem: expect.stringContaining('outside the collections folder'), secrets_in_plain_text: [] },
+      { name: 'Refund', request: REQUEST, problem: null, secrets_in_plain_text: [] },
     ]);
     await call('deleteRequest', { collection: 'Payments', name: 'Charge' });
     await call('deleteRequest', { collection: 'Payments', name: 'Kept' });
@@ -161,9 +161,9 @@ describe('collections of saved requests', () => {
     expect(spawnSync('mkfifo', [join(folder, 'Pipe.request.json')]).status).toBe(0);
     await call('saveRequest', { collection: 'Payments', name: 'Charge', request: REQUEST });
     expect((await call('listCollections', {})).collections[0].requests).toEqual([
-      { name: 'Charge', request: REQUEST, problem: null },
-      { name: 'Huge', request: null, problem: '200 MB, larger than any saved request (4 MB at most), so it was not read' },
-      { name: 'Pipe', request: null, problem: 'not a file (a folder, a named pipe or a device), so it was not read' },
+      { name: 'Charge', request: REQUEST, problem: null, secrets_in_plain_text: [] },
+      { name: 'Huge', request: null, problem: '200 MB, larger than any saved request (4 MB at most), so it was not read', secrets_in_plain_text: [] },
+      { name: 'Pipe', request: null, problem: 'not a file (a folder, a named pipe or a device), so it was not read', secrets_in_plain_text: [] },
     ]);
     expect(lstatSync(join(folder, 'Pipe.request.json')).isFIFO()).toBe(true);
   });

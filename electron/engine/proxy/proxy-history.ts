@@ -4,7 +4,7 @@ import type { Caller } from '../access/authenticator';
 import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
 import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { RequestLogEntry } from '../history/request-log';
-import { headersForLog } from '../server/log-headers';
+import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import { REDACTED, type TokenService } from '../vault/token-service';
 
@@ -171,7 +171,14 @@ export function revealedOutbound(
   return compiled.render(tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use')).slice(0, BODY_KEPT);
 }
 
-export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): ProxyDetails {
+const referenced = (headers: [string, string][], secrets: ResolvedSecrets | undefined) =>
+  secrets ? headers.map(([name, value]): [string, string] => [name, secrets.asReferences(value)]) : headers;
+
+/**
+ * @param secrets the workbench's references resolved in the request: written back as references wherever the request
+ * or the destination's headers repeat a value
+ */
+export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, secrets?: ResolvedSecrets): ProxyDetails {
   const { response, failure, outbound } = exchange;
   return {
     // The answer's source, the split the workbench makes unmistakable.
@@ -182,11 +189,11 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
     outbound: outbound && {
       method: outbound.method,
       url: exchange.destination,
-      headers: headersForLog(outbound.headers, prefix),
+      headers: headersForLog(outbound.headers, secrets),
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
-    response: response && { status: response.status, headers: maskedResponseHeaders(response.headers, exchange.detokenized), bytes: response.bytes },
+    response: response && { status: response.status, headers: referenced(maskedResponseHeaders(response.headers, exchange.detokenized), secrets), bytes: response.bytes },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),

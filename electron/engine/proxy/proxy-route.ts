@@ -63,7 +63,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       throw error;
     } finally {
       // After the response is out: masking the outbound body for history costs the client nothing.
-      ctx.log.details = proxyLogDetails(exchange, tokens, prefix);
+      ctx.log.details = proxyLogDetails(exchange, tokens, ctx.log.secrets);
     }
   }
 

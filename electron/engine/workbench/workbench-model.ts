@@ -18,6 +18,8 @@ import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { RequestChecks } from '../proxy/proxy-check';
 import type { TokenSuggestions } from '../vault/token-suggestions';
+import { withPlainTextWarnings } from '../secrets/saved-credentials';
+import type { SecretStore } from '../secrets/secret-store';
 import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
@@ -27,6 +29,7 @@ import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
 import { createReveals } from './reveals';
+import { savedSecrets } from './saved-secrets';
 import { recordingChanges } from './settings-changes';
 import { readTokenAs, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
@@ -77,6 +80,8 @@ export interface WorkbenchSources {
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
   remoteTargets: RemoteTargets;
+  /** The credentials saved requests refer to by name. */
+  secrets: SecretStore;
 }
 
 /**
@@ -84,10 +89,11 @@ export interface WorkbenchSources {
  * has already validated. Electron's IPC handlers and the /_workbench/ routes both serve this one object.
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
-  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts());
-  const { applications, vault } = sources;
+  const { applications, vault, secrets } = sources;
   const record = actionRecorder(sources.history);
-  const reveals = createReveals(record, sources.history, vault, sources.revealOutbound);
+  const saved = savedSecrets(secrets, sources.collections, record);
+  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), withPlainTextWarnings);
+  const reveals = createReveals(record, sources.history, vault, sources.revealOutbound, secrets);
   const settings = applicationSettings(applications);
   const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
@@ -104,7 +110,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     const connection = remoteTargets.connection(target.target_id);
     return { baseUrl: connection.baseUrl, remote: true, key: () => connection.apiKey };
   };
-  return recordingChanges(record, { applications, remoteTargets }, {
+  return recordingChanges(record, { applications, remoteTargets, secrets }, {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
     async exportHar({ ids, filter, before }) {
@@ -121,23 +127,24 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
-    listCollections: () => sources.collections.list(),
-    async saveRequest({ collection, name, request, overwrite }) {
-      sources.collections.save(collection, name, request, overwrite);
-      return sources.collections.list();
-    },
+    listCollections: () => saved.view(),
+    saveRequest: ({ collection, name, request, overwrite }, page) => saved.save({ collection, name }, request, overwrite, page),
     async moveRequest({ from, to }) {
       sources.collections.move(from, to);
-      return sources.collections.list();
+      return saved.view();
     },
     async deleteRequest({ collection, name }) {
       sources.collections.delete(collection, name);
-      return sources.collections.list();
+      return saved.view();
     },
-    importRequests: ({ text }) => {
+    importRequests: ({ text }, page) => {
       const { url, headerPrefix } = sources.status();
-      return importRequests(text, { serviceUrl: url, headerPrefix });
+      return saved.imported(importRequests(text, { serviceUrl: url, headerPrefix }), page);
     },
+    listSecrets: () => saved.list(),
+    setSecret: ({ name, value }) => saved.set(name, value),
+    deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
+    revealSecret: ({ name }, page) => reveals.secret(name, page),
     revokeWorkbenchKey({ application_id }) {
       const key = applications.workbenchKeyInfo(application_id);
       if (key) applications.deleteKey(application_id, key.id);

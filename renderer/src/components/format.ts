@@ -11,6 +11,10 @@ export const formatCount = (n: number): string => counter.format(n);
 /** A count with its noun: `1 token`, `2,034 tokens`. */
 export const plural = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
 
+const listing = new Intl.ListFormat('en', { type: 'conjunction' });
+/** Names in a sentence: `A`, `A and B`, `A, B, and C`. */
+export const wordList = (items: readonly string[]): string => listing.format(items);
+
 export const formatMs = (ms: number | null): string => (ms === null ? '–' : `${ms.toFixed(1)} ms`);
 
 const twoDigits = (n: number) => String(n).padStart(2, '0');

@@ -373,7 +373,15 @@ export function RequestPane() {
                 Headers<span className="tab-count">{headerCount || ''}</span>
               </>
             ),
-            panel: () => <RowsTable label="Headers" rows={headers} switchable onChange={(rows) => edit({ headers: rows })} />,
+            panel: () => (
+              <>
+                <RowsTable label="Headers" rows={headers} switchable onChange={(rows) => edit({ headers: rows })} />
+                <p className="muted rows-hint">
+                  Write a credential as <code>{'${secret:NAME}'}</code> (Settings, under Secrets): the engine puts its value in as the request leaves.
+                  Save… moves one written in plain text into Secrets.
+                </p>
+              </>
+            ),
           },
           { id: 'service', label: 'Service headers', panel: () => <ServiceHeaders /> },
         ]}
