@@ -10,12 +10,14 @@ import type { AccessDecision } from '../access/permissions';
 import {
   type BodyKind,
   bodyKindOf,
+  type EmptyCause,
   ExpressionBudget,
   ExpressionError,
   ExpressionOverBudget,
   type ExpressionEngine,
   type InspectedExpression,
   UnclosedExpression,
+  type ValueShape,
 } from '../expressions';
 import { ApiProblem } from '../server/problem';
 import type { StoredToken } from '../vault/token-store';
@@ -81,13 +83,53 @@ function describeOutside(outside: OutsideBody): string {
   return 'URL path';
 }
 
+const CHECK_FILTERS = "Check the filters against the token's data: hover the expression to see it, masked.";
+
 /** What to do about an expression that does not compile or evaluate, by what is wrong with it. */
 function expressionAdvice(error: ExpressionError): string {
   if (error instanceof UnclosedExpression) return 'Close it with }}.';
   if (error instanceof ExpressionOverBudget) return 'Make it do less: a shorter pad, fewer filters, a plainer JSONPath.';
   if (/token id/.test(error.reason)) return 'Start it with a token id: {{ <id> | filter }}. Ctrl+Space lists tokens.';
   if (/filter/i.test(error.reason)) return 'Use a filter of the expression language: Ctrl+Space after a | lists them.';
-  return "Check the filters against the token's data: hover the expression to see it, masked.";
+  return CHECK_FILTERS;
+}
+
+/** A token id short enough for a sentence; the flag points at the expression that holds it whole. */
+const shortId = (id: string) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
+
+const KIND_WORDS: Record<Extract<ValueShape, { kind: string }>['kind'], string> = {
+  text: 'text',
+  number: 'a number',
+  boolean: 'true or false',
+  list: 'a list',
+  null: 'null',
+};
+
+/** What lies where a JSONPath stops matching, by field names only: `$` is what the path was applied to. */
+function whatIsAt(reached: string, shape: ValueShape): string {
+  const it = reached === '$' ? ', which' : `: ${reached}`;
+  if ('kind' in shape) return `${it} is ${KIND_WORDS[shape.kind]}, with no fields`;
+  if (shape.fields.length === 0) return `${it} has no fields`;
+  return reached === '$' ? `, whose fields are ${shape.fields.join(', ')}` : `: ${reached} has the fields ${shape.fields.join(', ')}`;
+}
+
+/** The flag for an expression that writes nothing: why, by the token's field names, and what goes out in its place. */
+function emptyFlag(e: CompiledAt, token: StoredToken, written: string, cause: EmptyCause): Omit<RequestFlag, 'severity' | 'at'> {
+  const id = e.expression.ref.id;
+  const named = `${token.type} token ${shortId(id)}`;
+  const sends = `the proxy would send ${written === '' ? 'nothing' : written} for it`;
+  const expression = e.expression.source.replace(id, shortId(id));
+  if (cause.kind === 'filters') return { kind: 'renders_empty', message: `${expression}: it renders empty over ${named}; ${sends}`, advice: CHECK_FILTERS };
+  const over = { data: `the data of ${named}`, token: named, filtered: 'what the filters before it give' }[cause.applied];
+  if (cause.kind === 'empty_value') {
+    return { kind: 'renders_empty', message: `${expression}: ${cause.path} selects an empty value in ${over}; ${sends}`, advice: 'Give the token a value there, or send another of its fields.' };
+  }
+  const advice = cause.nearest
+    ? `Did you mean ${cause.nearest}?`
+    : cause.applied === 'data' && cause.reached === '$' && !('fields' in cause.shape)
+      ? `Use the data as it is, without the json filter: {{ ${id} }}.`
+      : `Use a path to one of its fields. ${CHECK_FILTERS}`;
+  return { kind: 'json_path_no_match', message: `${expression}: ${cause.path} matches nothing in ${over}${whatIsAt(cause.reached, cause.shape)}; ${sends}`, advice };
 }
 
 /** How an application's rules decide its use of a token, in words. */
@@ -105,12 +147,22 @@ function decidedBy(decision: AccessDecision, caller: Caller): string {
   return `“${name}” may use it ${decision.transform === 'reveal' ? 'revealed' : `${decision.transform}ed`}, by ${by}`;
 }
 
-/** The flags of one check, in the order found. */
+const SEVERITY_ORDER: Record<RequestFlag['severity'], number> = { error: 0, warning: 1, info: 2 };
+/** The request's parts in the order a reader meets them: who sends it, the URL, the headers, the body. */
+const PART_ORDER: Record<FlagPlace['part'], number> = { request: 0, path: 1, query: 2, header: 3, body: 4 };
+const placeOrder = (at: FlagPlace) => PART_ORDER[at.part] * Number.MAX_SAFE_INTEGER + (at.part === 'body' ? at.from : 0);
+
+/** The flags of one check. */
 class Flags {
-  readonly list: RequestFlag[] = [];
+  private readonly found: RequestFlag[] = [];
 
   add(severity: RequestFlag['severity'], kind: RequestFlag['kind'], at: FlagPlace, message: string, advice: string | null): void {
-    this.list.push({ severity, kind, at, message, advice });
+    this.found.push({ severity, kind, at, message, advice });
+  }
+
+  /** Errors first, then warnings, then notes, each in the order of the request: the first thing to fix comes first. */
+  get list(): RequestFlag[] {
+    return this.found.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || placeOrder(a.at) - placeOrder(b.at));
   }
 }
 
@@ -245,10 +297,15 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
           'To send the data itself, the deciding rule must reveal.',
         );
       }
-      refusal(
+      const written = refusal(
         () => write(e, records!.get(id)!),
         (problem) => flags.add('error', 'evaluation', bodyAt(e), answer(problem), problem instanceof ExpressionError ? expressionAdvice(problem) : null),
       );
+      // A redacting rule empties every value, as its note above says.
+      if (written?.empty && decision.transform !== 'redact') {
+        const { kind, message, advice } = emptyFlag(e, token, written.text, written.empty);
+        flags.add('warning', kind, bodyAt(e), message, advice);
+      }
     }
   }
 
@@ -273,7 +330,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     const caller = scope.vault ? scope.caller : null;
     const access = caller && sentence(decidedBy(caller.policy.decide('token:use', token.containers), caller));
     try {
-      const produces = expressions.expressionWriter(new ExpressionBudget())(e, masked);
+      const produces = expressions.expressionWriter(new ExpressionBudget())(e, masked).text;
       return { from: e.start, to: e.end, token, produces, problem: null, access };
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;
