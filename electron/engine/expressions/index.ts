@@ -10,4 +10,4 @@ export { ExpressionError, ExpressionOverBudget, UnclosedExpression } from './exp
 export { containsExpression } from './expression-scanner';
 export { writesNothing } from './rendered-value';
 export type { TokenRecord } from './token-record';
-export { isValidTokenId } from './token-reference';
+export { isValidTokenId, type TokenExpression } from './token-reference';

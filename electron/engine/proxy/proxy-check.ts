@@ -10,19 +10,18 @@ import type { AccessDecision } from '../access/permissions';
 import {
   type BodyKind,
   bodyKindOf,
-  type EmptyCause,
   ExpressionBudget,
   ExpressionError,
   ExpressionOverBudget,
   type ExpressionEngine,
   type InspectedExpression,
   UnclosedExpression,
-  type ValueShape,
 } from '../expressions';
 import { ApiProblem } from '../server/problem';
 import type { StoredToken } from '../vault/token-store';
 import { missingTokensProblem, REDACTED, type TokenService } from '../vault/token-service';
 import type { CompatibilityWarning, OutsideBody } from './compatibility';
+import { CHECK_FILTERS, emptyFlag } from './empty-flag';
 import { PROXY_MOUNT, resolveDestination } from './destination-url';
 import { outboundHeaders } from './header-rules';
 import { checkExpressionCount, hostedLimitWarning, requireProxyCaller } from './proxy-rules';
@@ -83,8 +82,6 @@ function describeOutside(outside: OutsideBody): string {
   return 'URL path';
 }
 
-const CHECK_FILTERS = "Check the filters against the token's data: hover the expression to see it, masked.";
-
 /** What to do about an expression that does not compile or evaluate, by what is wrong with it. */
 function expressionAdvice(error: ExpressionError): string {
   if (error instanceof UnclosedExpression) return 'Close it with }}.';
@@ -92,44 +89,6 @@ function expressionAdvice(error: ExpressionError): string {
   if (/token id/.test(error.reason)) return 'Start it with a token id: {{ <id> | filter }}. Ctrl+Space lists tokens.';
   if (/filter/i.test(error.reason)) return 'Use a filter of the expression language: Ctrl+Space after a | lists them.';
   return CHECK_FILTERS;
-}
-
-/** A token id short enough for a sentence; the flag points at the expression that holds it whole. */
-const shortId = (id: string) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
-
-const KIND_WORDS: Record<Extract<ValueShape, { kind: string }>['kind'], string> = {
-  text: 'text',
-  number: 'a number',
-  boolean: 'true or false',
-  list: 'a list',
-  null: 'null',
-};
-
-/** What lies where a JSONPath stops matching, by field names only: `$` is what the path was applied to. */
-function whatIsAt(reached: string, shape: ValueShape): string {
-  const it = reached === '$' ? ', which' : `: ${reached}`;
-  if ('kind' in shape) return `${it} is ${KIND_WORDS[shape.kind]}, with no fields`;
-  if (shape.fields.length === 0) return `${it} has no fields`;
-  return reached === '$' ? `, whose fields are ${shape.fields.join(', ')}` : `: ${reached} has the fields ${shape.fields.join(', ')}`;
-}
-
-/** The flag for an expression that writes nothing: why, by the token's field names, and what goes out in its place. */
-function emptyFlag(e: CompiledAt, token: StoredToken, written: string, cause: EmptyCause): Omit<RequestFlag, 'severity' | 'at'> {
-  const id = e.expression.ref.id;
-  const named = `${token.type} token ${shortId(id)}`;
-  const sends = `the proxy would send ${written === '' ? 'nothing' : written} for it`;
-  const expression = e.expression.source.replace(id, shortId(id));
-  if (cause.kind === 'filters') return { kind: 'renders_empty', message: `${expression}: it renders empty over ${named}; ${sends}`, advice: CHECK_FILTERS };
-  const over = { data: `the data of ${named}`, token: named, filtered: 'what the filters before it give' }[cause.applied];
-  if (cause.kind === 'empty_value') {
-    return { kind: 'renders_empty', message: `${expression}: ${cause.path} selects an empty value in ${over}; ${sends}`, advice: 'Give the token a value there, or send another of its fields.' };
-  }
-  const advice = cause.nearest
-    ? `Did you mean ${cause.nearest}?`
-    : cause.applied === 'data' && cause.reached === '$' && !('fields' in cause.shape)
-      ? `Use the data as it is, without the json filter: {{ ${id} }}.`
-      : `Use a path to one of its fields. ${CHECK_FILTERS}`;
-  return { kind: 'json_path_no_match', message: `${expression}: ${cause.path} matches nothing in ${over}${whatIsAt(cause.reached, cause.shape)}; ${sends}`, advice };
 }
 
 /** How an application's rules decide its use of a token, in words. */
@@ -150,7 +109,7 @@ function decidedBy(decision: AccessDecision, caller: Caller): string {
 const SEVERITY_ORDER: Record<RequestFlag['severity'], number> = { error: 0, warning: 1, info: 2 };
 /** The request's parts in the order a reader meets them: who sends it, the URL, the headers, the body. */
 const PART_ORDER: Record<FlagPlace['part'], number> = { request: 0, path: 1, query: 2, header: 3, body: 4 };
-const placeOrder = (at: FlagPlace) => PART_ORDER[at.part] * Number.MAX_SAFE_INTEGER + (at.part === 'body' ? at.from : 0);
+const byPlace = (a: FlagPlace, b: FlagPlace) => PART_ORDER[a.part] - PART_ORDER[b.part] || (a.part === 'body' && b.part === 'body' ? a.from - b.from : 0);
 
 /** The flags of one check. */
 class Flags {
@@ -162,7 +121,7 @@ class Flags {
 
   /** Errors first, then warnings, then notes, each in the order of the request: the first thing to fix comes first. */
   get list(): RequestFlag[] {
-    return this.found.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || placeOrder(a.at) - placeOrder(b.at));
+    return this.found.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || byPlace(a.at, b.at));
   }
 }
 
@@ -303,7 +262,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
       );
       // A redacting rule empties every value, as its note above says.
       if (written?.empty && decision.transform !== 'redact') {
-        const { kind, message, advice } = emptyFlag(e, token, written.text, written.empty);
+        const { kind, message, advice } = emptyFlag(e.expression, token.type, written.text, written.empty);
         flags.add('warning', kind, bodyAt(e), message, advice);
       }
     }

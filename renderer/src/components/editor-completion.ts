@@ -22,13 +22,13 @@ interface ShownList {
 const completion = autocompletion({ positionInfo: completionInfoPlace, interactionDelay: 0 });
 
 // autocompletion() holds its state field; the public accessors hide a list that waits for a query.
-const completionState = (completion as readonly Extension[]).find((part) => part instanceof StateField) as StateField<{ open: ShownList | null }>;
+const completionState = (completion as readonly Extension[]).find((part) => part instanceof StateField) as StateField<{ open: ShownList | null }> | undefined;
 
 /** Takes the selected option of the list on show, also while a newer query for it runs; false when no list shows one. */
 function acceptShown(view: EditorView): boolean {
-  const open = view.state.field(completionState, false)?.open;
-  if (!open || open.selected < 0) return false;
-  if (!open.disabled) return acceptCompletion(view);
+  const open = completionState && view.state.field(completionState, false)?.open;
+  if (!open || !open.disabled) return acceptCompletion(view);
+  if (open.selected < 0) return false;
   const chosen = open.options[open.selected].completion;
   const from = open.tooltip.pos;
   const to = view.state.selection.main.head;
