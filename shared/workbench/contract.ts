@@ -33,7 +33,15 @@ export const proxyDetailsSchema = z.object({
   destination_url: z.string().nullable(),
   /** Where the hosted service would behave differently (http or IP destination, expressions outside the body, …). */
   warnings: z.array(z.string()),
-  expressions: z.object({ count: z.number().int(), token_ids: z.array(z.string()).readonly() }),
+  expressions: z.object({
+    count: z.number().int(),
+    token_ids: z.array(z.string()).readonly(),
+    /**
+     * The expressions the proxy wrote as nothing (`""`, `null` or no text), as written in the body and where (UTF-16
+     * offsets of the body's text); absent when there were none, and for a body that is not UTF-8.
+     */
+    empty: z.array(z.object({ expression: z.string(), from: z.number().int(), to: z.number().int() })).optional(),
+  }),
   /** The request as it left for the destination; absent when the proxy failed before forwarding. */
   outbound: z
     .object({
@@ -53,7 +61,15 @@ export const proxyDetailsSchema = z.object({
   /** The destination's answer; absent when it never answered. */
   response: z.object({ status: z.number().int(), headers: headerPairsSchema, bytes: z.number().int() }).optional(),
   /** The proxy's own failure: before forwarding (status_source "proxy"), or a destination answer cut off mid-body. */
-  failure: z.object({ status: z.number().int(), kind: z.string().nullable(), detail: z.string().nullable() }).optional(),
+  failure: z
+    .object({
+      status: z.number().int(),
+      kind: z.string().nullable(),
+      /** For a destination not reached (`kind` "unreachable"), why: one of network-failures.ts's reasons; absent in older entries. */
+      reason: z.string().nullable().optional(),
+      detail: z.string().nullable(),
+    })
+    .optional(),
   timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
 });
 export type ProxyDetails = z.infer<typeof proxyDetailsSchema>;
