@@ -13,7 +13,7 @@ import { ExpressionEngine } from './expressions';
 import { RequestLog } from './history/request-log';
 import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
-import { startHttpServer } from './server/http-server';
+import { startHttpServer, type RunningHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
@@ -57,8 +57,11 @@ export interface Engine {
   readonly transactions: TransactionPanel;
   /** The workbench's methods over this engine: what Electron's IPC and the browser workbench's routes both serve. */
   readonly workbench: WorkbenchModel;
-  /** Set when started with `workbench`: the browser GUI's address (with this run's session) and the session. */
-  readonly browserWorkbench: { url: string; session: string } | null;
+  /**
+   * Set when started with `workbench`: the browser GUI's address (with this run's session), the session, and new
+   * launch links (a one-time code in place of the session, for a browser's command line).
+   */
+  readonly browserWorkbench: { url: string; session: string; launchUrl(): string } | null;
   status(): EngineStatus;
   stop(): Promise<void>;
 }
@@ -186,7 +189,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     remoteTargets: new RemoteTargets(db, sealer),
   });
-  const http = await startHttpServer({
+  // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
+  const http: RunningHttpServer = await startHttpServer({
     config,
     routes: [
       ...tokenRoutes(tokens, queries),
@@ -196,7 +200,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     authenticator,
     idempotency,
     requestLog: history,
-    fallback: browserWorkbench?.routes(workbench),
+    fallback: browserWorkbench?.routes(workbench, () => http.url),
     workbenchPageOf: (socket) => door.claim(socket),
   }).catch(async (error) => {
     await history.close();
@@ -236,7 +240,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     collectionsFolder: collections.folder,
     transactions: transactionPanel,
     workbench,
-    browserWorkbench: browserWorkbench && { url: browserWorkbench.url(http.url), session: browserWorkbench.session },
+    browserWorkbench: browserWorkbench && {
+      url: browserWorkbench.url(http.url),
+      session: browserWorkbench.session,
+      launchUrl: () => browserWorkbench.launchUrl(http.url),
+    },
     status,
     async stop() {
       if (stopped) return;
