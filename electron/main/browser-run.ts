@@ -1,0 +1,72 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LAUNCH_PATHS, SESSION_HEADER } from '../../shared/workbench/transport';
+
+/**
+ * Which process serves a profile's vault to a browser, and its session, so that a second `npm start` asks it for a
+ * new link instead of failing on its port. Kept in the profile folder, owner-only like the vault and its key beside
+ * it, and removed when that process stops.
+ */
+const RUN_FILE = 'browser-workbench.json';
+/** A running engine answers at once; one that does not within this is treated as gone. */
+const ASK_TIMEOUT_MS = 3000;
+
+export interface BrowserRun {
+  pid: number;
+  url: string;
+  session: string;
+}
+
+function readRun(file: string): BrowserRun | null {
+  try {
+    const run = JSON.parse(readFileSync(file, 'utf8')) as Partial<BrowserRun>;
+    return Number.isInteger(run.pid) && typeof run.url === 'string' && typeof run.session === 'string' ? (run as BrowserRun) : null;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a process of another user has that id, so it is alive (and not ours).
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Records this process's run (written whole, then renamed, so a reader never sees half of it); answers its remover. */
+export function recordRun(userDataDir: string, run: BrowserRun): () => void {
+  const file = join(userDataDir, RUN_FILE);
+  const partial = `${file}.${run.pid}`;
+  writeFileSync(partial, JSON.stringify(run), { mode: 0o600 });
+  renameSync(partial, file);
+  return () => {
+    if (readRun(file)?.pid === run.pid) rmSync(file, { force: true });
+  };
+}
+
+/**
+ * A new launch link from the process that serves this profile's workbench, when one does. A record whose process
+ * has gone (killed, say) is removed; one whose process lives but does not answer is left, and the start that follows
+ * says what holds the port.
+ */
+export async function linkFromRunning(userDataDir: string): Promise<{ run: BrowserRun; link: string } | null> {
+  const file = join(userDataDir, RUN_FILE);
+  const run = readRun(file);
+  if (!run) return null;
+  try {
+    const answer = await fetch(`${run.url}${LAUNCH_PATHS.link}`, {
+      method: 'POST',
+      headers: { [SESSION_HEADER]: run.session },
+      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+    });
+    const { url } = (answer.ok ? await answer.json() : {}) as { url?: unknown };
+    if (typeof url === 'string') return { run, link: url };
+  } catch {
+    // Nothing answers at its address: see below whether its process is gone.
+  }
+  if (!alive(run.pid)) rmSync(file, { force: true });
+  return null;
+}
