@@ -32,7 +32,7 @@ test('a link opened a second time says it was used, and how to get a new one', a
   try {
     await other.goto(link);
     await expect(other.getByRole('alert')).toContainText('This workbench link was already used');
-    await expect(other.getByRole('alert')).toContainText('Run `npm start` again for a new link');
+    await expect(other.getByRole('alert')).toContainText('Run “npm start” again for a new link');
     await expect(connectionState(other)).toHaveText('not connected');
     await expect(engineFact(other, 'Tokens')).toHaveCount(0);
     expect(other.url()).not.toContain('launch');

@@ -52,7 +52,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
 const MAX_EXCHANGE_BYTES = 1024;
 const exchangeRequest = z.strictObject({ code: z.string() });
 
-const NEW_LINK = 'Run `npm start` again for a new link: it opens the workbench that is running.';
+const NEW_LINK = 'Run “npm start” again for a new link: it opens the workbench that is running.';
 /** What the page tells its user when its link's code buys nothing: what happened, and how to get a new link. */
 const REFUSED_CODE: Record<Exclude<Redeemed, 'ok'>, string> = {
   used: `This workbench link was already used: a link works once. ${NEW_LINK}`,
