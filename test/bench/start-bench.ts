@@ -87,6 +87,16 @@ async function serveOnce(build: Build, dataDir: string): Promise<number> {
   return took;
 }
 
+/** A bare Node process to its first line of output: what any start costs this machine now, for reading the rest. */
+function bareNodeOnce(): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-e', 'process.stdout.write("ready\\n")'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', () => resolve(performance.now() - started));
+    child.once('exit', (code) => reject(new Error(`a bare node exited with ${code} before it wrote`)));
+  });
+}
+
 /** The Electron binary `npm start` downloaded, if it did (as test/ui/desktop-shell.e2e.ts finds it). */
 function electronBinary(): string | null {
   const pathFile = join(REPO_ROOT, 'node_modules', 'electron', 'path.txt');
@@ -147,6 +157,7 @@ export async function runStartBench(options: StartBenchOptions): Promise<SuiteRe
         record(`existing|${build.name}`, await serveOnce(build, folder(build, 'vault')));
         if (electron) record(`desktop|${build.name}`, await desktopOnce(electron, build, folder(build, 'desktop')));
       }
+      record('bare', await bareNodeOnce());
     }
   } finally {
     await browser.close();
@@ -165,7 +176,10 @@ export async function runStartBench(options: StartBenchOptions): Promise<SuiteRe
     {
       title: `The engine's own start: serve to "serving" (${options.rounds} starts each, builds in turn)`,
       columns: ['vault', 'build', 'ms (median)', '(slowest)'],
-      rows: (['new', 'existing'] as const).flatMap((vault) => builds.map((build) => [vault, build.name, ...ms(`${vault}|${build.name}`)])),
+      rows: [
+        ...(['new', 'existing'] as const).flatMap((vault) => builds.map((build) => [vault, build.name, ...ms(`${vault}|${build.name}`)])),
+        ['', 'a bare `node -e` to its first line', ...ms('bare')],
+      ],
     },
   ];
   if (electron) {
