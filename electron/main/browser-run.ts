@@ -26,16 +26,6 @@ function readRun(file: string): BrowserRun | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: a process of another user has that id, so it is alive (and not ours).
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Records this process's run (written whole, then renamed, so a reader never sees half of it); answers its remover. */
 export function recordRun(userDataDir: string, run: BrowserRun): () => void {
   const file = join(userDataDir, RUN_FILE);
@@ -48,9 +38,8 @@ export function recordRun(userDataDir: string, run: BrowserRun): () => void {
 }
 
 /**
- * A new launch link from the process that serves this profile's workbench, when one does. A record whose process
- * has gone (killed, say) is removed; one whose process lives but does not answer is left, and the start that follows
- * says what holds the port.
+ * A new launch link from the process that serves this profile's workbench, when one does. A record left by a process
+ * that was killed outright leads nowhere (nothing answers, or not to its session), and the next start replaces it.
  */
 export async function linkFromRunning(userDataDir: string): Promise<{ run: BrowserRun; link: string } | null> {
   const file = join(userDataDir, RUN_FILE);
@@ -65,8 +54,7 @@ export async function linkFromRunning(userDataDir: string): Promise<{ run: Brows
     const { url } = (answer.ok ? await answer.json() : {}) as { url?: unknown };
     if (typeof url === 'string') return { run, link: url };
   } catch {
-    // Nothing answers at its address: see below whether its process is gone.
+    // Nothing answers at its address.
   }
-  if (!alive(run.pid)) rmSync(file, { force: true });
   return null;
 }

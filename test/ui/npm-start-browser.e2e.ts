@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -195,6 +197,38 @@ test('Ctrl-C stops it cleanly too, it starts again after, and a SIGTERM to the l
   expect(await third.exited).toBe(0);
   expect(third.output()).toContain('SIGTERM: stopping');
   await expect.poll(() => groupGone(third.child.pid!)).toBe(true);
+});
+
+test('a start killed outright does not stop the next one; a port held by another program is named', async () => {
+  const killed = npmStart();
+  others.push(killed);
+  await ready(killed);
+  process.kill(-killed.child.pid!, 'SIGKILL');
+  await killed.exited;
+  await expect.poll(() => groupGone(killed.child.pid!)).toBe(true);
+  expect(existsSync(join(desktopProfile, 'browser-workbench.json'))).toBe(true);
+
+  const after = npmStart();
+  others.push(after);
+  await ready(after);
+  expect(after.output()).not.toContain('already running');
+  process.kill(launcherUnder(after.child.pid!), 'SIGTERM');
+  expect(await after.exited).toBe(0);
+
+  const holder = createServer().listen(0, '127.0.0.1');
+  await once(holder, 'listening');
+  try {
+    const port = (holder.address() as AddressInfo).port;
+    const refused = npmStart([], { TOKENBENCH_PORT: String(port) });
+    others.push(refused);
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain(
+      `npm start: Tokenbench could not start: port ${port} is in use (by the Tokenbench desktop app, \`tokenbench serve\` or another program): stop it, or start on free ports with TOKENBENCH_PORT=0`,
+    );
+    expect(leftOver()).toEqual([]);
+  } finally {
+    holder.close();
+  }
 });
 
 test('a flag or TOKENBENCH_START forces either mode', async () => {
