@@ -5,6 +5,6 @@
  *
  * --initial-old-space-size=96: no full GC while the old generation is below 96 MB. The proxy keeps almost nothing
  * alive, so without a floor V8 sets its full-GC limit just above a small heap, counts dead Buffers against it, and
- * under large bodies can run full GCs back to back (docs/performance.md, Findings, explains the 96).
+ * under large bodies can run full GCs back to back (docs/performance-log.md, Findings, explains the 96).
  */
 export const ENGINE_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=96'];
