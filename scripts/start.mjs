@@ -9,9 +9,9 @@
 //   1. the Electron binary: electron >= 42 has no install script and downloads it on first run;
 //   2. better-sqlite3 built for Electron's ABI (node_modules holds the Node build, which tests and `serve` use):
 //      a prebuilt download, else a compile against Electron's headers.
-// Without internet it says so in a line at once, rather than after the downloaders' retries, and runs the desktop app's
-// engine under Node instead (out/main/browser-mode.js), building it first when the build is missing or older than
-// its sources.
+// Without internet (or without a display for the window) it says so in a line at once, rather than after the
+// downloaders' retries, and runs the desktop app's engine under Node instead (out/main/browser-mode.js), building it
+// first when the build is missing or older than its sources.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +81,12 @@ async function reachable(url) {
   } catch {
     return false;
   }
+}
+
+/** Electron's window needs a display: on Linux and the BSDs, an X or Wayland one (none over SSH, say). */
+function ensureDisplay() {
+  if (['darwin', 'win32'].includes(process.platform) || process.env.DISPLAY || process.env.WAYLAND_DISPLAY) return;
+  throw new Unavailable('no display to open its window on (neither DISPLAY nor WAYLAND_DISPLAY is set)');
 }
 
 async function ensureElectron() {
@@ -181,6 +187,8 @@ let mode = chosenMode(process.argv.slice(2), process.env);
 let binary;
 if (mode !== 'browser') {
   try {
+    // Installers are built without a window (`npm run dist`, on CI too).
+    if (!process.argv.includes('--prepare')) ensureDisplay();
     binary = await ensureElectron();
     await ensureNativeBinding();
     mode = 'desktop';

@@ -19,7 +19,8 @@ import { connectionState } from './support/workbench-page';
  * ones find that build current. BROWSER is a script that records its arguments, as a browser's command line shows
  * them to every local user.
  */
-test.describe.configure({ mode: 'serial' });
+// Each test starts npm several times, and a start takes seconds on a busy machine.
+test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
 // Made in beforeAll: Playwright also loads this file in its runner process, only to list the tests.
 let copy: string;
@@ -58,6 +59,8 @@ function npmStart(args: string[] = [], more: NodeJS.ProcessEnv = {}): Started {
     TOKENBENCH_PORT: '0',
     BROWSER: recorder,
     ELECTRON_OVERRIDE_DIST_PATH: join(scratch, 'no-electron-here'),
+    // A desktop, so that what decides is the Electron binary, absent unless a test provides one.
+    DISPLAY: ':0',
   };
   for (const name of ['TOKENBENCH_START', 'TOKENBENCH_USER_DATA_DIR', 'ELECTRON_RUN_AS_NODE']) delete env[name];
   const child = spawn('npm', ['start', '--', ...args], { cwd: copy, env: { ...env, ...more }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -262,6 +265,16 @@ test('a flag or TOKENBENCH_START forces either mode', async () => {
     expect(await desktop.exited).toBe(0);
     expect(desktop.output()).not.toContain('no desktop app here');
     expect(readFileSync(launched, 'utf8')).toBe(`${join(copy, '.electron-native', 'better_sqlite3.node')} --js-flags=--initial-old-space-size=96 ${copy}\n`);
+
+    // Without a display (a terminal over SSH) Electron has nowhere to open its window: the browser, saying why.
+    const headless = npmStart([], { ELECTRON_OVERRIDE_DIST_PATH: electron, DISPLAY: '', WAYLAND_DISPLAY: '' });
+    others.push(headless);
+    await ready(headless);
+    expect(headless.output()).toContain(
+      'npm start: no desktop app here (no display to open its window on (neither DISPLAY nor WAYLAND_DISPLAY is set)): running the workbench in your browser instead.',
+    );
+    process.kill(launcherUnder(headless.child.pid!), 'SIGTERM');
+    expect(await headless.exited).toBe(0);
 
     for (const [args, more] of [[['--browser']], [[], { TOKENBENCH_START: 'browser' }]] as const) {
       const browser = npmStart([...args], { ELECTRON_OVERRIDE_DIST_PATH: electron, ...more });
