@@ -51,6 +51,9 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+/** Every start, for the clean-up. */
+const starts: Started[] = [];
+
 /** `npm start -- ARGS` in the copy, in a process group of its own (a Ctrl-C signals the whole group). */
 function npmStart(args: string[] = [], more: NodeJS.ProcessEnv = {}): Started {
   const env: NodeJS.ProcessEnv = {
@@ -68,7 +71,9 @@ function npmStart(args: string[] = [], more: NodeJS.ProcessEnv = {}): Started {
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
+  const started = { child, output: () => out, exited };
+  starts.push(started);
+  return started;
 }
 
 /** Resolves once it says it serves; an exit before that fails the test with what it printed. */
@@ -97,15 +102,29 @@ function launcherUnder(npm: number): number {
 /** What a stop that was not clean leaves in the profile: SQLite's write-ahead logs, the run's record. */
 const leftOver = () => filesIn(desktopProfile).filter((file) => /-(wal|shm)$/.test(file) || file.endsWith('browser-workbench.json'));
 
+/** A start that finds no other running, up to its link. */
+async function freshStart(args: string[] = [], more: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const started = npmStart(args, more);
+  await ready(started);
+  expect(started.output()).not.toContain('already running');
+  return started;
+}
+
+/** A SIGTERM to the launcher itself (what a process manager that knows it sends): npm ends with 0. */
+async function stopByLauncher(started: Started): Promise<void> {
+  process.kill(launcherUnder(started.child.pid!), 'SIGTERM');
+  expect(await started.exited).toBe(0);
+  expect(started.output()).toContain('SIGTERM: stopping');
+  await expect.poll(() => groupGone(started.child.pid!)).toBe(true);
+}
+
 let first: Started;
-/** Every later start, for the clean-up. */
-const others: Started[] = [];
 let privateKey: string;
 let tokenId: string;
 
 test.afterAll(() => {
   // A test that failed half-way may leave a start running: its whole group goes, then the folders.
-  for (const started of [first, ...others]) if (started && !groupGone(started.child.pid!)) process.kill(-started.child.pid!, 'SIGKILL');
+  for (const started of starts) if (!groupGone(started.child.pid!)) process.kill(-started.child.pid!, 'SIGKILL');
   for (const dir of [copy, scratch]) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -144,7 +163,6 @@ test('without Electron, npm start says why in one line, builds, and opens a laun
 
 test('a second npm start says the first is running and opens a new link to it', async ({ page }) => {
   const second = npmStart();
-  others.push(second);
   expect(await second.exited).toBe(0);
   expect(second.output()).toMatch(/Tokenbench is already running for this vault \(process \d+, http:\/\/127\.0\.0\.1:\d+\)/);
   expect(second.output()).toContain('the build is up to date');
@@ -180,7 +198,6 @@ test("SIGTERM to npm stops it cleanly, and the desktop app's engine options open
 
 test('Ctrl-C stops it cleanly too, it starts again after, and a SIGTERM to the launcher ends npm with 0', async () => {
   const again = npmStart();
-  others.push(again);
   await ready(again);
   expect(again.output()).toContain('the build is up to date');
   // The terminal signals the whole foreground group: npm, its shell, the launcher and the engine at once. The shell
@@ -191,39 +208,24 @@ test('Ctrl-C stops it cleanly too, it starts again after, and a SIGTERM to the l
   expect(again.output()).toContain('SIGINT: stopping');
   expect(leftOver()).toEqual([]);
 
-  const third = npmStart();
-  others.push(third);
-  await ready(third);
-  expect(third.output()).not.toContain('already running');
-  // A SIGTERM to the launcher itself (what a process manager that knows it sends) ends npm with 0 too.
-  process.kill(launcherUnder(third.child.pid!), 'SIGTERM');
-  expect(await third.exited).toBe(0);
-  expect(third.output()).toContain('SIGTERM: stopping');
-  await expect.poll(() => groupGone(third.child.pid!)).toBe(true);
+  await stopByLauncher(await freshStart());
 });
 
 test('a start killed outright does not stop the next one; a port held by another program is named', async () => {
   const killed = npmStart();
-  others.push(killed);
   await ready(killed);
   process.kill(-killed.child.pid!, 'SIGKILL');
   await killed.exited;
   await expect.poll(() => groupGone(killed.child.pid!)).toBe(true);
   expect(existsSync(join(desktopProfile, 'browser-workbench.json'))).toBe(true);
 
-  const after = npmStart();
-  others.push(after);
-  await ready(after);
-  expect(after.output()).not.toContain('already running');
-  process.kill(launcherUnder(after.child.pid!), 'SIGTERM');
-  expect(await after.exited).toBe(0);
+  await stopByLauncher(await freshStart());
 
   const holder = createServer().listen(0, '127.0.0.1');
   await once(holder, 'listening');
   try {
     const port = (holder.address() as AddressInfo).port;
     const refused = npmStart([], { TOKENBENCH_PORT: String(port) });
-    others.push(refused);
     expect(await refused.exited).toBe(1);
     expect(refused.output()).toContain(
       `npm start: Tokenbench could not start: port ${port} is in use (by the Tokenbench desktop app, \`tokenbench serve\` or another program): stop it, or start on free ports with TOKENBENCH_PORT=0`,
@@ -237,7 +239,6 @@ test('a start killed outright does not stop the next one; a port held by another
 test('a flag or TOKENBENCH_START forces either mode', async () => {
   // The desktop app cannot run here: forced, it says why and what runs instead, and stops.
   for (const forced of [npmStart(['--desktop']), npmStart([], { TOKENBENCH_START: 'desktop' })]) {
-    others.push(forced);
     expect(await forced.exited).toBe(1);
     expect(forced.output()).toContain(`npm start: ELECTRON_OVERRIDE_DIST_PATH names ${join(scratch, 'no-electron-here')}, which holds no Electron binary.`);
     expect(forced.output()).toContain('`npm start -- --browser` runs the same app in your browser');
@@ -245,7 +246,6 @@ test('a flag or TOKENBENCH_START forces either mode', async () => {
   }
   for (const [args, more] of [[['--both']], [['--desktop', '--browser']], [[], { TOKENBENCH_START: 'window' }]] as const) {
     const wrong = npmStart([...args], more);
-    others.push(wrong);
     expect(await wrong.exited).toBe(2);
     expect(wrong.output()).toContain('Use npm start -- --desktop or --browser (or TOKENBENCH_START=desktop or browser)');
   }
@@ -261,28 +261,21 @@ test('a flag or TOKENBENCH_START forces either mode', async () => {
   writeFileSync(join(copy, '.electron-native', 'electron-version'), JSON.parse(readFileSync(join(ROOT, 'node_modules', 'electron', 'package.json'), 'utf8')).version);
   try {
     const desktop = npmStart([], { ELECTRON_OVERRIDE_DIST_PATH: electron });
-    others.push(desktop);
     expect(await desktop.exited).toBe(0);
     expect(desktop.output()).not.toContain('no desktop app here');
     expect(readFileSync(launched, 'utf8')).toBe(`${join(copy, '.electron-native', 'better_sqlite3.node')} --js-flags=--initial-old-space-size=96 ${copy}\n`);
 
     // Without a display (a terminal over SSH) Electron has nowhere to open its window: the browser, saying why.
-    const headless = npmStart([], { ELECTRON_OVERRIDE_DIST_PATH: electron, DISPLAY: '', WAYLAND_DISPLAY: '' });
-    others.push(headless);
-    await ready(headless);
+    const headless = await freshStart([], { ELECTRON_OVERRIDE_DIST_PATH: electron, DISPLAY: '', WAYLAND_DISPLAY: '' });
     expect(headless.output()).toContain(
       'npm start: no desktop app here (no display to open its window on (neither DISPLAY nor WAYLAND_DISPLAY is set)): running the workbench in your browser instead.',
     );
-    process.kill(launcherUnder(headless.child.pid!), 'SIGTERM');
-    expect(await headless.exited).toBe(0);
+    await stopByLauncher(headless);
 
     for (const [args, more] of [[['--browser']], [[], { TOKENBENCH_START: 'browser' }]] as const) {
-      const browser = npmStart([...args], { ELECTRON_OVERRIDE_DIST_PATH: electron, ...more });
-      others.push(browser);
-      await ready(browser);
+      const browser = await freshStart([...args], { ELECTRON_OVERRIDE_DIST_PATH: electron, ...more });
       expect(browser.output()).not.toContain('no desktop app here');
-      process.kill(launcherUnder(browser.child.pid!), 'SIGTERM');
-      expect(await browser.exited).toBe(0);
+      await stopByLauncher(browser);
     }
     expect(readFileSync(launched, 'utf8').trim().split('\n')).toHaveLength(1);
   } finally {
