@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { LAUNCH_CODE_LIFETIME_MS, startEngine, type Engine } from '../engine';
-import { linkFromRunning, recordRun } from './browser-run';
+import { askForLink, recordedRun, recordRun } from './browser-run';
 import { desktopAppName, desktopUserDataDir, desktopVaultOptions, PORT_ENV } from './engine-options';
 import { browserCommand, openInBrowser } from './open-browser';
 
@@ -17,11 +17,14 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-/** The link in the terminal, which is the user's (it may carry a code); the browser gets a link of its own. */
-async function offer(link: () => string): Promise<void> {
-  say(`Workbench: ${link()}`);
+/**
+ * A link in the terminal, which is the user's (it may carry a code), and one of its own for the browser, so that
+ * either still works once the other was used.
+ */
+async function offer(printed: string, forBrowser: () => Promise<string>): Promise<void> {
+  say(`Workbench: ${printed}`);
   say(`  (a link opens the workbench once, within ${LAUNCH_CODE_LIFETIME_MS / 60_000} minutes; \`npm start\` again gives a new one)`);
-  say(await openInBrowser(browserCommand(link(), { env: process.env, platform: process.platform })));
+  say(await openInBrowser(browserCommand(await forBrowser(), { env: process.env, platform: process.platform })));
 }
 
 function startFailure(error: unknown): string {
@@ -33,10 +36,11 @@ function startFailure(error: unknown): string {
 async function main(): Promise<number> {
   const manifest = JSON.parse(readFileSync(join(APP_ROOT, 'package.json'), 'utf8')) as { name: string; productName?: string };
   const userDataDir = desktopUserDataDir({ env: process.env, platform: process.platform, home: homedir(), appName: desktopAppName(manifest) });
-  const running = await linkFromRunning(userDataDir);
-  if (running) {
-    say(`Tokenbench is already running for this vault (process ${running.run.pid}, ${running.run.url}); a new link to its workbench:`);
-    await offer(() => running.link);
+  const running = recordedRun(userDataDir);
+  const link = running && (await askForLink(running));
+  if (running && link) {
+    say(`Tokenbench is already running for this vault (process ${running.pid}, ${running.url}); a new link to its workbench:`);
+    await offer(link, async () => (await askForLink(running)) ?? link);
     return 0;
   }
 
@@ -53,7 +57,7 @@ async function main(): Promise<number> {
   if (engine.echoUrl) say(`Echo destination at ${engine.echoUrl}`);
   say(`Vault: ${engine.config.dataDir}`);
   // A new vault's first keys are not printed: the workbench's welcome view shows them once, as in the desktop app.
-  await offer(() => workbench.launchUrl());
+  await offer(workbench.launchUrl(), async () => workbench.launchUrl());
   say('Ctrl-C stops it.');
 
   await new Promise<void>((stopped) => {

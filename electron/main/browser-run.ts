@@ -37,14 +37,14 @@ export function recordRun(userDataDir: string, run: BrowserRun): () => void {
   };
 }
 
+/** The run recorded in this profile, if one is. */
+export const recordedRun = (userDataDir: string): BrowserRun | null => readRun(join(userDataDir, RUN_FILE));
+
 /**
- * A new launch link from the process that serves this profile's workbench, when one does. A record left by a process
- * that was killed outright leads nowhere (nothing answers, or not to its session), and the next start replaces it.
+ * A new launch link from a recorded run, or null when nothing answers it: a run killed outright leaves its record,
+ * which leads nowhere (nothing listens, or not with its session), and the next start replaces it.
  */
-export async function linkFromRunning(userDataDir: string): Promise<{ run: BrowserRun; link: string } | null> {
-  const file = join(userDataDir, RUN_FILE);
-  const run = readRun(file);
-  if (!run) return null;
+export async function askForLink(run: BrowserRun): Promise<string | null> {
   try {
     const answer = await fetch(`${run.url}${LAUNCH_PATHS.link}`, {
       method: 'POST',
@@ -52,9 +52,8 @@ export async function linkFromRunning(userDataDir: string): Promise<{ run: Brows
       signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
     });
     const { url } = (answer.ok ? await answer.json() : {}) as { url?: unknown };
-    if (typeof url === 'string') return { run, link: url };
+    return typeof url === 'string' ? url : null;
   } catch {
-    // Nothing answers at its address.
+    return null;
   }
-  return null;
 }

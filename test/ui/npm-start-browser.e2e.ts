@@ -151,6 +151,13 @@ test('without Electron, npm start says why in one line, builds, and opens a laun
   expect(opened).not.toContain(session);
   expect(opened).not.toContain('session');
   expect(first.output()).not.toContain(session);
+  // The terminal's link is another one, still good once the browser used its own.
+  const printed = /^Workbench: (\S+)$/m.exec(first.output())![1];
+  expect(printed).not.toBe(opened);
+  const fromTerminal = await page.context().newPage();
+  await fromTerminal.goto(printed);
+  await expect(connectionState(fromTerminal)).toHaveText('live');
+  await fromTerminal.close();
 
   // A new vault: its first keys are in the workbench's welcome, as in the desktop app, not in the terminal.
   const welcome = page.getByRole('dialog', { name: 'Welcome to Tokenbench' });
@@ -170,6 +177,10 @@ test('a second npm start says the first is running and opens a new link to it', 
   const [before, now] = recordedUrls();
   expect(new URL(now).origin).toBe(new URL(before).origin);
   expect(now).not.toBe(before);
+  // The terminal's link is another one, still good once the browser used its own.
+  const printed = /^Workbench: (\S+)$/m.exec(second.output())![1];
+  expect(printed).toMatch(/#launch=/);
+  expect(printed).not.toBe(now);
   await page.goto(now);
   await expect(connectionState(page)).toHaveText('live');
 });
