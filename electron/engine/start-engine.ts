@@ -19,6 +19,7 @@ import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
 import { proxyRoutes } from './proxy/proxy-route';
+import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
@@ -115,7 +116,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
 
-  const seedReport = seed ? applySeed(seed, applications, tokens) : null;
+  let seedReport: SeedReport | null;
+  try {
+    seedReport = seed ? applySeed(seed, applications, tokens) : null;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const bootstrapKeys = bootstrap(applications);
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
@@ -159,7 +166,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, bootstrapKeys);
-  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events });
+  const secrets = new SecretStore(db, sealer);
+  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events, secrets });
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -186,8 +194,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
     vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
     checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
+    bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     remoteTargets: new RemoteTargets(db, sealer),
+    secrets,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -201,7 +211,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency,
     requestLog: history,
     fallback: browserWorkbench?.routes(workbench, () => http.url),
-    workbenchPageOf: (socket) => door.claim(socket),
+    workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
     await history.close();
     db.close();

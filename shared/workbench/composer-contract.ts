@@ -71,6 +71,10 @@ export const FLAG_KINDS = [
   'unknown_token',
   'forbidden_token',
   'evaluation',
+  /** A `json` filter's JSONPath that matches nothing in the token: the expression would be sent empty. */
+  'json_path_no_match',
+  /** An expression the proxy would write as nothing (`""`, `null`, or no text at all). */
+  'renders_empty',
   'expression_limit',
   'outside_body',
   'masked_use',

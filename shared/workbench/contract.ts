@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { historyFilterSchema } from './history-filter';
+import { movedAsideSchema } from './secret-contract';
 import { revealRecordSchema, tokenChangesSchema } from './token-contract';
 
 /**
@@ -32,7 +33,15 @@ export const proxyDetailsSchema = z.object({
   destination_url: z.string().nullable(),
   /** Where the hosted service would behave differently (http or IP destination, expressions outside the body, …). */
   warnings: z.array(z.string()),
-  expressions: z.object({ count: z.number().int(), token_ids: z.array(z.string()).readonly() }),
+  expressions: z.object({
+    count: z.number().int(),
+    token_ids: z.array(z.string()).readonly(),
+    /**
+     * The expressions the proxy wrote as nothing (`""`, `null` or no text), as written in the body and where (UTF-16
+     * offsets of the body's text); absent when there were none, and for a body that is not UTF-8.
+     */
+    empty: z.array(z.object({ expression: z.string(), from: z.number().int(), to: z.number().int() })).optional(),
+  }),
   /** The request as it left for the destination; absent when the proxy failed before forwarding. */
   outbound: z
     .object({
@@ -52,7 +61,15 @@ export const proxyDetailsSchema = z.object({
   /** The destination's answer; absent when it never answered. */
   response: z.object({ status: z.number().int(), headers: headerPairsSchema, bytes: z.number().int() }).optional(),
   /** The proxy's own failure: before forwarding (status_source "proxy"), or a destination answer cut off mid-body. */
-  failure: z.object({ status: z.number().int(), kind: z.string().nullable(), detail: z.string().nullable() }).optional(),
+  failure: z
+    .object({
+      status: z.number().int(),
+      kind: z.string().nullable(),
+      /** For a destination not reached (`kind` "unreachable"), why: one of network-failures.ts's reasons; absent in older entries. */
+      reason: z.string().nullable().optional(),
+      detail: z.string().nullable(),
+    })
+    .optional(),
   timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
 });
 export type ProxyDetails = z.infer<typeof proxyDetailsSchema>;
@@ -232,11 +249,25 @@ export const collectionsViewSchema = z.object({
   collections: z.array(
     z.object({
       name: z.string(),
-      requests: z.array(z.object({ name: z.string(), request: savedRequestSchema.nullable(), problem: z.string().nullable() })),
+      requests: z.array(
+        z.object({
+          name: z.string(),
+          request: savedRequestSchema.nullable(),
+          problem: z.string().nullable(),
+          /**
+           * The headers whose file holds a credential in plain text (one written before Secrets, or by hand): the next
+           * save moves each into Secrets. Filled in by the workbench, not the folder's reader.
+           */
+          secrets_in_plain_text: z.array(z.string()).optional(),
+        }),
+      ),
     }),
   ),
 });
 export type CollectionsView = z.output<typeof collectionsViewSchema>;
+
+/** The collections once a request is saved, and the credentials its save moved into Secrets. */
+export const savedRequestsSchema = collectionsViewSchema.extend({ moved_aside: z.array(movedAsideSchema) });
 
 /** What the user pasted to import: a cURL command or a HAR (a whole file, one entry, or one request). */
 export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 1024 * 1024) });
@@ -244,7 +275,15 @@ export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 102
 /** The requests read from a paste, each as the Composer holds one, with what changed on the way. */
 export const importedRequestsSchema = z.object({
   format: z.enum(['curl', 'har']),
-  requests: z.array(z.object({ label: z.string(), request: savedRequestSchema, notes: z.array(z.string()) })),
+  requests: z.array(
+    z.object({
+      label: z.string(),
+      request: savedRequestSchema,
+      notes: z.array(z.string()),
+      /** The credentials moved into Secrets, which the request now refers to by name. */
+      moved_aside: z.array(movedAsideSchema),
+    }),
+  ),
   /** A HAR with more requests than the Composer lists: how many were left out. */
   left_out: z.number().int().positive().optional(),
 });
@@ -354,20 +393,31 @@ export const exchangeSchema = z.object({
 });
 export type Exchange = z.output<typeof exchangeSchema>;
 
-/** Which requests to export: these ids (a selection), or every kept request a filter matches (none: all of them). */
+/**
+ * Which requests to export: these ids (a selection), or every kept request a filter matches (none: all of them); and
+ * `before`, the `next` of the page before, to go on with the same request.
+ */
 export const harExportSchema = z.strictObject({
   ids: z.array(z.string().min(1).max(200)).min(1).max(HISTORY_PAGE_MAX).optional(),
   filter: historyFilterSchema.optional(),
+  before: z.string().min(1).max(200).optional(),
 });
 
-/** A HAR 1.2 document (its entries as the engine builds them: history/har-export.ts). */
-export const harSchema = z.object({
+/**
+ * One page of an export: a HAR 1.2 document of some of the requests (its entries as the engine builds them:
+ * history/har-export.ts, oldest first), and `next`, what to ask the next page `before`: null after the last. Pages run
+ * from the newest requests back, so the whole export lists the last page's entries first.
+ */
+export const harPageSchema = z.object({
   log: z.object({
     version: z.literal('1.2'),
     creator: z.object({ name: z.string(), version: z.string() }),
     entries: z.array(z.record(z.string(), z.unknown())),
   }),
+  next: z.string().nullable(),
 });
+export type HarPage = z.output<typeof harPageSchema>;
+
 /** A limit Settings may change: what applies, its default, what Settings saved, and the start flag that outranks it. */
 const limitStateSchema = <V extends z.ZodType>(value: V) =>
   z.object({

@@ -12,7 +12,7 @@ import {
   engineStatusSchema,
   exchangeSchema,
   harExportSchema,
-  harSchema,
+  harPageSchema,
   historyListSchema,
   historyQuerySchema,
   keyRefSchema,
@@ -23,6 +23,7 @@ import {
   permissionInfoSchema,
   revealedOutboundSchema,
   requestPlaceSchema,
+  savedRequestsSchema,
   retentionChangeSchema,
   revealQuerySchema,
   savedRequestSchema,
@@ -60,6 +61,7 @@ import {
   tokenWriteResultSchema,
   tokenWriteSchema,
 } from './token-contract';
+import { newSecretSchema, revealedSecretSchema, secretInfoSchema, secretRefSchema } from './secret-contract';
 import type { PageId } from './pages';
 
 /**
@@ -96,8 +98,8 @@ export const WORKBENCH_METHODS = {
   getStatus: call(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
   listHistory: call(historyQuerySchema, historyListSchema),
-  /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import. */
-  exportHar: call(harExportSchema, harSchema),
+  /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import: a page at a time. */
+  exportHar: call(harExportSchema, harPageSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
   /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */
@@ -125,13 +127,26 @@ export const WORKBENCH_METHODS = {
   requestSnippet: call(requestSnippetQuerySchema, requestSnippetSchema),
   /** The saved requests: a folder of collections, a file per request. */
   listCollections: call(nothing, collectionsViewSchema),
-  /** Saves a request in a collection (made if new); over one of the same name only with `overwrite`. */
-  saveRequest: call(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), collectionsViewSchema),
+  /**
+   * Saves a request in a collection (made if new); over one of the same name only with `overwrite`. Its credentials
+   * move into Secrets first, and the file refers to them by name; the reply says which moved.
+   */
+  saveRequest: call(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), savedRequestsSchema),
   /** Renames a saved request, or moves it to another collection; never over an existing one. */
   moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
   deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
-  /** Reads a pasted cURL command or HAR into requests the Composer can send (parsed in the engine, as curl would). */
+  /**
+   * Reads a pasted cURL command or HAR into requests the Composer can send (parsed in the engine, as curl would); their
+   * credentials move into Secrets, and the reply names them.
+   */
   importRequests: call(importRequestSchema, importedRequestsSchema),
+  /** The secrets saved requests refer to as `${secret:NAME}`, by name, with the requests that use each; never a value. */
+  listSecrets: call(nothing, z.array(secretInfoSchema)),
+  /** Sets a secret, or replaces the value of one of that name (sealed; never sent back but by revealSecret). */
+  setSecret: call(newSecretSchema, secretInfoSchema),
+  deleteSecret: call(secretRefSchema, z.object({ deleted: z.boolean() })),
+  /** A secret's value: only on the user's explicit action, and recorded in history by the secret's name. */
+  revealSecret: call(secretRefSchema, revealedSecretSchema),
   /** Every application with its permissions, access rules and keys, for Settings. */
   listApplicationDetails: call(nothing, z.array(applicationDetailSchema)),
   /** The permissions each type of application may hold, with what each allows. */

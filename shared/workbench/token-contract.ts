@@ -188,5 +188,6 @@ export const tokenChangesSchema = z.object({ changes: z.array(tokenChangeSchema)
 export const revealRecordSchema = z.discriminatedUnion('target', [
   z.object({ target: z.literal('token'), token_id: z.string() }),
   z.object({ target: z.literal('outbound'), entry_id: z.string(), token_ids: z.array(z.string()) }),
+  z.object({ target: z.literal('secret'), name: z.string() }),
 ]);
 export type RevealRecord = z.output<typeof revealRecordSchema>;

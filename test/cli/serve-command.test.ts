@@ -167,6 +167,18 @@ describe('tokenbench serve', () => {
     expect(output).not.toContain('4242424242424241');
   });
 
+  it('refuses, before it serves, a seed whose tokens spend more than the expression budget they share, naming the token', async () => {
+    const dir = tempDir();
+    const seedFile = join(dir, 'seed.json');
+    // Each fingerprint pads to 600,000 characters: the fourth of a group of 100 goes over the 2,097,152 they may spend.
+    const tokens = Array.from({ length: 1_500 }, (_, i) => ({ id: `seed-${i}`, type: 'token', data: 'x', fingerprint_expression: "{{ data | pad_left: 600000, 'x' }}" }));
+    writeFileSync(seedFile, JSON.stringify({ tokens }));
+    const { code, output } = await runServe(['--in-memory', '--port', '0', '--echo-port', '0', '--seed', seedFile]);
+    expect(code).toBe(1);
+    expect(output).toMatch(/^tokenbench: could not start: token seed-3: Expression \{\{ data \| pad_left: 600000, 'x' \}\} is over .*; each 100 tokens of a seed share one budget/);
+    expect(output).not.toContain('serving');
+  });
+
   it('refuses an invalid seed file, naming the field', async () => {
     const dir = tempDir();
     const seedFile = join(dir, 'seed.json');

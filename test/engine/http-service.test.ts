@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../support/raw-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 let t: TestEngine;
@@ -9,27 +10,6 @@ beforeAll(async () => {
   t = await startTestEngine({ inMemory: true, maxBodyBytes: 64 * 1024, log: (line) => logged.push(line) });
 });
 afterAll(() => t.stop());
-
-/** Sends raw request head bytes and returns the first response bytes, without ever sending the promised body. */
-function rawRequest(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let data = '';
-    socket.on('data', (chunk) => {
-      data += chunk.toString();
-      if (data.includes('\r\n\r\n') && /content-length: (\d+)/i.test(data)) {
-        const length = Number(/content-length: (\d+)/i.exec(data)![1]);
-        if (data.length >= data.indexOf('\r\n\r\n') + 4 + length) {
-          socket.destroy();
-          resolve(data);
-        }
-      }
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve(data));
-    socket.write(head);
-  });
-}
 
 describe('Host and Origin guards', () => {
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -294,6 +274,21 @@ describe('request log', () => {
     expect(JSON.stringify(entries)).not.toContain('6011111111111117');
     expect(JSON.stringify(entries)).not.toContain(t.privateKey);
     expect(entries.find((e) => e.trace_id === 'log-2')).toMatchObject({ method: 'GET', status: 200 });
+  });
+
+  it('cuts every credential header to a hint: those named like a key, token, secret or password too', async () => {
+    const secrets = {
+      Authorization: 'Bearer sk_live_authorization_1234',
+      Cookie: 'session=cookie_value_5678',
+      'X-Api-Token': 'tok_custom_header_9012',
+      'X-Client-Secret': 'client_secret_value_3456',
+      'X-Password': 'password_value_7890',
+    };
+    await t.call('GET', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'hints-1', 'BT-IDEMPOTENCY-KEY': 'idem-kept-1', 'X-Order': 'o-1', ...secrets } });
+    const entry = (await t.engine.history.list(20)).find((e) => e.trace_id === 'hints-1')!;
+    const shown = Object.fromEntries(entry.request_headers);
+    for (const [name, value] of Object.entries(secrets)) expect(shown[name], name).toBe(`...${value.slice(-4)}`);
+    expect([shown['BT-IDEMPOTENCY-KEY'], shown['X-Order']]).toEqual(['idem-kept-1', 'o-1']);
   });
 
   it('records refused and unknown requests too, so a developer can see why they failed', async () => {

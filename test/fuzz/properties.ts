@@ -1,6 +1,10 @@
 import fc from 'fast-check';
+import { closeSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { isCall, METHOD_NAMES, type MethodName } from '../../shared/workbench/methods';
 import { httpPath, SESSION_HEADER } from '../../shared/workbench/transport';
+import { rawRequest } from '../support/raw-request';
+import { SAVED_REQUEST } from '../support/saved-request';
 import { callApi, type ApiResponse } from '../support/test-engine';
 import { send, type FuzzBench } from './fuzz-bench';
 
@@ -290,6 +294,10 @@ const proxy: FuzzProperty = {
   },
 };
 
+/** Calls a workbench method over HTTP, as the browser workbench does, beside the probe. */
+const callWorkbench = (bench: FuzzBench, name: MethodName, body: unknown): Promise<ApiResponse> =>
+  bench.beside(() => callApi(bench.t.url, 'POST', httpPath(name), { body, headers: { [SESSION_HEADER]: bench.t.engine.browserWorkbench!.session } }));
+
 /** Methods left out of the workbench property, each with why. */
 const WORKBENCH_EXCLUDED: Partial<Record<MethodName, string>> = {
   wipeVault: 'erases the vault (the canary and the fuzz keys) by design; its refusals are in test/workbench/welcome-and-wipe.test.ts',
@@ -297,6 +305,7 @@ const WORKBENCH_EXCLUDED: Partial<Record<MethodName, string>> = {
 };
 /** Workbench methods whose answer is the plaintext the user asked for. */
 const REVEALING: MethodName[] = ['revealToken', 'revealOutbound', 'exportSeed', 'readTokenAs'];
+
 const workbench: FuzzProperty = {
   name: 'the /_workbench/ methods',
   build(bench) {
@@ -306,16 +315,133 @@ const workbench: FuzzProperty = {
     const request = fc.oneof(fc.dictionary(field, fieldValue, { maxKeys: 4 }), jsonWith(bench));
     return fc.asyncProperty(fc.constantFrom(...names), request, async (name, body) => {
       const before = counts(bench);
-      const res = await bench.beside(() =>
-        callApi(bench.t.url, 'POST', httpPath(name), { body, headers: { [SESSION_HEADER]: bench.t.engine.browserWorkbench!.session } }),
-      );
+      const res = await callWorkbench(bench, name, body);
       expectAnswer(bench, res, { mayReveal: REVEALING.includes(name) || name === 'sendRequest' });
       if (res.status >= 400) expectUnchanged(bench, before, `workbench ${name}`);
     });
   },
 };
 
-export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench];
+/** Pieces of request targets that have broken URL building; Node's parser takes any visible ASCII in a target. */
+const TARGET_PIECES = ['/', '//', '\\', '%', '%zz', '%2e', '..', '.', '?', '#', '@', ':', 'evil.example', 'http://', 'ftp:', '*', '[', ']', '"', '<', '`', '{', '|', 'a', '=', '&'];
+let exported = 0;
+const historyExport: FuzzProperty = {
+  name: "History's HAR export of any request target",
+  build(bench) {
+    const target = fc.array(fc.constantFrom(...TARGET_PIECES), { minLength: 1, maxLength: 8 }).map((pieces) => pieces.join(''));
+    // Mostly the one request (its trace id as the filter); now and then every kept request, page by page.
+    const scope = fc.oneof({ weight: 9, arbitrary: fc.constantFrom('all', 'failed') }, { weight: 1, arbitrary: fc.constant('everything') });
+    return fc.asyncProperty(target, scope, async (sent, view) => {
+      const port = bench.t.engine.port;
+      const trace = `har-fuzz-${++exported}-end`;
+      const answer = await bench.beside(() => rawRequest(port, `GET ${sent} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nBT-TRACE-ID: ${trace}\r\n\r\n`));
+      if (/^HTTP\/1\.1 5/.test(answer)) throw new Error(`GET ${sent} answered ${answer.slice(0, 200)}`);
+      await bench.t.engine.history.flush();
+      const filter = view === 'everything' ? {} : { view, text: trace };
+      const urls: string[] = [];
+      let before: string | undefined;
+      do {
+        const res = await callWorkbench(bench, 'exportHar', { filter, ...(before && { before }) });
+        expectAnswer(bench, res);
+        if (res.status !== 200) throw new Error(`exportHar answered ${res.status}: ${res.text.slice(0, 300)}`);
+        urls.push(...(res.body.log.entries as { request: { url: string } }[]).map((entry) => entry.request.url));
+        before = res.body.next ?? undefined;
+      } while (before !== undefined);
+      const foreign = urls.find((url) => new URL(url).origin !== bench.t.url);
+      if (foreign !== undefined) throw new Error(`GET ${sent} exported as ${foreign}`);
+      // Node's parser refuses some targets before the engine sees them (no trace id in the answer): they leave no entry.
+      const recorded = /^bt-trace-id:/im.test(answer);
+      if (view !== 'everything' && urls.length !== (recorded ? 1 : 0)) throw new Error(`GET ${sent} (${answer.slice(0, 12)}) exported ${urls.length} times`);
+    });
+  },
+};
+
+/** The issue's seed: 1,500 tokens, each padding its fingerprint to 600,000 characters, far past what 100 may spend. */
+const COSTLY_SEED = {
+  tokens: Array.from({ length: 1_500 }, (_, i) => ({ id: `costly-${i}`, type: 'token', data: 'x', fingerprint_expression: "{{ data | pad_left: 600000, 'x' }}" })),
+};
+
+const seedImport: FuzzProperty = {
+  name: 'seed import: dry run and apply',
+  build(bench) {
+    // Mostly applications the engine takes, a few keys again and again; the rest anything.
+    const key = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('seeded-key-one-of-24-chars-or-more', 'seeded-key-two-of-24-chars-or-more') }, fc.stringMatching(/^[a-z0-9_]{24,40}$/), fc.string({ maxLength: 30 }));
+    const application = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ name: fc.constantFrom('seeded one', 'seeded two', 'fuzz (masked)'), type: fc.constant('private'), permissions: fc.subarray(['token:read', 'token:create']), key }) },
+      fc.record(
+        { name: fc.string({ maxLength: 10 }), type: fc.constantFrom('private', 'management', 'nope'), permissions: fc.array(fc.constantFrom('token:read', 'token:create', 'nope'), { maxLength: 2 }), key },
+        { requiredKeys: ['name', 'type', 'key'] },
+      ),
+    );
+    // A few ids again and again (and the canary's), so that later cases meet what earlier ones seeded.
+    const token = fc.tuple(tokenBodyOf(bench), fc.oneof(fc.uuid(), fc.constantFrom(bench.canary.id, 'seeded-1', 'seeded-2'))).map(([body, id]) => ({ ...body, id }));
+    const seed = fc.oneof(
+      { weight: 19, arbitrary: fc.record({ applications: fc.array(application, { maxLength: 2 }), tokens: fc.array(token, { maxLength: 4 }) }, { requiredKeys: [] }) },
+      // Built in the property, so that a counterexample prints short.
+      { weight: 1, arbitrary: fc.constant('the costly seed' as const) },
+    );
+    return fc.asyncProperty(seed, fc.boolean(), async (value, apply) => {
+      const before = counts(bench);
+      const res = await callWorkbench(bench, 'importSeed', { seed: value === 'the costly seed' ? COSTLY_SEED : value, apply });
+      expectAnswer(bench, res);
+      if (!apply || res.status >= 400) expectUnchanged(bench, before, apply ? 'seed import' : "seed import's dry run");
+    });
+  },
+};
+
+/** Files as large as a cloned folder may hold (sparse: they take no room on the disk), which no listing may read. */
+const PLANTED = { collection: 'Too large', files: 3, megabytes: 500 };
+/** Names a file system or Windows refuses, or that could lead out of the folder, among ordinary ones. */
+const NAMES = ['Charge', 'Refund', PLANTED.collection, 'CON', 'con .json', 'COM¹', 'CONIN$', 'nul.', '..', '.hidden', 'a/b', 'C:\\x', 'x\u202Ey', '€'.repeat(100), 'é'.repeat(121), ' ', 'half \uD83D'];
+
+/** What the folder holds: every entry and its size, so a refused call can be seen to have changed nothing. */
+function folderState(folder: string): string {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((path) => `${path} ${lstatSync(join(folder, path)).size}`)
+    .join('\n');
+}
+
+const savedRequests: FuzzProperty = {
+  name: 'saved requests: save, move, delete and list, beside files too large to read',
+  build(bench) {
+    const folder = bench.t.engine.collectionsFolder;
+    mkdirSync(join(folder, PLANTED.collection), { recursive: true });
+    for (let i = 0; i < PLANTED.files; i++) {
+      const fd = openSync(join(folder, PLANTED.collection, `Huge ${i}.request.json`), 'w');
+      ftruncateSync(fd, PLANTED.megabytes * 1024 * 1024);
+      closeSync(fd);
+    }
+    const name = fc.oneof(fc.constantFrom(...NAMES), fc.string({ unit: 'binary', maxLength: 12 }));
+    const place = fc.record({ collection: name, name });
+    return fc.asyncProperty(fc.constantFrom('save', 'overwrite', 'move', 'delete', 'list'), place, place, async (op, at, to) => {
+      const before = folderState(folder);
+      const res =
+        op === 'list'
+          ? await callWorkbench(bench, 'listCollections', {})
+          : op === 'move'
+            ? await callWorkbench(bench, 'moveRequest', { from: at, to })
+            : op === 'delete'
+              ? await callWorkbench(bench, 'deleteRequest', at)
+              : await callWorkbench(bench, 'saveRequest', { ...at, request: SAVED_REQUEST, overwrite: op === 'overwrite' });
+      expectAnswer(bench, res);
+      if (res.status >= 400) {
+        if (res.text.includes(folder)) throw new Error(`a problem names the server's folder: ${res.text.slice(0, 300)}`);
+        if (folderState(folder) !== before) throw new Error(`a refused ${op} (${res.status}) changed the folder: ${res.text.slice(0, 200)}`);
+      } else {
+        const listed = (res.body as { collections: { name: string; requests: { name: string; problem: string | null }[] }[] }).collections;
+        const requestsIn = (collection: string) => listed.find((c) => c.name === collection)?.requests ?? [];
+        const planted = requestsIn(PLANTED.collection).filter((r) => r.name.startsWith('Huge '));
+        if (planted.length !== PLANTED.files || planted.some((r) => r.problem === null)) throw new Error(`the planted files are not listed as too large: ${JSON.stringify(planted)}`);
+        // A name saved or moved to is listed as it was given: no two names share a file.
+        const made = op === 'move' ? to : op === 'save' || op === 'overwrite' ? at : null;
+        if (made && !requestsIn(made.collection).some((r) => r.name === made.name)) throw new Error(`${JSON.stringify(made)} is not listed after its ${op}`);
+      }
+    });
+  },
+};
+
+export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench, historyExport, seedImport, savedRequests];
 
 /** After a run: neither history (as stored) nor the engine's log ever holds the canary's plaintext. */
 export function expectNoCanaryKept(bench: FuzzBench, historyBytes: Buffer): void {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { callMethod } from '../../electron/engine';
+import { rawRequest } from '../support/raw-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /** History exported as HAR: valid against the HAR schema, oldest first, masked like History itself. */
@@ -8,7 +9,7 @@ const validator = createRequire(import.meta.url)('har-validator') as { har(data:
 const PAN = '4111111111111111';
 let t: TestEngine;
 beforeEach(async () => {
-  t = await startTestEngine({ inMemory: true, echoPort: 0 });
+  t = await startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true });
 });
 afterEach(() => t.stop());
 
@@ -81,4 +82,63 @@ it('says which workbench page sent a request, and nothing of the kind for any ot
     { kind: 'api', application_id: applicationId },
   ]);
   expect(har.log.entries[2]._tokenbench).not.toHaveProperty('workbench_page');
+});
+
+it("exports each request with the engine's own origin and its target as received, whatever the target", async () => {
+  // Targets a web page or a raw client can send (no key needed): scheme-relative, a broken escape, a backslash, a
+  // fragment, another scheme's absolute form, the asterisk form.
+  const sent: [string, string][] = [
+    ['GET //', '//'],
+    ['GET //%zz/', '//%25zz/'],
+    ['GET ///', '///'],
+    ['GET //evil.example/x', '//evil.example/x'],
+    ['GET /a\\b?c=%zz', '/a%5Cb?c=%25zz'],
+    ['GET /p?q=1#f', '/p?q=1%23f'],
+    ['GET ftp://evil.example/y', '/ftp://evil.example/y'],
+    ['OPTIONS *', '/*'],
+  ];
+  for (const [line] of sent) {
+    expect(await rawRequest(t.engine.port, `${line} HTTP/1.1\r\nHost: 127.0.0.1:${t.engine.port}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d /);
+  }
+  await t.engine.history.flush();
+  for (const request of [{}, { filter: { view: 'failed' } }]) {
+    const res = await t.workbench('exportHar', request);
+    expect(res.status, res.text).toBe(200);
+    await expect(validator.har(res.body)).resolves.toBeTruthy();
+    const urls = (res.body as { log: { entries: HarEntry[] } }).log.entries.map((entry) => entry.request.url);
+    expect(urls).toEqual(sent.map(([, path]) => `${t.url}${path}`));
+    for (const url of urls) expect(new URL(url).origin).toBe(t.url);
+  }
+});
+
+it('answers a large export in pages, newest first, that together hold each request once: all of them or a selection', async () => {
+  const filler = 'x'.repeat(20 * 1024);
+  const sent = Array.from({ length: 80 }, (_, i) => `big-${i}`);
+  for (const trace of sent) {
+    await t.call('POST', '/proxy/orders', { key: t.privateKey, body: { trace, filler }, headers: { 'BT-PROXY-URL': t.engine.echoUrl!, 'BT-TRACE-ID': trace } });
+  }
+  await t.engine.history.flush();
+  /** Every page of an export, as the History page asks for them. */
+  const pagesOf = async (request: object) => {
+    const pages: { log: { entries: (HarEntry & { _tokenbench: { trace_id: string } })[] }; next: string | null }[] = [];
+    do {
+      const before = pages.at(-1)?.next;
+      const res = await t.workbench('exportHar', before ? { ...request, before } : request);
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      await expect(validator.har(res.body)).resolves.toBeTruthy();
+      pages.push(res.body);
+    } while (pages.at(-1)!.next !== null);
+    return pages;
+  };
+  const traces = (pages: Awaited<ReturnType<typeof pagesOf>>) => pages.toReversed().flatMap((page) => page.log.entries.map((entry) => entry._tokenbench.trace_id));
+
+  const all = await pagesOf({});
+  expect(all.length).toBeGreaterThan(1);
+  expect(traces(all)).toEqual(sent);
+  const ids = (await t.engine.history.list(80)).map((entry) => entry.id);
+  const chosen = await pagesOf({ ids: [...ids, ids[0]] });
+  expect(chosen.length).toBeGreaterThan(1);
+  expect(traces(chosen)).toEqual(sent);
+  // A page to go on from that the export never gave (or one trimmed since) is the end.
+  expect((await t.workbench('exportHar', { before: 'no-such-entry' })).body).toMatchObject({ log: { entries: [] }, next: null });
 });

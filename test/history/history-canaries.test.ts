@@ -75,6 +75,25 @@ describe('the workbench session of a refused request', () => {
     expect([403, 404]).toContain(res.status);
     await expectKeptWithout(traceId, session);
   });
+
+  // The page's address carries the session in its fragment; one typed with `?session=` sends it to the server.
+  it.each([
+    ['a foreign Origin', 'GET', '/ui/', { origin: 'https://evil.example' }],
+    ['a foreign Host', 'GET', '/ui/', { host: 'evil.example' }],
+    ['a page allowed to call the API', 'GET', '/ui/', { origin: PAGE }],
+    ['a method the page does not take', 'POST', '/ui/', {}],
+    ['the address without its slash', 'GET', '/ui', { origin: 'https://evil.example' }],
+    ['a file of the page', 'GET', '/ui/assets/x.js', { origin: 'https://evil.example' }],
+  ])('is cut from the query of a page load (%s)', async (_case, method, path, headers) => {
+    const session = canary('session');
+    const traceId = canary('trace');
+    const res = await t.call(method, `${path}?${SESSION_QUERY}=${session}&x=1`, { headers: { ...headers, 'BT-TRACE-ID': traceId } });
+    expect([403, 404]).toContain(res.status);
+    await expectKeptWithout(traceId, session);
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(200)).find((e) => e.trace_id === traceId);
+    expect(entry?.path).toBe(`${path}?${SESSION_QUERY}=...${session.slice(-4)}&x=1`);
+  });
 });
 
 describe('plaintext in a token request of an unexpected shape', () => {

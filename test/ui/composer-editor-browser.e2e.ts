@@ -42,6 +42,17 @@ async function open(page: Page) {
 }
 
 const flags = (page: Page) => page.getByRole('list', { name: 'Flags' });
+
+/** Sets one of the proxy's limits in Settings, as a user does, and comes back to the Composer; answers Settings' Proxy section. */
+async function setProxyLimit(page: Page, label: RegExp, value: string) {
+  await page.keyboard.press('Control+5');
+  const proxy = page.getByRole('region', { name: 'Proxy', exact: true });
+  await proxy.getByRole('spinbutton', { name: label }).fill(value);
+  await proxy.getByRole('button', { name: 'Apply' }).click();
+  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+  await page.keyboard.press('Control+1');
+  return proxy;
+}
 const completions = (page: Page) => page.getByRole('listbox', { name: 'Completions' });
 
 test('completion inserts a token id chosen by its mask, and a filter with its argument', async ({ page }) => {
@@ -65,15 +76,36 @@ test('completion inserts a token id chosen by its mask, and a filter with its ar
   await page.keyboard.type('{{ 4242');
   await expect(completions(page).getByRole('option')).toHaveCount(1);
   await expect(completions(page).getByRole('option')).toContainText(visa);
-  await page.waitForTimeout(150);
   await page.keyboard.press('Enter');
   await page.keyboard.type('| reveal_l');
   await expect(completions(page).getByRole('option', { name: /reveal_last/ })).toHaveAttribute('aria-selected', 'true');
-  // CodeMirror ignores Enter within its interaction delay (75 ms) of the list changing, as a stray key: a user is slower.
-  await page.waitForTimeout(150);
   await page.keyboard.press('Enter');
   await expect(editor).toContainText(`{{ ${visa} | reveal_last: 4, 'X'}}`);
   await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
+});
+
+test('Enter takes the option the list shows, even pressed right after typing', async ({ page }) => {
+  const visa = await cardToken(bench);
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const editor = c.request.getByRole('textbox', { name: 'Request body' });
+  await editor.fill('{"pan": "');
+  await editor.press('End');
+  await page.keyboard.type(`{{ ${visa.slice(0, 4)}`);
+  await expect(completions(page).getByRole('option')).toContainText(visa);
+  // The list has been on show for a while; one more character of the id starts a new query, and Enter comes before
+  // its answer, while the list on show (greyed out) still offers the token.
+  await page.waitForTimeout(300);
+  await page.keyboard.type(visa.slice(4, 5));
+  await page.keyboard.press('Enter');
+  await expect(editor).toContainText(`{{ ${visa} `);
+  // A filter, and Enter as soon as the list opens.
+  await page.keyboard.type('| reveal_l');
+  await expect(completions(page).getByRole('option', { name: /reveal_last/ })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(editor).toContainText(`{{ ${visa} | reveal_last: 4, 'X'}}`);
+  // No Enter became a newline.
+  await expect(editor.locator('.cm-line')).toHaveCount(1);
 });
 
 test('flags appear before sending: a broken expression, an unknown token, a token the application may not use, an expression in a header', async ({ page }) => {
@@ -118,6 +150,53 @@ test('flags appear before sending: a broken expression, an unknown token, a toke
   expect((await bench.engine.workbench.listHistory({ limit: 100 })).filter((entry) => entry.kind === 'proxy')).toEqual([]);
 });
 
+const CARD = { number: PAN, expiration_month: 12, expiration_year: 2030, cvc: '123' };
+
+test('a JSONPath typo is flagged before sending with the fields and the nearest one, and the answer says what went out empty', async ({ page }) => {
+  const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card', data: CARD } });
+  const id: string = created.body.id;
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const typo = `{{ ${id} | json: '$.numbr' }}`;
+  await c.body(`{\n  "number": "${typo}",\n  "exp": "{{ ${id} | card_exp: 'MM/YY' }}"\n}`);
+  const checks = c.request.getByRole('region', { name: 'Checks before sending' });
+  await expect(checks).toContainText('The proxy would accept this request, but check 1 warning first');
+  await expect(flags(page)).toContainText('Body, line 2');
+  await expect(flags(page)).toContainText(`$.numbr matches nothing in the data of card token ${id.slice(0, 8)}…, whose fields are number, expiration_month, expiration_year, cvc`);
+  await expect(flags(page)).toContainText('What to do: Did you mean $.number?');
+  await expect(c.request.locator('.cm-lintRange-warning')).toHaveText(typo);
+
+  await c.send();
+  await c.expectOutcome('Destination', 'The destination answered');
+  await expect(c.outcome).toContainText(`Sent empty: ${typo} (body, line 2) wrote nothing`);
+  await c.outcome.getByRole('button', { name: 'Show it in the body' }).click();
+  await expect(c.request.locator('.cm-culprit')).toHaveText(typo);
+  // The page holds the answer's body, and no value of the card anywhere.
+  await expect(page.locator('body')).not.toContainText(PAN);
+});
+
+test('flags come errors first, and the first error is in view and next from the editor on the keyboard', async ({ page }) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card', data: CARD } });
+  const id: string = created.body.id;
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const editor = c.request.getByRole('textbox', { name: 'Request body' });
+  const lines = Array.from({ length: 8 }, (_, n) => `  "note${n}": "line ${n}",`).join('\n');
+  await c.body(`{\n  "number": "{{ ${id} | json: '$.numbr' }}",\n${lines}\n  "cvc": "{{ 00000000-0000-4000-8000-000000000000 }}"\n}`);
+  const items = flags(page).getByRole('listitem');
+  await expect(items.first()).toContainText('not found or expired');
+  await expect(items.first()).toContainText('Error');
+  await expect(items.nth(1)).toContainText('matches nothing');
+  // Whole, give or take a fraction of a pixel.
+  await expect(items.first()).toBeInViewport({ ratio: 0.99 });
+  // Tab from the editor reaches the first error's place, which goes back to it.
+  await editor.press('Tab');
+  await expect(items.first().getByRole('button', { name: 'Body, line 11' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(editor).toBeFocused();
+});
+
 test('a lower expression limit set in Settings is flagged in the Composer before sending, without a restart', async ({ page }) => {
   const id = await cardToken(bench);
   const c = await open(page);
@@ -125,13 +204,7 @@ test('a lower expression limit set in Settings is flagged in the Composer before
   await c.body(JSON.stringify({ a: `{{ ${id} }}`, b: `{{ ${id} }}`, c: `{{ ${id} }}` }));
   await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
 
-  await page.keyboard.press('Control+5');
-  const proxy = page.getByRole('region', { name: 'Proxy', exact: true });
-  await proxy.getByRole('spinbutton', { name: /Expression limit/ }).fill('2');
-  await proxy.getByRole('button', { name: 'Apply' }).click();
-  await expect(proxy.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
-
-  await page.keyboard.press('Control+1');
+  const proxy = await setProxyLimit(page, /Expression limit/, '2');
   await expect(flags(page)).toContainText('400 from the proxy: The body holds 3 expressions; at most 2 are detokenized per request');
   await expect(flags(page)).toContainText('Body, line 1');
   // The flag sits on the first expression over the limit: the third.
@@ -143,6 +216,36 @@ test('a lower expression limit set in Settings is flagged in the Composer before
   await page.keyboard.press('Control+1');
   await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
   await expect(flags(page)).not.toContainText('expressions; at most');
+});
+
+test('a body over the body limit set in Settings is flagged with the limit, and the checks come back once it is under', async ({ page }) => {
+  const id = await cardToken(bench);
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const note = (length: number) => `{"pan": "{{ ${id} | nope }}", "note": "${'x'.repeat(length)}"}`;
+  await c.body(note(10));
+  await expect(flags(page)).toContainText('undefined filter: nope');
+
+  await setProxyLimit(page, /Body limit/, '2048');
+  const checks = c.request.getByRole('region', { name: 'Checks before sending' });
+  const over = note(3000);
+  await c.body(over);
+  await expect(checks).toContainText('The proxy would refuse this request: its body is over the body limit.');
+  await expect(flags(page)).toContainText(`413 from the proxy: The body is ${Buffer.byteLength(over).toLocaleString('en')} bytes, over the body limit of 2,048 bytes (--max-body)`);
+  await expect(flags(page)).toContainText('What to do: Shorten the body, or raise the body limit in Settings (a --max-body given at start wins).');
+  // The flags of the body before are gone: they were for another body.
+  await expect(flags(page)).not.toContainText('undefined filter');
+  // Typing on keeps it flagged, with the size as it grows.
+  const editor = c.request.getByRole('textbox', { name: 'Request body' });
+  await editor.press('Control+End');
+  await page.keyboard.type('yy');
+  await expect(flags(page)).toContainText(`The body is ${(Buffer.byteLength(over) + 2).toLocaleString('en')} bytes`);
+
+  await c.body(note(20));
+  await expect(flags(page)).toContainText('undefined filter: nope');
+  await expect(checks).not.toContainText('body limit');
+  // The browser logs each refused check as a failed load; the page showed what it means.
+  workbench.forgive(/status of 413 \(Payload Too Large\)/);
 });
 
 test('hovering an expression shows its token masked and what it writes, never the data', async ({ page }) => {

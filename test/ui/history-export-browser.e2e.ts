@@ -34,3 +34,23 @@ test('the filtered requests download as a HAR the schema accepts, with no plaint
   expect(text).not.toContain(PAN);
   expect(text).not.toContain(bench.privateKey);
 });
+
+test('a history larger than one page of the engine downloads whole, oldest first, as one document', async ({ page }) => {
+  const filler = 'x'.repeat(16 * 1024);
+  const sent = Array.from({ length: 120 }, (_, i) => `page-${String(i).padStart(3, '0')}`);
+  for (const trace of sent) {
+    await bench.call('POST', '/proxy/orders', { key: bench.privateKey, body: { trace, filler }, headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'BT-TRACE-ID': trace } });
+  }
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  const asked: string[] = [];
+  page.on('request', (request) => request.url().endsWith('/_workbench/exportHar') && asked.push(request.postData() ?? ''));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export as HAR' }).click()]);
+  const text = readFileSync((await download.path())!, 'utf8');
+  const har = JSON.parse(text) as { log: { entries: { _tokenbench: { trace_id: string } }[] } };
+  await expect(validator.har(har)).resolves.toBeTruthy();
+  expect(har.log.entries.map((entry) => entry._tokenbench.trace_id)).toEqual(sent);
+  // Laid out as the page always wrote the file; made from several of the engine's pages.
+  expect(text).toBe(JSON.stringify(har, null, 2));
+  expect(asked.length).toBeGreaterThan(1);
+  await expect(page.getByRole('button', { name: 'Export as HAR' })).toBeEnabled();
+});

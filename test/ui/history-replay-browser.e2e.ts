@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
+import { rawRequest } from '../support/raw-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
 import { UI_DIR } from './support/paths';
@@ -83,4 +84,18 @@ test("an outside client's request copied as cURL from History, run with the key 
   const [ran, original] = [JSON.parse(stdout), JSON.parse(sent.text)];
   expect([ran.method, ran.path, ran.query, ran.body, ran.headers['x-merchant']]).toEqual([original.method, original.path, original.query, original.body, original.headers['x-merchant']]);
   expect(ran.body).toContain(PAN);
+});
+
+test('a request whose target was not a plain path replays as a path of the engine, not to the host it named', async ({ page }) => {
+  await rawRequest(bench.engine.port, `GET ftp://evil.example/y?z=1 HTTP/1.1\r\nHost: 127.0.0.1:${bench.engine.port}\r\nBT-TRACE-ID: odd-target\r\n\r\n`);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  await page.locator('[data-trace="odd-target"]').getByTestId('history-path').click();
+  await page.getByRole('button', { name: /Replay in Composer/ }).click();
+  const c = composer(page);
+  await expect(c.request.getByRole('textbox', { name: 'Path' })).toHaveValue('/ftp://evil.example/y?z=1');
+  await c.send();
+  await expect(c.outcome).toContainText('404');
+  await bench.engine.history.flush();
+  const [replayed] = await bench.engine.history.list(1);
+  expect(replayed).toMatchObject({ path: '/ftp://evil.example/y?z=1', status: 404, workbench_page: 'composer' });
 });

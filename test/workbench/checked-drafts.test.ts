@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requestCheckSchema, type RequestCheck, type RequestCheckQuery } from '../../shared/workbench/composer-contract';
+import { requestCheckSchema, type BodyEdit, type RequestCheck, type RequestCheckQuery } from '../../shared/workbench/composer-contract';
 import { WorkbenchError, type Problem } from '../../shared/workbench/transport';
 import { bodyEdit, draftChecker, type WholeCheckQuery } from '../../renderer/src/pages/composer/checked-draft';
 import type { TestEngine } from '../support/test-engine';
@@ -139,5 +139,125 @@ describe('checkRequest on a draft', () => {
     const changed = await bench.workbench('checkRequest', { ...composed(null), draft: { id: 'draft-1', revision: 2, edit: { base: 1, from: at, to: at, insert: ' | nope' } } });
     expect(changed.status).toBe(200);
     expect(changed.body).toEqual(await wholeCheck(body.replace(' }}', ' | nope }}')));
+  });
+});
+
+describe('the drafts the engine keeps', () => {
+  beforeEach(async () => {
+    bench = await startWorkbenchEngine();
+    backend = bench.engine.bootstrapKeys!.private.application_id;
+  });
+  afterEach(() => bench.stop());
+
+  it('keep at most 16 MiB between them: past that the drafts checked longest ago are forgotten, and send their body whole again', async () => {
+    expect((await bench.workbench('changeLimits', { maxBodyBytes: 10 * 1024 * 1024 })).status).toBe(200);
+    // Straight to the model: a workbench call over HTTP carries at most 1 MiB, IPC has no such bound.
+    const model = bench.engine.workbench;
+    const check = async (id: string, body: string | null, revision: number, edit?: BodyEdit) => {
+      try {
+        await model.checkRequest({ ...composed(body), draft: { id, revision, ...(edit && { edit }) } });
+        return 200;
+      } catch (error) {
+        return (error as { status: number }).status;
+      }
+    };
+    const nineMiB = 'x'.repeat(9 * 1024 * 1024);
+    expect(await check('a', nineMiB, 1)).toBe(200);
+    expect(await check('b', nineMiB, 1)).toBe(200);
+    expect(await check('c', '{}', 1)).toBe(200);
+    // 18 MiB kept: "a", checked longest ago, went.
+    expect(await check('a', null, 2, { base: 1, from: 0, to: 1, insert: 'y' })).toBe(409);
+    expect(await check('b', null, 2, { base: 1, from: 0, to: 1, insert: 'y' })).toBe(200);
+    expect(await check('c', null, 2, { base: 1, from: 0, to: 0, insert: ' ' })).toBe(200);
+  });
+});
+
+describe('checkRequest under the body limit', () => {
+  const LIMIT = 1000;
+  beforeEach(async () => {
+    bench = await startWorkbenchEngine();
+    backend = bench.engine.bootstrapKeys!.private.application_id;
+    // Set as Settings sets it, so a test can change it again; `--max-body` sets the same limit at start.
+    expect((await bench.workbench('changeLimits', { maxBodyBytes: LIMIT })).status).toBe(200);
+  });
+  afterEach(() => bench.stop());
+
+  const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+  const checkDraft = (body: string | null, draft: object) => bench.workbench('checkRequest', { ...composed(body), draft });
+  const overLimit = (size: number, limit = LIMIT) =>
+    `The body is ${size.toLocaleString('en')} bytes, over the body limit of ${limit.toLocaleString('en')} bytes (--max-body)`;
+
+  it('refuses with 413 a change that would take the kept body past the limit, counted in UTF-8 bytes, and keeps the body it had', async () => {
+    // 400 characters of two bytes each: 809 bytes, though 409 characters.
+    const body = `{"a": "${'é'.repeat(400)}"}`;
+    expect(bytes(body)).toBe(809);
+    expect((await checkDraft(body, { id: 'draft-1', revision: 1 })).status).toBe(200);
+    const at = body.indexOf('"}');
+    // 100 more: 509 characters, but 1,009 bytes.
+    const refused = await checkDraft(null, { id: 'draft-1', revision: 2, edit: { base: 1, from: at, to: at, insert: 'é'.repeat(100) } });
+    expect(refused.status).toBe(413);
+    expect(refused.body.detail).toBe(overLimit(1009));
+    // Revision 1 is still what the engine holds: a change of it that stays within the limit applies, up to the limit itself.
+    const fits = body.slice(0, at) + 'x'.repeat(LIMIT - 809) + body.slice(at);
+    const changed = await checkDraft(null, { id: 'draft-1', revision: 3, edit: { base: 1, from: at, to: at, insert: 'x'.repeat(LIMIT - 809) } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual(await wholeCheck(fits));
+  });
+
+  it('refuses a whole body over the limit with 413, draft or not, and keeps the draft it had', async () => {
+    const body = `{"a": "${'x'.repeat(900)}"}`;
+    expect((await checkDraft(body, { id: 'draft-1', revision: 1 })).status).toBe(200);
+    const whole = body.replace('x', '😀'.repeat(25));
+    expect(bytes(whole)).toBe(1008);
+    const refused = await checkDraft(whole, { id: 'draft-1', revision: 2 });
+    expect(refused.status).toBe(413);
+    expect(refused.body.detail).toBe(overLimit(1008));
+    expect((await bench.workbench('checkRequest', composed(whole))).body.detail).toBe(overLimit(1008));
+    const changed = await checkDraft(null, { id: 'draft-1', revision: 3, edit: { base: 1, from: 7, to: 8, insert: 'y' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual(await wholeCheck(body.replace('x', 'y')));
+  });
+
+  it('never lets changes of under a megabyte each grow a kept body past the limit', async () => {
+    let body = '';
+    let revision = 0;
+    const statuses: number[] = [];
+    expect((await checkDraft(body, { id: 'growing', revision })).status).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      const insert = 'x'.repeat(300);
+      const reply = await checkDraft(null, { id: 'growing', revision: revision + 1, edit: { base: revision, from: body.length, to: body.length, insert } });
+      statuses.push(reply.status);
+      if (reply.status === 200) [body, revision] = [body + insert, revision + 1];
+    }
+    expect(statuses).toEqual([200, 200, 200, 413, 413]);
+    expect(bytes(body)).toBe(900);
+  });
+
+  it('applies a limit changed in Settings at the next check', async () => {
+    const body = 'x'.repeat(LIMIT);
+    expect((await checkDraft(body, { id: 'draft-1', revision: 1 })).status).toBe(200);
+    expect((await bench.workbench('changeLimits', { maxBodyBytes: 999 })).status).toBe(200);
+    const refused = await checkDraft(null, { id: 'draft-1', revision: 2, edit: { base: 1, from: 0, to: 0, insert: '' } });
+    expect(refused.status).toBe(413);
+    expect(refused.body.detail).toBe(overLimit(1000, 999));
+    expect((await checkDraft(null, { id: 'draft-1', revision: 3, edit: { base: 1, from: 0, to: 1, insert: '' } })).status).toBe(200);
+  });
+
+  it('on a 413 the page keeps sending changes of the body the engine still holds, and its checks recover', async () => {
+    const sent: RequestCheckQuery[] = [];
+    const statuses: number[] = [];
+    const check = draftChecker(async (query) => (sent.push(query), overHttp(statuses)(query)));
+    const body = `{"a": "${'x'.repeat(900)}"}`;
+    await check(composed(body));
+    const over = body.replace('x', 'x'.repeat(200));
+    const refusal = await check(composed(over)).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(WorkbenchError);
+    expect((refusal as WorkbenchError).message).toBe(overLimit(bytes(over)));
+    const back = body.replace('x', 'y');
+    expect(await check(composed(back))).toEqual(await wholeCheck(back));
+    expect(statuses).toEqual([200, 413, 200]);
+    // The check after the refusal sent one character, not the body.
+    expect(sent[2].body).toBeNull();
+    expect(sent[2].draft?.edit).toEqual({ base: 1, from: 7, to: 8, insert: 'y' });
   });
 });

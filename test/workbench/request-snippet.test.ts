@@ -38,8 +38,8 @@ async function snippet(format: 'curl' | 'node', wire: Wire, target: Target = { a
 const execute = promisify(execFile);
 
 /** Runs a snippet as a user would, the key in the environment only when given; asynchronously, for the engine runs here. */
-async function run(format: 'curl' | 'node', code: string, apiKey?: string): Promise<string> {
-  const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', ...(apiKey ? { BT_API_KEY: apiKey } : {}) };
+async function run(format: 'curl' | 'node', code: string, apiKey?: string, more: Record<string, string> = {}): Promise<string> {
+  const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', ...(apiKey ? { BT_API_KEY: apiKey } : {}), ...more };
   const file = join(scratch, 'request.js');
   writeFileSync(file, code);
   const ran = format === 'curl' ? execute('sh', ['-c', code], { env, timeout: 20_000 }) : execute(process.execPath, [file], { env, timeout: 20_000 });
@@ -117,6 +117,45 @@ describe('code to copy', () => {
       expect(JSON.parse(await run('curl', code, remote.privateKey))).toMatchObject({ data: [] });
     } finally {
       await remote.stop();
+    }
+  });
+
+  it('writes a reference to a secret as an environment variable the code reads, never its value', async () => {
+    const STRIPE_KEY = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc';
+    const CODE = `it's "q" $HOME`;
+    await callMethod(bench.engine.workbench, 'setSecret' as 'addRemoteTarget', { name: 'stripe-test', value: STRIPE_KEY } as never);
+    await callMethod(bench.engine.workbench, 'setSecret' as 'addRemoteTarget', { name: '2fa.code', value: CODE } as never);
+    const wire: Wire = {
+      method: 'GET',
+      path: '/proxy/v1/me',
+      headers: [
+        ['BT-PROXY-URL', bench.engine.echoUrl!],
+        ['Authorization', 'Bearer ${secret:stripe-test}'],
+        ['X-Quoted', '"${secret:2fa.code}"x$HOME'],
+        ['X-Empty', ''],
+      ],
+      body: null,
+    };
+    const curl = await snippet('curl', wire);
+    expect(curl).toContain('--header "Authorization: Bearer $STRIPE_TEST"');
+    expect(curl).toMatch(/^# .*BT_API_KEY.*STRIPE_TEST \(the secret stripe-test\).*SECRET_2FA_CODE \(the secret 2fa\.code\)/);
+    const env = { STRIPE_TEST: STRIPE_KEY, SECRET_2FA_CODE: CODE };
+    const sent = (text: string) => JSON.parse(text).headers;
+    expect(sent(await run('curl', curl, bench.privateKey, env))).toMatchObject({ authorization: `Bearer ${STRIPE_KEY}`, 'x-quoted': `"${CODE}"x$HOME` });
+
+    const node = await snippet('node', wire);
+    expect(node).toContain('process.env.STRIPE_TEST');
+    const [status, ...rest] = (await run('node', node, bench.privateKey, env)).split('\n');
+    expect(status).toBe('200 OK');
+    expect(sent(rest.join('\n'))).toMatchObject({ authorization: `Bearer ${STRIPE_KEY}`, 'x-quoted': `"${CODE}"x$HOME` });
+    // Without the variable, the script says which one to set rather than sending an empty header.
+    await expect(run('node', node, bench.privateKey)).rejects.toMatchObject({ stderr: expect.stringContaining('Set STRIPE_TEST') });
+
+    // Even when the key is written in: a secret is only ever read from the environment.
+    for (const format of ['curl', 'node'] as const) {
+      const code = await snippet(format, wire, { application_id: privateApp }, true);
+      expect(code).not.toContain(STRIPE_KEY);
+      expect(code).not.toContain('sk_test_');
     }
   });
 });

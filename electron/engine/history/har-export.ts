@@ -1,4 +1,5 @@
 import type { SentHistoryEntry } from '../../../shared/workbench/contract';
+import { receivedUrl } from '../../../shared/workbench/received-url';
 
 /** HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), as much of it as History keeps. */
 interface HarHeader {
@@ -71,7 +72,8 @@ function bodyText(body: unknown): string | null {
 }
 
 function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
-  const url = new URL(entry.path, serviceUrl);
+  const url = receivedUrl(serviceUrl, entry.path);
+  const queryAt = url.indexOf('?');
   const facts = (entry.kind === 'proxy' ? entry.details : undefined) as ProxyFacts | undefined;
   const text = bodyText(entry.request_body);
   const received = facts?.response;
@@ -81,11 +83,11 @@ function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
     time: entry.duration_ms,
     request: {
       method: entry.method,
-      url: url.href,
+      url,
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: pairs(entry.request_headers),
-      queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
+      queryString: queryAt === -1 ? [] : [...new URLSearchParams(url.slice(queryAt + 1))].map(([name, value]) => ({ name, value })),
       ...(text === null ? {} : { postData: { mimeType: type, text } }),
       headersSize: -1,
       bodySize: text === null ? 0 : Buffer.byteLength(text),

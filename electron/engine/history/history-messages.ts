@@ -7,6 +7,10 @@ export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'>;
 /** A read (or a barrier: `flush`) that the worker answers with a `result` carrying the same request id. */
 export type HistoryQuery =
   | { type: 'list'; limit: number; before?: string; filter?: HistoryFilter }
+  /** A list bounded by size too (see HistoryStore.page); answered as an EntryPage. */
+  | { type: 'page'; limit: number; budget: number; before?: string; filter?: HistoryFilter }
+  /** Entries by id, bounded by size (see HistoryStore.pick); answered as an EntryPage. */
+  | { type: 'pick'; ids: string[]; budget: number }
   | { type: 'get'; id: string }
   | { type: 'flush' }
   /** Removes every entry: answered with how many there were. */
@@ -28,5 +32,8 @@ export type HistoryWorkerMessage =
   | { type: 'ready' }
   | { type: 'start-failed'; message: string }
   | { type: 'log'; line: string }
-  /** `list`: a JSON array of entries; `get`: one entry's JSON, or null when unknown; `flush`: null; `clear`: a count. */
+  /**
+   * `list`: a JSON array of entries; `page`, `pick`: an EntryPage as JSON; `get`: one entry's JSON, or null when
+   * unknown; `flush`: null; `clear`: a count.
+   */
   | { type: 'result'; requestId: number; json: string | null };

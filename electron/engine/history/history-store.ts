@@ -39,6 +39,12 @@ export interface HistoryStoreOptions {
  */
 export type StoredEntry = [id: string, json: string, body: Uint8Array | null];
 
+/** Entries as JSON, newest first, and the id the next page starts before: null once none is left to look at. */
+export interface EntryPage {
+  entries: string[];
+  next: string | null;
+}
+
 export class HistorySchemaError extends Error {}
 
 interface Row {
@@ -142,7 +148,7 @@ export class HistoryStore {
       ),
       get: db.prepare('SELECT entry, body FROM request_log WHERE id = ?'),
       // Every kept entry, newest first, from one below a seq: what a filter looks through.
-      scan: db.prepare('SELECT entry, body FROM request_log WHERE seq < ? ORDER BY seq DESC'),
+      scan: db.prepare('SELECT id, entry, body FROM request_log WHERE seq < ? ORDER BY seq DESC'),
       seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
@@ -183,15 +189,43 @@ export class HistoryStore {
     if (!filter || !filtersAnything(filter)) {
       return ((before ? this.stmt.before.all(before, limit) : this.stmt.recent.all(limit)) as Row[]).map(entryJson);
     }
+    return this.page(limit, Infinity, before, filter).entries;
+  }
+
+  /**
+   * What `list` gives, also bounded by size: the page ends once its JSON reaches `budget` characters (past its first
+   * entry), so one page never costs the reader more than about that much to parse and send on.
+   */
+  page(limit: number, budget: number, before?: string, filter?: HistoryFilter): EntryPage {
     const from = before ? (this.stmt.seqOf.get(before) as { seq: number } | undefined)?.seq : Number.MAX_SAFE_INTEGER;
-    if (from === undefined) return [];
-    const found: string[] = [];
-    for (const row of this.stmt.scan.iterate(from) as IterableIterator<Row>) {
-      if (!matchesHistoryFilter(JSON.parse(row.entry) as FilterableEntry, filter)) continue;
-      found.push(entryJson(row));
-      if (found.length === limit) break;
+    // An entry gone since the last page took everything older with it: retention trims oldest first.
+    if (from === undefined) return { entries: [], next: null };
+    const narrows = filter !== undefined && filtersAnything(filter);
+    const entries: string[] = [];
+    let size = 0;
+    for (const row of this.stmt.scan.iterate(from) as IterableIterator<Row & { id: string }>) {
+      if (narrows && !matchesHistoryFilter(JSON.parse(row.entry) as FilterableEntry, filter)) continue;
+      const json = entryJson(row);
+      entries.push(json);
+      size += json.length;
+      if (entries.length === limit || size >= budget) return { entries, next: row.id };
     }
-    return found;
+    return { entries, next: null };
+  }
+
+  /** The kept entries of these ids, in their order, as far as `budget` characters of JSON go (one id at least). */
+  pick(ids: readonly string[], budget: number): EntryPage {
+    const entries: string[] = [];
+    let size = 0;
+    for (const [at, id] of ids.entries()) {
+      const json = this.get(id);
+      if (json !== undefined) {
+        entries.push(json);
+        size += json.length;
+      }
+      if (size >= budget && at < ids.length - 1) return { entries, next: id };
+    }
+    return { entries, next: null };
   }
 
   get(id: string): string | undefined {

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerData, HistoryWorkerMessage } from './history-messages';
-import { HistoryStore } from './history-store';
+import { HistoryStore, type EntryPage } from './history-store';
 
 /*
  * The request history's worker thread: every SQLite write and read of the history happens here, off the engine's
@@ -10,10 +10,17 @@ import { HistoryStore } from './history-store';
 const port = parentPort!;
 const post = (message: HistoryWorkerMessage) => port.postMessage(message);
 
+/** A page as JSON, its entries spliced in as they are (already JSON). */
+const pageJson = ({ entries, next }: EntryPage) => `{"entries":[${entries.join(',')}],"next":${JSON.stringify(next)}}`;
+
 function answer(store: HistoryStore, query: HistoryQuery): string | null {
   switch (query.type) {
     case 'list':
       return `[${store.list(query.limit, query.before, query.filter).join(',')}]`;
+    case 'page':
+      return pageJson(store.page(query.limit, query.budget, query.before, query.filter));
+    case 'pick':
+      return pageJson(store.pick(query.ids, query.budget));
     case 'get':
       return store.get(query.id) ?? null;
     case 'flush':

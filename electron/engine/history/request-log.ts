@@ -15,6 +15,12 @@ import { shownBody, type KeptBody } from './kept-body';
  */
 export type RequestLogEntry = SentHistoryEntry;
 
+/** Entries newest first, and the `before` of the page after them: null once none is left. */
+export interface RequestLogPage {
+  entries: RequestLogEntry[];
+  next: string | null;
+}
+
 /** What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes. */
 export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody };
 
@@ -145,6 +151,19 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     return entries;
   }
 
+  /**
+   * A page of `list` bounded by size too: it ends once its entries' JSON reaches `budget` characters, and `next` is
+   * the `before` of the page after it (null: none left).
+   */
+  page(limit: number, budget: number, before?: string, filter?: HistoryFilter): Promise<RequestLogPage> {
+    return this.pageOf({ type: 'page', limit, budget, before, filter });
+  }
+
+  /** The kept entries of these ids, in their order, as far as `budget` characters go; `next` is the last id given. */
+  pick(ids: string[], budget: number): Promise<RequestLogPage> {
+    return this.pageOf({ type: 'pick', ids, budget });
+  }
+
   async get(id: string): Promise<RequestLogEntry | undefined> {
     const json = await this.query({ type: 'get', id });
     if (json === null) return undefined;
@@ -197,6 +216,12 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
 
   private send(request: HistoryRequest): void {
     this.worker.postMessage(request);
+  }
+
+  private async pageOf(query: HistoryQuery): Promise<RequestLogPage> {
+    const page = JSON.parse((await this.query(query))!) as RequestLogPage;
+    for (const entry of page.entries) this.complete(entry);
+    return page;
   }
 
   private query(query: HistoryQuery): Promise<string | null> {

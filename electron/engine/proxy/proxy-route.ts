@@ -63,7 +63,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       throw error;
     } finally {
       // After the response is out: masking the outbound body for history costs the client nothing.
-      ctx.log.details = proxyLogDetails(exchange, tokens, prefix);
+      ctx.log.details = proxyLogDetails(exchange, tokens, ctx.log.secrets);
     }
   }
 
@@ -99,7 +99,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const budget = new ExpressionBudget();
       const values = (exchange.detokenized = []);
       outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, budget, values)) : Buffer.from(compiled.render(records, budget, values));
-      exchange.render = { kind, compiled, records, binary: utf8 ? undefined : received.chunks };
+      exchange.render = { kind, compiled, records, utf8, chunks: fromBytes ? received.chunks : undefined };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };

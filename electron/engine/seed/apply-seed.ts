@@ -1,8 +1,10 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { ApplicationStore } from '../access/application-store';
 import { systemCaller } from '../access/system-caller';
+import { ExpressionOverBudget } from '../expressions';
 import { ApiProblem } from '../server/problem';
-import type { TokenService } from '../vault/token-service';
+import { TOKENS_PER_BUDGET, type CreateWrite, type TokenGroup, type TokenService } from '../vault/token-service';
 import type { StoredToken } from '../vault/token-store';
 import type { SeedFile, SeedReport } from './seed-file';
 
@@ -21,71 +23,141 @@ const TOKEN_FIELDS = [
   'expires_at',
 ] as const satisfies readonly (keyof StoredToken)[];
 
+type SeedApplication = SeedFile['applications'][number];
+type SeedToken = SeedFile['tokens'][number];
+
 /** What applying a seed would do: its report, and the writes that make it so (none for what exists already). */
 export interface SeedPlan {
   report: SeedReport;
-  /** Makes the entries the report lists as created. */
-  apply(): void;
+  /**
+   * Makes the entries the report lists as created, in one SQLite transaction, and answers what it did. Each is judged
+   * again as the vault stands then: one that another client made since the plan is unchanged or a conflict, unwritten.
+   */
+  apply(): SeedReport;
+}
+
+/** Where one entry of a seed stands against the vault: the report's list and line for it. */
+interface Verdict {
+  list: keyof SeedReport;
+  line: string;
+}
+
+/** An application is matched by its key (by name when the key is unknown); one that exists with other settings is a conflict. */
+function judgeApplication(app: SeedApplication, applications: ApplicationStore): Verdict {
+  const label = `application "${app.name}"`;
+  const owner = applications.findByKey(app.key)?.application;
+  if (owner) {
+    const same =
+      owner.name === app.name &&
+      owner.type === app.type &&
+      isDeepStrictEqual(owner.permissions, app.permissions) &&
+      isDeepStrictEqual(owner.rules, app.rules);
+    return same ? { list: 'unchanged', line: label } : { list: 'conflicts', line: `${label}: its key belongs to application "${owner.name}" with other settings` };
+  }
+  if (applications.findByName(app.name).length > 0) return { list: 'conflicts', line: `${label}: an application of that name exists with another key` };
+  return { list: 'created', line: label };
+}
+
+/** A token is matched by id (`existing`, the live token of that id); one that exists with other content is a conflict. */
+function judgeToken(wanted: StoredToken, existing: StoredToken | undefined): Verdict {
+  const label = `token ${wanted.id}`;
+  if (!existing) return { list: 'created', line: label };
+  const differ = TOKEN_FIELDS.filter((field) => !isDeepStrictEqual(existing[field], wanted[field]));
+  return differ.length === 0 ? { list: 'unchanged', line: label } : { list: 'conflicts', line: `${label}: exists with other ${differ.join(', ')}` };
+}
+
+/** Runs a step of preparing a seeded token; a problem names the token, for the seed file cannot be fixed otherwise. */
+function forToken<T>(request: SeedToken, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof ApiProblem)) throw error;
+    const shared =
+      error instanceof ExpressionOverBudget
+        ? `; each ${TOKENS_PER_BUDGET} tokens of a seed share one budget, as the tokens of one POST /tokenize request do`
+        : '';
+    throw new ApiProblem(400, `token ${request.id}: ${error.detail ?? error.message}${shared}`);
+  }
+}
+
+/** The entries a plan found new, ready to write: the applications, and the tokens prepared with their search terms. */
+interface NewEntries {
+  applications: SeedApplication[];
+  tokens: CreateWrite[];
 }
 
 /**
- * Reads a seed against the vault without changing it: an application is matched by its key (by name when the key is
- * unknown), a token by id. An entry that exists with other content is a conflict, reported and left alone. An invalid
- * token throws, naming it.
+ * Writes what a plan found new, in one SQLite transaction (so a write that fails, a token id an open transaction
+ * holds, leaves nothing half applied), judging each entry again first: the vault may have changed since the plan.
+ * Answers the plan's report as it turned out.
  */
-export function planSeed(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): SeedPlan {
-  const report: SeedReport = { created: [], unchanged: [], conflicts: [] };
-  const writes: (() => void)[] = [];
-  for (const app of seed.applications) {
-    const label = `application "${app.name}"`;
-    const owner = applications.findByKey(app.key)?.application;
-    const sameName = applications.findByName(app.name);
-    if (owner) {
-      const same =
-        owner.name === app.name &&
-        owner.type === app.type &&
-        isDeepStrictEqual(owner.permissions, app.permissions) &&
-        isDeepStrictEqual(owner.rules, app.rules);
-      (same ? report.unchanged : report.conflicts).push(
-        same ? label : `${label}: its key belongs to application "${owner.name}" with other settings`,
-      );
-    } else if (sameName.length > 0) {
-      report.conflicts.push(`${label}: an application of that name exists with another key`);
-    } else {
-      const { key, create_key: _ignored, ...input } = app;
-      writes.push(() => applications.create(input, null, { create: true, secret: key }));
-      report.created.push(label);
-    }
-  }
-  const caller = systemCaller(applications.tenantId);
-  for (const request of seed.tokens) {
-    const label = `token ${request.id}`;
-    let wanted: StoredToken;
-    try {
-      wanted = tokens.prepareCreate(request, caller).token;
-    } catch (error) {
-      // The seed file cannot be fixed from a problem that does not say which of its tokens failed.
-      if (error instanceof ApiProblem) throw new ApiProblem(400, `${label}: ${error.detail ?? error.message}`);
-      throw error;
-    }
-    const existing = tokens.store.get(request.id);
-    if (!existing) {
-      writes.push(() => tokens.create(request, { caller }));
-      report.created.push(label);
-    } else if (TOKEN_FIELDS.every((field) => isDeepStrictEqual(existing[field], wanted[field]))) {
-      report.unchanged.push(label);
-    } else {
-      const differ = TOKEN_FIELDS.filter((field) => !isDeepStrictEqual(existing[field], wanted[field]));
-      report.conflicts.push(`${label}: exists with other ${differ.join(', ')}`);
-    }
-  }
-  // One SQLite transaction: a write that fails (a token id another transaction holds) leaves nothing half applied.
-  return { report, apply: tokens.store.db.transaction(() => writes.forEach((write) => write())) };
+function writeNew(planned: SeedReport, entries: NewEntries, applications: ApplicationStore, tokens: TokenService): SeedReport {
+  const done: SeedReport = { created: [], unchanged: [...planned.unchanged], conflicts: [...planned.conflicts] };
+  const stillNew = (verdict: Verdict) => {
+    done[verdict.list].push(verdict.line);
+    return verdict.list === 'created';
+  };
+  // Every entry is judged before any is written: the seed's own entries (two of one name) do not conflict.
+  const newApplications = entries.applications.filter((app) => stillNew(judgeApplication(app, applications)));
+  // One query for them all, each id once as getMany takes them: they are expected free, and the transaction holds
+  // the engine.
+  const ids = [...new Set(entries.tokens.map((write) => write.token.id))];
+  const found = tokens.store.getMany(ids);
+  const existing = new Map(ids.map((id, i) => [id, found[i]]));
+  const newTokens = entries.tokens.filter((write) => stillNew(judgeToken(write.token, existing.get(write.token.id))));
+  for (const { key, create_key: _ignored, ...input } of newApplications) applications.create(input, null, { create: true, secret: key });
+  tokens.applyCreates(newTokens, { caller: systemCaller(applications.tenantId) });
+  return done;
 }
 
-/** Applies a seed so that applying it again changes nothing (see planSeed). */
+/**
+ * Reads a seed against the vault without changing it, a slice of its tokens at a time (yielding between slices), each
+ * slice's templates rendered within one group's budget (TokenService.inTokenGroup) and only here: the plan holds the
+ * writes ready. An invalid token, or one over its group's budget, throws naming it.
+ */
+function* planning(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): Generator<void, SeedPlan> {
+  const report: SeedReport = { created: [], unchanged: [], conflicts: [] };
+  const entries: NewEntries = { applications: [], tokens: [] };
+  for (const app of seed.applications) {
+    const verdict = judgeApplication(app, applications);
+    report[verdict.list].push(verdict.line);
+    if (verdict.list === 'created') entries.applications.push(app);
+  }
+  const caller = systemCaller(applications.tenantId);
+  const planSlice = (group: TokenGroup, slice: readonly SeedToken[]) => {
+    for (const request of slice) {
+      const { token } = forToken(request, () => group.prepare(request, caller));
+      const verdict = judgeToken(token, tokens.store.get(token.id));
+      report[verdict.list].push(verdict.line);
+      if (verdict.list === 'created') entries.tokens.push(forToken(request, () => group.write(token)));
+    }
+  };
+  for (let start = 0; start < seed.tokens.length; start += TOKENS_PER_BUDGET) {
+    if (start > 0) yield;
+    const slice = seed.tokens.slice(start, start + TOKENS_PER_BUDGET);
+    tokens.inTokenGroup(`A slice of a seed holds at most ${TOKENS_PER_BUDGET} tokens`, (group) => planSlice(group, slice));
+  }
+  return { report, apply: tokens.store.db.transaction(() => writeNew(report, entries, applications, tokens)) };
+}
+
+/** Plans a seed a slice at a time, answering other clients between slices: the workbench's import (see planning). */
+export async function planSeedBetweenRequests(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): Promise<SeedPlan> {
+  const steps = planning(seed, applications, tokens);
+  let step = steps.next();
+  while (!step.done) {
+    await nextTurn();
+    step = steps.next();
+  }
+  return step.value;
+}
+
+/**
+ * Applies a seed at once, holding the engine meanwhile: `serve --seed`, before the port opens, where each slice's
+ * budget bounds the work (see planning). Applying it again changes nothing.
+ */
 export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): SeedReport {
-  const plan = planSeed(seed, applications, tokens);
-  plan.apply();
-  return plan.report;
+  const steps = planning(seed, applications, tokens);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value.apply();
 }

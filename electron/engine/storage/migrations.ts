@@ -187,6 +187,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tokens_created ON tokens(created_at, id, expires_at, type, containers, metadata);
     `,
   },
+  {
+    version: 9,
+    name: 'secrets',
+    // Credentials that saved requests refer to by name (`${secret:NAME}`) instead of holding them in their files. Each
+    // value is sealed and bound to its name; the engine puts it in as a request leaves.
+    sql: `
+      CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        sealed_value BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -21,7 +21,21 @@ import {
   type TokenType,
 } from './token-types';
 
-type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
+export type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
+
+/** The most token creates one expression budget covers: a POST /tokenize request's, one slice of a seed file's. */
+export const TOKENS_PER_BUDGET = 100;
+
+/** Token creates whose templates share one expression budget (see TokenService.inTokenGroup). */
+export interface TokenGroup {
+  /** prepareCreate within the group's budget; the create past TOKENS_PER_BUDGET is the group's 400. */
+  prepare(input: CreateTokenRequest, caller: Caller): { token: StoredToken; transform: Transform };
+  /**
+   * The write that stores a prepared token, ready to be applied later (a seed's, after all its slices): its search
+   * terms rendered within the group's budget, its data sealed, so that applying it is only the insert.
+   */
+  write(token: StoredToken): CreateWrite;
+}
 
 /** A token as a client sees it: `data` after the caller's transform, plus the card summary for card types. */
 export interface TokenView {
@@ -265,6 +279,30 @@ export class TokenService {
 
   // ---- writes --------------------------------------------------------------------------------------------------
 
+  /**
+   * Runs `work` with one expression budget for the templates of up to TOKENS_PER_BUDGET token creates (their masks,
+   * fingerprints and search indexes), as one POST /tokenize request has; the create past that is a 400 saying `tooMany`.
+   */
+  inTokenGroup<T>(tooMany: string, work: (group: TokenGroup) => T): T {
+    let creates = 0;
+    const group: TokenGroup = {
+      prepare: (input, caller) => {
+        // Counted before the work, so a body of thousands of creates stops at the limit instead of being prepared whole.
+        if (++creates > TOKENS_PER_BUDGET) throw new ApiProblem(400, tooMany);
+        return this.prepareCreate(input, caller);
+      },
+      write: (token) => {
+        this.store.sealAhead(token);
+        return this.createWrite(token);
+      },
+    };
+    return this.expressions.withBudget(() => work(group));
+  }
+
+  private createWrite(token: StoredToken): CreateWrite {
+    return { op: 'create', token, searchTerms: this.searchTermsOf(token) };
+  }
+
   /** Validates a create request into the token it would store, with the caller's create transform. */
   prepareCreate(input: CreateTokenRequest, caller: Caller): { token: StoredToken; transform: Transform } {
     const errors: FieldErrors = validateTokenData(input.type, input.data);
@@ -380,14 +418,17 @@ export class TokenService {
     // knows ids the table does not.
     const staged = reader !== this.store;
     if (staged && reader.idTaken(token.id)) throw new ApiProblem(409, `A token with id ${token.id} already exists`);
-    land({ op: 'create', token, searchTerms: this.searchTermsOf(token) });
+    land(this.createWrite(token));
     const view = this.view(token, transform);
     view._extras = { deduplicated: false };
     return view;
   }
 
-  /** Applies creates; an id that is already taken is the client's 409, not a 500. */
-  private applyCreates(writes: TokenWrite[], context: WriteContext): void {
+  /**
+   * Applies prepared creates through the writer, which checks transaction locks; an id that is already taken is the
+   * client's 409, not a 500.
+   */
+  applyCreates(writes: TokenWrite[], context: WriteContext): void {
     try {
       this.writer.apply(writes, context);
     } catch (error) {
@@ -463,7 +504,6 @@ export class TokenService {
    */
   tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
     const batch: CreateWrite[] = [];
-    const LIMIT = 100;
     // Looked up by key, not by scanning the batch: each create checks them.
     const batchIds = new Set<string>();
     const batchFingerprints = new Map<string, StoredToken>();
@@ -482,24 +522,23 @@ export class TokenService {
       findByFingerprint: (type, fingerprint) =>
         vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
     };
-    let creates = 0;
-    const create = (input: CreateTokenRequest, path: string) => {
-      // Counted as the walk goes, so a body of thousands of leaves stops at the limit instead of being walked whole.
-      if (++creates > LIMIT) throw new ApiProblem(400, `A tokenize request creates at most ${LIMIT} tokens`);
-      const { token, transform } = atPath(path, () => this.prepareCreate(input, context.caller));
-      return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
-    };
-    const walk = (value: unknown, path: string): unknown => {
-      if (value === null || value === undefined) return value;
-      if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
-      if (typeof value === 'object') {
-        if ('type' in value && 'data' in value) return create(parseRequest(value, path), path);
-        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
-      }
-      return create({ type: 'token', data: value }, path).id;
-    };
-    // One request: every token's templates are rendered within one budget.
-    const result = this.expressions.withBudget(() => walk(body, ''));
+    // One request, one group: its tokens are counted as the walk goes, and their templates rendered within one budget.
+    const result = this.inTokenGroup(`A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`, (group) => {
+      const create = (input: CreateTokenRequest, path: string) => {
+        const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
+        return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
+      };
+      const walk = (value: unknown, path: string): unknown => {
+        if (value === null || value === undefined) return value;
+        if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
+        if (typeof value === 'object') {
+          if ('type' in value && 'data' in value) return create(parseRequest(value, path), path);
+          return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
+        }
+        return create({ type: 'token', data: value }, path).id;
+      };
+      return walk(body, '');
+    });
     if (batch.length > 0) this.applyCreates(batch, context);
     return result;
   }

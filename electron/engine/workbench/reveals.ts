@@ -2,6 +2,7 @@ import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { RevealRecord } from '../../../shared/workbench/token-contract';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
+import type { SecretStore } from '../secrets/secret-store';
 import { tokenIn, type WorkbenchVault } from './acting-as';
 import type { RecordAction } from './workbench-actions';
 
@@ -13,6 +14,7 @@ import type { RecordAction } from './workbench-actions';
 export interface Reveals {
   token(tokenId: string, transactionId?: string, page?: PageId): Promise<{ data: unknown }>;
   outbound(entryId: string, page?: PageId): Promise<{ detokenized_body: string }>;
+  secret(name: string, page?: PageId): Promise<{ value: string }>;
 }
 
 export function createReveals(
@@ -21,6 +23,7 @@ export function createReveals(
   vault: WorkbenchVault,
   /** The outbound body of a proxied request with its plaintext (proxy-history's revealedOutbound). */
   revealOutbound: (entry: RequestLogEntry | undefined) => string,
+  secrets: SecretStore,
 ): Reveals {
   const recorded = <T>(path: string, reveal: RevealRecord, page: PageId | undefined, run: () => T, transactionId?: string) =>
     record(page, run, () => ({ method: 'REVEAL', path, details: { reveal } }), transactionId);
@@ -34,5 +37,6 @@ export function createReveals(
       const reveal: RevealRecord = { target: 'outbound', entry_id: entryId, token_ids: [...tokenIds] };
       return recorded(entry?.path ?? `/history/${entryId}`, reveal, page, () => ({ detokenized_body: revealOutbound(entry) }));
     },
+    secret: (name, page) => recorded(`/secrets/${name}`, { target: 'secret', name }, page, () => ({ value: secrets.reveal(name) })),
   };
 }

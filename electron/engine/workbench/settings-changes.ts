@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CallName, Request, SentReply, WorkbenchModel } from '../../../shared/workbench/methods';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { ApplicationStore } from '../access/application-store';
+import type { SecretStore } from '../secrets/secret-store';
 import type { RemoteTargets } from './remote-targets';
 import type { ActionRecord, RecordAction } from './workbench-actions';
 
@@ -9,6 +10,7 @@ import type { ActionRecord, RecordAction } from './workbench-actions';
 export interface ChangeFacts {
   applications: ApplicationStore;
   remoteTargets: RemoteTargets;
+  secrets: SecretStore;
 }
 
 /** How one change reads in history: its verb, its path and a sentence, given the reply (undefined when it failed). */
@@ -132,6 +134,20 @@ const CHANGES: { [N in CallName]?: Describe<N> } = {
     method: 'CREATE',
     path: (reply) => (reply ? `/remote-targets/${reply.id}` : '/remote-targets'),
     summary: (reply) => (reply ? `Added remote target ${quoted(reply.name)} at ${reply.base_url}` : `Could not add remote target ${quoted(name)}`),
+  }),
+  // By name: a secret's value is never written, not even when setting it fails.
+  setSecret: ({ name }, facts) => {
+    const replacing = facts.secrets.has(name);
+    return {
+      method: replacing ? 'UPDATE' : 'CREATE',
+      path: () => `/secrets/${name}`,
+      summary: (reply) => `${reply ? (replacing ? 'Replaced' : 'Set') : 'Could not set'} secret ${quoted(name)}`,
+    };
+  },
+  deleteSecret: ({ name }) => ({
+    method: 'DELETE',
+    path: () => `/secrets/${name}`,
+    summary: (reply) => (!reply ? `Could not delete secret ${quoted(name)}` : reply.deleted ? `Deleted secret ${quoted(name)}` : `Found no secret ${quoted(name)} to delete`),
   }),
   deleteRemoteTarget: ({ id }, facts) => {
     const target = facts.remoteTargets.list().find((candidate) => candidate.id === id);

@@ -1,4 +1,4 @@
-import type { ApplicationChoice, EngineSettings, EngineStatus } from '../../../shared/workbench/contract';
+import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
@@ -11,13 +11,15 @@ import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import { exportSeed } from '../seed/export-seed';
-import { planSeed } from '../seed/apply-seed';
+import { planSeedBetweenRequests } from '../seed/apply-seed';
 import { seedFile } from '../seed/seed-file';
 import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { RequestChecks } from '../proxy/proxy-check';
 import type { TokenSuggestions } from '../vault/token-suggestions';
+import { withPlainTextWarnings } from '../secrets/saved-credentials';
+import type { SecretStore } from '../secrets/secret-store';
 import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
@@ -27,14 +29,24 @@ import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
 import { createReveals } from './reveals';
+import { savedSecrets } from './saved-secrets';
 import { recordingChanges } from './settings-changes';
 import { readTokenAs, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
 import { actionRecorder } from './workbench-actions';
 
-/** As many requests as the history keeps by default: an export of them all. */
-const MAX_EXPORTED = 10_000;
+/**
+ * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
+ * outbound bodies and sends it on as HAR, so a page stays far below what would hold up other clients.
+ */
+const EXPORT_PAGE_CHARACTERS = 1024 * 1024;
+
+/** The ids of a selection still to export: each once, those after `before` when it names one. */
+function idsAfter(ids: readonly string[], before: string | undefined): string[] {
+  const unique = [...new Set(ids)];
+  return before === undefined ? unique : unique.slice(unique.indexOf(before) + 1 || unique.length);
+}
 
 /** What the workbench model reads and drives: the engine's own objects. */
 export interface WorkbenchSources {
@@ -64,8 +76,12 @@ export interface WorkbenchSources {
   vault: WorkbenchVault;
   /** The proxy's checks of a composed request, and expression previews. */
   checks: RequestChecks;
+  /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
+  bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
   remoteTargets: RemoteTargets;
+  /** The credentials saved requests refer to by name. */
+  secrets: SecretStore;
 }
 
 /**
@@ -73,12 +89,13 @@ export interface WorkbenchSources {
  * has already validated. Electron's IPC handlers and the /_workbench/ routes both serve this one object.
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
-  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts());
-  const { applications, vault } = sources;
+  const { applications, vault, secrets } = sources;
   const record = actionRecorder(sources.history);
-  const reveals = createReveals(record, sources.history, vault, sources.revealOutbound);
+  const saved = savedSecrets(secrets, sources.collections, record);
+  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), withPlainTextWarnings);
+  const reveals = createReveals(record, sources.history, vault, sources.revealOutbound, secrets);
   const settings = applicationSettings(applications);
-  const drafts = new CheckedDrafts();
+  const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.workbenchKeyInfo(id);
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
@@ -93,14 +110,14 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     const connection = remoteTargets.connection(target.target_id);
     return { baseUrl: connection.baseUrl, remote: true, key: () => connection.apiKey };
   };
-  return recordingChanges(record, { applications, remoteTargets }, {
+  return recordingChanges(record, { applications, remoteTargets, secrets }, {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
-    async exportHar({ ids, filter }) {
-      const entries = ids
-        ? (await Promise.all(ids.map((id) => sources.history.get(id)))).filter((entry) => entry !== undefined)
-        : await sources.history.list(MAX_EXPORTED, undefined, filter);
-      return historyAsHar(entries, sources.status().url, version);
+    async exportHar({ ids, filter, before }) {
+      const { entries, next } = ids
+        ? await sources.history.pick(idsAfter(ids, before), EXPORT_PAGE_CHARACTERS)
+        : await sources.history.page(HISTORY_PAGE_MAX, EXPORT_PAGE_CHARACTERS, before, filter);
+      return { ...historyAsHar(entries, sources.status().url, version), next };
     },
     revealOutbound: ({ id }, page) => reveals.outbound(id, page),
     listTransactions: (query) => sources.transactions.page(query),
@@ -110,23 +127,24 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
-    listCollections: () => sources.collections.list(),
-    saveRequest({ collection, name, request, overwrite }) {
-      sources.collections.save(collection, name, request, overwrite);
-      return sources.collections.list();
-    },
-    moveRequest({ from, to }) {
+    listCollections: () => saved.view(),
+    saveRequest: ({ collection, name, request, overwrite }, page) => saved.save({ collection, name }, request, overwrite, page),
+    async moveRequest({ from, to }) {
       sources.collections.move(from, to);
-      return sources.collections.list();
+      return saved.view();
     },
-    deleteRequest({ collection, name }) {
+    async deleteRequest({ collection, name }) {
       sources.collections.delete(collection, name);
-      return sources.collections.list();
+      return saved.view();
     },
-    importRequests: ({ text }) => {
+    importRequests: ({ text }, page) => {
       const { url, headerPrefix } = sources.status();
-      return importRequests(text, { serviceUrl: url, headerPrefix });
+      return saved.imported(importRequests(text, { serviceUrl: url, headerPrefix }), page);
     },
+    listSecrets: () => saved.list(),
+    setSecret: ({ name, value }) => saved.set(name, value),
+    deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
+    revealSecret: ({ name }, page) => reveals.secret(name, page),
     revokeWorkbenchKey({ application_id }) {
       const key = applications.workbenchKeyInfo(application_id);
       if (key) applications.deleteKey(application_id, key.id);
@@ -166,10 +184,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const seed = exportSeed(applications, sources.tokens, include_tokens);
       return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0 };
     },
-    importSeed({ seed, apply }) {
-      const plan = planSeed(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
-      if (apply) plan.apply();
-      return plan.report;
+    async importSeed({ seed, apply }) {
+      const plan = await planSeedBetweenRequests(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
+      return apply ? plan.apply() : plan.report;
     },
     wipeVault: () => sources.wipe(),
     takeWelcome: () => sources.welcome.take(),

@@ -44,7 +44,9 @@ function revealAnswer(entry: HistoryEntry): AnswerSource {
       ? `the data of token ${entry.reveal.token_id}`
       : entry.reveal?.target === 'outbound'
         ? `the body request ${entry.reveal.entry_id} sent to its destination${entry.reveal.token_ids.length > 0 ? ` (tokens ${entry.reveal.token_ids.join(', ')})` : ''}`
-        : 'a value';
+        : entry.reveal?.target === 'secret'
+          ? `the value of secret “${entry.reveal.name}”`
+          : 'a value';
   const done = entry.status < 400;
   return {
     source: 'workbench',

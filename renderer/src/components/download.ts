@@ -1,6 +1,6 @@
-/** Saves a document the page made as a file the user downloads (the desktop app asks where). */
-export function downloadFile(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves a document the page made (as text, or as a Blob made from parts) as a file the user downloads (the desktop app asks where). */
+export function downloadFile(name: string, content: string | Blob, type: string): void {
+  const url = URL.createObjectURL(content instanceof Blob ? content : new Blob([content], { type }));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;

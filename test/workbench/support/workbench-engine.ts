@@ -1,4 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
+import type { StartOptions } from '../../../electron/engine';
 import { startTestEngine, type TestEngine } from '../../support/test-engine';
 
 /** A test card number: the canary the workbench's tests look for where plaintext must not be. */
@@ -8,8 +9,8 @@ export const PAN = '4242424242424242';
  * A real engine (vault in memory) whose workbench methods answer over HTTP, as the browser's do, so requests and
  * replies pass the method table's validation; the page it serves is one file.
  */
-export function startWorkbenchEngine(): Promise<TestEngine> {
-  return startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true });
+export function startWorkbenchEngine(options: StartOptions = {}): Promise<TestEngine> {
+  return startTestEngine({ inMemory: true, echoPort: 0, workbenchRoutes: true, ...options });
 }
 
 /** A fresh engine for each test of the file: `bench`, and `backend`, the id of its bootstrap private application. */

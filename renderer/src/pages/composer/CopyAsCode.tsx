@@ -1,8 +1,10 @@
 import { useState } from 'react';
+import { snippetVariables } from '../../../../shared/snippets/request-snippet';
 import type { SnippetFormat } from '../../../../shared/workbench/composer-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { wordList } from '../../components/format';
 import { useComposerStore } from '../../state/composer-store';
 import { headerPrefix, sendTarget } from './composer-actions';
 import { wireRequest } from './wire-request';
@@ -11,7 +13,8 @@ const FORMATS: Record<SnippetFormat, string> = { curl: 'cURL', node: 'Node' };
 
 /**
  * The request as a client would send it to the target, as code on the clipboard. The engine writes it: the key lives
- * there, and is written in only when asked; otherwise the code reads it from $BT_API_KEY.
+ * there, and is written in only when asked; otherwise the code reads it from $BT_API_KEY. A secret a header refers to
+ * is always read from a variable of its own.
  */
 export function CopyAsCode() {
   const api = useWorkbenchApi();
@@ -29,11 +32,12 @@ export function CopyAsCode() {
       if (typeof target === 'string') return refused(target);
       const { snippet } = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
       await navigator.clipboard.writeText(snippet);
-      setCopied(
-        includeKey
-          ? `Copied as ${FORMATS[format]}, with the key written in: keep it private.`
-          : `Copied as ${FORMATS[format]}: set BT_API_KEY to the key before running it.`,
-      );
+      const keyHeader = `${headerPrefix()}-API-KEY`.toLowerCase();
+      const readsKey = !includeKey && !wire.headers.some(([name]) => name.toLowerCase() === keyHeader);
+      // A secret is never written in, key or no key: its variable is always read.
+      const variables = snippetVariables(wire.headers, readsKey).map(({ name }) => name);
+      const set = variables.length === 0 ? '' : `Set ${wordList(variables)} before running it.`;
+      setCopied(`Copied as ${FORMATS[format]}${includeKey ? ', with the key written in: keep it private.' : '.'} ${set}`.trim());
     });
 
   return (

@@ -21,7 +21,8 @@ export type WholeCheckQuery = Omit<RequestCheckQuery, 'draft'>;
 
 /**
  * Checks the page's draft again and again, sending each time only the body's change since the last check the engine
- * answered, or the whole body when there is none (the first check, or after a failure). Checks must not overlap.
+ * answered, or the whole body when there is none (the first check, or after a failure other than a body over the
+ * limit). Checks must not overlap.
  */
 export function draftChecker(checkRequest: (query: RequestCheckQuery) => Promise<RequestCheck>): (query: WholeCheckQuery) => Promise<RequestCheck> {
   const id = crypto.randomUUID();
@@ -38,9 +39,12 @@ export function draftChecker(checkRequest: (query: RequestCheckQuery) => Promise
       answered = query.body === null ? null : { revision: draft.revision, body: query.body };
       return result;
     } catch (error) {
+      const status = error instanceof WorkbenchError ? error.problem.status : null;
+      // A body over the limit is refused and the engine keeps the one it had: the next change is made to that one.
+      if (status === 413) throw error;
       answered = null;
       // The engine no longer holds the body the change was made to (restarted, or too many pages): send it whole.
-      if (edit !== null && error instanceof WorkbenchError && error.problem.status === 409) return check(query);
+      if (edit !== null && status === 409) return check(query);
       throw error;
     }
   };

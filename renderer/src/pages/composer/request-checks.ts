@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
+import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { useApplicationsStore } from '../../state/applications-store';
@@ -31,7 +32,7 @@ function latestOnly(api: WorkbenchApi): (query: WholeCheckQuery | null) => void 
       try {
         settled(query && { body: query.body, result: await check(query) });
       } catch (error) {
-        failed(messageOf(error));
+        failed({ message: messageOf(error), overLimit: error instanceof WorkbenchError && error.problem.status === 413 });
       }
     }
     running = false;

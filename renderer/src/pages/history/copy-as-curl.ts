@@ -1,5 +1,6 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { CLIENT_WRITTEN_HEADERS } from '../../../../shared/workbench/request-draft';
+import { receivedUrl } from '../../../../shared/workbench/received-url';
 import { curlSnippet } from '../../../../shared/snippets/request-snippet';
 import { keptPartOnly } from '../../components/BodyView';
 import { keptBodyText } from './kept-body';
@@ -20,6 +21,6 @@ export function curlOf(entry: HistoryEntry, serviceUrl: string, prefix: string):
   const headers = entry.request_headers.filter(([name]) => !CLIENT_WRITTEN_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== keyHeader.toLowerCase());
   const body = keptBodyText(entry.request_body, notes);
   if (keptPartOnly(entry.request_body)) notes.push('History kept only the first 16 KiB of its body: the command sends that part.');
-  const command = curlSnippet({ method: entry.method, url: `${serviceUrl}${entry.path}`, headers, body: body === '' ? null : body }, { header: keyHeader, value: null });
+  const command = curlSnippet({ method: entry.method, url: receivedUrl(serviceUrl, entry.path), headers, body: body === '' ? null : body }, { header: keyHeader, value: null });
   return { command, notes };
 }

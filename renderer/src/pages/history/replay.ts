@@ -1,5 +1,6 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { draftOf } from '../../../../shared/workbench/request-draft';
+import { receivedTarget } from '../../../../shared/workbench/received-url';
 import { keptPartOnly } from '../../components/BodyView';
 import { keptBodyText } from './kept-body';
 import { useApplicationsStore } from '../../state/applications-store';
@@ -24,7 +25,7 @@ export interface Replay {
 export function replayOf(entry: HistoryEntry, prefix: string): Replay {
   const bodyNotes: string[] = [];
   const body = keptBodyText(entry.request_body, bodyNotes);
-  const { draft, notes } = draftOf({ method: entry.method, path: entry.path, headers: entry.request_headers, body }, entry.kind === 'proxy' ? 'proxy' : 'api', prefix);
+  const { draft, notes } = draftOf({ method: entry.method, path: receivedTarget(entry.path), headers: entry.request_headers, body }, entry.kind === 'proxy' ? 'proxy' : 'api', prefix);
   return { draft, notes: [...notes, ...bodyNotes], cut: keptPartOnly(entry.request_body) };
 }
 
