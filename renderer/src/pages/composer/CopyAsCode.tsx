@@ -6,6 +6,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { wordList } from '../../components/format';
 import { useComposerStore } from '../../state/composer-store';
+import { refreshApplications } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { headerPrefix, sendTarget } from './composer-actions';
 import { wireRequest } from './wire-request';
@@ -39,6 +40,8 @@ export function CopyAsCode() {
       if (typeof target === 'string') return refused(target);
       const reply = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
       await navigator.clipboard.writeText(reply.snippet);
+      // Writing the key in made it, on its first use: the Composer says which key it sends with.
+      if (reply.key && !target.application?.workbench_key) void refreshApplications(api);
       const keyHeader = `${headerPrefix()}-API-KEY`.toLowerCase();
       const readsKey = !includeKey && !wire.headers.some(([name]) => name.toLowerCase() === keyHeader);
       // A secret is never written in, key or no key: its variable is always read.
