@@ -67,8 +67,9 @@ import type { PageId } from './pages';
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
  * Everything else follows from this table: the IPC channels and HTTP paths (transport.ts), the preload bridge, the
- * main process's handlers, the engine's /_workbench/ routes and the page's clients. Adding a method is a row here and
- * a method of the engine's workbench model.
+ * main process's handlers, the engine's /_workbench/ routes and the page's clients. Adding a method is a row here
+ * (made with read, change or reveal), a method of the engine's workbench model and, for a change or a reveal, its
+ * history record (electron/engine/workbench/workbench-records.ts).
  */
 
 /**

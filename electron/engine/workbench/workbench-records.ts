@@ -72,7 +72,7 @@ const applicationNamed = (applications: ApplicationStore, id: string) => {
 };
 const nameOf = (facts: RecordFacts, id: string) => applicationNamed(facts.applications, id);
 /** An application's id for an entry's application_id: only one that exists, so History's filter finds real ones. */
-const existing = (facts: RecordFacts, id: string) => (facts.applications.get(id) ? id : null);
+const knownApplication = (facts: RecordFacts, id: string) => (facts.applications.get(id) ? id : null);
 /** A settings change as `name 200, other default`: the values the user set, null meaning back to the default. */
 const settingsChange = (change: Record<string, unknown>) =>
   Object.entries(change)
@@ -284,7 +284,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {
     const as = nameOf(facts, application_id);
     return {
-      application_id: existing(facts, application_id),
+      application_id: knownApplication(facts, application_id),
       transaction_id: transaction_id ?? null,
       path: () => `/tokens/${token_id}`,
       reveal: (reply) => ({
@@ -315,7 +315,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     if (!include_key || application_id === undefined) return null;
     const whose = nameOf(facts, application_id);
     return {
-      application_id: existing(facts, application_id),
+      application_id: knownApplication(facts, application_id),
       path: (reply) => `/applications/${application_id}/keys${reply?.key ? `/${reply.key.key_id}` : ''}`,
       reveal: (reply) => {
         const key = reply?.key;
