@@ -71,6 +71,11 @@ export interface StartOptions extends Partial<EngineConfig> {
   seed?: SeedFile;
   /** Serve the built GUI at /ui/ and its session-guarded methods at /_workbench/. */
   browserWorkbench?: BrowserWorkbenchOptions;
+  /**
+   * Hold a new vault's first keys for the workbench's welcome view (the default). false: whoever started the engine
+   * hands them over from `bootstrapKeys` itself, so the workbench never shows them (a wipe's new keys it still does).
+   */
+  welcome?: boolean;
 }
 
 function tenantIdOf(db: Db): string {
@@ -90,7 +95,7 @@ function collectionsFolder(config: EngineConfig): string {
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, ...partial } = options;
   const config = resolveConfig(partial);
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
@@ -165,7 +170,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     };
   }
   const authenticator = new Authenticator(applications);
-  const welcome = new Welcome(applications, bootstrapKeys);
+  const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
   const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events, secrets });
   const workbench = createWorkbenchModel({

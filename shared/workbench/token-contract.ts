@@ -142,8 +142,11 @@ export const readAsSchema = z.object({
 });
 export type ReadAs = z.output<typeof readAsSchema>;
 
-/** The explicit reveal of one token's data. */
-export const revealTokenQuerySchema = z.strictObject({ token_id: tokenId, transaction_id: transactionId.optional() });
+/**
+ * The explicit reveal of one token's data as an application: only where its rules let it read the plaintext itself
+ * (token:read as POST /detokenize applies it, where bare permissions reveal); refused, saying why, where they mask.
+ */
+export const revealTokenQuerySchema = z.strictObject({ application_id: applicationId, token_id: tokenId, transaction_id: transactionId.optional() });
 /** Plaintext, for the one view that asked; never stored in the page's state. */
 export const revealedTokenSchema = z.object({ data: z.unknown() });
 
@@ -184,10 +187,23 @@ export type TokenChange = z.output<typeof tokenChangeSchema>;
 /** The token changes of one live update; `more`: there were too many to list, so read the list again. */
 export const tokenChangesSchema = z.object({ changes: z.array(tokenChangeSchema), more: z.boolean() });
 
-/** What a workbench reveal recorded in history: what was revealed, by id, never the value. */
+/** A key as history names one it revealed: whose, which, and its last four characters. */
+const revealedKeySchema = z.object({ application_id: z.string(), key_id: z.string().nullable(), key_last4: z.string() });
+
+/**
+ * What a workbench reveal recorded in history: what was revealed, by id (a key by its last four characters), never
+ * the value, and in a sentence. Entries older than the sentence have none.
+ */
 export const revealRecordSchema = z.discriminatedUnion('target', [
-  z.object({ target: z.literal('token'), token_id: z.string() }),
-  z.object({ target: z.literal('outbound'), entry_id: z.string(), token_ids: z.array(z.string()) }),
-  z.object({ target: z.literal('secret'), name: z.string() }),
+  /** A token's data, as the application named (absent in older entries). */
+  z.object({ target: z.literal('token'), token_id: z.string(), application_id: z.string().optional(), summary: z.string().optional() }),
+  /** The body a proxied request sent to its destination. */
+  z.object({ target: z.literal('outbound'), entry_id: z.string(), token_ids: z.array(z.string()), summary: z.string().optional() }),
+  /** Keys written out whole: the workbench's key in a snippet, a new vault's first keys. */
+  z.object({ target: z.literal('keys'), keys: z.array(revealedKeySchema), summary: z.string() }),
+  /** A seed file: its export keys, and the tokens whose plaintext it holds (their ids when few, else null). */
+  z.object({ target: z.literal('seed'), keys: z.array(revealedKeySchema), token_count: z.number().int(), token_ids: z.array(z.string()).nullable(), summary: z.string() }),
+  /** A secret's value, by the secret's name. */
+  z.object({ target: z.literal('secret'), name: z.string(), summary: z.string().optional() }),
 ]);
 export type RevealRecord = z.output<typeof revealRecordSchema>;

@@ -304,6 +304,38 @@ test('copies an expression, and puts one in the Composer at its cursor, where it
   expect(JSON.parse(JSON.parse(await c.rawBody()).body)).toEqual({ pan: PAN, amount: 10 });
 });
 
+test('reveals as the acting application only what it may read, and says which rule refuses; History records both', async ({ page }) => {
+  const id = await apiToken({ type: 'card_number', data: PAN });
+  await application('masking reader', [{ description: 'pci masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:search'] }]);
+  const t = await open(page);
+  await t.actAs('masking reader · private');
+  await t.open(id);
+  await expect(t.side.getByRole('region', { name: 'Data' })).toContainText('Reveal shows the plaintext if masking reader may read it.');
+  await t.side.getByRole('button', { name: 'Reveal' }).click();
+  const refusal = t.side.getByRole('alert');
+  await expect(refusal).toContainText(`Application “masking reader” reads token ${id} masked, by its rule “pci masked” (priority 1, on /pci/)`);
+  await expect(refusal).toContainText('Reveal it as an application whose access rules reveal it, or change these in Settings.');
+  await expect(t.data).toContainText('XXXXXXXXXXXX4242');
+
+  await t.actAs('Tokenbench backend · private');
+  await t.open(id);
+  await t.side.getByRole('button', { name: 'Reveal' }).click();
+  await expect(t.data).toContainText(PAN);
+  await t.side.getByRole('button', { name: 'Hide' }).click();
+
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'History' }).click();
+  await page.getByRole('combobox', { name: 'Show' }).selectOption('reveals');
+  const senders = page.getByTestId('history-sender');
+  await expect(senders).toHaveText([
+    `Sent by Tokens page · Tokenbench backend · Revealed the data of token ${id} as application “Tokenbench backend”`,
+    `Sent by Tokens page · masking reader · Could not reveal the data of token ${id} as application “masking reader”`,
+  ]);
+  await page.getByTestId('history-path').last().click();
+  await expect(page.getByTestId('entry-answer')).toContainText('Reveal failed: 403');
+  await expect(page.getByTestId('entry-answer')).toContainText(`Could not reveal the data of token ${id} as application “masking reader”, at the user's request: nothing was shown.`);
+  await expect(page.locator('body')).not.toContainText(PAN);
+});
+
 test('canary: no plaintext in the page or in History after any step but the reveal', async ({ page }) => {
   const revealer = 'reveal everything';
   await application(revealer, [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:update', 'token:search', 'token:use', 'token:delete'] }]);

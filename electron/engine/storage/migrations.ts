@@ -201,6 +201,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'kept keys: the workbench key and the export key',
+    // Besides the key the workbench sends with, each application may have one key its seed files carry, kept sealed so
+    // every export writes the same key instead of minting another. Revoking either (deleting its api_keys row) removes
+    // it here too; the workbench keys made so far are carried over.
+    sql: `
+      CREATE TABLE kept_keys (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+        application_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+        purpose TEXT NOT NULL CHECK (purpose IN ('workbench', 'export')),
+        sealed BLOB NOT NULL,
+        UNIQUE (application_id, purpose)
+      );
+      INSERT INTO kept_keys (key_id, application_id, purpose, sealed) SELECT key_id, application_id, 'workbench', sealed FROM workbench_keys;
+      DROP TABLE workbench_keys;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
