@@ -4,6 +4,7 @@ import { ApiProblem } from '../server/problem';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
+import { textTerms, type TermField } from './search-terms';
 import { LIVE, liveCountSql, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';
 import { withoutPlaintext, type TokenService, type TokenView } from './token-service';
@@ -51,7 +52,7 @@ class WhereBuilder {
   private n = 0;
   private metadataAnyCase = false;
 
-  constructor(private readonly searchTerm: (value: string) => string) {}
+  constructor(private readonly termHash: (field: TermField, value: string) => string) {}
 
   bind(value: unknown): string {
     const name = `p${this.n++}`;
@@ -72,8 +73,16 @@ class WhereBuilder {
     return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE m.key = ${this.bind(key)} AND m.value = ${this.bind(value)})`;
   }
 
+  /** Tokens with any of these terms: the matching ids from the hashes' index, rather than a lookup per row. */
+  withTerms(terms: [TermField, string][]): string {
+    const hashes = terms.map(([field, value]) => this.bind(this.termHash(field, value)));
+    return `id IN (SELECT token_id FROM token_search_terms WHERE term_hash IN (${hashes.join(', ')}))`;
+  }
+
   node(node: SearchNode): string {
     switch (node.kind) {
+      case 'text':
+        return `(id = ${this.bind(node.value)} OR ${this.withTerms(textTerms(node.value))})`;
       case 'and':
       case 'or':
         return `(${node.children.map((c) => this.node(c)).join(` ${node.kind.toUpperCase()} `)})`;
@@ -89,10 +98,8 @@ class WhereBuilder {
       case 'term':
         if (node.field === 'container') return this.containerUnder(node.value);
         if (node.field === 'metadata') return this.metadataEquals(node.key, node.value);
-        if (node.field === 'data') {
-          // The matching ids from the hash's index, rather than a lookup per row of the table.
-          return `id IN (SELECT token_id FROM token_search_terms WHERE term_hash = ${this.bind(this.searchTerm(node.value))})`;
-        }
+        if (node.field === 'data') return this.withTerms([['search', node.value]]);
+        if (node.field.startsWith('card.')) return this.withTerms([[node.field as TermField, node.value]]);
         return `${COLUMN[node.field]} = ${this.bind(node.value)}`;
     }
   }
@@ -138,7 +145,7 @@ export class TokenQueries {
   }
 
   private where(caller: Caller, permission: Permission, filter: TokenFilter): WhereBuilder {
-    const where = new WhereBuilder((v) => this.tokens.searchTerm(v));
+    const where = new WhereBuilder((field, value) => this.tokens.termHash(field, value));
     where.permitted(caller, permission);
     where.filter(filter);
     return where;
