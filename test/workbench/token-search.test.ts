@@ -216,6 +216,14 @@ describe('finding a card, and tokens by metadata, in one search box', () => {
     expect(await found('metadata.order:o-1')).toEqual([v.visa]);
     expect(await found('card.brand:visa AND NOT card.last4:4242')).toEqual([v.visa2]);
     expect(await found('card.brand:visa OR metadata.note:Visa')).toEqual([v.note, v.visa2, v.visa]);
+    // Pages of a common term, which the list reads in its own order, looking each token up among the terms.
+    const twoPages = async (query: string) => {
+      const first = (await search({ query, limit: 1 })).page!;
+      const second = (await search({ query, limit: 1, cursor: first.next! })).page!;
+      return { total: first.total, ids: [...first.tokens, ...second.tokens].map((token) => token.id) };
+    };
+    expect(await twoPages('card.brand:visa')).toEqual({ total: 2, ids: [v.visa2, v.visa] });
+    expect(await twoPages('visa')).toEqual({ total: 3, ids: [v.note, v.visa2] });
     // The service's own search stays as the vendor documents it: no card fields, no words without a field.
     for (const query of ['card.last4:4242', '4242']) {
       const res = await t.bench.call('POST', '/v2/tokens/search', { key: t.bench.privateKey, body: { query } });

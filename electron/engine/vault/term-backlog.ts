@@ -1,10 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import type { Db } from '../storage/database';
 import { SealError, type Sealer } from '../storage/crypto';
 import { isCardType } from './card-details';
 import { derivedTermHashes } from './search-terms';
 
-/** Tokens a batch takes: a few milliseconds of unsealing and hashing, so a request arriving meanwhile barely waits. */
-const BATCH = 500;
+/** Tokens a batch reads; it indexes them until its time is up, so a request arriving meanwhile waits at most that. */
+const BATCH = 200;
+const BATCH_MS = 10;
 
 interface BacklogRow {
   id: string;
@@ -16,7 +18,7 @@ interface BacklogRow {
 /**
  * The tokens written before cards and metadata values were searchable, which the migration listed: their terms are
  * derived after the engine starts, a batch a turn of the event loop, so start-up waits for none of it and requests
- * are answered between batches. Each batch commits together with taking its tokens off the list, so a stop or a
+ * are answered between batches, each of which stops after BATCH_MS. Each batch commits together with taking its tokens off the list, so a stop or a
  * crash part way resumes where it was. A token deleted meanwhile leaves the list with it (ON DELETE CASCADE); one
  * written meanwhile already has its terms, and deriving them again changes nothing.
  */
@@ -32,18 +34,25 @@ export class TermBacklog {
     private readonly open: (row: { id: string; sealed: Buffer }) => unknown,
   ) {
     this.left = db.prepare('SELECT COUNT(*) FROM token_terms_backlog').pluck().get() as number;
-    const rows = db.prepare(`SELECT t.id, t.type, t.metadata, t.sealed FROM token_terms_backlog b JOIN tokens t ON t.id = b.token_id LIMIT ${BATCH}`);
+    // From the list to the tokens: a join may walk the tokens instead, past every one indexed already.
+    const rows = db.prepare(`SELECT id, type, metadata, sealed FROM tokens WHERE id IN (SELECT token_id FROM token_terms_backlog LIMIT ${BATCH})`);
     const insertTerm = db.prepare('INSERT OR IGNORE INTO token_search_terms (token_id, term_hash) VALUES (?, ?)');
     const done = db.prepare('DELETE FROM token_terms_backlog WHERE token_id = ?');
+    // The tokens indexed, or -1 when none was left.
     this.batch = db.transaction(() => {
       const batch = rows.all() as BacklogRow[];
+      if (batch.length === 0) return -1;
+      const until = performance.now() + BATCH_MS;
+      let indexed = 0;
       for (const row of batch) {
         for (const term of derivedTermHashes(this.sealer, { type: row.type, metadata: JSON.parse(row.metadata) as Record<string, string>, data: this.cardData(row) })) {
           insertTerm.run(row.id, term);
         }
         done.run(row.id);
+        indexed++;
+        if (performance.now() >= until) break;
       }
-      return batch.length;
+      return indexed;
     });
   }
 
@@ -57,8 +66,8 @@ export class TermBacklog {
     const step = () => {
       this.next = null;
       try {
-        const taken = this.batch();
-        this.left = taken < BATCH ? 0 : this.left - taken;
+        const indexed = this.batch();
+        this.left = indexed < 0 ? 0 : Math.max(1, this.left - indexed);
       } catch (error) {
         log(`Indexing the card details and metadata of existing tokens stopped, ${this.left} left: ${(error as Error).message}`);
         return;

@@ -52,7 +52,14 @@ class WhereBuilder {
   private n = 0;
   private metadataAnyCase = false;
 
-  constructor(private readonly termHash: (field: TermField, value: string) => string) {}
+  /**
+   * `probeTerms` when the query walks the creation-order index: each token is then looked up in the terms' index, where
+   * otherwise the matching ids are read from it first (a common term, a brand, has tens of thousands).
+   */
+  constructor(
+    private readonly termHash: (field: TermField, value: string) => string,
+    private readonly probeTerms = false,
+  ) {}
 
   bind(value: unknown): string {
     const name = `p${this.n++}`;
@@ -73,10 +80,11 @@ class WhereBuilder {
     return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE m.key = ${this.bind(key)} AND m.value = ${this.bind(value)})`;
   }
 
-  /** Tokens with any of these terms: the matching ids from the hashes' index, rather than a lookup per row. */
+  /** Tokens with any of these terms (see probeTerms). */
   withTerms(terms: [TermField, string][]): string {
-    const hashes = terms.map(([field, value]) => this.bind(this.termHash(field, value)));
-    return `id IN (SELECT token_id FROM token_search_terms WHERE term_hash IN (${hashes.join(', ')}))`;
+    const hashes = terms.map(([field, value]) => this.bind(this.termHash(field, value))).join(', ');
+    if (this.probeTerms) return `EXISTS (SELECT 1 FROM token_search_terms s WHERE s.term_hash IN (${hashes}) AND s.token_id = tokens.id)`;
+    return `id IN (SELECT token_id FROM token_search_terms WHERE term_hash IN (${hashes}))`;
   }
 
   node(node: SearchNode): string {
@@ -144,8 +152,8 @@ export class TokenQueries {
     store.db.function(LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   }
 
-  private where(caller: Caller, permission: Permission, filter: TokenFilter): WhereBuilder {
-    const where = new WhereBuilder((field, value) => this.tokens.termHash(field, value));
+  private where(caller: Caller, permission: Permission, filter: TokenFilter, inOrder = false): WhereBuilder {
+    const where = new WhereBuilder((field, value) => this.tokens.termHash(field, value), inOrder);
     where.permitted(caller, permission);
     where.filter(filter);
     return where;
@@ -173,13 +181,15 @@ export class TokenQueries {
   }
 
   pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): V2Page {
-    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest');
+    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest', false);
     return { pagination: { next, page_size: size }, data: this.views(rows, caller, permission) };
   }
 
   /**
    * The workbench's list: newest first, a cursor like v2's, data never in plaintext. `matches`, the filter's count when
-   * the caller has it, lets the page be read in list order when that reads fewer rows (see cursorPage).
+   * the caller has it, lets the page be read in list order when that reads fewer rows: about size × live ÷ matches of
+   * them, where SQLite's own plan would read and sort every match (`type:card`, a third of a large vault, even after
+   * ANALYZE).
    */
   pageNewest(
     caller: Caller,
@@ -189,7 +199,8 @@ export class TokenQueries {
     size: number,
     matches?: number,
   ): { next: string | null; data: TokenView[] } {
-    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'newest', matches);
+    const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * this.store.count();
+    const { rows, next } = this.cursorPage(this.where(caller, permission, filter, inOrder), start, size, 'newest', inOrder);
     return { next, data: this.views(rows, caller, permission, true) };
   }
 
@@ -199,19 +210,13 @@ export class TokenQueries {
     return (this.store.db.prepare(liveCountSql(where.filterSql)).get(where.params) as { n: number }).n;
   }
 
-  /**
-   * One page in creation order (or its reverse) after the cursor's token, and the cursor of the next page.
-   * SQLite picks an index on the filter (type's) over the order's, then reads and sorts every match: a third of a
-   * large vault for `type:card`. Walking the creation-order index instead reads about size × live ÷ matches rows, so
-   * when `matches` is known and that is fewer, the walk is forced.
-   */
-  private cursorPage(where: WhereBuilder, start: string | undefined, size: number, first: 'oldest' | 'newest', matches?: number) {
+  /** One page in creation order (or its reverse) after the cursor's token, and the cursor of the next page; `inOrder` walks the creation-order index. */
+  private cursorPage(where: WhereBuilder, start: string | undefined, size: number, first: 'oldest' | 'newest', inOrder: boolean) {
     const [after, order] = first === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
     if (start) {
       const position = decodeCursor(start, 'start');
       where.clauses.push(`(created_at, id) ${after} (${where.bind(position.created_at)}, ${where.bind(position.id)})`);
     }
-    const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * this.store.count();
     const rows = this.store.db
       .prepare(`SELECT * FROM tokens${inOrder ? ' INDEXED BY tokens_created' : ''} WHERE ${where.sql} ORDER BY created_at ${order}, id ${order} LIMIT ${where.bind(size + 1)}`)
       .all(where.params) as TokenRow[];
