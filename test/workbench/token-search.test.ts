@@ -263,6 +263,12 @@ describe('finding a card, and tokens by metadata, in one search box', () => {
     expect((await t.bench.call('DELETE', `/tokens/${id}`, { key: t.bench.privateKey })).status).toBe(204);
     expect(await found('4444')).toEqual([]);
 
+    // An expired token is gone for every search, counted or listed, before the purge removes its row.
+    await create({ type: 'card_number', data: MASTERCARD, expires_at: new Date(Date.now() + 1000).toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await found('4444')).toEqual([]);
+    expect(await found('card.last4:4444')).toEqual([]);
+
     const transaction = (await t.bench.call('POST', '/transactions', { key: t.bench.privateKey })).body.id as string;
     const staged = await create({ type: 'card_number', data: AMEX }, t.bench.privateKey, { 'BT-TRANSACTION-ID': transaction });
     expect((await search({ query: '0005' })).page).toMatchObject({ total: 0, staged_unsearched: 1 });
