@@ -10,7 +10,18 @@ import { CARD_BRANDS, cardDetails, cardNumberOf, isCardType, type CardBrand } fr
  */
 export type TermField = 'search' | 'metadata' | CardField;
 
-export const termHash = (sealer: Sealer, field: TermField, value: string): string => sealer.fingerprint(`${field}\u0000${value}`);
+/** 128 bits in base64url. */
+const DERIVED_HASH_CHARS = 22;
+
+/**
+ * The hash stored for a field's value. Terms derived from the token keep 128 bits of it: several per card go into one
+ * index, and a shorter key makes each insert cheaper. `search` terms keep the whole hash that vaults already hold.
+ */
+export function termHash(sealer: Sealer, field: TermField, value: string): string {
+  const hash = sealer.fingerprint(`${field}\u0000${value}`);
+  return field === 'search' ? hash : hash.slice(0, DERIVED_HASH_CHARS);
+}
+
 
 export interface TermSource {
   type: string;
