@@ -497,8 +497,11 @@ export const applicationDetailSchema = z.object({
   type: z.enum(APPLICATION_TYPES),
   permissions: z.array(z.string()),
   rules: z.array(accessRuleSchema),
-  /** `workbench`: the key the workbench itself sends with when acting as this application (the Composer's). */
-  keys: z.array(z.object({ id: z.string(), created_at: isoTimeSchema, workbench: z.boolean() })),
+  /**
+   * `kept`: a key Tokenbench keeps to use again, `workbench` (the Composer sends with it) or `export` (seed files carry
+   * it); null for a key made for a client.
+   */
+  keys: z.array(z.object({ id: z.string(), created_at: isoTimeSchema, kept: z.enum(['workbench', 'export']).nullable() })),
   created_at: isoTimeSchema,
   modified_at: isoTimeSchema.nullable(),
 });
@@ -535,10 +538,12 @@ export type PermissionInfo = z.output<typeof permissionInfoSchema>;
 /** Export the applications and rules as a seed file; their tokens, with plaintext data, only when asked. */
 export const seedExportRequestSchema = z.strictObject({ include_tokens: z.boolean() });
 export const seedExportSchema = z.object({
-  /** The file's content (docs/api.md, Seed file): with keys made for it, and token data when asked. */
+  /** The file's content (docs/api.md, Seed file): with each application's export key, and token data when asked. */
   seed: z.record(z.string(), z.unknown()),
   applications: z.number().int(),
   tokens: z.number().int(),
+  /** The export keys the file carries, by id and last four; `made`: this export made it (the first, or after a revoke). */
+  keys: z.array(z.object({ application_id: z.string(), key_id: z.string(), key_last4: z.string(), made: z.boolean() })),
 });
 
 /** A seed file to read against the vault: `apply` false only says what it would do. */

@@ -283,6 +283,16 @@ test('a remote target, its key pasted in, answers through the same response view
   await c.expectOutcome('Destination', 'The destination answered');
   expect(JSON.parse(JSON.parse(await c.rawBody()).body)).toEqual({ pan: PAN });
   expect((await remote.engine.workbench.listHistory({ limit: 10 })).some((entry) => entry.kind === 'proxy')).toBe(true);
+  // This engine's history says what was sent there, and to whom.
+  await bench.engine.history.flush();
+  expect((await bench.engine.history.list(10)).find((entry) => entry.method === 'SEND')?.details).toEqual({
+    change: { action: 'sendRequest', summary: 'Sent POST /proxy/v1/charges to remote target “second engine”: answered 200' },
+  });
+
+  // A remote target's key is never written into code to copy.
+  const includeKey = c.request.getByRole('checkbox', { name: 'Include the key' });
+  await expect(includeKey).toBeDisabled();
+  await expect(includeKey).toHaveAccessibleDescription('A remote target’s key stays in Tokenbench: the code reads it from BT_API_KEY.');
 
   await c.request.getByRole('button', { name: 'Delete second engine' }).click();
   await expect(c.request.getByRole('combobox', { name: 'Send to' })).toHaveCount(0);
@@ -319,6 +329,20 @@ test('the copied cURL command and Node script, run for real, get the answer the 
     const [status, ...body] = ran.stdout.split('\n');
     expect(status).toBe('200 OK');
     expect(answer(JSON.parse(body.join('\n')))).toEqual(answer(shown));
+
+    // The workbench's key written in, when asked: the page says which (by its last four), and History records it.
+    await c.request.getByRole('checkbox', { name: 'Include the key' }).check();
+    await c.request.getByRole('button', { name: 'Copy as cURL' }).click();
+    const withKey = await page.evaluate(() => navigator.clipboard.readText());
+    const written = /BT-API-KEY: (key_local_[\w-]+)/.exec(withKey)![1];
+    await expect(c.request.getByRole('status').filter({ hasText: 'Copied as cURL' })).toHaveText(
+      `Copied as cURL, with the workbench's key (ending ${written.slice(-4)}) written in: keep it private. History records it.`,
+    );
+    expect(answer(JSON.parse((await execute('sh', ['-c', withKey], { env: { PATH: process.env.PATH }, timeout: 20_000 })).stdout))).toEqual(answer(shown));
+    await bench.engine.history.flush();
+    const revealed = (await bench.engine.history.list(10)).find((entry) => entry.method === 'REVEAL');
+    expect(revealed).toMatchObject({ workbench_page: 'composer', details: { reveal: { target: 'keys', keys: [{ key_last4: written.slice(-4) }] } } });
+    expect(JSON.stringify(await bench.engine.history.list(100))).not.toContain(written);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
