@@ -11,7 +11,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 describe("the engine's Node flags reach every launcher that can pass them", () => {
   it('npm run serve starts the engine with them', () => {
     const serve: string = JSON.parse(read('package.json')).scripts.serve;
-    expect(serve).toBe(`exec tsx ${ENGINE_NODE_FLAGS.join(' ')} electron/cli/serve.ts`);
+    expect(serve).toBe(`exec node --import tsx ${ENGINE_NODE_FLAGS.join(' ')} electron/cli/serve.ts`);
   });
 
   it("npm start hands them to Electron's main process, and in a browser to the engine's Node", () => {
