@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { fillEngine, keepOpenRequests, layoutProblems, PAGE_TITLES, sendOne, showPage, WINDOW_SIZES } from './support/layout';
+import { keepOpenRequests } from './support/composer-page';
+import { fillEngine, layoutProblems, PAGE_TITLES, sendOne, showPage, WINDOW_SIZES } from './support/layout';
 import { UI_DIR } from './support/paths';
 import { openWorkbench } from './support/workbench-page';
 import { recordPageProblems } from './support/workbench-tests';

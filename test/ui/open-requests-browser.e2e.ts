@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { composer } from './support/composer-page';
-import { keepOpenRequests } from './support/layout';
+import { keepOpenRequests } from './support/composer-page';
 import { openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 

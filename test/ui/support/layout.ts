@@ -24,31 +24,6 @@ export async function fillEngine(bench: TestEngine): Promise<void> {
   await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'staged' }, headers: { 'BT-TRANSACTION-ID': tx.body.id } });
 }
 
-/**
- * `count` requests open in the Composer, each to its own destination, as the workbench keeps them across a restart
- * (written where it keeps them before the page loads, much quicker than opening each); the last is on show.
- */
-export async function keepOpenRequests(page: Page, echoUrl: string, count: number): Promise<void> {
-  const tabs = Array.from({ length: count }, (_, i) => ({
-    id: `kept-${i + 1}`,
-    draft: {
-      kind: 'proxy',
-      method: i % 4 === 0 ? 'GET' : 'POST',
-      target: `${echoUrl}/v1/customers/cus_${String(i + 1).padStart(2, '0')}/charges`,
-      headers: [],
-      service: { transaction: '', trace: '', keepAlive: '', connection: '' },
-      bodyMode: 'json',
-      body: '',
-    },
-    savedAs: null,
-    result: null,
-  }));
-  const kept = { state: { tabs, activeTab: tabs[count - 1].id, draft: tabs[count - 1].draft, applicationId: null, targetId: null, savedAs: null }, version: 0 };
-  await page.addInitScript((value) => {
-    if (!localStorage.getItem('tokenbench.composer')) localStorage.setItem('tokenbench.composer', value);
-  }, JSON.stringify(kept));
-}
-
 /** Sends the request on show in the Composer to the echo destination and waits for its answer. */
 export async function sendOne(page: Page): Promise<void> {
   const c = composer(page);
