@@ -1,6 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { composer } from './support/composer-page';
-import { keepOpenRequests } from './support/composer-page';
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { composer, keepOpenRequests } from './support/composer-page';
 import { openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
@@ -18,6 +17,28 @@ function openRequests(page: Page) {
     list: page.getByRole('button', { name: /^\d+ open requests$/ }),
     menu: page.getByRole('menu', { name: 'Open requests' }),
   };
+}
+
+/** Whether `words` are drawn in `element` whole: not cut off by an ellipsis or by a box around them that clips. */
+function drawnWhole(element: Locator, words: string): Promise<boolean> {
+  return element.evaluate((root, wanted) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.textContent!.indexOf(wanted);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + wanted.length);
+      const drawn = range.getBoundingClientRect();
+      for (let box = node.parentElement; box && box !== root.parentElement; box = box.parentElement) {
+        if (getComputedStyle(box).overflowX === 'visible') continue;
+        const room = box.getBoundingClientRect();
+        if (drawn.left < room.left - 0.5 || drawn.right > room.right + 0.5) return false;
+      }
+      return true;
+    }
+    return false;
+  }, words);
 }
 
 /** The browser workbench at `size` with `count` requests kept open from the last run. */
@@ -58,11 +79,14 @@ for (const size of [
     // The tab on show is in view, the strip scrolled to it; the first ones are out of it.
     await expect(o.selected).toHaveAccessibleName(/cus_30\//);
     await expect(o.selected).toBeInViewport({ ratio: 1 });
+    // Narrow as it is, each tab shows what tells it from the others: the end of its path, drawn whole.
+    expect(await drawnWhole(o.selected, 'cus_30/charges')).toBe(true);
+    expect(await drawnWhole(o.all.nth(28), 'cus_29/charges')).toBe(true);
     await expect(o.all.first()).not.toBeInViewport();
 
     // A wheel turned over the strip moves it sideways, towards the first tabs.
     await o.tabs.hover();
-    await page.mouse.wheel(0, -4000);
+    await page.mouse.wheel(0, -20_000);
     await expect(o.all.first()).toBeInViewport({ ratio: 1 });
     await expect(o.selected).not.toBeInViewport();
   });

@@ -44,13 +44,19 @@ interface TabProps {
   onClose: (tab: OpenRequest) => void;
 }
 
-/** Where a request goes, path first: many share a host, and a narrow tab shows what tells them apart. */
+/** The last two steps of a path ("…/cus_42/charges"): where requests to one service differ, and short enough for a narrow tab. */
+function pathTail(path: string): string {
+  const steps = path.split('/').filter(Boolean);
+  return steps.length > 2 ? `…/${steps.slice(-2).join('/')}` : path;
+}
+
+/** Where a request goes, the end of its path first: many share a host and a start, and a narrow tab shows what tells them apart. */
 function TabLabel({ label, saved }: { label: string; saved: boolean }) {
   const slash = saved ? -1 : label.indexOf('/');
   if (slash <= 0) return <span className="tab-label">{label}</span>;
   return (
     <span className="tab-label">
-      {label.slice(slash)} <span className="tab-host">{label.slice(0, slash)}</span>
+      {pathTail(label.slice(slash))} <span className="tab-host">{label.slice(0, slash)}</span>
     </span>
   );
 }
