@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
 import { startEngine, type Engine } from '../engine';
+import { installAppMenu } from './app-menu';
 import { desktopEngineOptions, USER_DATA_ENV } from './engine-options';
 import { isAppUrl, navigationGuards } from './navigation-guard';
 import { mainWindowOptions } from './window-options';
@@ -56,6 +57,7 @@ async function start(): Promise<void> {
   // A new vault's first keys are not printed: the window's welcome view shows them once (no terminal needed).
   ipc = workbenchIpc(engine.workbench);
   for (const [channel, handler] of ipc.handlers((url) => isAppUrl(url, appUrl))) ipcMain.handle(channel, handler);
+  installAppMenu();
   openWindow();
 }
 

@@ -131,7 +131,7 @@ export async function scrollUnderTrace(browser: Browser, page: Page, scroller: s
 }
 
 /** The longest task's wall time, that task's CPU time, and the most CPU any task took. */
-function longestTasks(tasks: Task[]): { wallMs: number; itsCpuMs: number; mostCpuMs: number } {
+export function longestTasks(tasks: Task[]): { wallMs: number; itsCpuMs: number; mostCpuMs: number } {
   const longest = tasks.reduce((a, b) => (b.wallMs > a.wallMs ? b : a), { wallMs: 0, cpuMs: 0 });
   return { wallMs: round(longest.wallMs), itsCpuMs: round(longest.cpuMs), mostCpuMs: round(Math.max(0, ...tasks.map((task) => task.cpuMs))) };
 }

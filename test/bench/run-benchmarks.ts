@@ -22,6 +22,7 @@ import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
 import { runFlagBench } from './flag-bench';
 import { runHistoryPageBench } from './history-page-bench';
+import { runOpenRequestsBench } from './open-requests-bench';
 import { runProxyBench } from './proxy-bench';
 import { runStartBench } from './start-bench';
 import { runStartupBench } from './startup-bench';
@@ -79,6 +80,11 @@ const SUITES: Record<string, Suite> = {
     defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
     run: (settings) => runHistoryPageBench({ entries: settings.entries, rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds, entries }) => `${entries} requests seeded; ${rounds} visit(s) of the page and run(s) of each filter, then one 5 s scroll`,
+  },
+  'open-requests': {
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runOpenRequestsBench({ rounds: settings.rounds, log: settings.log }),
+    describe: ({ rounds }) => `${rounds} round(s) of switching through every open request and of a burst typed in the body`,
   },
   flags: {
     // A browser session rather than a load: timed keystrokes, not seconds at a connection count.

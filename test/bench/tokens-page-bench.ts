@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Browser, Page } from '@playwright/test';
 import { measureUpgrade } from './card-index-upgrade';
 import { cardSearchCases, type SearchCase } from './card-searches';
-import type { ChildServer } from './child-process';
 import { percentile } from './load';
-import { browserSuiteResult, launchChromium, scrollerAround, median, round, scrollTable, scrollUnderTrace, timeInPage, traced, verdict } from './page-measures';
+import { browserSuiteResult, scrollerAround, median, round, scrollTable, scrollUnderTrace, timeInPage, traced, verdict } from './page-measures';
 import type { SuiteResult, Table } from './report';
-import { startTokenbench, type TokenbenchInfo } from './servers';
+import { startServedWorkbench } from './served-workbench';
 import { mixedRequest } from './vault-data';
 import { fillVault } from './vault-fill';
 import { workbenchCaller } from './workbench-client';
@@ -90,19 +86,14 @@ async function searchMethod(url: string, workbenchUrl: string, cases: readonly S
  * list scrolls (Chromium's performance trace). A script, not a test: it measures and reports.
  */
 export async function runTokensPageBench(options: TokensPageBenchOptions): Promise<SuiteResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-tokens-page-'));
-  let service: ChildServer<TokenbenchInfo> | undefined;
-  let browser: Browser | undefined;
+  const served = await startServedWorkbench('tokens-page');
   try {
-    service = await startTokenbench(dataDir);
-    const { url, privateKey, workbenchUrl } = service.info;
-    if (!privateKey || !workbenchUrl) throw new Error('serve printed no private key or no workbench address (is the UI built?)');
+    const { url, privateKey, workbenchUrl, browser } = served;
     options.log(`tokens-page: filling the vault with ${options.tokens} tokens`);
     const filled = await fillVault(url, privateKey, options.tokens);
     // The fill's requests are numbered: the plaintext of token n is mixedRequest(n)'s, and the search needs one SSN.
     const ssnAt = filled.findLastIndex((token) => token.type === 'social_security_number');
 
-    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(workbenchUrl);
     await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
@@ -168,10 +159,7 @@ export async function runTokensPageBench(options: TokensPageBenchOptions): Promi
         TARGETS.longTaskMs,
       ),
     ];
-    await browser.close();
-    browser = undefined;
-    await service.stop();
-    service = undefined;
+    await served.stop();
     const upgrade = await measureUpgrade(options.tokens, options.log);
     tables.push(upgrade.table);
     return browserSuiteResult(
@@ -186,8 +174,6 @@ export async function runTokensPageBench(options: TokensPageBenchOptions): Promi
       { firstRows: visits, searches: searchRows, searchMethod: methodRows, scroll: { ...scrolled, tasks: undefined, longTasks }, upgrade: upgrade.data },
     );
   } finally {
-    await browser?.close();
-    await service?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await served.stop();
   }
 }

@@ -68,7 +68,7 @@ test('several requests open in tabs, kept across a reload, closed with a questio
   const tabs = page.getByRole('tablist', { name: 'Open requests' });
   await c.destination(`${bench.engine.echoUrl}/v1/charges`);
   await c.body('{"amount": 10}');
-  await page.getByRole('button', { name: '+ New request' }).click();
+  await page.getByRole('button', { name: 'New request', exact: true }).click();
   await expect(tabs.getByRole('tab')).toHaveCount(2);
   await expect(tabs.getByRole('tab', { selected: true })).toContainText('New request');
   await c.kind('Vault API');

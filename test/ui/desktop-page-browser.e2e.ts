@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type PlaywrightWorkerArgs, type PlaywrightWorkerOptions } from '@playwright/test';
 import { startTestEngine } from '../support/test-engine';
 import { isAppUrl } from '../../electron/main/navigation-guard';
 import { workbenchIpc, type WorkbenchIpc, type WorkbenchIpcEvent } from '../../electron/main/workbench-ipc';
@@ -60,12 +60,26 @@ declare global {
   }
 }
 
-test('the desktop page from its file, over IPC: live, sends through the proxy, records each page, under its own policy', async ({ playwright, launchOptions }) => {
+/** A Chromium that lets a file: page load its module scripts, and a real engine whose IPC handlers answer the page. */
+async function desktopSession({ playwright, launchOptions }: Pick<PlaywrightWorkerArgs & PlaywrightWorkerOptions, 'playwright' | 'launchOptions'>) {
   const browser = await playwright.chromium.launch({ ...launchOptions, args: [...(launchOptions.args ?? []), '--allow-file-access-from-files'] });
   const bench = await startTestEngine({ inMemory: true, echoPort: 0 });
   const ipc = workbenchIpc(bench.engine.workbench);
+  return {
+    bench,
+    ipc,
+    page: await browser.newPage(),
+    async close() {
+      ipc.close();
+      await browser.close();
+      await bench.stop();
+    },
+  };
+}
+
+test('the desktop page from its file, over IPC: live, sends through the proxy, records each page, under its own policy', async ({ playwright, launchOptions }) => {
+  const { bench, ipc, page, close } = await desktopSession({ playwright, launchOptions });
   try {
-    const page = await browser.newPage();
     const problems = await recordPageProblems(page);
     await openDesktopPage(page, ipc);
     await expect(connectionState(page)).toHaveText('live');
@@ -113,8 +127,48 @@ test('the desktop page from its file, over IPC: live, sends through the proxy, r
     expect(problems).toContainEqual(expect.stringMatching(/^CSP violation: style-src-elem inline/));
     expect(problems.filter((problem) => !/style-src/.test(problem))).toEqual([]);
   } finally {
-    ipc.close();
-    await browser.close();
-    await bench.stop();
+    await close();
+  }
+});
+
+test("the desktop page takes the open requests' keys in their Ctrl forms, as the app's menu shows them, and says so in its tooltips", async ({
+  playwright,
+  launchOptions,
+}) => {
+  const { bench, ipc, page, close } = await desktopSession({ playwright, launchOptions });
+  try {
+    const problems = await recordPageProblems(page);
+    await openDesktopPage(page, ipc);
+    await expect(connectionState(page)).toHaveText('live');
+    const tabs = page.getByRole('tablist', { name: 'Open requests' });
+    const selected = tabs.getByRole('tab', { selected: true });
+    const newRequest = page.getByRole('button', { name: 'New request', exact: true });
+    await expect(newRequest).toHaveAttribute('title', /^New request \(Ctrl\+T\)/);
+    await expect(newRequest).toHaveAttribute('aria-keyshortcuts', 'Control+T');
+    await composer(page).destination(`${bench.engine.echoUrl}/v1/charges`);
+
+    // Ctrl+T opens, Ctrl+Tab and Ctrl+Shift+Tab go round, Ctrl+W closes (asking for the unsaved one), Ctrl+Shift+T reopens.
+    await page.keyboard.press('Control+t');
+    await expect(tabs.getByRole('tab')).toHaveCount(2);
+    await expect(selected).toHaveText(/New request/);
+    await page.keyboard.press('Control+Tab');
+    await expect(selected).toHaveAccessibleName(/charges/);
+    await page.keyboard.press('Control+Shift+Tab');
+    await expect(selected).toHaveText(/New request/);
+    await page.keyboard.press('Control+Tab');
+    await page.keyboard.press('Control+w');
+    await page.getByRole('alertdialog', { name: /^Close .*charges\?$/ }).getByRole('button', { name: 'Close without saving' }).click();
+    await expect(tabs.getByRole('tab')).toHaveCount(1);
+    await page.keyboard.press('Control+Shift+T');
+    await expect(tabs.getByRole('tab')).toHaveCount(2);
+    await expect(selected).toHaveAccessibleName(/charges/);
+    await expect(composer(page).request.getByRole('textbox', { name: 'Destination URL' })).toHaveValue(`${bench.engine.echoUrl}/v1/charges`);
+
+    // The browser workbench's Alt forms are not the app's.
+    await page.keyboard.press('Alt+t');
+    await expect(tabs.getByRole('tab')).toHaveCount(2);
+    expect(problems).toEqual([]);
+  } finally {
+    await close();
   }
 });

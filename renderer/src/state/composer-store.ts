@@ -57,6 +57,14 @@ export const isBlank = (draft: ComposerDraft) => sameRequest(draft, EMPTY_DRAFT)
 export const samePlace = (a: SavedPlace | null, b: SavedPlace | null) => a !== null && b !== null && a.collection === b.collection && a.name === b.name;
 const newTab = (): OpenRequest => ({ id: crypto.randomUUID(), draft: EMPTY_DRAFT, savedAs: null, result: null });
 
+/** A closed request, with the place its tab had, for Reopen. */
+export interface ClosedRequest {
+  tab: OpenRequest;
+  at: number;
+}
+/** How many closed requests Reopen can bring back, the latest first. */
+export const REOPENABLE = 20;
+
 interface ComposerState {
   /** Every open request, in tab order; `activeTab` is the one on show. */
   tabs: OpenRequest[];
@@ -89,9 +97,17 @@ interface ComposerState {
    * open, in the tab on show when that one is blank, else in a new tab, so no edit is lost.
    */
   load(draft: ComposerDraft, notice: string | null, savedAs?: SavedPlace | null): void;
+  /**
+   * The requests closed in this run (not kept across restarts), the latest last; blank ones are not kept. Reopen
+   * brings them back in turn, each to its place.
+   */
+  closed: ClosedRequest[];
   openTab(): void;
   showTab(id: string): void;
+  /** Shows the tab `step` places along, round from the last to the first. */
+  cycleTab(step: 1 | -1): void;
   closeTab(id: string): void;
+  reopenTab(): void;
   /** The draft is saved at `place`; as `stored` when the save changed it (its credentials moved into Secrets). */
   saved(place: SavedPlace, stored?: { draft: ComposerDraft; notice: string }): void;
   started(id: string): void;
@@ -139,6 +155,7 @@ export const useComposerStore = create<ComposerState>()(
       result: null,
       notice: null,
       savedAs: null,
+      closed: [],
       invalid: null,
       pointAt: null,
       requestTab: 'body',
@@ -160,14 +177,34 @@ export const useComposerStore = create<ComposerState>()(
           const tab = state.tabs.find((open) => open.id === id);
           return tab && id !== state.activeTab && !state.sending ? showing(state, tab) : {};
         }),
+      cycleTab: (step) =>
+        set((state) => {
+          const at = state.tabs.findIndex((tab) => tab.id === state.activeTab);
+          const tab = state.tabs[(at + step + state.tabs.length) % state.tabs.length];
+          return tab.id !== state.activeTab && !state.sending ? showing(state, tab) : {};
+        }),
       closeTab: (id) =>
         set((state) => {
           const at = state.tabs.findIndex((tab) => tab.id === id);
           if (at < 0 || (state.sending && id === state.activeTab)) return {};
           const tabs = state.tabs.filter((tab) => tab.id !== id);
-          if (id !== state.activeTab) return { tabs };
+          const leaving = id === state.activeTab ? current(state) : state.tabs[at];
+          const closed = isBlank(leaving.draft) && !leaving.savedAs ? state.closed : [...state.closed, { tab: { ...leaving, result: null }, at }].slice(-REOPENABLE);
+          if (id !== state.activeTab) return { tabs, closed };
           // The neighbour on the right takes its place, as in a browser (the last tab's, on its left); the last one closed leaves a blank one.
-          return showing(state, tabs[Math.min(at, tabs.length - 1)] ?? newTab(), tabs);
+          return { ...showing(state, tabs[Math.min(at, tabs.length - 1)] ?? newTab(), tabs), closed };
+        }),
+      reopenTab: () =>
+        set((state) => {
+          const last = state.closed.at(-1);
+          if (!last || state.sending) return {};
+          const closed = state.closed.slice(0, -1);
+          // Its saved request opened again since: that tab is the request now.
+          const again = state.tabs.find((tab) => samePlace(tab.savedAs, last.tab.savedAs));
+          if (again) return { ...(again.id === state.activeTab ? {} : showing(state, again)), closed };
+          const tabs = [...state.tabs];
+          tabs.splice(Math.min(last.at, tabs.length), 0, last.tab);
+          return { ...showing(state, last.tab, tabs), closed };
         }),
       saved: (savedAs, stored) => set(stored ? { savedAs, draft: stored.draft, notice: stored.notice } : { savedAs }),
       started: (sending) => set({ sending, notice: null, invalid: null }),

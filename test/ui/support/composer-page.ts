@@ -28,3 +28,29 @@ export function composer(page: Page) {
     },
   };
 }
+
+/**
+ * `count` requests open in the Composer, each to its own destination, as the workbench keeps them across a restart
+ * (written where it keeps them before the page loads, much quicker than opening each); the last is on show. Their
+ * bodies are `body(n)` for the n-th, empty unless given.
+ */
+export async function keepOpenRequests(page: Page, echoUrl: string, count: number, body: (n: number) => string = () => ''): Promise<void> {
+  const tabs = Array.from({ length: count }, (_, i) => ({
+    id: `kept-${i + 1}`,
+    draft: {
+      kind: 'proxy',
+      method: i % 4 === 0 ? 'GET' : 'POST',
+      target: `${echoUrl}/v1/customers/cus_${String(i + 1).padStart(2, '0')}/charges`,
+      headers: [],
+      service: { transaction: '', trace: '', keepAlive: '', connection: '' },
+      bodyMode: 'json',
+      body: body(i + 1),
+    },
+    savedAs: null,
+    result: null,
+  }));
+  const kept = { state: { tabs, activeTab: tabs[count - 1].id, draft: tabs[count - 1].draft, applicationId: null, targetId: null, savedAs: null }, version: 0 };
+  await page.addInitScript((value) => {
+    if (!localStorage.getItem('tokenbench.composer')) localStorage.setItem('tokenbench.composer', value);
+  }, JSON.stringify(kept));
+}

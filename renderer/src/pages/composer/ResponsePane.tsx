@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import type { Exchange } from '../../../../shared/workbench/contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -14,6 +14,7 @@ import { useEngineStore } from '../../state/engine-store';
 import { cancelComposed, startWithTestCard } from './composer-actions';
 import { bodyBytes, bodyText, useResponseState, type EmptyExpression, type ProblemBody, type ResponseState } from './response-state';
 import { Alert } from '../../components/Alert';
+import { useAnswerArrival } from './answer-arrival';
 
 type Received = Extract<Exchange['outcome'], { kind: 'response' }>;
 
@@ -254,9 +255,14 @@ export function ResponsePane() {
   const result = useComposerStore((state) => state.result);
   const tokenCount = useEngineStore((state) => state.status?.tokenCount);
   const state = useResponseState();
+  const section = useRef<HTMLElement>(null);
+  const arrived = useAnswerArrival(section);
   return (
-    <section className="panel response" aria-labelledby="response-title" aria-busy={sending !== null}>
+    <section className="panel response" aria-labelledby="response-title" aria-busy={sending !== null} ref={section}>
       <h2 id="response-title">Response</h2>
+      <p className="visually-hidden" role="status">
+        {arrived}
+      </p>
       {sending ? (
         <div className="outcome outcome-sending" role="status" aria-label="Outcome">
           <span className="outcome-label">Sending</span>

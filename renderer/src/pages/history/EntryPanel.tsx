@@ -16,6 +16,8 @@ import { senderOf } from './sender';
 import { useApplicationName } from '../../state/applications-store';
 
 const DEFAULT_PREFIX = 'BT';
+/** The panel's element id, for the list to bring it into view. */
+export const ENTRY_PANEL = 'history-entry';
 
 /** The request as a cURL command, with what History could not keep of it said beside the button. */
 function CopyAsCurl({ entry }: { entry: HistoryEntry }) {
@@ -69,7 +71,7 @@ export function EntryPanel() {
   const applicationName = useApplicationName();
   if (!entry) {
     return (
-      <section className="panel" aria-labelledby="entry-title" data-testid="entry-panel">
+      <section className="panel" aria-labelledby="entry-title" id={ENTRY_PANEL} data-testid="entry-panel">
         <h2 id="entry-title">Request</h2>
         <p className="muted" data-testid="entry-empty">
           Select a request in the history to see it here.
@@ -79,7 +81,7 @@ export function EntryPanel() {
   }
   const details = entry.proxy;
   return (
-    <section className="panel entry" aria-labelledby="entry-title" data-testid="entry-panel">
+    <section className="panel entry" aria-labelledby="entry-title" id={ENTRY_PANEL} data-testid="entry-panel">
       <h2 id="entry-title" tabIndex={-1}>
         <span className="method">{entry.method}</span> <span className="path">{entry.path}</span>
       </h2>

@@ -4,6 +4,8 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';
 import { SOURCE_LABELS, statusSourceOf } from '../../components/answer-source';
 import { filtersAnything, type HistoryFilter } from '../../../../shared/workbench/history-filter';
+import { bringIntoView } from '../../components/bring-into-view';
+import { ENTRY_PANEL } from './EntryPanel';
 import { ExportHar } from './ExportHar';
 import { HistoryFilters } from './HistoryFilters';
 import { Alert } from '../../components/Alert';
@@ -83,6 +85,11 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
   const selectedId = useHistoryStore((state) => state.selected?.id);
   const select = useHistoryStore((state) => state.select);
   const applicationName = useApplicationName();
+  // A window that stacks the panels has the detail under the list: it comes up, as it would open beside the list.
+  const show = (entry: HistoryEntry) => {
+    select(entry);
+    requestAnimationFrame(() => bringIntoView(document.getElementById(ENTRY_PANEL)));
+  };
   return (
     <section className="panel" aria-labelledby="history-title" data-testid="history-panel" aria-busy={loading}>
       <div className="panel-head">
@@ -121,7 +128,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
                 <td data-testid="history-method">{entry.method}</td>
                 <td className="path">
                   <div className="path-line">
-                    <button type="button" className="link" title={entry.path} onClick={() => select(entry)} data-testid="history-path">
+                    <button type="button" className="link" title={entry.path} onClick={() => show(entry)} data-testid="history-path">
                       {entry.path}
                     </button>
                     <WarningBadge entry={entry} />
