@@ -33,7 +33,7 @@ it('keeps the workbench keys a vault made before export keys, sealed as they wer
 it('keeps the last four of every key made from now on, and none for the keys made before', () => {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
-  applyMigrations(db, MIGRATIONS.filter((m) => m.version < 11));
+  applyMigrations(db, MIGRATIONS.filter((m) => m.version < 12));
   const sealer = new Sealer(randomBytes(32));
   const now = new Date().toISOString();
   db.prepare("INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_at) VALUES ('app', 't', 'Backend', 'private', '[]', '[]', ?)").run(now);
