@@ -58,7 +58,9 @@ export function ConfirmDialog({ title, children, confirm, keep = 'Keep it', word
       </div>
       {word !== undefined && (
         <label className="confirm-word">
-          Type <code>{word}</code> to confirm
+          <span>
+            Type <code>{word}</code> to confirm
+          </span>
           <input type="text" spellCheck={false} autoComplete="off" value={typed} onChange={(event) => setTyped(event.target.value)} />
         </label>
       )}
