@@ -326,7 +326,7 @@ export const applicationChoiceSchema = z.object({
   name: z.string(),
   type: z.enum(['private', 'public', 'management']),
   /** The key the workbench sends with for this application, minted on its first use; null until then or once revoked. */
-  workbench_key: z.object({ id: z.string(), created_at: isoTimeSchema }).nullable(),
+  workbench_key: z.object({ id: z.string(), created_at: isoTimeSchema, key_last4: z.string().nullable() }).nullable(),
 });
 export type ApplicationChoice = z.output<typeof applicationChoiceSchema>;
 
@@ -499,9 +499,12 @@ export const applicationDetailSchema = z.object({
   rules: z.array(accessRuleSchema),
   /**
    * `kept`: a key Tokenbench keeps to use again, `workbench` (the Composer sends with it) or `export` (seed files carry
-   * it); null for a key made for a client.
+   * it); null for a key made for a client. `key_last4`: how the workbench names the key (null for a key made before
+   * Tokenbench kept them: it is named by its id).
    */
-  keys: z.array(z.object({ id: z.string(), created_at: isoTimeSchema, kept: z.enum(['workbench', 'export']).nullable() })),
+  keys: z.array(
+    z.object({ id: z.string(), created_at: isoTimeSchema, key_last4: z.string().nullable(), kept: z.enum(['workbench', 'export']).nullable() }),
+  ),
   created_at: isoTimeSchema,
   modified_at: isoTimeSchema.nullable(),
 });

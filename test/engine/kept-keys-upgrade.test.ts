@@ -22,9 +22,33 @@ it('keeps the workbench keys a vault made before export keys, sealed as they wer
   expect(applications.keptKey('app', 'workbench')).toMatchObject({ id: 'key', key: secret, made: false });
   expect(applications.keptKeyInfo('app', 'export')).toBeNull();
   expect(applications.keptKey('app', 'export')).toMatchObject({ made: true });
-  expect([...applications.keptKeys('app').values()].sort()).toEqual(['export', 'workbench']);
+  expect([...applications.keyFacts('app').values()].map((key) => key.kept).sort()).toEqual(['export', 'workbench']);
   // Revoked like any key: the kept row goes with it.
   applications.deleteKey('app', 'key');
   expect(applications.keptKeyInfo('app', 'workbench')).toBeNull();
+  db.close();
+});
+
+/** Keys made before their last four were kept have none: the workbench names them by their id instead. */
+it('keeps the last four of every key made from now on, and none for the keys made before', () => {
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  applyMigrations(db, MIGRATIONS.filter((m) => m.version < 12));
+  const sealer = new Sealer(randomBytes(32));
+  const now = new Date().toISOString();
+  db.prepare("INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_at) VALUES ('app', 't', 'Backend', 'private', '[]', '[]', ?)").run(now);
+  db.prepare("INSERT INTO api_keys (id, application_id, key_hash, created_at) VALUES ('old', 'app', ?, ?)").run(sealer.hashApiKey('key_local_made_before_endings_were_kept'), now);
+
+  applyMigrations(db);
+  const applications = new ApplicationStore(db, sealer, 't');
+  const made = applications.createKey('app', null);
+  const kept = applications.keptKey('app', 'workbench');
+  expect(Object.fromEntries(applications.keyFacts('app'))).toEqual({
+    old: { key_last4: null, kept: null },
+    [made.id]: { key_last4: made.key.slice(-4), kept: null },
+    [kept.id]: { key_last4: kept.key.slice(-4), kept: 'workbench' },
+  });
+  // The API's key objects stay the vendor's: no last four there.
+  expect(applications.listKeys('app').map((key) => Object.keys(key).sort())).toEqual(Array(3).fill(['created_at', 'created_by', 'id']));
   db.close();
 });

@@ -44,11 +44,15 @@ it('records creating, changing and deleting an application, and its keys, by id 
   await changed('updateApplication', { id: app, name: 'Checkout', permissions: ['token:create', 'token:read'], rules: [] });
 
   const key = await changed('createApplicationKey', { application_id: app });
-  expect(key.entry).toMatchObject({ method: 'CREATE', path: `/applications/${app}/keys/${key.reply.key.id}`, change: { summary: `Created key ${key.reply.key.id} for application “Checkout”, ending ${key.reply.key.key.slice(-4)}` } });
+  expect(key.entry).toMatchObject({ method: 'CREATE', path: `/applications/${app}/keys/${key.reply.key.id}`, change: { summary: `Created key …${key.reply.key.key.slice(-4)} for application “Checkout”` } });
   expect(JSON.stringify(await entries())).not.toContain(key.reply.key.key);
 
   const revoked = await changed('revokeApplicationKey', { application_id: app, key_id: key.reply.key.id });
-  expect(revoked.entry).toMatchObject({ method: 'DELETE', path: `/applications/${app}/keys/${key.reply.key.id}` });
+  expect(revoked.entry).toMatchObject({
+    method: 'DELETE',
+    path: `/applications/${app}/keys/${key.reply.key.id}`,
+    change: { summary: `Revoked key …${key.reply.key.key.slice(-4)} of application “Checkout”` },
+  });
 
   const deleted = await changed('deleteApplication', { application_id: app });
   expect(deleted.entry).toMatchObject({ method: 'DELETE', path: `/applications/${app}`, change: { summary: 'Deleted application “Checkout”' } });
@@ -64,8 +68,10 @@ it('records a change that fails, with the status it failed with', async () => {
 
 it('records revoking the workbench key, and nothing when there was none to revoke', async () => {
   await t.workbench('sendRequest', { id: crypto.randomUUID(), application_id: privateApp, method: 'GET', path: '/tokens', headers: [], body: null });
+  const listed = (await t.workbench<{ id: string; workbench_key: { key_last4: string } }[]>('listApplications', {})).body;
+  const ending = listed.find((application) => application.id === privateApp)!.workbench_key.key_last4;
   const { entry } = await changed('revokeWorkbenchKey', { application_id: privateApp });
-  expect(entry).toMatchObject({ method: 'DELETE', change: { summary: 'Revoked the workbench\'s key for application “Tokenbench backend”' } });
+  expect(entry).toMatchObject({ method: 'DELETE', change: { summary: `Revoked the workbench's key …${ending} of application “Tokenbench backend”` } });
   const before = (await entries()).length;
   expect((await t.workbench('revokeWorkbenchKey', { application_id: privateApp })).status).toBe(200);
   expect(await entries()).toHaveLength(before);

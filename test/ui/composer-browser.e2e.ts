@@ -207,7 +207,11 @@ test('the workbench key is listed, revoked, and made anew on the next send', asy
   const listed = await bench.call('GET', `/applications/${bench.engine.bootstrapKeys!.private.application_id}/keys`, { key: bench.managementKey });
   expect(listed.body.map((k: { id: string }) => k.id)).toContain(first);
 
-  await c.request.getByRole('button', { name: 'Revoke workbench key' }).click();
+  await expect(c.request.locator('.workbench-key')).toContainText(`Workbench key …`);
+  await c.request.getByRole('button', { name: 'Revoke workbench key…' }).click();
+  const question = page.getByRole('alertdialog', { name: /^Revoke the workbench's key ….{4} of “Tokenbench backend”\?$/ });
+  await expect(question.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await question.getByRole('button', { name: /^Revoke key/ }).click();
   await expect(c.request).toContainText('No workbench key yet');
   await c.send();
   await c.expectOutcome('Vault API', 'The API answered 200 OK');

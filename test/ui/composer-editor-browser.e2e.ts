@@ -265,7 +265,8 @@ test('a remote target, its key pasted in, answers through the same response view
   remote = await startTestEngine({ inMemory: true, echoPort: 0 });
   const remoteToken = await cardToken(remote);
   const c = await open(page);
-  await c.request.getByText('Remote targets').click();
+  const targets = c.request.getByRole('group', { name: /^Remote targets/ });
+  await targets.getByText('Remote targets').click();
   await c.request.getByRole('textbox', { name: 'Name' }).fill('second engine');
   await c.request.getByRole('textbox', { name: 'Base URL' }).fill(remote.url);
   await c.request.getByLabel('API key').fill(remote.privateKey);
@@ -294,8 +295,14 @@ test('a remote target, its key pasted in, answers through the same response view
   await expect(includeKey).toBeDisabled();
   await expect(includeKey).toHaveAccessibleDescription('A remote target’s key stays in Tokenbench: the code reads it from BT_API_KEY.');
 
-  await c.request.getByRole('button', { name: 'Delete second engine' }).click();
+  // Deleting asks first: the key kept for it goes with it.
+  await targets.getByRole('button', { name: 'Delete second engine' }).click();
+  const question = page.getByRole('alertdialog', { name: 'Delete remote target “second engine”?' });
+  await expect(question).toContainText(`The key Tokenbench keeps for it (…${remote.privateKey.slice(-4)}) is deleted with it`);
+  await expect(question.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await question.getByRole('button', { name: 'Delete “second engine”' }).click();
   await expect(c.request.getByRole('combobox', { name: 'Send to' })).toHaveCount(0);
+  await expect(targets.getByRole('status')).toHaveText(`Deleted remote target “second engine” and its key …${remote.privateKey.slice(-4)}.`);
 });
 
 const execute = promisify(execFile);
@@ -336,7 +343,7 @@ test('the copied cURL command and Node script, run for real, get the answer the 
     const withKey = await page.evaluate(() => navigator.clipboard.readText());
     const written = /BT-API-KEY: (key_local_[\w-]+)/.exec(withKey)![1];
     await expect(c.request.getByRole('status').filter({ hasText: 'Copied as cURL' })).toHaveText(
-      `Copied as cURL, with the workbench's key (ending ${written.slice(-4)}) written in: keep it private. History records it.`,
+      `Copied as cURL, with the workbench's key …${written.slice(-4)} written in: keep it private. History records it.`,
     );
     expect(answer(JSON.parse((await execute('sh', ['-c', withKey], { env: { PATH: process.env.PATH }, timeout: 20_000 })).stdout))).toEqual(answer(shown));
     await bench.engine.history.flush();

@@ -1,5 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { focusStop, tabRound } from './support/focus';
 import { UI_DIR } from './support/paths';
 import { openWorkbench } from './support/workbench-page';
 
@@ -18,56 +19,60 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => bench.stop());
 
-/** What holds the focus after a Tab: where it is, what it is called, and whether its focus can be seen. */
-interface FocusStop {
-  key: string;
-  name: string;
-  visible: boolean;
-  indicated: boolean;
-}
-
-function focusStop(page: Page): Promise<FocusStop | null> {
-  return page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    if (!element || element === document.body) return null;
-    const outlined = (candidate: Element | null) => {
-      if (!candidate) return false;
-      const style = getComputedStyle(candidate);
-      return style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2;
-    };
-    const box = element.getBoundingClientRect();
-    const path: string[] = [];
-    for (let node: Element | null = element; node && node !== document.body; node = node.parentElement) {
-      path.unshift(`${node.tagName}${node.id ? `#${node.id}` : ''}:${Array.prototype.indexOf.call(node.parentElement?.children ?? [], node)}`);
-    }
-    return {
-      key: path.join('>'),
-      name: `${element.tagName.toLowerCase()} "${(element.getAttribute('aria-label') ?? element.textContent ?? '').trim().slice(0, 40)}"`,
-      visible: box.width > 0 && box.height > 0,
-      indicated: outlined(element) || outlined(element.closest('label')) || outlined(element.closest('.code-editor')),
-    };
-  });
-}
-
 for (const [title, shortcut] of [['Composer', '1'], ['Tokens', '2'], ['Transactions', '3'], ['History', '4'], ['Settings', '5']] as const) {
   test(`every stop Tab reaches on ${title} shows where the focus is`, async ({ page }) => {
     await openWorkbench(page, bench.engine.browserWorkbench!.url);
     await page.keyboard.press(`Control+${shortcut}`);
     await expect(page.getByRole('main', { name: title })).toBeVisible();
-    const seen: string[] = [];
-    const unseen: string[] = [];
-    let again: FocusStop | null = null;
-    for (let i = 0; i < 120 && !again; i += 1) {
-      await page.keyboard.press('Tab');
-      const stop = await focusStop(page);
-      if (!stop) continue;
-      if (seen.includes(stop.key)) again = stop;
-      else seen.push(stop.key);
-      if (!again && (!stop.visible || !stop.indicated)) unseen.push(`${stop.name}${stop.visible ? '' : ' (not on screen)'}`);
-    }
+    const { seen, unseen, again } = await tabRound(page);
     expect(seen.length, 'Tab reached the page').toBeGreaterThan(5);
     // Round the whole page and back to the first stop: no control keeps the focus to itself.
-    expect(again?.key, `Tab came back to ${again?.name ?? 'nothing'} instead of the first stop`).toBe(seen[0]);
+    expect(again?.key, `Tab came back to ${again?.name ?? 'nothing'} instead of the first stop`).toBe(seen[0].key);
     expect(unseen, 'focus stops nobody can see').toEqual([]);
   });
 }
+
+/**
+ * A confirmation opened from the keyboard: the safe choice has the focus, seen; Tab goes round the dialog's controls
+ * only, each seen; Escape closes it and gives the focus back to what opened it.
+ */
+async function confirmByKeyboard(page: Page, opener: Locator, name: string, safe: string): Promise<void> {
+  await opener.focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('alertdialog', { name });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole('button', { name: safe })).toBeFocused();
+  expect((await focusStop(page))?.indicated, `the focus on “${safe}” is seen`).toBe(true);
+  const { seen, unseen, again } = await tabRound(page, 20);
+  expect(seen.filter((stop) => !stop.inDialog).map((stop) => stop.name), `Tab left the dialog “${name}”`).toEqual([]);
+  expect(again, `Tab went round the dialog “${name}”`).not.toBeNull();
+  expect(unseen, `focus stops nobody can see in “${name}”`).toEqual([]);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toHaveCount(0);
+  await expect(opener).toBeFocused();
+  expect((await focusStop(page))?.indicated, 'the focus back on the opener is seen').toBe(true);
+}
+
+test('each confirmation in Settings and the Composer is answered by keyboard, its focus seen, and Escape gives the focus back', async ({ page }) => {
+  await bench.engine.workbench.addRemoteTarget({ name: 'itself', base_url: bench.url, api_key: bench.privateKey });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await page.keyboard.press('Control+5');
+  const settings = page.getByRole('main', { name: 'Settings' });
+  await expect(settings).toBeVisible();
+  await settings.getByRole('button', { name: 'Tokenbench backend' }).focus();
+  await page.keyboard.press('Enter');
+  const editor = settings.getByRole('region', { name: 'Tokenbench backend · private' });
+  const ending = `…${bench.privateKey.slice(-4)}`;
+  await confirmByKeyboard(page, editor.getByRole('button', { name: `Revoke key ${ending}` }), `Revoke key ${ending} of “Tokenbench backend”?`, 'Keep it');
+  await confirmByKeyboard(page, editor.getByRole('button', { name: 'Delete application…' }), 'Delete application “Tokenbench backend”?', 'Keep it');
+  await confirmByKeyboard(page, settings.getByRole('button', { name: 'Clear history…' }), 'Clear the whole history?', 'Keep it');
+  await confirmByKeyboard(page, settings.getByRole('button', { name: 'Wipe the vault…' }), 'Wipe the vault?', 'Keep the vault');
+  expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).status).toBe(200);
+
+  await page.keyboard.press('Control+1');
+  const targets = page.getByRole('group', { name: /^Remote targets/ });
+  await targets.getByText('Remote targets').focus();
+  await page.keyboard.press('Enter');
+  await confirmByKeyboard(page, targets.getByRole('button', { name: 'Delete itself' }), 'Delete remote target “itself”?', 'Keep it');
+  expect((await bench.engine.workbench.listRemoteTargets({})).map((target) => target.name)).toEqual(['itself']);
+});

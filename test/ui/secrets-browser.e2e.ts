@@ -75,8 +75,10 @@ test('a secret is set, revealed for a while, replaced, and deleted after a confi
   await row.getByRole('button', { name: 'Delete stripe-test' }).click();
   const confirm = secrets.getByRole('alertdialog', { name: 'Delete stripe-test?' });
   await expect(confirm).toContainText('1 saved request refers to it (Payments/Charge)');
-  await confirm.getByRole('button', { name: 'Delete' }).click();
+  await expect(confirm.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await confirm.getByRole('button', { name: 'Delete stripe-test' }).click();
   await expect(secrets).toContainText('None yet.');
+  await expect(secrets.getByRole('status').filter({ hasText: 'Deleted secret stripe-test: Payments/Charge cannot be sent until a secret of that name is set again.' })).toBeVisible();
 
   // Each reveal and change is in History by the secret's name, never its value.
   await bench.engine.history.flush();

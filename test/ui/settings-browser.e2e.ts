@@ -25,16 +25,19 @@ test('create an application with a masking rule, make a key, use it from an outs
   const applications = section(page, 'Applications');
   await expect(applications.getByRole('table', { name: 'Applications' }).getByRole('row')).toHaveCount(3);
 
-  await applications.getByRole('textbox', { name: 'Name of the new application' }).fill('Checkout');
-  await applications.getByRole('combobox', { name: 'Type of the new application' }).selectOption('private');
-  await applications.getByRole('button', { name: 'Create application' }).click();
+  const form = applications.getByRole('form', { name: 'New application' });
+  await form.getByRole('textbox', { name: 'Name of the new application' }).fill('Checkout');
+  await form.getByRole('combobox', { name: 'Type of the new application' }).selectOption('private');
+  await form.getByRole('checkbox', { name: 'token:read Read Tokens' }).uncheck();
+  await form.getByRole('checkbox', { name: 'token:use Use Tokens in the Proxy' }).uncheck();
+  await form.getByRole('button', { name: 'Create application' }).click();
   const editor = applications.getByRole('region', { name: 'Checkout · private' });
   await expect(editor).toBeVisible();
   await expect(editor.getByText('No keys: no client can call as this application.')).toBeVisible();
 
-  // Permissions are checkboxes with their meaning; a rule masks cards in /pci/.
-  await expect(editor.getByRole('checkbox', { name: 'token:use Use Tokens in the Proxy' })).toBeVisible();
-  await editor.getByRole('checkbox', { name: 'token:create Create Tokens' }).check();
+  // Permissions are checkboxes with their meaning, as the new application got them; a rule masks cards in /pci/.
+  await expect(editor.getByRole('checkbox', { name: 'token:use Use Tokens in the Proxy' })).not.toBeChecked();
+  await expect(editor.getByRole('checkbox', { name: 'token:create Create Tokens' })).toBeChecked();
   await editor.getByRole('button', { name: 'Add rule' }).click();
   const rules = editor.getByRole('list', { name: 'Access rules' });
   await rules.getByRole('textbox', { name: 'Container of rule 1' }).fill('/pci/');
@@ -68,7 +71,8 @@ test('create an application with a masking rule, make a key, use it from an outs
   await secret.getByRole('button', { name: 'Done' }).click();
   await expect(secret).toHaveCount(0);
   await expect(page.getByRole('main', { name: 'Settings' })).not.toContainText(key);
-  await editor.getByRole('table', { name: 'Keys of Checkout' }).getByRole('button', { name: /^Revoke key/ }).click();
+  await editor.getByRole('table', { name: 'Keys of Checkout' }).getByRole('button', { name: `Revoke key …${key.slice(-4)}` }).click();
+  await page.getByRole('alertdialog', { name: `Revoke key …${key.slice(-4)} of “Checkout”?` }).getByRole('button', { name: `Revoke key …${key.slice(-4)}` }).click();
   await expect(editor.getByText('No keys: no client can call as this application.')).toBeVisible();
   expect((await bench.call('GET', `/tokens/${card.body.id}`, { key })).status).toBe(401);
 
@@ -94,7 +98,7 @@ test("says what the vault refuses, labels the Composer's own key, renames and de
   await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible();
   await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
   const editor = applications.getByRole('region', { name: 'Tokenbench backend · private' });
-  await expect(editor.getByRole('table', { name: 'Keys of Tokenbench backend' })).toContainText("workbench key (the Composer’s)");
+  await expect(editor.getByRole('table', { name: 'Keys of Tokenbench backend' })).toContainText('used by the workbench');
 
   await editor.getByRole('button', { name: 'Add rule' }).click();
   await editor.getByRole('textbox', { name: 'Container of rule 1' }).fill('pci');
@@ -109,11 +113,115 @@ test("says what the vault refuses, labels the Composer's own key, renames and de
   await expect(applications.getByRole('table', { name: 'Applications' })).toContainText('Payments back end');
   expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).body.name).toBe('Payments back end');
 
+  // Deleting asks first, saying what goes with it; Escape keeps it.
   const renamed = applications.getByRole('region', { name: 'Payments back end · private' });
-  await renamed.getByRole('button', { name: 'Delete application…' }).click();
-  await renamed.getByRole('button', { name: 'Delete “Payments back end”' }).click();
+  const opener = renamed.getByRole('button', { name: 'Delete application…' });
+  await opener.click();
+  const question = page.getByRole('alertdialog', { name: 'Delete application “Payments back end”?' });
+  await expect(question).toContainText('Its keys stop working at once');
+  await expect(question).toContainText('This cannot be undone');
+  await expect(question.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(question).toHaveCount(0);
+  await expect(opener).toBeFocused();
+  expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).status).toBe(200);
+  await opener.click();
+  await question.getByRole('button', { name: 'Delete “Payments back end”' }).click();
   await expect(applications.getByRole('table', { name: 'Applications' }).getByRole('row')).toHaveCount(2);
+  await expect(applications.getByRole('status').filter({ hasText: 'Application “Payments back end” deleted: its keys no longer work.' })).toBeVisible();
   expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).status).toBe(401);
+});
+
+test("a new application's form offers the permissions its type may hold, ticked as that type usually needs, and says in place what it refuses", async ({ page }) => {
+  await openSettings(page);
+  const form = section(page, 'Applications').getByRole('form', { name: 'New application' });
+  const type = form.getByRole('combobox', { name: 'Type of the new application' });
+  const permissions = form.getByRole('group', { name: 'Permissions of the new application' });
+
+  await expect(type).toHaveValue('private');
+  await expect(permissions).toMatchAriaSnapshot(`
+    - checkbox "token:create Create Tokens" [checked]
+    - checkbox "token:update Update Tokens" [checked=false]
+    - checkbox "token:read Read Tokens" [checked]
+    - checkbox "token:search Search Tokens" [checked=false]
+    - checkbox "token:delete Delete Tokens" [checked=false]
+    - checkbox "token:use Use Tokens in the Proxy" [checked]
+  `);
+  await type.selectOption('public');
+  await expect(permissions).toMatchAriaSnapshot(`
+    - checkbox "token:create Create Tokens" [checked]
+    - checkbox "token:update Update Tokens" [checked=false]
+  `);
+  await type.selectOption('management');
+  await expect(permissions).toMatchAriaSnapshot(`
+    - checkbox "application:read Read Applications" [checked]
+    - checkbox "application:create Create Applications" [checked=false]
+    - checkbox "application:update Update and regenerate API keys for Applications" [checked=false]
+    - checkbox "application:delete Delete Applications" [checked=false]
+  `);
+
+  // No name: said beside the field, which is marked invalid; nothing is created.
+  await form.getByRole('button', { name: 'Create application' }).click();
+  const name = form.getByRole('textbox', { name: 'Name of the new application' });
+  await expect(name).toHaveAttribute('aria-invalid', 'true');
+  await expect(name).toHaveAccessibleDescription('name is required');
+  workbench.forgive(/status of 400 \(Bad Request\)/);
+  expect((await bench.engine.workbench.listApplicationDetails({})).map((app) => app.name).sort()).toEqual(['Tokenbench backend', 'Tokenbench management']);
+
+  await name.fill('Front end');
+  await expect(name).not.toHaveAttribute('aria-invalid', 'true');
+  await type.selectOption('public');
+  await permissions.getByRole('checkbox', { name: 'token:update Update Tokens' }).check();
+  await form.getByRole('button', { name: 'Create application' }).click();
+  await expect(section(page, 'Applications').getByRole('status').filter({ hasText: 'Created application “Front end” (public) with token:create, token:update.' })).toBeVisible();
+  const created = (await bench.engine.workbench.listApplicationDetails({})).find((app) => app.name === 'Front end')!;
+  expect(created).toMatchObject({ type: 'public', permissions: ['token:create', 'token:update'] });
+  await expect(section(page, 'Applications').getByRole('region', { name: 'Front end · public' })).toBeVisible();
+});
+
+test("revoking a key asks first and says what happened; the keys Tokenbench keeps are labelled, named by their last four and not counted as the clients'", async ({ page }) => {
+  await openSettings(page);
+  const backend = bench.engine.bootstrapKeys!.private.application_id;
+  // The Composer's first send mints the workbench's key, the first export the seed files' key.
+  await bench.engine.workbench.sendRequest({ id: 'mint', application_id: backend, method: 'GET', path: '/applications/key', headers: [], body: null });
+  await bench.engine.workbench.exportSeed({ include_tokens: false });
+  await page.reload();
+  const applications = section(page, 'Applications');
+  const row = applications.getByRole('table', { name: 'Applications' }).getByRole('row').filter({ hasText: 'Tokenbench backend' });
+  await expect(row.getByRole('cell').nth(2)).toHaveText('1 +2 kept');
+
+  await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
+  const editor = applications.getByRole('region', { name: 'Tokenbench backend · private' });
+  await expect(editor).toContainText('1 key made for clients, and 2 that Tokenbench keeps for itself.');
+  const keys = editor.getByRole('table', { name: 'Keys of Tokenbench backend' });
+  const ending = `…${bench.privateKey.slice(-4)}`;
+  await expect(keys.getByRole('row')).toHaveText([/^Key/, new RegExp(`^${ending}`), /^….{4}used by the workbench/, /^….{4}carried by seed files/]);
+
+  // Asked first, with the safe choice focused; Escape keeps the key.
+  const revoke = keys.getByRole('button', { name: `Revoke key ${ending}` });
+  await revoke.click();
+  const question = page.getByRole('alertdialog', { name: `Revoke key ${ending} of “Tokenbench backend”?` });
+  await expect(question).toContainText('A revoked key cannot come back');
+  await expect(question.getByRole('button', { name: 'Keep it' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(question).toHaveCount(0);
+  await expect(revoke).toBeFocused();
+  expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).status).toBe(200);
+
+  await revoke.click();
+  await question.getByRole('button', { name: `Revoke key ${ending}` }).click();
+  await expect(question).toHaveCount(0);
+  await expect(editor.getByRole('status').filter({ hasText: `Key ${ending} of “Tokenbench backend” revoked: clients using it now get 401.` })).toBeVisible();
+  expect((await bench.call('GET', '/applications/key', { key: bench.privateKey })).status).toBe(401);
+  await expect(row.getByRole('cell').nth(2)).toHaveText('0 +2 kept');
+  await expect(editor).toContainText('No key made for clients, and 2 that Tokenbench keeps for itself.');
+
+  // History names it the same way.
+  await bench.engine.history.flush();
+  // The newest entry is the 401 just above; the revocation is the workbench's DELETE before it.
+  expect((await bench.engine.history.list(10)).find((entry) => entry.method === 'DELETE')?.details).toEqual({
+    change: { action: 'revokeApplicationKey', summary: `Revoked key ${ending} of application “Tokenbench backend”` },
+  });
 });
 
 test('the endpoint to copy, and the theme switched from Settings', async ({ page }) => {
@@ -188,12 +296,15 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   expect((await read(6)).status).toBe(404);
   expect((await bench.engine.history.list(10)).map((entry) => entry.path)).toEqual(['/tokens/missing-6', '/settings/retention', '/tokens/missing-5']);
 
-  // Asked once more; "Keep it" keeps it.
+  // Asked first, in a dialog; "Keep it" keeps it.
   await history.getByRole('button', { name: 'Clear history…' }).click();
-  await history.getByRole('button', { name: 'Keep it' }).click();
+  const question = page.getByRole('alertdialog', { name: 'Clear the whole history?' });
+  await expect(question).toContainText('There is no undo');
+  await question.getByRole('button', { name: 'Keep it' }).click();
+  await expect(question).toHaveCount(0);
   expect(await bench.engine.history.list(10)).toHaveLength(3);
   await history.getByRole('button', { name: 'Clear history…' }).click();
-  await history.getByRole('button', { name: 'Clear the whole history' }).click();
+  await question.getByRole('button', { name: 'Clear the whole history' }).click();
   await expect(history.getByRole('status').filter({ hasText: 'Cleared: 3 entries removed.' })).toBeVisible();
   await expect(rows).toHaveCount(1);
   expect(await paths()).toEqual(['/history']);
@@ -269,10 +380,14 @@ test('every export carries the same export key, labelled and revocable in Settin
   const applications = section(page, 'Applications');
   await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
   const keys = applications.getByRole('table', { name: 'Keys of Tokenbench backend' });
-  const exportKey = keys.getByRole('row').filter({ hasText: 'export key (seed files carry it)' });
+  const exportKey = keys.getByRole('row').filter({ hasText: 'carried by seed files' });
   await expect(exportKey).toHaveCount(1);
-  // Revoked like any key: files exported before stop working here, and the next export makes another.
-  await exportKey.getByRole('button', { name: /^Revoke key/ }).click();
+  // Revoked like any key, once the dialog has said what it means: files exported before stop working here, and the
+  // next export makes another.
+  await exportKey.getByRole('button', { name: `Revoke key …${key.slice(-4)}` }).click();
+  const question = page.getByRole('alertdialog', { name: `Revoke key …${key.slice(-4)} of “Tokenbench backend”?` });
+  await expect(question).toContainText('Seed files exported so far carry it');
+  await question.getByRole('button', { name: `Revoke key …${key.slice(-4)}` }).click();
   await expect(exportKey).toHaveCount(0);
   expect((await bench.call('GET', '/applications/key', { key })).status).toBe(401);
   const next = await exported();
@@ -286,13 +401,14 @@ test('every export carries the same export key, labelled and revocable in Settin
   const show = page.getByRole('combobox', { name: 'Show' });
   const senders = page.getByTestId('history-sender');
   await show.selectOption('changes');
-  await expect(senders.filter({ hasText: `Sent by Settings page · Made the export key of application “Tokenbench backend”, ending ${key.slice(-4)}` })).toHaveCount(1);
-  await expect(senders.filter({ hasText: `Made the export key of application “Tokenbench backend”, ending ${next.slice(-4)}` })).toHaveCount(1);
+  await expect(senders.filter({ hasText: `Sent by Settings page · Made the export key …${key.slice(-4)} of application “Tokenbench backend”` })).toHaveCount(1);
+  await expect(senders.filter({ hasText: `Revoked the export key …${key.slice(-4)} of application “Tokenbench backend”` })).toHaveCount(1);
+  await expect(senders.filter({ hasText: `Made the export key …${next.slice(-4)} of application “Tokenbench backend”` })).toHaveCount(1);
   await show.selectOption('reveals');
   await expect(senders).toHaveCount(3);
-  await expect(senders.first()).toContainText('Sent by Settings page · Exported a seed file: 2 applications with their export keys (ending');
-  await expect(senders.last()).toContainText(key.slice(-4));
-  await expect(senders.first()).toContainText(next.slice(-4));
+  await expect(senders.first()).toContainText('Sent by Settings page · Exported a seed file: 2 applications with their export keys (…');
+  await expect(senders.last()).toContainText(`…${key.slice(-4)}`);
+  await expect(senders.first()).toContainText(`…${next.slice(-4)}`);
   await expect(senders.first()).toContainText('), no token data');
   await page.getByTestId('history-path').first().click();
   await expect(page.getByTestId('entry-answer')).toContainText('Revealed in the workbench');

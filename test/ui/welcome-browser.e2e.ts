@@ -54,11 +54,16 @@ test('wiping the vault from Settings empties it, and the new vault shows its new
   // A client opens another while the page is open: the count follows.
   await bench.call('POST', '/transactions', { key: oldKey });
   await expect(danger).toContainText('The vault holds 1 token, 2 transactions (2 open) and 2 applications.');
-  const wipe = danger.getByRole('button', { name: 'Wipe the vault' });
+  // Asked in a dialog that says what goes and what stays, the word typed before it acts.
+  await danger.getByRole('button', { name: 'Wipe the vault…' }).click();
+  const question = page.getByRole('alertdialog', { name: 'Wipe the vault?' });
+  await expect(question).toContainText('There is no undo.');
+  await expect(question.getByRole('button', { name: 'Keep the vault' })).toBeFocused();
+  const wipe = question.getByRole('button', { name: 'Wipe the vault', exact: true });
   await expect(wipe).toBeDisabled();
-  await danger.getByRole('textbox', { name: 'Type wipe to confirm' }).fill('wip');
+  await question.getByRole('textbox', { name: 'Type wipe to confirm' }).fill('wip');
   await expect(wipe).toBeDisabled();
-  await danger.getByRole('textbox', { name: 'Type wipe to confirm' }).fill('wipe');
+  await question.getByRole('textbox', { name: 'Type wipe to confirm' }).fill('wipe');
   await wipe.click();
 
   const welcome = page.getByRole('dialog', { name: 'Welcome to Tokenbench' });

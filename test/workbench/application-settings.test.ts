@@ -32,7 +32,7 @@ describe('applications in Settings', () => {
 
     const made = await wb().createApplicationKey({ application_id: app.id });
     expect(made.key.key).toMatch(/^key_local_/);
-    expect(made.application.keys).toEqual([{ id: made.key.id, created_at: made.key.created_at, kept: null }]);
+    expect(made.application.keys).toEqual([{ id: made.key.id, created_at: made.key.created_at, key_last4: made.key.key.slice(-4), kept: null }]);
     const read = await t.call('GET', `/tokens/${card.body.id}`, { key: made.key.key });
     expect(read.status).toBe(200);
     expect(read.body.data).toBe('XXXXXXXXXXXX4242');
@@ -76,6 +76,11 @@ describe('applications in Settings', () => {
     await wb().exportSeed({ include_tokens: false });
     const listed = (await wb().listApplicationDetails({})).find((app) => app.id === backend)!;
     expect(listed.keys.map((key) => key.kept)).toEqual([null, 'workbench', 'export']);
+    // Each named by its last four, as every page and History sentence names it.
+    expect(listed.keys[0].key_last4).toBe(t.privateKey.slice(-4));
+    expect(listed.keys.map((key) => key.key_last4)).toEqual([expect.stringMatching(/^.{4}$/), expect.stringMatching(/^.{4}$/), expect.stringMatching(/^.{4}$/)]);
+    const choice = (await wb().listApplications({})).find((app) => app.id === backend)!;
+    expect(choice.workbench_key).toEqual({ id: listed.keys[1].id, created_at: listed.keys[1].created_at, key_last4: listed.keys[1].key_last4 });
   });
 
   it('lists the permissions with their meaning and the types that may hold each', async () => {

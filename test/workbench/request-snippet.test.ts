@@ -122,7 +122,7 @@ describe('code to copy', () => {
       reveal: {
         target: 'keys',
         keys: [{ application_id: privateApp, key_id: workbenchKey.id, key_last4: reply.key!.key_last4 }],
-        summary: `Wrote the workbench's key of application “Tokenbench backend”, ending ${reply.key!.key_last4}, into a snippet`,
+        summary: `Wrote the workbench's key …${reply.key!.key_last4} of application “Tokenbench backend” into a snippet`,
       },
     });
     expect(JSON.stringify([revealed, made])).not.toMatch(/key_local_[\w-]{8}/);

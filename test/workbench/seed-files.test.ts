@@ -105,7 +105,7 @@ describe('exporting a seed file', () => {
     const entries = await workbenchEntries(t);
     const made = entries.filter((entry) => entry.method === 'CREATE');
     expect(made.map((entry) => entry.change?.summary).sort()).toEqual(
-      first.keys.map((key) => `Made the export key of application “${key.application_id === backend ? 'Tokenbench backend' : 'Tokenbench management'}”, ending ${key.key_last4}`).sort(),
+      first.keys.map((key) => `Made the export key …${key.key_last4} of application “${key.application_id === backend ? 'Tokenbench backend' : 'Tokenbench management'}”`).sort(),
     );
     expect(made.every((entry) => entry.change?.action === 'exportSeed' && entry.workbench_page === 'settings')).toBe(true);
     const reveals = entries.filter((entry) => entry.method === 'REVEAL');
@@ -119,7 +119,7 @@ describe('exporting a seed file', () => {
         keys: first.keys.map(({ application_id, key_id, key_last4 }) => ({ application_id, key_id, key_last4 })),
         token_count: 0,
         token_ids: [],
-        summary: `Exported a seed file: 2 applications with their export keys (ending ${lastFours.join(', ')}), no token data`,
+        summary: `Exported a seed file: 2 applications with their export keys (${lastFours.map((last4) => `…${last4}`).join(', ')}), no token data`,
       },
     });
     for (const key of keysOf(first)) expect(JSON.stringify(entries)).not.toContain(key);

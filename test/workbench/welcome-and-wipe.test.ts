@@ -39,7 +39,7 @@ describe('the welcome view of a new vault', () => {
               { application_id: management.application_id, key_id: management.id, key_last4: management.key.slice(-4) },
               { application_id: backend.application_id, key_id: backend.id, key_last4: backend.key.slice(-4) },
             ],
-            summary: `Showed the new vault's first keys: “Tokenbench management”'s, ending ${management.key.slice(-4)}, and “Tokenbench backend”'s, ending ${backend.key.slice(-4)}`,
+            summary: `Showed the new vault's first keys: “Tokenbench management”'s …${management.key.slice(-4)}, and “Tokenbench backend”'s …${backend.key.slice(-4)}`,
           },
         },
       }),

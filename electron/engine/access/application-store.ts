@@ -70,6 +70,17 @@ export interface KeptKey extends NewApiKey {
   made: boolean;
 }
 
+/** What the workbench tells of a key besides its id: its last four (null for a key made before they were kept), and what Tokenbench keeps it for (null for a client's key). */
+export interface KeyFacts {
+  key_last4: string | null;
+  kept: KeptKeyPurpose | null;
+}
+
+/** A kept key without its secret. */
+export interface KeptKeyInfo extends ApiKeyInfo {
+  key_last4: string | null;
+}
+
 /** A sealed key is bound to its purpose, application and key id: a blob copied to another row does not open. */
 const keptKeyBinding = (purpose: KeptKeyPurpose, applicationId: string, keyId: string) => `${purpose}-key:${applicationId}:${keyId}`;
 
@@ -95,15 +106,16 @@ export class ApplicationStore {
         modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
       delete: db.prepare('DELETE FROM applications WHERE id = ?'),
       insertKey: db.prepare(
-        'INSERT INTO api_keys (id, application_id, key_hash, created_by, created_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO api_keys (id, application_id, key_hash, key_last4, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       keys: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? ORDER BY created_at, id'),
       key: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? AND id = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE application_id = ? AND id = ?'),
       byKeyHash: db.prepare('SELECT application_id, id FROM api_keys WHERE key_hash = ?'),
-      keptKey: db.prepare(`SELECT k.id, k.created_by, k.created_at, kept.sealed FROM kept_keys kept
+      keptKey: db.prepare(`SELECT k.id, k.created_by, k.created_at, k.key_last4, kept.sealed FROM kept_keys kept
         JOIN api_keys k ON k.id = kept.key_id WHERE kept.application_id = ? AND kept.purpose = ?`),
-      keptKeys: db.prepare('SELECT key_id, purpose FROM kept_keys WHERE application_id = ?'),
+      keyFacts: db.prepare(`SELECT k.id, k.key_last4, kept.purpose AS kept FROM api_keys k
+        LEFT JOIN kept_keys kept ON kept.key_id = k.id WHERE k.application_id = ?`),
       insertKeptKey: db.prepare('INSERT INTO kept_keys (key_id, application_id, purpose, sealed) VALUES (?, ?, ?, ?)'),
     };
   }
@@ -208,8 +220,8 @@ export class ApplicationStore {
   regenerateKey(applicationId: string, createdBy: string | null): { application: Application; key: NewApiKey } {
     const key = this.db.transaction(() => {
       // The keys Tokenbench keeps (the workbench's, the seed files') are not the client's: they neither count nor go.
-      const kept = this.keptKeys(applicationId);
-      const keys = this.listKeys(applicationId).filter((k) => !kept.has(k.id));
+      const facts = this.keyFacts(applicationId);
+      const keys = this.listKeys(applicationId).filter((k) => !facts.get(k.id)?.kept);
       if (keys.length !== 1) {
         throw new ApiProblem(422, `Only an application with exactly one key can regenerate it; this one has ${keys.length}. Create and delete keys under /applications/${applicationId}/keys instead`);
       }
@@ -228,7 +240,7 @@ export class ApplicationStore {
   keptKey(applicationId: string, purpose: KeptKeyPurpose): KeptKey {
     return this.db.transaction((): KeptKey => {
       this.require(applicationId);
-      const row = this.stmt.keptKey.get(applicationId, purpose) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
+      const row = this.stmt.keptKey.get(applicationId, purpose) as (KeptKeyInfo & { sealed: Buffer }) | undefined;
       if (row) {
         const key = this.sealer.open(row.sealed, keptKeyBinding(purpose, applicationId, row.id)).toString('utf8');
         return { id: row.id, created_by: row.created_by, created_at: row.created_at, key, made: false };
@@ -241,22 +253,22 @@ export class ApplicationStore {
   }
 
   /** The key kept for this purpose, without its secret; null before its first use or once revoked. */
-  keptKeyInfo(applicationId: string, purpose: KeptKeyPurpose): ApiKeyInfo | null {
-    const row = this.stmt.keptKey.get(applicationId, purpose) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
-    return row ? { id: row.id, created_by: row.created_by, created_at: row.created_at } : null;
+  keptKeyInfo(applicationId: string, purpose: KeptKeyPurpose): KeptKeyInfo | null {
+    const row = this.stmt.keptKey.get(applicationId, purpose) as (KeptKeyInfo & { sealed: Buffer }) | undefined;
+    return row ? { id: row.id, created_by: row.created_by, created_at: row.created_at, key_last4: row.key_last4 } : null;
   }
 
-  /** The application's kept keys: each one's purpose, by key id. */
-  keptKeys(applicationId: string): Map<string, KeptKeyPurpose> {
-    const rows = this.stmt.keptKeys.all(applicationId) as { key_id: string; purpose: KeptKeyPurpose }[];
-    return new Map(rows.map((row) => [row.key_id, row.purpose]));
+  /** What the workbench tells of each of the application's keys, by key id. */
+  keyFacts(applicationId: string): Map<string, KeyFacts> {
+    const rows = this.stmt.keyFacts.all(applicationId) as ({ id: string } & KeyFacts)[];
+    return new Map(rows.map(({ id, key_last4, kept }) => [id, { key_last4, kept }]));
   }
 
   private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {
     const info = { id: randomUUID(), created_by: createdBy, created_at: new Date().toISOString() };
     const hash = this.sealer.hashApiKey(secret);
     if (this.stmt.byKeyHash.get(hash)) throw new ApiProblem(409, 'That key is already in use');
-    this.stmt.insertKey.run(info.id, applicationId, hash, info.created_by, info.created_at);
+    this.stmt.insertKey.run(info.id, applicationId, hash, keyLast4(secret), info.created_by, info.created_at);
     return { ...info, key: secret };
   }
 

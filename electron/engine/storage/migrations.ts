@@ -232,6 +232,15 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO token_terms_backlog SELECT id FROM tokens WHERE type IN ('card', 'card_number') OR metadata <> '{}';
     `,
   },
+  {
+    version: 12,
+    name: "keys' last four",
+    // The workbench names every key by its last four characters, as History does; only a hash of the rest is kept.
+    // Keys made before have none to give, and are named by their id.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN key_last4 TEXT;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -14,14 +14,14 @@ export const MAX_APPLICATIONS = 1000;
  */
 export function applicationSettings(applications: ApplicationStore) {
   const detail = (application: Application): ApplicationDetail => {
-    const kept = applications.keptKeys(application.id);
+    const facts = applications.keyFacts(application.id);
     return {
       id: application.id,
       name: application.name,
       type: application.type,
       permissions: application.permissions,
       rules: application.rules,
-      keys: application.keys.map(({ id, created_at }) => ({ id, created_at, kept: kept.get(id) ?? null })),
+      keys: application.keys.map(({ id, created_at }) => ({ id, created_at, key_last4: null, kept: null, ...facts.get(id) })),
       created_at: application.created_at,
       modified_at: application.modified_at,
     };

@@ -96,7 +96,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.keptKeyInfo(id, 'workbench');
-    return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
+    return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at, key_last4: key.key_last4 } };
   };
   /** Records a key the workbench made to keep, as the change it is, once the call that made it has committed it. */
   const recordKeyMade = (cause: ChangeName | RevealName, page: PageId | undefined, purpose: KeptKeyPurpose, key: { application_id: string; key_id: string; key_last4: string }) =>

@@ -13,6 +13,7 @@ import {
 import type { PageId } from '../../../shared/workbench/pages';
 import type { MovedAside } from '../../../shared/workbench/secret-contract';
 import type { RevealRecord } from '../../../shared/workbench/token-contract';
+import { keyName, lastFour } from '../../../shared/workbench/key-name';
 import { keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
@@ -92,9 +93,9 @@ const KEYS_NAMED = 8;
 const endings = (keys: { key_last4: string }[]) =>
   keys.length === 0
     ? 'no key'
-    : `ending ${keys
+    : `${keys
         .slice(0, KEYS_NAMED)
-        .map((key) => key.key_last4)
+        .map((key) => lastFour(key.key_last4))
         .join(', ')}${keys.length > KEYS_NAMED ? ` and ${keys.length - KEYS_NAMED} more` : ''}`;
 /** A seed export's record lists the tokens it revealed by id up to this many; beyond, it counts them. */
 export const SEED_TOKEN_IDS_LISTED = 20;
@@ -109,7 +110,7 @@ export function keptKeyMade(applications: ApplicationStore, action: CallName, pu
   return {
     method: 'CREATE',
     path: `/applications/${key.application_id}/keys/${key.key_id}`,
-    details: { change: { action, summary: `Made ${KEPT_KEY_WORDS[purpose]} of ${applicationNamed(applications, key.application_id)}, ending ${key.key_last4}` } },
+    details: { change: { action, summary: `Made ${KEPT_KEY_WORDS[purpose]} ${lastFour(key.key_last4)} of ${applicationNamed(applications, key.application_id)}` } },
   };
 }
 
@@ -169,25 +170,29 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     return {
       method: 'CREATE',
       path: (reply) => `/applications/${application_id}/keys${reply ? `/${reply.key.id}` : ''}`,
-      summary: (reply) => (reply ? `Created key ${reply.key.id} for ${what}, ending ${keyLast4(reply.key.key)}` : `Could not create a key for ${what}`),
+      summary: (reply) => (reply ? `Created key ${lastFour(keyLast4(reply.key.key))} for ${what}` : `Could not create a key for ${what}`),
     };
   },
   revokeApplicationKey: ({ application_id, key_id }, facts) => {
     const what = nameOf(facts, application_id);
+    // Read before the key goes: afterwards nothing tells its last four or what it was kept for.
+    const key = knownApplication(facts, application_id) && facts.applications.keyFacts(application_id).get(key_id);
+    const named = key ? `${key.kept ? KEPT_KEY_WORDS[key.kept] : 'key'} ${keyName({ id: key_id, ...key })}` : `key ${key_id}`;
     return {
       method: 'DELETE',
       path: () => `/applications/${application_id}/keys/${key_id}`,
-      summary: (reply) => (reply ? `Revoked key ${key_id} of ${what}` : `Could not revoke key ${key_id} of ${what}`),
+      summary: (reply) => (reply ? `Revoked ${named} of ${what}` : `Could not revoke ${named} of ${what}`),
     };
   },
   revokeWorkbenchKey: ({ application_id }, facts) => {
     const key = facts.applications.keptKeyInfo(application_id, 'workbench');
     if (!key) return null;
     const what = nameOf(facts, application_id);
+    const named = `${KEPT_KEY_WORDS.workbench} ${keyName(key)}`;
     return {
       method: 'DELETE',
       path: () => `/applications/${application_id}/keys/${key.id}`,
-      summary: (reply) => (reply ? `Revoked the workbench's key for ${what}` : `Could not revoke the workbench's key for ${what}`),
+      summary: (reply) => (reply ? `Revoked ${named} of ${what}` : `Could not revoke ${named} of ${what}`),
     };
   },
   importSeed: ({ apply }) =>
@@ -320,7 +325,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
       reveal: (reply) => {
         const key = reply?.key;
         return key
-          ? { target: 'keys', keys: [{ application_id, ...key }], summary: `Wrote the workbench's key of ${whose}, ending ${key.key_last4}, into a snippet` }
+          ? { target: 'keys', keys: [{ application_id, ...key }], summary: `Wrote the workbench's key ${lastFour(key.key_last4)} of ${whose} into a snippet` }
           : { target: 'keys', keys: [], summary: `Could not write the workbench's key of ${whose} into a snippet` };
       },
     };
@@ -352,7 +357,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
       return {
         target: 'keys',
         keys,
-        summary: `Showed the new vault's first keys: ${shown.map(({ application_name, key }) => `${quoted(application_name)}'s, ending ${keyLast4(key)}`).join(', and ')}`,
+        summary: `Showed the new vault's first keys: ${shown.map(({ application_name, key }) => `${quoted(application_name)}'s ${lastFour(keyLast4(key))}`).join(', and ')}`,
       };
     },
   }),

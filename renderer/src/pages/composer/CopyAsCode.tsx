@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { snippetVariables } from '../../../../shared/snippets/request-snippet';
 import type { SnippetFormat } from '../../../../shared/workbench/composer-contract';
+import { lastFour } from '../../../../shared/workbench/key-name';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
@@ -47,7 +48,7 @@ export function CopyAsCode() {
       // A secret is never written in, key or no key: its variable is always read.
       const variables = snippetVariables(wire.headers, readsKey).map(({ name }) => name);
       const set = variables.length === 0 ? '' : `Set ${wordList(variables)} before running it.`;
-      const written = reply.key ? `, with the workbench's key (ending ${reply.key.key_last4}) written in: keep it private. History records it.` : '.';
+      const written = reply.key ? `, with the workbench's key ${lastFour(reply.key.key_last4)} written in: keep it private. History records it.` : '.';
       setCopied(`Copied as ${FORMATS[format]}${written} ${set}`.trim());
     });
 

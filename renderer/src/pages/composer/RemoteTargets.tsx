@@ -1,14 +1,17 @@
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
+import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
+import { lastFour } from '../../../../shared/workbench/key-name';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { refreshRemoteTargets } from '../../state/remote-targets-store';
 
 /** The key as the workbench shows it: its last four characters at most. */
-const keyHint = (last4: string) => (last4 ? `…${last4}` : 'hidden');
+const keyHint = (last4: string) => (last4 ? lastFour(last4) : 'hidden');
 
 /** Where the request goes: this engine, or a remote target with the key the engine keeps for it. */
 export function SendTo() {
@@ -46,7 +49,10 @@ export function RemoteTargets() {
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
   const [apiKey, setApiKey] = useState('');
+  const [asking, setAsking] = useState<RemoteTarget | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const call = useEngineCall();
+  const titleId = useId();
 
   const add = (event: FormEvent) => {
     event.preventDefault();
@@ -60,16 +66,18 @@ export function RemoteTargets() {
       choose(added.id);
     });
   };
-  const remove = (id: string) =>
+  const remove = (target: RemoteTarget) =>
     void call.run(async () => {
-      await api.deleteRemoteTarget({ id });
-      if (chosen === id) choose(null);
+      await api.deleteRemoteTarget({ id: target.id });
+      if (chosen === target.id) choose(null);
+      setAsking(null);
+      setDone(`Deleted remote target “${target.name}” and its key ${keyHint(target.key_last4)}.`);
       void refreshRemoteTargets(api);
     });
 
   return (
-    <details className="remote-targets">
-      <summary>Remote targets{targets?.length ? ` (${targets.length})` : ''}</summary>
+    <details className="remote-targets" aria-labelledby={titleId}>
+      <summary id={titleId}>Remote targets{targets?.length ? ` (${targets.length})` : ''}</summary>
       <p className="muted">
         Send to another Tokenbench or the hosted service instead of this engine. The key you paste is kept by this engine, sealed; only its last
         four characters are shown again.
@@ -80,8 +88,8 @@ export function RemoteTargets() {
           {targets.map((target) => (
             <li key={target.id}>
               <strong>{target.name}</strong> <code>{target.base_url}</code> <span className="muted">key {keyHint(target.key_last4)}</span>
-              <button type="button" className="small" aria-label={`Delete ${target.name}`} disabled={call.busy} onClick={() => remove(target.id)}>
-                Delete
+              <button type="button" className="small" aria-label={`Delete ${target.name}`} disabled={call.busy} onClick={() => setAsking(target)}>
+                Delete…
               </button>
             </li>
           ))}
@@ -104,7 +112,24 @@ export function RemoteTargets() {
           Add remote target
         </button>
       </form>
-      <Alert message={call.problem} />
+      {asking && (
+        <ConfirmDialog
+          title={`Delete remote target “${asking.name}”?`}
+          confirm={`Delete “${asking.name}”`}
+          busy={call.busy}
+          problem={call.problem}
+          onConfirm={() => remove(asking)}
+          onClose={() => setAsking(null)}
+        >
+          <p>
+            The key Tokenbench keeps for it ({keyHint(asking.key_last4)}) is deleted with it: to send there again, add it with its key pasted anew.
+          </p>
+        </ConfirmDialog>
+      )}
+      <p role="status" className="muted">
+        {done}
+      </p>
+      <Alert message={asking ? null : call.problem} />
     </details>
   );
 }

@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { COMPOSER_METHODS } from '../../../../shared/workbench/contract';
-import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { CodeEditor, type CodeEditorHandle, type EditorLanguage, type MarkedRange } from '../../components/CodeEditor';
 import { Tabs } from '../../components/Tabs';
@@ -18,6 +17,7 @@ import { assistContext } from './request-checks';
 import { RequestFlags, TARGET_INPUT_ID, useBodyDiagnostics } from './RequestFlags';
 import { CopyAsCode } from './CopyAsCode';
 import { RemoteTargets, SendTo } from './RemoteTargets';
+import { WorkbenchKey } from './WorkbenchKey';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 
 const DEFAULT_PREFIX = 'BT';
@@ -83,13 +83,10 @@ function RequestLine() {
 
 /** Who the request is sent as, and the key the workbench keeps for it. */
 function SendAs() {
-  const api = useWorkbenchApi();
   const applications = useApplicationsStore((state) => state.applications);
   const problem = useApplicationsStore((state) => state.problem);
-  const updated = useApplicationsStore((state) => state.updated);
   const chosen = useComposerStore((state) => state.applicationId);
   const choose = useComposerStore((state) => state.chooseApplication);
-  const revoking = useEngineCall();
   const live = useEngineStore((state) => state.connection === 'live');
   const application = applicationToUse(applications, chosen);
   const targetId = useComposerStore((state) => state.targetId);
@@ -98,7 +95,6 @@ function SendAs() {
   if (!live && !applications) return <p className="muted">The applications to send as are listed once the engine is connected.</p>;
   if (problem) return <Alert message={`Could not list the applications: ${problem}`} />;
   if (!applications) return <p className="muted">Listing applications…</p>;
-  const key = application?.workbench_key;
   if (remote) {
     return (
       <div className="send-as">
@@ -110,28 +106,7 @@ function SendAs() {
     <div className="send-as">
       <SendTo />
       <ApplicationSelect label="Send as" applications={applications} value={application?.id ?? ''} onChange={choose} />
-      {application && (
-        <span className="workbench-key" aria-live="polite">
-          {key ? (
-            <>
-              <span>
-                Workbench key <code title={key.id}>{key.id.slice(0, 8)}</code>, made {new Date(key.created_at).toLocaleString()}
-              </span>
-              <button
-                type="button"
-                className="small"
-                disabled={revoking.busy}
-                onClick={() => void revoking.run(async () => updated(await api.revokeWorkbenchKey({ application_id: application.id })))}
-              >
-                Revoke workbench key
-              </button>
-            </>
-          ) : (
-            <span className="muted">No workbench key yet: one is made for “{application.name}” on the first send.</span>
-          )}
-        </span>
-      )}
-      <Alert message={revoking.problem} />
+      {application && <WorkbenchKey application={application} />}
     </div>
   );
 }

@@ -3,8 +3,11 @@ import type { AccessRuleView, ApplicationDetail } from '../../../../shared/workb
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { plural } from '../../components/format';
 import { refreshApplicationDetails, useApplicationDetailsStore } from '../../state/application-details-store';
-import { ApplicationKeys } from './ApplicationKeys';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ApplicationKeys, keyCounts } from './ApplicationKeys';
+import { PermissionChecks } from './PermissionChecks';
 import { RulesPreview } from './RulesPreview';
 import { RulesEditor } from './RulesEditor';
 
@@ -14,35 +17,40 @@ const BARE_MEANING: Record<ApplicationDetail['type'], string> = {
   management: 'A management application manages applications and keys; it holds no token permissions and takes no rules.',
 };
 
-/** Deleting asks once more, in place: a second button, named for what it deletes. */
-function DeleteApplication({ application, onDeleted }: { application: ApplicationDetail; onDeleted: () => void }) {
+/** Deleting asks first, saying what goes with it; what happened is said in the section, as the editor goes. */
+function DeleteApplication({ application, onDeleted }: { application: ApplicationDetail; onDeleted: (done: string) => void }) {
   const api = useWorkbenchApi();
   const [asking, setAsking] = useState(false);
   const { busy, problem, run } = useEngineCall();
+  const { clients, kept } = keyCounts(application);
   const remove = () =>
     run(async () => {
       await api.deleteApplication({ application_id: application.id });
-      onDeleted();
+      setAsking(false);
+      onDeleted(`Application “${application.name}” deleted: its keys no longer work.`);
       await refreshApplicationDetails(api);
     });
   return (
     <div className="settings-delete">
-      {asking ? (
-        <>
-          <span>Delete “{application.name}”? Its keys stop working at once.</span>
-          <button type="button" className="danger" disabled={busy} onClick={() => void remove()}>
-            Delete “{application.name}”
-          </button>
-          <button type="button" onClick={() => setAsking(false)}>
-            Keep it
-          </button>
-        </>
-      ) : (
-        <button type="button" className="danger small" onClick={() => setAsking(true)}>
-          Delete application…
-        </button>
+      <button type="button" className="danger small" onClick={() => setAsking(true)}>
+        Delete application…
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={`Delete application “${application.name}”?`}
+          confirm={`Delete “${application.name}”`}
+          busy={busy}
+          problem={problem}
+          onConfirm={() => void remove()}
+          onClose={() => setAsking(false)}
+        >
+          <p>
+            Its keys stop working at once: {plural(clients, 'key', 'keys')} made for clients
+            {kept > 0 ? `, and ${kept} that Tokenbench keeps for itself` : ''}. Its permissions and access rules go with it.
+          </p>
+          <p>This cannot be undone.</p>
+        </ConfirmDialog>
       )}
-      <Alert message={problem} />
     </div>
   );
 }
@@ -52,7 +60,7 @@ function DeleteApplication({ application, onDeleted }: { application: Applicatio
  * /applications/{id} takes them (the engine says what it refuses); its keys; its deletion. Keyed by the application,
  * so choosing another starts afresh.
  */
-export function ApplicationEditor({ application, onDeleted }: { application: ApplicationDetail; onDeleted: () => void }) {
+export function ApplicationEditor({ application, onDeleted }: { application: ApplicationDetail; onDeleted: (done: string) => void }) {
   const api = useWorkbenchApi();
   const permissions = useApplicationDetailsStore((state) => state.permissions);
   const [name, setName] = useState(application.name);
@@ -91,21 +99,7 @@ export function ApplicationEditor({ application, onDeleted }: { application: App
         <fieldset className="settings-fieldset">
           <legend>Permissions</legend>
           <p className="muted settings-hint">{BARE_MEANING[application.type]}</p>
-          <div className="permission-list">
-            {allowed.map((permission) => (
-              <label key={permission.type}>
-                <input
-                  type="checkbox"
-                  checked={granted.includes(permission.type)}
-                  onChange={(event) =>
-                    edited(setGranted)(event.target.checked ? [...granted, permission.type] : granted.filter((p) => p !== permission.type))
-                  }
-                />
-                <code>{permission.type}</code>
-                <span className="muted">{permission.description}</span>
-              </label>
-            ))}
-          </div>
+          <PermissionChecks permissions={allowed} granted={granted} onChange={edited(setGranted)} />
         </fieldset>
         {application.type !== 'management' && <RulesEditor rules={rules} permissions={tokenPermissions} onChange={edited(setRules)} />}
         <div className="settings-actions">

@@ -1,10 +1,20 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { APPLICATION_TYPES, type ApplicationDetail } from '../../../../shared/workbench/contract';
+import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { messageOf, useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { refreshApplicationDetails, useApplicationDetailsStore } from '../../state/application-details-store';
 import { ApplicationEditor } from './ApplicationEditor';
+import { keyCounts } from './ApplicationKeys';
+import { PermissionChecks } from './PermissionChecks';
+import { ActionOutcome } from './SettingFields';
+
+/** An application's keys in its row: the clients', then the ones Tokenbench keeps, which let no client call. */
+function keysCell(application: ApplicationDetail): string {
+  const { clients, kept } = keyCounts(application);
+  return kept === 0 ? String(clients) : `${clients} +${kept} kept`;
+}
 
 const TYPE_MEANING: Record<ApplicationDetail['type'], string> = {
   private: 'a back end: tokens and the proxy',
@@ -12,36 +22,85 @@ const TYPE_MEANING: Record<ApplicationDetail['type'], string> = {
   management: 'a tool that manages applications and keys',
 };
 
-/** A new application: a name and a type; permissions, rules and keys follow in its editor. */
-function NewApplication({ onCreated }: { onCreated: (id: string) => void }) {
+/** The permissions a new application of each type starts with ticked: what such a client usually needs. */
+const USUAL_PERMISSIONS: Record<ApplicationDetail['type'], string[]> = {
+  private: ['token:create', 'token:read', 'token:use'],
+  public: ['token:create'],
+  management: ['application:read'],
+};
+
+/**
+ * A new application: a name, a type and the permissions that type may hold; rules and keys follow in its editor. The
+ * engine's refusal of a field is said beside it.
+ */
+function NewApplication({ onCreated }: { onCreated: (id: string, done: string) => void }) {
   const api = useWorkbenchApi();
+  const permissions = useApplicationDetailsStore((state) => state.permissions);
   const [name, setName] = useState('');
   const [type, setType] = useState<ApplicationDetail['type']>('private');
+  const [granted, setGranted] = useState(USUAL_PERMISSIONS.private);
+  const [nameProblem, setNameProblem] = useState<string | null>(null);
   const { busy, problem, run } = useEngineCall();
+  const nameProblemId = useId();
   const create = () =>
     run(async () => {
-      const created = await api.createApplication({ name, type, permissions: [], rules: [] });
-      setName('');
-      onCreated(created.id);
-      await refreshApplicationDetails(api);
+      setNameProblem(null);
+      try {
+        const created = await api.createApplication({ name, type, permissions: granted, rules: [] });
+        setName('');
+        const held = created.permissions.length === 0 ? 'no permissions' : created.permissions.join(', ');
+        onCreated(created.id, `Created application “${created.name}” (${created.type}) with ${held}.`);
+        await refreshApplicationDetails(api);
+      } catch (error) {
+        const said = error instanceof WorkbenchError ? error.problem.errors?.name : undefined;
+        if (!said) throw error;
+        setNameProblem(said.join(' '));
+      }
     });
+  const choose = (chosen: ApplicationDetail['type']) => {
+    setType(chosen);
+    setGranted(USUAL_PERMISSIONS[chosen]);
+  };
   return (
     <form
-      className="settings-inline"
+      className="settings-new-application"
       aria-label="New application"
       onSubmit={(event) => {
         event.preventDefault();
         void create();
       }}
     >
-      <input type="text" placeholder="Name" aria-label="Name of the new application" value={name} onChange={(event) => setName(event.target.value)} />
-      <select aria-label="Type of the new application" value={type} onChange={(event) => setType(event.target.value as ApplicationDetail['type'])}>
-        {APPLICATION_TYPES.map((option) => (
-          <option key={option} value={option}>
-            {option}: {TYPE_MEANING[option]}
-          </option>
-        ))}
-      </select>
+      <h3>New application</h3>
+      <div className="settings-inline">
+        <input
+          type="text"
+          placeholder="Name"
+          aria-label="Name of the new application"
+          aria-invalid={nameProblem ? true : undefined}
+          aria-describedby={nameProblem ? nameProblemId : undefined}
+          value={name}
+          onChange={(event) => {
+            setName(event.target.value);
+            setNameProblem(null);
+          }}
+        />
+        <select aria-label="Type of the new application" value={type} onChange={(event) => choose(event.target.value as ApplicationDetail['type'])}>
+          {APPLICATION_TYPES.map((option) => (
+            <option key={option} value={option}>
+              {option}: {TYPE_MEANING[option]}
+            </option>
+          ))}
+        </select>
+        {nameProblem && (
+          <p className="problem" id={nameProblemId}>
+            {nameProblem}
+          </p>
+        )}
+      </div>
+      <fieldset className="settings-fieldset" aria-label="Permissions of the new application">
+        <legend>Permissions</legend>
+        <PermissionChecks permissions={permissions.filter((permission) => permission.application_types.includes(type))} granted={granted} onChange={setGranted} />
+      </fieldset>
       <button type="submit" className="small" disabled={busy}>
         Create application
       </button>
@@ -56,6 +115,7 @@ export function ApplicationsSection() {
   const applications = useApplicationDetailsStore((state) => state.applications);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   useEffect(() => {
     refreshApplicationDetails(api).catch((error: unknown) => setProblem(messageOf(error)));
   }, [api]);
@@ -88,15 +148,30 @@ export function ApplicationsSection() {
                   </button>
                 </td>
                 <td>{application.type}</td>
-                <td className="number">{application.keys.length}</td>
+                <td className="number">{keysCell(application)}</td>
                 <td className="number">{application.rules.length}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <NewApplication onCreated={setSelectedId} />
-      {selected && <ApplicationEditor key={selected.id} application={selected} onDeleted={() => setSelectedId(null)} />}
+      <ActionOutcome done={done} problem={null} />
+      <NewApplication
+        onCreated={(id, said) => {
+          setSelectedId(id);
+          setDone(said);
+        }}
+      />
+      {selected && (
+        <ApplicationEditor
+          key={selected.id}
+          application={selected}
+          onDeleted={(said) => {
+            setSelectedId(null);
+            setDone(said);
+          }}
+        />
+      )}
     </section>
   );
 }

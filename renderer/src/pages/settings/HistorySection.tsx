@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { EngineSettings } from '../../../../shared/workbench/contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useSettingsStore } from '../../state/settings-store';
 import { ActionOutcome, ApplyActions, backToDefaults, changedNumbers, NumberRow, type NumberSetting } from './SettingFields';
 
@@ -62,7 +63,7 @@ function RetentionForm({ retention, onApplied }: { retention: Retention; onAppli
   );
 }
 
-/** Clearing asks once more, in place: a second button that says what it removes. */
+/** Clearing asks first, saying what it removes; what happened is said beside the button. */
 function ClearHistory() {
   const api = useWorkbenchApi();
   const [asking, setAsking] = useState(false);
@@ -76,29 +77,29 @@ function ClearHistory() {
     });
   return (
     <div className="settings-delete">
-      {asking ? (
-        <>
-          <span>Remove every request History holds? There is no undo.</span>
-          <button type="button" className="danger" disabled={busy} onClick={() => void clear()}>
-            Clear the whole history
-          </button>
-          <button type="button" onClick={() => setAsking(false)}>
-            Keep it
-          </button>
-        </>
-      ) : (
-        <button
-          type="button"
-          className="danger small"
-          onClick={() => {
-            setDone(null);
-            setAsking(true);
-          }}
+      <button
+        type="button"
+        className="danger small"
+        onClick={() => {
+          setDone(null);
+          setAsking(true);
+        }}
+      >
+        Clear history…
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title="Clear the whole history?"
+          confirm="Clear the whole history"
+          busy={busy}
+          problem={problem}
+          onConfirm={() => void clear()}
+          onClose={() => setAsking(false)}
         >
-          Clear history…
-        </button>
+          <p>Every request and change History holds is removed; one entry saying so is kept. There is no undo.</p>
+        </ConfirmDialog>
       )}
-      <ActionOutcome done={done} problem={problem} />
+      <ActionOutcome done={done} problem={null} />
     </div>
   );
 }

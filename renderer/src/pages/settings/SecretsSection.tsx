@@ -3,6 +3,7 @@ import type { SecretInfo } from '../../../../shared/workbench/secret-contract';
 import { messageOf, useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
 import { plural } from '../../components/format';
 import { useTimedReveal } from '../../components/timed-reveal';
@@ -32,7 +33,7 @@ function RevealedSecret({ name, value, secondsLeft, onHide }: { name: string; va
 }
 
 /** One secret's row: its uses, when it was set, and Reveal, Replace and Delete (after a confirmation that names its uses). */
-function SecretRow({ secret, onReveal }: { secret: SecretInfo; onReveal: (name: string) => void }) {
+function SecretRow({ secret, onReveal, onDeleted }: { secret: SecretInfo; onReveal: (name: string) => void; onDeleted: (done: string) => void }) {
   const api = useWorkbenchApi();
   const [mode, setMode] = useState<'idle' | 'replacing' | 'deleting'>('idle');
   const [value, setValue] = useState('');
@@ -49,6 +50,8 @@ function SecretRow({ secret, onReveal }: { secret: SecretInfo; onReveal: (name: 
   const remove = () =>
     run(async () => {
       await api.deleteSecret({ name: secret.name });
+      setMode('idle');
+      onDeleted(`Deleted secret ${secret.name}${secret.used_by.length === 0 ? '.' : `: ${usesOf(secret)} cannot be sent until a secret of that name is set again.`}`);
       await refreshSecrets(api);
     });
   return (
@@ -71,39 +74,43 @@ function SecretRow({ secret, onReveal }: { secret: SecretInfo; onReveal: (name: 
           </button>
         </td>
       </tr>
-      {mode !== 'idle' && (
+      {mode === 'replacing' && (
         <tr className="secret-change">
           <td colSpan={4}>
-            {mode === 'replacing' ? (
-              <form className="settings-inline" aria-label={`Replace ${secret.name}`} onSubmit={replace}>
-                <label className="settings-field">
-                  New value of <code>{secret.name}</code>
-                  <input type="password" autoComplete="off" required autoFocus value={value} onChange={(event) => setValue(event.target.value)} />
-                </label>
-                <button type="submit" className="small primary" disabled={busy}>
-                  Replace
-                </button>
-                <button type="button" className="small" onClick={() => setMode('idle')}>
-                  Cancel
-                </button>
-              </form>
-            ) : (
-              <div className="confirm" role="alertdialog" aria-label={`Delete ${secret.name}?`}>
-                <p>
-                  Delete <code>{secret.name}</code>?{' '}
-                  {secret.used_by.length === 0
-                    ? 'No saved request refers to it.'
-                    : `${plural(secret.used_by.length, 'saved request refers', 'saved requests refer')} to it (${usesOf(secret)}): they cannot be sent until a secret of that name is set again.`}
-                </p>
-                <button type="button" className="small danger" autoFocus disabled={busy} onClick={() => void remove()}>
-                  Delete
-                </button>{' '}
-                <button type="button" className="small" onClick={() => setMode('idle')}>
-                  Cancel
-                </button>
-              </div>
-            )}
+            <form className="settings-inline" aria-label={`Replace ${secret.name}`} onSubmit={replace}>
+              <label className="settings-field">
+                New value of <code>{secret.name}</code>
+                <input type="password" autoComplete="off" required autoFocus value={value} onChange={(event) => setValue(event.target.value)} />
+              </label>
+              <button type="submit" className="small primary" disabled={busy}>
+                Replace
+              </button>
+              <button type="button" className="small" onClick={() => setMode('idle')}>
+                Cancel
+              </button>
+            </form>
             <Alert message={problem} />
+          </td>
+        </tr>
+      )}
+      {mode === 'deleting' && (
+        <tr className="secret-change">
+          <td colSpan={4}>
+            <ConfirmDialog
+              title={`Delete ${secret.name}?`}
+              confirm={`Delete ${secret.name}`}
+              busy={busy}
+              problem={problem}
+              onConfirm={() => void remove()}
+              onClose={() => setMode('idle')}
+            >
+              <p>
+                {secret.used_by.length === 0
+                  ? 'No saved request refers to it.'
+                  : `${plural(secret.used_by.length, 'saved request refers', 'saved requests refer')} to it (${usesOf(secret)}): they cannot be sent until a secret of that name is set again.`}{' '}
+                Its value cannot be recovered.
+              </p>
+            </ConfirmDialog>
           </td>
         </tr>
       )}
@@ -146,6 +153,7 @@ export function SecretsSection() {
   const api = useWorkbenchApi();
   const secrets = useSecretsStore((state) => state.secrets);
   const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const { revealed, secondsLeft, show, hide } = useTimedReveal<{ name: string; value: string }>();
   const reveal = useEngineCall();
   useEffect(() => {
@@ -178,11 +186,12 @@ export function SecretsSection() {
             </thead>
             <tbody>
               {secrets.map((secret) => (
-                <SecretRow key={secret.name} secret={secret} onReveal={showValue} />
+                <SecretRow key={secret.name} secret={secret} onReveal={showValue} onDeleted={setDone} />
               ))}
             </tbody>
           </table>
         ))}
+      <ActionOutcome done={done} problem={null} />
       {revealed && <RevealedSecret name={revealed.name} value={revealed.value} secondsLeft={secondsLeft} onHide={hide} />}
       <Alert message={reveal.problem} />
       <SetSecret />

@@ -6,9 +6,13 @@ import { refreshApplicationDetails } from '../../state/application-details-store
 import { useEngineStore } from '../../state/engine-store';
 import { loadTransactions, useTransactionsStore } from '../../state/transactions-store';
 import { checkWelcome } from '../../state/welcome-store';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ActionOutcome } from './SettingFields';
 
 const CONFIRMATION = 'wipe';
+
+const WHAT_GOES =
+  "Deletes every token, transaction (open ones are rolled back), application and key, as if the vault were new; then makes its two first applications again, with new keys shown once. The proxy limits, the request history, saved requests and their secrets, and the Composer's remote targets (with their keys) stay. There is no undo.";
 
 /** What a wipe would remove, as the engine last counted it: the status's counts, and the transactions' from their list. */
 function VaultHolds() {
@@ -26,13 +30,13 @@ function VaultHolds() {
 /** Empties the vault as if new, once the word is typed; the new vault's keys then show in the welcome view. */
 export function WipeVault() {
   const api = useWorkbenchApi();
-  const [typed, setTyped] = useState('');
+  const [asking, setAsking] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const { busy, problem, run } = useEngineCall();
   const wipe = () =>
     run(async () => {
       const wiped = await api.wipeVault({ confirm: CONFIRMATION });
-      setTyped('');
+      setAsking(false);
       setDone(
         `Wiped: ${plural(wiped.tokens, 'token', 'tokens')}, ${plural(wiped.transactions, 'transaction', 'transactions')} and ${plural(wiped.applications, 'application', 'applications')} are gone.`,
       );
@@ -46,28 +50,34 @@ export function WipeVault() {
   return (
     <div className="danger-item">
       <h3>Wipe the vault</h3>
-      <p className="muted settings-hint">
-        Deletes every token, transaction (open ones are rolled back), application and key, as if the vault were new; then makes its two first
-        applications again, with new keys shown once. The proxy limits, the request history, saved requests and their secrets, and the
-        Composer's remote targets (with their keys) stay. There is no undo.
-      </p>
+      <p className="muted settings-hint">{WHAT_GOES}</p>
       <VaultHolds />
-      <form
-        className="settings-inline"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void wipe();
+      <button
+        type="button"
+        className="danger"
+        onClick={() => {
+          setDone(null);
+          setAsking(true);
         }}
       >
-        <label className="danger-choice">
-          Type <code>{CONFIRMATION}</code> to confirm
-          <input type="text" spellCheck={false} autoComplete="off" value={typed} onChange={(event) => setTyped(event.target.value)} />
-        </label>
-        <button type="submit" className="danger" disabled={busy || typed !== CONFIRMATION}>
-          Wipe the vault
-        </button>
-      </form>
-      <ActionOutcome done={done} problem={problem} />
+        Wipe the vault…
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title="Wipe the vault?"
+          confirm="Wipe the vault"
+          keep="Keep the vault"
+          word={CONFIRMATION}
+          busy={busy}
+          problem={problem}
+          onConfirm={() => void wipe()}
+          onClose={() => setAsking(false)}
+        >
+          <p>{WHAT_GOES}</p>
+          <VaultHolds />
+        </ConfirmDialog>
+      )}
+      <ActionOutcome done={done} problem={null} />
     </div>
   );
 }
