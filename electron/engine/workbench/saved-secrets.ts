@@ -3,7 +3,7 @@ import type { SentReply } from '../../../shared/workbench/methods';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { MovedAside, SecretInfo } from '../../../shared/workbench/secret-contract';
 import type { CollectionStore } from '../collections/collection-store';
-import { moveCredentialsAside, plainTextCredentials, secretUses, withPlainTextWarnings } from '../secrets/saved-credentials';
+import { moveCredentialsAside, plainTextCredentials, secretUses } from '../secrets/saved-credentials';
 import type { SecretEntry, SecretStore } from '../secrets/secret-store';
 import type { RecordAction } from './workbench-actions';
 
@@ -15,8 +15,8 @@ const namesOf = (moved: readonly MovedAside[]) => [...new Set(moved.map(({ secre
  * secret store before its file is written (the two together or neither), an import's as it is read, and each move is
  * recorded in history by the secrets' names. Listings name the files that still hold a credential in plain text.
  */
-export function savedSecrets(store: SecretStore, collections: CollectionStore, record: RecordAction) {
-  const view = async (): Promise<CollectionsView> => withPlainTextWarnings(await collections.list());
+export function savedSecrets(store: SecretStore, collections: CollectionStore, record: RecordAction, shown: (view: CollectionsView) => CollectionsView) {
+  const view = async (): Promise<CollectionsView> => shown(await collections.list());
   const info = (entry: SecretEntry, uses: ReturnType<typeof secretUses>): SecretInfo => ({ ...entry, used_by: uses.get(entry.name) ?? [] });
 
   /** Runs a move into the store, recorded in history when it moves anything (`summary` given the moved, or undefined when it failed). */
@@ -32,7 +32,7 @@ export function savedSecrets(store: SecretStore, collections: CollectionStore, r
   return {
     view,
 
-    async save(place: { collection: string; name: string }, request: SavedRequest, overwrite: boolean, page?: PageId): Promise<SentReply<'saveRequest'>> {
+    async save(place: { collection: string; name: string }, request: SavedRequest, options: { overwrite: boolean; sendAs: string | null }, page?: PageId): Promise<SentReply<'saveRequest'>> {
       const where = `“${place.collection}/${place.name}”`;
       const { moved } = await recorded(
         page,
@@ -41,7 +41,7 @@ export function savedSecrets(store: SecretStore, collections: CollectionStore, r
           store.atomically(() => {
             const aside = moveCredentialsAside(request, `${place.collection}-${place.name}`, store, store.namesByValue());
             // In the same transaction: a file that cannot be written leaves no secret behind.
-            collections.save(place.collection, place.name, aside.request, overwrite);
+            collections.save(place.collection, place.name, aside.request, options.overwrite, options.sendAs);
             return aside;
           }),
         (done) => (done ? `Moved ${counted(done.length)} of ${where} into Secrets: ${namesOf(done)}` : `Could not save ${where}: no credential was moved into Secrets`),

@@ -4,7 +4,10 @@ import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
 import type { Application, ApplicationStore } from '../access/application-store';
 import type { CollectionStore } from '../collections/collection-store';
+import { readPostman } from '../collections/postman-import';
 import { importRequests } from '../collections/request-import';
+import type { Environments } from '../environments/environments';
+import { resolveReferences } from '../environments/resolve-references';
 import type { EngineEvents } from '../engine-events';
 import { historyAsHar } from '../history/har-export';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
@@ -29,7 +32,11 @@ import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
 import { createReveals } from './reveals';
+import { environmentSettings } from './environment-settings';
+import { applyPostman } from './postman-import';
+import { checkWithReferences } from './reference-checks';
 import { savedSecrets } from './saved-secrets';
+import { withSendAs } from './send-as';
 import { recordingChanges } from './settings-changes';
 import { readTokenAs, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
@@ -82,6 +89,10 @@ export interface WorkbenchSources {
   remoteTargets: RemoteTargets;
   /** The credentials saved requests refer to by name. */
   secrets: SecretStore;
+  /** The environments beside the saved requests, and the one `${env:…}` references are read from. */
+  environments: Environments;
+  /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
+  changeCollectionsFolder: (folder: string | null) => void;
 }
 
 /**
@@ -91,8 +102,11 @@ export interface WorkbenchSources {
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const { applications, vault, secrets } = sources;
   const record = actionRecorder(sources.history);
-  const saved = savedSecrets(secrets, sources.collections, record);
-  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), withPlainTextWarnings);
+  /** The collections as the page sees them: each file's plain-text credentials named, the application it names found. */
+  const shown = (view: Parameters<typeof withPlainTextWarnings>[0]) => withSendAs(withPlainTextWarnings(view), applications);
+  const saved = savedSecrets(secrets, sources.collections, record, shown);
+  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), shown);
+  const environments = environmentSettings(sources.environments, secrets);
   const reveals = createReveals(record, sources.history, vault, sources.revealOutbound, secrets);
   const settings = applicationSettings(applications);
   const drafts = new CheckedDrafts(sources.bodyLimit);
@@ -128,7 +142,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => saved.view(),
-    saveRequest: ({ collection, name, request, overwrite }, page) => saved.save({ collection, name }, request, overwrite, page),
+    saveRequest: ({ collection, name, request, overwrite, send_as }, page) => saved.save({ collection, name }, request, { overwrite, sendAs: send_as }, page),
     async moveRequest({ from, to }) {
       sources.collections.move(from, to);
       return saved.view();
@@ -141,6 +155,20 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const { url, headerPrefix } = sources.status();
       return saved.imported(importRequests(text, { serviceUrl: url, headerPrefix }), page);
     },
+    async importPostman({ collection, environment, replace }) {
+      const { url, headerPrefix } = sources.status();
+      const plan = readPostman(collection, environment, { serviceUrl: url, headerPrefix });
+      const applied = applyPostman(plan, sources.collections, sources.environments, secrets, replace);
+      return { ...applied, view: await saved.view() };
+    },
+    listEnvironments: () => environments.view(),
+    saveEnvironment: (change) => environments.save(change),
+    deleteEnvironment: (request) => environments.remove(request),
+    setActiveEnvironment: (request) => environments.choose(request),
+    setCollectionsFolder({ folder }) {
+      sources.changeCollectionsFolder(folder);
+      return sources.settings();
+    },
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
@@ -150,7 +178,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
-    checkRequest: (request) => sources.checks.check(drafts.resolve(request)),
+    checkRequest: (request) => checkWithReferences(sources.checks, drafts.resolve(request), sources.environments.variables(), secrets, sources.status().headerPrefix),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
     listRemoteTargets: () => remoteTargets.list(),
@@ -160,8 +188,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const target = targetOf(request);
       // The key is read only to be written out when asked: otherwise the snippet reads it from the environment.
       const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: include_key ? target.key() : null };
+      // Variables as their values, a secret one as its secret's reference: the code reads secrets from its environment.
+      const { path, headers, body } = resolveReferences(request, sources.environments.variables(), secrets, 'snippet');
       try {
-        return { snippet: SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + request.path, headers: request.headers, body: request.body }, key) };
+        return { snippet: SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + path, headers, body }, key) };
       } catch (error) {
         if (error instanceof SnippetError) throw new ApiProblem(422, error.message);
         throw error;
