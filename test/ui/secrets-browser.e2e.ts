@@ -81,7 +81,16 @@ test('a secret is set, revealed for a while, replaced, and deleted after a confi
   // Each reveal and change is in History by the secret's name, never its value.
   await bench.engine.history.flush();
   const entries = (await bench.engine.history.list(100)).filter((entry) => entry.kind === 'workbench');
-  expect(entries.map((entry) => `${entry.method} ${entry.path}`)).toEqual(['DELETE /secrets/stripe-test', 'REVEAL /secrets/stripe-test', 'UPDATE /secrets/stripe-test', 'REVEAL /secrets/stripe-test', 'REVEAL /secrets/stripe-test', 'CREATE /secrets/stripe-test']);
+  expect(entries.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+    'DELETE /secrets/stripe-test',
+    'REVEAL /secrets/stripe-test',
+    'UPDATE /secrets/stripe-test',
+    'REVEAL /secrets/stripe-test',
+    'REVEAL /secrets/stripe-test',
+    'CREATE /secrets/stripe-test',
+    // The request that uses it, saved first.
+    'SAVE /collections/Payments/Charge',
+  ]);
   expect(JSON.stringify(entries)).not.toContain('sk_test_51Hq');
 });
 

@@ -23,7 +23,7 @@ it('a save on a full disk answers 507, keeps the previous version byte for byte 
     expect(got.create).toMatchObject({ status: 507, detail: 'The disk is full: nothing was saved. Free some space, then try again.' });
     expect(got.kept).toBe(true);
     expect(got.collection).toEqual(['Charge.request.json']);
-    expect(got.listed.collections[0].requests).toEqual([{ name: 'Charge', request: SAVED_REQUEST, problem: null }]);
+    expect(got.listed.collections[0].requests).toEqual([{ name: 'Charge', request: SAVED_REQUEST, problem: null, secrets_in_plain_text: [] }]);
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -25,7 +25,7 @@ async function call(name: string, request: unknown = {}): Promise<any> {
 
 const fileOf = (collection: string, name: string) => join(t.engine.collectionsFolder, collection, `${name}.request.json`);
 const listed = (view: { collections: { name: string; requests: { name: string }[] }[] }, collection: string, name: string) =>
-  view.collections.find((c) => c.name === collection)!.requests.find((r) => r.name === name) as { request: SavedRequest | null; send_as?: unknown };
+  view.collections.find((c) => c.name === collection)!.requests.find((r) => r.name === name) as unknown as { request: SavedRequest | null; send_as?: unknown };
 
 const CHARGE = JSON.stringify({ amount: 1200, currency: 'usd', card: { number: '{{ card | json: \'$.number\' }}', exp: '12/30' }, metadata: { order: 'o-1' } }, null, 2);
 

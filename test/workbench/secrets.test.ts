@@ -72,16 +72,17 @@ describe('saving a request', () => {
     ]);
     // The reference syntax holds no {{, which the proxy and Liquid would read as an expression.
     expect(text).not.toContain('{{');
-    // History records the move by the secrets' names; a save that moves nothing records nothing.
+    // History records the save with the move, by the secrets' names; a save that moves nothing says nothing of it.
     await t.engine.history.flush();
     const [moved] = await t.engine.history.list(10);
-    expect(moved).toMatchObject({ kind: 'workbench', method: 'CREATE', path: '/secrets', status: 200 });
+    expect(moved).toMatchObject({ kind: 'workbench', method: 'SAVE', path: '/collections/Payments/Charge a card', status: 200 });
     expect((moved.details as { change: { summary: string } }).change.summary).toBe(
-      'Moved 4 credentials of “Payments/Charge a card” into Secrets: payments-charge-a-card-authorization, payments-charge-a-card-bt-api-key, payments-charge-a-card-cookie, payments-charge-a-card-x-api-token',
+      'Saved request “Charge a card” of collection “Payments”; moved 4 credentials into Secrets: payments-charge-a-card-authorization, payments-charge-a-card-bt-api-key, payments-charge-a-card-cookie, payments-charge-a-card-x-api-token',
     );
     await call('saveRequest', { collection: 'Payments', name: 'Plain', request: { ...REQUEST, headers: [] } });
     await t.engine.history.flush();
-    expect(await t.engine.history.list(10)).toHaveLength(1);
+    const [plain] = await t.engine.history.list(10);
+    expect((plain.details as { change: { summary: string } }).change.summary).toBe('Saved request “Plain” of collection “Payments”');
     for (const value of VALUES) expect(JSON.stringify(await t.engine.history.list(10))).not.toContain(value);
 
     const secrets = await call('listSecrets');

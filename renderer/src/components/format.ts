@@ -35,3 +35,10 @@ export function formatDuration(seconds: number): string {
   if (seconds % 60 === 0) return unit(seconds / 60, 'minute');
   return unit(seconds, 'second');
 }
+
+/** The line of a text an offset falls on, counted from 1, as the editor numbers them. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
+import type { RemoteTarget } from '../../../shared/workbench/composer-contract';
 import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
 import { sameRequest } from './collections-store';
 import { lazyStorage } from './lazy-storage';
@@ -22,6 +23,8 @@ export type ComposerResult =
       applicationName: string | null;
       /** The body as it was sent, so what a failure names is marked only while the body is still that one. */
       sentBody: string | null;
+      /** The remote target it went to (null: this engine), to name what was not reached. */
+      remote: RemoteTarget | null;
     }
   /** The engine itself could not be asked (a stopped `serve`, a lost connection). */
   | { kind: 'no-engine'; tried: string; detail: string };

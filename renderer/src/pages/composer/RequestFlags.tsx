@@ -1,10 +1,10 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode, type Ref } from 'react';
 import type { FlagPlace, RequestFlag } from '../../../../shared/workbench/composer-contract';
 import type { EditorDiagnostics } from '../../components/CodeEditor';
 import { useComposerStore } from '../../state/composer-store';
 import { useRequestCheckStore, type CheckedRequest } from '../../state/request-check-store';
 import { Alert } from '../../components/Alert';
-import { plural } from '../../components/format';
+import { lineAt, plural } from '../../components/format';
 
 /** The id of the destination URL field, which a flag on the URL's path moves to. */
 export const TARGET_INPUT_ID = 'composer-target';
@@ -31,17 +31,11 @@ export function useBodyDiagnostics(): EditorDiagnostics | null {
   return useMemo(() => bodyDiagnostics(checked), [checked]);
 }
 
-function lineOf(text: string, at: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
 /** Where a flag points, in the Composer's words. */
 function placeLabel(at: FlagPlace, body: string | null): string {
   switch (at.part) {
     case 'body':
-      return `Body, line ${lineOf(body ?? '', at.from)}`;
+      return `Body, line ${lineAt(body ?? '', at.from)}`;
     case 'header':
       return `Header ${at.name}`;
     case 'query':
@@ -60,14 +54,16 @@ function summaryOf(flags: readonly RequestFlag[]): string {
   const unresolved = flags.filter((flag) => flag.kind === 'unresolved_reference').length;
   if (unresolved > 0 && unresolved === errors) return `This request cannot be sent yet: ${plural(unresolved, 'value it refers to is', 'values it refers to are')} not set.`;
   if (errors > 0) return `The proxy would refuse this request: ${plural(errors, 'error', 'errors')}${rest ? `, ${rest}` : ''}.`;
+  // A warning is the request doing what it does not seem to: accepted, and wrong all the same.
+  if (warnings > 0) return `The proxy would accept this request, but check ${plural(warnings, 'warning', 'warnings')} first${notes ? `; ${plural(notes, 'note', 'notes')}` : ''}.`;
   if (rest) return `The proxy would accept this request; ${rest}.`;
   return 'No flags: the proxy would accept this request.';
 }
 
 /** A flag as the list shows it: its severity, where it is, what is wrong and what to do. */
-function FlagItem({ severity, place, message, advice }: Pick<RequestFlag, 'severity' | 'message' | 'advice'> & { place: ReactNode }) {
+function FlagItem({ severity, place, message, advice, itemRef }: Pick<RequestFlag, 'severity' | 'message' | 'advice'> & { place: ReactNode; itemRef?: Ref<HTMLLIElement> }) {
   return (
-    <li className={`flag flag-${severity}`}>
+    <li className={`flag flag-${severity}`} ref={itemRef}>
       <span className="flag-severity">{SEVERITY[severity]}</span>
       {place}
       <span className="flag-message">{message}</span>
@@ -77,7 +73,7 @@ function FlagItem({ severity, place, message, advice }: Pick<RequestFlag, 'sever
 }
 
 /** One flag: where it points (a button that goes there), what is wrong and what to do. */
-function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest }) {
+function Flag({ flag, checked, itemRef }: { flag: RequestFlag; checked: CheckedRequest; itemRef?: Ref<HTMLLIElement> }) {
   const body = useComposerStore((state) => state.draft.body);
   const point = useComposerStore((state) => state.point);
   const showTab = useComposerStore((state) => state.showRequestTab);
@@ -95,7 +91,21 @@ function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest })
       {placeLabel(at, checked.body)}
     </button>
   );
-  return <FlagItem {...flag} place={place} />;
+  return <FlagItem {...flag} place={place} itemRef={itemRef} />;
+}
+
+/**
+ * The first flag to act on (the engine lists errors, then warnings, then notes), kept in view as it changes: a new
+ * one scrolls the page only as far as it takes to show it whole.
+ */
+function useFirstInView(flags: readonly RequestFlag[]) {
+  const first = useRef<HTMLLIElement>(null);
+  const top = flags[0];
+  const key = top && top.severity !== 'info' ? JSON.stringify(top) : null;
+  useEffect(() => {
+    if (key) first.current?.scrollIntoView({ block: 'nearest' });
+  }, [key]);
+  return first;
 }
 
 /** The engine's answer to a body over its body limit: the proxy would refuse the request whatever else it holds. */
@@ -121,6 +131,7 @@ export function RequestFlags() {
   const problem = useRequestCheckStore((state) => state.problem);
   const throughProxy = useComposerStore((state) => state.draft.kind === 'proxy');
   const [all, setAll] = useState(false);
+  const first = useFirstInView(checked?.result.flags ?? []);
   // A vault API call is not checked by the proxy; only what it refers to and cannot be put in is flagged.
   if (!throughProxy && !checked?.result.flags.some((flag) => flag.kind === 'unresolved_reference')) return null;
   if (problem?.overLimit) return <OverLimit message={problem.message} />;
@@ -134,7 +145,7 @@ export function RequestFlags() {
       {flags.length > 0 && (
         <ul className="flag-list" aria-label="Flags">
           {shown.map((flag, i) => (
-            <Flag key={i} flag={flag} checked={checked} />
+            <Flag key={i} flag={flag} checked={checked} itemRef={i === 0 ? first : undefined} />
           ))}
         </ul>
       )}
