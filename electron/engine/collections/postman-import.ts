@@ -312,7 +312,13 @@ class PostmanReader {
     } else if (header && !rows.some((row) => row.name.toLowerCase() === header[0].toLowerCase())) {
       rows.push({ name: header[0], value: header[1], enabled: true });
     }
-    if (url !== '' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('${')) {
+    // A scheme other than http(s) (file:, gopher:, javascript:, data:…) is refused, as the cURL import refuses it; a
+    // colon before digits is a port (`localhost:3000`), which Postman sends as http.
+    const scheme = url.match(/^([a-z][a-z0-9+.-]*):(?!\d)/i)?.[1].toLowerCase();
+    if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') {
+      throw new ApiProblem(400, `${where}: a ${scheme}: address cannot be imported: the Composer sends http and https requests only. Nothing was imported.`);
+    }
+    if (url !== '' && scheme === undefined && !url.startsWith('${')) {
       url = `http://${url}`;
       this.notes.push(`${where}: its URL names no scheme: it is http://, as Postman sends it.`);
     }
