@@ -69,7 +69,7 @@ describe('the desktop folder picker', () => {
       send_as: null,
     });
     expect(bench.engine.collectionsFolder).toBe(picked);
-    expect((await bench.engine.workbench.listCollections()).collections.map((c) => c.name)).toEqual(['Repo']);
+    expect((await bench.engine.workbench.listCollections({})).collections.map((c) => c.name)).toEqual(['Repo']);
   });
 
   it('answers null when the user cancels, and changes nothing', async () => {
