@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FOLDER_DIALOG_OPTIONS, folderPicker, type FolderDialog, type FolderDialogOptions } from '../../electron/main/folder-picker';
-import { refuseUntrusted } from '../../electron/main/ipc-guard';
+import { refuseUntrusted, type IpcSenderEvent } from '../../electron/main/ipc-guard';
 import { isAppUrl } from '../../electron/main/navigation-guard';
 import { desktopBridge, type IpcRendererLike } from '../../electron/preload/bridge';
 import { PICK_FOLDER_CHANNEL } from '../../shared/workbench/transport';
@@ -32,7 +32,7 @@ class SubstitutedDialog implements FolderDialog<Window> {
 
 /** The page's side: the preload's bridge over a loopback to the handler, called from the frame at `frameUrl`. */
 function pageCalling(dialog: SubstitutedDialog, windowOf: (sender: unknown) => Window | null, frameUrl = APP_URL) {
-  const handler = refuseUntrusted((url) => isAppUrl(url, APP_URL), folderPicker(dialog, windowOf));
+  const handler = refuseUntrusted<IpcSenderEvent & { sender: unknown }, Promise<string | null>>((url) => isAppUrl(url, APP_URL), folderPicker(dialog, windowOf));
   const ipc: IpcRendererLike = {
     invoke: (channel: string) => (channel === PICK_FOLDER_CHANNEL ? Promise.resolve().then(() => handler({ senderFrame: { url: frameUrl }, sender: 'the window' })) : Promise.reject(new Error(channel))),
     on: () => undefined,
