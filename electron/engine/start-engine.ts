@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CollectionStore } from './collections/collection-store';
+import { Environments } from './environments/environments';
+import { resolveReferences } from './environments/resolve-references';
 import { ApplicationStore } from './access/application-store';
 import { bootstrap, type BootstrapKeys } from './access/first-start';
 import { applicationRoutes } from './access/application-routes';
@@ -37,6 +39,7 @@ import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
 import { AdjustableSettings, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
+import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 
 export type { BootstrapKeys } from './access/first-start';
@@ -52,7 +55,7 @@ export interface Engine {
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
-  /** Where saved requests are kept. */
+  /** Where saved requests are kept now (Settings may change it while the engine runs). */
   readonly collectionsFolder: string;
   /** Every kept transaction as the workbench shows it. */
   readonly transactions: TransactionPanel;
@@ -86,11 +89,14 @@ function tenantIdOf(db: Db): string {
   return id;
 }
 
-/** Where saved requests live: the folder asked for, else beside the vault, else (a vault in memory) a fresh temporary one. */
-function collectionsFolder(config: EngineConfig): string {
-  if (config.collectionsDir !== null) return config.collectionsDir;
-  if (config.dataDir !== null) return join(config.dataDir, 'collections');
-  return mkdtempSync(join(tmpdir(), 'tokenbench-collections-'));
+/**
+ * Where saved requests live unless Settings chose a folder: beside the vault, else (a vault in memory) a fresh
+ * temporary folder, which the engine removes at its stop unless something was saved in it.
+ */
+function defaultCollectionsFolder(config: EngineConfig): { folder: string; temporary: boolean } {
+  if (config.dataDir !== null) return { folder: join(config.dataDir, 'collections'), temporary: false };
+  if (config.collectionsDir !== null) return { folder: config.collectionsDir, temporary: false };
+  return { folder: mkdtempSync(join(tmpdir(), 'tokenbench-collections-')), temporary: true };
 }
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
@@ -144,7 +150,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
-  const collections = new CollectionStore(collectionsFolder(config));
+  const defaultFolder = defaultCollectionsFolder(config);
+  const collectionsFolder = new CollectionsFolder(db, { pinned: config.collectionsDir, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
+  const collections = new CollectionStore(collectionsFolder.initial());
+  const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
 
   let apiPort = config.port;
@@ -172,7 +181,15 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
-  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events, secrets });
+  const door = frontDoor({
+    baseUrl: () => http.url,
+    headerPrefix: config.headerPrefix,
+    events,
+    resolve(request) {
+      const active = environments.variables();
+      return { resolved: resolveReferences(request, active, secrets, 'send'), environment: active.environment };
+    },
+  });
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -180,7 +197,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       workbenchUrl: browserWorkbench?.url(http.url) ?? null,
       limits: limits.state(),
       retention: retention.state(),
+      collections: collectionsFolder.state(collections.folder),
     }),
+    changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
     welcome,
@@ -203,6 +222,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
+    environments,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -254,7 +274,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bootstrapKeys,
     seedReport,
     history,
-    collectionsFolder: collections.folder,
+    get collectionsFolder() {
+      return collections.folder;
+    },
     transactions: transactionPanel,
     workbench,
     browserWorkbench: browserWorkbench && {
@@ -271,7 +293,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       tokenStore.backlog.stop();
       collections.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
-      if (config.collectionsDir === null && config.dataDir === null) collections.removeIfEmpty();
+      if (defaultFolder.temporary && readdirSync(defaultFolder.folder).length === 0) rmdirSync(defaultFolder.folder);
       await Promise.all([http.close(), echo?.close(), forwarder.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();

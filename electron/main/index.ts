@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session, type IpcMainInvokeEvent } from 'electron';
 import { startEngine, type Engine } from '../engine';
+import { PICK_FOLDER_CHANNEL } from '../../shared/workbench/transport';
 import { installAppMenu } from './app-menu';
 import { desktopEngineOptions, USER_DATA_ENV } from './engine-options';
+import { folderPicker } from './folder-picker';
+import { refuseUntrusted } from './ipc-guard';
 import { isAppUrl, navigationGuards } from './navigation-guard';
 import { mainWindowOptions } from './window-options';
 import { workbenchIpc, type WorkbenchIpc } from './workbench-ipc';
@@ -56,7 +59,10 @@ async function start(): Promise<void> {
   }
   // A new vault's first keys are not printed: the window's welcome view shows them once (no terminal needed).
   ipc = workbenchIpc(engine.workbench);
-  for (const [channel, handler] of ipc.handlers((url) => isAppUrl(url, appUrl))) ipcMain.handle(channel, handler);
+  const isTrusted = (url: string) => isAppUrl(url, appUrl);
+  for (const [channel, handler] of ipc.handlers(isTrusted)) ipcMain.handle(channel, handler);
+  const pickFolder = folderPicker(dialog, (sender: Electron.WebContents) => BrowserWindow.fromWebContents(sender));
+  ipcMain.handle(PICK_FOLDER_CHANNEL, refuseUntrusted(isTrusted, (event: IpcMainInvokeEvent) => pickFolder(event)));
   installAppMenu();
   openWindow();
 }

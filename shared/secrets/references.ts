@@ -1,20 +1,20 @@
 /**
- * References to values kept apart from a request, written `${kind:NAME}` inside a header value
- * (`Authorization: Bearer ${secret:stripe-test}`). This is the one reader of that syntax: the engine resolves
- * references with it as a request leaves, a saved request is checked with it, and code to copy turns each into an
- * environment variable. The syntax holds no `{{`, so neither the proxy nor Liquid can take a reference for an
- * expression.
+ * References to values kept apart from a request, written `${kind:NAME}`: a secret inside a header value
+ * (`Authorization: Bearer ${secret:stripe-test}`), an environment's variable anywhere in the target, the headers or
+ * the body (`${env:base_url}/v1/charges`). This is the one reader of that syntax: the engine resolves references with
+ * it as a request leaves, a saved request is checked with it, and code to copy turns each secret into an environment
+ * variable. The syntax holds no `{{`, so neither the proxy nor Liquid can take a reference for an expression.
  */
 
 /** The kinds of reference the engine resolves; a `${other:…}` is plain text. */
-export const REFERENCE_KINDS = ['secret'] as const;
+export const REFERENCE_KINDS = ['secret', 'env'] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
 /** A name: what a user would call it, and a safe word in a header, a file, a shell variable's source. */
 export const REFERENCE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const REFERENCE_NAME_RULE = 'a name is 1 to 64 letters, digits, dots, dashes and underscores, starting with a letter or digit';
 
-/** `${secret:` up to the next `}`: the name is checked apart, so a malformed one is reported rather than sent as text. */
+/** `${secret:` or `${env:` up to the next `}`: the name is checked apart, so a malformed one is reported rather than sent as text. */
 const REFERENCE = new RegExp(`\\$\\{(${REFERENCE_KINDS.join('|')}):([^}]*)\\}`, 'g');
 
 export interface Reference {

@@ -80,6 +80,8 @@ export const FLAG_KINDS = [
   'masked_use',
   'refused',
   'compatibility',
+  /** A `${env:…}` or `${secret:…}` the engine cannot put in: the request is refused before it is sent. */
+  'unresolved_reference',
 ] as const;
 
 /** One thing the service would refuse or do differently, in words, with what to do about it. */

@@ -89,6 +89,11 @@ const sentHistoryEntrySchema = z.object({
    * today's pages, so an entry naming a page since renamed still reads.
    */
   workbench_page: z.string().nullable().optional(),
+  /**
+   * Set when the workbench sent the request: the environment its `${env:…}` references were read from (null: none
+   * was chosen). Absent for any other client's request, and in entries older than the field.
+   */
+  workbench_environment: z.string().nullable().optional(),
   trace_id: z.string().nullable(),
   /** The transaction the request worked in; absent in entries older than the field. */
   transaction_id: z.string().nullable().optional(),
@@ -241,6 +246,9 @@ export const savedRequestSchema = z.strictObject({
 });
 export type SavedRequest = z.output<typeof savedRequestSchema>;
 
+/** The application a saved request is sent as, by name: ids differ from one vault to the next, names travel with the file. */
+export const sendAsSchema = z.string().trim().min(1).max(200);
+
 const collectionNameSchema = z.string().min(1).max(100);
 
 /** Every collection in the folder and its requests; a file that is not a saved request is listed with why. */
@@ -259,6 +267,11 @@ export const collectionsViewSchema = z.object({
            * save moves each into Secrets. Filled in by the workbench, not the folder's reader.
            */
           secrets_in_plain_text: z.array(z.string()).optional(),
+          /**
+           * The application the file says to send it as, by name, and the one of that name here (null: none has it,
+           * and the Composer says so). Absent when the file names none.
+           */
+          send_as: z.object({ name: z.string(), application_id: z.string().nullable() }).nullable().optional(),
         }),
       ),
     }),
@@ -460,7 +473,12 @@ export const engineSettingsSchema = z.object({
     historyLimit: limitStateSchema(HISTORY_RETENTION.historyLimit),
     historyMaxAgeDays: limitStateSchema(HISTORY_RETENTION.historyMaxAgeDays),
   }),
+  /** Where saved requests and environments are kept: the folder now, its default, Settings' choice, and the start flag that outranks it. */
+  collections: z.object({ folder: z.string(), default: z.string(), stored: z.string().nullable(), pinnedBy: z.string().nullable() }),
 });
+
+/** A folder to keep saved requests in from now on (a whole path, or from ~/), or null to go back to the default. */
+export const collectionsFolderChangeSchema = z.strictObject({ folder: z.string().trim().min(1).max(4096).nullable() });
 
 /** A change to the limits: a value to save and apply, or null to go back to the default. */
 export const limitsChangeSchema = z.strictObject({

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   applicationChangeSchema,
   applicationChoiceSchema,
+  collectionsFolderChangeSchema,
   collectionsViewSchema,
   importedRequestsSchema,
   importRequestSchema,
@@ -31,6 +32,7 @@ import {
   seedExportSchema,
   seedImportRequestSchema,
   seedReportSchema,
+  sendAsSchema,
   transactionPageSchema,
   transactionQuerySchema,
   welcomeSchema,
@@ -62,6 +64,8 @@ import {
   tokenWriteSchema,
 } from './token-contract';
 import { newSecretSchema, revealedSecretSchema, secretInfoSchema, secretRefSchema } from './secret-contract';
+import { activeEnvironmentSchema, environmentChangeSchema, environmentRefSchema, environmentsViewSchema } from './environment-contract';
+import { postmanImportedSchema, postmanImportSchema } from './postman-contract';
 import type { PageId } from './pages';
 
 /**
@@ -143,9 +147,13 @@ export const WORKBENCH_METHODS = {
   listCollections: read(nothing, collectionsViewSchema),
   /**
    * Saves a request in a collection (made if new); over one of the same name only with `overwrite`. Its credentials
-   * move into Secrets first, and the file refers to them by name; the reply says which moved.
+   * move into Secrets first, and the file refers to them by name; the reply says which moved. `send_as` names the
+   * application it is sent as, kept in the file by name.
    */
-  saveRequest: change(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), savedRequestsSchema),
+  saveRequest: change(
+    requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false), send_as: sendAsSchema.nullable().default(null) }),
+    savedRequestsSchema,
+  ),
   /** Renames a saved request, or moves it to another collection; never over an existing one. */
   moveRequest: change(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
   deleteRequest: change(requestPlaceSchema, collectionsViewSchema),
@@ -154,6 +162,20 @@ export const WORKBENCH_METHODS = {
    * credentials move into Secrets, and the reply names them.
    */
   importRequests: change(importRequestSchema, importedRequestsSchema),
+  /**
+   * Writes a Postman collection (v2.1) and its environment into the folder as collections and an environment, all or
+   * nothing; credentials and secret variables move into Secrets; the reply lists what could not be carried over.
+   */
+  importPostman: change(postmanImportSchema, postmanImportedSchema),
+  /** The environments of the collections folder, and the one requests are sent with; a secret variable's value never. */
+  listEnvironments: read(nothing, environmentsViewSchema),
+  /** Saves an environment's variables (renamed when `from` names another); secret values go to Secrets, never to the file. */
+  saveEnvironment: change(environmentChangeSchema, environmentsViewSchema),
+  deleteEnvironment: change(environmentRefSchema, environmentsViewSchema),
+  /** Chooses the environment `${env:…}` references are read from (null: none), remembered per collections folder. */
+  setActiveEnvironment: change(activeEnvironmentSchema, environmentsViewSchema),
+  /** Keeps saved requests and environments in another folder from now on (null: the default), unless `--collections` was given. */
+  setCollectionsFolder: change(collectionsFolderChangeSchema, engineSettingsSchema),
   /** The secrets saved requests refer to as `${secret:NAME}`, by name, with the requests that use each; never a value. */
   listSecrets: read(nothing, z.array(secretInfoSchema)),
   /** Sets a secret, or replaces the value of one of that name (sealed; never sent back but by revealSecret). */

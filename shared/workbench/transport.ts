@@ -37,6 +37,16 @@ export const PAGE_HEADER = 'X-Tokenbench-Page';
 /** The one object the preload puts on `window`: one function per method of the table. */
 export const BRIDGE_NAME = 'tokenbench';
 
+/**
+ * What only the desktop app offers the page, beside the method table: one narrow call, the system's folder picker.
+ * It answers a path the user chose (or null), and changes nothing: the page hands the path to setCollectionsFolder.
+ */
+export const DESKTOP_BRIDGE_NAME = 'tokenbenchDesktop';
+export const PICK_FOLDER_CHANNEL = 'desktop:pickFolder';
+export interface DesktopBridge {
+  pickFolder(): Promise<string | null>;
+}
+
 /** Why a call failed, in the engine's problem-details shape, whichever transport carried it. */
 export interface Problem {
   type: string;

@@ -99,18 +99,43 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   moveRequest: {
     page: 'composer',
     async request() {
-      await model().saveRequest({ collection: 'Audit', name: 'To move', request: saved, overwrite: false });
+      await model().saveRequest({ collection: 'Audit', name: 'To move', request: saved, overwrite: false, send_as: null });
       return { from: { collection: 'Audit', name: 'To move' }, to: { collection: 'Moved', name: 'Moved here' } };
     },
   },
   deleteRequest: {
     page: 'composer',
     async request() {
-      await model().saveRequest({ collection: 'Audit', name: 'To delete', request: saved, overwrite: false });
+      await model().saveRequest({ collection: 'Audit', name: 'To delete', request: saved, overwrite: false, send_as: null });
       return { collection: 'Audit', name: 'To delete' };
     },
   },
   importRequests: { page: 'composer', request: () => ({ text: `curl https://api.example.com/v1/charges -H 'Authorization: Bearer ${PASTED_VALUE}'` }) },
+  importPostman: {
+    page: 'composer',
+    request: () => ({
+      collection: JSON.stringify({
+        info: { name: 'Audited Postman', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+        item: [{ name: 'Charge', request: { method: 'POST', url: 'https://api.example.com/v1/charges', header: [{ key: 'Authorization', value: `Bearer ${PASTED_VALUE}` }] } }],
+      }),
+      environment: JSON.stringify({ name: 'Audited', values: [{ key: 'API_TOKEN', value: SECRET_VALUE, type: 'secret', enabled: true }] }),
+    }),
+  },
+  saveEnvironment: { request: () => ({ name: 'audit-save', variables: [{ name: 'HOST', value: 'api.example.com' }, { name: 'TOKEN', value: SECRET_VALUE, secret: true }] }) },
+  deleteEnvironment: {
+    async request() {
+      await model().saveEnvironment({ name: 'audit-delete', variables: [] });
+      return { name: 'audit-delete' };
+    },
+  },
+  setActiveEnvironment: {
+    page: 'composer',
+    async request() {
+      await model().saveEnvironment({ name: 'audit-active', variables: [] });
+      return { name: 'audit-active' };
+    },
+  },
+  setCollectionsFolder: { request: () => ({ folder: null }) },
   setSecret: { request: () => ({ name: 'audit-set', value: SECRET_VALUE }) },
   deleteSecret: {
     async request() {

@@ -7,7 +7,7 @@ import { ipcTransport } from '../../renderer/src/api/ipc-transport';
 import { workbenchClient } from '../../renderer/src/api/workbench-client';
 import { METHOD_NAMES, type StreamLost, type StreamEvent, type WorkbenchApi } from '../../shared/workbench/methods';
 import type { PageId } from '../../shared/workbench/pages';
-import { BRIDGE_NAME, WorkbenchError } from '../../shared/workbench/transport';
+import { BRIDGE_NAME, DESKTOP_BRIDGE_NAME, WorkbenchError } from '../../shared/workbench/transport';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 const APP_URL = 'file:///opt/tokenbench/out/renderer/index.html';
@@ -19,12 +19,14 @@ vi.mock('electron', () => ({
 }));
 
 describe('the preload script', () => {
-  it('exposes one object on window, with one function per method of the table and nothing else', async () => {
+  it('exposes the method table, one function per method and nothing else, and the desktop’s folder picker beside it', async () => {
     await import('../../electron/preload/index');
-    expect([...exposed.keys()]).toEqual([BRIDGE_NAME]);
+    expect([...exposed.keys()]).toEqual([BRIDGE_NAME, DESKTOP_BRIDGE_NAME]);
     const bridge = exposed.get(BRIDGE_NAME) as Record<string, unknown>;
     expect(Object.keys(bridge).sort()).toEqual([...METHOD_NAMES].sort());
     expect(Object.values(bridge).every((value) => typeof value === 'function')).toBe(true);
+    const desktop = exposed.get(DESKTOP_BRIDGE_NAME) as Record<string, unknown>;
+    expect(Object.keys(desktop)).toEqual(['pickFolder']);
   });
 });
 

@@ -28,10 +28,10 @@ test('a request saved as a file, changed on disk, seen changed in the app, renam
 
   const file = join(bench.engine.collectionsFolder, 'Payments', 'Charge.request.json');
   const onDisk = JSON.parse(readFileSync(file, 'utf8'));
-  expect(onDisk).toMatchObject({ kind: 'proxy', method: 'POST', target: `${bench.engine.echoUrl}/v1/charges`, body: '{"amount": 10}' });
+  expect(onDisk).toMatchObject({ version: 2, kind: 'proxy', method: 'POST', target: `${bench.engine.echoUrl}/v1/charges`, body: ['{"amount": 10}'] });
 
   // A teammate's change arrives through git: the app shows it without a reload, marked as changed from the draft.
-  writeFileSync(file, JSON.stringify({ ...onDisk, method: 'PUT', body: '{"amount": 20}' }, null, 2));
+  writeFileSync(file, JSON.stringify({ ...onDisk, method: 'PUT', body: ['{"amount": 20}'] }, null, 2));
   await expect(saved.getByRole('button', { name: /^PUT Charge/ })).toBeVisible();
   await expect(saved.getByLabel('changed since saved')).toBeVisible();
   await saved.getByRole('button', { name: /^PUT Charge/ }).click();

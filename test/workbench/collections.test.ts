@@ -27,7 +27,7 @@ describe('collections of saved requests', () => {
     const view = await call('saveRequest', { collection: 'Payments', name: 'Charge a card', request: REQUEST });
     expect(names(view)).toEqual(['Payments: Charge a card']);
     const file = join(t.engine.collectionsFolder, 'Payments', 'Charge a card.request.json');
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(REQUEST);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ version: 2, ...REQUEST, body: [REQUEST.body] });
     expect(readFileSync(file, 'utf8')).toContain('\n  "target": "https://api.example.com/v1/charges",\n');
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
 import { randomBytes } from 'node:crypto';
+import { resolveReferences, type WireParts } from '../../electron/engine/environments/resolve-references';
 import { SecretStore } from '../../electron/engine/secrets/secret-store';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { openDatabase } from '../../electron/engine/storage/database';
@@ -91,7 +92,9 @@ describe('sending a composed request', () => {
   it('says what was tried and what came back when the service cannot be reached', async () => {
     const port = await closedPort();
     const secrets = new SecretStore(openDatabase({ dataDir: null }), new Sealer(randomBytes(32)));
-    const door = frontDoor({ baseUrl: () => `http://127.0.0.1:${port}`, headerPrefix: 'BT', events: bench.engine.events, secrets });
+    const none = { environment: null, variables: new Map(), problem: null };
+    const resolve = (request: WireParts) => ({ resolved: resolveReferences(request, none, secrets, 'send'), environment: null });
+    const door = frontDoor({ baseUrl: () => `http://127.0.0.1:${port}`, headerPrefix: 'BT', events: bench.engine.events, resolve });
     const exchange = await door.send({ id: 'x', application_id: privateApp, method: 'GET', path: '/tokens', headers: [], body: null }, { apiKey: 'key_local_x' });
     expect(exchange.request.url).toBe(`http://127.0.0.1:${port}/tokens`);
     expect(exchange.outcome).toMatchObject({ kind: 'unreachable', code: 'ECONNREFUSED' });

@@ -1,28 +1,13 @@
 import { EventEmitter } from 'node:events';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  watch,
-  type Dirent,
-  type FSWatcher,
-  type Stats,
-} from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { dirname, join, sep } from 'node:path';
-import { savedRequestSchema, type CollectionsView, type SavedRequest } from '../../../shared/workbench/contract';
+import { dirname, join } from 'node:path';
+import type { CollectionsView, SavedRequest } from '../../../shared/workbench/contract';
 import { ApiProblem } from '../server/problem';
 import { syncFolder, writeFileAtomic } from '../storage/atomic-file';
-import { checkName, SUFFIX } from './request-names';
+import { codeOf, containedIn, entriesIn, entryAt, fileProblem, NotReadable, readInFolder, writeInFolder } from './folder-files';
+import { readRequestFile, requestFileText } from './request-file';
+import { checkName, isReserved, RESERVED_FOLDER, SUFFIX } from './request-names';
 
 /** Changes on disk arrive as bursts of events (an editor's save is several): one reload after they settle. */
 const SETTLE_MS = 100;
@@ -33,59 +18,14 @@ const SETTLE_MS = 100;
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** How long the listing reads files before it gives the engine's other requests their turn. */
 const SLICE_MS = 20;
-/** Opens for reading only a file itself: not through a link, and without waiting on a named pipe. */
-const READ_ONLY = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 type Place = { collection: string; name: string };
 type Listed = CollectionsView['collections'][number]['requests'][number];
 
 const byName = new Intl.Collator().compare;
-const megabytes = (bytes: number) => `${Math.ceil(bytes / (1024 * 1024))} MB`;
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
-/** Why a file in the folder is listed without a request. */
-class NotARequest extends Error {}
-
-/** Up to `limit` bytes of an open file of `size` bytes, or null when it holds more (it may have grown since). */
-function readUpTo(fd: number, size: number, limit: number): Buffer | null {
-  const buffer = Buffer.alloc(Math.min(size, limit) + 1);
-  let length = 0;
-  for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, length);
-  return length > limit ? null : buffer.subarray(0, length);
-}
-
-/** A folder's entries, or none when it is gone. */
-function entriesIn(folder: string): Dirent[] {
-  try {
-    return readdirSync(folder, { withFileTypes: true });
-  } catch (error) {
-    if (codeOf(error) === 'ENOENT') return [];
-    throw error;
-  }
-}
-
-/** An entry's own kind (a link as a link), or null where there is none. */
-function entryAt(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if (codeOf(error) === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-/**
- * A file system's refusal as the client's problem: what happened (`outcome`: what became of the request) and what to
- * do, never the server's paths (a 500 from the workbench repeats its error's message, paths included).
- */
-function fileProblem(error: unknown, outcome: string): ApiProblem {
-  const code = codeOf(error);
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiProblem(507, `The disk is full: ${outcome}. Free some space, then try again.`);
-  if (code === 'EISDIR') return new ApiProblem(409, 'A folder holds that name in the collection: choose another name, or remove the folder outside the app.');
-  if (code === 'ENAMETOOLONG') return new ApiProblem(400, 'The name is too long for the file system of the collections folder: choose a shorter one.');
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiProblem(403, `The collections folder cannot be written (${code}): check its permissions, or choose another folder.`);
-  return new ApiProblem(500, `The collections folder could not be changed (${code ?? 'an unexpected error'}).`);
-}
+/** Why a file in a collection is listed without a request: the folder's own reasons, and what is not a request. */
+class NotARequest extends NotReadable {}
 
 export interface CollectionStoreEvents {
   /** The folder changed, in the app or outside it (an editor, git): the collections as they are now. */
@@ -95,7 +35,8 @@ export interface CollectionStoreEvents {
 /**
  * Saved requests as plain files in one folder, so a team can keep them in git beside their code: a folder per
  * collection, a readable JSON file per request. Every path is checked to stay inside the folder, links included, and
- * a file is only ever replaced whole.
+ * a file is only ever replaced whole. The folder may change while the engine runs (Settings); `environments/` in it
+ * holds the environments, not a collection.
  */
 export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
   private watcher: FSWatcher | null = null;
@@ -103,10 +44,27 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
   /** The reload under way, and whether the folder changed again since it began. */
   private reloading: Promise<void> | null = null;
   private changedAgain = false;
+  private current: string;
 
-  constructor(readonly folder: string) {
+  constructor(folder: string) {
     super();
     mkdirSync(folder, { recursive: true, mode: 0o700 });
+    this.current = folder;
+  }
+
+  get folder(): string {
+    return this.current;
+  }
+
+  /** Keeps the saved requests in another folder from now on (made if new); whoever listens hears its requests. */
+  relocate(folder: string): void {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const watching = this.watcher !== null;
+    this.close();
+    this.current = folder;
+    if (!watching) return;
+    this.watch();
+    this.reload();
   }
 
   /**
@@ -114,78 +72,68 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
    * in slices of SLICE_MS with the event loop's turn between them, so a large folder never holds up other clients.
    */
   async list(): Promise<CollectionsView> {
-    const root = realpathSync(this.folder);
+    const folder = this.folder;
+    const root = realpathSync(folder);
     let sliceEnd = performance.now() + SLICE_MS;
-    const names = readdirSync(this.folder, { withFileTypes: true })
+    const names = readdirSync(folder, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
       .map((entry) => entry.name)
       .sort(byName);
     const collections = [];
     for (const collection of names) {
       // Other calls run between slices: a collection or a file gone meanwhile is left out, as if listed just after.
-      const files = entriesIn(join(this.folder, collection))
+      const files = entriesIn(join(folder, collection))
         .filter((entry) => entry.name.endsWith(SUFFIX))
         .sort((a, b) => byName(a.name, b.name));
+      const reserved = isReserved(collection);
+      // The environments' folder is no collection, unless requests were saved in it before it was: they are listed, to move out.
+      if (reserved && files.length === 0) continue;
       const requests: Listed[] = [];
       for (const file of files) {
         if (performance.now() > sliceEnd) {
           await nextTurn();
           sliceEnd = performance.now() + SLICE_MS;
         }
-        const listed = this.listed(root, collection, file.name.slice(0, -SUFFIX.length), file.isSymbolicLink());
+        const name = file.name.slice(0, -SUFFIX.length);
+        const listed = reserved ? { name, request: null, problem: `in “${RESERVED_FOLDER}”, the folder of the environments: move it to another collection` } : this.listed(root, collection, name, file.isSymbolicLink());
         if (listed) requests.push(listed);
       }
-      if (files.length > 0 || entryAt(join(this.folder, collection))) collections.push({ name: collection, requests });
+      if (files.length > 0 || entryAt(join(folder, collection))) collections.push({ name: collection, requests });
     }
-    return { folder: this.folder, collections };
+    return { folder, collections };
   }
 
-  /** A file as listed: its request, or why it has none; null when it is gone. */
+  /** A file as listed: its request and the application it names, or why it has none; null when it is gone. */
   private listed(root: string, collection: string, name: string, linked: boolean): Listed | null {
     try {
-      return { name, request: this.readRequest(root, collection, name, linked), problem: null };
+      const { request, send_as } = this.readRequest(root, collection, name, linked);
+      return { name, request, problem: null, ...(send_as !== null && { send_as: { name: send_as, application_id: null } }) };
     } catch (error) {
-      if (error instanceof ApiProblem || error instanceof NotARequest) return { name, request: null, problem: error.message };
+      if (error instanceof ApiProblem || error instanceof NotReadable) return { name, request: null, problem: error.message };
       return codeOf(error) === 'ENOENT' ? null : { name, request: null, problem: `could not be read (${codeOf(error) ?? 'an unexpected error'})` };
     }
   }
 
   /** One request's file, refused with why: a name no file should have, a link out, too large, not a file, not a request. */
-  private readRequest(root: string, collection: string, name: string, linked: boolean): SavedRequest {
+  private readRequest(root: string, collection: string, name: string, linked: boolean) {
     checkName('A collection', collection);
     checkName('A request', name);
-    let path = join(this.folder, collection, name + SUFFIX);
-    if (linked) {
-      try {
-        path = realpathSync(path);
-      } catch (error) {
-        throw codeOf(error) === 'ENOENT' ? new NotARequest('a link to a file that does not exist') : error;
-      }
-      if (!path.startsWith(root + sep)) throw new NotARequest('a link that leads outside the collections folder');
-    }
-    const fd = openSync(path, READ_ONLY);
+    const text = readInFolder(root, join(this.folder, collection, name + SUFFIX), linked, MAX_FILE_BYTES, 'saved request');
+    let json: unknown;
     try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) throw new NotARequest('not a file (a folder, a named pipe or a device), so it was not read');
-      const tooLarge = `larger than any saved request (${megabytes(MAX_FILE_BYTES)} at most), so it was not read`;
-      if (stat.size > MAX_FILE_BYTES) throw new NotARequest(`${megabytes(stat.size)}, ${tooLarge}`);
-      const bytes = readUpTo(fd, stat.size, MAX_FILE_BYTES);
-      if (!bytes) throw new NotARequest(tooLarge);
-      const parsed = savedRequestSchema.safeParse(JSON.parse(bytes.toString('utf8')));
-      if (parsed.success) return parsed.data;
-      throw new NotARequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'file'}: ${i.message}`).join('; '));
+      json = JSON.parse(text);
     } catch (error) {
-      if (error instanceof SyntaxError) throw new NotARequest(error.message);
-      throw error;
-    } finally {
-      closeSync(fd);
+      throw new NotARequest((error as Error).message);
     }
+    const read = readRequestFile(json);
+    if ('problem' in read) throw new NotARequest(read.problem);
+    return read.file;
   }
 
   /** A collection's folder, checked to be inside: by its name, and where it is a link, by where the link leads. */
   private collectionFolder(collection: string): string {
     checkName('A collection', collection);
-    return this.contained(join(this.folder, collection), collection);
+    return containedIn(this.folder, join(this.folder, collection), collection);
   }
 
   /** The file of a request, checked like its collection; a link there is left to each caller. */
@@ -196,49 +144,68 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
   }
 
   /**
-   * `path`, or where the link at `path` leads when that is inside the folder; refused when it leads outside, or
-   * nowhere (a link to nothing is followed by a write, which would create its target, wherever that is).
+   * Writes a request's file (a new one, or over the same name when `overwrite`), whole or not at all, in the current
+   * format, with the application it is sent as (by name; null: none).
    */
-  private contained(path: string, shown: string): string {
-    if (!entryAt(path)?.isSymbolicLink()) return path;
-    let real: string;
-    try {
-      real = realpathSync(path);
-    } catch (error) {
-      if (codeOf(error) === 'ENOENT') throw new ApiProblem(409, `${shown} is a link to a file that does not exist, which the app does not write through: delete it, or use another name.`);
-      throw error;
-    }
-    if (!real.startsWith(realpathSync(this.folder) + sep)) throw new ApiProblem(400, `${shown} leads outside the collections folder`);
-    return real;
+  save(collection: string, name: string, request: SavedRequest, overwrite: boolean, sendAs: string | null = null): void {
+    refuseReserved(collection);
+    writeInFolder(this.folder, this.requestFile({ collection, name }), requestFileText(request, sendAs), {
+      overwrite,
+      shown: `${collection}/${name}`,
+      taken: `${collection} already has a request named "${name}"`,
+      maxBytes: MAX_FILE_BYTES,
+      tooLarge: (size) => `The request would be a ${size} file, over the 4 MB a saved request may take: shorten its body or headers.`,
+    });
   }
 
-  /** Writes a request's file (a new one, or over the same name when `overwrite`), whole or not at all. */
-  save(collection: string, name: string, request: SavedRequest, overwrite: boolean): void {
-    const file = this.requestFile({ collection, name });
-    const text = `${JSON.stringify(request, null, 2)}\n`;
-    const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_FILE_BYTES) {
-      throw new ApiProblem(413, `The request would be a ${megabytes(bytes)} file, over the ${megabytes(MAX_FILE_BYTES)} a saved request may take: shorten its body or headers.`);
-    }
-    const present = entryAt(file) !== null;
-    if (present && !overwrite) throw new ApiProblem(409, `${collection} already has a request named "${name}"`);
-    const target = present ? this.contained(file, `${collection}/${name}`) : file;
+  /**
+   * Saves several requests (an import) all or none: before each write the file's bytes are kept, and when one write
+   * fails every file written before it is put back as it was, or removed where there was none.
+   */
+  saveAll(requests: readonly { collection: string; name: string; request: SavedRequest; sendAs: string | null }[], overwrite: boolean): void {
+    const root = realpathSync(this.folder);
+    const done: { collection: string; name: string; before: string | null }[] = [];
     try {
-      mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-      writeFileAtomic(target, text, present ? 'replace' : 'create');
+      for (const { collection, name, request, sendAs } of requests) {
+        const file = this.requestFile({ collection, name });
+        const entry = entryAt(file);
+        let before: string | null = null;
+        try {
+          if (entry) before = readInFolder(root, file, entry.isSymbolicLink(), MAX_FILE_BYTES, 'saved request');
+        } catch (error) {
+          if (error instanceof NotReadable) throw new ApiProblem(409, `${collection}/${name} is ${error.message}, which an import does not replace: remove it outside the app`);
+          throw error;
+        }
+        this.save(collection, name, request, overwrite, sendAs);
+        done.push({ collection, name, before });
+      }
     } catch (error) {
-      if (codeOf(error) === 'EEXIST') throw new ApiProblem(409, `${collection} already has a request named "${name}"`);
-      throw fileProblem(error, present ? 'nothing was saved, and the previous version is kept' : 'nothing was saved');
+      // Best effort: what cannot be put back (the disk that refused the write may refuse this too) stays as written.
+      for (const { collection, name, before } of done.reverse()) {
+        try {
+          if (before === null) this.delete(collection, name);
+          else writeFileAtomic(containedIn(this.folder, this.requestFile({ collection, name }), name), before, 'replace');
+        } catch {
+          continue;
+        }
+      }
+      throw error;
     }
+  }
+
+  /** Whether a request of that name is in the collection (a file, or a link, whatever it leads to). */
+  has(collection: string, name: string): boolean {
+    return entryAt(this.requestFile({ collection, name })) !== null;
   }
 
   /** Renames a request, or moves it to another collection (made if new); never over an existing one, link or file. */
   move(from: Place, to: Place): void {
+    refuseReserved(to.collection);
     const source = this.requestFile(from);
     const target = this.requestFile(to);
     if (!entryAt(source)) throw new ApiProblem(404, `${from.collection} has no request named "${from.name}"`);
     // A link moves as it is, and must lead somewhere inside wherever it goes.
-    this.contained(source, `${from.collection}/${from.name}`);
+    containedIn(this.folder, source, `${from.collection}/${from.name}`);
     if (entryAt(target)) throw new ApiProblem(409, `${to.collection} already has a request named "${to.name}"`);
     try {
       mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
@@ -266,6 +233,8 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
   }
 
   private dropIfEmpty(collection: string): void {
+    // The environments' folder stays: it holds more than requests.
+    if (isReserved(collection)) return;
     const folder = this.collectionFolder(collection);
     if (readdirSync(folder).length === 0) rmdirSync(folder);
   }
@@ -289,7 +258,8 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
     this.reloading = this.list()
       .then(
         (view) => {
-          if (this.watcher) this.emit('change', view);
+          // A listing of the folder the store has just left is no news.
+          if (this.watcher && view.folder === this.folder) this.emit('change', view);
         },
         // The folder went away or cannot be read: the next change, if any, tries again.
         () => undefined,
@@ -309,9 +279,9 @@ export class CollectionStore extends EventEmitter<CollectionStoreEvents> {
     this.changedAgain = false;
     if (this.settle) clearTimeout(this.settle);
   }
+}
 
-  /** Removes the folder when nothing was saved in it (a temporary one the engine made for an in-memory vault). */
-  removeIfEmpty(): void {
-    if (readdirSync(this.folder).length === 0) rmdirSync(this.folder);
-  }
+/** A request is never saved or moved into the environments' folder. */
+function refuseReserved(collection: string): void {
+  if (isReserved(collection)) throw new ApiProblem(400, `“${RESERVED_FOLDER}” is the folder of the environments, not a collection: choose another name`);
 }

@@ -61,6 +61,19 @@ function bodyOf(request: HarRequest): string {
   return '';
 }
 
+/** The address of a request to the hosted service or to this engine (from its own History or HAR); null for any other. */
+export function serviceUrl(target: string, context: ImportContext): URL | null {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return null;
+  }
+  const service = new URL(context.serviceUrl);
+  const toService = HOSTED_SERVICE.test(url.hostname) || (url.port === service.port && ['localhost', '127.0.0.1', '[::1]', service.hostname].includes(url.hostname));
+  return toService ? url : null;
+}
+
 /** A HAR request as the Composer's: through the proxy when it went to /proxy or to a third party, else a vault API call. */
 function imported(request: HarRequest, context: ImportContext, common: string[]): ImportedRequests['requests'][number] {
   let url: URL;
@@ -74,8 +87,7 @@ function imported(request: HarRequest, context: ImportContext, common: string[])
   }
   // HAR writers differ on whether the URL carries the query: when it does not, queryString does.
   if (url.search === '') for (const { name, value } of request.queryString) url.searchParams.append(name, value);
-  const service = new URL(context.serviceUrl);
-  const toService = HOSTED_SERVICE.test(url.hostname) || (url.port === service.port && ['localhost', '127.0.0.1', '[::1]', service.hostname].includes(url.hostname));
+  const toService = serviceUrl(url.href, context) !== null;
   const headers = request.headers.map(({ name, value }) => [name, value] as const);
   if (request.cookies.length > 0 && !headers.some(([name]) => name.toLowerCase() === 'cookie')) {
     headers.push(['Cookie', request.cookies.map(({ name, value }) => `${name}=${value}`).join('; ')]);

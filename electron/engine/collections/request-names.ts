@@ -3,10 +3,15 @@ import { ApiProblem } from '../server/problem';
 /** One request a file, named after it: `<folder>/<collection>/<name>.request.json`. */
 export const SUFFIX = '.request.json';
 
+/** The folder beside the collections that holds the environments (`<folder>/environments/<name>.env.json`). */
+export const RESERVED_FOLDER = 'environments';
+/** Whether a collection's name is the environments' folder, in any case (macOS and Windows ignore it in file names). */
+export const isReserved = (collection: string) => collection.toLowerCase() === RESERVED_FOLDER;
+
 /**
  * File systems bound a name's bytes, not its characters: 255 bytes of UTF-8 on Linux and macOS (NTFS counts 255
  * UTF-16 units, which no name within these bytes exceeds). A request's name leaves room for the suffix; a
- * collection's is held to the same, so a request's name may be any collection's.
+ * collection's and an environment's are held to the same, so a request's name may be any collection's.
  */
 const MAX_NAME_BYTES = 255 - SUFFIX.length;
 const FORBIDDEN = /[/\\:*?"<>|]/;
@@ -27,7 +32,7 @@ const RESERVED = /^(con|prn|aux|nul|conin\$|conout\$|(com|lpt)[0-9¹²³]) *(\..
  * Refuses, with a 400 saying why, a collection's or a request's name that is not a safe file name everywhere the
  * folder may go (git, Linux, macOS, Windows). The message never repeats the name: it may hold what should not be shown.
  */
-export function checkName(what: 'A collection' | 'A request', name: string): void {
+export function checkName(what: 'A collection' | 'A request' | 'An environment', name: string): void {
   const why = problemOf(name);
   if (why) throw new ApiProblem(400, `${what} name ${why}`);
 }

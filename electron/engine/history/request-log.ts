@@ -124,6 +124,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
       duration_ms: draft.duration_ms,
       application_id: draft.application_id,
       workbench_page: draft.workbench_page,
+      workbench_environment: draft.workbench_environment,
       trace_id: draft.trace_id,
       transaction_id: draft.transaction_id,
       request_headers: draft.request_headers,

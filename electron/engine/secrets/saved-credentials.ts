@@ -21,7 +21,7 @@ const slug = (text: string) =>
     .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
 
 /** `<where>-<header>`, or with `-<n>` after it, cut to a name's length: `payments-charge-a-card-authorization-2`. */
-function madeName(where: string, header: string, n: number): string {
+export function madeName(where: string, header: string, n: number): string {
   const suffix = n > 1 ? `-${n}` : '';
   const headerPart = slug(header).slice(0, MAX_HEADER_PART) || 'secret';
   const wherePart = slug(slug(where).slice(0, MAX_NAME - headerPart.length - suffix.length - 1));

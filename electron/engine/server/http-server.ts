@@ -14,7 +14,7 @@ import { absoluteTarget, guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route, WorkbenchSent } from './route-types';
-import { headersForLog, pathForLog } from './log-headers';
+import { headersForLog, pathForLog, withReferences } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 import { localUrl } from './local-url';
 
@@ -159,7 +159,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     const traceId = (req.headers[`${prefix}-trace-id`] as string | undefined) || randomUUID();
     // Asked as the request arrives, of its connection: no header can make a client the workbench.
     const sent = deps.workbenchSentOn?.(req.socket);
-    const log: LogDraft = { kind: 'api', applicationId: null, workbenchPage: sent?.page, secrets: sent?.secrets };
+    const log: LogDraft = { kind: 'api', applicationId: null, workbenchPage: sent?.page, secrets: sent?.secrets, workbenchEnvironment: sent?.environment };
 
     // Every request that reaches the engine is recorded, once the response is gone and the route has finished
     // filling in its log (the proxy completes its entry after streaming the destination's body).
@@ -169,17 +169,19 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       requestLog.record({
         kind: log.kind,
         method,
-        path: pathForLog(rawUrl),
+        path: sent?.writtenPath ?? pathForLog(rawUrl),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
         application_id: log.applicationId,
         workbench_page: log.workbenchPage,
+        workbench_environment: log.workbenchEnvironment,
         trace_id: traceId,
         // A refused request worked in no transaction, whatever its header named.
         transaction_id: res.statusCode < 400 ? (log.transactionId ?? null) : null,
         request_headers: headersForLog(req.rawHeaders, log.secrets),
-        request_body: log.requestBody,
-        raw_body: log.rawBody,
+        // A secret the workbench put in the body (a secret variable's) is kept as its reference.
+        request_body: log.secrets ? withReferences(log.requestBody, log.secrets) : log.requestBody,
+        raw_body: log.secrets && log.rawBody ? { ...log.rawBody, kept: log.secrets.bytesAsReferences(log.rawBody.kept) } : log.rawBody,
         details: log.details,
       });
     };

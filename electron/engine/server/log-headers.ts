@@ -31,18 +31,33 @@ const hint = (value: string) => (value.length > 8 ? `...${value.slice(-4)}` : '.
 export interface ResolvedSecrets {
   /** The text with every value it holds written back as its reference; the same text when it holds none. */
   asReferences(text: string): string;
+  /** The same for bytes read as UTF-8 (a kept body). */
+  bytesAsReferences(bytes: Uint8Array): Uint8Array;
+  /** A header whose references the engine put in, as it was written (`${env:…}` and all); undefined for any other. */
+  headerAsWritten(name: string, value: string): string | undefined;
 }
 
-/** The request's headers as sent, in order, with credentials cut to a hint and resolved secrets as their references. */
+/**
+ * The request's headers as sent, in order, with credentials cut to a hint, and a header whose references the workbench
+ * put in as it was written, resolved secrets elsewhere as their references.
+ */
 export function headersForLog(rawHeaders: string[], secrets?: ResolvedSecrets): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
     const value = rawHeaders[i + 1];
-    const referenced = secrets?.asReferences(value) ?? value;
+    const referenced = secrets?.headerAsWritten(name, value) ?? secrets?.asReferences(value) ?? value;
     out.push([name, referenced !== value ? referenced : isSecretHeader(name) ? hint(value) : value]);
   }
   return out;
+}
+
+/** A parsed body (as a route keeps it for history) with each secret value in its strings written back as its reference. */
+export function withReferences(value: unknown, secrets: ResolvedSecrets): unknown {
+  if (typeof value === 'string') return secrets.asReferences(value);
+  if (Array.isArray(value)) return value.map((item) => withReferences(item, secrets));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withReferences(item, secrets)]));
+  return value;
 }
 
 /** A query parameter's name as a URLSearchParams reader sees it (`sess%69on` is `session`). */

@@ -5,11 +5,18 @@ import type { BodyChunks } from './body-chunks';
 import type { ResolvedSecrets } from './log-headers';
 import type { PageId } from '../../../shared/workbench/pages';
 
-/** A request the workbench sent (its front door): the page it was sent from, and the secrets the engine put in it. */
+/**
+ * A request the workbench sent (its front door): the page it was sent from, the references the engine put in it, and
+ * the environment they were read from.
+ */
 export interface WorkbenchSent {
   /** null: the call named no page. */
   page: PageId | null;
   secrets: ResolvedSecrets | undefined;
+  /** The path as the user wrote it, when references in it were put in: history keeps it so. */
+  writtenPath?: string;
+  /** The environment active when it was sent; null: none. */
+  environment: string | null;
 }
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
@@ -20,6 +27,8 @@ export interface LogDraft {
   workbenchPage?: PageId | null;
   /** The secrets the workbench's references resolved to in this request: history writes them back as references. */
   secrets?: ResolvedSecrets;
+  /** The environment the workbench sent the request with (null: none); undefined for any other client. */
+  workbenchEnvironment?: string | null;
   /** The request body as it may be shown, with token data masked. */
   requestBody?: unknown;
   /** Instead of `requestBody`: the body as sent, kept as bytes (the proxy's, with its expressions). */

@@ -4,8 +4,7 @@ import type { Socket } from 'node:net';
 import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../shared/workbench/contract';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { EngineEvents } from '../engine-events';
-import { resolveSecrets } from '../secrets/resolve-secrets';
-import type { SecretStore } from '../secrets/secret-store';
+import type { ResolvedRequest, WireParts } from '../environments/resolve-references';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import type { WorkbenchSent } from '../server/route-types';
@@ -23,8 +22,11 @@ export interface FrontDoorOptions {
   baseUrl: () => string;
   headerPrefix: string;
   events: EngineEvents;
-  /** What a composed request's `${secret:NAME}` references stand for. */
-  secrets: SecretStore;
+  /**
+   * A composed request with its `${secret:…}` and `${env:…}` references put in (a 400 when one cannot be), and the
+   * environment they were read from.
+   */
+  resolve(request: WireParts): { resolved: ResolvedRequest; environment: string | null };
 }
 
 /** The key a composed request is sent with, and for a remote target, where it goes instead of this service. */
@@ -34,6 +36,8 @@ export interface SendTo {
   remoteBaseUrl?: string;
   /** The workbench page the request is sent from, for this service's history; none when the call named none. */
   page?: PageId;
+  /** Sent as given, its references not put in: the Tokens page's writes carry token data, which may hold any text. */
+  literal?: boolean;
 }
 
 export interface FrontDoor {
@@ -124,18 +128,20 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
 
   async function send(composed: ComposedRequest, to: SendTo): Promise<SentExchange> {
     if (inFlight.has(composed.id)) throw new ApiProblem(409, `A request with id ${composed.id} is already running`);
-    // The last moment before the request leaves: the values exist only in the bytes sent, never in what is shown.
-    const { headers: resolved, secrets } = resolveSecrets(composed.headers, options.secrets);
+    // The last moment before the request leaves: secret values exist only in the bytes sent, never in what is shown.
+    const resolution = to.literal ? null : options.resolve(composed);
+    const resolved = resolution?.resolved ?? composed;
+    const secrets = resolution?.resolved.asWritten;
     const controller = new AbortController();
     inFlight.set(composed.id, controller);
-    const body = composed.body === null ? null : Buffer.from(composed.body, 'utf8');
-    const url = (to.remoteBaseUrl ?? options.baseUrl()) + composed.path;
-    const headers = withClientHeaders(resolved, {
+    const body = resolved.body === null ? null : Buffer.from(resolved.body, 'utf8');
+    const url = (to.remoteBaseUrl ?? options.baseUrl()) + resolved.path;
+    const headers = withClientHeaders(resolved.headers, {
       host: new URL(url).host,
       [keyHeader]: to.apiKey,
       ...(body ? { 'content-length': String(body.length) } : {}),
     });
-    const sent = { method: composed.method, url, headers: headersForLog(headers.flat(), secrets), bytes: body?.length ?? 0 };
+    const sent = { method: composed.method, url: secrets?.asReferences(url) ?? url, headers: headersForLog(headers.flat(), secrets), bytes: body?.length ?? 0 };
 
     // Entries are heard from the moment the request leaves: the server records it as its response closes.
     const seen = new Map<string, SentHistoryEntry>();
@@ -149,7 +155,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
     const page = to.page ?? null;
     try {
       const response = await exchange(url, composed.method, headers.flat(), body, controller.signal, (socket) =>
-        unclaimed.set(composed.id, { socket, sent: { page, secrets } }),
+        unclaimed.set(composed.id, { socket, sent: { page, secrets, writtenPath: resolution?.resolved.writtenPath, environment: resolution?.environment ?? null } }),
       );
       const { shown, bytes } = await readShown(response);
       const duration_ms = performance.now() - started;

@@ -2,7 +2,7 @@ import type { CollectionsView, ImportedRequests, SavedRequest } from '../../../s
 import type { SentReply } from '../../../shared/workbench/methods';
 import type { MovedAside, SecretInfo } from '../../../shared/workbench/secret-contract';
 import type { CollectionStore } from '../collections/collection-store';
-import { moveCredentialsAside, secretUses, withPlainTextWarnings } from '../secrets/saved-credentials';
+import { moveCredentialsAside, secretUses } from '../secrets/saved-credentials';
 import type { SecretEntry, SecretStore } from '../secrets/secret-store';
 
 const counted = (n: number) => `${n} ${n === 1 ? 'credential' : 'credentials'}`;
@@ -13,18 +13,18 @@ const counted = (n: number) => `${n} ${n === 1 ? 'credential' : 'credentials'}`;
  * which moved, and history records it from there (workbench-records.ts). Listings name the files that still hold a
  * credential in plain text.
  */
-export function savedSecrets(store: SecretStore, collections: CollectionStore) {
-  const view = async (): Promise<CollectionsView> => withPlainTextWarnings(await collections.list());
+export function savedSecrets(store: SecretStore, collections: CollectionStore, shown: (view: CollectionsView) => CollectionsView) {
+  const view = async (): Promise<CollectionsView> => shown(await collections.list());
   const info = (entry: SecretEntry, uses: ReturnType<typeof secretUses>): SecretInfo => ({ ...entry, used_by: uses.get(entry.name) ?? [] });
 
   return {
     view,
 
-    async save(place: { collection: string; name: string }, request: SavedRequest, overwrite: boolean): Promise<SentReply<'saveRequest'>> {
+    async save(place: { collection: string; name: string }, request: SavedRequest, options: { overwrite: boolean; sendAs: string | null }): Promise<SentReply<'saveRequest'>> {
       const { moved } = store.atomically(() => {
         const aside = moveCredentialsAside(request, `${place.collection}-${place.name}`, store, store.namesByValue());
         // In the same transaction: a file that cannot be written leaves no secret behind.
-        collections.save(place.collection, place.name, aside.request, overwrite);
+        collections.save(place.collection, place.name, aside.request, options.overwrite, options.sendAs);
         return aside;
       });
       return { ...(await view()), moved_aside: moved };

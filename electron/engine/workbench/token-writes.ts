@@ -71,5 +71,5 @@ function resultOf(write: TokenWrite, exchange: SentExchange, headerPrefix: strin
  */
 export async function writeToken(frontDoor: FrontDoor, to: SendTo, headerPrefix: string, write: TokenWrite): Promise<WriteResult> {
   const request = { id: randomUUID(), application_id: write.application_id, ...requestFor(write, headerPrefix) };
-  return resultOf(write, await frontDoor.send(request, to), headerPrefix);
+  return resultOf(write, await frontDoor.send(request, { ...to, literal: true }), headerPrefix);
 }

@@ -4,7 +4,10 @@ import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { CollectionStore } from '../collections/collection-store';
+import { readPostman } from '../collections/postman-import';
 import { importRequests } from '../collections/request-import';
+import type { Environments } from '../environments/environments';
+import { resolveReferences } from '../environments/resolve-references';
 import type { EngineEvents } from '../engine-events';
 import { historyAsHar } from '../history/har-export';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
@@ -28,7 +31,11 @@ import type { FrontDoor } from './front-door';
 import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
+import { environmentSettings } from './environment-settings';
+import { applyPostman } from './postman-import';
+import { checkWithReferences } from './reference-checks';
 import { savedSecrets } from './saved-secrets';
+import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
@@ -81,6 +88,10 @@ export interface WorkbenchSources {
   remoteTargets: RemoteTargets;
   /** The credentials saved requests refer to by name. */
   secrets: SecretStore;
+  /** The environments beside the saved requests, and the one `${env:…}` references are read from. */
+  environments: Environments;
+  /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
+  changeCollectionsFolder: (folder: string | null) => void;
 }
 
 /**
@@ -90,8 +101,11 @@ export interface WorkbenchSources {
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
   const { applications, vault, secrets } = sources;
   const record = actionRecorder(sources.history);
-  const saved = savedSecrets(secrets, sources.collections);
-  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), withPlainTextWarnings);
+  /** The collections as the page sees them: each file's plain-text credentials named, the application it names found. */
+  const shown = (view: Parameters<typeof withPlainTextWarnings>[0]) => withSendAs(withPlainTextWarnings(view), applications);
+  const saved = savedSecrets(secrets, sources.collections, shown);
+  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), shown);
+  const environments = environmentSettings(sources.environments, secrets);
   const settings = applicationSettings(applications);
   const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
@@ -133,7 +147,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => saved.view(),
-    saveRequest: ({ collection, name, request, overwrite }) => saved.save({ collection, name }, request, overwrite),
+    saveRequest: ({ collection, name, request, overwrite, send_as }) => saved.save({ collection, name }, request, { overwrite, sendAs: send_as }),
     async moveRequest({ from, to }) {
       sources.collections.move(from, to);
       return saved.view();
@@ -146,6 +160,20 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const { url, headerPrefix } = sources.status();
       return saved.imported(importRequests(text, { serviceUrl: url, headerPrefix }));
     },
+    async importPostman({ collection, environment, replace }) {
+      const { url, headerPrefix } = sources.status();
+      const plan = readPostman(collection, environment, { serviceUrl: url, headerPrefix });
+      const applied = applyPostman(plan, sources.collections, sources.environments, secrets, replace);
+      return { ...applied, view: await saved.view() };
+    },
+    listEnvironments: () => environments.view(),
+    saveEnvironment: (change) => environments.save(change),
+    deleteEnvironment: (request) => environments.remove(request),
+    setActiveEnvironment: (request) => environments.choose(request),
+    setCollectionsFolder({ folder }) {
+      sources.changeCollectionsFolder(folder);
+      return sources.settings();
+    },
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
@@ -155,7 +183,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
-    checkRequest: (request) => sources.checks.check(drafts.resolve(request)),
+    checkRequest: (request) => checkWithReferences(sources.checks, drafts.resolve(request), sources.environments.variables(), secrets, sources.status().headerPrefix),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
     listRemoteTargets: () => remoteTargets.list(),
@@ -167,8 +195,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       // otherwise the snippet reads it from the environment.
       const written = include_key && target.applicationId !== null ? workbenchKey(target.applicationId, 'requestSnippet', page) : null;
       const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: written?.key ?? null };
+      // Variables as their values, a secret one as its secret's reference: the code reads secrets from its environment.
+      const { path, headers, body } = resolveReferences(request, sources.environments.variables(), secrets, 'snippet');
       try {
-        const snippet = SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + request.path, headers: request.headers, body: request.body }, key);
+        const snippet = SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + path, headers, body }, key);
         return { snippet, key: written && { key_id: written.id, key_last4: keyLast4(written.key) } };
       } catch (error) {
         if (error instanceof SnippetError) throw new ApiProblem(422, error.message);

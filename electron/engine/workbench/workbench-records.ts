@@ -285,6 +285,57 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     summary: (reply) => `${reply ? 'Deleted' : 'Could not delete'} saved request ${savedName(place)}`,
   }),
 
+  // The environment's variables by name; a secret one's value is never written, only the secret that keeps it.
+  saveEnvironment: ({ name, from, variables }) => {
+    const renaming = from !== undefined && from !== name;
+    const creating = from === undefined;
+    return {
+      method: creating ? 'CREATE' : 'UPDATE',
+      path: () => `/environments/${name}`,
+      summary: (reply) => {
+        if (!reply) return `Could not save environment ${quoted(name)}`;
+        const kept = reply.environments.find((environment) => environment.name === name)?.variables ?? [];
+        const secret = kept.flatMap((variable) => (variable.secret === null ? [] : [variable.secret]));
+        const what = `${counted(variables.length, 'variable')}${secret.length > 0 ? `, ${secret.length} kept in Secrets (${secret.join(', ')})` : ''}`;
+        const done = creating ? `Created environment ${quoted(name)}` : renaming ? `Renamed environment ${quoted(from)} to ${quoted(name)}` : `Saved environment ${quoted(name)}`;
+        return `${done}: ${what}`;
+      },
+    };
+  },
+  deleteEnvironment: ({ name }) => ({
+    method: 'DELETE',
+    path: () => `/environments/${name}`,
+    summary: (reply) => (reply ? `Deleted environment ${quoted(name)}` : `Could not delete environment ${quoted(name)}`),
+  }),
+  setActiveEnvironment: ({ name }) => ({
+    method: 'UPDATE',
+    path: () => '/environments/active',
+    summary: (reply) => `${reply ? 'Chose' : 'Could not choose'} ${name === null ? 'no environment' : `environment ${quoted(name)}`} for the requests sent from the workbench`,
+  }),
+  setCollectionsFolder: ({ folder }) => ({
+    method: 'UPDATE',
+    path: () => '/settings/collections-folder',
+    summary: (reply) =>
+      reply ? `Keeps saved requests and environments in ${reply.collections.folder}${folder === null ? ' (the default)' : ''}` : `Could not keep saved requests in ${folder ?? 'the default folder'}`,
+  }),
+  // By name and count; credentials and secret values moved into Secrets by the secrets' names.
+  importPostman: () => ({
+    method: 'IMPORT',
+    path: () => '/collections',
+    summary: (reply) => {
+      if (!reply) return 'Could not import from Postman: nothing was imported';
+      const requests = reply.collections.reduce((sum, collection) => sum + collection.requests.length, 0);
+      const parts = [
+        `${counted(requests, 'request')} in ${counted(reply.collections.length, 'collection')}`,
+        reply.environment && `environment ${quoted(reply.environment.name)} (${counted(reply.environment.variables, 'variable')})`,
+        reply.moved_aside.length > 0 && `${counted(reply.moved_aside.length, 'credential')} moved into Secrets (${secretNames(reply.moved_aside)})`,
+        reply.environment && reply.environment.secrets.length > 0 && `secret values kept in Secrets (${reply.environment.secrets.join(', ')})`,
+        reply.not_carried.length > 0 && `${counted(reply.not_carried.length, 'thing')} not carried over`,
+      ].filter(Boolean);
+      return `Imported from Postman: ${parts.join(', ')}`;
+    },
+  }),
+
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {
     const as = nameOf(facts, application_id);

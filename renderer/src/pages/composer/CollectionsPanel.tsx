@@ -6,7 +6,9 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { wordList } from '../../components/format';
 import { changedSinceSaved, useCollectionsStore } from '../../state/collections-store';
+import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { samePlace, useComposerStore, type SavedPlace } from '../../state/composer-store';
+import { useRemoteTargetsStore, remoteTargetToUse } from '../../state/remote-targets-store';
 import { useEngineStore } from '../../state/engine-store';
 import { storedPreference } from '../../state/stored-preference';
 import { ImportDialog } from './ImportDialog';
@@ -37,7 +39,7 @@ function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void 
     void run(async () => {
       const place = { collection: collection.trim(), name: name.trim() };
       const { draft } = useComposerStore.getState();
-      const reply = await api.saveRequest({ ...place, request: draft, overwrite: samePlace(savedAs, place) });
+      const reply = await api.saveRequest({ ...place, request: draft, overwrite: samePlace(savedAs, place), send_as: sendAsName() });
       useCollectionsStore.getState().loaded(reply);
       // The request as its file now holds it: the draft keeps no credential the file does not.
       const stored = reply.collections.find((c) => c.name === place.collection)?.requests.find((r) => r.name === place.name)?.request;
@@ -73,6 +75,23 @@ function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void 
   );
 }
 
+/** The application the Composer sends as, by name, to keep with a saved request; null when it sends to a remote target. */
+function sendAsName(): string | null {
+  const { targetId, applicationId } = useComposerStore.getState();
+  if (remoteTargetToUse(useRemoteTargetsStore.getState().targets, targetId)) return null;
+  return applicationToUse(useApplicationsStore.getState().applications, applicationId)?.name ?? null;
+}
+
+type SendAs = { name: string; application_id: string | null } | null | undefined;
+
+/** Opens a saved request, sent as the application its file names when this vault has one of that name; says so when not. */
+function openSaved(place: SavedPlace, request: SavedRequest, sendAs: SendAs): void {
+  const composer = useComposerStore.getState();
+  if (sendAs?.application_id) composer.chooseApplication(sendAs.application_id);
+  const missing = sendAs && !sendAs.application_id ? ` It is sent as “${sendAs.name}”, which is no application here: pick one under Send as, or create it in Settings.` : '';
+  composer.load(request, `Opened “${place.name}” from ${place.collection}.${missing}`, place);
+}
+
 /** One saved request: open it, rename or move it, delete it. */
 function SavedItem({
   collection,
@@ -80,7 +99,8 @@ function SavedItem({
   request,
   problem,
   secrets_in_plain_text: plain = [],
-}: SavedPlace & { request: SavedRequest | null; problem: string | null; secrets_in_plain_text?: string[] }) {
+  send_as: sendAs,
+}: SavedPlace & { request: SavedRequest | null; problem: string | null; secrets_in_plain_text?: string[]; send_as?: SendAs }) {
   const api = useWorkbenchApi();
   const savedAs = useComposerStore((state) => state.savedAs);
   const draft = useComposerStore((state) => state.draft);
@@ -89,7 +109,7 @@ function SavedItem({
   const [to, setTo] = useState(`${collection}/${name}`);
   const action = useEngineCall();
   const current = samePlace(savedAs, { collection, name });
-  const open = () => request && useComposerStore.getState().load(request, `Opened “${name}” from ${collection}.`, { collection, name });
+  const open = () => request && openSaved({ collection, name }, request, sendAs);
   const move = (event: FormEvent) => {
     event.preventDefault();
     const [toCollection, ...rest] = to.split('/');

@@ -51,6 +51,8 @@ function summaryOf(flags: readonly RequestFlag[]): string {
   const count = (severity: RequestFlag['severity']) => flags.filter((flag) => flag.severity === severity).length;
   const [errors, warnings, notes] = [count('error'), count('warning'), count('info')];
   const rest = [warnings && plural(warnings, 'warning', 'warnings'), notes && plural(notes, 'note', 'notes')].filter(Boolean).join(', ');
+  const unresolved = flags.filter((flag) => flag.kind === 'unresolved_reference').length;
+  if (unresolved > 0 && unresolved === errors) return `This request cannot be sent yet: ${plural(unresolved, 'value it refers to is', 'values it refers to are')} not set.`;
   if (errors > 0) return `The proxy would refuse this request: ${plural(errors, 'error', 'errors')}${rest ? `, ${rest}` : ''}.`;
   // A warning is the request doing what it does not seem to: accepted, and wrong all the same.
   if (warnings > 0) return `The proxy would accept this request, but check ${plural(warnings, 'warning', 'warnings')} first${notes ? `; ${plural(notes, 'note', 'notes')}` : ''}.`;
@@ -130,7 +132,8 @@ export function RequestFlags() {
   const throughProxy = useComposerStore((state) => state.draft.kind === 'proxy');
   const [all, setAll] = useState(false);
   const first = useFirstInView(checked?.result.flags ?? []);
-  if (!throughProxy) return null;
+  // A vault API call is not checked by the proxy; only what it refers to and cannot be put in is flagged.
+  if (!throughProxy && !checked?.result.flags.some((flag) => flag.kind === 'unresolved_reference')) return null;
   if (problem?.overLimit) return <OverLimit message={problem.message} />;
   if (!checked) return <Alert message={problem && `Could not check the request: ${problem.message}`} />;
   const { flags, vault_checked } = checked.result;

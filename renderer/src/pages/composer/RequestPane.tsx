@@ -16,6 +16,7 @@ import { expressionAssist } from './expression-assist';
 import { assistContext } from './request-checks';
 import { RequestFlags, TARGET_INPUT_ID, useBodyDiagnostics } from './RequestFlags';
 import { CopyAsCode } from './CopyAsCode';
+import { EnvironmentSwitch } from './EnvironmentSwitch';
 import { RemoteTargets, SendTo } from './RemoteTargets';
 import { WorkbenchKey } from './WorkbenchKey';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
@@ -68,6 +69,7 @@ function RequestLine() {
         value={draft.target}
         onChange={(event) => edit({ target: event.target.value })}
       />
+      <EnvironmentSwitch />
       {sending ? (
         <button type="button" className="cancel" onClick={() => cancelComposed(api)} aria-keyshortcuts="Escape">
           Cancel <kbd>Esc</kbd>
@@ -358,8 +360,9 @@ export function RequestPane() {
               <>
                 <RowsTable label="Headers" rows={headers} switchable onChange={(rows) => edit({ headers: rows })} />
                 <p className="muted rows-hint">
-                  Write a credential as <code>{'${secret:NAME}'}</code> (Settings, under Secrets): the engine puts its value in as the request leaves.
-                  Save… moves one written in plain text into Secrets.
+                  Write a credential as <code>{'${secret:NAME}'}</code> (Settings, under Secrets), and a value that changes between environments as{' '}
+                  <code>{'${env:NAME}'}</code>: the engine puts their values in as the request leaves. Save… moves a credential written in plain text into
+                  Secrets.
                 </p>
               </>
             ),

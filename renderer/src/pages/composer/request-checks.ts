@@ -6,6 +6,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
+import { useEnvironmentsStore } from '../../state/environments-store';
 import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useRequestCheckStore } from '../../state/request-check-store';
 import { headerPrefix, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
@@ -67,13 +68,14 @@ export function useRequestChecks(): void {
       const { applications } = useApplicationsStore.getState();
       const { targets } = useRemoteTargetsStore.getState();
       const prefix = headerPrefix();
-      const inputs = [draft, prefix, targetId, targets, applicationId, applications];
+      // The environments too: choosing or editing one changes what the request's references stand for.
+      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().view];
       if (inputs.every((input, i) => input === asked[i])) return;
       asked = inputs;
       ask(checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })));
     };
     askIfChanged();
-    const stops = [useComposerStore, useApplicationsStore, useRemoteTargetsStore, useEngineStore].map((store) => store.subscribe(askIfChanged));
+    const stops = [useComposerStore, useApplicationsStore, useRemoteTargetsStore, useEngineStore, useEnvironmentsStore].map((store) => store.subscribe(askIfChanged));
     return () => stops.forEach((stop) => stop());
   }, [api, live]);
 }

@@ -31,10 +31,30 @@ export interface WireRequest {
 
 const isAbsolute = (target: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(target.trim());
 
-/** The destination URL of a proxied request, or why it is not one. */
-function destinationOf(target: string): URL | string {
+/** Where a destination written with references splits: its origin (`${env:base_url}`, `https://${env:host}`) and the rest. */
+const REFERENCED_ORIGIN = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*|\$\{[^}]*\})(.*)$/i;
+
+/**
+ * The destination of a proxied request: its origin and its path with the query. A target holding references (`${env:…}`)
+ * is split as written, since the engine puts their values in only as the request leaves; any other is read as a URL.
+ */
+function destinationOf(target: string): { origin: string; path: string } | string {
   const trimmed = target.trim();
   if (trimmed === '') return 'Enter the destination URL: where the proxy sends the request (https://api.example.com/v1/charges).';
+  if (trimmed.includes('${')) {
+    const split = REFERENCED_ORIGIN.exec(trimmed);
+    if (!split) return `"${trimmed}" is not a URL: write it whole, with https:// in front, or start it with a variable (\${env:base_url}/v1/charges).`;
+    if (!/^(https?:\/\/|\$\{)/i.test(split[1])) return `The destination must be http or https, not ${split[1].split(':')[0]}.`;
+    const path = split[2].replace(/#.*$/, '');
+    return { origin: split[1], path: path === '/' ? '' : path };
+  }
+  const url = urlOf(trimmed);
+  if (typeof url === 'string') return url;
+  return { origin: url.origin, path: `${url.pathname === '/' ? '' : url.pathname}${url.search}` };
+}
+
+/** A destination URL read as one, or why it is not one. */
+function urlOf(trimmed: string): URL | string {
   let url: URL;
   try {
     url = new URL(trimmed);
@@ -67,7 +87,7 @@ export function wireRequest(draft: ComposerDraft, prefix: string): WireRequest |
     const destination = destinationOf(draft.target);
     if (typeof destination === 'string') return destination;
     headers.push([`${prefix}-PROXY-URL`, destination.origin]);
-    path = `/proxy${destination.pathname === '/' ? '' : destination.pathname}${destination.search}`;
+    path = `/proxy${destination.path}`;
   } else {
     path = apiPathOf(draft.target);
     if (!path.startsWith('/')) return 'Enter the path of a vault API call, starting with / (for example /tokens).';

@@ -1,8 +1,12 @@
+import { useEffect } from 'react';
 import { ThemeSwitch } from '../../components/ThemeSwitch';
+import { usePageQuery } from '../../state/route';
 import { useSettings } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
+import { CollectionsFolderSection } from './CollectionsFolderSection';
 import { DangerZone } from './DangerZone';
 import { EndpointSection } from './EndpointSection';
+import { EnvironmentsSection } from './EnvironmentsSection';
 import { HistorySection } from './HistorySection';
 import { ProxySection } from './ProxySection';
 import { SecretsSection } from './SecretsSection';
@@ -11,11 +15,14 @@ import './settings.css';
 /** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
 export function SettingsPage() {
   useSettings();
+  useSectionInAddress();
   return (
     <div className="settings">
       <EndpointSection />
       <ApplicationsSection />
       <SecretsSection />
+      <EnvironmentsSection />
+      <CollectionsFolderSection />
       <ProxySection />
       <HistorySection />
       <section className="panel settings-section" aria-labelledby="settings-appearance">
@@ -25,4 +32,16 @@ export function SettingsPage() {
       <DangerZone />
     </div>
   );
+}
+
+/** `#/settings?section=environments` (the Composer's way here) shows that section and puts the focus on its heading. */
+function useSectionInAddress(): void {
+  const section = usePageQuery().get('section');
+  useEffect(() => {
+    const heading = section ? document.getElementById(`settings-${section}`) : null;
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.scrollIntoView({ block: 'start' });
+    heading.focus();
+  }, [section]);
 }

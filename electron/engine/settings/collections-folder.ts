@@ -1,0 +1,110 @@
+import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ApiProblem } from '../server/problem';
+import type { Db } from '../storage/database';
+
+/** The row of the vault's settings table that keeps the folder Settings chose. */
+const KEY = 'collections_folder';
+
+export interface CollectionsFolderState {
+  /** Where saved requests and environments are kept now. */
+  folder: string;
+  default: string;
+  /** The folder Settings chose; null: none. */
+  stored: string | null;
+  /** `--collections DIR` given at start, which wins over Settings until the engine starts without it; null: none. */
+  pinnedBy: string | null;
+}
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
+/** A folder's real path (links followed), or where it would be when it does not exist yet. */
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+/** Whether `path` is `folder` or inside it, both real paths. */
+const isWithin = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
+
+/** A path as a user types it: `~/` is the home folder; anything else must be whole. */
+function expanded(path: string): string {
+  const trimmed = path.trim();
+  if (trimmed === '~' || trimmed.startsWith('~/')) return join(homedir(), trimmed.slice(1));
+  if (!isAbsolute(trimmed)) throw new ApiProblem(400, `“${trimmed}” is not a whole path: give the folder from the root (/home/you/project/requests, C:\\Users\\you\\requests) or from ~/`);
+  return resolve(trimmed);
+}
+
+/**
+ * Where the saved requests are kept: `serve --collections DIR`, else the folder chosen in Settings (a repository's
+ * folder, say), else `collections/` in the data folder. A folder is taken only if it is (or can be made) a folder the
+ * engine can write, outside the data folder, where the vault's own files are.
+ */
+export class CollectionsFolder {
+  private stored: string | null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: { pinned: string | null; default: string; dataDir: string | null; log: (line: string) => void },
+  ) {
+    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
+    this.stored = row ? (JSON.parse(row.value) as string) : null;
+  }
+
+  /**
+   * The folder to start with. A chosen folder that can no longer be used (a drive not mounted, permissions changed)
+   * gives way to the default, said in the log, and stays chosen for the next start.
+   */
+  initial(): string {
+    if (this.options.pinned !== null || this.stored === null) return this.options.pinned ?? this.options.default;
+    try {
+      return this.usable(this.stored);
+    } catch (error) {
+      this.options.log(`The collections folder chosen in Settings cannot be used (${error instanceof ApiProblem ? error.detail : codeOf(error)}): using ${this.options.default}`);
+      return this.options.default;
+    }
+  }
+
+  state(folder: string): CollectionsFolderState {
+    return { folder, default: this.options.default, stored: this.stored, pinnedBy: this.options.pinned === null ? null : `--collections ${this.options.pinned}` };
+  }
+
+  /**
+   * Checks and saves a new folder (null: back to the default), and answers the folder to use; refused (409) under
+   * `--collections`, and (400, 403) for a folder the engine cannot use.
+   */
+  change(path: string | null): string {
+    if (this.options.pinned !== null) {
+      throw new ApiProblem(409, `The collections folder is fixed by the start flag --collections ${this.options.pinned}: start the engine without it to choose one here`);
+    }
+    const folder = path === null ? this.options.default : this.usable(expanded(path));
+    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, JSON.stringify(path === null ? null : folder));
+    this.stored = path === null ? null : folder;
+    return folder;
+  }
+
+  /** `folder` made if new, and checked: a folder, writable, not the data folder nor inside it (but its own collections/). */
+  private usable(folder: string): string {
+    try {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      if (codeOf(error) === 'EEXIST' || codeOf(error) === 'ENOTDIR') throw new ApiProblem(400, `${folder} is a file, not a folder: choose a folder`);
+      throw new ApiProblem(403, `${folder} cannot be made (${codeOf(error)}): choose a folder you can write`);
+    }
+    if (!statSync(folder).isDirectory()) throw new ApiProblem(400, `${folder} is a file, not a folder: choose a folder`);
+    try {
+      accessSync(folder, constants.W_OK | constants.X_OK);
+    } catch (error) {
+      throw new ApiProblem(403, `${folder} cannot be written (${codeOf(error)}): check its permissions, or choose another folder`);
+    }
+    const { dataDir } = this.options;
+    const real = realpathSync(folder);
+    if (dataDir !== null && isWithin(real, realOf(dataDir)) && real !== realOf(this.options.default)) {
+      const where = relative(realOf(dataDir), real) || 'the data folder itself';
+      throw new ApiProblem(400, `${folder} is inside the data folder (${where}), where the vault keeps its own files: choose a folder outside it`);
+    }
+    return folder;
+  }
+}

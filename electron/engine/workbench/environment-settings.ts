@@ -1,0 +1,92 @@
+import type { EnvironmentsView, EnvironmentVariable } from '../../../shared/workbench/environment-contract';
+import type { Request } from '../../../shared/workbench/methods';
+import type { Environments } from '../environments/environments';
+import { madeName } from '../secrets/saved-credentials';
+import type { SecretStore } from '../secrets/secret-store';
+import { ApiProblem } from '../server/problem';
+
+/** A variable to save: its value (for a secret one, absent keeps the value kept in Secrets), and whether it is secret. */
+export type GivenVariable = Request<'saveEnvironment'>['variables'][number];
+
+/**
+ * The variables as an environment's file keeps them: each secret one's value set in Secrets (under the secret it is
+ * kept in already, else a name made from the environment and the variable, numbered when taken), the others as given.
+ * Run it inside `secrets.atomically` with the file's write.
+ */
+export function keptVariables(secrets: SecretStore, environment: string, given: readonly GivenVariable[], before: readonly EnvironmentVariable[]): EnvironmentVariable[] {
+  const was = new Map(before.map((variable) => [variable.name, variable]));
+  return given.map(({ name, value, secret }) => {
+    const previous = was.get(name)?.secret ?? null;
+    if (!secret) {
+      if (value === undefined) throw new ApiProblem(400, `Give a value for “${name}”`);
+      return { name, value, secret: null };
+    }
+    if (value === undefined) {
+      if (previous === null) throw new ApiProblem(400, `“${name}” is secret: give its value, which goes to Secrets (never into the folder)`);
+      return { name, value: null, secret: previous };
+    }
+    let kept = previous;
+    for (let n = 1; kept === null; n++) {
+      const candidate = madeName(environment, name, n);
+      if (!secrets.has(candidate)) kept = candidate;
+    }
+    secrets.set(kept, value);
+    return { name, value: null, secret: kept };
+  });
+}
+
+/**
+ * The environments as Settings and the Composer see them: listed with whether each secret variable's secret is set
+ * here, saved with their secret values moved into Secrets first (the two together or neither), renamed, deleted, and
+ * the one requests are sent with chosen.
+ */
+export function environmentSettings(environments: Environments, secrets: SecretStore) {
+  const { store } = environments;
+
+  function view(): EnvironmentsView {
+    return {
+      folder: environments.folder(),
+      active: environments.active(),
+      environments: store.list().map(({ name, variables, problem }) => ({
+        name,
+        variables: variables && variables.map((variable) => ({ ...variable, secret_set: variable.secret === null || secrets.has(variable.secret) })),
+        problem,
+      })),
+    };
+  }
+
+  return {
+    view,
+
+    save({ name, from, variables }: Request<'saveEnvironment'>): EnvironmentsView {
+      const renaming = from !== undefined && from !== name;
+      const before = from === undefined ? [] : store.read(from);
+      if (renaming && store.has(name)) throw new ApiProblem(409, `There is an environment named “${name}” already`);
+      secrets.atomically(() => {
+        // In one transaction with the write: a file that cannot be written leaves no secret value behind.
+        const written = keptVariables(secrets, name, variables, before);
+        store.write(name, written, from === name);
+        if (!renaming) return;
+        try {
+          store.delete(from);
+        } catch (error) {
+          store.delete(name);
+          throw error;
+        }
+      });
+      if (renaming) environments.changed(from, name);
+      return view();
+    },
+
+    remove({ name }: Request<'deleteEnvironment'>): EnvironmentsView {
+      store.delete(name);
+      environments.changed(name, null);
+      return view();
+    },
+
+    choose({ name }: Request<'setActiveEnvironment'>): EnvironmentsView {
+      environments.choose(name);
+      return view();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { useEffect } from 'react';
+import { useEngineCall } from '../../api/engine-call';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { refreshEnvironments, useEnvironmentsStore } from '../../state/environments-store';
+import { openPage } from '../../state/route';
+
+const NONE = '';
+
+/**
+ * Which environment the request's `${env:…}` references are read from, beside Send, and the way to edit them. The
+ * engine remembers the choice for the collections folder; the flags below the request name any variable it leaves unset.
+ */
+export function EnvironmentSwitch() {
+  const api = useWorkbenchApi();
+  const view = useEnvironmentsStore((state) => state.view);
+  const choosing = useEngineCall();
+  useEffect(() => {
+    void refreshEnvironments(api);
+  }, [api]);
+  const usable = view?.environments.filter((environment) => environment.variables !== null) ?? [];
+  const missing = view?.active && !usable.some((environment) => environment.name === view.active) ? view.active : null;
+  const choose = (name: string) =>
+    void choosing.run(async () => useEnvironmentsStore.getState().loaded(await api.setActiveEnvironment({ name: name === NONE ? null : name })));
+  return (
+    <span className="environment-switch">
+      <select
+        aria-label="Environment"
+        title={choosing.problem ?? 'Where ${env:…} references are read from'}
+        value={view?.active ?? NONE}
+        disabled={!view || choosing.busy}
+        onChange={(event) => choose(event.target.value)}
+      >
+        <option value={NONE}>No environment</option>
+        {usable.map((environment) => (
+          <option key={environment.name} value={environment.name}>
+            {environment.name}
+          </option>
+        ))}
+        {missing && <option value={missing}>{missing} (not in the folder)</option>}
+      </select>
+      <button type="button" className="small" aria-label="Edit environments" title="Edit environments (Settings)" onClick={() => openPage('settings?section=environments')}>
+        ✎
+      </button>
+    </span>
+  );
+}
