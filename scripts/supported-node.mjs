@@ -1,5 +1,5 @@
 // The Node check that `npm test` and `npm start` make before anything else (scripts/run-tests.mjs and
-// scripts/start-desktop.mjs import this module first; .ci/run runs it): on a Node that package.json's engines.node does
+// scripts/start.mjs import this module first; .ci/run runs it): on a Node that package.json's engines.node does
 // not take they stop with one line saying what to do. `npm ci` refuses such a Node itself (engine-strict in .npmrc);
 // this catches a Node switched after installing, whose failures would come later and say less. Written for old Nodes
 // to parse.

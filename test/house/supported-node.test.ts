@@ -2,7 +2,8 @@
 // package.json's engines.node does not take they stop at once with one line naming the Node needed and how to get it.
 // Another Node is played by this one, presenting itself with another version number.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -27,7 +28,7 @@ describe('the Node check', () => {
     expect(advice('20.20.2')).toContain('built and tested on Node 24 (the Node inside Electron 45)');
   });
 
-  it.each(['run-tests.mjs', 'start-desktop.mjs'])('stops scripts/%s on Node 20 at once, with one line saying what to do', (script) => {
+  it.each(['run-tests.mjs', 'start.mjs'])('stops scripts/%s on Node 20 at once, with one line saying what to do', (script) => {
     const { status, stdout, stderr } = nodeAs('20.20.2', [join(root, 'scripts', script)]);
     expect(stdout).toBe('');
     expect(stderr).toBe(`${advice('20.20.2')}\n`);
@@ -44,5 +45,26 @@ describe('the Node check', () => {
   it.each(['22.22.2', '24.15.0', '24.22.3', '26.12.1'])('lets Node %s through without a word', (version) => {
     const { status, stdout, stderr } = nodeAs(version, check);
     expect({ status, stdout, stderr }).toEqual({ status: 0, stdout: 'went on\n', stderr: '' });
+  });
+
+  it('npm ci on Node 20 stops at once, naming the Node needed and how to get it (engine-strict in .npmrc)', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'tokenbench-npm-ci-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(join(root, file), join(copy, file));
+      // npm reads process.version; --dry-run keeps a npm ci that wrongly goes on from installing anything.
+      const presentAs = "data:text/javascript,Object.defineProperty(process,'version',{value:'v20.20.2'})";
+      const { status, stderr } = spawnSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit'], {
+        cwd: copy,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, NODE_OPTIONS: `--import=${presentAs}` },
+      });
+      expect(stderr).toContain('EBADENGINE');
+      expect(stderr).toContain(`"node":"${engines.node}"`);
+      expect(stderr).toContain('nvm install 24');
+      expect(status).toBe(1);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
