@@ -134,6 +134,7 @@ function PostmanImport({ onClose }: { onClose: () => void }) {
 export function ImportDialog({ onClose }: { onClose: () => void }) {
   const api = useWorkbenchApi();
   const dialog = useRef<HTMLDialogElement>(null);
+  const pasteField = useRef<HTMLTextAreaElement>(null);
   const [from, setFrom] = useState<'paste' | 'postman'>('paste');
   const [text, setText] = useState('');
   const [found, setFound] = useState<ImportedRequests | null>(null);
@@ -142,6 +143,8 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   useEffect(() => {
     const element = dialog.current;
     if (element && !element.open) element.showModal();
+    // showModal focuses the first control (the "Import from" choice): the field to paste into is where the user starts.
+    pasteField.current?.focus();
     return () => element?.close();
   }, []);
   const read = (event?: FormEvent) => {
@@ -209,6 +212,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         <form onSubmit={read}>
           <label htmlFor="import-text">A cURL command, or a HAR (a file exported by a browser, HTTP Toolkit or History, or one entry of it)</label>
           <textarea
+            ref={pasteField}
             id="import-text"
             className="import-text"
             rows={10}
