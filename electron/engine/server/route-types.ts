@@ -5,11 +5,20 @@ import type { BodyChunks } from './body-chunks';
 import type { ResolvedSecrets } from './log-headers';
 import type { PageId } from '../../../shared/workbench/pages';
 
+/** The values a request detokenized, masked wherever its answer repeats one (proxy/echoed-values). */
+export interface AnswerMasker {
+  /** Latin-1 text (a header value, as HTTP reads one) with every value it repeats masked, and how many places were. */
+  maskLatin1(text: string): { text: string; masked: number };
+  maskBytes(bytes: Buffer): { bytes: Buffer; masked: number };
+}
+
 /** A request the workbench sent (its front door): the page it was sent from, and the secrets the engine put in it. */
 export interface WorkbenchSent {
   /** null: the call named no page. */
   page: PageId | null;
   secrets: ResolvedSecrets | undefined;
+  /** Set by the proxy once it has detokenized the request, for the front door to mask the answer it shows. */
+  answer?: AnswerMasker;
 }
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
@@ -49,6 +58,8 @@ export interface RequestContext {
   /** The body parsed as JSON (400 with the parser's reason when malformed). */
   json(): Promise<unknown>;
   readonly log: LogDraft;
+  /** The workbench's request this is (its front door's), or undefined for any other client's. */
+  readonly workbench: WorkbenchSent | undefined;
 }
 
 export interface JsonReply {
