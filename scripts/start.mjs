@@ -12,6 +12,7 @@
 // Without internet (or without a display for the window) it says so in a line at once, rather than after the
 // downloaders' retries, and runs the desktop app's engine under Node instead (out/main/browser-mode.js), building it
 // first when the build is missing or older than its sources.
+import './supported-node.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

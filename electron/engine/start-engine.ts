@@ -238,6 +238,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   // Rolls back what expired while stopped; a request that came first already sees those as expired.
   transactions.start();
+  // Serving already: tokens from before card search are indexed between requests.
+  tokenStore.backlog.start(config.log);
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     idempotency.prune();
@@ -268,6 +270,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       stopped = true;
       clearInterval(housekeeping);
       transactions.stop();
+      tokenStore.backlog.stop();
       collections.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (config.collectionsDir === null && config.dataDir === null) collections.removeIfEmpty();

@@ -50,7 +50,10 @@ export const TOKEN_PAGE_MAX = 500;
 /** A page of the Tokens list, as an application searches the vault: newest first. */
 export const tokenSearchSchema = z.strictObject({
   application_id: applicationId,
-  /** The service's search language, as POST /v2/tokens/search takes it; blank matches every token. */
+  /**
+   * The service's search language, as POST /v2/tokens/search takes it, plus the card fields and words typed alone
+   * (token-search-fields.ts); blank matches every token.
+   */
   query: z.string().max(10_000).default(''),
   type: z.string().min(1).max(100).optional(),
   /** This container or any below it. */
@@ -85,6 +88,11 @@ export const tokenPageSchema = z.object({
   staged: z.array(stagedTokenSchema),
   /** Staged tokens left out because a query was given: the search language runs in the vault, which they are not in yet. */
   staged_unsearched: z.number().int().nonnegative(),
+  /**
+   * Tokens from before card search whose card details and metadata values cannot be found yet: the first start after
+   * the upgrade indexes them in the background. 0 once done.
+   */
+  unindexed: z.number().int().nonnegative(),
 });
 export type TokenPage = z.output<typeof tokenPageSchema>;
 

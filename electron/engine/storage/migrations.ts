@@ -219,6 +219,19 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE workbench_keys;
     `,
   },
+  {
+    version: 11,
+    name: 'card and metadata search terms',
+    // The workbench finds cards by their details and tokens by their metadata values through keyed hashes in
+    // token_search_terms, which the vault derives as it writes. Tokens written before have none: they are listed here,
+    // and the engine derives theirs after it starts, in batches (vault/term-backlog.ts), each taking its tokens off.
+    sql: `
+      CREATE TABLE token_terms_backlog (
+        token_id TEXT PRIMARY KEY REFERENCES tokens(id) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      INSERT INTO token_terms_backlog SELECT id FROM tokens WHERE type IN ('card', 'card_number') OR metadata <> '{}';
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
