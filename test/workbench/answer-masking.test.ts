@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
 import { startServer } from '../proxy/support/loopback';
@@ -79,6 +81,7 @@ describe("the Composer's answer to a proxied request", () => {
       `twice ${PAN}${PAN}`,
       JSON.stringify({ holder: 'Zoë "Q" Nguyen-Smith' }),
       `form name=${new URLSearchParams({ n: 'Zoë "Q" Nguyen-Smith' }).toString().slice(2)}`,
+      `encoded ${Buffer.from(PAN).toString('base64')}`,
     ].join('\n');
     const destination = await startServer((req, res) => {
       req.resume();
@@ -97,15 +100,33 @@ describe("the Composer's answer to a proxied request", () => {
           `twice ${MASK}${MASK}`,
           '{"holder":"[redacted]"}',
           'form name=%5Bredacted%5D',
+          `encoded ${Buffer.from(MASK).toString('base64')}`,
         ].join('\n'),
       );
       expect(headerOf(received(exchange).headers, 'x-card')).toBe(`card ${MASK} ok`);
-      expect(received(exchange).masked).toBe(8);
+      expect(received(exchange).masked).toBe(9);
       // History's record of the answer's headers, and the HAR, with the same masks.
       const kept = await keptOf(exchange);
       expect(kept).not.toMatch(new RegExp(PAN.split('').join('[ -]?')));
       expect(kept).not.toContain('Nguyen');
       expect(headerOf(exchange.entry!.proxy!.response!.headers, 'x-card')).toBe(`card ${MASK} ok`);
+    } finally {
+      await destination.close();
+    }
+  });
+
+  it('masks a value wherever it sits in a long answer, across the parts the engine searches one at a time', async () => {
+    const card = await cardToken('card_number', PAN);
+    // Values astride every 64 KiB boundary, as written and grouped; and a short answer's worth of text between.
+    const said = Array.from({ length: 8 }, (_, i) => 'a'.repeat(64 * 1024 - (i % 2 ? 24 : 8)) + (i % 2 ? grouped(PAN, ' ') : PAN) + 'b'.repeat(16)).join('');
+    const destination = await startServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end(said));
+    });
+    try {
+      const exchange = await sendThroughProxy(destination.url, `{"card": "{{ ${card} }}"}`);
+      expect(bodyOf(exchange)).not.toMatch(new RegExp(PAN.split('').join(' ?')));
+      expect(received(exchange).masked).toBe(8);
     } finally {
       await destination.close();
     }
@@ -168,5 +189,74 @@ describe('revealing the values of an answer', () => {
     const exchange = await sendThroughProxy(current.bench.engine.echoUrl!, `{"card": "{{ ${card} }}"}`);
     expect((await current.bench.workbench('wipeVault', { confirm: 'wipe' })).status).toBe(200);
     expect((await current.bench.workbench('revealAnswer', { id: exchange.entry!.id })).status).toBe(404);
+  });
+});
+
+describe('the same answer to any other client', () => {
+  it('is relayed as the destination sent it: the proxy is faithful, only the workbench masks', async () => {
+    const card = await cardToken('card_number', PAN);
+    const destination = await startServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        res.writeHead(200, { 'x-card': grouped(PAN, ' ') });
+        res.end(Buffer.concat(chunks));
+      });
+    });
+    try {
+      const body = `{"card": "{{ ${card} }}"}`;
+      const outside = await request(`${current.bench.url}/proxy`, {
+        method: 'POST',
+        headers: { 'BT-API-KEY': current.bench.privateKey, 'BT-PROXY-URL': destination.url, 'content-type': 'application/json' },
+        body,
+      });
+      expect(outside.statusCode).toBe(200);
+      expect(outside.headers['x-card']).toBe(grouped(PAN, ' '));
+      expect(await outside.body.text()).toBe(`{"card": "${PAN}"}`);
+      // The workbench, sending the same, sees the masks.
+      const exchange = await sendThroughProxy(destination.url, body);
+      expect(bodyOf(exchange)).toBe(`{"card": "${MASK}"}`);
+      expect(headerOf(received(exchange).headers, 'x-card')).toBe(MASK);
+    } finally {
+      await destination.close();
+    }
+  });
+});
+
+describe('masking a large answer', () => {
+  it('holds up no other client over a second (a stall probe)', async () => {
+    const cards = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? cardToken('card', { number: PAN, expiration_month: 12, expiration_year: 2030, cvc: `${100 + i}` }) : cardToken('token', { holder: `Holder Number ${i}` }))),
+    );
+    // About 1 MB that repeats every value, in every form, many times over.
+    const line = `${grouped(PAN, ' ')} ${PAN} ${JSON.stringify(JSON.stringify({ card: PAN }))} Holder+Number+8 ${Buffer.from(PAN).toString('base64')}\n`;
+    const answer = line.repeat(Math.ceil(1024 * 1024 / line.length));
+    const destination = await startServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end(answer));
+    });
+    try {
+      const body = JSON.stringify(Object.fromEntries(cards.map((id, i) => [`card${i}`, `{{ ${id} }}`]))).replaceAll('"{{', '{{').replaceAll('}}"', '}}');
+      let sending = true;
+      const sent = sendThroughProxy(destination.url, body).finally(() => (sending = false));
+      const waits: number[] = [];
+      // Probes one after another for as long as the Composer's request runs: each must be answered within the bound.
+      while (sending) {
+        const started = performance.now();
+        const probe = await request(`${current.bench.url}/tokens?size=1`, { headers: { 'BT-API-KEY': current.bench.privateKey }, signal: AbortSignal.timeout(1000) });
+        await probe.body.text();
+        expect(probe.statusCode).toBe(200);
+        waits.push(performance.now() - started);
+      }
+      // The engine runs in this process: a stalled loop holds up the probe's own timeout too, so the wait is measured.
+      expect(waits.length).toBeGreaterThan(0);
+      expect(Math.max(...waits)).toBeLessThan(1000);
+      const exchange = await sent;
+      expect(bodyOf(exchange)).not.toContain(PAN);
+      expect(bodyOf(exchange)).not.toContain('Holder+Number+8');
+      expect(received(exchange).masked).toBeGreaterThan(answer.length / line.length);
+    } finally {
+      await destination.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { AnswerMasker } from '../server/route-types';
 import { REDACTED } from '../vault/token-service';
@@ -5,7 +6,7 @@ import { REDACTED } from '../vault/token-service';
 /**
  * What a request detokenized, masked wherever the destination's answer repeats it: each value, and each leaf of an
  * object or array, as it was written and as a body carries it (escaped in a JSON string, once or, as an echo nests a
- * body in its own JSON, twice; encoded in a form), a number also with other separators or none. Every place becomes
+ * body in its own JSON, twice; encoded in a form; in base64), a number also with other separators or none. Every place becomes
  * what the same expression writes from the token's mask, or `[redacted]` where the token has none; places that overlap
  * become one, so no part of a value is left. The one masker of answers: the Composer's exchange, History's record
  * of the answer and the HAR made from it all use it.
@@ -18,8 +19,17 @@ interface Plain {
   text: string;
 }
 
-/** How a body may carry a text, the mask going in the same way: as written, escaped in a JSON string (twice), in a form. */
-const ENCODINGS: readonly ((text: string) => string)[] = [(text) => text, jsonStringContent, (text) => jsonStringContent(jsonStringContent(text)), formEncode];
+/**
+ * How a body may carry a text, the mask going in the same way: as written, escaped in a JSON string (twice), in a
+ * form, in base64 (as a value of its own: inside a longer base64 text its letters depend on what stands before it).
+ */
+const ENCODINGS: readonly ((text: string) => string)[] = [
+  (text) => text,
+  jsonStringContent,
+  (text) => jsonStringContent(jsonStringContent(text)),
+  formEncode,
+  (text) => Buffer.from(text, 'utf8').toString('base64'),
+];
 
 /** A form of a plain text the answer may hold: its text as Latin-1 (bytes, as HTTP reads a header), or its digits. */
 interface Form {
@@ -42,10 +52,12 @@ const SEPARATOR = /[ \-./+]/g;
 const DIGITS_WRITTEN = /^\d(?:[ \-./+]?\d)*$/;
 /** A number with fewer digits is looked for only as written: its digits alone would turn up at random. */
 const FEWEST_DIGITS = 4;
+/** How much of a body is searched in one turn of the event loop. */
+const SLICE = 64 * 1024;
 /** A shorter text is masked only where it stands alone ("123", never the "123" of "a1234"). */
 const SHORTEST_INSIDE = 4;
-const ASCII = /^[\x00-\x7f]*$/;
-const latin1 = (text: string) => (ASCII.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1'));
+/** A text as its UTF-8 bytes read as Latin-1: itself when it is ASCII (each character one byte). */
+const latin1 = (text: string) => (Buffer.byteLength(text) === text.length ? text : Buffer.from(text, 'utf8').toString('latin1'));
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The string and number leaves of a parsed JSON value, each with its keys. */
@@ -121,11 +133,49 @@ export class EchoedValues implements AnswerMasker {
     private readonly masksOf: () => readonly unknown[],
   ) {}
 
-  /** Latin-1 text (a header value as HTTP reads it, or bytes read so) with every value it repeats masked, and how many places. */
+  /** Latin-1 text (a header value as HTTP reads it) with every value it repeats masked, and how many places. */
   maskLatin1(text: string): { text: string; masked: number } {
-    this.forms ??= formsOf(plainsOf(this.values));
-    let stripped: string | undefined;
-    const places = this.forms.flatMap((form) => [...placesOf(text, form, () => (stripped ??= text.replace(SEPARATOR, '')))]);
+    return this.masked(text, [...this.placesBySlice(text)].flat());
+  }
+
+  /** A body with every value it repeats masked, and how many places: searched a slice per turn, so no client waits on a long one. */
+  async maskBytes(bytes: Buffer): Promise<{ bytes: Buffer; masked: number }> {
+    const text = bytes.toString('latin1');
+    const places: Place[] = [];
+    for (const slice of this.placesBySlice(text)) {
+      places.push(...slice);
+      await nextTurn();
+    }
+    const { text: shown, masked } = this.masked(text, places);
+    return { bytes: masked === 0 ? bytes : Buffer.from(shown, 'latin1'), masked };
+  }
+
+  /**
+   * The places of `text` that hold a form, SLICE characters at a time: each slice is searched with as much of the
+   * text on either side as the longest form may span (a number's digits with a separator between each), and keeps
+   * the places that start inside it.
+   */
+  private *placesBySlice(text: string): Generator<Place[]> {
+    const forms = (this.forms ??= formsOf(plainsOf(this.values)));
+    if (forms.length === 0) return;
+    // Longest first (formsOf): twice its length covers its separators, one more the character a lookbehind reads.
+    const margin = 2 * forms[0].find.length + 1;
+    for (let from = 0; from < text.length; from += SLICE) {
+      const start = Math.max(0, from - margin);
+      const window = text.slice(start, from + SLICE + margin);
+      let stripped: string | undefined;
+      const places: Place[] = [];
+      for (const form of forms) {
+        for (const place of placesOf(window, form, () => (stripped ??= window.replace(SEPARATOR, '')))) {
+          const at = start + place.start;
+          if (at >= from && at < from + SLICE) places.push({ start: at, end: start + place.end, form });
+        }
+      }
+      yield places;
+    }
+  }
+
+  private masked(text: string, places: readonly Place[]): { text: string; masked: number } {
     if (places.length === 0) return { text, masked: 0 };
     this.masks ??= this.masksOf();
     const masks = this.masks;
@@ -147,10 +197,5 @@ export class EchoedValues implements AnswerMasker {
       masked++;
     }
     return { text: masked === 0 ? text : out + text.slice(done), masked };
-  }
-
-  maskBytes(bytes: Buffer): { bytes: Buffer; masked: number } {
-    const { text, masked } = this.maskLatin1(bytes.toString('latin1'));
-    return { bytes: masked === 0 ? bytes : Buffer.from(text, 'latin1'), masked };
   }
 }

@@ -9,7 +9,8 @@ import type { PageId } from '../../../shared/workbench/pages';
 export interface AnswerMasker {
   /** Latin-1 text (a header value, as HTTP reads one) with every value it repeats masked, and how many places were. */
   maskLatin1(text: string): { text: string; masked: number };
-  maskBytes(bytes: Buffer): { bytes: Buffer; masked: number };
+  /** A body likewise, searched a part per turn of the event loop. */
+  maskBytes(bytes: Buffer): Promise<{ bytes: Buffer; masked: number }>;
 }
 
 /** A request the workbench sent (its front door): the page it was sent from, and the secrets the engine put in it. */

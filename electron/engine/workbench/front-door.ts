@@ -97,7 +97,7 @@ function exchange(url: string, method: string, headers: string[], body: Buffer |
  * The answer as the page may see it (`shown`): secrets written back as their references, and the values the proxy
  * detokenized masked; and as received, with only the secrets written back (`received`), for a reveal.
  */
-function answerOf(rawHeaders: readonly string[], body: Buffer, secrets: ValuesAsReferences | undefined, masker: AnswerMasker | undefined) {
+async function answerOf(rawHeaders: readonly string[], body: Buffer, secrets: ValuesAsReferences | undefined, masker: AnswerMasker | undefined) {
   const received: HeldAnswer = { headers: [], body: secrets?.bytesAsReferences(body) ?? body };
   const shownHeaders: [string, string][] = [];
   let masked = 0;
@@ -108,7 +108,7 @@ function answerOf(rawHeaders: readonly string[], body: Buffer, secrets: ValuesAs
     shownHeaders.push([rawHeaders[i], shown.text]);
     masked += shown.masked;
   }
-  const shownBody = masker?.maskBytes(received.body) ?? { bytes: received.body, masked: 0 };
+  const shownBody = (await masker?.maskBytes(received.body)) ?? { bytes: received.body, masked: 0 };
   return { shown: { headers: shownHeaders, body: shownBody.bytes }, received, masked: masked + shownBody.masked };
 }
 
@@ -184,7 +184,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
       const duration_ms = performance.now() - started;
       // A destination that echoes the request (the echo destination does) shows the references, not the secrets, and
       // the masks, not the tokens' values. A remote's proxy detokenized what this engine cannot know: it shows all.
-      const answer = answerOf(response.rawHeaders, shown, secrets, workbenchSent.answer);
+      const answer = await answerOf(response.rawHeaders, shown, secrets, workbenchSent.answer);
       const traceId = to.remoteBaseUrl === undefined ? response.headers[traceHeader] : undefined;
       const entry = typeof traceId === 'string' ? await entryOf(traceId, seen, (listener) => (onEntry = listener)) : null;
       if (answer.masked > 0 && entry) held.hold(entry.id, answer.received);
