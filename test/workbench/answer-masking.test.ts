@@ -187,6 +187,7 @@ describe('revealing the values of an answer', () => {
   it('forgets every answer when the vault is wiped', async () => {
     const card = await cardToken('card_number', PAN);
     const exchange = await sendThroughProxy(current.bench.engine.echoUrl!, `{"card": "{{ ${card} }}"}`);
+    expect((await current.bench.workbench('revealAnswer', { id: exchange.entry!.id })).status).toBe(200);
     expect((await current.bench.workbench('wipeVault', { confirm: 'wipe' })).status).toBe(200);
     expect((await current.bench.workbench('revealAnswer', { id: exchange.entry!.id })).status).toBe(404);
   });
