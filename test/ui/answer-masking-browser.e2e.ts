@@ -66,8 +66,10 @@ test("the echo's card number is masked in Response → Body until revealed, for 
   expect(JSON.parse(JSON.parse(await c.rawBody()).body).pan).toBe(MASK);
   expect(await pageText(page)).not.toContain(PAN);
 
-  // A reveal shows one answer: the next one comes masked.
-  await reveal.click();
+  // A reveal shows one answer: the next one comes masked. From the keyboard, Hide takes the focus Reveal had.
+  await reveal.focus();
+  await page.keyboard.press('Enter');
+  await expect(c.response.getByRole('button', { name: 'Hide' })).toBeFocused();
   await expect.poll(async () => JSON.parse(JSON.parse(await c.rawBody()).body).pan).toBe(PAN);
   await c.send();
   await expect.poll(async () => JSON.parse(JSON.parse(await c.rawBody()).body).pan).toBe(MASK);

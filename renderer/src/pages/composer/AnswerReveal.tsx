@@ -40,7 +40,8 @@ export function useAnswerReveal(response: Received | null, entryId: string | nul
         ) : (
           <>
             <span className="revealed-note">Plaintext, as the destination sent it · hides in {secondsLeft} s</span>
-            <button type="button" className="small" onClick={hide}>
+            {/* The Reveal button it replaces had the focus: the keyboard goes on from here (a button of its own, by its key). */}
+            <button key="hide" type="button" className="small" onClick={hide} autoFocus>
               Hide
             </button>
           </>
