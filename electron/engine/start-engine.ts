@@ -206,6 +206,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     wipe() {
       const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });
       welcome.hold(keys);
+      // Their tokens are gone: so is the plaintext the Composer's answers held of them.
+      door.forgetAnswers();
       return wiped;
     },
     history,

@@ -137,10 +137,12 @@ export const historyQuerySchema = z.strictObject({
 /** Newest first, like the engine's history. */
 export const historyListSchema = z.array(historyEntrySchema);
 
-/** Which history entry's outbound body to reveal. */
+/** Which history entry's outbound body, or which composed request's answer (by its entry), to reveal. */
 export const revealQuerySchema = z.strictObject({ id: z.string().min(1).max(200) });
 /** A revealed outbound body: plaintext, for the one view that asked; never stored in the GUI's state. */
 export const revealedOutboundSchema = z.object({ detokenized_body: z.string() });
+/** A composed request's answer as received, plaintext included: for the one view that asked; never stored in the GUI's state. */
+export const revealedAnswerSchema = z.object({ headers: headerPairsSchema, body_base64: z.string() });
 
 const isoTimeSchema = z.string();
 
@@ -389,6 +391,11 @@ export const exchangeOutcomeSchema = z.discriminatedUnion('kind', [
     /** The body's whole size; the workbench keeps at most its first part. */
     bytes: z.number().int().nonnegative(),
     truncated: z.boolean(),
+    /**
+     * How many places of the headers and body repeat a value this service's proxy detokenized into the request, each
+     * masked here; revealAnswer shows them (0: nothing to reveal).
+     */
+    masked: z.number().int().nonnegative(),
   }),
   /** The service could not be reached: what was tried and what came back. */
   z.object({ kind: z.literal('unreachable'), code: z.string().nullable(), detail: z.string() }),

@@ -22,6 +22,7 @@ import {
   newApplicationSchema,
   newKeySchema,
   permissionInfoSchema,
+  revealedAnswerSchema,
   revealedOutboundSchema,
   requestPlaceSchema,
   savedRequestsSchema,
@@ -120,6 +121,8 @@ export const WORKBENCH_METHODS = {
   exportHar: read(harExportSchema, harPageSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
   revealOutbound: reveal(revealQuerySchema, revealedOutboundSchema),
+  /** A composed request's answer as received, the values its exchange masked included: only on the user's explicit action. */
+  revealAnswer: reveal(revealQuerySchema, revealedAnswerSchema),
   /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */
   listTransactions: read(transactionQuerySchema, transactionPageSchema),
   /** The applications the workbench may act as, each with its workbench key (never the key itself). */

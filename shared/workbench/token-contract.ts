@@ -207,6 +207,8 @@ export const revealRecordSchema = z.discriminatedUnion('target', [
   z.object({ target: z.literal('token'), token_id: z.string(), application_id: z.string().optional(), summary: z.string().optional() }),
   /** The body a proxied request sent to its destination. */
   z.object({ target: z.literal('outbound'), entry_id: z.string(), token_ids: z.array(z.string()), summary: z.string().optional() }),
+  /** A composed request's answer, with the values it repeats of the request's tokens. */
+  z.object({ target: z.literal('answer'), entry_id: z.string(), token_ids: z.array(z.string()), summary: z.string() }),
   /** Keys written out whole: the workbench's key in a snippet, a new vault's first keys. */
   z.object({ target: z.literal('keys'), keys: z.array(revealedKeySchema), summary: z.string() }),
   /** A seed file: its export keys, and the tokens whose plaintext it holds (their ids when few, else null). */

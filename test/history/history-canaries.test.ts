@@ -23,7 +23,9 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
-      res.writeHead(200, [['X-Received', body], ['X-Partial', `card ${JSON.parse(body).card?.number ?? ''} ok`], ['Content-Type', 'text/plain']].flat());
+      const number: string = JSON.parse(body).card?.number ?? '';
+      const grouped = number.match(/.{1,4}/g)?.join(' ') ?? '';
+      res.writeHead(200, [['X-Received', body], ['X-Partial', `card ${number} ok`], ['X-Grouped', `card ${grouped} ok`], ['Content-Type', 'text/plain']].flat());
       res.end('ok');
     });
   });
@@ -160,6 +162,8 @@ describe('plaintext a destination sends back in its response headers', () => {
     const entry = (await t.engine.history.list(200)).find((e) => e.trace_id === traceId)!;
     const headers = new Map((entry.details as { response: { headers: [string, string][] } }).response.headers);
     expect(headers.get('X-Partial')).toBe('card [redacted] ok');
+    // The number as a person writes it, in groups: masked whole, not a digit of it left.
+    expect(headers.get('X-Grouped')).toBe('card [redacted] ok');
     expect(headers.get('Content-Type')).toBe('text/plain');
   });
 });

@@ -64,15 +64,15 @@ interface Fixture<N extends Recorded> {
   page?: PageId;
   after?: () => Promise<unknown>;
 }
+/** A request the proxy detokenized a card into, sent to the echo destination: by its history entry's id. */
+async function proxiedToEcho() {
+  const exchange = await model().sendRequest({ ...composed('/proxy', [['BT-PROXY-URL', t.engine.echoUrl!]]), method: 'POST', body: `{"pan": "{{ ${card} }}"}` });
+  return { id: exchange.entry!.id };
+}
 let cancelled: Promise<unknown> = Promise.resolve();
 const FIXTURES: { [N in Recorded]: Fixture<N> } = {
-  revealOutbound: {
-    page: 'history',
-    async request() {
-      const exchange = await model().sendRequest({ ...composed('/proxy', [['BT-PROXY-URL', t.engine.echoUrl!]]), method: 'POST', body: `{"pan": "{{ ${card} }}"}` });
-      return { id: exchange.entry!.id };
-    },
-  },
+  revealOutbound: { page: 'history', request: proxiedToEcho },
+  revealAnswer: { page: 'composer', request: proxiedToEcho },
   sendRequest: { page: 'composer', request: () => composed() },
   cancelRequest: {
     page: 'composer',

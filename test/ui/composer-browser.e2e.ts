@@ -7,6 +7,8 @@ import { openWorkbench } from './support/workbench-page';
 
 /** The Composer and its Response in Chromium, against the real engine and its echo destination. */
 const PAN = '4242424242424242';
+/** The card number as the Composer shows it in an answer that repeats it. */
+const MASK = 'XXXXXXXXXXXX4242';
 let bench: TestEngine;
 const workbench = workbenchTests();
 
@@ -35,8 +37,11 @@ test('first run: from an empty vault to a detokenized request in three actions',
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
   await expect(c.outcome).toContainText('200 OK');
-  // The echo destination shows what it received: the card number, detokenized.
-  expect(await c.rawBody()).toContain(PAN);
+  // The echo destination shows what it received, the card number detokenized: masked, until the user asks to see it.
+  expect(await c.rawBody()).toContain(MASK);
+  await c.response.getByRole('button', { name: 'Reveal values' }).click();
+  await expect.poll(() => c.rawBody()).toContain(PAN);
+  await c.response.getByRole('button', { name: 'Hide' }).click();
   // Nowhere else on the page: the request shows expressions, never the value.
   await c.response.getByRole('tab', { name: 'Sent' }).click();
   await expect(c.response.getByTestId('composer-sent-body')).toContainText('{{');
@@ -55,13 +60,13 @@ test('composes a JSON body and a form body, sent with Ctrl+Enter, detokenized on
   await c.expectOutcome('Destination', 'The destination answered');
   const echoed = JSON.parse(await c.rawBody());
   expect(echoed).toMatchObject({ method: 'POST', path: '/v1/charges', query: { currency: 'eur' } });
-  expect(JSON.parse(echoed.body)).toEqual({ pan: PAN, amount: 10 });
+  expect(JSON.parse(echoed.body)).toEqual({ pan: MASK, amount: 10 });
 
   await c.bodyType('Form');
   await c.body(`pan={{ ${id} }}&amount=10`);
   // Outside the editor too.
   await c.request.getByRole('textbox', { name: 'Destination URL' }).press('Control+Enter');
-  await expect.poll(async () => JSON.parse(await c.rawBody()).body).toBe(`pan=${PAN}&amount=10`);
+  await expect.poll(async () => JSON.parse(await c.rawBody()).body).toBe(`pan=${MASK}&amount=10`);
   expect(JSON.parse(await c.rawBody()).headers['content-type']).toBe('application/x-www-form-urlencoded');
 });
 

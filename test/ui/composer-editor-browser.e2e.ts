@@ -314,6 +314,9 @@ test('the copied cURL command and Node script, run for real, get the answer the 
   await c.body(`{\n  "pan": "{{ ${id} }}",\n  "note": "it's $HOME"\n}`);
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
+  // The Composer masks the card number the echo repeats; the copied code, an outside client, gets it as sent.
+  await c.response.getByRole('button', { name: 'Reveal values' }).click();
+  await expect.poll(() => c.rawBody()).toContain(PAN);
   const shown = JSON.parse(await c.rawBody());
   const answer = ({ method, path, query, body }: Record<string, unknown>) => ({ method, path, query, body });
   expect(answer(shown).body).toContain(PAN);

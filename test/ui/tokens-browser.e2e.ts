@@ -353,7 +353,8 @@ test('copies an expression, and puts one in the Composer at its cursor, where it
   await expect(page.getByRole('textbox', { name: 'Request body' })).toHaveText(`{"pan": "${expression}", "amount": 10}`);
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
-  expect(JSON.parse(JSON.parse(await c.rawBody()).body)).toEqual({ pan: PAN, amount: 10 });
+  // Detokenized on the way out; the Composer masks what the echo repeats of it.
+  expect(JSON.parse(JSON.parse(await c.rawBody()).body)).toEqual({ pan: 'XXXXXXXXXXXX4242', amount: 10 });
 });
 
 test('reveals as the acting application only what it may read, and says which rule refuses; History records both', async ({ page }) => {

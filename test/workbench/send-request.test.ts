@@ -62,8 +62,9 @@ describe('sending a composed request', () => {
     });
     expect(proxied.outcome).toMatchObject({ kind: 'response', status: 200 });
     expect(header(proxied, 'BT-PROXY-DESTINATION-STATUS')).toBe('200');
-    // The destination's answer as received: the echo shows what left the proxy, plaintext and all.
-    expect(JSON.parse(bodyOf(proxied)!)).toMatchObject({ method: 'POST', path: '/v1/charges', query: { amount: '10' }, body: `{"pan":"${PAN}"}` });
+    // The destination's answer: the echo shows what left the proxy, the card number in it as the token's mask.
+    expect(JSON.parse(bodyOf(proxied)!)).toMatchObject({ method: 'POST', path: '/v1/charges', query: { amount: '10' }, body: '{"pan":"XXXXXXXXXXXX4242"}' });
+    expect(proxied.outcome).toMatchObject({ masked: 1 });
     expect(proxied.entry?.proxy).toMatchObject({ status_source: 'destination', expressions: { count: 1, token_ids: [token.id] } });
   });
 

@@ -33,6 +33,11 @@ export interface CompiledBody {
    */
   renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], budget?: ExpressionBudget, values?: unknown[]): Buffer[];
   /**
+   * Each expression's result over `tokens`, in the order render's `values` receives them, without writing the body;
+   * undefined for one that fails (its token missing, a filter refusing what the token holds).
+   */
+  evaluateEach(tokens: ReadonlyMap<string, TokenRecord>): unknown[];
+  /**
    * The `index`th expression (as render's `values` count them): its text, and where it sits in the text the template
    * was compiled from (bytes, for a template compiled from them).
    */
@@ -200,6 +205,20 @@ export class BodyTemplate implements CompiledBody {
       }
     }
     return [out, ...literal.rest()];
+  }
+
+  evaluateEach(tokens: ReadonlyMap<string, TokenRecord>): unknown[] {
+    const evaluate = this.evaluator(tokens, new ExpressionBudget());
+    const results: unknown[] = [];
+    for (const segment of this.segments) {
+      if (typeof segment === 'string') continue;
+      try {
+        results.push(evaluate(segment.expression));
+      } catch {
+        results.push(undefined);
+      }
+    }
+    return results;
   }
 
   expressionAt(index: number): { source: string; start: number; end: number } {

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { Caller } from '../access/authenticator';
 import { type BodyKind, type CompiledBody, type ExpressionEngine, type TokenRecord, writesNothing } from '../expressions';
-import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
+import { EchoedValues } from './echoed-values';
 import { REDACTED, type TokenService } from '../vault/token-service';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
@@ -25,6 +25,8 @@ export interface ProxyExchange {
   render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; utf8: boolean; chunks?: readonly Buffer[] };
   /** What the body's expressions evaluated to, in plaintext: masked wherever the destination's answer repeats one. */
   detokenized?: unknown[];
+  /** Made from them once (echoesOf), for the workbench's view of the answer and for history's. */
+  echoes?: EchoedValues;
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string; reason?: string };
@@ -41,59 +43,29 @@ function pairs(flat: readonly string[]): [string, string][] {
   return out;
 }
 
-/** Leaves of a structured value shorter than this (a month, a flag) are not looked for: they would mask at random. */
-const SHORTEST_LEAF = 4;
-
-/** The string and number leaves of parsed JSON, as text. */
-function leavesOf(value: unknown, into: string[]): void {
-  if (typeof value === 'string' || typeof value === 'number') {
-    const text = String(value);
-    if (text.length >= SHORTEST_LEAF) into.push(text);
-  } else if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) leavesOf(child, into);
-  }
+/** Each token the request used, masked as a masked read shows it (maskedRecord). */
+function maskedRecords(render: NonNullable<ProxyExchange['render']>, tokens: TokenService): Map<string, TokenRecord> {
+  const masked = new Map<string, TokenRecord>();
+  for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
+  return masked;
 }
 
-/** What a value escaped in a JSON string or encoded in a form holds that the value itself does not. */
-const ENCODING_MARK = /[\\%+]/;
-
 /**
- * The texts a destination may send back of what a request detokenized, and that `headers` (the answer's header values
- * joined) hold: each value as text and as the body carried it (escaped in a JSON string, encoded in a form), and
- * every leaf of an object or array.
+ * What the request detokenized, to mask wherever the destination's answer repeats it (undefined: it detokenized
+ * nothing); each expression's mask is evaluated over the masked tokens only once an answer repeats a value.
  */
-function echoedTexts(values: readonly unknown[], headers: string): string[] {
-  const found: string[] = [];
-  // Headers without an escape or a percent sign (nearly all) cannot hold a value in another form than its own.
-  const encodedForms = ENCODING_MARK.test(headers);
-  const look = (text: string) => {
-    if (text !== '' && headers.includes(text) && !found.includes(text)) found.push(text);
-  };
-  for (const value of values) {
-    if (isStructured(value)) {
-      const leaves: string[] = [];
-      leavesOf(value, leaves);
-      leaves.forEach(look);
-    }
-    const text = toText(value);
-    look(text);
-    if (!encodedForms) continue;
-    look(jsonStringContent(text));
-    look(formEncode(text));
-  }
-  return found;
+export function echoesOf(exchange: ProxyExchange, tokens: TokenService): EchoedValues | undefined {
+  const { render, detokenized } = exchange;
+  if (!render || !detokenized?.length) return undefined;
+  return (exchange.echoes ??= new EchoedValues(detokenized, () => render.compiled.evaluateEach(maskedRecords(render, tokens))));
 }
 
 /** The destination's response headers, with every detokenized value in them masked. */
-function maskedResponseHeaders(headers: readonly string[], detokenized: readonly unknown[] | undefined): [string, string][] {
+function maskedResponseHeaders(headers: readonly string[], echoes: EchoedValues | undefined): [string, string][] {
   const shown = pairs(headers);
-  if (!detokenized?.length) return shown;
-  // One search per text over all the values: an answer that repeats nothing, nearly every one, costs no more.
-  const found = echoedTexts(detokenized, shown.map((pair) => pair[1]).join('\n'));
-  if (found.length === 0) return shown;
-  // Longest first, so a value is masked whole before a part of it is.
-  found.sort((a, b) => b.length - a.length);
-  for (const pair of shown) for (const text of found) pair[1] = pair[1].replaceAll(text, REDACTED);
+  // One search over all the values: an answer that repeats nothing, nearly every one, costs no more.
+  if (!echoes || echoes.maskLatin1(shown.map((pair) => pair[1]).join('\n')).masked === 0) return shown;
+  for (const pair of shown) pair[1] = echoes.maskLatin1(pair[1]).text;
   return shown;
 }
 
@@ -111,10 +83,8 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<Non
   if (!render) return { detokenized_body: null };
   if (render.utf8) return { body_kind: render.kind };
   if ((exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
-  const masked = new Map<string, TokenRecord>();
-  for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
   try {
-    return { detokenized_body: Buffer.concat(render.compiled.renderBytes(masked, render.chunks!)).toString('utf8').slice(0, BODY_KEPT) };
+    return { detokenized_body: Buffer.concat(render.compiled.renderBytes(maskedRecords(render, tokens), render.chunks!)).toString('utf8').slice(0, BODY_KEPT) };
   } catch {
     return { detokenized_body: REDACTED };
   }
@@ -218,7 +188,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, s
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
-    response: response && { status: response.status, headers: referenced(maskedResponseHeaders(response.headers, exchange.detokenized), secrets), bytes: response.bytes },
+    response: response && { status: response.status, headers: referenced(maskedResponseHeaders(response.headers, echoesOf(exchange, tokens)), secrets), bytes: response.bytes },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),

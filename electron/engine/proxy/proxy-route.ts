@@ -10,7 +10,7 @@ import type { TokenService } from '../vault/token-service';
 import { resolveDestination, type ProxyDestination } from './destination-url';
 import { ForwardError, forwardFailure, type Forwarder } from './forwarder';
 import { outboundHeaders } from './header-rules';
-import { BODY_KEPT, proxyLogDetails, type ProxyExchange } from './proxy-history';
+import { BODY_KEPT, echoesOf, proxyLogDetails, type ProxyExchange } from './proxy-history';
 import { checkExpressionCount, requireProxyCaller } from './proxy-rules';
 import { clientResponseHeaders } from './response-headers';
 
@@ -112,6 +112,8 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const values = (exchange.detokenized = []);
       outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, budget, values)) : Buffer.from(compiled.render(records, budget, values));
       exchange.render = { kind, compiled, records, utf8, chunks: fromBytes ? received.chunks : undefined };
+      // The workbench shows the answer with these values masked; any other client gets it as the destination sent it.
+      if (ctx.workbench) ctx.workbench.answer = echoesOf(exchange, tokens);
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };

@@ -233,6 +233,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       body: () => (bodyRead ??= readBody(req, config.maxBodyBytes)),
       json: async () => parseJsonBody(await ctx.body()),
       log,
+      workbench: sent,
     };
 
     try {

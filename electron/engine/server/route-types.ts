@@ -5,6 +5,14 @@ import type { BodyChunks } from './body-chunks';
 import type { ResolvedSecrets } from './log-headers';
 import type { PageId } from '../../../shared/workbench/pages';
 
+/** The values a request detokenized, masked wherever its answer repeats one (proxy/echoed-values). */
+export interface AnswerMasker {
+  /** Latin-1 text (a header value, as HTTP reads one) with every value it repeats masked, and how many places were. */
+  maskLatin1(text: string): { text: string; masked: number };
+  /** A body likewise, searched a part per turn of the event loop. */
+  maskBytes(bytes: Buffer): Promise<{ bytes: Buffer; masked: number }>;
+}
+
 /**
  * A request the workbench sent (its front door): the page it was sent from, the references the engine put in it, and
  * the environment they were read from.
@@ -17,6 +25,8 @@ export interface WorkbenchSent {
   writtenPath?: string;
   /** The environment active when it was sent; null: none. */
   environment: string | null;
+  /** Set by the proxy once it has detokenized the request, for the front door to mask the answer it shows. */
+  answer?: AnswerMasker;
 }
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
@@ -58,6 +68,8 @@ export interface RequestContext {
   /** The body parsed as JSON (400 with the parser's reason when malformed). */
   json(): Promise<unknown>;
   readonly log: LogDraft;
+  /** The workbench's request this is (its front door's), or undefined for any other client's. */
+  readonly workbench: WorkbenchSent | undefined;
 }
 
 export interface JsonReply {

@@ -5,9 +5,11 @@ import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../share
 import type { PageId } from '../../../shared/workbench/pages';
 import type { EngineEvents } from '../engine-events';
 import type { ResolvedRequest, WireParts } from '../environments/resolve-references';
+import type { ValuesAsReferences } from '../secrets/values-as-references';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
-import type { WorkbenchSent } from '../server/route-types';
+import type { AnswerMasker, WorkbenchSent } from '../server/route-types';
+import { type HeldAnswer, HeldAnswers } from './held-answers';
 
 /** A composed request's exchange as the engine sends it (its history entry not yet read by the contract). */
 export type SentExchange = Omit<Exchange, 'entry'> & { entry: SentHistoryEntry | null };
@@ -41,8 +43,15 @@ export interface SendTo {
 }
 
 export interface FrontDoor {
-  /** Sends the request to the service's own address (or the remote's) with the key, unless the request carries a key itself. */
+  /**
+   * Sends the request to the service's own address (or the remote's) with the key, unless the request carries a key
+   * itself. Through this service's proxy, the answer comes back with the values the proxy detokenized masked.
+   */
   send(composed: ComposedRequest, to: SendTo): Promise<SentExchange>;
+  /** The answer of a request sent here and shown masked, as received: the user's explicit reveal (a 404 once not held). */
+  revealAnswer(entryId: string): HeldAnswer;
+  /** Drops every answer held for a reveal (the vault is wiped). */
+  forgetAnswers(): void;
   /** Stops a request in flight; false when none has that id. */
   cancel(id: string): boolean;
   /**
@@ -89,6 +98,25 @@ function exchange(url: string, method: string, headers: string[], body: Buffer |
   });
 }
 
+/**
+ * The answer as the page may see it (`shown`): secrets written back as their references, and the values the proxy
+ * detokenized masked; and as received, with only the secrets written back (`received`), for a reveal.
+ */
+async function answerOf(rawHeaders: readonly string[], body: Buffer, secrets: ValuesAsReferences | undefined, masker: AnswerMasker | undefined) {
+  const received: HeldAnswer = { headers: [], body: secrets?.bytesAsReferences(body) ?? body };
+  const shownHeaders: [string, string][] = [];
+  let masked = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const value = secrets?.asReferences(rawHeaders[i + 1]) ?? rawHeaders[i + 1];
+    const shown = masker?.maskLatin1(value) ?? { text: value, masked: 0 };
+    received.headers.push([rawHeaders[i], value]);
+    shownHeaders.push([rawHeaders[i], shown.text]);
+    masked += shown.masked;
+  }
+  const shownBody = (await masker?.maskBytes(received.body)) ?? { bytes: received.body, masked: 0 };
+  return { shown: { headers: shownHeaders, body: shownBody.bytes }, received, masked: masked + shownBody.masked };
+}
+
 /** Why a connection to the service failed, in the socket's words, with its code (ECONNREFUSED, …) beside them. */
 function unreachable(error: unknown): { kind: 'unreachable'; code: string | null; detail: string } {
   const code = (error as { code?: unknown }).code;
@@ -108,6 +136,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
    * a header, which any client could send and which would change the bytes a request carries.
    */
   const unclaimed = new Map<string, { socket: Socket; sent: WorkbenchSent }>();
+  const held = new HeldAnswers();
   const keyHeader = `${options.headerPrefix}-API-KEY`;
   const traceHeader = `${options.headerPrefix}-trace-id`.toLowerCase();
 
@@ -152,31 +181,37 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
     };
     options.events.on('request', collect);
     const started = performance.now();
-    const page = to.page ?? null;
+    // What the service learns of the request as it arrives; through its proxy, what the request detokenized.
+    const workbenchSent: WorkbenchSent = {
+      page: to.page ?? null,
+      secrets,
+      writtenPath: resolution?.resolved.writtenPath,
+      environment: resolution?.environment ?? null,
+    };
     try {
       const response = await exchange(url, composed.method, headers.flat(), body, controller.signal, (socket) =>
-        unclaimed.set(composed.id, { socket, sent: { page, secrets, writtenPath: resolution?.resolved.writtenPath, environment: resolution?.environment ?? null } }),
+        unclaimed.set(composed.id, { socket, sent: workbenchSent }),
       );
       const { shown, bytes } = await readShown(response);
       const duration_ms = performance.now() - started;
-      const rawHeaders: [string, string][] = [];
-      for (let i = 0; i < response.rawHeaders.length; i += 2) {
-        const value = response.rawHeaders[i + 1];
-        rawHeaders.push([response.rawHeaders[i], secrets?.asReferences(value) ?? value]);
-      }
+      // A destination that echoes the request (the echo destination does) shows the references, not the secrets, and
+      // the masks, not the tokens' values. A remote's proxy detokenized what this engine cannot know: it shows all.
+      const answer = await answerOf(response.rawHeaders, shown, secrets, workbenchSent.answer);
       const traceId = to.remoteBaseUrl === undefined ? response.headers[traceHeader] : undefined;
       const entry = typeof traceId === 'string' ? await entryOf(traceId, seen, (listener) => (onEntry = listener)) : null;
+      if (answer.masked > 0 && entry) held.hold(entry.id, answer.received);
       return {
         request: sent,
         outcome: {
           kind: 'response',
           status: response.statusCode ?? 0,
           status_text: response.statusMessage ?? '',
-          headers: rawHeaders,
-          // A destination that echoes the request (the echo destination does) shows the references, not the values.
-          body_base64: (secrets?.bytesAsReferences(shown) ?? shown).toString('base64'),
+          headers: answer.shown.headers,
+          body_base64: answer.shown.body.toString('base64'),
           bytes,
           truncated: bytes > shown.length,
+          // Without its entry no reveal could name the request: its answer is then shown masked, and not held.
+          masked: answer.masked,
         },
         duration_ms,
         entry,
@@ -196,6 +231,8 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
 
   return {
     send,
+    revealAnswer: (entryId) => held.reveal(entryId),
+    forgetAnswers: () => held.forget(),
     cancel(id) {
       const controller = inFlight.get(id);
       controller?.abort();

@@ -138,6 +138,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return { ...historyAsHar(entries, sources.status().url, version), next };
     },
     revealOutbound: async ({ id }) => ({ detokenized_body: sources.revealOutbound(await sources.history.get(id)) }),
+    revealAnswer({ id }) {
+      const { headers, body } = sources.frontDoor.revealAnswer(id);
+      return { headers, body_base64: body.toString('base64') };
+    },
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest(request, page) {

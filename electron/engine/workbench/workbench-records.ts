@@ -119,6 +119,21 @@ const outcomeWords = ({ outcome }: Awaited<SentReply<'sendRequest'>>) =>
   outcome.kind === 'response' ? `answered ${outcome.status}` : outcome.kind === 'cancelled' ? 'cancelled' : `not reached (${outcome.code ?? outcome.detail})`;
 
 /**
+ * The reveal of what a proxied request in the history sent, or got back: by its entry's id and the tokens its body
+ * used, as the application it was sent as (whose token:use rules detokenize an outbound body again).
+ */
+async function proxiedReveal(id: string, facts: RecordFacts, target: 'outbound' | 'answer', what: string): Promise<RevealPlan<'revealOutbound' | 'revealAnswer'>> {
+  const entry = await facts.history.get(id);
+  const tokenIds = [...((entry?.details as ProxyDetails | undefined)?.expressions?.token_ids ?? [])];
+  const tokens = tokenIds.length > 0 ? ` (tokens ${tokenIds.join(', ')})` : '';
+  return {
+    application_id: entry?.application_id ?? null,
+    path: () => entry?.path ?? `/history/${id}`,
+    reveal: (reply) => ({ target, entry_id: id, token_ids: tokenIds, summary: `${reply ? 'Revealed' : 'Could not reveal'} ${what}${tokens}` }),
+  };
+}
+
+/**
  * Every workbench call that changes or reveals, and how its history entry reads. Keys are never written: a key is
  * named by its id and last four characters; a token by its id; its data never.
  */
@@ -351,17 +366,8 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
       }),
     };
   },
-  revealOutbound: async ({ id }, facts) => {
-    const entry = await facts.history.get(id);
-    const tokenIds = [...((entry?.details as ProxyDetails | undefined)?.expressions?.token_ids ?? [])];
-    const what = `the body request ${id} sent to its destination${tokenIds.length > 0 ? ` (tokens ${tokenIds.join(', ')})` : ''}`;
-    return {
-      // The application whose token:use rules detokenize the body again.
-      application_id: entry?.application_id ?? null,
-      path: () => entry?.path ?? `/history/${id}`,
-      reveal: (reply) => ({ target: 'outbound', entry_id: id, token_ids: tokenIds, summary: `${reply ? 'Revealed' : 'Could not reveal'} ${what}` }),
-    };
-  },
+  revealOutbound: ({ id }, facts) => proxiedReveal(id, facts, 'outbound', `the body request ${id} sent to its destination`),
+  revealAnswer: ({ id }, facts) => proxiedReveal(id, facts, 'answer', `the values in the answer to request ${id}`),
   revealSecret: ({ name }) => ({
     path: () => `/secrets/${name}`,
     reveal: (reply) => ({ target: 'secret', name, summary: `${reply ? 'Revealed' : 'Could not reveal'} the value of secret ${quoted(name)}` }),

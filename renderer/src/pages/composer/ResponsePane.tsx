@@ -11,6 +11,7 @@ import { Tabs } from '../../components/Tabs';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore, type ComposerResult } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
+import { useAnswerReveal } from './AnswerReveal';
 import { cancelComposed, startWithTestCard } from './composer-actions';
 import { bodyBytes, bodyText, useResponseState, type EmptyExpression, type ProblemBody, type ResponseState } from './response-state';
 import { Alert } from '../../components/Alert';
@@ -191,13 +192,14 @@ function Sent({ exchange, sentBody }: { exchange: Exchange; sentBody: string | n
   );
 }
 
-function Answer({ state, result }: { state: ResponseState; result: ComposerResult }) {
-  const [tab, setTab] = useState('body');
-  const response = 'response' in state ? state.response : null;
+/** The tab on show lives in the pane, so that it stays while each answer brings its own Answer. */
+function Answer({ state, result, tab, setTab }: { state: ResponseState; result: ComposerResult; tab: string; setTab: (tab: string) => void }) {
   const exchange = result.kind === 'exchange' ? result.exchange : null;
+  const { shown: response, revealed, bar } = useAnswerReveal('response' in state ? state.response : null, exchange?.entry?.id ?? null);
   return (
     <>
       <OutcomeCard state={state} result={result} />
+      {tab !== 'sent' && bar}
       {exchange && (
         <Tabs
           label="Response parts"
@@ -209,7 +211,11 @@ function Answer({ state, result }: { state: ResponseState; result: ComposerResul
                   {
                     id: 'body',
                     label: 'Body',
-                    panel: () => <BodyViewer bytes={bodyBytes(response)} text={bodyText(response)} totalBytes={response.bytes} label="Response body" />,
+                    panel: () => (
+                      <div className={revealed ? 'revealed' : undefined}>
+                        <BodyViewer bytes={bodyBytes(response)} text={bodyText(response)} totalBytes={response.bytes} label="Response body" />
+                      </div>
+                    ),
                   },
                   {
                     id: 'headers',
@@ -257,6 +263,7 @@ export function ResponsePane() {
   const state = useResponseState();
   const section = useRef<HTMLElement>(null);
   const arrived = useAnswerArrival(section);
+  const [tab, setTab] = useState('body');
   return (
     <section className="panel response" aria-labelledby="response-title" aria-busy={sending !== null} ref={section}>
       <h2 id="response-title">Response</h2>
@@ -272,7 +279,8 @@ export function ResponsePane() {
           </button>
         </div>
       ) : state && result ? (
-        <Answer state={state} result={result} />
+        // Keyed by the request: a reveal shows one answer, never the next.
+        <Answer key={result.kind === 'exchange' ? (result.exchange.entry?.id ?? 'no entry') : result.kind} state={state} result={result} tab={tab} setTab={setTab} />
       ) : (
         <p className="muted">Send the request (Ctrl/⌘+Enter) and the answer shows here: who answered, and why.</p>
       )}

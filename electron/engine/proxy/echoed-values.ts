@@ -1,0 +1,201 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
+import type { AnswerMasker } from '../server/route-types';
+import { REDACTED } from '../vault/token-service';
+
+/**
+ * What a request detokenized, masked wherever the destination's answer repeats it: each value, and each leaf of an
+ * object or array, as it was written and as a body carries it (escaped in a JSON string, once or, as an echo nests a
+ * body in its own JSON, twice; encoded in a form; in base64), a number also with other separators or none. Every place becomes
+ * what the same expression writes from the token's mask, or `[redacted]` where the token has none; places that overlap
+ * become one, so no part of a value is left. The one masker of answers: the Composer's exchange, History's record
+ * of the answer and the HAR made from it all use it.
+ */
+
+/** A text the request carried: which value it is of, and where in that value (no keys: the value itself). */
+interface Plain {
+  value: number;
+  path: readonly string[];
+  text: string;
+}
+
+/**
+ * How a body may carry a text, the mask going in the same way: as written, escaped in a JSON string (twice), in a
+ * form, in base64 (as a value of its own: inside a longer base64 text its letters depend on what stands before it).
+ */
+const ENCODINGS: readonly ((text: string) => string)[] = [
+  (text) => text,
+  jsonStringContent,
+  (text) => jsonStringContent(jsonStringContent(text)),
+  formEncode,
+  (text) => Buffer.from(text, 'utf8').toString('base64'),
+];
+
+/** A form of a plain text the answer may hold: its text as Latin-1 (bytes, as HTTP reads a header), or its digits. */
+interface Form {
+  plain: Plain;
+  encode: (text: string) => string;
+  /** What to find, as Latin-1; or, for a number, its digits, found with any separators between them. */
+  find: string;
+  digits: boolean;
+}
+
+/** A place of the answer that holds a form, and what the form's plain text is. */
+interface Place {
+  start: number;
+  end: number;
+  form: Form;
+}
+
+/** Separators a number may be written with: `078-05-1120`, `4242 4242`, `12/30`, a form's `+`. */
+const SEPARATOR = /[ \-./+]/g;
+const DIGITS_WRITTEN = /^\d(?:[ \-./+]?\d)*$/;
+/** A number with fewer digits is looked for only as written: its digits alone would turn up at random. */
+const FEWEST_DIGITS = 4;
+/** How much of a body is searched in one turn of the event loop. */
+const SLICE = 64 * 1024;
+/** A shorter text is masked only where it stands alone ("123", never the "123" of "a1234"). */
+const SHORTEST_INSIDE = 4;
+/** A text as its UTF-8 bytes read as Latin-1: itself when it is ASCII (each character one byte). */
+const latin1 = (text: string) => (Buffer.byteLength(text) === text.length ? text : Buffer.from(text, 'utf8').toString('latin1'));
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The string and number leaves of a parsed JSON value, each with its keys. */
+function leavesOf(value: unknown, path: string[], into: (path: string[], text: string) => void): void {
+  if (typeof value === 'string' || typeof value === 'number') into(path, String(value));
+  else if (isStructured(value)) for (const [key, child] of Object.entries(value)) leavesOf(child, [...path, key], into);
+}
+
+function plainsOf(values: readonly unknown[]): Plain[] {
+  const plains: Plain[] = [];
+  values.forEach((value, index) => {
+    // A flag or a null says nothing: looking for "true" would mask every other one.
+    if (typeof value === 'boolean' || value === null || value === undefined) return;
+    plains.push({ value: index, path: [], text: toText(value) });
+    if (isStructured(value)) leavesOf(value, [], (path, text) => plains.push({ value: index, path, text }));
+  });
+  return plains.filter((plain) => plain.text !== '');
+}
+
+function formsOf(plains: readonly Plain[]): Form[] {
+  const forms: Form[] = [];
+  const seen = new Set<string>();
+  const add = (form: Form) => {
+    const key = `${form.digits ? 'd' : 't'}${form.find}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    forms.push(form);
+  };
+  for (const plain of plains) {
+    for (const encode of ENCODINGS) add({ plain, encode, find: latin1(encode(plain.text)), digits: false });
+    const digits = plain.text.replace(/\D/g, '');
+    if (DIGITS_WRITTEN.test(plain.text) && digits.length >= FEWEST_DIGITS) add({ plain, encode: ENCODINGS[0], find: digits, digits: true });
+  }
+  // Longest first: where two start at one place, the whole value wins over a part of it.
+  return forms.sort((a, b) => b.find.length - a.find.length);
+}
+
+/** Where a form stands in `text`. */
+function* placesOf(text: string, form: Form, stripped: () => string): Generator<Place> {
+  const { find } = form;
+  if (form.digits) {
+    if (!stripped().includes(find)) return;
+    for (const match of text.matchAll(new RegExp([...find].join('[ \\-./+]?'), 'g'))) yield { start: match.index, end: match.index + match[0].length, form };
+    return;
+  }
+  if (find.length < SHORTEST_INSIDE) {
+    if (!text.includes(find)) return;
+    for (const match of text.matchAll(new RegExp(`(?<![A-Za-z0-9])${escaped(find)}(?![A-Za-z0-9])`, 'g'))) yield { start: match.index, end: match.index + find.length, form };
+    return;
+  }
+  for (let at = text.indexOf(find); at !== -1; at = text.indexOf(find, at + find.length)) yield { start: at, end: at + find.length, form };
+}
+
+/** The text at `path` of a mask, or `[redacted]` where the mask has nothing there (or its expression failed). */
+function maskAt(mask: unknown, path: readonly string[]): string {
+  let at = mask;
+  for (const key of path) at = isStructured(at) ? (at as Record<string, unknown>)[key] : undefined;
+  if (at === undefined || at === null || (path.length > 0 && isStructured(at))) return REDACTED;
+  return toText(at) || REDACTED;
+}
+
+export class EchoedValues implements AnswerMasker {
+  private forms: Form[] | undefined;
+  private masks: readonly unknown[] | undefined;
+
+  /**
+   * @param values what each expression of the request evaluated to, in plaintext
+   * @param masksOf what each writes from its token's mask, in the same order (undefined where it fails): asked only
+   * once an answer is found to repeat a value
+   */
+  constructor(
+    private readonly values: readonly unknown[],
+    private readonly masksOf: () => readonly unknown[],
+  ) {}
+
+  /** Latin-1 text (a header value as HTTP reads it) with every value it repeats masked, and how many places. */
+  maskLatin1(text: string): { text: string; masked: number } {
+    return this.masked(text, [...this.placesBySlice(text)].flat());
+  }
+
+  /** A body with every value it repeats masked, and how many places: searched a slice per turn, so no client waits on a long one. */
+  async maskBytes(bytes: Buffer): Promise<{ bytes: Buffer; masked: number }> {
+    const text = bytes.toString('latin1');
+    const places: Place[] = [];
+    for (const slice of this.placesBySlice(text)) {
+      places.push(...slice);
+      await nextTurn();
+    }
+    const { text: shown, masked } = this.masked(text, places);
+    return { bytes: masked === 0 ? bytes : Buffer.from(shown, 'latin1'), masked };
+  }
+
+  /**
+   * The places of `text` that hold a form, SLICE characters at a time: each slice is searched with as much of the
+   * text on either side as the longest form may span (a number's digits with a separator between each), and keeps
+   * the places that start inside it.
+   */
+  private *placesBySlice(text: string): Generator<Place[]> {
+    const forms = (this.forms ??= formsOf(plainsOf(this.values)));
+    if (forms.length === 0) return;
+    // Longest first (formsOf): twice its length covers its separators, one more the character a lookbehind reads.
+    const margin = 2 * forms[0].find.length + 1;
+    for (let from = 0; from < text.length; from += SLICE) {
+      const start = Math.max(0, from - margin);
+      const window = text.slice(start, from + SLICE + margin);
+      let stripped: string | undefined;
+      const places: Place[] = [];
+      for (const form of forms) {
+        for (const place of placesOf(window, form, () => (stripped ??= window.replace(SEPARATOR, '')))) {
+          const at = start + place.start;
+          if (at >= from && at < from + SLICE) places.push({ start: at, end: start + place.end, form });
+        }
+      }
+      yield places;
+    }
+  }
+
+  private masked(text: string, places: readonly Place[]): { text: string; masked: number } {
+    if (places.length === 0) return { text, masked: 0 };
+    this.masks ??= this.masksOf();
+    const masks = this.masks;
+    const maskOf = ({ plain }: Form) => maskAt(masks[plain.value], plain.path);
+    // A text the mask shows as it is (an expiry month) is no secret of the token's.
+    const hidden = places.filter((place) => maskOf(place.form) !== place.form.plain.text);
+    hidden.sort((a, b) => a.start - b.start || b.end - a.end);
+    let out = '';
+    let masked = 0;
+    let done = 0;
+    for (let i = 0; i < hidden.length; ) {
+      const first = hidden[i];
+      let end = first.end;
+      for (i++; i < hidden.length && hidden[i].start < end; i++) end = Math.max(end, hidden[i].end);
+      // Places that overlap are masked as one: as the first one's mask when it covers them all, else redacted.
+      const put = end === first.end ? latin1(first.form.encode(maskOf(first.form))) : REDACTED;
+      out += text.slice(done, first.start) + put;
+      done = end;
+      masked++;
+    }
+    return { text: masked === 0 ? text : out + text.slice(done), masked };
+  }
+}
