@@ -1,3 +1,4 @@
+import { useRef } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useEngineStore } from '../../state/engine-store';
@@ -13,6 +14,7 @@ import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
 import { replayable, replayInComposer } from './replay';
 import { senderOf } from './sender';
+import { useKeptScroll } from './kept-scroll';
 import { useApplicationName } from '../../state/applications-store';
 
 const DEFAULT_PREFIX = 'BT';
@@ -67,9 +69,11 @@ export function EntryPanel() {
   const entry = useHistoryStore((state) => state.selected);
   const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
   const applicationName = useApplicationName();
+  const place = useRef<HTMLElement>(null);
+  useKeptScroll(place, 'entry');
   if (!entry) {
     return (
-      <section className="panel" aria-labelledby="entry-title" data-testid="entry-panel">
+      <section className="panel" aria-labelledby="entry-title" data-testid="entry-panel" ref={place}>
         <h2 id="entry-title">Request</h2>
         <p className="muted" data-testid="entry-empty">
           Select a request in the history to see it here.
@@ -79,7 +83,7 @@ export function EntryPanel() {
   }
   const details = entry.proxy;
   return (
-    <section className="panel entry" aria-labelledby="entry-title" data-testid="entry-panel">
+    <section className="panel entry" aria-labelledby="entry-title" data-testid="entry-panel" ref={place}>
       <h2 id="entry-title" tabIndex={-1}>
         <span className="method">{entry.method}</span> <span className="path">{entry.path}</span>
       </h2>

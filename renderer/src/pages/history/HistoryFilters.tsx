@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { HistoryFilter, HistoryView } from '../../../../shared/workbench/history-filter';
 import { useApplicationsStore } from '../../state/applications-store';
-import { NO_FILTER } from '../../state/history-store';
+import { NO_FILTER, useHistoryStore } from '../../state/history-store';
 
 const VIEW_LABELS: Record<HistoryView, string> = {
   all: 'All requests',
@@ -48,7 +48,8 @@ export function HistoryFilters({ filter, onChange }: { filter: HistoryFilter; on
   const applications = useApplicationsStore((state) => state.applications);
   const narrowed = Object.entries(filter).some(([key, value]) => value !== NO_FILTER[key as keyof HistoryFilter]);
   const change = (patch: Partial<HistoryFilter>) => onChange({ ...filter, ...patch });
-  const [more, setMore] = useState(false);
+  const more = useHistoryStore((state) => state.moreFilters);
+  const setMore = useHistoryStore((state) => state.showMoreFilters);
   const open = more || filter.application_id !== undefined || filter.transaction_id !== undefined || filter.token_id !== undefined || filter.since !== undefined || filter.until !== undefined;
   return (
     <div className="history-filters">
