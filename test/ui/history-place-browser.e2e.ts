@@ -68,3 +68,42 @@ for (const size of [
     await expect(rows.first()).not.toBeInViewport();
   });
 }
+
+test('filters by sender: outside clients, this workbench, or one application; the active filters say so', async ({ page }) => {
+  bench = await workbench.start();
+  const checkout = await bench.call('POST', '/applications', {
+    key: bench.managementKey,
+    body: { name: 'Checkout', type: 'private', permissions: ['token:read'] },
+    headers: { 'BT-TRACE-ID': 'create-checkout' },
+  });
+  await bench.call('GET', '/tokens', { key: checkout.body.key, headers: { 'BT-TRACE-ID': 'outside-checkout' } });
+  await read('outside-private');
+  const backend = bench.engine.bootstrapKeys!.private.application_id;
+  await bench.engine.workbench.sendRequest({ id: 'w', application_id: backend, method: 'GET', path: '/tokens', headers: [['BT-TRACE-ID', 'from-workbench']], body: null }, 'composer');
+
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  const rows = page.getByTestId('history-row');
+  const traces = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
+  await expect(rows).toHaveCount(4);
+  await page.getByRole('button', { name: 'More filters' }).click();
+  const sentBy = page.getByRole('combobox', { name: 'Sent by' });
+  const active = page.getByRole('status', { name: 'Active filters' });
+
+  await sentBy.selectOption({ label: 'Outside clients' });
+  await expect.poll(traces).toEqual(['outside-private', 'outside-checkout', 'create-checkout']);
+  await expect(active).toHaveText('Showing requests sent by outside clients');
+  expect(new URL(page.url()).hash).toBe('#/history?sender=outside');
+
+  await sentBy.selectOption({ label: 'This workbench' });
+  await expect.poll(traces).toEqual(['from-workbench']);
+  await expect(active).toHaveText('Showing requests sent by this workbench');
+
+  await sentBy.selectOption({ label: 'Checkout · private' });
+  await expect.poll(traces).toEqual(['outside-checkout']);
+  await page.getByRole('searchbox', { name: 'Search the requests' }).fill('outside');
+  await expect(active).toHaveText('Showing requests sent as Checkout, matching “outside”');
+  // Live requests are held to it too.
+  await read('outside-private-2');
+  await bench.call('GET', '/tokens', { key: checkout.body.key, headers: { 'BT-TRACE-ID': 'outside-checkout-2' } });
+  await expect.poll(traces).toEqual(['outside-checkout-2', 'outside-checkout']);
+});
