@@ -35,7 +35,7 @@ import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets,
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
-import { AdjustableSettings, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
+import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
 import { wipeVault } from './settings/wipe-vault';
 
 export type { BootstrapKeys } from './access/first-start';
@@ -99,6 +99,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
   );
+  // The proxy reads both from the config at each request: nothing else holds a copy.
+  const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -170,9 +172,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       workbenchUrl: browserWorkbench?.url(http.url) ?? null,
       limits: limits.state(),
       retention: retention.state(),
+      answers: answers.state(),
     }),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
+    changeHistoryAnswers: (change) => answers.change(change),
     welcome,
     wipe() {
       const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });

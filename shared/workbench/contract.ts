@@ -50,7 +50,27 @@ export const proxyDetailsSchema = z.object({
     })
     .optional(),
   /** The destination's answer; absent when it never answered. */
-  response: z.object({ status: z.number().int(), headers: headerPairsSchema, bytes: z.number().int() }).optional(),
+  response: z
+    .object({
+      status: z.number().int(),
+      headers: headerPairsSchema,
+      bytes: z.number().int(),
+      /** Its body, when Settings has history keep answers (absent otherwise): masked in the engine before it was stored. */
+      body: z
+        .object({
+          /**
+           * As text, decompressed, with every value the request detokenized, in the forms a destination sends it back,
+           * as `[redacted]`, and every card number (a Luhn-valid run of 13 to 19 digits) as its mask; null when not kept.
+           */
+          text: z.string().nullable(),
+          /** How many values and card numbers were masked in it. */
+          masked: z.number().int(),
+          /** Why it was not kept ("not kept: 102,417 bytes, over the 65,536-byte bound"); null when it was. */
+          not_kept: z.string().nullable(),
+        })
+        .optional(),
+    })
+    .optional(),
   /** The proxy's own failure: before forwarding (status_source "proxy"), or a destination answer cut off mid-body. */
   failure: z.object({ status: z.number().int(), kind: z.string().nullable(), detail: z.string().nullable() }).optional(),
   timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
@@ -405,6 +425,12 @@ export const HISTORY_RETENTION = {
   historyMaxAgeDays: z.number().int().min(0).max(36_500),
 };
 
+/** Whether history keeps the destinations' answers to the proxy, and up to what size (docs/api.md, Limits). */
+export const HISTORY_ANSWERS = {
+  historyAnswers: z.boolean(),
+  historyAnswerBytes: z.number().int().min(1024).max(1024 * 1024),
+};
+
 /** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
 export const engineSettingsSchema = z.object({
   /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
@@ -421,6 +447,10 @@ export const engineSettingsSchema = z.object({
     historyLimit: limitStateSchema(HISTORY_RETENTION.historyLimit),
     historyMaxAgeDays: limitStateSchema(HISTORY_RETENTION.historyMaxAgeDays),
   }),
+  answers: z.object({
+    historyAnswers: limitStateSchema(HISTORY_ANSWERS.historyAnswers),
+    historyAnswerBytes: limitStateSchema(HISTORY_ANSWERS.historyAnswerBytes),
+  }),
 });
 
 /** A change to the limits: a value to save and apply, or null to go back to the default. */
@@ -434,6 +464,11 @@ export const limitsChangeSchema = z.strictObject({
 export const retentionChangeSchema = z.strictObject({
   historyLimit: HISTORY_RETENTION.historyLimit.nullable().optional(),
   historyMaxAgeDays: HISTORY_RETENTION.historyMaxAgeDays.nullable().optional(),
+});
+/** A change to whether history keeps answers, likewise. */
+export const historyAnswersChangeSchema = z.strictObject({
+  historyAnswers: HISTORY_ANSWERS.historyAnswers.nullable().optional(),
+  historyAnswerBytes: HISTORY_ANSWERS.historyAnswerBytes.nullable().optional(),
 });
 export type EngineSettings = z.output<typeof engineSettingsSchema>;
 

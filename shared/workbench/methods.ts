@@ -13,6 +13,7 @@ import {
   exchangeSchema,
   harExportSchema,
   harPageSchema,
+  historyAnswersChangeSchema,
   historyListSchema,
   historyQuerySchema,
   keyRefSchema,
@@ -160,6 +161,11 @@ export const WORKBENCH_METHODS = {
   changeLimits: call(limitsChangeSchema, engineSettingsSchema),
   /** Changes how much request history is kept: saved in the vault and trimmed to at once, unless a start flag set it. */
   changeRetention: call(retentionChangeSchema, engineSettingsSchema),
+  /**
+   * Changes whether history keeps the destinations' answers to the proxy (masked, up to a size): saved in the vault
+   * and applied to the next request, unless a start flag set it.
+   */
+  changeHistoryAnswers: call(historyAnswersChangeSchema, engineSettingsSchema),
   /** Removes every request history entry; answers how many there were. */
   clearHistory: call(nothing, z.object({ cleared: z.number().int().nonnegative() })),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */

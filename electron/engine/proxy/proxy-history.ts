@@ -2,9 +2,10 @@ import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { Caller } from '../access/authenticator';
 import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
-import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog } from '../server/log-headers';
+import { echoedTexts } from './echoed-values';
+import { type AnswerCapture, keptAnswer } from './kept-answer';
 import { ApiProblem } from '../server/problem';
 import { REDACTED, type TokenService } from '../vault/token-service';
 
@@ -25,6 +26,8 @@ export interface ProxyExchange {
   /** What the body's expressions evaluated to, in plaintext: masked wherever the destination's answer repeats one. */
   detokenized?: unknown[];
   outbound?: { method: string; headers: string[]; bytes: number };
+  /** The answer body as it streamed, when Settings has history keep answers; masked before it is recorded. */
+  answer?: AnswerCapture;
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string };
 }
@@ -38,49 +41,6 @@ function pairs(flat: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < flat.length; i += 2) out.push([flat[i], flat[i + 1]]);
   return out;
-}
-
-/** Leaves of a structured value shorter than this (a month, a flag) are not looked for: they would mask at random. */
-const SHORTEST_LEAF = 4;
-
-/** The string and number leaves of parsed JSON, as text. */
-function leavesOf(value: unknown, into: string[]): void {
-  if (typeof value === 'string' || typeof value === 'number') {
-    const text = String(value);
-    if (text.length >= SHORTEST_LEAF) into.push(text);
-  } else if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) leavesOf(child, into);
-  }
-}
-
-/** What a value escaped in a JSON string or encoded in a form holds that the value itself does not. */
-const ENCODING_MARK = /[\\%+]/;
-
-/**
- * The texts a destination may send back of what a request detokenized, and that `headers` (the answer's header values
- * joined) hold: each value as text and as the body carried it (escaped in a JSON string, encoded in a form), and
- * every leaf of an object or array.
- */
-function echoedTexts(values: readonly unknown[], headers: string): string[] {
-  const found: string[] = [];
-  // Headers without an escape or a percent sign (nearly all) cannot hold a value in another form than its own.
-  const encodedForms = ENCODING_MARK.test(headers);
-  const look = (text: string) => {
-    if (text !== '' && headers.includes(text) && !found.includes(text)) found.push(text);
-  };
-  for (const value of values) {
-    if (isStructured(value)) {
-      const leaves: string[] = [];
-      leavesOf(value, leaves);
-      leaves.forEach(look);
-    }
-    const text = toText(value);
-    look(text);
-    if (!encodedForms) continue;
-    look(jsonStringContent(text));
-    look(formEncode(text));
-  }
-  return found;
 }
 
 /** The destination's response headers, with every detokenized value in them masked. */
@@ -172,7 +132,7 @@ export function revealedOutbound(
 }
 
 export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): ProxyDetails {
-  const { response, failure, outbound } = exchange;
+  const { response, failure, outbound, answer } = exchange;
   return {
     // The answer's source, the split the workbench makes unmistakable.
     status_source: response ? 'destination' : 'proxy',
@@ -186,7 +146,13 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
-    response: response && { status: response.status, headers: maskedResponseHeaders(response.headers, exchange.detokenized), bytes: response.bytes },
+    response: response && {
+      status: response.status,
+      headers: maskedResponseHeaders(response.headers, exchange.detokenized),
+      bytes: response.bytes,
+      // A failure once the destination answered is an answer cut off mid-body.
+      ...(answer && { body: keptAnswer(answer, response, exchange.detokenized, failure !== undefined) }),
+    },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),

@@ -57,6 +57,8 @@ export interface WorkbenchSources {
   changeLimits: (change: Request<'changeLimits'>) => void;
   /** Saves and applies a change to how much history is kept. */
   changeRetention: (change: Request<'changeRetention'>) => void;
+  /** Saves and applies a change to whether history keeps answers. */
+  changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -190,6 +192,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     changeRetention(change) {
       sources.changeRetention(change);
+      return sources.settings();
+    },
+    changeHistoryAnswers(change) {
+      sources.changeHistoryAnswers(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),

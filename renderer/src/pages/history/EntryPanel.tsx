@@ -15,6 +15,7 @@ import { ExportHar } from './ExportHar';
 import { replayable, replayInComposer } from './replay';
 import { senderOf } from './sender';
 import { useKeptScroll } from './kept-scroll';
+import { AnswerBody } from './AnswerBody';
 import { useApplicationName } from '../../state/applications-store';
 
 const DEFAULT_PREFIX = 'BT';
@@ -160,6 +161,7 @@ export function EntryPanel() {
                 Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
               </h3>
               <HeaderList headers={details.response.headers} testId="entry-response-headers" />
+              <AnswerBody body={details.response.body} />
             </section>
           )}
         </div>
