@@ -58,11 +58,14 @@ export const proxyDetailsSchema = z.object({
       /** Its body, when Settings has history keep answers (absent otherwise): masked in the engine before it was stored. */
       body: z
         .object({
+          /** The size of the masked text history kept, in UTF-8 bytes; null when it kept none. */
+          bytes: z.number().int().nullable(),
           /**
-           * As text, decompressed, with every value the request detokenized, in the forms a destination sends it back,
-           * as `[redacted]`, and every card number (a Luhn-valid run of 13 to 19 digits) as its mask; null when not kept.
+           * The masked text: decompressed, with every value the request detokenized, in the forms a destination sends
+           * it back, as `[redacted]`, and every card number (a Luhn-valid run of 13 to 19 digits) as its mask. Only
+           * where one entry is read whole (getHistoryAnswer, a HAR export): lists leave it out, as it may be large.
            */
-          text: z.string().nullable(),
+          text: z.string().optional(),
           /** How many values and card numbers were masked in it. */
           masked: z.number().int(),
           /** Why it was not kept ("not kept: 102,417 bytes, over the 65,536-byte bound"); null when it was. */
@@ -135,8 +138,11 @@ export const historyQuerySchema = z.strictObject({
 /** Newest first, like the engine's history. */
 export const historyListSchema = z.array(historyEntrySchema);
 
-/** Which history entry's outbound body to reveal. */
-export const revealQuerySchema = z.strictObject({ id: z.string().min(1).max(200) });
+/** One history entry, by its id: whose outbound body to reveal, whose answer to read. */
+export const historyEntryQuerySchema = z.strictObject({ id: z.string().min(1).max(200) });
+/** The answer body history kept of a proxied request, masked: read one entry at a time, as it may be large. */
+export const historyAnswerSchema = z.object({ text: z.string() });
+
 /** A revealed outbound body: plaintext, for the one view that asked; never stored in the GUI's state. */
 export const revealedOutboundSchema = z.object({ detokenized_body: z.string() });
 

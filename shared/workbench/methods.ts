@@ -13,6 +13,7 @@ import {
   exchangeSchema,
   harExportSchema,
   harPageSchema,
+  historyAnswerSchema,
   historyAnswersChangeSchema,
   historyListSchema,
   historyQuerySchema,
@@ -25,7 +26,7 @@ import {
   revealedOutboundSchema,
   requestPlaceSchema,
   retentionChangeSchema,
-  revealQuerySchema,
+  historyEntryQuerySchema,
   savedRequestSchema,
   seedExportRequestSchema,
   seedExportSchema,
@@ -97,10 +98,12 @@ export const WORKBENCH_METHODS = {
   getStatus: call(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
   listHistory: call(historyQuerySchema, historyListSchema),
+  /** The answer body history kept of a proxied request (masked before it was stored): 404 unknown, 409 none kept. */
+  getHistoryAnswer: call(historyEntryQuerySchema, historyAnswerSchema),
   /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import: a page at a time. */
   exportHar: call(harExportSchema, harPageSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
-  revealOutbound: call(revealQuerySchema, revealedOutboundSchema),
+  revealOutbound: call(historyEntryQuerySchema, revealedOutboundSchema),
   /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */
   listTransactions: call(transactionQuerySchema, transactionPageSchema),
   /** The applications the workbench may act as, each with its workbench key (never the key itself). */

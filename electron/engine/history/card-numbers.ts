@@ -1,17 +1,45 @@
-import { luhnValid } from '../../../shared/checksums';
-
 /** Where a card number may be written: at least 13 digits, a single space or dash allowed between two of them. */
 const DIGIT_RUN = /\d(?:[ -]?\d){12,}/g;
 const SHORTEST = 13;
 const LONGEST = 19;
 /** What a card's mask shows of it (reveal_last: 4). */
 const SHOWN = 4;
+/** A digit's share of the Luhn sum when it is doubled. */
+const DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
 
-/** The digit groups of a run, as its separators cut it: where each starts in the run, and its digits. */
-function groupsOf(run: string): { at: number; digits: string }[] {
-  const groups: { at: number; digits: string }[] = [];
-  for (const match of run.matchAll(/\d+/g)) groups.push({ at: match.index, digits: match[0] });
-  return groups;
+/** Hands `mask` the place of each digit to hide in one run; answers how many card numbers it found. */
+function maskRun(run: string, mask: (at: number) => void): number {
+  // Each digit's place in the run, and where each group of digits starts (and, last, where the digits end).
+  const places = new Int32Array(run.length);
+  const groups: number[] = [];
+  // Luhn sums of every prefix, one for a number whose last digit has an even index (so digits at odd indexes are
+  // doubled), one for an odd one: any stretch's sum is then a difference, and a long run costs no more per stretch.
+  const endsEven = new Int32Array(run.length + 1);
+  const endsOdd = new Int32Array(run.length + 1);
+  let k = 0;
+  for (let i = 0; i < run.length; i++) {
+    const digit = run.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) continue;
+    if (k === 0 || places[k - 1] !== i - 1) groups.push(k);
+    places[k] = i;
+    endsEven[k + 1] = endsEven[k] + (k % 2 === 0 ? digit : DOUBLED[digit]);
+    endsOdd[k + 1] = endsOdd[k] + (k % 2 === 0 ? DOUBLED[digit] : digit);
+    k++;
+  }
+  groups.push(k);
+  let masked = 0;
+  for (let first = 0; first < groups.length - 1; first++) {
+    const start = groups[first];
+    for (let next = first + 1; next < groups.length && groups[next] - start <= LONGEST; next++) {
+      const end = groups[next];
+      if (end - start < SHORTEST) continue;
+      const sums = (end - 1) % 2 === 0 ? endsEven : endsOdd;
+      if ((sums[end] - sums[start]) % 10 !== 0) continue;
+      masked++;
+      for (let k = start; k < end - SHOWN; k++) mask(places[k]);
+    }
+  }
+  return masked;
 }
 
 /**
@@ -24,27 +52,12 @@ function groupsOf(run: string): { at: number; digits: string }[] {
 export function maskCardNumbers(text: string): { text: string; masked: number } {
   let masked = 0;
   const result = text.replace(DIGIT_RUN, (run) => {
-    const groups = groupsOf(run);
     let chars: string[] | null = null;
-    for (let first = 0; first < groups.length; first++) {
-      let digits = '';
-      for (let last = first; last < groups.length; last++) {
-        digits += groups[last].digits;
-        if (digits.length > LONGEST) break;
-        if (digits.length < SHORTEST || !luhnValid(digits)) continue;
-        masked++;
-        chars ??= [...run];
-        // Every digit of the stretch but its last four, wherever the separators put them.
-        let hide = digits.length - SHOWN;
-        for (let at = groups[first].at; hide > 0; at++) {
-          if (run[at] >= '0' && run[at] <= '9') {
-            chars[at] = 'X';
-            hide--;
-          }
-        }
-      }
-    }
-    return chars ? chars.join('') : run;
+    masked += maskRun(run, (at) => {
+      chars ??= [...run];
+      chars[at] = 'X';
+    });
+    return chars === null ? run : (chars as string[]).join('');
   });
   return { text: result, masked };
 }

@@ -4,7 +4,12 @@ import type { ProxyDetails } from '../../../shared/workbench/contract';
 import { maskCardNumbers } from '../history/card-numbers';
 import { maskedEchoes } from './echoed-values';
 
-type KeptAnswer = NonNullable<NonNullable<ProxyDetails['response']>['body']>;
+/** What the entry says of the answer body; its masked text, when kept, is stored apart (see HistoryStore). */
+type AnswerFacts = NonNullable<NonNullable<ProxyDetails['response']>['body']>;
+interface KeptAnswer {
+  facts: AnswerFacts;
+  text: string | null;
+}
 
 /**
  * The destination's answer body while the proxy streams it to the client, when Settings has history keep answers:
@@ -32,7 +37,7 @@ export class AnswerCapture {
 /** A size as the note says it, exactly: `102,417 bytes`. */
 const bytes = (n: number) => `${n.toLocaleString('en')} ${n === 1 ? 'byte' : 'bytes'}`;
 
-const notKept = (why: string): KeptAnswer => ({ text: null, masked: 0, not_kept: `not kept: ${why}` });
+const notKept = (why: string): KeptAnswer => ({ facts: { bytes: null, masked: 0, not_kept: `not kept: ${why}` }, text: null });
 
 /** The Content-Encodings history reads; a decoder stops with a RangeError past `maxOutputLength`. */
 const DECODERS: Record<string, (body: Buffer, options: { maxOutputLength: number }) => Buffer> = {
@@ -86,5 +91,5 @@ export function keptAnswer(
   }
   const cards = maskCardNumbers(body.toString('utf8'));
   const values = detokenized?.length ? maskedEchoes(cards.text, detokenized) : { text: cards.text, masked: 0 };
-  return { text: values.text, masked: cards.masked + values.masked, not_kept: null };
+  return { facts: { bytes: Buffer.byteLength(values.text), masked: cards.masked + values.masked, not_kept: null }, text: values.text };
 }

@@ -131,9 +131,15 @@ export function revealedOutbound(
   return compiled.render(tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use')).slice(0, BODY_KEPT);
 }
 
-export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): ProxyDetails {
+/**
+ * The proxy call's history details, and the answer body history keeps (masked), which the entry stores apart: it is
+ * read with one entry at a time, never with a list.
+ */
+export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): { details: ProxyDetails; answerText?: string } {
   const { response, failure, outbound, answer } = exchange;
-  return {
+  // A failure once the destination answered is an answer cut off mid-body.
+  const kept = answer && response && keptAnswer(answer, response, exchange.detokenized, failure !== undefined);
+  const details: ProxyDetails = {
     // The answer's source, the split the workbench makes unmistakable.
     status_source: response ? 'destination' : 'proxy',
     destination_url: exchange.destination ?? null,
@@ -150,8 +156,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       status: response.status,
       headers: maskedResponseHeaders(response.headers, exchange.detokenized),
       bytes: response.bytes,
-      // A failure once the destination answered is an answer cut off mid-body.
-      ...(answer && { body: keptAnswer(answer, response, exchange.detokenized, failure !== undefined) }),
+      ...(kept && { body: kept.facts }),
     },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
     timings: {
@@ -160,4 +165,5 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
       total_ms: round(performance.now() - exchange.startedAt),
     },
   };
+  return kept?.text ? { details, answerText: kept.text } : { details };
 }

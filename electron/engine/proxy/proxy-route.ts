@@ -67,8 +67,10 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       if (error instanceof ApiProblem) exchange.failure ??= error;
       throw error;
     } finally {
-      // After the response is out: masking the outbound body for history costs the client nothing.
-      ctx.log.details = proxyLogDetails(exchange, tokens, prefix);
+      // After the response is out: masking the outbound body and the answer for history costs the client nothing.
+      const { details, answerText } = proxyLogDetails(exchange, tokens, prefix);
+      ctx.log.details = details;
+      ctx.log.answerText = answerText;
     }
   }
 

@@ -180,6 +180,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
         request_body: log.requestBody,
         raw_body: log.rawBody,
+        answer_text: log.answerText,
         details: log.details,
       });
     };

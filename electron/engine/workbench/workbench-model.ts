@@ -1,4 +1,4 @@
-import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus } from '../../../shared/workbench/contract';
+import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus, type ProxyDetails } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
@@ -116,6 +116,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return { ...historyAsHar(entries, sources.status().url, version), next };
     },
     revealOutbound: ({ id }, page) => reveals.outbound(id, page),
+    async getHistoryAnswer({ id }) {
+      const entry = await sources.history.get(id);
+      if (!entry) throw new ApiProblem(404, 'No such request in the history');
+      const text = (entry.details as ProxyDetails | undefined)?.response?.body?.text;
+      if (entry.kind !== 'proxy' || text === undefined) throw new ApiProblem(409, 'History kept no answer body for this request');
+      return { text };
+    },
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest(request, page) {
