@@ -24,6 +24,13 @@ module.exports = {
       { path: `${npmPackage}electron/|^electron$` },
     ),
     rule(
+      'browser-mode-without-electron',
+      "`npm start`'s browser mode runs the desktop app's engine under plain Node, beside the Electron shell in main/: " +
+        'nothing it loads, however indirectly, may load `electron`.',
+      { path: '^electron/main/browser-mode\\.ts$' },
+      { path: `${npmPackage}electron/|^electron$`, reachable: true },
+    ),
+    rule(
       'renderer-imports-shared-and-itself',
       'The renderer reaches the engine only through the contract in shared/; npm packages are bundled.',
       { path: '^renderer/' },

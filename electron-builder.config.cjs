@@ -1,5 +1,5 @@
 // `npm run dist`: the desktop installers (AppImage and deb, dmg, NSIS), built on a machine with internet (electron-builder
-// downloads Electron; scripts/start-desktop.mjs --prepare builds better-sqlite3 for it and the app first).
+// downloads Electron; scripts/start.mjs --prepare builds better-sqlite3 for it and the app first).
 const { afterPack } = require('./scripts/packaging/electron-fuses.cjs');
 
 /** @type {import('electron-builder').Configuration} */

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // `npm run check`, and the first phase of `npm test`: the house's rules as tools (types, ESLint, stylelint, imports) and
-// the Electron audit, each an npm script of its own. They run side by side (tsc and ESLint each keep one core busy; the
-// audit mostly waits on the network it cannot reach) and report in a fixed order, a tool's output shown only when it
-// failed. Exits non-zero when any check failed.
+// the Electron audit, each an npm script of its own. They run side by side and report in a fixed order, a tool's output
+// shown only when it failed. Exits non-zero when any check failed.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

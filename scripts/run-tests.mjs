@@ -3,6 +3,7 @@
 // Playwright (whose global setup builds the app), each with its normal console output and a JSON report under
 // test-results/. Ends with the one line CI reads, "N passed, N failed, N skipped", where each check counts as one
 // item, and exits non-zero when anything failed or nothing ran. A failed check does not stop the tests.
+import './supported-node.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';

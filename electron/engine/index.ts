@@ -4,3 +4,4 @@ export { resolveConfig, DEFAULT_PORT, DEFAULT_ECHO_PORT, type EngineConfig } fro
 export { seedFile, type SeedFile, type SeedReport } from './seed/seed-file';
 export { callMethod, problemOf } from './workbench';
 export { isWildcardHost } from './server/local-url';
+export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';

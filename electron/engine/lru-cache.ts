@@ -6,7 +6,7 @@
  *
  * Not one Map evicting key by key: V8 allocates the table that replaces an old-space Map's table in old space, and the
  * replaced table still points at what it held until a full collection, so every young key and value that passed
- * through such a Map would be promoted (docs/performance.md, Findings).
+ * through such a Map would be promoted (docs/performance-log.md, Findings).
  */
 export class LruCache<K, V> {
   private newer = new Map<K, V>();

@@ -13,12 +13,13 @@ import { ExpressionEngine } from './expressions';
 import { RequestLog } from './history/request-log';
 import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
-import { startHttpServer } from './server/http-server';
+import { startHttpServer, type RunningHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
 import { proxyRoutes } from './proxy/proxy-route';
+import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
@@ -57,8 +58,11 @@ export interface Engine {
   readonly transactions: TransactionPanel;
   /** The workbench's methods over this engine: what Electron's IPC and the browser workbench's routes both serve. */
   readonly workbench: WorkbenchModel;
-  /** Set when started with `workbench`: the browser GUI's address (with this run's session) and the session. */
-  readonly browserWorkbench: { url: string; session: string } | null;
+  /**
+   * Set when started with `workbench`: the browser GUI's address (with this run's session), the session, and new
+   * launch links (a one-time code in place of the session, for a browser's command line).
+   */
+  readonly browserWorkbench: { url: string; session: string; launchUrl(): string } | null;
   status(): EngineStatus;
   stop(): Promise<void>;
 }
@@ -67,6 +71,11 @@ export interface StartOptions extends Partial<EngineConfig> {
   seed?: SeedFile;
   /** Serve the built GUI at /ui/ and its session-guarded methods at /_workbench/. */
   browserWorkbench?: BrowserWorkbenchOptions;
+  /**
+   * Hold a new vault's first keys for the workbench's welcome view (the default). false: whoever started the engine
+   * hands them over from `bootstrapKeys` itself, so the workbench never shows them (a wipe's new keys it still does).
+   */
+  welcome?: boolean;
 }
 
 function tenantIdOf(db: Db): string {
@@ -86,7 +95,7 @@ function collectionsFolder(config: EngineConfig): string {
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, ...partial } = options;
   const config = resolveConfig(partial);
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
@@ -163,8 +172,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     };
   }
   const authenticator = new Authenticator(applications);
-  const welcome = new Welcome(applications, bootstrapKeys);
-  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events });
+  const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
+  const secrets = new SecretStore(db, sealer);
+  const door = frontDoor({ baseUrl: () => http.url, headerPrefix: config.headerPrefix, events, secrets });
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -196,8 +206,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     remoteTargets: new RemoteTargets(db, sealer),
+    secrets,
   });
-  const http = await startHttpServer({
+  // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
+  const http: RunningHttpServer = await startHttpServer({
     config,
     routes: [
       ...tokenRoutes(tokens, queries),
@@ -207,8 +219,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     authenticator,
     idempotency,
     requestLog: history,
-    fallback: browserWorkbench?.routes(workbench),
-    workbenchPageOf: (socket) => door.claim(socket),
+    fallback: browserWorkbench?.routes(workbench, () => http.url),
+    workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
     await history.close();
     db.close();
@@ -228,6 +240,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   // Rolls back what expired while stopped; a request that came first already sees those as expired.
   transactions.start();
+  // Serving already: tokens from before card search are indexed between requests.
+  tokenStore.backlog.start(config.log);
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     idempotency.prune();
@@ -247,13 +261,18 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     collectionsFolder: collections.folder,
     transactions: transactionPanel,
     workbench,
-    browserWorkbench: browserWorkbench && { url: browserWorkbench.url(http.url), session: browserWorkbench.session },
+    browserWorkbench: browserWorkbench && {
+      url: browserWorkbench.url(http.url),
+      session: browserWorkbench.session,
+      launchUrl: () => browserWorkbench.launchUrl(http.url),
+    },
     status,
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(housekeeping);
       transactions.stop();
+      tokenStore.backlog.stop();
       collections.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (config.collectionsDir === null && config.dataDir === null) collections.removeIfEmpty();

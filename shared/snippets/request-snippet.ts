@@ -1,9 +1,12 @@
+import { referenceParts, referencesIn } from '../secrets/references';
+
 /**
  * A request as code to copy: a cURL command or a Node.js script (its built-in fetch) that sends exactly the method,
  * URL, headers (in order, repeated ones kept) and body bytes given. The API key is read from the environment
- * ($BT_API_KEY) unless it is given. Written here rather than by httpsnippet-lite, whose cURL target drops repeated
- * headers and query parameters and form bodies, reads a body starting with @ as a file, and quotes the key so the
- * shell cannot expand it, and whose Node targets need node-fetch and re-serialize JSON bodies.
+ * ($BT_API_KEY) unless it is given, and a header's `${secret:NAME}` always is ($NAME in upper case): the code never
+ * holds a secret's value. Written here rather than by httpsnippet-lite, whose cURL target drops repeated headers and
+ * query parameters and form bodies, reads a body starting with @ as a file, and quotes the key so the shell cannot
+ * expand it, and whose Node targets need node-fetch and re-serialize JSON bodies.
  */
 
 export interface SnippetRequest {
@@ -28,27 +31,91 @@ export class SnippetError extends Error {}
 /** Whether a header of the request gives the key itself: it is then sent as written, as the engine sends it. */
 const givesKey = (request: SnippetRequest, key: SnippetKey) => request.headers.some(([name]) => name.toLowerCase() === key.header.toLowerCase());
 
+/** What the code reads from the environment, in order: each variable's name and what to set it to. */
+interface Environment {
+  /** Every variable, with what it stands for ("the API key", "the secret stripe-test"). */
+  variables: { name: string; meaning: string }[];
+  /** The variable of each secret a header refers to, by the secret's name. */
+  secrets: Map<string, string>;
+  /** The key's variable, when the code reads the key from the environment. */
+  key: string | null;
+}
+
+/** A secret's variable: its name in upper case with _ for other characters, never starting with a digit. */
+const variableOf = (secret: string) => `${/^[0-9]/.test(secret) ? 'SECRET_' : ''}${secret.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
+
+/** What code for a request with these headers reads from the environment: the key's variable when `readsKey`, and each secret's. */
+function environmentOf(headers: SnippetRequest['headers'], readsKey: boolean): Environment {
+  const variables = readsKey ? [{ name: KEY_VARIABLE, meaning: 'the API key' }] : [];
+  const secrets = new Map<string, string>();
+  for (const [, value] of headers) {
+    for (const part of referenceParts(value)) {
+      if (typeof part === 'string' || secrets.has(part.name)) continue;
+      // Names that differ only in case or punctuation (stripe-test, stripe_test) get a variable each.
+      const base = variableOf(part.name);
+      let name = base;
+      for (let n = 2; variables.some((variable) => variable.name === name); n++) name = `${base}_${n}`;
+      secrets.set(part.name, name);
+      variables.push({ name, meaning: `the secret ${part.name}` });
+    }
+  }
+  return { variables, secrets, key: readsKey ? KEY_VARIABLE : null };
+}
+
+const environmentFor = (request: SnippetRequest, key: SnippetKey) => environmentOf(request.headers, !givesKey(request, key) && key.value === null);
+
+/** The variables code for a request reads from the environment, in order, with what each stands for: what to tell its user to set. */
+export const snippetVariables = (headers: SnippetRequest['headers'], readsKey: boolean) => environmentOf(headers, readsKey).variables;
+
+/** A header value's literal stretches and its references' variables, each written by the caller's code. */
+const headerParts = (value: string, environment: Environment, literal: (text: string) => string, variable: (name: string, next: string | undefined) => string) => {
+  const parts = referenceParts(value);
+  return parts.map((part, i) => {
+    if (typeof part === 'string') return literal(part);
+    const next = parts[i + 1];
+    return variable(environment.secrets.get(part.name)!, typeof next === 'string' ? next : undefined);
+  });
+};
+
 /** A POSIX shell word that stands for `text` exactly: single quotes, each quote inside written as '\''. */
 export function shellQuote(text: string): string {
   if (text.includes('\0')) throw new SnippetError('A shell argument cannot hold a NUL character');
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Text inside a double-quoted shell word, where the shell expands variables: \ " $ and ` escaped, and ! (which an
+ * interactive shell expands from its history even there) in single quotes of its own.
+ */
+function inDoubleQuotes(text: string): string {
+  if (text.includes('\0')) throw new SnippetError('A shell argument cannot hold a NUL character');
+  return text.replace(/[\\"$`]/g, '\\$&').replace(/!/g, `"'!'"`);
+}
+
+/** A header as a shell word: single-quoted, or double-quoted so the shell puts in the variables of its references. */
+function curlHeader(name: string, value: string, environment: Environment): string {
+  if (referencesIn(value).length === 0) return shellQuote(`${name}: ${value}`);
+  const parts = headerParts(value, environment, inDoubleQuotes, (variable, next) => (next && /^\w/.test(next) ? `\${${variable}}` : `$${variable}`));
+  return `"${inDoubleQuotes(`${name}: `)}${parts.join('')}"`;
+}
+
 /** curl treats [] and {} in a URL as patterns unless told not to. */
 const GLOB_CHARACTERS = /[[\]{}]/;
 
 export function curlSnippet(request: SnippetRequest, key: SnippetKey): string {
-  const keyGiven = givesKey(request, key);
+  const environment = environmentFor(request, key);
   const lines = [`curl --request ${request.method}`, `--url ${shellQuote(request.url)}`];
   if (GLOB_CHARACTERS.test(request.url)) lines.push('--globoff');
-  for (const [name, value] of request.headers) lines.push(`--header ${shellQuote(`${name}: ${value}`)}`);
-  if (!keyGiven) {
+  for (const [name, value] of request.headers) lines.push(`--header ${curlHeader(name, value, environment)}`);
+  if (!givesKey(request, key)) {
     // In double quotes, so the shell puts the key in; nothing else in the header needs quoting.
     lines.push(key.value === null ? `--header "${key.header}: $${KEY_VARIABLE}"` : `--header ${shellQuote(`${key.header}: ${key.value}`)}`);
   }
   // --data-raw: the body as is (--data would read a body starting with @ as a file name).
   if (request.body !== null) lines.push(`--data-raw ${shellQuote(request.body)}`);
-  return `${lines.join(' \\\n  ')}\n`;
+  // The variables are named only when a secret adds to the key's, which the Composer's own note names.
+  const needs = environment.secrets.size === 0 ? '' : `# Reads from the environment: ${environment.variables.map(({ name, meaning }) => `${name} (${meaning})`).join(', ')}\n`;
+  return `${needs}${lines.join(' \\\n  ')}\n`;
 }
 
 /** A JavaScript string literal for any text. */
@@ -57,17 +124,21 @@ const literal = (text: string) => JSON.stringify(text);
 /** fetch refuses a body on these. */
 const NO_BODY_METHODS = new Set(['GET', 'HEAD']);
 
+/** A header value as a JavaScript expression: a string literal, or literals joined with its references' variables. */
+const nodeHeaderValue = (value: string, environment: Environment) =>
+  referencesIn(value).length === 0 ? literal(value) : headerParts(value, environment, literal, (variable) => `process.env.${variable}`).join(' + ');
+
 export function nodeSnippet(request: SnippetRequest, key: SnippetKey): string {
-  const keyGiven = givesKey(request, key);
+  const environment = environmentFor(request, key);
   const lines: string[] = ['// Node.js 20 or later, whose fetch is built in.'];
-  const fromEnvironment = !keyGiven && key.value === null;
-  if (fromEnvironment) {
-    lines.push(`// Run it with the API key in the environment: ${KEY_VARIABLE}=<key> node request.js`);
-    lines.push(`if (!process.env.${KEY_VARIABLE}) throw new Error(${literal(`Set ${KEY_VARIABLE} to the API key`)});`);
+  if (environment.variables.length > 0) {
+    const what = environment.secrets.size === 0 ? 'the API key' : environment.key ? 'the API key and secrets' : 'secrets';
+    lines.push(`// Run it with ${what} in the environment: ${environment.variables.map(({ name }) => `${name}=<${name === KEY_VARIABLE ? 'key' : 'secret'}>`).join(' ')} node request.js`);
+    for (const { name, meaning } of environment.variables) lines.push(`if (!process.env.${name}) throw new Error(${literal(`Set ${name} to ${meaning}`)});`);
   }
   lines.push('', `const url = ${literal(request.url)};`, 'const options = {', `  method: ${literal(request.method)},`, '  headers: [');
-  for (const [name, value] of request.headers) lines.push(`    [${literal(name)}, ${literal(value)}],`);
-  if (!keyGiven) lines.push(`    [${literal(key.header)}, ${key.value === null ? `process.env.${KEY_VARIABLE}` : literal(key.value)}],`);
+  for (const [name, value] of request.headers) lines.push(`    [${literal(name)}, ${nodeHeaderValue(value, environment)}],`);
+  if (!givesKey(request, key)) lines.push(`    [${literal(key.header)}, ${key.value === null ? `process.env.${KEY_VARIABLE}` : literal(key.value)}],`);
   lines.push('  ],');
   if (request.body !== null && NO_BODY_METHODS.has(request.method)) {
     lines.push(`  // fetch sends no body with ${request.method}: the request's body is left out.`);

@@ -71,6 +71,10 @@ export const FLAG_KINDS = [
   'unknown_token',
   'forbidden_token',
   'evaluation',
+  /** A `json` filter's JSONPath that matches nothing in the token: the expression would be sent empty. */
+  'json_path_no_match',
+  /** An expression the proxy would write as nothing (`""`, `null`, or no text at all). */
+  'renders_empty',
   'expression_limit',
   'outside_body',
   'masked_use',
@@ -176,6 +180,15 @@ export const requestSnippetQuerySchema = z
     format: z.enum(SNIPPET_FORMATS),
     include_key: z.boolean().default(false),
   })
-  .refine(oneTarget, ONE_TARGET);
+  .refine(oneTarget, ONE_TARGET)
+  // A remote target's key is the user's own, pasted once: the engine shows its last four characters and no more.
+  .refine((query) => !(query.include_key && query.target_id !== undefined), {
+    path: ['include_key'],
+    message: "A remote target's key never leaves the engine: leave include_key off, and the snippet reads the key from $BT_API_KEY",
+  });
 
-export const requestSnippetSchema = z.object({ snippet: z.string() });
+export const requestSnippetSchema = z.object({
+  snippet: z.string(),
+  /** The key written in (include_key), by id and last four characters, as History records it; null when none was. */
+  key: z.object({ key_id: z.string(), key_last4: z.string() }).nullable(),
+});

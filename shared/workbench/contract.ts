@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { historyFilterSchema } from './history-filter';
+import { movedAsideSchema } from './secret-contract';
 import { revealRecordSchema, tokenChangesSchema } from './token-contract';
 
 /**
@@ -32,7 +33,15 @@ export const proxyDetailsSchema = z.object({
   destination_url: z.string().nullable(),
   /** Where the hosted service would behave differently (http or IP destination, expressions outside the body, …). */
   warnings: z.array(z.string()),
-  expressions: z.object({ count: z.number().int(), token_ids: z.array(z.string()).readonly() }),
+  expressions: z.object({
+    count: z.number().int(),
+    token_ids: z.array(z.string()).readonly(),
+    /**
+     * The expressions the proxy wrote as nothing (`""`, `null` or no text), as written in the body and where (UTF-16
+     * offsets of the body's text); absent when there were none, and for a body that is not UTF-8.
+     */
+    empty: z.array(z.object({ expression: z.string(), from: z.number().int(), to: z.number().int() })).optional(),
+  }),
   /** The request as it left for the destination; absent when the proxy failed before forwarding. */
   outbound: z
     .object({
@@ -75,7 +84,15 @@ export const proxyDetailsSchema = z.object({
     })
     .optional(),
   /** The proxy's own failure: before forwarding (status_source "proxy"), or a destination answer cut off mid-body. */
-  failure: z.object({ status: z.number().int(), kind: z.string().nullable(), detail: z.string().nullable() }).optional(),
+  failure: z
+    .object({
+      status: z.number().int(),
+      kind: z.string().nullable(),
+      /** For a destination not reached (`kind` "unreachable"), why: one of network-failures.ts's reasons; absent in older entries. */
+      reason: z.string().nullable().optional(),
+      detail: z.string().nullable(),
+    })
+    .optional(),
   timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
 });
 export type ProxyDetails = z.infer<typeof proxyDetailsSchema>;
@@ -258,11 +275,25 @@ export const collectionsViewSchema = z.object({
   collections: z.array(
     z.object({
       name: z.string(),
-      requests: z.array(z.object({ name: z.string(), request: savedRequestSchema.nullable(), problem: z.string().nullable() })),
+      requests: z.array(
+        z.object({
+          name: z.string(),
+          request: savedRequestSchema.nullable(),
+          problem: z.string().nullable(),
+          /**
+           * The headers whose file holds a credential in plain text (one written before Secrets, or by hand): the next
+           * save moves each into Secrets. Filled in by the workbench, not the folder's reader.
+           */
+          secrets_in_plain_text: z.array(z.string()).optional(),
+        }),
+      ),
     }),
   ),
 });
 export type CollectionsView = z.output<typeof collectionsViewSchema>;
+
+/** The collections once a request is saved, and the credentials its save moved into Secrets. */
+export const savedRequestsSchema = collectionsViewSchema.extend({ moved_aside: z.array(movedAsideSchema) });
 
 /** What the user pasted to import: a cURL command or a HAR (a whole file, one entry, or one request). */
 export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 1024 * 1024) });
@@ -270,7 +301,15 @@ export const importRequestSchema = z.strictObject({ text: z.string().max(8 * 102
 /** The requests read from a paste, each as the Composer holds one, with what changed on the way. */
 export const importedRequestsSchema = z.object({
   format: z.enum(['curl', 'har']),
-  requests: z.array(z.object({ label: z.string(), request: savedRequestSchema, notes: z.array(z.string()) })),
+  requests: z.array(
+    z.object({
+      label: z.string(),
+      request: savedRequestSchema,
+      notes: z.array(z.string()),
+      /** The credentials moved into Secrets, which the request now refers to by name. */
+      moved_aside: z.array(movedAsideSchema),
+    }),
+  ),
   /** A HAR with more requests than the Composer lists: how many were left out. */
   left_out: z.number().int().positive().optional(),
 });
@@ -499,8 +538,11 @@ export const applicationDetailSchema = z.object({
   type: z.enum(APPLICATION_TYPES),
   permissions: z.array(z.string()),
   rules: z.array(accessRuleSchema),
-  /** `workbench`: the key the workbench itself sends with when acting as this application (the Composer's). */
-  keys: z.array(z.object({ id: z.string(), created_at: isoTimeSchema, workbench: z.boolean() })),
+  /**
+   * `kept`: a key Tokenbench keeps to use again, `workbench` (the Composer sends with it) or `export` (seed files carry
+   * it); null for a key made for a client.
+   */
+  keys: z.array(z.object({ id: z.string(), created_at: isoTimeSchema, kept: z.enum(['workbench', 'export']).nullable() })),
   created_at: isoTimeSchema,
   modified_at: isoTimeSchema.nullable(),
 });
@@ -537,10 +579,12 @@ export type PermissionInfo = z.output<typeof permissionInfoSchema>;
 /** Export the applications and rules as a seed file; their tokens, with plaintext data, only when asked. */
 export const seedExportRequestSchema = z.strictObject({ include_tokens: z.boolean() });
 export const seedExportSchema = z.object({
-  /** The file's content (docs/api.md, Seed file): with keys made for it, and token data when asked. */
+  /** The file's content (docs/api.md, Seed file): with each application's export key, and token data when asked. */
   seed: z.record(z.string(), z.unknown()),
   applications: z.number().int(),
   tokens: z.number().int(),
+  /** The export keys the file carries, by id and last four; `made`: this export made it (the first, or after a revoke). */
+  keys: z.array(z.object({ application_id: z.string(), key_id: z.string(), key_last4: z.string(), made: z.boolean() })),
 });
 
 /** A seed file to read against the vault: `apply` false only says what it would do. */

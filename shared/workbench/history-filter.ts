@@ -51,10 +51,11 @@ interface ProxyFacts {
   expressions?: { token_ids?: unknown };
 }
 
-/** A workbench change's sentence ("Deleted application “Checkout”"), which names what a path gives only by id. */
-const changeSummaryOf = (entry: FilterableEntry): string => {
+/** A workbench change's or reveal's sentence ("Deleted application “Checkout”"), which names what a path gives only by id. */
+const summaryOf = (entry: FilterableEntry): string => {
   if (entry.kind !== 'workbench' || typeof entry.details !== 'object' || entry.details === null) return '';
-  const summary = (entry.details as { change?: { summary?: unknown } }).change?.summary;
+  const { change, reveal } = entry.details as { change?: { summary?: unknown }; reveal?: { summary?: unknown } };
+  const summary = change?.summary ?? reveal?.summary;
   return typeof summary === 'string' ? summary : '';
 };
 
@@ -99,5 +100,5 @@ export function matchesHistoryFilter(entry: FilterableEntry, filter: HistoryFilt
   }
   const needle = filter.text.trim().toLowerCase();
   const sender = entry.workbench_page === undefined ? '' : workbenchLabel(entry.workbench_page);
-  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender, changeSummaryOf(entry)].some((field) => field.toLowerCase().includes(needle));
+  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender, summaryOf(entry)].some((field) => field.toLowerCase().includes(needle));
 }

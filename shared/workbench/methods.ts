@@ -25,6 +25,7 @@ import {
   permissionInfoSchema,
   revealedOutboundSchema,
   requestPlaceSchema,
+  savedRequestsSchema,
   retentionChangeSchema,
   historyEntryQuerySchema,
   savedRequestSchema,
@@ -62,18 +63,29 @@ import {
   tokenWriteResultSchema,
   tokenWriteSchema,
 } from './token-contract';
+import { newSecretSchema, revealedSecretSchema, secretInfoSchema, secretRefSchema } from './secret-contract';
 import type { PageId } from './pages';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
  * Everything else follows from this table: the IPC channels and HTTP paths (transport.ts), the preload bridge, the
- * main process's handlers, the engine's /_workbench/ routes and the page's clients. Adding a method is a row here and
- * a method of the engine's workbench model.
+ * main process's handlers, the engine's /_workbench/ routes and the page's clients. Adding a method is a row here
+ * (made with read, change or reveal), a method of the engine's workbench model and, for a change or a reveal, its
+ * history record (electron/engine/workbench/workbench-records.ts).
  */
 
+/**
+ * What a call does, which decides what history must record of it. read: answers what the engine holds, masked, and
+ * changes nothing. change: changes the vault, the engine's settings, its saved requests or what it sends elsewhere.
+ * reveal: answers a secret (token plaintext, a key) the page does not otherwise see. A change or a reveal leaves a
+ * history entry: the engine's model refuses to start with such a row that has no history record.
+ */
+export type Effect = 'read' | 'change' | 'reveal';
+
 /** A request and its one reply. */
-interface CallRow<Request extends z.ZodType = z.ZodType, Reply extends z.ZodType = z.ZodType> {
+interface CallRow<Request extends z.ZodType = z.ZodType, Reply extends z.ZodType = z.ZodType, E extends Effect = Effect> {
   readonly kind: 'call';
+  readonly effect: E;
   readonly request: Request;
   readonly reply: Reply;
 }
@@ -84,103 +96,120 @@ interface StreamRow<Event extends z.ZodType = z.ZodType> {
   readonly event: Event;
 }
 
-const call = <Request extends z.ZodType, Reply extends z.ZodType>(request: Request, reply: Reply): CallRow<Request, Reply> => ({
-  kind: 'call',
-  request,
-  reply,
-});
+const callOf =
+  <E extends Effect>(effect: E) =>
+  <Request extends z.ZodType, Reply extends z.ZodType>(request: Request, reply: Reply): CallRow<Request, Reply, E> => ({ kind: 'call', effect, request, reply });
+/** A call that reads; it changes and reveals nothing. */
+const read = callOf('read');
+/** A call that changes something: history records it. */
+const change = callOf('change');
+/** A call that answers a secret: history records what it revealed, by id (a key by its last four), never the value. */
+const reveal = callOf('reveal');
 const stream = <Event extends z.ZodType>(event: Event): StreamRow<Event> => ({ kind: 'stream', event });
 
 const nothing = z.strictObject({});
 
 export const WORKBENCH_METHODS = {
   /** Where the engine runs and what its vault holds. */
-  getStatus: call(nothing, engineStatusSchema),
+  getStatus: read(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
-  listHistory: call(historyQuerySchema, historyListSchema),
+  listHistory: read(historyQuerySchema, historyListSchema),
   /** The answer body history kept of a proxied request (masked before it was stored): 404 unknown, 409 none kept. */
-  getHistoryAnswer: call(historyEntryQuerySchema, historyAnswerSchema),
+  getHistoryAnswer: read(historyEntryQuerySchema, historyAnswerSchema),
   /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import: a page at a time. */
-  exportHar: call(harExportSchema, harPageSchema),
+  exportHar: read(harExportSchema, harPageSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
-  revealOutbound: call(historyEntryQuerySchema, revealedOutboundSchema),
+  revealOutbound: reveal(historyEntryQuerySchema, revealedOutboundSchema),
   /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */
-  listTransactions: call(transactionQuerySchema, transactionPageSchema),
+  listTransactions: read(transactionQuerySchema, transactionPageSchema),
   /** The applications the workbench may act as, each with its workbench key (never the key itself). */
-  listApplications: call(nothing, z.array(applicationChoiceSchema)),
+  listApplications: read(nothing, z.array(applicationChoiceSchema)),
   /** Sends a composed request to the service's own address as the chosen application, with its workbench key. */
-  sendRequest: call(composedRequestSchema, exchangeSchema),
+  sendRequest: change(composedRequestSchema, exchangeSchema),
   /** Stops a composed request still in flight; it then answers as cancelled. */
-  cancelRequest: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
+  cancelRequest: change(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ cancelled: z.boolean() })),
   /** Revokes an application's workbench key; the next request sent as it mints a new one. */
-  revokeWorkbenchKey: call(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
+  revokeWorkbenchKey: change(z.strictObject({ application_id: z.string().min(1).max(200) }), applicationChoiceSchema),
   /** Flags on a composed request before it is sent: what the proxy would refuse, and what the hosted service would do otherwise. A draft may send its body as a change since its last check (409 when the engine no longer holds that one). */
-  checkRequest: call(requestCheckQuerySchema, requestCheckSchema),
+  checkRequest: read(requestCheckQuerySchema, requestCheckSchema),
   /** The expression at an offset of a body: its token and what it would write, from the token's masked data. */
-  previewExpression: call(expressionPreviewQuerySchema, expressionPreviewSchema),
+  previewExpression: read(expressionPreviewQuerySchema, expressionPreviewSchema),
   /** A page of tokens for the editor's completion, found by id, type, container, metadata or masked data. */
-  suggestTokens: call(tokenSuggestionQuerySchema, z.array(tokenSuggestionSchema)),
+  suggestTokens: read(tokenSuggestionQuerySchema, z.array(tokenSuggestionSchema)),
   /** The remote targets the Composer may send to, each with its key's last four characters only. */
-  listRemoteTargets: call(nothing, z.array(remoteTargetSchema)),
+  listRemoteTargets: read(nothing, z.array(remoteTargetSchema)),
   /** Keeps a remote target and its API key (sealed; never sent back). */
-  addRemoteTarget: call(newRemoteTargetSchema, remoteTargetSchema),
-  deleteRemoteTarget: call(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ deleted: z.boolean() })),
+  addRemoteTarget: change(newRemoteTargetSchema, remoteTargetSchema),
+  deleteRemoteTarget: change(z.strictObject({ id: z.string().min(1).max(100) }), z.object({ deleted: z.boolean() })),
   /** A composed request as a cURL command or Node.js script, the key read from $BT_API_KEY unless asked to include it. */
-  requestSnippet: call(requestSnippetQuerySchema, requestSnippetSchema),
+  requestSnippet: reveal(requestSnippetQuerySchema, requestSnippetSchema),
   /** The saved requests: a folder of collections, a file per request. */
-  listCollections: call(nothing, collectionsViewSchema),
-  /** Saves a request in a collection (made if new); over one of the same name only with `overwrite`. */
-  saveRequest: call(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), collectionsViewSchema),
+  listCollections: read(nothing, collectionsViewSchema),
+  /**
+   * Saves a request in a collection (made if new); over one of the same name only with `overwrite`. Its credentials
+   * move into Secrets first, and the file refers to them by name; the reply says which moved.
+   */
+  saveRequest: change(requestPlaceSchema.extend({ request: savedRequestSchema, overwrite: z.boolean().default(false) }), savedRequestsSchema),
   /** Renames a saved request, or moves it to another collection; never over an existing one. */
-  moveRequest: call(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
-  deleteRequest: call(requestPlaceSchema, collectionsViewSchema),
-  /** Reads a pasted cURL command or HAR into requests the Composer can send (parsed in the engine, as curl would). */
-  importRequests: call(importRequestSchema, importedRequestsSchema),
+  moveRequest: change(z.strictObject({ from: requestPlaceSchema, to: requestPlaceSchema }), collectionsViewSchema),
+  deleteRequest: change(requestPlaceSchema, collectionsViewSchema),
+  /**
+   * Reads a pasted cURL command or HAR into requests the Composer can send (parsed in the engine, as curl would); their
+   * credentials move into Secrets, and the reply names them.
+   */
+  importRequests: change(importRequestSchema, importedRequestsSchema),
+  /** The secrets saved requests refer to as `${secret:NAME}`, by name, with the requests that use each; never a value. */
+  listSecrets: read(nothing, z.array(secretInfoSchema)),
+  /** Sets a secret, or replaces the value of one of that name (sealed; never sent back but by revealSecret). */
+  setSecret: change(newSecretSchema, secretInfoSchema),
+  deleteSecret: change(secretRefSchema, z.object({ deleted: z.boolean() })),
+  /** A secret's value: only on the user's explicit action, and recorded in history by the secret's name. */
+  revealSecret: reveal(secretRefSchema, revealedSecretSchema),
   /** Every application with its permissions, access rules and keys, for Settings. */
-  listApplicationDetails: call(nothing, z.array(applicationDetailSchema)),
+  listApplicationDetails: read(nothing, z.array(applicationDetailSchema)),
   /** The permissions each type of application may hold, with what each allows. */
-  listPermissions: call(nothing, z.array(permissionInfoSchema)),
+  listPermissions: read(nothing, z.array(permissionInfoSchema)),
   /** Creates an application, validated as POST /applications validates one; it has no key until one is made. */
-  createApplication: call(newApplicationSchema, applicationDetailSchema),
+  createApplication: change(newApplicationSchema, applicationDetailSchema),
   /** Renames an application or changes its permissions and rules, validated as PUT /applications/{id}. */
-  updateApplication: call(applicationChangeSchema, applicationDetailSchema),
+  updateApplication: change(applicationChangeSchema, applicationDetailSchema),
   /** Deletes an application; its keys stop working at once. */
-  deleteApplication: call(applicationRefSchema, z.object({ deleted: z.literal(true) })),
+  deleteApplication: change(applicationRefSchema, z.object({ deleted: z.literal(true) })),
   /** Makes a key for an application: its secret is in this answer only. */
-  createApplicationKey: call(applicationRefSchema, newKeySchema),
+  createApplicationKey: change(applicationRefSchema, newKeySchema),
   /** Revokes one key of an application (the workbench's own included); a client using it gets 401 from then on. */
-  revokeApplicationKey: call(keyRefSchema, applicationDetailSchema),
+  revokeApplicationKey: change(keyRefSchema, applicationDetailSchema),
   /** The applications and rules as a seed file, each with a new key; the tokens' plaintext only when asked. */
-  exportSeed: call(seedExportRequestSchema, seedExportSchema),
+  exportSeed: reveal(seedExportRequestSchema, seedExportSchema),
   /** Reads a seed file against the vault: what it would create, leave and skip as a conflict; with `apply`, does it. */
-  importSeed: call(seedImportRequestSchema, seedReportSchema),
+  importSeed: change(seedImportRequestSchema, seedReportSchema),
   /** Empties the vault as if new (tokens, transactions, applications and keys) and makes its first applications again. */
-  wipeVault: call(wipeRequestSchema, wipeReportSchema),
+  wipeVault: change(wipeRequestSchema, wipeReportSchema),
   /** A new vault's first keys, for the welcome view: answered once, then null. */
-  takeWelcome: call(nothing, welcomeSchema),
+  takeWelcome: reveal(nothing, welcomeSchema),
   /** How the engine is set up: the limits it applies and where they come from. */
-  getSettings: call(nothing, engineSettingsSchema),
+  getSettings: read(nothing, engineSettingsSchema),
   /** Changes the proxy's limits: saved in the vault and applied to the next request, unless a start flag set one. */
-  changeLimits: call(limitsChangeSchema, engineSettingsSchema),
+  changeLimits: change(limitsChangeSchema, engineSettingsSchema),
   /** Changes how much request history is kept: saved in the vault and trimmed to at once, unless a start flag set it. */
-  changeRetention: call(retentionChangeSchema, engineSettingsSchema),
+  changeRetention: change(retentionChangeSchema, engineSettingsSchema),
   /**
    * Changes whether history keeps the destinations' answers to the proxy (masked, up to a size): saved in the vault
    * and applied to the next request, unless a start flag set it.
    */
-  changeHistoryAnswers: call(historyAnswersChangeSchema, engineSettingsSchema),
+  changeHistoryAnswers: change(historyAnswersChangeSchema, engineSettingsSchema),
   /** Removes every request history entry; answers how many there were. */
-  clearHistory: call(nothing, z.object({ cleared: z.number().int().nonnegative() })),
+  clearHistory: change(nothing, z.object({ cleared: z.number().int().nonnegative() })),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
-  searchTokens: call(tokenSearchSchema, tokenPageSchema),
+  searchTokens: read(tokenSearchSchema, tokenPageSchema),
   /** One token as an application reads it (data masked), with the tokens that share its fingerprint. */
-  getToken: call(tokenQuerySchema, tokenDetailSchema),
+  getToken: read(tokenQuerySchema, tokenDetailSchema),
   /** What an application (or a draft of its rules) would get of a token, and whether the proxy would use it for it. */
-  readTokenAs: call(readAsQuerySchema, readAsSchema),
+  readTokenAs: read(readAsQuerySchema, readAsSchema),
   /** A token's data in plaintext: only on the user's explicit action, and recorded in history by the token's id. */
-  revealToken: call(revealTokenQuerySchema, revealedTokenSchema),
+  revealToken: reveal(revealTokenQuerySchema, revealedTokenSchema),
   /** Creates, changes or deletes tokens as an application, through the service's front door. */
-  writeToken: call(tokenWriteSchema, tokenWriteResultSchema),
+  writeToken: change(tokenWriteSchema, tokenWriteResultSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;
@@ -189,6 +218,10 @@ type Methods = typeof WORKBENCH_METHODS;
 export type MethodName = keyof Methods;
 export type CallName = { [K in MethodName]: Methods[K] extends CallRow ? K : never }[MethodName];
 export type StreamName = { [K in MethodName]: Methods[K] extends StreamRow ? K : never }[MethodName];
+type CallWith<E extends Effect> = { [K in CallName]: Methods[K] extends CallRow<z.ZodType, z.ZodType, E> ? K : never }[CallName];
+/** The calls that change something, and those that reveal a secret: each has its history record in the engine. */
+export type ChangeName = CallWith<'change'>;
+export type RevealName = CallWith<'reveal'>;
 
 type Row<K extends CallName> = Extract<Methods[K], CallRow>;
 type Events<S extends StreamName> = Extract<Methods[S], StreamRow>['event'];

@@ -50,7 +50,10 @@ export const TOKEN_PAGE_MAX = 500;
 /** A page of the Tokens list, as an application searches the vault: newest first. */
 export const tokenSearchSchema = z.strictObject({
   application_id: applicationId,
-  /** The service's search language, as POST /v2/tokens/search takes it; blank matches every token. */
+  /**
+   * The service's search language, as POST /v2/tokens/search takes it, plus the card fields and words typed alone
+   * (token-search-fields.ts); blank matches every token.
+   */
   query: z.string().max(10_000).default(''),
   type: z.string().min(1).max(100).optional(),
   /** This container or any below it. */
@@ -85,6 +88,11 @@ export const tokenPageSchema = z.object({
   staged: z.array(stagedTokenSchema),
   /** Staged tokens left out because a query was given: the search language runs in the vault, which they are not in yet. */
   staged_unsearched: z.number().int().nonnegative(),
+  /**
+   * Tokens from before card search whose card details and metadata values cannot be found yet: the first start after
+   * the upgrade indexes them in the background. 0 once done.
+   */
+  unindexed: z.number().int().nonnegative(),
 });
 export type TokenPage = z.output<typeof tokenPageSchema>;
 
@@ -142,8 +150,11 @@ export const readAsSchema = z.object({
 });
 export type ReadAs = z.output<typeof readAsSchema>;
 
-/** The explicit reveal of one token's data. */
-export const revealTokenQuerySchema = z.strictObject({ token_id: tokenId, transaction_id: transactionId.optional() });
+/**
+ * The explicit reveal of one token's data as an application: only where its rules let it read the plaintext itself
+ * (token:read as POST /detokenize applies it, where bare permissions reveal); refused, saying why, where they mask.
+ */
+export const revealTokenQuerySchema = z.strictObject({ application_id: applicationId, token_id: tokenId, transaction_id: transactionId.optional() });
 /** Plaintext, for the one view that asked; never stored in the page's state. */
 export const revealedTokenSchema = z.object({ data: z.unknown() });
 
@@ -184,9 +195,23 @@ export type TokenChange = z.output<typeof tokenChangeSchema>;
 /** The token changes of one live update; `more`: there were too many to list, so read the list again. */
 export const tokenChangesSchema = z.object({ changes: z.array(tokenChangeSchema), more: z.boolean() });
 
-/** What a workbench reveal recorded in history: what was revealed, by id, never the value. */
+/** A key as history names one it revealed: whose, which, and its last four characters. */
+const revealedKeySchema = z.object({ application_id: z.string(), key_id: z.string().nullable(), key_last4: z.string() });
+
+/**
+ * What a workbench reveal recorded in history: what was revealed, by id (a key by its last four characters), never
+ * the value, and in a sentence. Entries older than the sentence have none.
+ */
 export const revealRecordSchema = z.discriminatedUnion('target', [
-  z.object({ target: z.literal('token'), token_id: z.string() }),
-  z.object({ target: z.literal('outbound'), entry_id: z.string(), token_ids: z.array(z.string()) }),
+  /** A token's data, as the application named (absent in older entries). */
+  z.object({ target: z.literal('token'), token_id: z.string(), application_id: z.string().optional(), summary: z.string().optional() }),
+  /** The body a proxied request sent to its destination. */
+  z.object({ target: z.literal('outbound'), entry_id: z.string(), token_ids: z.array(z.string()), summary: z.string().optional() }),
+  /** Keys written out whole: the workbench's key in a snippet, a new vault's first keys. */
+  z.object({ target: z.literal('keys'), keys: z.array(revealedKeySchema), summary: z.string() }),
+  /** A seed file: its export keys, and the tokens whose plaintext it holds (their ids when few, else null). */
+  z.object({ target: z.literal('seed'), keys: z.array(revealedKeySchema), token_count: z.number().int(), token_ids: z.array(z.string()).nullable(), summary: z.string() }),
+  /** A secret's value, by the secret's name. */
+  z.object({ target: z.literal('secret'), name: z.string(), summary: z.string().optional() }),
 ]);
 export type RevealRecord = z.output<typeof revealRecordSchema>;

@@ -19,6 +19,15 @@ export const httpPath = (name: MethodName) => `${WORKBENCH_PATHS.api}${name}`;
 /** Per-run secret of the HTTP workbench: a header on calls, a query parameter on streams (EventSource sends no headers). */
 export const SESSION_HEADER = 'X-Tokenbench-Session';
 export const SESSION_QUERY = 'session';
+
+/**
+ * A launch link (`/ui/#launch=<code>`) is what `npm start` opens a browser with: a browser's command line can be read
+ * by other local users, so it carries a one-time code, which the page trades for the session with a POST to
+ * `session` (`{"code"}` → `{"session"}`). Whoever holds the session may ask `link` for a new link.
+ */
+export const LAUNCH_QUERY = 'launch';
+export const LAUNCH_PATHS = { session: '/_workbench-launch/session', link: '/_workbench-launch/link' } as const;
+export const launchUrl = (baseUrl: string, code: string) => `${baseUrl}${WORKBENCH_PATHS.ui}#${LAUNCH_QUERY}=${code}`;
 /**
  * The workbench page a call is made on, for the audit trail: a header beside the session over HTTP, the invoke's
  * second argument over IPC. Optional: a call without it is the workbench's, on no page in particular.

@@ -8,6 +8,8 @@ import { BUILT_CLI } from './servers';
 export interface RefBuild {
   /** The commit built, abbreviated. */
   commit: string;
+  /** The folder it was built in: that commit's tree, built, with this checkout's node_modules linked in. */
+  dir: string;
   /** Absolute path of that commit's built CLI, which serves that commit's built workbench (out/renderer beside it). */
   cli: string;
 }
@@ -21,7 +23,7 @@ export function buildGitRef(ref: string, log: (line: string) => void): RefBuild 
   const commit = execFileSync('git', ['rev-parse', '--short=12', `${ref}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
   const dir = join(tmpdir(), `tokenbench-build-${commit}`);
   const cli = join(dir, BUILT_CLI);
-  if (existsSync(cli)) return { commit, cli };
+  if (existsSync(cli)) return { commit, dir, cli };
   log(`building ${ref} (${commit}) in ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -29,5 +31,5 @@ export function buildGitRef(ref: string, log: (line: string) => void): RefBuild 
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
   const built = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'], { cwd: dir, stdio: 'inherit' });
   if (built.status !== 0 || !existsSync(cli)) throw new Error(`building ${ref} failed (exit ${built.status ?? built.signal})`);
-  return { commit, cli };
+  return { commit, dir, cli };
 }

@@ -21,7 +21,7 @@ export interface HistoryPageBenchOptions {
   log(line: string): void;
 }
 
-/** Issue 29's targets (docs/performance.md, The History page). */
+/** Issue 29's targets (docs/performance.md, Targets). */
 const TARGETS = { filterMs: 200, longTaskMs: 50 };
 const SCROLL_SECONDS = 5;
 /** Pixels per frame: 3,000 px a second at 60 Hz, so 500 rows of about 30 px last the 5 s. */

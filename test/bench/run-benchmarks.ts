@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, history-page, flags, startup)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, tokens-page, history-page, flags, startup, start)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -13,7 +13,8 @@
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
  *   --profile           CPU-profile the service
- *   --baseline REF      startup, flags: also build this git ref (e.g. main) apart and measure the builds in turn (repeatable)
+ *   --baseline REF      startup, flags, start: also build this git ref (e.g. main) apart and measure the builds in turn
+ *                       (repeatable; start measures beside HEAD~1 when none is given)
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ import { machineInfo } from './machine';
 import { runFlagBench } from './flag-bench';
 import { runHistoryPageBench } from './history-page-bench';
 import { runProxyBench } from './proxy-bench';
+import { runStartBench } from './start-bench';
 import { runStartupBench } from './startup-bench';
 import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
@@ -90,6 +92,13 @@ const SUITES: Record<string, Suite> = {
     run: (settings) => runStartupBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} cold load(s) and reload(s) of each page${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
+  },
+  // Processes started and stopped, not a load: rounds are starts of each kind per build.
+  start: {
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runStartBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
+    describe: ({ rounds, baselineRefs }) =>
+      `${rounds} start(s) of each kind per build, build excluded, in turn with the build of ${baselineRefs.length > 0 ? baselineRefs.join(', ') : 'HEAD~1'}`,
   },
 };
 

@@ -9,6 +9,7 @@ export type BenchTokenType = 'card' | 'token' | 'social_security_number';
 export interface TokenRequest {
   type: BenchTokenType;
   data: unknown;
+  metadata?: Record<string, string>;
 }
 
 export interface TokenExpectation {
@@ -38,14 +39,14 @@ export function cardRequest(seq: number): { request: TokenRequest; expected: Tok
   };
 }
 
-/** The vault's mix: cards, free-form `token` tokens and SSNs in turn. */
+/** The vault's mix: cards, free-form `token` tokens (each with its customer in metadata) and SSNs in turn. */
 export function mixedRequest(seq: number): { request: TokenRequest; expected: TokenExpectation } {
   switch (seq % 3) {
     case 0:
       return cardRequest(seq);
     case 1:
       return {
-        request: { type: 'token', data: { account: `acct_${seq}`, note: 'benchmark fill' } },
+        request: { type: 'token', data: { account: `acct_${seq}`, note: 'benchmark fill' }, metadata: { customer: `cus_${seq}` } },
         expected: { type: 'token', maskedData: undefined },
       };
     default: {

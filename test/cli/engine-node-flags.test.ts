@@ -14,7 +14,10 @@ describe("the engine's Node flags reach every launcher that can pass them", () =
     expect(serve).toBe(`exec tsx ${ENGINE_NODE_FLAGS.join(' ')} electron/cli/serve.ts`);
   });
 
-  it("npm start hands them to Electron's main process", () => {
-    expect(read('scripts/start-desktop.mjs')).toContain(`spawn(binary, ['--js-flags=${ENGINE_NODE_FLAGS.join(' ')}', root]`);
+  it("npm start hands them to Electron's main process, and in a browser to the engine's Node", () => {
+    const start = read('scripts/start.mjs');
+    expect(start).toContain(`const ENGINE_NODE_FLAGS = [${ENGINE_NODE_FLAGS.map((flag) => `'${flag}'`).join(', ')}];`);
+    expect(start).toContain("runApp(binary, [`--js-flags=${ENGINE_NODE_FLAGS.join(' ')}`, root]");
+    expect(start).toContain("runApp(process.execPath, [...ENGINE_NODE_FLAGS, join(root, 'out', 'main', 'browser-mode.js')]);");
   });
 });

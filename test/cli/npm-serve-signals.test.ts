@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../electron/engine/history/history-store';
+import { childrenOf, commandOf, groupAlive } from '../support/process-group';
 import { NPM_SERVE_COMMAND, startServe, type ServeProcess } from '../support/serve-process';
 import { callApi, tempDir } from '../support/test-engine';
 
@@ -18,15 +18,6 @@ afterEach(() => {
   }
 });
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Resolves once no process of the group is left; the test's own timeout fails it if one stays. */
 async function groupGone(pgid: number): Promise<void> {
   // The service's esbuild helper ends on its own once its parent has gone, a moment after it.
@@ -34,8 +25,8 @@ async function groupGone(pgid: number): Promise<void> {
 }
 
 function tsxUnder(npm: number): number {
-  const pid = Number(execFileSync('pgrep', ['-P', String(npm)], { encoding: 'utf8' }).trim().split('\n')[0]);
-  expect(execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' })).toContain('/tsx ');
+  const [pid] = childrenOf(npm);
+  expect(commandOf(pid)).toContain('/tsx ');
   return pid;
 }
 

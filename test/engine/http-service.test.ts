@@ -276,6 +276,21 @@ describe('request log', () => {
     expect(entries.find((e) => e.trace_id === 'log-2')).toMatchObject({ method: 'GET', status: 200 });
   });
 
+  it('cuts every credential header to a hint: those named like a key, token, secret or password too', async () => {
+    const secrets = {
+      Authorization: 'Bearer sk_live_authorization_1234',
+      Cookie: 'session=cookie_value_5678',
+      'X-Api-Token': 'tok_custom_header_9012',
+      'X-Client-Secret': 'client_secret_value_3456',
+      'X-Password': 'password_value_7890',
+    };
+    await t.call('GET', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'hints-1', 'BT-IDEMPOTENCY-KEY': 'idem-kept-1', 'X-Order': 'o-1', ...secrets } });
+    const entry = (await t.engine.history.list(20)).find((e) => e.trace_id === 'hints-1')!;
+    const shown = Object.fromEntries(entry.request_headers);
+    for (const [name, value] of Object.entries(secrets)) expect(shown[name], name).toBe(`...${value.slice(-4)}`);
+    expect([shown['BT-IDEMPOTENCY-KEY'], shown['X-Order']]).toEqual(['idem-kept-1', 'o-1']);
+  });
+
   it('records refused and unknown requests too, so a developer can see why they failed', async () => {
     await t.call('GET', '/tokens', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'refused-1', origin: 'https://evil.example' } });
     await t.call('GET', '/nowhere', { key: t.privateKey, headers: { 'BT-TRACE-ID': 'unknown-1' } });

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
+import { closeSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { isCall, METHOD_NAMES, type MethodName } from '../../shared/workbench/methods';
 import { httpPath, SESSION_HEADER } from '../../shared/workbench/transport';
 import { rawRequest } from '../support/raw-request';
+import { SAVED_REQUEST } from '../support/saved-request';
 import { callApi, type ApiResponse } from '../support/test-engine';
 import { send, type FuzzBench } from './fuzz-bench';
 
@@ -302,6 +305,7 @@ const WORKBENCH_EXCLUDED: Partial<Record<MethodName, string>> = {
 };
 /** Workbench methods whose answer is the plaintext the user asked for. */
 const REVEALING: MethodName[] = ['revealToken', 'revealOutbound', 'exportSeed', 'readTokenAs'];
+
 const workbench: FuzzProperty = {
   name: 'the /_workbench/ methods',
   build(bench) {
@@ -385,7 +389,59 @@ const seedImport: FuzzProperty = {
   },
 };
 
-export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench, historyExport, seedImport];
+/** Files as large as a cloned folder may hold (sparse: they take no room on the disk), which no listing may read. */
+const PLANTED = { collection: 'Too large', files: 3, megabytes: 500 };
+/** Names a file system or Windows refuses, or that could lead out of the folder, among ordinary ones. */
+const NAMES = ['Charge', 'Refund', PLANTED.collection, 'CON', 'con .json', 'COM¹', 'CONIN$', 'nul.', '..', '.hidden', 'a/b', 'C:\\x', 'x\u202Ey', '€'.repeat(100), 'é'.repeat(121), ' ', 'half \uD83D'];
+
+/** What the folder holds: every entry and its size, so a refused call can be seen to have changed nothing. */
+function folderState(folder: string): string {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .sort()
+    .map((path) => `${path} ${lstatSync(join(folder, path)).size}`)
+    .join('\n');
+}
+
+const savedRequests: FuzzProperty = {
+  name: 'saved requests: save, move, delete and list, beside files too large to read',
+  build(bench) {
+    const folder = bench.t.engine.collectionsFolder;
+    mkdirSync(join(folder, PLANTED.collection), { recursive: true });
+    for (let i = 0; i < PLANTED.files; i++) {
+      const fd = openSync(join(folder, PLANTED.collection, `Huge ${i}.request.json`), 'w');
+      ftruncateSync(fd, PLANTED.megabytes * 1024 * 1024);
+      closeSync(fd);
+    }
+    const name = fc.oneof(fc.constantFrom(...NAMES), fc.string({ unit: 'binary', maxLength: 12 }));
+    const place = fc.record({ collection: name, name });
+    return fc.asyncProperty(fc.constantFrom('save', 'overwrite', 'move', 'delete', 'list'), place, place, async (op, at, to) => {
+      const before = folderState(folder);
+      const res =
+        op === 'list'
+          ? await callWorkbench(bench, 'listCollections', {})
+          : op === 'move'
+            ? await callWorkbench(bench, 'moveRequest', { from: at, to })
+            : op === 'delete'
+              ? await callWorkbench(bench, 'deleteRequest', at)
+              : await callWorkbench(bench, 'saveRequest', { ...at, request: SAVED_REQUEST, overwrite: op === 'overwrite' });
+      expectAnswer(bench, res);
+      if (res.status >= 400) {
+        if (res.text.includes(folder)) throw new Error(`a problem names the server's folder: ${res.text.slice(0, 300)}`);
+        if (folderState(folder) !== before) throw new Error(`a refused ${op} (${res.status}) changed the folder: ${res.text.slice(0, 200)}`);
+      } else {
+        const listed = (res.body as { collections: { name: string; requests: { name: string; problem: string | null }[] }[] }).collections;
+        const requestsIn = (collection: string) => listed.find((c) => c.name === collection)?.requests ?? [];
+        const planted = requestsIn(PLANTED.collection).filter((r) => r.name.startsWith('Huge '));
+        if (planted.length !== PLANTED.files || planted.some((r) => r.problem === null)) throw new Error(`the planted files are not listed as too large: ${JSON.stringify(planted)}`);
+        // A name saved or moved to is listed as it was given: no two names share a file.
+        const made = op === 'move' ? to : op === 'save' || op === 'overwrite' ? at : null;
+        if (made && !requestsIn(made.collection).some((r) => r.name === made.name)) throw new Error(`${JSON.stringify(made)} is not listed after its ${op}`);
+      }
+    });
+  },
+};
+
+export const FUZZ_PROPERTIES: FuzzProperty[] = [tokens, tokenizeAndDetokenize, search, applications, transactions, proxy, workbench, historyExport, seedImport, savedRequests];
 
 /** After a run: neither history (as stored) nor the engine's log ever holds the canary's plaintext. */
 export function expectNoCanaryKept(bench: FuzzBench, historyBytes: Buffer): void {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
-import { engineSettingsSchema, historyEntrySchema, type HistoryEntry } from '../../shared/workbench/contract';
+import { engineSettingsSchema, historyAnswerSchema, historyEntrySchema, type HistoryEntry } from '../../shared/workbench/contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**
@@ -22,8 +22,20 @@ const OTHER_CARD = '5555 5555 5555 4444';
 
 const spaced = (digits: string) => digits.match(/.{1,4}/g)!.join(' ');
 const dashed = (digits: string) => digits.match(/.{1,4}/g)!.join('-');
+const formEncoded = (text: string) => new URLSearchParams([['', text]]).toString().slice(1);
 /** Every form of the plaintext that must not be kept. */
-const PLAINTEXT = [PAN, spaced(PAN), dashed(PAN), SSN, SSN.replaceAll('-', ''), SECRET, JSON.stringify(SECRET).slice(1, -1), OTHER_CARD, OTHER_CARD.replaceAll(' ', '')];
+const PLAINTEXT = [
+  PAN,
+  spaced(PAN),
+  dashed(PAN),
+  SSN,
+  SSN.replaceAll('-', ''),
+  SECRET,
+  JSON.stringify(SECRET).slice(1, -1),
+  formEncoded(SECRET),
+  OTHER_CARD,
+  OTHER_CARD.replaceAll(' ', ''),
+];
 
 /** What the destination answers, given what it received: the plaintext back in many shapes. */
 function echoed(received: { pan: string; ssn: string; secret: string }): string {
@@ -33,7 +45,7 @@ function echoed(received: { pan: string; ssn: string; secret: string }): string 
     `"plain": "${pan}", "spaced": "${spaced(pan)}", "dashed": "${dashed(pan)}", "number": ${pan},`,
     `"nested": {"card": {"number": "${pan}", "last4": "${pan.slice(-4)}"}},`,
     `"sentence": "charged card ${pan} for 12.00", "glued": "ref${pan}x", "grouped": "id 77 ${spaced(pan)} 12",`,
-    `"ssn": "${ssn}", "ssn_digits": "${ssn.replaceAll('-', '')}", "secret": ${JSON.stringify(secret)},`,
+    `"ssn": "${ssn}", "ssn_digits": "${ssn.replaceAll('-', '')}", "secret": ${JSON.stringify(secret)}, "secret_form": "q=${formEncoded(secret)}",`,
     `"other": "${OTHER_CARD}", "other_plain": "${OTHER_CARD.replaceAll(' ', '')}", "amount": 1200, "order": "ord_1234567"`,
     '}',
   ].join('\n');
@@ -89,6 +101,17 @@ async function proxied(bench: TestEngine, ids: { pan: string; ssn: string; secre
   return historyEntrySchema.parse(entry);
 }
 
+/** What the entry says of its kept answer, with the masked text read as History reads it: one entry at a time. */
+async function answerOf(bench: TestEngine, entry: HistoryEntry) {
+  const body = entry.proxy!.response!.body!;
+  // A list never carries the text, which may be large.
+  expect(body.text).toBeUndefined();
+  if (body.bytes === null) return { ...body, text: null };
+  const { text } = historyAnswerSchema.parse(await callMethod(bench.engine.workbench, 'getHistoryAnswer', { id: entry.id }));
+  expect(Buffer.byteLength(text)).toBe(body.bytes);
+  return { ...body, text };
+}
+
 function expectNoPlaintext(text: string, where: string): void {
   for (const plain of PLAINTEXT) expect(text.includes(plain), `${JSON.stringify(plain)} in ${where}`).toBe(false);
   // Whatever separates them: no run of the card's digits survives.
@@ -128,7 +151,7 @@ describe("the destination's answer in history", () => {
     expect(changed.ok && changed.settings.answers.historyAnswers).toEqual({ value: true, default: false, stored: true, pinnedBy: null });
     const ids = await tokens(t);
     const entry = await proxied(t, ids, '/');
-    const body = entry.proxy!.response!.body!;
+    const body = await answerOf(t, entry);
     expect(body.not_kept).toBeNull();
     expectNoPlaintext(body.text!, 'the entry');
     // What is not secret stays readable; a card keeps its last four, as its mask does (a bare JSON number too).
@@ -143,6 +166,7 @@ describe("the destination's answer in history", () => {
       ssn: '[redacted]',
       ssn_digits: '[redacted]',
       secret: '[redacted]',
+      secret_form: 'q=[redacted]',
       other: 'XXXX XXXX XXXX 4444',
       amount: 1200,
       order: 'ord_1234567',
@@ -164,17 +188,20 @@ describe("the destination's answer in history", () => {
   it('is decompressed to be masked and kept; past the bound, or not text, it is a note of why, never the bytes', async () => {
     t = await startTestEngine({ historyAnswers: true });
     const ids = await tokens(t);
-    const gzipped = (await proxied(t, ids, '/gzip')).proxy!.response!.body!;
+    const gzipped = await answerOf(t, await proxied(t, ids, '/gzip'));
     expectNoPlaintext(gzipped.text!, 'the gzipped answer');
     expect(gzipped.text).toContain('"plain": "XXXXXXXXXXXX5556"');
 
-    const big = (await proxied(t, ids, '/big')).proxy!.response!.body!;
-    expect(big).toEqual({ text: null, masked: 0, not_kept: 'not kept: 102,417 bytes, over the 65,536-byte bound' });
-    const binary = (await proxied(t, ids, '/binary')).proxy!.response!.body!;
-    expect(binary).toEqual({ text: null, masked: 0, not_kept: 'not kept: 22 bytes of image/png, not UTF-8 text' });
+    const bigEntry = await proxied(t, ids, '/big');
+    expect(await answerOf(t, bigEntry)).toEqual({ bytes: null, text: null, masked: 0, not_kept: 'not kept: 102,417 bytes, over the 65,536-byte bound' });
+    const binary = await answerOf(t, await proxied(t, ids, '/binary'));
+    expect(binary).toEqual({ bytes: null, text: null, masked: 0, not_kept: 'not kept: 22 bytes of image/png, not UTF-8 text' });
+    // An answer not kept, or an entry History does not have, is said so, never an empty body.
+    expect(problemOf(await callMethod(t.engine.workbench, 'getHistoryAnswer', { id: bigEntry.id }).catch((error: unknown) => error))).toMatchObject({ status: 409 });
+    expect(problemOf(await callMethod(t.engine.workbench, 'getHistoryAnswer', { id: 'no-such-entry' }).catch((error: unknown) => error))).toMatchObject({ status: 404 });
 
     expect((await changeAnswers(t, { historyAnswerBytes: 200 * 1024 })).ok).toBe(true);
-    const bigger = (await proxied(t, ids, '/big')).proxy!.response!.body!;
+    const bigger = await answerOf(t, await proxied(t, ids, '/big'));
     expect(bigger.not_kept).toBeNull();
     expect(bigger.text!.startsWith('XXXXXXXXXXXX5556\nxxx')).toBe(true);
     expectNoPlaintextInHistoryFiles(t.dataDir!);

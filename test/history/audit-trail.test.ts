@@ -76,11 +76,11 @@ it('records a transaction, its enlisted writes with its id, and its commit', asy
   expect(JSON.stringify(all)).not.toContain(PAN);
 });
 
-it('records a reveal in the workbench as the workbench, by the token id, never the value', async () => {
+it('records a reveal in the workbench as the workbench acting as the application, by the token id, never the value', async () => {
   const sentAt = Date.now();
-  expect((await t.workbench('revealToken', { token_id: card })).status).toBe(200);
+  expect((await t.workbench('revealToken', { application_id: privateApp, token_id: card })).status).toBe(200);
   const reveal = (await entries()).find((e) => e.kind === 'workbench' && e.path === `/tokens/${card}`);
-  expect(reveal).toMatchObject({ method: 'REVEAL', status: 200, application_id: null, reveal: { target: 'token', token_id: card } });
+  expect(reveal).toMatchObject({ method: 'REVEAL', status: 200, application_id: privateApp, reveal: { target: 'token', token_id: card, application_id: privateApp } });
   expect(reveal!.trace_id).toMatch(/^[0-9a-f-]{36}$/);
   expect(reveal!.transaction_id).toBeNull();
   expect(Date.parse(reveal!.at)).toBeGreaterThanOrEqual(sentAt - 1000);
@@ -134,7 +134,7 @@ it('records the Transactions page opening, enlisting in and committing a transac
 });
 
 it('records each reveal with the page it was done on', async () => {
-  await onPage('tokens', 'revealToken', { token_id: card });
+  await onPage('tokens', 'revealToken', { application_id: privateApp, token_id: card });
   const proxied = await byTrace(await sent('composer', 'POST', '/proxy', { pan: `{{ ${card} }}` }, [['BT-PROXY-URL', t.engine.echoUrl!]]));
   await onPage('history', 'revealOutbound', { id: proxied.id });
   const reveals = (await entries()).filter((e) => e.kind === 'workbench');

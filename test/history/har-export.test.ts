@@ -77,11 +77,13 @@ it('says which workbench page sent a request, and nothing of the kind for any ot
   const har = await exported({});
   await expect(validator.har(har)).resolves.toBeTruthy();
   expect(har.log.entries.map((e) => e._tokenbench)).toMatchObject([
+    // The first send as the application made the workbench's key: a change of the workbench's own, on that page.
+    { kind: 'workbench', workbench_page: 'composer', change: { action: 'sendRequest' } },
     { kind: 'api', application_id: applicationId, workbench_page: 'composer' },
     { kind: 'api', application_id: applicationId, workbench_page: null },
     { kind: 'api', application_id: applicationId },
   ]);
-  expect(har.log.entries[2]._tokenbench).not.toHaveProperty('workbench_page');
+  expect(har.log.entries[3]._tokenbench).not.toHaveProperty('workbench_page');
 });
 
 it("exports each request with the engine's own origin and its target as received, whatever the target", async () => {

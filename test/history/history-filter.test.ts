@@ -65,10 +65,13 @@ describe('filtering the history in the engine', () => {
     await sendFrom('composer', 'from-composer');
     await sendFrom(undefined, 'unnamed');
     await call('GET', '/tokens', 'from-a-client', { headers: { 'X-Tokenbench-Page': 'tokens' } });
-    expect(await traces({ text: 'Tokens page' })).toEqual(['from-tokens']);
+    // The first send as the application made its workbench key: recorded as done on that page too.
+    const [made] = await listed({ text: 'Made the workbench' });
+    expect(made).toMatchObject({ kind: 'workbench', workbench_page: 'tokens' });
+    expect(await traces({ text: 'Tokens page' })).toEqual(['from-tokens', made.trace_id]);
     expect(await traces({ text: 'composer' })).toEqual(['from-composer']);
-    expect(await traces({ text: 'workbench' })).toEqual(['unnamed']);
-    expect(await traces({ text: 'page' })).toEqual(['from-composer', 'from-tokens']);
+    expect(await traces({ text: 'workbench' })).toEqual(['unnamed', made.trace_id]);
+    expect(await traces({ text: 'page' })).toEqual(['from-composer', 'from-tokens', made.trace_id]);
   });
 
   it('by sender: outside clients, or this workbench (its pages and its own changes), with the application too, in exports as well', async () => {
@@ -77,10 +80,11 @@ describe('filtering the history in the engine', () => {
     await call('GET', '/tokens/missing', 'outside-management', { key: t.managementKey });
     await callMethod(t.engine.workbench, 'sendRequest', { id: 'w', application_id: applicationId, method: 'GET', path: '/tokens', headers: [['BT-TRACE-ID', 'from-composer']], body: null }, 'composer');
     await callMethod(t.engine.workbench, 'changeRetention', { historyLimit: 5000 }, 'settings');
-    const changeAt = (await listed({ view: 'changes' }))[0].trace_id;
+    // The workbench's changes: the retention, and the key it made to send as the application.
+    const [changeAt, keyMadeAt] = (await listed({ view: 'changes' })).map((entry) => entry.trace_id);
 
     expect(await traces({ sender: 'outside' })).toEqual(['outside-management', 'outside-private']);
-    expect(await traces({ sender: 'workbench' })).toEqual([changeAt, 'from-composer']);
+    expect(await traces({ sender: 'workbench' })).toEqual([changeAt, 'from-composer', keyMadeAt]);
     expect(await traces({ sender: 'workbench', application_id: applicationId })).toEqual(['from-composer']);
     expect(await traces({ sender: 'outside', application_id: applicationId })).toEqual(['outside-private']);
     const exported = (await callMethod(t.engine.workbench, 'exportHar', { filter: { sender: 'outside' } })) as { log: { entries: { _tokenbench: { trace_id: string } }[] } };

@@ -44,7 +44,7 @@ it('records creating, changing and deleting an application, and its keys, by id 
   await changed('updateApplication', { id: app, name: 'Checkout', permissions: ['token:create', 'token:read'], rules: [] });
 
   const key = await changed('createApplicationKey', { application_id: app });
-  expect(key.entry).toMatchObject({ method: 'CREATE', path: `/applications/${app}/keys/${key.reply.key.id}`, change: { summary: `Created key ${key.reply.key.id} for application “Checkout”` } });
+  expect(key.entry).toMatchObject({ method: 'CREATE', path: `/applications/${app}/keys/${key.reply.key.id}`, change: { summary: `Created key ${key.reply.key.id} for application “Checkout”, ending ${key.reply.key.key.slice(-4)}` } });
   expect(JSON.stringify(await entries())).not.toContain(key.reply.key.key);
 
   const revoked = await changed('revokeApplicationKey', { application_id: app, key_id: key.reply.key.id });
@@ -91,6 +91,18 @@ it('records the limits, the retention, the keeping of answers and remote targets
   expect(JSON.stringify(await entries())).not.toContain(remoteKey);
 });
 
+it('records saving, moving and deleting a saved request, by collection and name', async () => {
+  const request = { kind: 'api', method: 'GET', target: '/tokens', headers: [], service: { transaction: '', trace: '', keepAlive: '', connection: '' }, bodyMode: 'none', body: '' };
+  const saved = await changed('saveRequest', { collection: 'Payments', name: 'List cards', request });
+  expect(saved.entry).toMatchObject({ method: 'SAVE', path: '/collections/Payments/List cards', change: { summary: 'Saved request “List cards” of collection “Payments”' } });
+  const moved = await changed('moveRequest', { from: { collection: 'Payments', name: 'List cards' }, to: { collection: 'Cards', name: 'All' } });
+  expect(moved.entry).toMatchObject({ method: 'MOVE', path: '/collections/Cards/All', change: { summary: 'Moved saved request “List cards” of collection “Payments” to “All” of collection “Cards”' } });
+  const deleted = await changed('deleteRequest', { collection: 'Cards', name: 'All' });
+  expect(deleted.entry).toMatchObject({ method: 'DELETE', path: '/collections/Cards/All', change: { summary: 'Deleted saved request “All” of collection “Cards”' } });
+  const refused = await changed('deleteRequest', { collection: 'Cards', name: 'All' }, 404);
+  expect(refused.entry.change?.summary).toBe('Could not delete saved request “All” of collection “Cards”');
+});
+
 it('records a seed applied, not a seed only planned', async () => {
   const { seed } = (await t.workbench('exportSeed', { include_tokens: false })).body;
   const before = (await entries()).length;
@@ -102,8 +114,11 @@ it('records a seed applied, not a seed only planned', async () => {
 
 it('lists changes and reveals apart, and finds a change by the words of its summary', async () => {
   const card = (await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card_number', data: '4242424242424242' } })).body.id;
-  expect((await t.workbench('revealToken', { token_id: card })).status).toBe(200);
-  expect((await entries('reveals')).map((e) => e.method)).toEqual(['REVEAL']);
+  expect((await t.workbench('revealToken', { application_id: privateApp, token_id: card })).status).toBe(200);
+  expect((await entries('reveals')).map((e) => [e.method, e.reveal?.target])).toEqual([
+    ['REVEAL', 'token'],
+    ['REVEAL', 'seed'],
+  ]);
   const changes = await entries('changes');
   expect(changes.length).toBeGreaterThan(5);
   expect(changes.every((e) => e.kind === 'workbench' && e.method !== 'REVEAL')).toBe(true);

@@ -1,8 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { FuseState } from '@electron/fuses/dist/constants';
-import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
+import { FuseState, FuseV1Options, getCurrentFuseWire } from '@electron/fuses';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/test-engine';
 

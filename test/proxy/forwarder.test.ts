@@ -55,7 +55,7 @@ describe('forwarder', () => {
 
   it('maps a closed port to 502 unreachable', async () => {
     const err = await rejectionOf(forwardAll(forwarder(), getRequest(`http://127.0.0.1:${await closedPort()}/`)), ForwardError);
-    expect(err).toMatchObject({ kind: 'unreachable', status: 502, detail: 'destination unreachable: connection refused' });
+    expect(err).toMatchObject({ kind: 'unreachable', reason: 'refused', status: 502, detail: 'destination unreachable: connection refused' });
   });
 
   it('maps an unknown host name to 502 unreachable', async () => {
@@ -220,12 +220,14 @@ describe('forwarder', () => {
 
 describe('forwardFailure', () => {
   it('classifies network errors and leaves service faults alone', () => {
-    expect(forwardFailure(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toMatchObject({ kind: 'unreachable', detail: 'destination unreachable: connection reset' });
+    expect(forwardFailure(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toMatchObject({ kind: 'unreachable', reason: 'reset', detail: 'destination unreachable: connection reset' });
     expect(forwardFailure(Object.assign(new Error('x'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toMatchObject({
       kind: 'unreachable',
+      reason: 'tls',
       detail: 'destination unreachable: TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)',
     });
-    expect(forwardFailure(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toMatchObject({ kind: 'unreachable', detail: 'destination unreachable: ETIMEDOUT' });
+    expect(forwardFailure(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }))).toMatchObject({ kind: 'unreachable', reason: 'network', detail: 'destination unreachable: ETIMEDOUT' });
+    expect(forwardFailure(Object.assign(new Error('x'), { code: 'ENOTFOUND' }))).toMatchObject({ kind: 'unreachable', reason: 'dns', detail: 'destination unreachable: host name not found' });
     expect(forwardFailure(Object.assign(new Error('x'), { code: 'UND_ERR_INVALID_ARG' }))).toBeUndefined();
     expect(forwardFailure(Object.assign(new Error('x'), { code: 'ERR_INVALID_ARG_TYPE' }))).toBeUndefined();
     expect(forwardFailure(new Error('plain bug'))).toBeUndefined();

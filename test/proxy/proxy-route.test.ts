@@ -453,6 +453,26 @@ describe('the proxy in the history', () => {
     expect((entries.find((e) => e.trace_id === 'proxy-history-3')!.details as any)).toMatchObject({ status_source: 'proxy', failure: { status: 400 } });
   });
 
+  it('records each expression the proxy wrote as nothing, with where it sits in the body as sent, and no value', async () => {
+    const empty = `{{ ${cardId} | json: '$.numbr' }}`;
+    const none = `{{ ${cardId} | json: '$.none' }}`;
+    const small = `{"pan": "${empty}", "café": "{{ ${cardId} | card_exp: 'MM/YY' }}", "n": ${none}}`;
+    // Over 16 KiB, compiled from its bytes: its places are still counted as the text's characters.
+    const large = `{"note": "${'é'.repeat(9000)}", "pan": "x${empty}"}`;
+    for (const [trace, body] of [['empty-small', small], ['empty-large', large]]) {
+      const res = await proxy('/proxy', { raw: body, headers: { 'Content-Type': 'application/json', 'BT-TRACE-ID': trace } });
+      expect(res.status).toBe(200);
+    }
+    await t.engine.history.flush();
+    const entries = await t.engine.history.list(50);
+    const emptyOf = (trace: string) => (entries.find((e) => e.trace_id === trace)!.details as any).expressions.empty;
+    const at = (body: string, expression: string) => ({ expression, from: body.indexOf(expression), to: body.indexOf(expression) + expression.length });
+    expect(emptyOf('empty-small')).toEqual([at(small, empty), at(small, none)]);
+    expect(emptyOf('empty-large')).toEqual([at(large, empty)]);
+    // A request whose expressions all wrote something records none.
+    expect((entries.find((e) => e.trace_id === 'proxy-history-1')!.details as any).expressions).not.toHaveProperty('empty');
+  });
+
   it("shows a small body's outbound form masked with each token's mask as history is read, live or later", async () => {
     const id = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'card', data: CARD } })).body.id;
     const live: RequestLogEntry[] = [];

@@ -93,9 +93,9 @@ describe('the method table over IPC, from the page to the engine and back', () =
   it('carries the page each call is made on to the history entries it causes', async () => {
     const card = (await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'shown' } })).body.id;
     page = 'tokens';
-    await api.revealToken({ token_id: card });
+    await api.revealToken({ application_id: bench.engine.bootstrapKeys!.private.application_id, token_id: card });
     page = undefined;
-    await api.revealToken({ token_id: card });
+    await api.revealToken({ application_id: bench.engine.bootstrapKeys!.private.application_id, token_id: card });
     await bench.engine.history.flush();
     const [unnamed, named] = await api.listHistory({ limit: 2 });
     expect(named).toMatchObject({ kind: 'workbench', path: `/tokens/${card}`, workbench_page: 'tokens' });

@@ -76,11 +76,10 @@ export async function startTestEngine(
   const uiDir = workbenchRoutes ? tempDir('tokenbench-ui-') : null;
   if (uiDir) writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
   const browserWorkbench = uiDir ? { uiDir } : rest.browserWorkbench;
-  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, browserWorkbench, dataDir });
-  const keys = engine.bootstrapKeys;
-  // The test took the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
+  // The test takes the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
   // it (keepWelcome), and would stand in front of every other page.
-  if (!keepWelcome) await engine.workbench.takeWelcome({});
+  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, browserWorkbench, dataDir, welcome: keepWelcome === true });
+  const keys = engine.bootstrapKeys;
   return {
     engine,
     url: engine.url,

@@ -115,7 +115,7 @@ test('each failure of the proxy itself says who failed, whether the destination 
   await c.expectOutcome('Proxy error', 'The proxy could not complete the request');
   await expect(c.outcome).toContainText('502 Bad Gateway');
   await expect(c.outcome).toContainText('could not be reached');
-  await expect(c.outcome).toContainText('What to do: Check the destination URL');
+  await expect(c.outcome).toContainText('What to do: Nothing accepted a connection at 127.0.0.1:');
 
   // 408: the destination takes longer than the proxy waits.
   await c.destination(`${bench.engine.echoUrl}/delay/3000`);
@@ -124,6 +124,35 @@ test('each failure of the proxy itself says who failed, whether the destination 
   await expect(c.outcome).toContainText('408 Request Timeout');
   await expect(c.outcome).toContainText('did not answer within 1000 ms');
   await expect(c.outcome).not.toContainText('Destination answered');
+});
+
+test('a refused connection gets only the advice that helps it, and a remote target not reached is named with what to check there', async ({ page }) => {
+  await startBench();
+  const id = await cardToken();
+  const c = await open(page);
+  const port = await closedPort();
+  await c.destination(`http://127.0.0.1:${port}/charges`);
+  await c.body(`{"pan": "{{ ${id} }}"}`);
+  await c.send();
+  await c.expectOutcome('Proxy error', 'The proxy could not complete the request');
+  await expect(c.outcome).toContainText('502 Bad Gateway');
+  await expect(c.outcome).toContainText(`What to do: Nothing accepted a connection at 127.0.0.1:${port}: start the destination there, or correct the destination URL.`);
+  // No token is at fault: none is offered.
+  await expect(c.outcome.getByRole('button', { name: /in the body/ })).toHaveCount(0);
+
+  const remotePort = await closedPort();
+  await c.request.getByText('Remote targets').click();
+  await c.request.getByRole('textbox', { name: 'Name' }).fill('staging');
+  await c.request.getByRole('textbox', { name: 'Base URL' }).fill(`http://127.0.0.1:${remotePort}`);
+  await c.request.getByLabel('API key').fill('key_test_staging_0123456789abcdef');
+  await c.request.getByRole('button', { name: 'Add remote target' }).click();
+  await c.send();
+  await c.expectOutcome('Not reached', '“staging” could not be reached');
+  await expect(c.outcome).toContainText(`POST http://127.0.0.1:${remotePort}/proxy/charges`);
+  await expect(c.outcome).toContainText(
+    `What to do: Nothing accepted a connection at 127.0.0.1:${remotePort}: start the service there, or correct the base URL of “staging” (http://127.0.0.1:${remotePort}) in Remote targets.`,
+  );
+  await expect(c.outcome).not.toContainText('Tokenbench is still running');
 });
 
 test('cancel stops a request in flight, with Escape or the button', async ({ page }) => {

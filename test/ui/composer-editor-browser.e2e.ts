@@ -76,15 +76,36 @@ test('completion inserts a token id chosen by its mask, and a filter with its ar
   await page.keyboard.type('{{ 4242');
   await expect(completions(page).getByRole('option')).toHaveCount(1);
   await expect(completions(page).getByRole('option')).toContainText(visa);
-  await page.waitForTimeout(150);
   await page.keyboard.press('Enter');
   await page.keyboard.type('| reveal_l');
   await expect(completions(page).getByRole('option', { name: /reveal_last/ })).toHaveAttribute('aria-selected', 'true');
-  // CodeMirror ignores Enter within its interaction delay (75 ms) of the list changing, as a stray key: a user is slower.
-  await page.waitForTimeout(150);
   await page.keyboard.press('Enter');
   await expect(editor).toContainText(`{{ ${visa} | reveal_last: 4, 'X'}}`);
   await expect(c.request.getByText(/proxy would accept this request/)).toBeVisible();
+});
+
+test('Enter takes the option the list shows, even pressed right after typing', async ({ page }) => {
+  const visa = await cardToken(bench);
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const editor = c.request.getByRole('textbox', { name: 'Request body' });
+  await editor.fill('{"pan": "');
+  await editor.press('End');
+  await page.keyboard.type(`{{ ${visa.slice(0, 4)}`);
+  await expect(completions(page).getByRole('option')).toContainText(visa);
+  // The list has been on show for a while; one more character of the id starts a new query, and Enter comes before
+  // its answer, while the list on show (greyed out) still offers the token.
+  await page.waitForTimeout(300);
+  await page.keyboard.type(visa.slice(4, 5));
+  await page.keyboard.press('Enter');
+  await expect(editor).toContainText(`{{ ${visa} `);
+  // A filter, and Enter as soon as the list opens.
+  await page.keyboard.type('| reveal_l');
+  await expect(completions(page).getByRole('option', { name: /reveal_last/ })).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('Enter');
+  await expect(editor).toContainText(`{{ ${visa} | reveal_last: 4, 'X'}}`);
+  // No Enter became a newline.
+  await expect(editor.locator('.cm-line')).toHaveCount(1);
 });
 
 test('flags appear before sending: a broken expression, an unknown token, a token the application may not use, an expression in a header', async ({ page }) => {
@@ -127,6 +148,53 @@ test('flags appear before sending: a broken expression, an unknown token, a toke
   await expect(c.request.getByRole('listbox', { name: 'Diagnostics' })).toContainText('undefined filter: nope');
   // Nothing was sent to get these.
   expect((await bench.engine.workbench.listHistory({ limit: 100 })).filter((entry) => entry.kind === 'proxy')).toEqual([]);
+});
+
+const CARD = { number: PAN, expiration_month: 12, expiration_year: 2030, cvc: '123' };
+
+test('a JSONPath typo is flagged before sending with the fields and the nearest one, and the answer says what went out empty', async ({ page }) => {
+  const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card', data: CARD } });
+  const id: string = created.body.id;
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const typo = `{{ ${id} | json: '$.numbr' }}`;
+  await c.body(`{\n  "number": "${typo}",\n  "exp": "{{ ${id} | card_exp: 'MM/YY' }}"\n}`);
+  const checks = c.request.getByRole('region', { name: 'Checks before sending' });
+  await expect(checks).toContainText('The proxy would accept this request, but check 1 warning first');
+  await expect(flags(page)).toContainText('Body, line 2');
+  await expect(flags(page)).toContainText(`$.numbr matches nothing in the data of card token ${id.slice(0, 8)}…, whose fields are number, expiration_month, expiration_year, cvc`);
+  await expect(flags(page)).toContainText('What to do: Did you mean $.number?');
+  await expect(c.request.locator('.cm-lintRange-warning')).toHaveText(typo);
+
+  await c.send();
+  await c.expectOutcome('Destination', 'The destination answered');
+  await expect(c.outcome).toContainText(`Sent empty: ${typo} (body, line 2) wrote nothing`);
+  await c.outcome.getByRole('button', { name: 'Show it in the body' }).click();
+  await expect(c.request.locator('.cm-culprit')).toHaveText(typo);
+  // The page holds the answer's body, and no value of the card anywhere.
+  await expect(page.locator('body')).not.toContainText(PAN);
+});
+
+test('flags come errors first, and the first error is in view and next from the editor on the keyboard', async ({ page }) => {
+  await page.setViewportSize({ width: 1024, height: 700 });
+  const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card', data: CARD } });
+  const id: string = created.body.id;
+  const c = await open(page);
+  await c.destination(`${bench.engine.echoUrl}/v1/charges`);
+  const editor = c.request.getByRole('textbox', { name: 'Request body' });
+  const lines = Array.from({ length: 8 }, (_, n) => `  "note${n}": "line ${n}",`).join('\n');
+  await c.body(`{\n  "number": "{{ ${id} | json: '$.numbr' }}",\n${lines}\n  "cvc": "{{ 00000000-0000-4000-8000-000000000000 }}"\n}`);
+  const items = flags(page).getByRole('listitem');
+  await expect(items.first()).toContainText('not found or expired');
+  await expect(items.first()).toContainText('Error');
+  await expect(items.nth(1)).toContainText('matches nothing');
+  // Whole, give or take a fraction of a pixel.
+  await expect(items.first()).toBeInViewport({ ratio: 0.99 });
+  // Tab from the editor reaches the first error's place, which goes back to it.
+  await editor.press('Tab');
+  await expect(items.first().getByRole('button', { name: 'Body, line 11' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(editor).toBeFocused();
 });
 
 test('a lower expression limit set in Settings is flagged in the Composer before sending, without a restart', async ({ page }) => {
@@ -215,6 +283,16 @@ test('a remote target, its key pasted in, answers through the same response view
   await c.expectOutcome('Destination', 'The destination answered');
   expect(JSON.parse(JSON.parse(await c.rawBody()).body)).toEqual({ pan: PAN });
   expect((await remote.engine.workbench.listHistory({ limit: 10 })).some((entry) => entry.kind === 'proxy')).toBe(true);
+  // This engine's history says what was sent there, and to whom.
+  await bench.engine.history.flush();
+  expect((await bench.engine.history.list(10)).find((entry) => entry.method === 'SEND')?.details).toEqual({
+    change: { action: 'sendRequest', summary: 'Sent POST /proxy/v1/charges to remote target “second engine”: answered 200' },
+  });
+
+  // A remote target's key is never written into code to copy.
+  const includeKey = c.request.getByRole('checkbox', { name: 'Include the key' });
+  await expect(includeKey).toBeDisabled();
+  await expect(includeKey).toHaveAccessibleDescription('A remote target’s key stays in Tokenbench: the code reads it from BT_API_KEY.');
 
   await c.request.getByRole('button', { name: 'Delete second engine' }).click();
   await expect(c.request.getByRole('combobox', { name: 'Send to' })).toHaveCount(0);
@@ -251,6 +329,20 @@ test('the copied cURL command and Node script, run for real, get the answer the 
     const [status, ...body] = ran.stdout.split('\n');
     expect(status).toBe('200 OK');
     expect(answer(JSON.parse(body.join('\n')))).toEqual(answer(shown));
+
+    // The workbench's key written in, when asked: the page says which (by its last four), and History records it.
+    await c.request.getByRole('checkbox', { name: 'Include the key' }).check();
+    await c.request.getByRole('button', { name: 'Copy as cURL' }).click();
+    const withKey = await page.evaluate(() => navigator.clipboard.readText());
+    const written = /BT-API-KEY: (key_local_[\w-]+)/.exec(withKey)![1];
+    await expect(c.request.getByRole('status').filter({ hasText: 'Copied as cURL' })).toHaveText(
+      `Copied as cURL, with the workbench's key (ending ${written.slice(-4)}) written in: keep it private. History records it.`,
+    );
+    expect(answer(JSON.parse((await execute('sh', ['-c', withKey], { env: { PATH: process.env.PATH }, timeout: 20_000 })).stdout))).toEqual(answer(shown));
+    await bench.engine.history.flush();
+    const revealed = (await bench.engine.history.list(10)).find((entry) => entry.method === 'REVEAL');
+    expect(revealed).toMatchObject({ workbench_page: 'composer', details: { reveal: { target: 'keys', keys: [{ key_last4: written.slice(-4) }] } } });
+    expect(JSON.stringify(await bench.engine.history.list(100))).not.toContain(written);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -70,3 +70,24 @@ test('a HAR of several requests lists them to pick one; what is not a command sa
   await expect(dialog).toHaveCount(0);
   await expect(c.request.getByRole('textbox', { name: 'Path' })).toHaveValue('/tokens/t-2');
 });
+
+test('credentials in a pasted command move into Secrets, and the request says so; a file: address is refused', async ({ page }) => {
+  const value = 'sk_live_51HqImportBrowserValue0001';
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  const c = composer(page);
+  await page.getByRole('region', { name: 'Saved requests' }).getByRole('button', { name: 'Import…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Import a request' });
+  const pasted = dialog.getByRole('textbox', { name: /A cURL command, or a HAR/ });
+
+  await pasted.fill('curl file:///etc/passwd');
+  await dialog.getByRole('button', { name: /^Import/ }).click();
+  await expect(dialog.getByRole('alert')).toHaveText('A file: address cannot be imported: the Composer sends http and https requests only.');
+
+  await pasted.fill(`curl https://api.stripe.com/v1/charges -H 'Authorization: Bearer ${value}'`);
+  await dialog.getByRole('button', { name: /^Import/ }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(c.request.getByRole('status')).toContainText('Moved 1 credential into Secrets, where the request refers to it by name: Authorization as api.stripe.com-authorization.');
+  await c.request.getByRole('tab', { name: /Headers/ }).click();
+  await expect(c.request.getByRole('textbox', { name: 'Value of headers Authorization' })).toHaveValue('Bearer ${secret:api.stripe.com-authorization}');
+  await expect(page.locator('body')).not.toContainText(value);
+});

@@ -25,7 +25,7 @@ function recordRequests(count: number) {
 
 describe('the live feed behind the GUI', () => {
   it('batches a burst, keeping the newest entries first, with the status as of the batch', async () => {
-    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts());
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts(), (view) => view);
     const updates: LiveUpdate[] = [];
     const stop = feed.subscribe((update) => updates.push(update));
     recordRequests(1000);
@@ -41,7 +41,7 @@ describe('the live feed behind the GUI', () => {
   it('hears the engine only while someone listens', () => {
     const { events, history } = bench.engine;
     const before = { request: events.listenerCount('request'), transaction: events.listenerCount('transaction'), entry: history.listenerCount('entry') };
-    const feed = new LiveFeed(events, () => bench.engine.status(), () => bench.engine.transactions.counts());
+    const feed = new LiveFeed(events, () => bench.engine.status(), () => bench.engine.transactions.counts(), (view) => view);
     const first = feed.subscribe(() => undefined);
     const second = feed.subscribe(() => undefined);
     expect(events.listenerCount('request')).toBe(before.request + 1);
@@ -58,7 +58,7 @@ describe('the live feed behind the GUI', () => {
   });
 
   it('carries each changed transaction once per batch, in its latest state', async () => {
-    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts());
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts(), (view) => view);
     const updates: LiveUpdate[] = [];
     const stop = feed.subscribe((update) => updates.push(update));
     const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });

@@ -56,7 +56,8 @@ describe('revealing an outbound body', () => {
       method: 'REVEAL',
       path: '/proxy',
       status: 200,
-      application_id: null,
+      // The application whose token:use rules detokenized it again.
+      application_id: appId,
       details: { reveal: { target: 'outbound', entry_id: id, token_ids: [cardId] } },
     });
     expect(JSON.stringify(after)).not.toContain(PAN);

@@ -221,7 +221,9 @@ test('exports a seed file, token data only when ticked and warned, and imports o
   expect(JSON.stringify(seed)).not.toContain(PAN);
   const backend = seed.applications.find((app: { name: string }) => app.name === 'Tokenbench backend');
   expect((await bench.call('GET', '/applications/key', { key: backend.key })).body.name).toBe('Tokenbench backend');
-  await expect(danger.getByRole('status').filter({ hasText: 'Exported 2 applications, each with a new key (added here too).' })).toBeVisible();
+  await expect(
+    danger.getByRole('status').filter({ hasText: 'Exported 2 applications with their export keys (2 made for this export, added here too). History records the export.' }),
+  ).toBeVisible();
 
   await danger.getByRole('checkbox', { name: 'Include the tokens, with their data' }).check();
   await expect(danger).toContainText('The file will hold every token’s data in plaintext');
@@ -249,4 +251,60 @@ test('exports a seed file, token data only when ticked and warned, and imports o
 
   await danger.getByLabel('Seed file to import').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"applications": [') });
   await expect(danger.getByRole('alert')).toContainText('broken.json is not JSON');
+});
+
+test('every export carries the same export key, labelled and revocable in Settings; History lists the exports and the keys made', async ({ page }) => {
+  await openSettings(page);
+  const danger = section(page, 'Danger zone');
+  const exported = async () => {
+    const download = page.waitForEvent('download');
+    await danger.getByRole('button', { name: 'Export seed file' }).click();
+    const seed = JSON.parse(readFileSync(await (await download).path(), 'utf8')) as { applications: { name: string; key: string }[] };
+    return seed.applications.find((app) => app.name === 'Tokenbench backend')!.key;
+  };
+  const key = await exported();
+  expect(await exported()).toBe(key);
+  await expect(danger.getByRole('status').filter({ hasText: 'Exported' })).toHaveText('Exported 2 applications with their export keys. History records the export.');
+
+  const applications = section(page, 'Applications');
+  await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
+  const keys = applications.getByRole('table', { name: 'Keys of Tokenbench backend' });
+  const exportKey = keys.getByRole('row').filter({ hasText: 'export key (seed files carry it)' });
+  await expect(exportKey).toHaveCount(1);
+  // Revoked like any key: files exported before stop working here, and the next export makes another.
+  await exportKey.getByRole('button', { name: /^Revoke key/ }).click();
+  await expect(exportKey).toHaveCount(0);
+  expect((await bench.call('GET', '/applications/key', { key })).status).toBe(401);
+  const next = await exported();
+  expect(next).not.toBe(key);
+  await expect(danger.getByRole('status').filter({ hasText: 'Exported' })).toHaveText(
+    'Exported 2 applications with their export keys (1 made for this export, added here too). History records the export.',
+  );
+  await expect(exportKey).toHaveCount(1);
+
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'History' }).click();
+  const show = page.getByRole('combobox', { name: 'Show' });
+  const senders = page.getByTestId('history-sender');
+  await show.selectOption('changes');
+  await expect(senders.filter({ hasText: `Sent by Settings page · Made the export key of application “Tokenbench backend”, ending ${key.slice(-4)}` })).toHaveCount(1);
+  await expect(senders.filter({ hasText: `Made the export key of application “Tokenbench backend”, ending ${next.slice(-4)}` })).toHaveCount(1);
+  await show.selectOption('reveals');
+  await expect(senders).toHaveCount(3);
+  await expect(senders.first()).toContainText('Sent by Settings page · Exported a seed file: 2 applications with their export keys (ending');
+  await expect(senders.last()).toContainText(key.slice(-4));
+  await expect(senders.first()).toContainText(next.slice(-4));
+  await expect(senders.first()).toContainText('), no token data');
+  await page.getByTestId('history-path').first().click();
+  await expect(page.getByTestId('entry-answer')).toContainText('Revealed in the workbench');
+
+  const [har] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export the matching requests as HAR' }).click()]);
+  const text = readFileSync((await har.path())!, 'utf8');
+  expect(text).not.toContain(key);
+  const entries = JSON.parse(text).log.entries as { request: { method: string }; _tokenbench: { reveal?: { target: string; keys: { key_last4: string }[] } } }[];
+  expect(entries.map((entry) => [entry.request.method, entry._tokenbench.reveal?.target])).toEqual(Array(3).fill(['REVEAL', 'seed']));
+  // HAR lists them oldest first.
+  expect(entries[0]._tokenbench.reveal!.keys.map((hint) => hint.key_last4)).toContain(key.slice(-4));
+  expect(entries[2]._tokenbench.reveal!.keys.map((hint) => hint.key_last4)).toContain(next.slice(-4));
+  expect(text).not.toContain(next);
+  await expect(page.locator('body')).not.toContainText(key);
 });

@@ -125,6 +125,58 @@ test('an invalid search is shown in place, with the column, and the list comes b
   await expect(t.rows).toHaveCount(1);
 });
 
+test('finds a card by what is typed into the one search box, as its hint and its list of fields say', async ({ page }) => {
+  const visa = await apiToken({ type: 'card', data: { number: PAN, expiration_month: 12, expiration_year: 2031 }, metadata: { order: 'o-1' } });
+  const mastercard = await apiToken({ type: 'card_number', data: '5555555555554444' });
+  await apiToken({ type: 'card', data: { number: '378282246310005', expiration_month: 3, expiration_year: 2030 } });
+  const t = await open(page);
+  await expect(t.rows).toHaveCount(3);
+  const box = t.listPanel.getByRole('searchbox', { name: 'Search query' });
+  // The hint under the box says what may be typed; it is the box's description.
+  await expect(box).toHaveAccessibleDescription(/last four .*BIN .*brand .*expiry .*metadata value/);
+
+  const finds = async (query: string, id: string) => {
+    await t.search(query);
+    await expect(t.summary, query).toHaveText(/^1 token/);
+    await expect(t.row(id)).toBeVisible();
+  };
+  await finds('4242', visa);
+  await finds('424242', visa);
+  await finds('visa', visa);
+  await finds('12/2031', visa);
+  await finds('O-1', visa);
+  await finds(PAN, visa);
+  // A card number typed is the user's to see, not the browser profile's to keep: the query kept for a reload leaves it out.
+  expect(await page.evaluate(() => JSON.stringify({ ...window.localStorage }))).not.toContain(PAN);
+  await finds('card.last4:4444', mastercard);
+  await finds('mastercard', mastercard);
+  await t.search('9999');
+  await expect(t.listPanel.getByText('No token matches')).toBeVisible();
+
+  // The list of fields opens from the box, and closes with Escape.
+  const help = t.listPanel.getByRole('button', { name: 'Search fields' });
+  await help.click();
+  const fields = t.listPanel.getByRole('region', { name: 'Search fields' });
+  await expect(fields.getByRole('term').filter({ hasText: 'card.last4' })).toBeVisible();
+  await expect(fields.getByRole('term').filter({ hasText: 'metadata.<key>' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(fields).toBeHidden();
+  await expect(help).toBeFocused();
+
+  // An error marks only the box it is about.
+  await t.search('card.last4:42');
+  await expect(t.listPanel.getByRole('alert')).toHaveText(/^Invalid search query: card\.last4 at column 1 takes the last 4 digits/);
+  await expect(box).toHaveAttribute('aria-invalid', 'true');
+  const container = t.listPanel.getByRole('textbox', { name: 'Container' });
+  await expect(container).not.toHaveAttribute('aria-invalid', 'true');
+  await t.search('4242');
+  await container.fill('pci');
+  await container.blur();
+  await expect(t.listPanel.getByRole('alert')).toHaveText(/^Invalid container filter/);
+  await expect(container).toHaveAttribute('aria-invalid', 'true');
+  await expect(box).not.toHaveAttribute('aria-invalid', 'true');
+});
+
 test('a token an outside client creates appears live; the keyboard opens it; reveal shows plaintext, then hides it', async ({ page }) => {
   await page.clock.install();
   const t = await open(page);
@@ -302,6 +354,38 @@ test('copies an expression, and puts one in the Composer at its cursor, where it
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
   expect(JSON.parse(JSON.parse(await c.rawBody()).body)).toEqual({ pan: PAN, amount: 10 });
+});
+
+test('reveals as the acting application only what it may read, and says which rule refuses; History records both', async ({ page }) => {
+  const id = await apiToken({ type: 'card_number', data: PAN });
+  await application('masking reader', [{ description: 'pci masked', priority: 1, container: '/pci/', transform: 'mask', permissions: ['token:read', 'token:search'] }]);
+  const t = await open(page);
+  await t.actAs('masking reader · private');
+  await t.open(id);
+  await expect(t.side.getByRole('region', { name: 'Data' })).toContainText('Reveal shows the plaintext if masking reader may read it.');
+  await t.side.getByRole('button', { name: 'Reveal' }).click();
+  const refusal = t.side.getByRole('alert');
+  await expect(refusal).toContainText(`Application “masking reader” reads token ${id} masked, by its rule “pci masked” (priority 1, on /pci/)`);
+  await expect(refusal).toContainText('Reveal it as an application whose access rules reveal it, or change these in Settings.');
+  await expect(t.data).toContainText('XXXXXXXXXXXX4242');
+
+  await t.actAs('Tokenbench backend · private');
+  await t.open(id);
+  await t.side.getByRole('button', { name: 'Reveal' }).click();
+  await expect(t.data).toContainText(PAN);
+  await t.side.getByRole('button', { name: 'Hide' }).click();
+
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'History' }).click();
+  await page.getByRole('combobox', { name: 'Show' }).selectOption('reveals');
+  const senders = page.getByTestId('history-sender');
+  await expect(senders).toHaveText([
+    `Sent by Tokens page · Tokenbench backend · Revealed the data of token ${id} as application “Tokenbench backend”`,
+    `Sent by Tokens page · masking reader · Could not reveal the data of token ${id} as application “masking reader”`,
+  ]);
+  await page.getByTestId('history-path').last().click();
+  await expect(page.getByTestId('entry-answer')).toContainText('Reveal failed: 403');
+  await expect(page.getByTestId('entry-answer')).toContainText(`Could not reveal the data of token ${id} as application “masking reader”, at the user's request: nothing was shown.`);
+  await expect(page.locator('body')).not.toContainText(PAN);
 });
 
 test('canary: no plaintext in the page or in History after any step but the reveal', async ({ page }) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../electron/engine/server/problem';
-import { describeSearchFields, parseSearchQuery, type SearchNode } from '../../electron/engine/vault/search-query';
+import { describeSearchFields, parseSearchQuery, type SearchDialect, type SearchNode } from '../../electron/engine/vault/search-query';
 
 const term = (field: string, value: string): SearchNode =>
   field.startsWith('metadata.')
@@ -14,9 +14,9 @@ const or = (...children: SearchNode[]): SearchNode => ({ kind: 'or', children })
 const not = (child: SearchNode): SearchNode => ({ kind: 'not', child });
 
 /** The 400 a query earns, or null when it parses. */
-function problemOf(query: string): ApiProblem | null {
+function problemOf(query: string, dialect: SearchDialect = 'service'): ApiProblem | null {
   try {
-    parseSearchQuery(query);
+    parseSearchQuery(query, dialect);
     return null;
   } catch (error) {
     expect(error).toBeInstanceOf(ApiProblem);
@@ -200,12 +200,12 @@ describe('errors point at the problem', () => {
     expect(parseSearchQuery(`${'('.repeat(32)}type:card${')'.repeat(32)}`)).toEqual(term('type', 'card'));
   });
 
-  it('never repeats a query value in its error, whatever the query', () => {
+  it('never repeats a query value in its error, whatever the query, in either dialect', () => {
     const secret = '4111111111111111';
-    const noise = fc.string({ unit: fc.constantFrom(...'()": \\*?[]{}AND OR NOT TO type:data:metadata.x:created_at:/a/'.split('')) });
+    const noise = fc.string({ unit: fc.constantFrom(...'()": \\*?[]{}AND OR NOT TO type:data:metadata.x:created_at:/a/card.number:card.bin:'.split('')) });
     fc.assert(
-      fc.property(noise, noise, (before, after) => {
-        const problem = problemOf(`${before}${secret}${after}`);
+      fc.property(noise, noise, fc.constantFrom<SearchDialect>('service', 'workbench'), (before, after, dialect) => {
+        const problem = problemOf(`${before}${secret}${after}`, dialect);
         if (problem) expect(JSON.stringify(problem.toBody())).not.toContain(secret);
       }),
       { numRuns: 2000 },
@@ -229,6 +229,8 @@ describe('round trip', () => {
           : `${node.field}:${quote(node.value)}`;
       case 'range':
         return `created_at:${node.fromInclusive ? '[' : '{'}${node.from ?? '*'} TO ${node.to ?? '*'}${node.toInclusive ? ']' : '}'}`;
+      case 'text':
+        return quote(node.value);
     }
   }
 
@@ -241,10 +243,17 @@ describe('round trip', () => {
       { requiredKeys: ['kind', 'field', 'fromInclusive', 'toInclusive'] },
     ),
   );
-  const tree = fc.letrec<{ node: SearchNode }>((tie) => ({
+  /** The Tokens page's own: words typed alone, and card fields with values as they are indexed. */
+  const workbenchLeaf: fc.Arbitrary<SearchNode> = fc.oneof(
+    leaf,
+    fc.record({ kind: fc.constant('text' as const), value: fc.string() }),
+    fc.record({ kind: fc.constant('term' as const), field: fc.constant('card.last4' as const), value: fc.stringMatching(/^\d{4}$/), match: fc.constant('exact' as const) }),
+    fc.record({ kind: fc.constant('term' as const), field: fc.constant('card.brand' as const), value: fc.constantFrom('visa', 'american-express'), match: fc.constant('exact' as const) }),
+  );
+  const treeOf = (leaves: fc.Arbitrary<SearchNode>) => fc.letrec<{ node: SearchNode }>((tie) => ({
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
-      leaf,
+      leaves,
       fc.record({ kind: fc.constant('not' as const), child: tie('node') }),
       fc.record({ kind: fc.constantFrom('and' as const, 'or' as const), children: fc.array(tie('node'), { minLength: 2, maxLength: 3 }) }),
     ),
@@ -260,8 +269,17 @@ describe('round trip', () => {
 
   it('parses every printed AST back to itself', () => {
     fc.assert(
-      fc.property(tree, (ast) => {
+      fc.property(treeOf(leaf), (ast) => {
         expect(parseSearchQuery(print(ast))).toEqual(flattened(ast));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('parses every printed AST of the workbench dialect back to itself', () => {
+    fc.assert(
+      fc.property(treeOf(workbenchLeaf), (ast) => {
+        expect(parseSearchQuery(print(ast), 'workbench')).toEqual(flattened(ast));
       }),
       { numRuns: 500 },
     );

@@ -32,7 +32,7 @@ describe('applications in Settings', () => {
 
     const made = await wb().createApplicationKey({ application_id: app.id });
     expect(made.key.key).toMatch(/^key_local_/);
-    expect(made.application.keys).toEqual([{ id: made.key.id, created_at: made.key.created_at, workbench: false }]);
+    expect(made.application.keys).toEqual([{ id: made.key.id, created_at: made.key.created_at, kept: null }]);
     const read = await t.call('GET', `/tokens/${card.body.id}`, { key: made.key.key });
     expect(read.status).toBe(200);
     expect(read.body.data).toBe('XXXXXXXXXXXX4242');
@@ -70,11 +70,12 @@ describe('applications in Settings', () => {
     expect(await call('deleteApplication', { application_id: app.id })).toMatchObject({ ok: false, problem: { status: 404 } });
   });
 
-  it("labels the workbench's own key among an application's keys", async () => {
+  it("labels the keys Tokenbench keeps among an application's keys: the workbench's and the seed files'", async () => {
     const backend = t.engine.bootstrapKeys!.private.application_id;
     await wb().sendRequest({ id: 'mint', application_id: backend, method: 'GET', path: '/applications/key', headers: [], body: null });
+    await wb().exportSeed({ include_tokens: false });
     const listed = (await wb().listApplicationDetails({})).find((app) => app.id === backend)!;
-    expect(listed.keys.map((key) => key.workbench)).toEqual([false, true]);
+    expect(listed.keys.map((key) => key.kept)).toEqual([null, 'workbench', 'export']);
   });
 
   it('lists the permissions with their meaning and the types that may hold each', async () => {

@@ -93,6 +93,31 @@ describe('remote targets', () => {
     expect(refused.outcome).toMatchObject({ kind: 'response', status: 401 });
   });
 
+  it("records in this engine's history what the workbench sent to a remote, and how it went, never its key", async () => {
+    local = await startTestEngine({ inMemory: true });
+    remote = await startTestEngine({ inMemory: true });
+    const target = await addRemote(remote.url, remote.privateKey, 'Staging');
+    await local.engine.workbench.sendRequest({ id: 'r1', target_id: target.id, method: 'GET', path: '/tokens?size=5', headers: [], body: null }, 'composer');
+    const unreachable = await addRemote('http://127.0.0.1:9', 'key_1234567890abcd', 'Gone dark');
+    await local.engine.workbench.sendRequest({ id: 'r2', target_id: unreachable.id, method: 'POST', path: '/tokens', headers: [], body: '{}' }, 'composer');
+    await local.engine.history.flush();
+    const sent = (await local.engine.history.list(10)).filter((entry) => entry.method === 'SEND');
+    expect(sent).toEqual([
+      expect.objectContaining({
+        kind: 'workbench',
+        path: `/remote-targets/${unreachable.id}`,
+        workbench_page: 'composer',
+        details: { change: { action: 'sendRequest', summary: 'Sent POST /tokens to remote target “Gone dark”: not reached (ECONNREFUSED)' } },
+      }),
+      expect.objectContaining({
+        kind: 'workbench',
+        path: `/remote-targets/${target.id}`,
+        details: { change: { action: 'sendRequest', summary: 'Sent GET /tokens?size=5 to remote target “Staging”: answered 200' } },
+      }),
+    ]);
+    expect(JSON.stringify(sent)).not.toContain(remote.privateKey);
+  });
+
   it('is deleted, and a request to it then says so', async () => {
     local = await startTestEngine({ inMemory: true });
     const target = await addRemote('http://127.0.0.1:9', 'key_1234567890abcd');

@@ -188,8 +188,86 @@ describe('checkRequest', () => {
   it('checks tokens without access rules when no application is chosen, and nothing on a vault API call', async () => {
     await start();
     const { flags } = await check({ body: '{"pan": "{{ tok_missing_1 }}"}', application_id: null });
-    expect(flags.map((f) => f.kind)).toEqual(['compatibility', 'compatibility', 'unknown_token']);
+    expect(flags.map((f) => f.kind)).toEqual(['unknown_token', 'compatibility', 'compatibility']);
     expect((await check({ body: '{"mask": "{{ data.number | reveal_last: 4 }}"}', path: '/tokens', headers: [] })).flags).toEqual([]);
+  });
+});
+
+describe('checkRequest: what would be sent empty', () => {
+  const CARD = { number: PAN, expiration_month: 12, expiration_year: 2030, cvc: '123' };
+
+  /** What the echo destination received for the body, parsed. */
+  async function received(body: string): Promise<Record<string, unknown>> {
+    const exchange = exchangeSchema.parse(
+      await bench.engine.workbench.sendRequest({ id: crypto.randomUUID(), application_id: privateApp, method: 'POST', path: '/proxy/v1/charges', headers: proxyHeaders(), body }),
+    );
+    if (exchange.outcome.kind !== 'response') throw new Error('no answer');
+    return JSON.parse((JSON.parse(Buffer.from(exchange.outcome.body_base64, 'base64').toString('utf8')) as { body: string }).body);
+  }
+
+  it("warns of a JSONPath that matches nothing in the token's data, with its fields and the nearest one, where the proxy sends it empty", async () => {
+    await start();
+    const card = await token('card', CARD);
+    const body = `{\n  "number": "{{ ${card} | json: '$.numbr' }}",\n  "exp": "{{ ${card} | card_exp: 'MM/YY' }}"\n}`;
+    const { flags } = await check({ body });
+    const missed = flags.filter((f) => f.kind === 'json_path_no_match');
+    expect(missed).toHaveLength(1);
+    expect(marked(body, missed[0])).toBe(`{{ ${card} | json: '$.numbr' }}`);
+    expect(missed[0]).toMatchObject({ severity: 'warning', advice: 'Did you mean $.number?' });
+    expect(missed[0].message).toBe(
+      `{{ ${card.slice(0, 8)}… | json: '$.numbr' }}: $.numbr matches nothing in the data of card token ${card.slice(0, 8)}…, whose fields are number, expiration_month, expiration_year, cvc; the proxy would send "" for it`,
+    );
+    // Only names: no value of the token's data.
+    expect(JSON.stringify(flags)).not.toMatch(/4242|2030|"123"/);
+    // The proxy accepts it and sends it empty: the warning is the only sign.
+    expect((await received(body)).number).toBe('');
+  });
+
+  it('names the fields where a nested path stops matching, reads the whole token after token:, and says when the data has no fields', async () => {
+    await start();
+    const person = await token('token', { name: 'Ada', billing: { zip: '75001', city: 'Paris' } });
+    const number = await token('card_number', PAN);
+    const body = JSON.stringify({
+      zip: `{{ ${person} | json: '$.billing.zipp' }}`,
+      name: `{{ token: ${person} | json: '$.data.nme' }}`,
+      pan: `{{ ${number} | json: '$.number' }}`,
+    });
+    const missed = (await check({ body })).flags.filter((f) => f.kind === 'json_path_no_match');
+    expect(missed.map((f) => [f.message.replace(/^.*?}}: /, ''), f.advice])).toEqual([
+      [`$.billing.zipp matches nothing in the data of token token ${person.slice(0, 8)}…: $.billing has the fields zip, city; the proxy would send "" for it`, 'Did you mean $.billing.zip?'],
+      [`$.data.nme matches nothing in token token ${person.slice(0, 8)}…: $.data has the fields name, billing; the proxy would send "" for it`, 'Did you mean $.data.name?'],
+      [
+        `$.number matches nothing in the data of card_number token ${number.slice(0, 8)}…, which is text, with no fields; the proxy would send "" for it`,
+        `Use the data as it is, without the json filter: {{ ${number} }}.`,
+      ],
+    ]);
+  });
+
+  it('warns of an expression that renders empty for another reason, with what the proxy would send in its place', async () => {
+    await start();
+    const person = await token('token', { name: '', nick: 'Ada' });
+    const body = `{"name": "{{ ${person} | json: '$.name' }}", "part": "x{{ ${person} | json: '$.nick' | slice: 9, 2 }}", "n": {{ ${person} | json: '$.none' }}}`;
+    const { flags } = await check({ body });
+    const empty = flags.filter((f) => f.kind === 'renders_empty' || f.kind === 'json_path_no_match');
+    expect(empty.map((f) => [f.kind, marked(body, f)])).toEqual([
+      ['renders_empty', `{{ ${person} | json: '$.name' }}`],
+      ['renders_empty', `{{ ${person} | json: '$.nick' | slice: 9, 2 }}`],
+      ['json_path_no_match', `{{ ${person} | json: '$.none' }}`],
+    ]);
+    expect(empty[0].message).toContain(': $.name selects an empty value in the data of token token');
+    expect(empty[0].message).toMatch(/the proxy would send "" for it$/);
+    expect(empty[1].message).toContain(`: it renders empty over token token ${person.slice(0, 8)}…; the proxy would send nothing for it`);
+    expect(empty[2].message).toMatch(/the proxy would send null for it$/);
+    expect(empty.every((f) => f.severity === 'warning')).toBe(true);
+    expect(await received(body)).toEqual({ name: '', part: 'x', n: null });
+  });
+
+  it('lists errors first, then warnings, then notes, each in the order of the request', async () => {
+    await start();
+    const card = await token('card', CARD);
+    const body = `{"a": "{{ ${card} | json: '$.numbr' }}", "b": "{{ 00000000-0000-4000-8000-000000000000 }}"}`;
+    const { flags } = await check({ body });
+    expect(flags.map((f) => f.kind)).toEqual(['unknown_token', 'json_path_no_match', 'compatibility', 'compatibility']);
   });
 });
 

@@ -134,3 +134,77 @@ describe('importing a HAR', () => {
     expect([long.requests.length, long.left_out]).toEqual([100, 50]);
   });
 });
+
+describe('credentials in what is imported', () => {
+  const listSecrets = () => callMethod(t.engine.workbench, 'listSecrets' as 'listCollections', {}) as unknown as Promise<{ name: string }[]>;
+  const reveal = (name: string) => callMethod(t.engine.workbench, 'revealSecret' as 'listCollections', { name } as never) as unknown as Promise<{ value: string }>;
+
+  it('move into Secrets: the request carries references, and the reply names what moved, never a value', async () => {
+    const imported = await only(
+      `curl https://api.stripe.com/v1/charges -u ada:s3cret-pass -H 'Cookie: session=c0ffee5e55i0n' -H 'X-Api-Key: xk_9f8e7d6c5b4a' -H 'Proxy-Authorization: Basic cHJveHk6cGFzcw==' -H 'X-Order: o-1'`,
+    );
+    // In curl's order: -H headers, then -u as Authorization and the cookies.
+    expect(imported.request.headers).toEqual([
+      { name: 'X-Api-Key', value: '${secret:api.stripe.com-x-api-key}', enabled: true },
+      { name: 'Proxy-Authorization', value: 'Basic ${secret:api.stripe.com-proxy-authorization}', enabled: true },
+      { name: 'X-Order', value: 'o-1', enabled: true },
+      { name: 'Authorization', value: 'Basic ${secret:api.stripe.com-authorization}', enabled: true },
+      { name: 'Cookie', value: '${secret:api.stripe.com-cookie}', enabled: true },
+    ]);
+    expect(imported.moved_aside).toEqual([
+      { header: 'X-Api-Key', secret: 'api.stripe.com-x-api-key' },
+      { header: 'Proxy-Authorization', secret: 'api.stripe.com-proxy-authorization' },
+      { header: 'Authorization', secret: 'api.stripe.com-authorization' },
+      { header: 'Cookie', secret: 'api.stripe.com-cookie' },
+    ]);
+    expect(imported.notes).toContain(
+      'Moved 4 credentials into Secrets, where the request refers to them by name: X-Api-Key as api.stripe.com-x-api-key, Proxy-Authorization as api.stripe.com-proxy-authorization, Authorization as api.stripe.com-authorization, Cookie as api.stripe.com-cookie.',
+    );
+    const reply = JSON.stringify(imported);
+    for (const value of ['YWRhOnMzY3JldC1wYXNz', 's3cret-pass', 'c0ffee5e55i0n', 'xk_9f8e7d6c5b4a', 'cHJveHk6cGFzcw==']) expect(reply).not.toContain(value);
+    expect(await reveal('api.stripe.com-authorization')).toEqual({ value: Buffer.from('ada:s3cret-pass').toString('base64') });
+    expect((await listSecrets()).map((s) => s.name)).toHaveLength(4);
+
+    // The same credentials pasted again are the same secrets; curl's -b cookies come in as a Cookie header.
+    const again = await only(`curl https://api.stripe.com/v1/refunds -u ada:s3cret-pass -b 'session=c0ffee5e55i0n'`);
+    expect(again.request.headers).toEqual([
+      { name: 'Authorization', value: 'Basic ${secret:api.stripe.com-authorization}', enabled: true },
+      { name: 'Cookie', value: '${secret:api.stripe.com-cookie}', enabled: true },
+    ]);
+    expect((await listSecrets()).map((s) => s.name)).toHaveLength(4);
+  });
+
+  it("leave alone what History's HAR cut to a hint: it holds no credential", async () => {
+    const har = { log: { entries: [{ request: { method: 'GET', url: 'https://api.example.com/me', headers: [{ name: 'Authorization', value: '...1a2b' }, { name: 'Cookie', value: '...' }] } }] } };
+    const imported = await only(JSON.stringify(har));
+    expect(imported.request.headers).toEqual([
+      { name: 'Authorization', value: '...1a2b', enabled: true },
+      { name: 'Cookie', value: '...', enabled: true },
+    ]);
+    expect([imported.moved_aside, await listSecrets()]).toEqual([[], []]);
+  });
+
+  it('from a HAR, and sends with them as the original did', async () => {
+    const har = { log: { entries: [{ request: { method: 'GET', url: `${t.engine.echoUrl}/me`, headers: [{ name: 'Authorization', value: 'Bearer tok_har_abcdef123456' }] } }] } };
+    const imported = await only(JSON.stringify(har));
+    expect(imported.request.headers).toEqual([{ name: 'Authorization', value: 'Bearer ${secret:127.0.0.1-authorization}', enabled: true }]);
+    const sent = await sendAsComposer(imported.request);
+    expect(sent.status).toBe(200);
+    expect(JSON.parse(sent.body).headers.authorization).toBe('Bearer ${secret:127.0.0.1-authorization}');
+  });
+});
+
+describe('addresses that are not http or https', () => {
+  it('are refused, saying so, rather than made into a target', async () => {
+    for (const [text, scheme] of [
+      ['curl file:///etc/passwd', 'file'],
+      ['curl gopher://gopher.example/1', 'gopher'],
+      [JSON.stringify({ method: 'GET', url: 'javascript:alert(1)' }), 'javascript'],
+      [JSON.stringify({ method: 'GET', url: 'file:///etc/passwd' }), 'file'],
+      [JSON.stringify({ method: 'GET', url: 'data:text/plain,hi' }), 'data'],
+    ] as const) {
+      const problem = await refusal(text);
+      expect([problem.status, problem.detail], text).toEqual([400, `A ${scheme}: address cannot be imported: the Composer sends http and https requests only.`]);
+    }
+  });
+});

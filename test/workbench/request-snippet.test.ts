@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestSnippetSchema } from '../../shared/workbench/composer-contract';
-import { exchangeSchema } from '../../shared/workbench/contract';
+import { exchangeSchema, historyListSchema } from '../../shared/workbench/contract';
 import { callMethod, problemOf } from '../../electron/engine/workbench';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
@@ -38,8 +38,8 @@ async function snippet(format: 'curl' | 'node', wire: Wire, target: Target = { a
 const execute = promisify(execFile);
 
 /** Runs a snippet as a user would, the key in the environment only when given; asynchronously, for the engine runs here. */
-async function run(format: 'curl' | 'node', code: string, apiKey?: string): Promise<string> {
-  const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', ...(apiKey ? { BT_API_KEY: apiKey } : {}) };
+async function run(format: 'curl' | 'node', code: string, apiKey?: string, more: Record<string, string> = {}): Promise<string> {
+  const env = { PATH: process.env.PATH, HOME: '/nonexistent-home', ...(apiKey ? { BT_API_KEY: apiKey } : {}), ...more };
   const file = join(scratch, 'request.js');
   writeFileSync(file, code);
   const ran = format === 'curl' ? execute('sh', ['-c', code], { env, timeout: 20_000 }) : execute(process.execPath, [file], { env, timeout: 20_000 });
@@ -99,6 +99,35 @@ describe('code to copy', () => {
     }
   });
 
+  it("records writing the key in as a reveal: the application by id and the key's last four, never the key", async () => {
+    const wire: Wire = { method: 'GET', path: '/tokens', headers: [], body: null };
+    await snippet('curl', wire);
+    await bench.engine.history.flush();
+    expect(await bench.engine.history.list(10)).toEqual([]);
+    const reply = requestSnippetSchema.parse(await callMethod(bench.engine.workbench, 'requestSnippet', { application_id: privateApp, ...wire, format: 'node', include_key: true }, 'composer'));
+    const [workbenchKey] = (await bench.engine.workbench.listApplicationDetails({})).find((app) => app.id === privateApp)!.keys.filter((key) => key.kept === 'workbench');
+    expect(reply.key).toEqual({ key_id: workbenchKey.id, key_last4: expect.stringMatching(/^.{4}$/) });
+    expect(reply.snippet).toMatch(new RegExp(`key_local_[\\w-]+${reply.key!.key_last4}`));
+
+    await bench.engine.history.flush();
+    const [revealed, made] = historyListSchema.parse(await callMethod(bench.engine.workbench, 'listHistory', { limit: 10 }));
+    expect(made).toMatchObject({ kind: 'workbench', method: 'CREATE', workbench_page: 'composer', change: { action: 'requestSnippet' } });
+    expect(revealed).toMatchObject({
+      kind: 'workbench',
+      method: 'REVEAL',
+      path: `/applications/${privateApp}/keys/${workbenchKey.id}`,
+      status: 200,
+      application_id: privateApp,
+      workbench_page: 'composer',
+      reveal: {
+        target: 'keys',
+        keys: [{ application_id: privateApp, key_id: workbenchKey.id, key_last4: reply.key!.key_last4 }],
+        summary: `Wrote the workbench's key of application “Tokenbench backend”, ending ${reply.key!.key_last4}, into a snippet`,
+      },
+    });
+    expect(JSON.stringify([revealed, made])).not.toMatch(/key_local_[\w-]{8}/);
+  });
+
   it('sends a text body as written, even one that curl would read as a file name', async () => {
     const wire: Wire = { method: 'POST', path: '/proxy', headers: [['BT-PROXY-URL', bench.engine.echoUrl!], ['Content-Type', 'text/plain']], body: '@/etc/hostname' };
     expect(echoed(await run('curl', await snippet('curl', wire), bench.privateKey)).body).toBe('@/etc/hostname');
@@ -115,8 +144,52 @@ describe('code to copy', () => {
       const code = await snippet('curl', wire, { target_id: target.id });
       expect(code).toContain(`--url '${remote.url}/tokens'`);
       expect(JSON.parse(await run('curl', code, remote.privateKey))).toMatchObject({ data: [] });
+
+      // Its key is the user's own, shown by its last four only: never written into a snippet.
+      const refused = await callMethod(bench.engine.workbench, 'requestSnippet', { target_id: target.id, ...wire, format: 'curl', include_key: true }).catch(problemOf);
+      expect(refused).toMatchObject({ status: 400, errors: { include_key: [expect.stringContaining("A remote target's key never leaves the engine")] } });
+      expect(JSON.stringify(refused)).not.toContain(remote.privateKey);
     } finally {
       await remote.stop();
+    }
+  });
+
+  it('writes a reference to a secret as an environment variable the code reads, never its value', async () => {
+    const STRIPE_KEY = 'sk_test_4eC39HqLyjWDarjtT1zdp7dc';
+    const CODE = `it's "q" $HOME`;
+    await callMethod(bench.engine.workbench, 'setSecret' as 'addRemoteTarget', { name: 'stripe-test', value: STRIPE_KEY } as never);
+    await callMethod(bench.engine.workbench, 'setSecret' as 'addRemoteTarget', { name: '2fa.code', value: CODE } as never);
+    const wire: Wire = {
+      method: 'GET',
+      path: '/proxy/v1/me',
+      headers: [
+        ['BT-PROXY-URL', bench.engine.echoUrl!],
+        ['Authorization', 'Bearer ${secret:stripe-test}'],
+        ['X-Quoted', '"${secret:2fa.code}"x$HOME'],
+        ['X-Empty', ''],
+      ],
+      body: null,
+    };
+    const curl = await snippet('curl', wire);
+    expect(curl).toContain('--header "Authorization: Bearer $STRIPE_TEST"');
+    expect(curl).toMatch(/^# .*BT_API_KEY.*STRIPE_TEST \(the secret stripe-test\).*SECRET_2FA_CODE \(the secret 2fa\.code\)/);
+    const env = { STRIPE_TEST: STRIPE_KEY, SECRET_2FA_CODE: CODE };
+    const sent = (text: string) => JSON.parse(text).headers;
+    expect(sent(await run('curl', curl, bench.privateKey, env))).toMatchObject({ authorization: `Bearer ${STRIPE_KEY}`, 'x-quoted': `"${CODE}"x$HOME` });
+
+    const node = await snippet('node', wire);
+    expect(node).toContain('process.env.STRIPE_TEST');
+    const [status, ...rest] = (await run('node', node, bench.privateKey, env)).split('\n');
+    expect(status).toBe('200 OK');
+    expect(sent(rest.join('\n'))).toMatchObject({ authorization: `Bearer ${STRIPE_KEY}`, 'x-quoted': `"${CODE}"x$HOME` });
+    // Without the variable, the script says which one to set rather than sending an empty header.
+    await expect(run('node', node, bench.privateKey)).rejects.toMatchObject({ stderr: expect.stringContaining('Set STRIPE_TEST') });
+
+    // Even when the key is written in: a secret is only ever read from the environment.
+    for (const format of ['curl', 'node'] as const) {
+      const code = await snippet(format, wire, { application_id: privateApp }, true);
+      expect(code).not.toContain(STRIPE_KEY);
+      expect(code).not.toContain('sk_test_');
     }
   });
 });

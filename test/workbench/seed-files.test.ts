@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf, seedFile } from '../../electron/engine';
-import { seedReportSchema } from '../../shared/workbench/contract';
+import { SEED_TOKEN_IDS_LISTED } from '../../electron/engine/workbench/workbench-records';
+import { historyListSchema, seedReportSchema } from '../../shared/workbench/contract';
 import { startTestEngine, type ApiResponse, type TestEngine } from '../support/test-engine';
 import { revealKey } from '../transactions/transaction-fixtures';
 
@@ -24,8 +25,14 @@ const importSeed = async (t: TestEngine, seed: unknown, apply: boolean) => {
   }
 };
 
+/** The workbench's own entries in history, newest first, as the page lists them. */
+const workbenchEntries = async (t: TestEngine) => {
+  await t.engine.history.flush();
+  return historyListSchema.parse(await callMethod(t.engine.workbench, 'listHistory', { limit: 500 })).filter((entry) => entry.kind === 'workbench');
+};
+
 describe('exporting a seed file', () => {
-  it('writes every application and its rules with a new key that works, and no token unless asked', async () => {
+  it('writes every application and its rules with its export key, which works, and no token unless asked', async () => {
     const t = await start();
     await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card_number', data: PAN } });
     const exported = await t.engine.workbench.exportSeed({ include_tokens: false });
@@ -78,6 +85,66 @@ describe('exporting a seed file', () => {
     const again = await importSeed(source, exported.seed, false);
     expect(again.ok && again.report).toMatchObject({ created: [], conflicts: [] });
     expect(again.ok && again.report.unchanged).toHaveLength(5);
+  });
+
+  it('carries one export key per application, made once and reused by every export, each made and each export recorded by last four', async () => {
+    const t = await start();
+    const backend = t.engine.bootstrapKeys!.private.application_id;
+    const keyCount = async () => (await t.engine.workbench.listApplicationDetails({})).reduce((n, app) => n + app.keys.length, 0);
+    const before = await keyCount();
+    const first = await t.engine.workbench.exportSeed({ include_tokens: false }, 'settings');
+    const exports = [first];
+    for (let i = 0; i < 20; i++) exports.push(await t.engine.workbench.exportSeed({ include_tokens: false }, 'settings'));
+    // 21 exports of 2 applications: 2 keys more, not 42.
+    expect(await keyCount()).toBe(before + 2);
+    const keysOf = (exported: typeof first) => seedFile.parse(exported.seed).applications.map((app) => app.key);
+    for (const exported of exports) expect(keysOf(exported)).toEqual(keysOf(first));
+    expect(first.keys.map((key) => key.made)).toEqual([true, true]);
+    expect(exports[20].keys.map((key) => key.made)).toEqual([false, false]);
+
+    const entries = await workbenchEntries(t);
+    const made = entries.filter((entry) => entry.method === 'CREATE');
+    expect(made.map((entry) => entry.change?.summary).sort()).toEqual(
+      first.keys.map((key) => `Made the export key of application “${key.application_id === backend ? 'Tokenbench backend' : 'Tokenbench management'}”, ending ${key.key_last4}`).sort(),
+    );
+    expect(made.every((entry) => entry.change?.action === 'exportSeed' && entry.workbench_page === 'settings')).toBe(true);
+    const reveals = entries.filter((entry) => entry.method === 'REVEAL');
+    expect(reveals).toHaveLength(21);
+    const lastFours = first.keys.map((key) => key.key_last4);
+    expect(reveals[0]).toMatchObject({
+      path: '/seed',
+      status: 200,
+      reveal: {
+        target: 'seed',
+        keys: first.keys.map(({ application_id, key_id, key_last4 }) => ({ application_id, key_id, key_last4 })),
+        token_count: 0,
+        token_ids: [],
+        summary: `Exported a seed file: 2 applications with their export keys (ending ${lastFours.join(', ')}), no token data`,
+      },
+    });
+    for (const key of keysOf(first)) expect(JSON.stringify(entries)).not.toContain(key);
+
+    // Revoked in Settings like any key: the next export makes another, and says so.
+    const revoked = first.keys.find((key) => key.application_id === backend)!;
+    await t.engine.workbench.revokeApplicationKey({ application_id: backend, key_id: revoked.key_id });
+    const next = await t.engine.workbench.exportSeed({ include_tokens: false });
+    expect(next.keys.find((key) => key.application_id === backend)).toMatchObject({ made: true, key_id: expect.not.stringMatching(revoked.key_id) });
+    expect(next.keys.find((key) => key.application_id !== backend)).toMatchObject({ made: false });
+    const revokedKey = seedFile.parse(first.seed).applications.find((app) => app.name === 'Tokenbench backend')!.key;
+    expect((await t.call('GET', '/applications/key', { key: revokedKey })).status).toBe(401);
+  });
+
+  it('records the tokens an export reveals: how many, and their ids while they are few', async () => {
+    const t = await start();
+    const tokenize = (n: number) => t.call('POST', '/tokenize', { key: t.privateKey, body: Array.from({ length: n }, (_, i) => ({ type: 'token', data: `secret-${i}` })) });
+    const few = (await tokenize(SEED_TOKEN_IDS_LISTED)).body.map((token: { id: string }) => token.id);
+    await t.engine.workbench.exportSeed({ include_tokens: true });
+    await tokenize(1);
+    await t.engine.workbench.exportSeed({ include_tokens: true });
+    const [many, listed] = (await workbenchEntries(t)).filter((entry) => entry.method === 'REVEAL');
+    expect(listed.reveal).toMatchObject({ token_count: SEED_TOKEN_IDS_LISTED, token_ids: expect.arrayContaining(few), summary: expect.stringMatching(/, and the data of 20 tokens$/) });
+    expect(many.reveal).toMatchObject({ token_count: SEED_TOKEN_IDS_LISTED + 1, token_ids: null, summary: expect.stringMatching(/, and the data of 21 tokens$/) });
+    expect(JSON.stringify([many, listed])).not.toContain('secret-');
   });
 });
 

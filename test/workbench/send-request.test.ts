@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
+import { randomBytes } from 'node:crypto';
+import { SecretStore } from '../../electron/engine/secrets/secret-store';
+import { Sealer } from '../../electron/engine/storage/crypto';
+import { openDatabase } from '../../electron/engine/storage/database';
 import { frontDoor } from '../../electron/engine/workbench';
 import { closedPort } from '../proxy/support/loopback';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
@@ -86,7 +90,8 @@ describe('sending a composed request', () => {
 
   it('says what was tried and what came back when the service cannot be reached', async () => {
     const port = await closedPort();
-    const door = frontDoor({ baseUrl: () => `http://127.0.0.1:${port}`, headerPrefix: 'BT', events: bench.engine.events });
+    const secrets = new SecretStore(openDatabase({ dataDir: null }), new Sealer(randomBytes(32)));
+    const door = frontDoor({ baseUrl: () => `http://127.0.0.1:${port}`, headerPrefix: 'BT', events: bench.engine.events, secrets });
     const exchange = await door.send({ id: 'x', application_id: privateApp, method: 'GET', path: '/tokens', headers: [], body: null }, { apiKey: 'key_local_x' });
     expect(exchange.request.url).toBe(`http://127.0.0.1:${port}/tokens`);
     expect(exchange.outcome).toMatchObject({ kind: 'unreachable', code: 'ECONNREFUSED' });

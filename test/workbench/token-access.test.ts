@@ -126,28 +126,70 @@ describe('read as an application', () => {
 });
 
 describe('revealing a token', () => {
-  it('answers its plaintext and records in history that it was revealed, by id, never the value', async () => {
+  it('answers its plaintext as the application, and records in history that it was revealed, by id, never the value', async () => {
     const id = await create({ type: 'card_number', data: PAN });
-    const res = await t.bench.workbench('revealToken', { token_id: id });
+    const res = await t.bench.workbench('revealToken', { application_id: t.backend, token_id: id });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({ data: PAN });
-    expect((await t.bench.workbench('revealToken', { token_id: 'no-such-token' })).status).toBe(404);
+    expect((await t.bench.workbench('revealToken', { application_id: t.backend, token_id: 'no-such-token' })).status).toBe(404);
 
     await t.bench.engine.history.flush();
     const entries = historyListSchema.parse((await t.bench.workbench('listHistory', { limit: 10 })).body);
     const reveals = entries.filter((entry) => entry.kind === 'workbench');
     expect(reveals.map(({ method, path, status, application_id, reveal }) => ({ method, path, status, application_id, reveal }))).toEqual([
-      { method: 'REVEAL', path: '/tokens/no-such-token', status: 404, application_id: null, reveal: { target: 'token', token_id: 'no-such-token' } },
-      { method: 'REVEAL', path: `/tokens/${id}`, status: 200, application_id: null, reveal: { target: 'token', token_id: id } },
+      {
+        method: 'REVEAL',
+        path: '/tokens/no-such-token',
+        status: 404,
+        application_id: t.backend,
+        reveal: { target: 'token', token_id: 'no-such-token', application_id: t.backend, summary: 'Could not reveal the data of token no-such-token as application “Tokenbench backend”' },
+      },
+      {
+        method: 'REVEAL',
+        path: `/tokens/${id}`,
+        status: 200,
+        application_id: t.backend,
+        reveal: { target: 'token', token_id: id, application_id: t.backend, summary: `Revealed the data of token ${id} as application “Tokenbench backend”` },
+      },
     ]);
     expect(JSON.stringify(entries)).not.toContain(PAN);
+  });
+
+  it('reveals only what the application may read itself, as POST /detokenize decides, and says why it refuses', async () => {
+    const id = await create({ type: 'card_number', data: PAN, containers: ['/pci/'] });
+    const masked = await application('masked reader', { rules: [rule('/pci/', 'mask', ['token:read'], 'pci masked', 5)] });
+    const refused = await t.bench.workbench('revealToken', { application_id: masked, token_id: id });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toBe(
+      `Application “masked reader” reads token ${id} masked, by its rule “pci masked” (priority 5, on /pci/): it may not see the plaintext, so the workbench does not show it as this application. Reveal it as an application whose access rules reveal it, or change these in Settings.`,
+    );
+    expect(refused.text).not.toContain(PAN);
+    // What the application's own key gets from POST /detokenize agrees.
+    const key = (await t.bench.workbench('createApplicationKey', { application_id: masked })).body.key.key;
+    expect((await t.bench.call('POST', '/detokenize', { key, body: { pan: `{{ ${id} }}` } })).body).toEqual({ pan: 'XXXXXXXXXXXX4242' });
+
+    const useOnly = await application('proxy only', { permissions: ['token:use'] });
+    const unread = await t.bench.workbench('revealToken', { application_id: useOnly, token_id: id });
+    expect(unread.status).toBe(403);
+    expect(unread.body.detail).toMatch(/^Application “proxy only” may not read token .*: no access rule grants token:read on \/pci\/, nor do its permissions\./);
+
+    const revealing = await application('revealing reader', { rules: [rule('/pci/', 'reveal', ['token:read'])] });
+    expect((await t.bench.workbench('revealToken', { application_id: revealing, token_id: id })).body).toEqual({ data: PAN });
+
+    await t.bench.engine.history.flush();
+    const reveals = historyListSchema.parse((await t.bench.workbench('listHistory', { limit: 20, filter: { view: 'reveals' } })).body);
+    expect(reveals.map((entry) => [entry.status, entry.application_id])).toEqual([
+      [200, revealing],
+      [403, useOnly],
+      [403, masked],
+    ]);
   });
 
   it('reveals a staged token inside its transaction', async () => {
     const transaction = (await t.bench.call('POST', '/transactions', { key: t.bench.privateKey })).body.id;
     const staged = await create({ type: 'card_number', data: PAN }, { 'BT-TRANSACTION-ID': transaction });
-    expect((await t.bench.workbench('revealToken', { token_id: staged })).status).toBe(404);
-    expect((await t.bench.workbench('revealToken', { token_id: staged, transaction_id: transaction })).body).toEqual({ data: PAN });
+    expect((await t.bench.workbench('revealToken', { application_id: t.backend, token_id: staged })).status).toBe(404);
+    expect((await t.bench.workbench('revealToken', { application_id: t.backend, token_id: staged, transaction_id: transaction })).body).toEqual({ data: PAN });
   });
 });

@@ -141,3 +141,140 @@ describe('tokens in a transaction', () => {
     ]);
   });
 });
+
+describe('finding a card, and tokens by metadata, in one search box', () => {
+  const AMEX = '378282246310005';
+  const VISA_2 = '4000056655665556';
+  const MASTERCARD = '5555555555554444';
+
+  /** Cards of three brands and two expiries, a metadata-only token that names a brand, and an SSN. */
+  async function vault() {
+    const visa = await create({ type: 'card', data: { number: PAN, expiration_month: 12, expiration_year: 2031 }, metadata: { order: 'o-1', customer: 'Cus_ABC' } });
+    const mastercard = await create({ type: 'card_number', data: MASTERCARD });
+    const amex = await create({ type: 'card', data: { number: AMEX, expiration_month: 3, expiration_year: 2030 } });
+    const visa2 = await create({ type: 'card', data: { number: VISA_2, expiration_month: 12, expiration_year: 2031 } });
+    const note = await create({ type: 'token', data: 'x', metadata: { note: 'Visa' } });
+    const ssn = await create({ type: 'social_security_number', data: '123-45-6789' });
+    return { visa, mastercard, amex, visa2, note, ssn };
+  }
+
+  async function found(query: string): Promise<string[]> {
+    const res = await search({ query });
+    expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
+    expect(JSON.stringify(res.body)).not.toContain(PAN);
+    expect(res.page!.total).toBe(res.page!.tokens.length);
+    return res.page!.tokens.map((token) => token.id);
+  }
+
+  it('finds a card by its last four, BIN, brand, expiry or whole number typed alone', async () => {
+    const v = await vault();
+    expect(await found('4242')).toEqual([v.visa]);
+    expect(await found('0005')).toEqual([v.amex]);
+    expect(await found('424242')).toEqual([v.visa]);
+    expect(await found('42424242')).toEqual([v.visa]);
+    expect(await found('40000566')).toEqual([v.visa2]);
+    expect(await found('378282')).toEqual([v.amex]);
+    // A brand typed alone is also a metadata value: the token noting "Visa" is found beside the cards.
+    expect(await found('visa')).toEqual([v.note, v.visa2, v.visa]);
+    expect(await found('Mastercard')).toEqual([v.mastercard]);
+    expect(await found('"American Express"')).toEqual([v.amex]);
+    expect(await found('amex')).toEqual([v.amex]);
+    expect(await found('12/2031')).toEqual([v.visa2, v.visa]);
+    expect(await found('2031-12')).toEqual([v.visa2, v.visa]);
+    expect(await found('12/31')).toEqual([v.visa2, v.visa]);
+    expect(await found('3/2030')).toEqual([v.amex]);
+    expect(await found(PAN)).toEqual([v.visa]);
+    expect(await found('"4242 4242 4242 4242"')).toEqual([v.visa]);
+    expect(await found(MASTERCARD)).toEqual([v.mastercard]);
+    // Words are ANDed, and mix with the service's fields.
+    expect(await found('visa 12/2031 5556')).toEqual([v.visa2]);
+    expect(await found('type:card AND NOT 2030-03')).toEqual([v.visa2, v.visa]);
+    expect(await found('9999')).toEqual([]);
+  });
+
+  it('finds a token by a metadata value in any case, by its id, or by a value of its search indexes, typed alone', async () => {
+    const v = await vault();
+    expect(await found('o-1')).toEqual([v.visa]);
+    expect(await found('O-1')).toEqual([v.visa]);
+    expect(await found('cus_abc')).toEqual([v.visa]);
+    expect(await found(v.amex)).toEqual([v.amex]);
+    expect(await found('123-45-6789')).toEqual([v.ssn]);
+    expect(await found('6789')).toEqual([v.ssn]);
+  });
+
+  it('takes the card fields by name too, and the service fields as before', async () => {
+    const v = await vault();
+    expect(await found('card.last4:4242')).toEqual([v.visa]);
+    expect(await found('card.last4:4444')).toEqual([v.mastercard]);
+    expect(await found('card.bin:424242')).toEqual([v.visa]);
+    expect(await found('card.bin:55555555')).toEqual([v.mastercard]);
+    expect(await found('card.brand:visa')).toEqual([v.visa2, v.visa]);
+    expect(await found('card.brand:"american express"')).toEqual([v.amex]);
+    expect(await found('card.expiry:2031-12')).toEqual([v.visa2, v.visa]);
+    expect(await found('card.expiry:03/2030')).toEqual([v.amex]);
+    expect(await found(`card.number:${AMEX}`)).toEqual([v.amex]);
+    expect(await found('metadata.order:o-1')).toEqual([v.visa]);
+    expect(await found('card.brand:visa AND NOT card.last4:4242')).toEqual([v.visa2]);
+    expect(await found('card.brand:visa OR metadata.note:Visa')).toEqual([v.note, v.visa2, v.visa]);
+    // Pages of a common term, which the list reads in its own order, looking each token up among the terms.
+    const twoPages = async (query: string) => {
+      const first = (await search({ query, limit: 1 })).page!;
+      const second = (await search({ query, limit: 1, cursor: first.next! })).page!;
+      return { total: first.total, ids: [...first.tokens, ...second.tokens].map((token) => token.id) };
+    };
+    expect(await twoPages('card.brand:visa')).toEqual({ total: 2, ids: [v.visa2, v.visa] });
+    expect(await twoPages('visa')).toEqual({ total: 3, ids: [v.note, v.visa2] });
+    // The service's own search stays as the vendor documents it: no card fields, no words without a field.
+    for (const query of ['card.last4:4242', '4242']) {
+      const res = await t.bench.call('POST', '/v2/tokens/search', { key: t.bench.privateKey, body: { query } });
+      expect(res.status, query).toBe(400);
+    }
+  });
+
+  it('says what is wrong with a card term and where, never repeating the value', async () => {
+    await vault();
+    const wrong = async (query: string, message: RegExp) => {
+      const res = await search({ query });
+      expect(res.status, query).toBe(400);
+      expect(res.body.errors.query[0]).toMatch(message);
+      expect(res.body.detail).toBe(`Invalid search query: ${res.body.errors.query[0]}`);
+      return res.body.detail as string;
+    };
+    await wrong('card.last4:42', /^card\.last4 at column 1 takes the last 4 digits of a card number/);
+    await wrong('type:card card.bin:4242', /^card\.bin at column 11 takes the first 6 or 8 digits/);
+    expect(await wrong(`card.number:${PAN}0000`, /card\.number at column 1 takes a whole card number: 13 to 19 digits/)).not.toContain(PAN);
+    await wrong('card.brand:visaa', /card\.brand at column 1 takes one of visa, mastercard, american-express/);
+    await wrong('card.expiry:13/2030', /card\.expiry at column 1 takes a month and year/);
+    await wrong('card.cvc:123', /unknown field at column 1; fields are .*card\.last4/);
+  });
+
+  it('keeps up with the token: an update, a delete, and a transaction, which adds its cards when it commits', async () => {
+    const id = await create({ type: 'card', data: { number: PAN, expiration_month: 1, expiration_year: 2030 }, metadata: { order: 'o-9' } });
+    const patch = (body: unknown, headers: Record<string, string> = {}) =>
+      t.bench.call('PATCH', `/tokens/${id}`, { key: t.bench.privateKey, raw: JSON.stringify(body), headers: { 'content-type': 'application/merge-patch+json', ...headers } });
+    expect((await patch({ data: { number: MASTERCARD, expiration_year: 2032 }, metadata: { order: 'o-10' } })).status).toBe(200);
+    expect(await found('4242')).toEqual([]);
+    expect(await found('2030-01')).toEqual([]);
+    expect(await found('o-9')).toEqual([]);
+    expect(await found('4444')).toEqual([id]);
+    expect(await found('2032-01')).toEqual([id]);
+    expect(await found('mastercard')).toEqual([id]);
+    expect(await found('o-10')).toEqual([id]);
+    expect((await t.bench.call('DELETE', `/tokens/${id}`, { key: t.bench.privateKey })).status).toBe(204);
+    expect(await found('4444')).toEqual([]);
+
+    // An expired token is gone for every search, counted or listed, before the purge removes its row.
+    await create({ type: 'card_number', data: MASTERCARD, expires_at: new Date(Date.now() + 1000).toISOString() });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await found('4444')).toEqual([]);
+    expect(await found('card.last4:4444')).toEqual([]);
+
+    const transaction = (await t.bench.call('POST', '/transactions', { key: t.bench.privateKey })).body.id as string;
+    const staged = await create({ type: 'card_number', data: AMEX }, t.bench.privateKey, { 'BT-TRANSACTION-ID': transaction });
+    expect((await search({ query: '0005' })).page).toMatchObject({ total: 0, staged_unsearched: 1 });
+    expect((await t.bench.call('POST', `/transactions/${transaction}/commit`, { key: t.bench.privateKey })).status).toBe(200);
+    expect(await found('0005')).toEqual([staged]);
+    expect(await found('amex')).toEqual([staged]);
+  });
+});
+

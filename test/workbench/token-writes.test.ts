@@ -75,7 +75,7 @@ describe('writing tokens from the workbench', () => {
 
 describe('token changes on the live road', () => {
   it('carries created, changed and deleted token ids, no data, and says "more" when there are too many to list', async () => {
-    const feed = new LiveFeed(t.bench.engine.events, () => t.bench.engine.status(), () => t.bench.engine.transactions.counts());
+    const feed = new LiveFeed(t.bench.engine.events, () => t.bench.engine.status(), () => t.bench.engine.transactions.counts(), (view) => view);
     const updates: LiveUpdate[] = [];
     const stop = feed.subscribe((update) => updates.push(update));
     const { result } = await write({ action: 'create', token: { type: 'card_number', data: PAN } });

@@ -23,6 +23,28 @@ describe('the welcome view of a new vault', () => {
     });
     expect((await t.call('GET', '/applications', { key: welcome.keys!.management.key })).status).toBe(200);
     expect(await take(t)).toEqual({ keys: null });
+
+    // Shown, they are a reveal in history, by application and last four; taken again, nothing was shown to record.
+    await t.engine.history.flush();
+    const shown = (await t.engine.history.list(10)).filter((entry) => entry.kind === 'workbench');
+    const { management, private: backend } = t.engine.bootstrapKeys!;
+    expect(shown).toEqual([
+      expect.objectContaining({
+        method: 'REVEAL',
+        status: 200,
+        details: {
+          reveal: {
+            target: 'keys',
+            keys: [
+              { application_id: management.application_id, key_id: management.id, key_last4: management.key.slice(-4) },
+              { application_id: backend.application_id, key_id: backend.id, key_last4: backend.key.slice(-4) },
+            ],
+            summary: `Showed the new vault's first keys: “Tokenbench management”'s, ending ${management.key.slice(-4)}, and “Tokenbench backend”'s, ending ${backend.key.slice(-4)}`,
+          },
+        },
+      }),
+    ]);
+    expect(JSON.stringify(shown)).not.toContain(management.key);
   });
 
   it('has nothing to give for a vault that was not new at this start', async () => {

@@ -56,9 +56,22 @@ const LIST_FILTER = `(@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
 /** ≥128 bits of entropy (here 256), so a key cannot be guessed by a page probing localhost. */
 export const generateApiKey = () => `key_local_${randomBytes(32).toString('base64url')}`;
 export const MIN_SEEDED_KEY_LENGTH = 24;
+/** All of a key that history and the workbench ever show: enough to tell two apart (every key has at least 24). */
+export const keyLast4 = (key: string) => key.slice(-4);
 
-/** A sealed workbench key is bound to its application and key id: a blob copied to another row does not open. */
-const workbenchKeyBinding = (applicationId: string, keyId: string) => `workbench-key:${applicationId}:${keyId}`;
+/**
+ * The keys Tokenbench keeps sealed to use again, one of each per application: the workbench's (the Composer sends with
+ * it) and the export key (every seed file exported carries it).
+ */
+export type KeptKeyPurpose = 'workbench' | 'export';
+
+/** A kept key with its secret, and whether this call made it. */
+export interface KeptKey extends NewApiKey {
+  made: boolean;
+}
+
+/** A sealed key is bound to its purpose, application and key id: a blob copied to another row does not open. */
+const keptKeyBinding = (purpose: KeptKeyPurpose, applicationId: string, keyId: string) => `${purpose}-key:${applicationId}:${keyId}`;
 
 export class ApplicationStore {
   /** Bumped on every change, so callers can drop what they cached about keys and rules. */
@@ -88,9 +101,10 @@ export class ApplicationStore {
       key: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? AND id = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE application_id = ? AND id = ?'),
       byKeyHash: db.prepare('SELECT application_id, id FROM api_keys WHERE key_hash = ?'),
-      workbenchKey: db.prepare(`SELECT k.id, k.created_by, k.created_at, w.sealed FROM workbench_keys w
-        JOIN api_keys k ON k.id = w.key_id WHERE w.application_id = ?`),
-      insertWorkbenchKey: db.prepare('INSERT INTO workbench_keys (key_id, application_id, sealed) VALUES (?, ?, ?)'),
+      keptKey: db.prepare(`SELECT k.id, k.created_by, k.created_at, kept.sealed FROM kept_keys kept
+        JOIN api_keys k ON k.id = kept.key_id WHERE kept.application_id = ? AND kept.purpose = ?`),
+      keptKeys: db.prepare('SELECT key_id, purpose FROM kept_keys WHERE application_id = ?'),
+      insertKeptKey: db.prepare('INSERT INTO kept_keys (key_id, application_id, purpose, sealed) VALUES (?, ?, ?, ?)'),
     };
   }
 
@@ -193,9 +207,9 @@ export class ApplicationStore {
    */
   regenerateKey(applicationId: string, createdBy: string | null): { application: Application; key: NewApiKey } {
     const key = this.db.transaction(() => {
-      // The workbench's own key is Tokenbench's, not the client's: it neither counts nor goes.
-      const workbench = this.workbenchKeyInfo(applicationId)?.id;
-      const keys = this.listKeys(applicationId).filter((k) => k.id !== workbench);
+      // The keys Tokenbench keeps (the workbench's, the seed files') are not the client's: they neither count nor go.
+      const kept = this.keptKeys(applicationId);
+      const keys = this.listKeys(applicationId).filter((k) => !kept.has(k.id));
       if (keys.length !== 1) {
         throw new ApiProblem(422, `Only an application with exactly one key can regenerate it; this one has ${keys.length}. Create and delete keys under /applications/${applicationId}/keys instead`);
       }
@@ -207,25 +221,35 @@ export class ApplicationStore {
   }
 
   /**
-   * The key the workbench sends with when it acts as this application: made on first use, and kept sealed under
-   * the master key so the engine can send it again (the page never sees it). One per application; revoked like any key.
+   * The key kept for this purpose: made on first use, and kept sealed under the master key so the engine can use it
+   * again (the workbench sends with it, seed files carry it). One of each per application; revoked like any key, after
+   * which the next use makes another.
    */
-  workbenchKey(applicationId: string): string {
-    return this.db.transaction(() => {
+  keptKey(applicationId: string, purpose: KeptKeyPurpose): KeptKey {
+    return this.db.transaction((): KeptKey => {
       this.require(applicationId);
-      const row = this.stmt.workbenchKey.get(applicationId) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
-      if (row) return this.sealer.open(row.sealed, workbenchKeyBinding(applicationId, row.id)).toString('utf8');
+      const row = this.stmt.keptKey.get(applicationId, purpose) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
+      if (row) {
+        const key = this.sealer.open(row.sealed, keptKeyBinding(purpose, applicationId, row.id)).toString('utf8');
+        return { id: row.id, created_by: row.created_by, created_at: row.created_at, key, made: false };
+      }
       const made = this.insertKey(applicationId, null);
-      this.stmt.insertWorkbenchKey.run(made.id, applicationId, this.sealer.seal(made.key, workbenchKeyBinding(applicationId, made.id)));
+      this.stmt.insertKeptKey.run(made.id, applicationId, purpose, this.sealer.seal(made.key, keptKeyBinding(purpose, applicationId, made.id)));
       this.version++;
-      return made.key;
+      return { ...made, made: true };
     })();
   }
 
-  /** The workbench's key of this application, without its secret; null before its first use or once revoked. */
-  workbenchKeyInfo(applicationId: string): ApiKeyInfo | null {
-    const row = this.stmt.workbenchKey.get(applicationId) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
+  /** The key kept for this purpose, without its secret; null before its first use or once revoked. */
+  keptKeyInfo(applicationId: string, purpose: KeptKeyPurpose): ApiKeyInfo | null {
+    const row = this.stmt.keptKey.get(applicationId, purpose) as (ApiKeyInfo & { sealed: Buffer }) | undefined;
     return row ? { id: row.id, created_by: row.created_by, created_at: row.created_at } : null;
+  }
+
+  /** The application's kept keys: each one's purpose, by key id. */
+  keptKeys(applicationId: string): Map<string, KeptKeyPurpose> {
+    const rows = this.stmt.keptKeys.all(applicationId) as { key_id: string; purpose: KeptKeyPurpose }[];
+    return new Map(rows.map((row) => [row.key_id, row.purpose]));
   }
 
   private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {

@@ -16,6 +16,8 @@ const harRequestSchema = z.object({
   method: z.string().min(1),
   url: z.string().min(1),
   headers: z.array(pairSchema).default([]),
+  /** Where curl's -b and some HAR writers put the cookies, apart from the headers. */
+  cookies: z.array(pairSchema).default([]),
   queryString: z.array(pairSchema).default([]),
   postData: z
     .object({ mimeType: z.string().optional(), text: z.string().optional(), params: z.array(pairSchema).optional() })
@@ -67,11 +69,17 @@ function imported(request: HarRequest, context: ImportContext, common: string[])
   } catch {
     throw new ApiProblem(400, `"${request.url}" is not a URL: the request needs its whole address, with http:// or https://.`);
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ApiProblem(400, `A ${url.protocol} address cannot be imported: the Composer sends http and https requests only.`);
+  }
   // HAR writers differ on whether the URL carries the query: when it does not, queryString does.
   if (url.search === '') for (const { name, value } of request.queryString) url.searchParams.append(name, value);
   const service = new URL(context.serviceUrl);
   const toService = HOSTED_SERVICE.test(url.hostname) || (url.port === service.port && ['localhost', '127.0.0.1', '[::1]', service.hostname].includes(url.hostname));
   const headers = request.headers.map(({ name, value }) => [name, value] as const);
+  if (request.cookies.length > 0 && !headers.some(([name]) => name.toLowerCase() === 'cookie')) {
+    headers.push(['Cookie', request.cookies.map(({ name, value }) => `${name}=${value}`).join('; ')]);
+  }
   const proxied = /^\/proxy(\/|$)/.test(url.pathname);
   const notes = [...common];
   let sent: SentRequest = { method: request.method, path: url.pathname + url.search, headers, body: bodyOf(request) };
@@ -81,7 +89,8 @@ function imported(request: HarRequest, context: ImportContext, common: string[])
     notes.push(`It went to ${url.host} directly: here it goes there through the proxy.`);
   }
   const draft = draftOf(sent, proxied || !toService ? 'proxy' : 'api', context.headerPrefix);
-  return { label: `${request.method.toUpperCase()} ${request.url}`, request: draft.draft, notes: [...notes, ...draft.notes] };
+  // The workbench moves the request's credentials into Secrets, and says so here.
+  return { label: `${request.method.toUpperCase()} ${request.url}`, request: draft.draft, notes: [...notes, ...draft.notes], moved_aside: [] };
 }
 
 /**

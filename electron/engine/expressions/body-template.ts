@@ -32,6 +32,11 @@ export interface CompiledBody {
    * built as a string and encoded again.
    */
   renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], budget?: ExpressionBudget, values?: unknown[]): Buffer[];
+  /**
+   * The `index`th expression (as render's `values` count them): its text, and where it sits in the text the template
+   * was compiled from (bytes, for a template compiled from them).
+   */
+  expressionAt(index: number): { source: string; start: number; end: number };
 }
 
 interface Slot {
@@ -39,6 +44,9 @@ interface Slot {
   readonly placement: Placement;
   /** Length of the raw text the result replaces. */
   readonly replaces: number;
+  /** Where the expression itself sits, in the units of the text the template was compiled from. */
+  readonly start: number;
+  readonly end: number;
 }
 
 
@@ -57,10 +65,13 @@ export function tokenEvaluator(runtime: LiquidRuntime, budget: ExpressionBudget)
   const variables: Record<string, unknown> = {};
   const scope = runtime.scope(variables, budget);
   return (expression, token) => {
-    variables[HEAD_VARIABLE] = expression.ref.whole ? token : token.data;
+    variables[HEAD_VARIABLE] = headOf(expression, token);
     return runtime.evaluate(expression, scope);
   };
 }
+
+/** What a body expression's head stands for: the token's data, or with `token:` the whole token. */
+export const headOf = (expression: TokenExpression, token: TokenRecord): unknown => (expression.ref.whole ? token : token.data);
 
 function encode(placement: Placement, value: unknown): string {
   switch (placement) {
@@ -155,6 +166,8 @@ export class BodyTemplate implements CompiledBody {
       expression: compileExpression(expressionSource(text, p, bytesAsLatin1)),
       placement: p.placement,
       replaces: p.replaceEnd - p.replaceStart,
+      start: p.start,
+      end: p.end,
     }));
     return new BodyTemplate(segments, runtime, text.length);
   }
@@ -187,6 +200,14 @@ export class BodyTemplate implements CompiledBody {
       }
     }
     return [out, ...literal.rest()];
+  }
+
+  expressionAt(index: number): { source: string; start: number; end: number } {
+    let seen = 0;
+    for (const segment of this.segments) {
+      if (typeof segment !== 'string' && seen++ === index) return { source: segment.expression.source, start: segment.start, end: segment.end };
+    }
+    throw new RangeError(`The body has no expression ${index}`);
   }
 
   /** For a string inside parsed JSON (/detokenize): a lone expression's object or array result is kept as a value. */

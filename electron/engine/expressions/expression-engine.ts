@@ -7,14 +7,16 @@
 import type { BodyKind } from './body-kind';
 import { type InspectedExpression, inspectExpressions } from './body-inspection';
 import { PastTheText, type Placement, lastMarkerAt, mayHoldExpressions, withoutCutMarker } from './body-placement';
-import { BodyTemplate, type CompiledBody, tokenEvaluator, written } from './body-template';
+import { BodyTemplate, type CompiledBody, headOf, tokenEvaluator, written } from './body-template';
+import { type EmptyCause, emptyCause } from './empty-result';
 import { ExpressionBudget } from './expression-budget';
 import { ExpressionError } from './expression-error';
 import { type CompiledExpression, LiquidRuntime } from './liquid-runtime';
 import { LruCache, RepeatCache } from '../lru-cache';
 import { ApiProblem } from '../server/problem';
 import type { TokenRecord } from './token-record';
-import { type TokenExpression, compileTokenExpression, liquidTextOf } from './token-reference';
+import { writesNothing } from './rendered-value';
+import { HEAD_VARIABLE, type TokenExpression, compileTokenExpression, liquidTextOf } from './token-reference';
 import { TokenTemplate } from './token-template';
 
 export interface ExpressionEngineOptions {
@@ -60,6 +62,12 @@ function mapStrings(value: unknown, map: (text: string) => unknown): unknown {
   // fromEntries defines own properties, so a "__proto__" key stays a plain key.
   if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, map)]));
   return value;
+}
+
+/** What an expression writes into its body, and when that is nothing, why. */
+export interface WrittenExpression {
+  text: string;
+  empty: EmptyCause | null;
 }
 
 export class ExpressionEngine {
@@ -193,11 +201,21 @@ export class ExpressionEngine {
 
   /**
    * Writes compiled expressions (from inspectBody) as a render of their body would: each evaluated over its token and
-   * encoded for its place, all within `budget`. Throws the ExpressionError the render would.
+   * encoded for its place, all within `budget`; and when one writes nothing, why (the workbench's checks say so before
+   * the request is sent). Throws the ExpressionError the render would.
    */
-  expressionWriter(budget: ExpressionBudget): (placed: { expression: TokenExpression; placement: Placement }, token: TokenRecord) => string {
+  expressionWriter(budget: ExpressionBudget): (placed: { expression: TokenExpression; placement: Placement }, token: TokenRecord) => WrittenExpression {
     const evaluate = tokenEvaluator(this.runtime, budget);
-    return (placed, token) => written(placed, evaluate(placed.expression, token), budget);
+    return (placed, token) => {
+      const value = evaluate(placed.expression, token);
+      return { text: written(placed, value, budget), empty: writesNothing(value) ? this.whyEmpty(placed.expression, token) : null };
+    };
+  }
+
+  /** Evaluated again filter by filter, within a budget of its own: an explanation is not the request's work. */
+  private whyEmpty(expression: TokenExpression, token: TokenRecord): EmptyCause {
+    const scope = this.runtime.scope({ [HEAD_VARIABLE]: headOf(expression, token) }, new ExpressionBudget());
+    return emptyCause(this.runtime.jsonSteps(expression, scope), expression.ref.whole);
   }
 
   /** POST /detokenize: every string of the parsed JSON is a template, all rendered within one budget; keys are left alone. */

@@ -74,7 +74,7 @@ JSON_PATHS.functionRegister.delete('search');
  * `path` compiled. `literal`: the path is written in the expression, so the reason may quote it; a path that comes
  * from a variable could hold token data.
  */
-function compileJsonPath(path: unknown, literal: boolean): JSONPathQuery {
+export function compileJsonPath(path: unknown, literal: boolean): JSONPathQuery {
   if (typeof path !== 'string' || !path.trim().startsWith('$')) throw new FilterFailure('json needs a JSONPath starting with $');
   let query: JSONPathQuery;
   try {

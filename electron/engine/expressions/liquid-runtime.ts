@@ -133,6 +133,15 @@ function evaluationError(source: string, error: unknown): ExpressionError {
 
 const TRAILING_PIPE = /\|\s*$/;
 
+/** One `json` filter an evaluation ran: the JSONPath written in it, what it was given and what it gave. */
+export interface JsonStep {
+  readonly path: string;
+  /** Whether it was the first filter, given the expression's own value (a token's data, or the whole token). */
+  readonly first: boolean;
+  readonly input: unknown;
+  readonly output: unknown;
+}
+
 export class LiquidRuntime {
   private readonly liquid = new Liquid({ strictFilters: true, ownPropertyOnly: true });
 
@@ -165,6 +174,28 @@ export class LiquidRuntime {
   /** The scope of one render; expressions evaluated in it share its Liquid context and spend from `budget`. */
   scope(variables: Record<string, unknown>, budget: ExpressionBudget): EvaluationScope {
     return new EvaluationScope(variables, this.liquid, budget);
+  }
+
+  /**
+   * Evaluates `expression` filter by filter through Liquid, and answers the `json` filters with a literal JSONPath it
+   * ran, in order: why an expression gives what it gives. Throws as evaluate does.
+   */
+  jsonSteps(expression: CompiledExpression, scope: EvaluationScope): JsonStep[] {
+    const steps: JsonStep[] = [];
+    try {
+      const { initial, filters } = expression.value;
+      let value = toValueSync(initial.evaluate(scope.context, false));
+      filters.forEach((filter, i) => {
+        const input = value;
+        value = toValueSync(filter.render(value, scope.context));
+        const [path] = filter.args;
+        if (filter.name !== 'json' || path === undefined || Array.isArray(path) || !TypeGuards.isQuotedToken(path)) return;
+        steps.push({ path: path.content, first: i === 0, input, output: value });
+      });
+    } catch (error) {
+      throw evaluationError(expression.source, error);
+    }
+    return steps;
   }
 
   evaluate(expression: CompiledExpression, scope: EvaluationScope): unknown {

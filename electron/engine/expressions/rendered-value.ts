@@ -18,6 +18,12 @@ export function isStructured(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && !(value instanceof JsonText);
 }
 
+/**
+ * Whether a result is written as nothing: no text, `""` as a whole JSON string, `null` as a bare JSON literal (a
+ * filter's bytes never are empty).
+ */
+export const writesNothing = (value: unknown): boolean => value === null || value === undefined || value === '';
+
 export function toText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;

@@ -7,36 +7,55 @@ const SHOWN = 4;
 /** A digit's share of the Luhn sum when it is doubled. */
 const DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
 
-/** Hands `mask` the place of each digit to hide in one run; answers how many card numbers it found. */
-function maskRun(run: string, mask: (at: number) => void): number {
-  // Each digit's place in the run, and where each group of digits starts (and, last, where the digits end).
-  const places = new Int32Array(run.length);
-  const groups: number[] = [];
-  // Luhn sums of every prefix, one for a number whose last digit has an even index (so digits at odd indexes are
-  // doubled), one for an odd one: any stretch's sum is then a difference, and a long run costs no more per stretch.
-  const endsEven = new Int32Array(run.length + 1);
-  const endsOdd = new Int32Array(run.length + 1);
+const X = 0x58;
+
+/**
+ * What one text's runs are worked out in, made once for the text (no run is longer): each digit's place in the run,
+ * where each group of digits starts (and, last, where the digits end), and the Luhn sums of every prefix, one for a
+ * number whose last digit has an even index (so digits at odd indexes are doubled), one for an odd one: any stretch's
+ * sum is then a difference, and a long run costs no more per stretch.
+ */
+class Scratch {
+  readonly places: Int32Array;
+  readonly groups: Int32Array;
+  readonly endsEven: Int32Array;
+  readonly endsOdd: Int32Array;
+  constructor(length: number) {
+    this.places = new Int32Array(length);
+    this.groups = new Int32Array(length + 1);
+    this.endsEven = new Int32Array(length + 1);
+    this.endsOdd = new Int32Array(length + 1);
+  }
+}
+
+/**
+ * Masks, in `run` (digits, spaces and dashes, as bytes), every card number it holds; answers how many it found. Any
+ * stretch of whole groups of 13 to 19 digits that passes the Luhn check is one.
+ */
+function maskRun(run: Buffer, { places, groups, endsEven, endsOdd }: Scratch): number {
+  const length = run.length;
   let k = 0;
-  for (let i = 0; i < run.length; i++) {
-    const digit = run.charCodeAt(i) - 48;
+  let groupCount = 0;
+  for (let i = 0; i < length; i++) {
+    const digit = run[i] - 48;
     if (digit < 0 || digit > 9) continue;
-    if (k === 0 || places[k - 1] !== i - 1) groups.push(k);
+    if (k === 0 || places[k - 1] !== i - 1) groups[groupCount++] = k;
     places[k] = i;
     endsEven[k + 1] = endsEven[k] + (k % 2 === 0 ? digit : DOUBLED[digit]);
     endsOdd[k + 1] = endsOdd[k] + (k % 2 === 0 ? DOUBLED[digit] : digit);
     k++;
   }
-  groups.push(k);
+  groups[groupCount] = k;
   let masked = 0;
-  for (let first = 0; first < groups.length - 1; first++) {
+  for (let first = 0; first < groupCount; first++) {
     const start = groups[first];
-    for (let next = first + 1; next < groups.length && groups[next] - start <= LONGEST; next++) {
+    for (let next = first + 1; next <= groupCount && groups[next] - start <= LONGEST; next++) {
       const end = groups[next];
       if (end - start < SHORTEST) continue;
       const sums = (end - 1) % 2 === 0 ? endsEven : endsOdd;
       if ((sums[end] - sums[start]) % 10 !== 0) continue;
       masked++;
-      for (let k = start; k < end - SHOWN; k++) mask(places[k]);
+      for (let hide = start; hide < end - SHOWN; hide++) run[places[hide]] = X;
     }
   }
   return masked;
@@ -51,13 +70,13 @@ function maskRun(run: string, mask: (at: number) => void): number {
  */
 export function maskCardNumbers(text: string): { text: string; masked: number } {
   let masked = 0;
+  let scratch: Scratch | undefined;
   const result = text.replace(DIGIT_RUN, (run) => {
-    let chars: string[] | null = null;
-    masked += maskRun(run, (at) => {
-      chars ??= [...run];
-      chars[at] = 'X';
-    });
-    return chars === null ? run : (chars as string[]).join('');
+    // The run is ASCII, so each character is one byte.
+    const bytes = Buffer.from(run, 'latin1');
+    const found = maskRun(bytes, (scratch ??= new Scratch(text.length)));
+    masked += found;
+    return found === 0 ? run : bytes.toString('latin1');
   });
   return { text: result, masked };
 }

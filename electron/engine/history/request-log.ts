@@ -101,7 +101,8 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
         waiter?.resolve(message.json);
       }
     });
-    worker.on('error', (error) => (this.failure ??= error));
+    // A worker may throw any value, not only an Error.
+    worker.on('error', (error: unknown) => (this.failure ??= error instanceof Error ? error : new Error(String(error))));
     this.exited = new Promise((resolve) => worker.once('exit', (code) => resolve(this.ended(code))));
   }
 

@@ -6,6 +6,7 @@
  */
 import { Agent, errors, type Dispatcher } from 'undici';
 import type { BodyChunks } from '../server/body-chunks';
+import { type NetworkReason, networkFailureOf } from '../../../shared/workbench/network-failures';
 import { ApiProblem } from '../server/problem';
 import { createPolicyConnector, DestinationRefusedError } from './destination-policy';
 import { toUndiciHeaders } from './hop-header-passthrough';
@@ -25,6 +26,8 @@ export class ForwardError extends ApiProblem {
   constructor(
     readonly kind: ForwardFailureKind,
     detail: string,
+    /** Why the destination could not be reached (`unreachable` only): what to check differs for each. */
+    readonly reason?: NetworkReason,
   ) {
     super(STATUS_OF[kind], detail);
     this.name = 'ForwardError';
@@ -78,20 +81,6 @@ export interface Forwarder {
   close(): Promise<void>;
 }
 
-const UNREACHABLE_DETAIL = new Map([
-  ['ECONNREFUSED', 'connection refused'],
-  ['ENOTFOUND', 'host name not found'],
-  ['EAI_AGAIN', 'host name lookup failed'],
-  ['ECONNRESET', 'connection reset'],
-  ['EPIPE', 'connection reset'],
-  ['EHOSTUNREACH', 'host unreachable'],
-  ['ENETUNREACH', 'network unreachable'],
-  ['UND_ERR_SOCKET', 'connection closed by the destination'],
-  ['UND_ERR_CONNECT_TIMEOUT', 'connect timed out'],
-]);
-/** errno-style codes (ECONNREFUSED, ETIMEDOUT, …): the network, not us. */
-const SYSTEM_ERROR = /^E[A-Z0-9]+$/;
-const TLS_FAILURE = /^ERR_TLS_|^ERR_SSL_|CERT|SELF_SIGNED|^UNABLE_TO_/;
 const BAD_RESPONSE = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 
 /**
@@ -105,11 +94,8 @@ export function forwardFailure(err: unknown): ForwardError | undefined {
   const code: unknown = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
   if (BAD_RESPONSE.has(code)) return new ForwardError('bad_response', `destination sent an invalid HTTP response (${code})`);
-  if (TLS_FAILURE.test(code)) return new ForwardError('unreachable', `destination unreachable: TLS failed (${code})`);
-  if (UNREACHABLE_DETAIL.has(code) || SYSTEM_ERROR.test(code)) {
-    return new ForwardError('unreachable', `destination unreachable: ${UNREACHABLE_DETAIL.get(code) ?? code}`);
-  }
-  return undefined;
+  const network = networkFailureOf(code);
+  return network && new ForwardError('unreachable', `destination unreachable: ${network.words}`, network.reason);
 }
 
 const toText = (raw: Buffer[]) => raw.map((b) => b.toString('latin1'));

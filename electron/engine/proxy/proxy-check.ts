@@ -21,6 +21,7 @@ import { ApiProblem } from '../server/problem';
 import type { StoredToken } from '../vault/token-store';
 import { missingTokensProblem, REDACTED, type TokenService } from '../vault/token-service';
 import type { CompatibilityWarning, OutsideBody } from './compatibility';
+import { CHECK_FILTERS, emptyFlag } from './empty-flag';
 import { PROXY_MOUNT, resolveDestination } from './destination-url';
 import { outboundHeaders } from './header-rules';
 import { checkExpressionCount, hostedLimitWarning, requireProxyCaller } from './proxy-rules';
@@ -87,7 +88,7 @@ function expressionAdvice(error: ExpressionError): string {
   if (error instanceof ExpressionOverBudget) return 'Make it do less: a shorter pad, fewer filters, a plainer JSONPath.';
   if (/token id/.test(error.reason)) return 'Start it with a token id: {{ <id> | filter }}. Ctrl+Space lists tokens.';
   if (/filter/i.test(error.reason)) return 'Use a filter of the expression language: Ctrl+Space after a | lists them.';
-  return "Check the filters against the token's data: hover the expression to see it, masked.";
+  return CHECK_FILTERS;
 }
 
 /** How an application's rules decide its use of a token, in words. */
@@ -105,12 +106,22 @@ function decidedBy(decision: AccessDecision, caller: Caller): string {
   return `“${name}” may use it ${decision.transform === 'reveal' ? 'revealed' : `${decision.transform}ed`}, by ${by}`;
 }
 
-/** The flags of one check, in the order found. */
+const SEVERITY_ORDER: Record<RequestFlag['severity'], number> = { error: 0, warning: 1, info: 2 };
+/** The request's parts in the order a reader meets them: who sends it, the URL, the headers, the body. */
+const PART_ORDER: Record<FlagPlace['part'], number> = { request: 0, path: 1, query: 2, header: 3, body: 4 };
+const byPlace = (a: FlagPlace, b: FlagPlace) => PART_ORDER[a.part] - PART_ORDER[b.part] || (a.part === 'body' && b.part === 'body' ? a.from - b.from : 0);
+
+/** The flags of one check. */
 class Flags {
-  readonly list: RequestFlag[] = [];
+  private readonly found: RequestFlag[] = [];
 
   add(severity: RequestFlag['severity'], kind: RequestFlag['kind'], at: FlagPlace, message: string, advice: string | null): void {
-    this.list.push({ severity, kind, at, message, advice });
+    this.found.push({ severity, kind, at, message, advice });
+  }
+
+  /** Errors first, then warnings, then notes, each in the order of the request: the first thing to fix comes first. */
+  get list(): RequestFlag[] {
+    return this.found.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || byPlace(a.at, b.at));
   }
 }
 
@@ -245,10 +256,15 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
           'To send the data itself, the deciding rule must reveal.',
         );
       }
-      refusal(
+      const written = refusal(
         () => write(e, records!.get(id)!),
         (problem) => flags.add('error', 'evaluation', bodyAt(e), answer(problem), problem instanceof ExpressionError ? expressionAdvice(problem) : null),
       );
+      // A redacting rule empties every value, as its note above says.
+      if (written?.empty && decision.transform !== 'redact') {
+        const { kind, message, advice } = emptyFlag(e.expression, token.type, written.text, written.empty);
+        flags.add('warning', kind, bodyAt(e), message, advice);
+      }
     }
   }
 
@@ -273,7 +289,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     const caller = scope.vault ? scope.caller : null;
     const access = caller && sentence(decidedBy(caller.policy.decide('token:use', token.containers), caller));
     try {
-      const produces = expressions.expressionWriter(new ExpressionBudget())(e, masked);
+      const produces = expressions.expressionWriter(new ExpressionBudget())(e, masked).text;
       return { from: e.start, to: e.end, token, produces, problem: null, access };
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/contract';
 import type { Caller } from '../access/authenticator';
-import type { BodyKind, CompiledBody, ExpressionEngine, TokenRecord } from '../expressions';
+import { type BodyKind, type CompiledBody, type ExpressionEngine, type TokenRecord, writesNothing } from '../expressions';
 import type { RequestLogEntry } from '../history/request-log';
-import { headersForLog } from '../server/log-headers';
+import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { echoedTexts } from './echoed-values';
 import { type AnswerCapture, keptAnswer } from './kept-answer';
 import { ApiProblem } from '../server/problem';
@@ -19,17 +19,18 @@ export interface ProxyExchange {
   tokenIds: readonly string[];
   detokenizeMs?: number;
   /**
-   * How the body's expressions were rendered. `binary`: the body's chunks when it is not UTF-8 (its template was
-   * compiled from them), to render the masked view over (renderBytes); history keeps no text of such a body.
+   * How the body's expressions were rendered. `chunks`: the body's, when its template was compiled from them (its
+   * places are bytes); a body that is not UTF-8 is, and its masked view is rendered over them (renderBytes), since
+   * history keeps no text of such a body.
    */
-  render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; binary?: readonly Buffer[] };
+  render?: { kind: BodyKind; compiled: CompiledBody; records: ReadonlyMap<string, TokenRecord>; utf8: boolean; chunks?: readonly Buffer[] };
   /** What the body's expressions evaluated to, in plaintext: masked wherever the destination's answer repeats one. */
   detokenized?: unknown[];
   outbound?: { method: string; headers: string[]; bytes: number };
   /** The answer body as it streamed, when Settings has history keep answers; masked before it is recorded. */
   answer?: AnswerCapture;
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
-  failure?: ApiProblem & { kind?: string };
+  failure?: ApiProblem & { kind?: string; reason?: string };
 }
 
 /** History keeps a readable prefix of large bodies; the byte count says how much there was. */
@@ -68,12 +69,12 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
   const { render } = exchange;
   if (!render) return { detokenized_body: null };
-  if (!render.binary) return { body_kind: render.kind };
+  if (render.utf8) return { body_kind: render.kind };
   if ((exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
   const masked = new Map<string, TokenRecord>();
   for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
   try {
-    return { detokenized_body: Buffer.concat(render.compiled.renderBytes(masked, render.binary)).toString('utf8').slice(0, BODY_KEPT) };
+    return { detokenized_body: Buffer.concat(render.compiled.renderBytes(masked, render.chunks!)).toString('utf8').slice(0, BODY_KEPT) };
   } catch {
     return { detokenized_body: REDACTED };
   }
@@ -131,12 +132,45 @@ export function revealedOutbound(
   return compiled.render(tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use')).slice(0, BODY_KEPT);
 }
 
+/** The UTF-16 offset, in the text of a UTF-8 body, of a byte offset in its chunks. */
+function textOffset(chunks: readonly Buffer[], bytes: number): number {
+  const prefix: Buffer[] = [];
+  for (let i = 0, left = bytes; left > 0; left -= chunks[i++].length) prefix.push(chunks[i].subarray(0, left));
+  return Buffer.concat(prefix).toString('utf8').length;
+}
+
+/**
+ * The expressions the proxy wrote as nothing, each with its place in the body as the client sent it (the text's
+ * UTF-16 offsets, as an editor counts them): what the workbench shows beside the answer. The expressions' own text,
+ * never a value.
+ */
+function emptyExpressions({ render, detokenized }: ProxyExchange): NonNullable<ProxyDetails['expressions']['empty']> | undefined {
+  if (!render?.utf8 || !detokenized?.some(writesNothing)) return undefined;
+  const { compiled, chunks } = render;
+  const place = (at: number) => (chunks ? textOffset(chunks, at) : at);
+  return detokenized.flatMap((value, index) => {
+    if (!writesNothing(value)) return [];
+    const { source, start, end } = compiled.expressionAt(index);
+    return [{ expression: source, from: place(start), to: place(end) }];
+  });
+}
+
+const referenced = (headers: [string, string][], secrets: ResolvedSecrets | undefined) =>
+  secrets ? headers.map(([name, value]): [string, string] => [name, secrets.asReferences(value)]) : headers;
+
 /**
  * The proxy call's history details, and the answer body history keeps (masked), which the entry stores apart: it is
  * read with one entry at a time, never with a list.
+ * @param secrets the workbench's references resolved in the request: written back as references wherever the request
+ * or the destination's headers repeat a value
  */
-export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, prefix: string): { details: ProxyDetails; answerText?: string } {
+export function proxyLogDetails(
+  exchange: ProxyExchange,
+  tokens: TokenService,
+  secrets?: ResolvedSecrets,
+): { details: ProxyDetails; answerText?: string } {
   const { response, failure, outbound, answer } = exchange;
+  const empty = emptyExpressions(exchange);
   // A failure once the destination answered is an answer cut off mid-body.
   const kept = answer && response && keptAnswer(answer, response, exchange.detokenized, failure !== undefined);
   const details: ProxyDetails = {
@@ -144,21 +178,21 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, p
     status_source: response ? 'destination' : 'proxy',
     destination_url: exchange.destination ?? null,
     warnings: exchange.warnings,
-    expressions: { count: exchange.expressionCount, token_ids: exchange.tokenIds },
+    expressions: { count: exchange.expressionCount, token_ids: exchange.tokenIds, ...(empty && { empty }) },
     outbound: outbound && {
       method: outbound.method,
       url: exchange.destination,
-      headers: headersForLog(outbound.headers, prefix),
+      headers: headersForLog(outbound.headers, secrets),
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
     response: response && {
       status: response.status,
-      headers: maskedResponseHeaders(response.headers, exchange.detokenized),
+      headers: referenced(maskedResponseHeaders(response.headers, exchange.detokenized), secrets),
       bytes: response.bytes,
       ...(kept && { body: kept.facts }),
     },
-    failure: failure && { status: failure.status, kind: failure.kind ?? null, detail: failure.detail ?? null },
+    failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),
       destination_headers_ms: round(response?.headersMs),

@@ -30,6 +30,18 @@ const NO_BODY = new Set([204, 304]);
 /** What a 204 must not carry (RFC 9110 §8.6). */
 const CONTENT_LENGTH = new Set(['content-length']);
 
+/**
+ * The header by which a 204 announces a body it must not have (RFC 9110 §8.6, RFC 9112 §6.1), as "Name: value", or
+ * null. undici reads no body after a 204 whatever its head says, so the head is all there is to tell the history.
+ */
+function bodyAnnounced(rawHeaders: readonly string[]): string | null {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if ((name === 'content-length' && rawHeaders[i + 1].trim() !== '0') || name === 'transfer-encoding') return `${rawHeaders[i]}: ${rawHeaders[i + 1]}`;
+  }
+  return null;
+}
+
 /** Bodies from this size are compiled from their bytes and rendered with renderBytes; see proxy() for smaller ones. */
 const RENDER_BYTES_FROM = 16 * 1024;
 
@@ -68,7 +80,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       throw error;
     } finally {
       // After the response is out: masking the outbound body and the answer for history costs the client nothing.
-      const { details, answerText } = proxyLogDetails(exchange, tokens, prefix);
+      const { details, answerText } = proxyLogDetails(exchange, tokens, ctx.log.secrets);
       ctx.log.details = details;
       ctx.log.answerText = answerText;
     }
@@ -106,7 +118,7 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       const budget = new ExpressionBudget();
       const values = (exchange.detokenized = []);
       outbound = fromBytes ? asBody(compiled.renderBytes(records, received.chunks, budget, values)) : Buffer.from(compiled.render(records, budget, values));
-      exchange.render = { kind, compiled, records, binary: utf8 ? undefined : received.chunks };
+      exchange.render = { kind, compiled, records, utf8, chunks: fromBytes ? received.chunks : undefined };
     }
     exchange.detokenizeMs = performance.now() - detokenizeStart;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };
@@ -123,6 +135,8 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
           const relayed = responseHeaders(rawHeaders, status, ctx.traceId);
           if (NO_BODY.has(status)) {
             bodiless = true;
+            const announced = status === 204 ? bodyAnnounced(rawHeaders) : null;
+            if (announced) exchange.warnings.push(`the destination announced a body with its 204 answer, which has none (${announced}); it was dropped`);
             res.writeHead(status, status === 204 ? withoutHeaders(relayed, CONTENT_LENGTH) : relayed);
             endAtTurnEnd(res);
             return;
@@ -151,12 +165,6 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
       await forwarding.done;
     } catch (error) {
       if (!res.headersSent) throw error;
-      if (bodiless) {
-        // The client has its whole answer; what the destination did after the head is for the history to show.
-        const status = exchange.response!.status;
-        exchange.warnings.push(`the destination sent a body with its ${status} answer, which has none; it was dropped (${(error as Error).message})`);
-        return 'sent';
-      }
       // Headers are gone: the only honest signal left is to cut the connection.
       exchange.failure = forwardFailure(error) ?? new ForwardError('bad_response', 'The destination response failed mid-body');
       res.destroy();

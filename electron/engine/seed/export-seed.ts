@@ -1,4 +1,4 @@
-import type { ApplicationStore } from '../access/application-store';
+import { keyLast4, type ApplicationStore } from '../access/application-store';
 import type { TokenService } from '../vault/token-service';
 import { LIVE, type StoredToken, type TokenRow } from '../vault/token-store';
 import { nowIso } from '../clock';
@@ -7,6 +7,14 @@ import { nowIso } from '../clock';
 export interface ExportedSeed {
   applications: { name: string; type: string; permissions: string[]; rules: unknown[]; key: string }[];
   tokens?: Record<string, unknown>[];
+}
+
+/** An export key the file carries: by id and last four, and whether this export made it. */
+export interface ExportKey {
+  application_id: string;
+  key_id: string;
+  key_last4: string;
+  made: boolean;
 }
 
 /** A token as the create request that makes it again: a field left at nothing is left out, so its default applies. */
@@ -26,25 +34,25 @@ function asCreateRequest(token: StoredToken): Record<string, unknown> {
 
 /**
  * The vault's applications and rules as a seed file, and its live tokens with their plaintext data only when asked.
- * Keys are kept as keyed hashes, so none can be written out: each application gets a new key, made here in the same
- * SQLite transaction, so the file's keys work on this vault and on any vault seeded from it.
+ * Keys are kept as keyed hashes, so a client's key cannot be written out: the file carries each application's export
+ * key, kept sealed like the workbench's and made on the first export (in the same SQLite transaction), so every file
+ * exported carries the same keys, which work on this vault and on any vault seeded from it.
  */
-export function exportSeed(applications: ApplicationStore, tokens: TokenService, includeTokens: boolean): ExportedSeed {
+export function exportSeed(applications: ApplicationStore, tokens: TokenService, includeTokens: boolean): { seed: ExportedSeed; keys: ExportKey[] } {
   const db = tokens.store.db;
-  return db.transaction((): ExportedSeed => {
+  return db.transaction(() => {
+    const keys: ExportKey[] = [];
     const seed: ExportedSeed = {
-      applications: applications.page(1, Number.MAX_SAFE_INTEGER).items.map((application) => ({
-        name: application.name,
-        type: application.type,
-        permissions: application.permissions,
-        rules: application.rules,
-        key: applications.createKey(application.id, null).key,
-      })),
+      applications: applications.page(1, Number.MAX_SAFE_INTEGER).items.map((application) => {
+        const kept = applications.keptKey(application.id, 'export');
+        keys.push({ application_id: application.id, key_id: kept.id, key_last4: keyLast4(kept.key), made: kept.made });
+        return { name: application.name, type: application.type, permissions: application.permissions, rules: application.rules, key: kept.key };
+      }),
     };
     if (includeTokens) {
       const rows = db.prepare(`SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at, id`).all({ now: nowIso() }) as TokenRow[];
       seed.tokens = rows.map((row) => asCreateRequest(tokens.store.hydrate(row)));
     }
-    return seed;
+    return { seed, keys };
   })();
 }

@@ -13,11 +13,10 @@ import { grantCrossOrigin, preflightHeaders } from './cross-origin';
 import { absoluteTarget, guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
-import type { LogDraft, RequestContext, Route } from './route-types';
+import type { LogDraft, RequestContext, Route, WorkbenchSent } from './route-types';
 import { headersForLog, pathForLog } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 import { localUrl } from './local-url';
-import type { PageId } from '../../../shared/workbench/pages';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ (?:https?:\/\/[^/\s]*)?\/proxy(?:[/?\s]|$)/i;
@@ -47,10 +46,10 @@ export interface HttpServerDeps {
   /** Routes that do not belong to the wire API (the workbench UI); answers true when it handled the request. */
   fallback?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   /**
-   * Whether the request arriving on a connection is one the workbench sent (its front door), and from which page
-   * (null: none named); undefined for every other client. Its history entry says so.
+   * Whether the request arriving on a connection is one the workbench sent (its front door): from which page, with
+   * which secrets resolved in it; undefined for every other client. Its history entry says so.
    */
-  workbenchPageOf?: (socket: Socket) => PageId | null | undefined;
+  workbenchSentOn?: (socket: Socket) => WorkbenchSent | undefined;
 }
 
 interface NoRouteReply {
@@ -159,7 +158,8 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     const method = req.method ?? 'GET';
     const traceId = (req.headers[`${prefix}-trace-id`] as string | undefined) || randomUUID();
     // Asked as the request arrives, of its connection: no header can make a client the workbench.
-    const log: LogDraft = { kind: 'api', applicationId: null, workbenchPage: deps.workbenchPageOf?.(req.socket) };
+    const sent = deps.workbenchSentOn?.(req.socket);
+    const log: LogDraft = { kind: 'api', applicationId: null, workbenchPage: sent?.page, secrets: sent?.secrets };
 
     // Every request that reaches the engine is recorded, once the response is gone and the route has finished
     // filling in its log (the proxy completes its entry after streaming the destination's body).
@@ -177,7 +177,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         trace_id: traceId,
         // A refused request worked in no transaction, whatever its header named.
         transaction_id: res.statusCode < 400 ? (log.transactionId ?? null) : null,
-        request_headers: headersForLog(req.rawHeaders, config.headerPrefix),
+        request_headers: headersForLog(req.rawHeaders, log.secrets),
         request_body: log.requestBody,
         raw_body: log.rawBody,
         answer_text: log.answerText,

@@ -1,33 +1,46 @@
+import { isCredentialHeader } from '../../../shared/secrets/credential-headers';
 import { SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
+import { LruCache } from '../lru-cache';
 
 const SESSION_HEADER_NAME = SESSION_HEADER.toLowerCase();
+
+/** Clients send the same few header names again and again: each is judged once. */
+const judged = new LruCache<string, boolean>(1000);
 
 /**
  * Headers whose values are credentials: the history shows only enough of them to tell two apart. The workbench's
  * session is one: a request carrying it that the workbench does not answer (a foreign Origin) is recorded.
  */
-function isSecretHeader(name: string, prefix: string): boolean {
-  const lower = name.toLowerCase();
-  return (
-    lower === `${prefix}-api-key` ||
-    lower === 'authorization' ||
-    lower === 'proxy-authorization' ||
-    lower === 'cookie' ||
-    lower === SESSION_HEADER_NAME
-  );
+function isSecretHeader(name: string): boolean {
+  let secret = judged.get(name);
+  if (secret === undefined) {
+    secret = isCredentialHeader(name) || name.toLowerCase() === SESSION_HEADER_NAME;
+    judged.add(name, secret);
+  }
+  return secret;
 }
 
 // ASCII on purpose: one character past Latin-1 (an ellipsis) makes every history entry's JSON a two-byte string,
 // twice the bytes to serialize, post to the history worker and convert for SQLite.
 const hint = (value: string) => (value.length > 8 ? `...${value.slice(-4)}` : '...');
 
-/** The request's headers as sent, in order, with credentials cut to a hint. */
-export function headersForLog(rawHeaders: string[], headerPrefix: string): [string, string][] {
-  const prefix = headerPrefix.toLowerCase();
+/**
+ * The values of secrets the engine itself put into a request (the workbench's references, resolved as it left), and
+ * the reference each stood for. History shows the reference, which holds no secret, wherever a value appears.
+ */
+export interface ResolvedSecrets {
+  /** The text with every value it holds written back as its reference; the same text when it holds none. */
+  asReferences(text: string): string;
+}
+
+/** The request's headers as sent, in order, with credentials cut to a hint and resolved secrets as their references. */
+export function headersForLog(rawHeaders: string[], secrets?: ResolvedSecrets): [string, string][] {
   const out: [string, string][] = [];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
-    out.push([name, isSecretHeader(name, prefix) ? hint(rawHeaders[i + 1]) : rawHeaders[i + 1]]);
+    const value = rawHeaders[i + 1];
+    const referenced = secrets?.asReferences(value) ?? value;
+    out.push([name, referenced !== value ? referenced : isSecretHeader(name) ? hint(value) : value]);
   }
   return out;
 }

@@ -18,6 +18,7 @@ const TITLES: Record<number, string> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
+  507: 'Insufficient Storage',
 };
 
 export class ApiProblem extends Error {

@@ -2,7 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../access/authenticator';
 import type { KeptBody } from '../history/kept-body';
 import type { BodyChunks } from './body-chunks';
+import type { ResolvedSecrets } from './log-headers';
 import type { PageId } from '../../../shared/workbench/pages';
+
+/** A request the workbench sent (its front door): the page it was sent from, and the secrets the engine put in it. */
+export interface WorkbenchSent {
+  /** null: the call named no page. */
+  page: PageId | null;
+  secrets: ResolvedSecrets | undefined;
+}
 
 /** What the request log keeps of one request; routes fill in what only they know (never plaintext token data). */
 export interface LogDraft {
@@ -10,6 +18,8 @@ export interface LogDraft {
   applicationId: string | null;
   /** The workbench page that sent the request (null: the workbench, no page named); undefined for any other client. */
   workbenchPage?: PageId | null;
+  /** The secrets the workbench's references resolved to in this request: history writes them back as references. */
+  secrets?: ResolvedSecrets;
   /** The request body as it may be shown, with token data masked. */
   requestBody?: unknown;
   /** Instead of `requestBody`: the body as sent, kept as bytes (the proxy's, with its expressions). */

@@ -22,7 +22,8 @@ export interface Wiped {
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
  * keys, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
- * transaction: it happens whole or not at all. The master key, the tenant, the saved limits and the history stay.
+ * transaction: it happens whole or not at all. The master key, the tenant, the saved limits, the secrets that saved
+ * requests refer to and the history stay.
  */
 export function wipeVault(parts: VaultParts): Wiped {
   return parts.tokens.db.transaction((): Wiped => {

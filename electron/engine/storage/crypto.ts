@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from './atomic-file';
 import { ensurePrivateFileIfPresent } from './private-files';
 
 /**
@@ -113,14 +114,17 @@ export class Sealer {
 export function loadOrCreateMasterKey(dataDir: string | null): Buffer {
   if (dataDir === null) return randomBytes(KEY);
   const file = join(dataDir, MASTER_KEY_FILE);
-  if (existsSync(file)) {
-    ensurePrivateFileIfPresent(file);
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== KEY) throw new SealError(`${file} does not hold a 32-byte base64 key`);
-    return key;
+  if (!existsSync(file)) {
+    try {
+      writeFileAtomic(file, randomBytes(KEY).toString('base64') + '\n', 'create');
+    } catch (error) {
+      // Another start made the key first (two first starts at once): its key is the install's, and data may already
+      // be sealed under it, so it is read below rather than replaced.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
-  const key = randomBytes(KEY);
-  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
+  ensurePrivateFileIfPresent(file);
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== KEY) throw new SealError(`${file} does not hold a 32-byte base64 key`);
   return key;
 }

@@ -187,6 +187,51 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tokens_created ON tokens(created_at, id, expires_at, type, containers, metadata);
     `,
   },
+  {
+    version: 9,
+    name: 'secrets',
+    // Credentials that saved requests refer to by name (`${secret:NAME}`) instead of holding them in their files. Each
+    // value is sealed and bound to its name; the engine puts it in as a request leaves.
+    sql: `
+      CREATE TABLE secrets (
+        name TEXT PRIMARY KEY,
+        sealed_value BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 10,
+    name: 'kept keys: the workbench key and the export key',
+    // Besides the key the workbench sends with, each application may have one key its seed files carry, kept sealed so
+    // every export writes the same key instead of minting another. Revoking either (deleting its api_keys row) removes
+    // it here too; the workbench keys made so far are carried over.
+    sql: `
+      CREATE TABLE kept_keys (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+        application_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+        purpose TEXT NOT NULL CHECK (purpose IN ('workbench', 'export')),
+        sealed BLOB NOT NULL,
+        UNIQUE (application_id, purpose)
+      );
+      INSERT INTO kept_keys (key_id, application_id, purpose, sealed) SELECT key_id, application_id, 'workbench', sealed FROM workbench_keys;
+      DROP TABLE workbench_keys;
+    `,
+  },
+  {
+    version: 11,
+    name: 'card and metadata search terms',
+    // The workbench finds cards by their details and tokens by their metadata values through keyed hashes in
+    // token_search_terms, which the vault derives as it writes. Tokens written before have none: they are listed here,
+    // and the engine derives theirs after it starts, in batches (vault/term-backlog.ts), each taking its tokens off.
+    sql: `
+      CREATE TABLE token_terms_backlog (
+        token_id TEXT PRIMARY KEY REFERENCES tokens(id) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      INSERT INTO token_terms_backlog SELECT id FROM tokens WHERE type IN ('card', 'card_number') OR metadata <> '{}';
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

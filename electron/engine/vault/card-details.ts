@@ -45,6 +45,13 @@ const BRAND_PREFIXES: Record<CardBrand, readonly string[]> = {
   hipercard: ['384100', '384140', '384160', '606282'],
 };
 
+/** Every brand the details name, in the order the hosted service's docs list them. */
+export const CARD_BRANDS = Object.keys(BRAND_PREFIXES) as CardBrand[];
+
+/** The token types that carry a card number, and so `card` details. */
+const CARD_TYPES = new Set(['card', 'card_number']);
+export const isCardType = (type: string): boolean => CARD_TYPES.has(type);
+
 interface PrefixRange {
   brand: CardBrand;
   low: string;
@@ -82,14 +89,20 @@ function integerOrNull(value: unknown): number | null {
   return Number.isInteger(value) ? (value as number) : null;
 }
 
+/** The number of already-validated token data (a card_number string or a card object), or null for none all digits. */
+export function cardNumberOf(data: unknown): string | null {
+  const number = typeof data === 'string' ? data : (data as Record<string, unknown> | null)?.number;
+  return typeof number === 'string' && ONLY_DIGITS.test(number) ? number : null;
+}
+
 /**
  * Details of already-validated token data: a card_number string or a card object.
  * Null when there is no all-digit number to describe.
  */
 export function cardDetails(data: unknown): CardDetails | null {
-  const card = typeof data === 'string' ? { number: data } : (data as Record<string, unknown> | null);
-  const number = card?.number;
-  if (typeof number !== 'string' || !ONLY_DIGITS.test(number)) return null;
+  const number = cardNumberOf(data);
+  if (number === null) return null;
+  const card = typeof data === 'string' ? null : (data as Record<string, unknown>);
   return {
     bin: cardBin(number),
     last4: number.slice(-4),

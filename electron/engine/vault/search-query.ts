@@ -5,12 +5,17 @@
  * (exclusive) with `*` for an open end. Exact matches only: the service has no wildcards, so an unescaped `*` or `?`
  * in a value is refused rather than silently taken literally.
  *
+ * The workbench's Tokens page takes more (its `workbench` dialect): the card fields, and words typed alone, which
+ * search ids, metadata values, search index values and card details at once (search-terms.ts).
+ *
  * Output is a pure AST; turning it into SQL is the repository's job. Errors are 400s whose message points at a
  * column (1-based) and never repeats the query's values, which may be plaintext card numbers or SSNs.
  */
+import { CARD_SEARCH_FIELDS, SERVICE_SEARCH_FIELDS, type CardField, type SearchFieldInfo } from '../../../shared/workbench/token-search-fields';
 import { ApiProblem } from '../server/problem';
 import { normalizeContainer, validateContainer } from '../access/containers';
 import { parseIsoInstant, type Instant } from './instants';
+import { CARD_VALUE_RULE, cardFieldValue } from './search-terms';
 
 export type DateField = 'created_at' | 'modified_at' | 'expires_at';
 export type ExactField = 'id' | 'type' | 'fingerprint' | 'data' | 'created_by' | 'modified_by';
@@ -23,38 +28,26 @@ export type SearchNode =
   /** The container or any container below it; the value is a validated, lower-cased container path. */
   | { kind: 'term'; field: 'container'; value: string; match: 'prefix' }
   | { kind: 'term'; field: 'metadata'; key: string; value: string; match: 'exact' }
+  /** A card field (workbench dialect); the value as the card's own is indexed (2030-12, not 12/30). */
+  | { kind: 'term'; field: CardField; value: string; match: 'exact' }
+  /** A word typed alone (workbench dialect): an id, or any value search-terms.ts's textTerms reads it as. */
+  | { kind: 'text'; value: string }
   /** Bounds are UTC ISO 8601 strings as `Date#toISOString` writes them; an absent bound is open. */
   | { kind: 'range'; field: DateField; from?: string; to?: string; fromInclusive: boolean; toInclusive: boolean };
 
-export interface SearchFieldInfo {
-  /** As written in a query; `metadata.<key>` stands for any metadata key. */
-  field: string;
-  value: 'text' | 'container' | 'date';
-  description: string;
-}
-
-const FIELDS: readonly SearchFieldInfo[] = [
-  { field: 'id', value: 'text', description: 'The token id' },
-  { field: 'type', value: 'text', description: 'The token type' },
-  { field: 'container', value: 'container', description: 'Tokens in this container or any container below it' },
-  { field: 'fingerprint', value: 'text', description: 'The token fingerprint' },
-  { field: 'data', value: 'text', description: "A value one of the token's search indexes evaluated to" },
-  { field: 'metadata.<key>', value: 'text', description: 'The metadata value stored under <key>' },
-  { field: 'created_by', value: 'text', description: 'Id of the application that created the token' },
-  { field: 'modified_by', value: 'text', description: 'Id of the application that last modified the token' },
-  { field: 'created_at', value: 'date', description: 'Creation time: an ISO 8601 date or date-time, or a range' },
-  { field: 'modified_at', value: 'date', description: 'Last modification time: an ISO 8601 date or date-time, or a range' },
-  { field: 'expires_at', value: 'date', description: 'Expiry time: an ISO 8601 date or date-time, or a range' },
-];
-
-/** The fields a query may name, for the lead's SQL mapping and for help text in the GUI. */
+/** The fields a query of the service's language may name. */
 export function describeSearchFields(): readonly SearchFieldInfo[] {
-  return FIELDS;
+  return SERVICE_SEARCH_FIELDS;
 }
 
-const VALUE_KIND = new Map(FIELDS.map((f) => [f.field, f.value]));
+/** The service's language, or the Tokens page's, which adds card fields and words typed alone. */
+export type SearchDialect = 'service' | 'workbench';
+
+const FIELDS: Record<SearchDialect, readonly SearchFieldInfo[]> = {
+  service: SERVICE_SEARCH_FIELDS,
+  workbench: [...SERVICE_SEARCH_FIELDS, ...CARD_SEARCH_FIELDS],
+};
 const METADATA_PREFIX = 'metadata.';
-const FIELD_LIST = FIELDS.map((f) => f.field).join(', ');
 const OPERATORS = ['AND', 'OR', 'NOT'] as const;
 type Operator = (typeof OPERATORS)[number];
 const MAX_DEPTH = 32;
@@ -78,8 +71,16 @@ class QueryParser {
   private pos = 0;
   private depth = 0;
   private terms = 0;
+  private readonly valueKind: Map<string, SearchFieldInfo['value']>;
+  private readonly fieldList: string;
 
-  constructor(private readonly src: string) {}
+  constructor(
+    private readonly src: string,
+    private readonly dialect: SearchDialect,
+  ) {
+    this.valueKind = new Map(FIELDS[dialect].map((f) => [f.field, f.value]));
+    this.fieldList = FIELDS[dialect].map((f) => f.field).join(', ');
+  }
 
   parse(): SearchNode | null {
     this.skipSpace();
@@ -137,6 +138,11 @@ class QueryParser {
     if (operator) this.fail(`${operator} at ${this.column(start)} where a field:value term was expected`);
     const field = this.readBare(FIELD_STOP, false);
     if (this.peek() !== ':') {
+      if (this.dialect === 'workbench') {
+        // Read again as a value: a word ends only at a space or parenthesis, and may be quoted.
+        this.pos = start;
+        return { kind: 'text', value: this.textValue() };
+      }
       const hint = (OPERATORS as readonly string[]).includes(field.toUpperCase()) ? '; operators are upper-case (AND, OR, NOT)' : '';
       this.fail(`expected field:value at ${this.column(start)}${hint}`);
     }
@@ -150,8 +156,8 @@ class QueryParser {
       if (!key) this.fail(`metadata at ${this.column(start)} needs a key: metadata.<key>:value`);
       return { kind: 'term', field: 'metadata', key, value: this.textValue(), match: 'exact' };
     }
-    const kind = VALUE_KIND.get(field);
-    if (!kind) this.fail(`unknown field at ${this.column(start)}; fields are ${FIELD_LIST}`);
+    const kind = this.valueKind.get(field);
+    if (!kind) this.fail(`unknown field at ${this.column(start)}; fields are ${this.fieldList}`);
     if (kind === 'date') return this.dateValue(field as DateField);
     if (this.peek() === '[' || this.peek() === '{') {
       this.fail(`ranges (${this.column(this.pos)}) work only on created_at, modified_at and expires_at`);
@@ -159,6 +165,11 @@ class QueryParser {
     const valueStart = this.pos;
     const value = this.textValue();
     if (kind === 'text') return { kind: 'term', field: field as ExactField, value, match: 'exact' };
+    if (kind === 'card') {
+      const card = cardFieldValue(field as CardField, value);
+      if (card === null) this.fail(`${field} at ${this.column(start)} ${CARD_VALUE_RULE[field as CardField]}`);
+      return { kind: 'term', field: field as CardField, value: card, match: 'exact' };
+    }
     const problem = validateContainer(value);
     if (problem) this.fail(`${problem} (${this.column(valueStart)})`);
     return { kind: 'term', field: 'container', value: normalizeContainer(value), match: 'prefix' };
@@ -293,6 +304,6 @@ class QueryParser {
 }
 
 /** Parses a search query; null for an empty (or all-blank) query, which matches every token. Throws a 400 ApiProblem. */
-export function parseSearchQuery(query: string): SearchNode | null {
-  return new QueryParser(query).parse();
+export function parseSearchQuery(query: string, dialect: SearchDialect = 'service'): SearchNode | null {
+  return new QueryParser(query, dialect).parse();
 }

@@ -4,6 +4,7 @@ import { ApiProblem } from '../server/problem';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
+import { textTerms, type TermField } from './search-terms';
 import { LIVE, liveCountSql, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';
 import { withoutPlaintext, type TokenService, type TokenView } from './token-service';
@@ -50,8 +51,17 @@ class WhereBuilder {
   readonly clauses: string[] = [];
   private n = 0;
   private metadataAnyCase = false;
+  /** The ids each clause made of the terms' index alone matches, every one a token's (their rows cascade): see countSql. */
+  private readonly termSets = new Map<string, string>();
 
-  constructor(private readonly searchTerm: (value: string) => string) {}
+  /**
+   * `probeTerms` when the query walks the creation-order index: each token is then looked up in the terms' index, where
+   * otherwise the matching ids are read from it first (a common term, a brand, has tens of thousands).
+   */
+  constructor(
+    private readonly termHash: (field: TermField, value: string) => string,
+    private readonly probeTerms = false,
+  ) {}
 
   bind(value: unknown): string {
     const name = `p${this.n++}`;
@@ -72,8 +82,24 @@ class WhereBuilder {
     return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE m.key = ${this.bind(key)} AND m.value = ${this.bind(value)})`;
   }
 
+  /** Tokens with any of these terms (see probeTerms), or with the id `id` (a bound parameter). */
+  withTerms(terms: [TermField, string][], id?: string): string {
+    const hashes = terms.map(([field, value]) => this.bind(this.termHash(field, value)));
+    const found = this.probeTerms
+      ? `EXISTS (SELECT 1 FROM token_search_terms s WHERE s.term_hash IN (${hashes.join(', ')}) AND s.token_id = tokens.id)`
+      : `id IN (SELECT token_id FROM token_search_terms WHERE term_hash IN (${hashes.join(', ')}))`;
+    const clause = id === undefined ? found : `(id = ${id} OR ${found})`;
+    // A term's rows name each token once, in id order: a UNION of one select per term merges them into distinct ids
+    // without sorting them again.
+    const sets = hashes.map((hash) => `SELECT token_id FROM token_search_terms WHERE term_hash = ${hash}`);
+    this.termSets.set(clause, [...sets, ...(id === undefined ? [] : [`SELECT id FROM tokens WHERE id = ${id}`])].join(' UNION '));
+    return clause;
+  }
+
   node(node: SearchNode): string {
     switch (node.kind) {
+      case 'text':
+        return this.withTerms(textTerms(node.value), this.bind(node.value));
       case 'and':
       case 'or':
         return `(${node.children.map((c) => this.node(c)).join(` ${node.kind.toUpperCase()} `)})`;
@@ -89,10 +115,8 @@ class WhereBuilder {
       case 'term':
         if (node.field === 'container') return this.containerUnder(node.value);
         if (node.field === 'metadata') return this.metadataEquals(node.key, node.value);
-        if (node.field === 'data') {
-          // The matching ids from the hash's index, rather than a lookup per row of the table.
-          return `id IN (SELECT token_id FROM token_search_terms WHERE term_hash = ${this.bind(this.searchTerm(node.value))})`;
-        }
+        if (node.field === 'data') return this.withTerms([['search', node.value]]);
+        if (node.field.startsWith('card.')) return this.withTerms([[node.field as TermField, node.value]]);
         return `${COLUMN[node.field]} = ${this.bind(node.value)}`;
     }
   }
@@ -127,6 +151,14 @@ class WhereBuilder {
   get filterSql(): string {
     return this.clauses.length === 0 ? '1' : this.clauses.join(' AND ');
   }
+
+  /**
+   * Counts the live tokens the filter matches. A filter that is one set of the terms' index is counted there alone: a
+   * brand's tens of thousands of cards, looked up one by one among the tokens, cost tens of milliseconds.
+   */
+  get countSql(): string {
+    return liveCountSql(this.filterSql, this.clauses.length === 1 ? this.termSets.get(this.clauses[0]) : undefined);
+  }
 }
 
 export class TokenQueries {
@@ -137,8 +169,8 @@ export class TokenQueries {
     store.db.function(LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   }
 
-  private where(caller: Caller, permission: Permission, filter: TokenFilter): WhereBuilder {
-    const where = new WhereBuilder((v) => this.tokens.searchTerm(v));
+  private where(caller: Caller, permission: Permission, filter: TokenFilter, inOrder = false): WhereBuilder {
+    const where = new WhereBuilder((field, value) => this.tokens.termHash(field, value), inOrder);
     where.permitted(caller, permission);
     where.filter(filter);
     return where;
@@ -166,13 +198,15 @@ export class TokenQueries {
   }
 
   pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): V2Page {
-    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest');
+    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest', false);
     return { pagination: { next, page_size: size }, data: this.views(rows, caller, permission) };
   }
 
   /**
    * The workbench's list: newest first, a cursor like v2's, data never in plaintext. `matches`, the filter's count when
-   * the caller has it, lets the page be read in list order when that reads fewer rows (see cursorPage).
+   * the caller has it, lets the page be read in list order when that reads fewer rows: about size × live ÷ matches of
+   * them, where SQLite's own plan would read and sort every match (`type:card`, a third of a large vault, even after
+   * ANALYZE).
    */
   pageNewest(
     caller: Caller,
@@ -182,29 +216,24 @@ export class TokenQueries {
     size: number,
     matches?: number,
   ): { next: string | null; data: TokenView[] } {
-    const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'newest', matches);
+    const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * this.store.count();
+    const { rows, next } = this.cursorPage(this.where(caller, permission, filter, inOrder), start, size, 'newest', inOrder);
     return { next, data: this.views(rows, caller, permission, true) };
   }
 
   /** How many tokens a search matches (the workbench shows it; the wire API's v2 pages do not count). */
   count(caller: Caller, permission: Permission, filter: TokenFilter): number {
     const where = this.where(caller, permission, filter);
-    return (this.store.db.prepare(liveCountSql(where.filterSql)).get(where.params) as { n: number }).n;
+    return (this.store.db.prepare(where.countSql).get(where.params) as { n: number }).n;
   }
 
-  /**
-   * One page in creation order (or its reverse) after the cursor's token, and the cursor of the next page.
-   * SQLite picks an index on the filter (type's) over the order's, then reads and sorts every match: a third of a
-   * large vault for `type:card`. Walking the creation-order index instead reads about size × live ÷ matches rows, so
-   * when `matches` is known and that is fewer, the walk is forced.
-   */
-  private cursorPage(where: WhereBuilder, start: string | undefined, size: number, first: 'oldest' | 'newest', matches?: number) {
+  /** One page in creation order (or its reverse) after the cursor's token, and the cursor of the next page; `inOrder` walks the creation-order index. */
+  private cursorPage(where: WhereBuilder, start: string | undefined, size: number, first: 'oldest' | 'newest', inOrder: boolean) {
     const [after, order] = first === 'oldest' ? ['>', 'ASC'] : ['<', 'DESC'];
     if (start) {
       const position = decodeCursor(start, 'start');
       where.clauses.push(`(created_at, id) ${after} (${where.bind(position.created_at)}, ${where.bind(position.id)})`);
     }
-    const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * this.store.count();
     const rows = this.store.db
       .prepare(`SELECT * FROM tokens${inOrder ? ' INDEXED BY tokens_created' : ''} WHERE ${where.sql} ORDER BY created_at ${order}, id ${order} LIMIT ${where.bind(size + 1)}`)
       .all(where.params) as TokenRow[];

@@ -4,10 +4,11 @@ import type { Permission, Transform } from '../access/permissions';
 import { ExpressionError, type ExpressionEngine, ExpressionOverBudget, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
-import { cardDetails, type CardDetails } from './card-details';
+import { cardDetails, isCardType, type CardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
 import { mergePatch } from './merge-patch';
+import { termHash, type TermField } from './search-terms';
 import type { CreateTokenRequest, UpdateTokenRequest } from './token-requests';
 import { type StoredToken, type TokenRow, type TokenStore, type TokenWrite } from './token-store';
 import { nowIso } from '../clock';
@@ -90,8 +91,6 @@ function atPath<T>(path: string, make: () => T): T {
   }
 }
 
-const CARD_TYPES = new Set(['card', 'card_number']);
-
 /** What expressions naming ids that are no live token get (the proxy, /detokenize). */
 export const missingTokensProblem = (missing: readonly string[]) =>
   new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
@@ -160,7 +159,7 @@ export class TokenService {
   record(token: StoredToken): TokenRecord {
     const record = this.fieldsOf(token) as TokenView & TokenRecord;
     record.data = token.data;
-    const card = CARD_TYPES.has(token.type) ? cardDetails(token.data) : undefined;
+    const card = isCardType(token.type) ? cardDetails(token.data) : undefined;
     if (card) record.card = card;
     return record;
   }
@@ -197,7 +196,7 @@ export class TokenService {
     if (transform === 'reveal') view.data = data;
     else if (transform === 'mask') view.data = options.stored ? this.storedMaskedData(token) : this.renderMask(token);
     if (options.withMetadata === false) delete view.metadata;
-    if (CARD_TYPES.has(token.type)) view.card = cardDetails(data) ?? undefined;
+    if (isCardType(token.type)) view.card = cardDetails(data) ?? undefined;
     return view;
   }
 
@@ -215,16 +214,16 @@ export class TokenService {
     return value === '' ? null : this.sealer.fingerprint(`${token.type}\u0000${value}`);
   }
 
-  /** Search terms are keyed hashes too: `data:` searches match them without any plaintext in the database. */
-  searchTerm(value: string): string {
-    return this.sealer.fingerprint(`search\u0000${value}`);
+  /** Search terms are keyed hashes too: searches match them without any plaintext in the database. */
+  termHash(field: TermField, value: string): string {
+    return termHash(this.sealer, field, value);
   }
 
   private searchTermsOf(token: StoredToken): string[] {
     const terms = new Set<string>();
     for (const template of token.search_indexes) {
       const value = this.renderString(template, token);
-      if (value !== '') terms.add(this.searchTerm(value));
+      if (value !== '') terms.add(this.termHash('search', value));
     }
     return [...terms];
   }

@@ -1,6 +1,8 @@
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
 import { nowIso } from '../clock';
+import { derivedTermHashes } from './search-terms';
+import { TermBacklog } from './term-backlog';
 
 /** A token as the vault holds it once unsealed. `data` is plaintext: it never leaves the engine unmasked by accident. */
 export interface StoredToken {
@@ -23,7 +25,9 @@ export interface StoredToken {
 
 /**
  * One change to the vault. Writes are values, not calls, so a transaction can hold them back and apply them all
- * at commit (docs/api.md, Transactions) through the same `apply` as a direct write.
+ * at commit (docs/api.md, Transactions) through the same `apply` as a direct write. `searchTerms` are the hashes of
+ * the token's search indexes, rendered when the write was made; the terms derived from the token itself (card
+ * details, metadata values) are added as it is applied.
  */
 export type TokenWrite =
   | { op: 'create'; token: StoredToken; searchTerms: string[] }
@@ -54,10 +58,11 @@ export const LIVE = '(expires_at IS NULL OR expires_at > @now)';
 export const EXPIRED = '(expires_at IS NOT NULL AND expires_at <= @now)';
 /**
  * How many tokens match `where`, live ones only: all of them less the expired. The live test reads every row, where
- * a count without it reads an index, and the expired are found through their own index.
+ * a count without it reads an index, and the expired are found through their own index. `matching`, a query of the
+ * distinct ids of tokens that `where` matches, when one is known, is counted instead of the tokens.
  */
-export const liveCountSql = (where: string) =>
-  `SELECT (SELECT COUNT(*) FROM tokens WHERE ${where}) - (SELECT COUNT(*) FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} AND ${where}) AS n`;
+export const liveCountSql = (where: string, matching?: string) =>
+  `SELECT (SELECT COUNT(*) FROM ${matching ? `(${matching})` : `tokens WHERE ${where}`}) - (SELECT COUNT(*) FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} AND ${where}) AS n`;
 
 /** How long a decrypted token stays in memory after its decryption (use does not extend it), and how many are kept. */
 const HOT_TOKEN_MS = 5_000;
@@ -77,11 +82,14 @@ export class TokenStore {
   /** Data sealed before its write (see sealAhead), by token object; only ciphertext. */
   private readonly sealedAhead = new WeakMap<StoredToken, Buffer>();
   readonly applyAll: (writes: readonly TokenWrite[]) => void;
+  /** The tokens from before card and metadata search, whose terms are still to be derived. */
+  readonly backlog: TermBacklog;
 
   constructor(
     readonly db: Db,
     private readonly sealer: Sealer,
   ) {
+    this.backlog = new TermBacklog(db, sealer, (row) => this.openData(row));
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
       exists: db.prepare(`SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
@@ -155,8 +163,12 @@ export class TokenStore {
       created_at: row.created_at,
       modified_by: row.modified_by,
       modified_at: row.modified_at,
-      data: this.sealer.openJson<{ data: unknown }>(row.sealed, row.id).data,
+      data: this.openData(row),
     };
+  }
+
+  openData(row: Pick<TokenRow, 'id' | 'sealed'>): unknown {
+    return this.sealer.openJson<{ data: unknown }>(row.sealed, row.id).data;
   }
 
   private applyOne(write: TokenWrite): void {
@@ -170,7 +182,8 @@ export class TokenStore {
       this.stmt.update.run(row);
       this.stmt.deleteTerms.run(row.id);
     }
-    for (const term of write.searchTerms) this.stmt.insertTerm.run(row.id, term);
+    // Derived here, where every write lands (direct, grouped, tokenized, or a transaction's at its commit).
+    for (const term of [...write.searchTerms, ...derivedTermHashes(this.sealer, write.token)]) this.stmt.insertTerm.run(row.id, term);
   }
 
   /**

@@ -14,14 +14,14 @@ export const MAX_APPLICATIONS = 1000;
  */
 export function applicationSettings(applications: ApplicationStore) {
   const detail = (application: Application): ApplicationDetail => {
-    const workbenchKey = applications.workbenchKeyInfo(application.id)?.id;
+    const kept = applications.keptKeys(application.id);
     return {
       id: application.id,
       name: application.name,
       type: application.type,
       permissions: application.permissions,
       rules: application.rules,
-      keys: application.keys.map(({ id, created_at }) => ({ id, created_at, workbench: id === workbenchKey })),
+      keys: application.keys.map(({ id, created_at }) => ({ id, created_at, kept: kept.get(id) ?? null })),
       created_at: application.created_at,
       modified_at: application.modified_at,
     };

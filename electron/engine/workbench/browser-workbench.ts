@@ -1,10 +1,21 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { isCall, methodNamed, type WorkbenchModel } from '../../../shared/workbench/methods';
-import { PAGE_HEADER, type Problem, SESSION_HEADER, SESSION_QUERY, WORKBENCH_PATHS } from '../../../shared/workbench/transport';
+import {
+  LAUNCH_PATHS,
+  launchUrl,
+  PAGE_HEADER,
+  type Problem,
+  SESSION_HEADER,
+  SESSION_QUERY,
+  WORKBENCH_PATHS,
+} from '../../../shared/workbench/transport';
 import { parseJsonBody, readBody } from '../server/body';
 import { sendJson } from '../server/http-server';
 import { ApiProblem } from '../server/problem';
+import { parseWith } from '../server/validation';
+import { LAUNCH_CODE_LIFETIME_MS, LaunchCodes, type Redeemed } from './launch-codes';
 import { loadUiFiles, sendUiFile } from './ui-files';
 import { callMethod, problemOf } from './workbench-model';
 
@@ -20,8 +31,13 @@ export interface BrowserWorkbench {
   readonly session: string;
   /** The address to open. The session rides in the fragment, which never reaches a server log or a Referer. */
   url(baseUrl: string): string;
-  /** The HTTP server's fallback: answers /ui/… and /_workbench/<method>, true when it handled the request. */
-  routes(model: WorkbenchModel): WorkbenchFallback;
+  /** A new launch link: the address to open with a one-time code in place of the session, for a browser's command line. */
+  launchUrl(baseUrl: string): string;
+  /**
+   * The HTTP server's fallback: answers /ui/…, /_workbench/<method> and the launch links' two paths, true when it
+   * handled the request. `baseUrl` is the server's, for the links it makes.
+   */
+  routes(model: WorkbenchModel, baseUrl: () => string): WorkbenchFallback;
 }
 
 const SESSION_HEADER_KEY = SESSION_HEADER.toLowerCase();
@@ -32,6 +48,17 @@ const HEARTBEAT_MS = 25_000;
 const MAX_REQUEST_BYTES = 1024 * 1024;
 /** Every answer may hold plaintext the user asked for (a reveal): no cache keeps any of them. */
 const NO_STORE = { 'cache-control': 'no-store' };
+/** A launch code's exchange is a few dozen bytes. */
+const MAX_EXCHANGE_BYTES = 1024;
+const exchangeRequest = z.strictObject({ code: z.string() });
+
+const NEW_LINK = 'Run “npm start” again for a new link: it opens the workbench that is running.';
+/** What the page tells its user when its link's code buys nothing: what happened, and how to get a new link. */
+const REFUSED_CODE: Record<Exclude<Redeemed, 'ok'>, string> = {
+  used: `This workbench link was already used: a link works once. ${NEW_LINK}`,
+  expired: `This workbench link has expired: a link works for ${LAUNCH_CODE_LIFETIME_MS / 60_000} minutes. ${NEW_LINK}`,
+  unknown: `This workbench link is not from the running Tokenbench (each start makes its own). ${NEW_LINK}`,
+};
 
 function sendProblem(res: ServerResponse, problem: Problem, headers: Record<string, string> = {}): void {
   sendJson(res, problem.status, problem, { ...NO_STORE, ...headers });
@@ -68,13 +95,23 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
   const session = randomBytes(32).toString('base64url');
   const expected = Buffer.from(session);
 
+  const codes = new LaunchCodes();
+
   const isSession = (given: unknown) => {
     if (typeof given !== 'string') return false;
     const bytes = Buffer.from(given);
     return bytes.length === expected.length && timingSafeEqual(bytes, expected);
   };
+  const checkSession = (given: unknown) => {
+    if (!isSession(given)) {
+      throw new ApiProblem(
+        401,
+        'The workbench session is missing or belongs to another run: open the Workbench URL that `tokenbench serve` printed, or run `npm start` again',
+      );
+    }
+  };
 
-  function routes(model: WorkbenchModel): WorkbenchFallback {
+  function routes(model: WorkbenchModel, baseUrl: () => string): WorkbenchFallback {
     async function answerApi(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
       const name = methodNamed(path.slice(WORKBENCH_PATHS.api.length));
       if (!name) throw new ApiProblem(404, `No workbench method ${path}`);
@@ -82,23 +119,38 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
       const allowed = streams ? 'GET' : 'POST';
       if (req.method !== allowed) return sendProblem(res, new ApiProblem(405, `${path} answers ${allowed} only`).toBody(), { allow: allowed });
       // EventSource cannot send headers: a stream alone takes the session as a query parameter.
-      if (!isSession(req.headers[SESSION_HEADER_KEY] ?? (streams ? queryOf(req).get(SESSION_QUERY) : undefined))) {
-        throw new ApiProblem(401, 'The workbench session is missing or belongs to another run: open the Workbench URL that `tokenbench serve` printed');
-      }
+      checkSession(req.headers[SESSION_HEADER_KEY] ?? (streams ? queryOf(req).get(SESSION_QUERY) : undefined));
       if (!isCall(name)) return streamEvents(res, model[name]);
       const received = await readBody(req, MAX_REQUEST_BYTES);
       const reply = await callMethod(model, name, received.size === 0 ? {} : parseJsonBody(received), req.headers[PAGE_HEADER_KEY]);
       sendJson(res, 200, reply, NO_STORE);
     }
 
-    return (req, res, path) => {
-      if (path.startsWith(WORKBENCH_PATHS.api)) {
-        answerApi(req, res, path).catch((error: unknown) => {
-          if (res.headersSent) return void res.destroy();
-          sendProblem(res, problemOf(error));
-        });
-        return true;
+    async function answerLaunch(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+      if (req.method !== 'POST') return sendProblem(res, new ApiProblem(405, `${path} answers POST only`).toBody(), { allow: 'POST' });
+      if (path === LAUNCH_PATHS.link) {
+        checkSession(req.headers[SESSION_HEADER_KEY]);
+        return sendJson(res, 200, { url: launchUrl(baseUrl(), codes.mint()), expires_in_seconds: LAUNCH_CODE_LIFETIME_MS / 1000 }, NO_STORE);
       }
+      const { code } = parseWith(exchangeRequest, parseJsonBody(await readBody(req, MAX_EXCHANGE_BYTES)));
+      const redeemed = codes.redeem(code);
+      if (redeemed !== 'ok') throw new ApiProblem(401, REFUSED_CODE[redeemed]);
+      sendJson(res, 200, { session }, NO_STORE);
+    }
+
+    const answering = (answer: typeof answerApi) => (req: IncomingMessage, res: ServerResponse, path: string) => {
+      answer(req, res, path).catch((error: unknown) => {
+        if (res.headersSent) return void res.destroy();
+        sendProblem(res, problemOf(error));
+      });
+      return true;
+    };
+    const api = answering(answerApi);
+    const launch = answering(answerLaunch);
+
+    return (req, res, path) => {
+      if (path.startsWith(WORKBENCH_PATHS.api)) return api(req, res, path);
+      if (path === LAUNCH_PATHS.session || path === LAUNCH_PATHS.link) return launch(req, res, path);
       if (`${path}/` === WORKBENCH_PATHS.ui) {
         res.writeHead(301, { location: WORKBENCH_PATHS.ui }).end();
         return true;
@@ -110,5 +162,10 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
     };
   }
 
-  return { session, url: (baseUrl) => `${baseUrl}${WORKBENCH_PATHS.ui}#${SESSION_QUERY}=${session}`, routes };
+  return {
+    session,
+    url: (baseUrl) => `${baseUrl}${WORKBENCH_PATHS.ui}#${SESSION_QUERY}=${session}`,
+    launchUrl: (baseUrl) => launchUrl(baseUrl, codes.mint()),
+    routes,
+  };
 }

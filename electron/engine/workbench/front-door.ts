@@ -4,8 +4,11 @@ import type { Socket } from 'node:net';
 import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../shared/workbench/contract';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { EngineEvents } from '../engine-events';
+import { resolveSecrets } from '../secrets/resolve-secrets';
+import type { SecretStore } from '../secrets/secret-store';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
+import type { WorkbenchSent } from '../server/route-types';
 
 /** A composed request's exchange as the engine sends it (its history entry not yet read by the contract). */
 export type SentExchange = Omit<Exchange, 'entry'> & { entry: SentHistoryEntry | null };
@@ -20,6 +23,8 @@ export interface FrontDoorOptions {
   baseUrl: () => string;
   headerPrefix: string;
   events: EngineEvents;
+  /** What a composed request's `${secret:NAME}` references stand for. */
+  secrets: SecretStore;
 }
 
 /** The key a composed request is sent with, and for a remote target, where it goes instead of this service. */
@@ -37,10 +42,10 @@ export interface FrontDoor {
   /** Stops a request in flight; false when none has that id. */
   cancel(id: string): boolean;
   /**
-   * For the service, as a request arrives on `socket`: the page of the workbench request that connection carries
-   * (null when it named none), or undefined when it is not the workbench's. Answered once per request.
+   * For the service, as a request arrives on `socket`: the page and resolved secrets of the workbench request that
+   * connection carries, or undefined when it is not the workbench's. Answered once per request.
    */
-  claim(socket: Socket): PageId | null | undefined;
+  claim(socket: Socket): WorkbenchSent | undefined;
 }
 
 /** Reads a body up to the shown limit, counting the rest. */
@@ -98,7 +103,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
    * client's by that connection (its address and port, which no other client can hold at the same time), never by
    * a header, which any client could send and which would change the bytes a request carries.
    */
-  const unclaimed = new Map<string, { socket: Socket; page: PageId | null }>();
+  const unclaimed = new Map<string, { socket: Socket; sent: WorkbenchSent }>();
   const keyHeader = `${options.headerPrefix}-API-KEY`;
   const traceHeader = `${options.headerPrefix}-trace-id`.toLowerCase();
 
@@ -119,16 +124,18 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
 
   async function send(composed: ComposedRequest, to: SendTo): Promise<SentExchange> {
     if (inFlight.has(composed.id)) throw new ApiProblem(409, `A request with id ${composed.id} is already running`);
+    // The last moment before the request leaves: the values exist only in the bytes sent, never in what is shown.
+    const { headers: resolved, secrets } = resolveSecrets(composed.headers, options.secrets);
     const controller = new AbortController();
     inFlight.set(composed.id, controller);
     const body = composed.body === null ? null : Buffer.from(composed.body, 'utf8');
     const url = (to.remoteBaseUrl ?? options.baseUrl()) + composed.path;
-    const headers = withClientHeaders(composed.headers, {
+    const headers = withClientHeaders(resolved, {
       host: new URL(url).host,
       [keyHeader]: to.apiKey,
       ...(body ? { 'content-length': String(body.length) } : {}),
     });
-    const sent = { method: composed.method, url, headers: headersForLog(headers.flat(), options.headerPrefix), bytes: body?.length ?? 0 };
+    const sent = { method: composed.method, url, headers: headersForLog(headers.flat(), secrets), bytes: body?.length ?? 0 };
 
     // Entries are heard from the moment the request leaves: the server records it as its response closes.
     const seen = new Map<string, SentHistoryEntry>();
@@ -141,11 +148,16 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
     const started = performance.now();
     const page = to.page ?? null;
     try {
-      const response = await exchange(url, composed.method, headers.flat(), body, controller.signal, (socket) => unclaimed.set(composed.id, { socket, page }));
+      const response = await exchange(url, composed.method, headers.flat(), body, controller.signal, (socket) =>
+        unclaimed.set(composed.id, { socket, sent: { page, secrets } }),
+      );
       const { shown, bytes } = await readShown(response);
       const duration_ms = performance.now() - started;
       const rawHeaders: [string, string][] = [];
-      for (let i = 0; i < response.rawHeaders.length; i += 2) rawHeaders.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
+      for (let i = 0; i < response.rawHeaders.length; i += 2) {
+        const value = response.rawHeaders[i + 1];
+        rawHeaders.push([response.rawHeaders[i], secrets?.asReferences(value) ?? value]);
+      }
       const traceId = to.remoteBaseUrl === undefined ? response.headers[traceHeader] : undefined;
       const entry = typeof traceId === 'string' ? await entryOf(traceId, seen, (listener) => (onEntry = listener)) : null;
       return {
@@ -155,7 +167,8 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
           status: response.statusCode ?? 0,
           status_text: response.statusMessage ?? '',
           headers: rawHeaders,
-          body_base64: shown.toString('base64'),
+          // A destination that echoes the request (the echo destination does) shows the references, not the values.
+          body_base64: (secrets?.bytesAsReferences(shown) ?? shown).toString('base64'),
           bytes,
           truncated: bytes > shown.length,
         },
@@ -185,10 +198,10 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
     claim(socket) {
       // Empty unless the workbench is sending: any other client's request costs this one check.
       if (unclaimed.size === 0) return undefined;
-      for (const [id, sent] of unclaimed) {
-        if (sent.socket.localPort !== socket.remotePort || sent.socket.localAddress !== socket.remoteAddress) continue;
+      for (const [id, waiting] of unclaimed) {
+        if (waiting.socket.localPort !== socket.remotePort || waiting.socket.localAddress !== socket.remoteAddress) continue;
         unclaimed.delete(id);
-        return sent.page;
+        return waiting.sent;
       }
       return undefined;
     },

@@ -34,6 +34,8 @@ export class LiveFeed {
     private readonly status: () => EngineStatus,
     /** Read once per batch that changed transactions, so the page's counts follow without re-listing. */
     private readonly transactionCounts: () => TransactionCounts,
+    /** The saved requests as the page sees them (with the workbench's warnings), from the folder's listing. */
+    private readonly shownCollections: (collections: CollectionsView) => CollectionsView,
   ) {}
 
   /** The engine's events are heard only while someone listens: with no GUI open, requests pay nothing. */
@@ -70,7 +72,7 @@ export class LiveFeed {
   };
 
   private readonly collectCollections = (collections: CollectionsView) => {
-    this.collections = collections;
+    this.collections = this.shownCollections(collections);
     this.schedule();
   };
 

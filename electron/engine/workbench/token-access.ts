@@ -3,6 +3,7 @@ import type { AccessDecision } from '../../../shared/workbench/token-contract';
 import { applicationUpdateRequest } from '../access/application-requests';
 import type { Application } from '../access/application-store';
 import { AccessPolicy, TOKEN_PERMISSIONS, type TokenPermission, type Transform } from '../access/permissions';
+import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import { withoutPlaintext } from '../vault/token-service';
 import type { StoredToken } from '../vault/token-store';
@@ -88,4 +89,24 @@ export function readTokenAs(vault: WorkbenchVault, request: Request<'readTokenAs
     use: decideUse(policy, application, token),
     others: TOKEN_PERMISSIONS.filter((p) => p !== 'token:read' && p !== 'token:use').map((permission) => decide(policy, permission, token)),
   };
+}
+
+/**
+ * A token's plaintext, only as far as the acting application may read it itself: token:read as POST /detokenize
+ * applies it (bare permissions reveal there, an access rule's transform decides where one covers the token), so
+ * "Reveal as" shows no more than the application's own key could fetch. Where it may not, a 403 says which rule
+ * decides and what to do instead.
+ */
+export function revealToken(vault: WorkbenchVault, request: Request<'revealToken'>): SentReply<'revealToken'> {
+  const { application, policy } = actingAs(vault, request.application_id);
+  const token = tokenIn(vault, request.token_id, request.transaction_id);
+  const { transform, rule, uncovered } = policy.decide('token:read', token.containers, 'reveal');
+  if (transform === 'reveal') return { data: token.data };
+  const who = `Application “${application.name}”`;
+  const instead = 'Reveal it as an application whose access rules reveal it, or change these in Settings.';
+  if (transform === null || rule === null) {
+    throw new ApiProblem(403, `${who} may not read token ${token.id}: no access rule grants token:read on ${uncovered}, nor do its permissions. ${instead}`);
+  }
+  const by = policy.isBarePermissions(rule) ? 'its permissions' : `its rule “${rule.description || 'unnamed'}” (priority ${rule.priority}, on ${rule.container})`;
+  throw new ApiProblem(403, `${who} reads token ${token.id} ${TRANSFORM_WORDS[transform]}, by ${by}: it may not see the plaintext, so the workbench does not show it as this application. ${instead}`);
 }

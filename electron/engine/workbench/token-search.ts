@@ -44,13 +44,14 @@ function createdIn(vault: WorkbenchVault, transactionId: string): string[] {
 }
 
 /**
- * A page of the Tokens list: the search query in the service's language and the quick filters, run by the vault's own
- * query code under the acting application's token:search rules (POST /v2/tokens/search's), newest first, with the
- * total. The first page also carries what open transactions hold that matches the quick filters.
+ * A page of the Tokens list: the search query in the service's language (with the workbench's card fields and words
+ * typed alone) and the quick filters, run by the vault's own query code under the acting application's token:search
+ * rules (POST /v2/tokens/search's), newest first, with the total. The first page also carries what open transactions
+ * hold that matches the quick filters.
  */
 export function searchTokens(vault: WorkbenchVault, request: Search): SentReply<'searchTokens'> {
   const caller = actingAs(vault, request.application_id);
-  const query = parseSearchQuery(request.query);
+  const query = parseSearchQuery(request.query, 'workbench');
   const container = request.container === undefined ? undefined : checkedContainer(request.container);
   const expiry = request.expiry && expiryNode(request.expiry);
   const filter: TokenFilter = {
@@ -85,5 +86,6 @@ export function searchTokens(vault: WorkbenchVault, request: Search): SentReply<
       return transform === null ? [] : [{ token: vault.tokens.view(token, withoutPlaintext(transform)), staged: { transaction_id, operation } }];
     }),
     staged_unsearched: query ? staged.length : 0,
+    unindexed: vault.tokens.store.backlog.unindexed,
   };
 }

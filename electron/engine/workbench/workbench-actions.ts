@@ -5,42 +5,45 @@ import { ApiProblem } from '../server/problem';
 
 /** How one of the workbench's own actions reads in history, decided once its outcome is known. */
 export interface ActionRecord {
-  /** A verb of the workbench's own: REVEAL, CREATE, UPDATE, DELETE, IMPORT, WIPE, CLEAR. */
+  /** A verb of the workbench's own: REVEAL, CREATE, UPDATE, DELETE, SAVE, MOVE, SEND, IMPORT, WIPE, CLEAR. */
   method: string;
   path: string;
   details: Record<string, unknown>;
+  /** The application the workbench acted as (a reveal under its access rules, or of its key); null otherwise. */
+  application_id?: string | null;
+  transaction_id?: string | null;
 }
 
 /**
  * Runs one action the workbench takes in the vault itself rather than through a request (a reveal, a change in
  * Settings) and records it in history as the user's own (kind `workbench`, with the page it was taken on), whether
- * it succeeded or not. `describe` is given the action's result, or undefined when it failed.
+ * it succeeded or not. `describe` is given the action's result, or undefined when it failed; null: it did nothing
+ * to record after all (a welcome already taken).
  */
-export type RecordAction = <T>(
-  page: PageId | undefined,
-  run: () => T | Promise<T>,
-  describe: (result: T | undefined) => ActionRecord,
-  transactionId?: string,
-) => Promise<T>;
+export type RecordAction = <T>(page: PageId | undefined, run: () => T | Promise<T>, describe: (result: T | undefined) => ActionRecord | null) => Promise<T>;
 
 const statusOf = (error: unknown) => (error instanceof ApiProblem ? error.status : 500);
 
 export function actionRecorder(history: RequestLog): RecordAction {
-  return async (page, run, describe, transactionId) => {
+  return async (page, run, describe) => {
     const started = performance.now();
-    const record = (status: number, result?: Awaited<ReturnType<typeof run>>) =>
+    const record = (status: number, result?: Awaited<ReturnType<typeof run>>) => {
+      const action = describe(result);
+      if (!action) return;
+      const { application_id = null, transaction_id = null, ...rest } = action;
       history.record({
         kind: 'workbench',
-        ...describe(result),
+        ...rest,
         status,
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        application_id: null,
+        application_id,
         workbench_page: page ?? null,
         // Its own trace id, as every request the service answers has one, so the audit trail can name each action.
         trace_id: randomUUID(),
-        transaction_id: transactionId ?? null,
+        transaction_id,
         request_headers: [],
       });
+    };
     try {
       const result = await run();
       record(200, result);

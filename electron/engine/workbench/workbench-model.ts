@@ -1,8 +1,8 @@
 import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus, type ProxyDetails } from '../../../shared/workbench/contract';
-import { WORKBENCH_METHODS, type CallName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
+import { WORKBENCH_METHODS, type CallName, type ChangeName, type RevealName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
-import type { Application, ApplicationStore } from '../access/application-store';
+import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { CollectionStore } from '../collections/collection-store';
 import { importRequests } from '../collections/request-import';
 import type { EngineEvents } from '../engine-events';
@@ -18,6 +18,8 @@ import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { RequestChecks } from '../proxy/proxy-check';
 import type { TokenSuggestions } from '../vault/token-suggestions';
+import { withPlainTextWarnings } from '../secrets/saved-credentials';
+import type { SecretStore } from '../secrets/secret-store';
 import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
@@ -26,12 +28,12 @@ import type { FrontDoor } from './front-door';
 import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
-import { createReveals } from './reveals';
-import { recordingChanges } from './settings-changes';
-import { readTokenAs, tokenDetail } from './token-access';
+import { savedSecrets } from './saved-secrets';
+import { readTokenAs, revealToken, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
 import { actionRecorder } from './workbench-actions';
+import { keptKeyMade, recordingActions } from './workbench-records';
 
 /**
  * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
@@ -79,6 +81,8 @@ export interface WorkbenchSources {
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
   remoteTargets: RemoteTargets;
+  /** The credentials saved requests refer to by name. */
+  secrets: SecretStore;
 }
 
 /**
@@ -86,27 +90,33 @@ export interface WorkbenchSources {
  * has already validated. Electron's IPC handlers and the /_workbench/ routes both serve this one object.
  */
 export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel {
-  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts());
-  const { applications, vault } = sources;
+  const { applications, vault, secrets } = sources;
   const record = actionRecorder(sources.history);
-  const reveals = createReveals(record, sources.history, vault, sources.revealOutbound);
+  const saved = savedSecrets(secrets, sources.collections);
+  const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), withPlainTextWarnings);
   const settings = applicationSettings(applications);
   const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
-    const key = applications.workbenchKeyInfo(id);
+    const key = applications.keptKeyInfo(id, 'workbench');
     return { id, name, type, workbench_key: key && { id: key.id, created_at: key.created_at } };
   };
-  const { remoteTargets } = sources;
-  /** Where a composed request goes, and the key it goes with: an application's workbench key here, or a remote's own. */
-  const targetOf = (target: { application_id?: string; target_id?: string }): { baseUrl: string; remote: boolean; key: () => string } => {
-    if (target.target_id === undefined) {
-      const id = target.application_id!;
-      return { baseUrl: sources.status().url, remote: false, key: () => applications.workbenchKey(id) };
-    }
-    const connection = remoteTargets.connection(target.target_id);
-    return { baseUrl: connection.baseUrl, remote: true, key: () => connection.apiKey };
+  /** Records a key the workbench made to keep, as the change it is, once the call that made it has committed it. */
+  const recordKeyMade = (cause: ChangeName | RevealName, page: PageId | undefined, purpose: KeptKeyPurpose, key: { application_id: string; key_id: string; key_last4: string }) =>
+    void record(page, () => key, () => keptKeyMade(applications, cause, purpose, key));
+  /** An application's workbench key, made on first use (and recorded then). */
+  const workbenchKey = (applicationId: string, cause: ChangeName | RevealName, page?: PageId) => {
+    const kept = applications.keptKey(applicationId, 'workbench');
+    if (kept.made) recordKeyMade(cause, page, 'workbench', { application_id: applicationId, key_id: kept.id, key_last4: keyLast4(kept.key) });
+    return kept;
   };
-  return recordingChanges(record, { applications, remoteTargets }, {
+  const { remoteTargets } = sources;
+  /** Where a composed request goes: the service's own address as an application (with its workbench key), or a remote's. */
+  const targetOf = (target: { application_id?: string; target_id?: string }): { baseUrl: string } & ({ applicationId: string } | { applicationId: null; apiKey: string }) => {
+    if (target.target_id === undefined) return { baseUrl: sources.status().url, applicationId: target.application_id! };
+    return { ...remoteTargets.connection(target.target_id), applicationId: null };
+  };
+  return recordingActions(
+    {
     getStatus: () => sources.status(),
     listHistory: ({ limit, before, filter }) => sources.history.list(limit, before, filter),
     async exportHar({ ids, filter, before }) {
@@ -115,7 +125,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
         : await sources.history.page(HISTORY_PAGE_MAX, EXPORT_PAGE_CHARACTERS, before, filter);
       return { ...historyAsHar(entries, sources.status().url, version), next };
     },
-    revealOutbound: ({ id }, page) => reveals.outbound(id, page),
+    revealOutbound: async ({ id }) => ({ detokenized_body: sources.revealOutbound(await sources.history.get(id)) }),
     async getHistoryAnswer({ id }) {
       const entry = await sources.history.get(id);
       if (!entry) throw new ApiProblem(404, 'No such request in the history');
@@ -127,28 +137,30 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     sendRequest(request, page) {
       const target = targetOf(request);
-      return sources.frontDoor.send(request, { apiKey: target.key(), remoteBaseUrl: target.remote ? target.baseUrl : undefined, page });
+      if (target.applicationId === null) return sources.frontDoor.send(request, { apiKey: target.apiKey, remoteBaseUrl: target.baseUrl, page });
+      return sources.frontDoor.send(request, { apiKey: workbenchKey(target.applicationId, 'sendRequest', page).key, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
-    listCollections: () => sources.collections.list(),
-    saveRequest({ collection, name, request, overwrite }) {
-      sources.collections.save(collection, name, request, overwrite);
-      return sources.collections.list();
-    },
-    moveRequest({ from, to }) {
+    listCollections: () => saved.view(),
+    saveRequest: ({ collection, name, request, overwrite }) => saved.save({ collection, name }, request, overwrite),
+    async moveRequest({ from, to }) {
       sources.collections.move(from, to);
-      return sources.collections.list();
+      return saved.view();
     },
-    deleteRequest({ collection, name }) {
+    async deleteRequest({ collection, name }) {
       sources.collections.delete(collection, name);
-      return sources.collections.list();
+      return saved.view();
     },
     importRequests: ({ text }) => {
       const { url, headerPrefix } = sources.status();
-      return importRequests(text, { serviceUrl: url, headerPrefix });
+      return saved.imported(importRequests(text, { serviceUrl: url, headerPrefix }));
     },
+    listSecrets: () => saved.list(),
+    setSecret: ({ name, value }) => saved.set(name, value),
+    deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
+    revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
     revokeWorkbenchKey({ application_id }) {
-      const key = applications.workbenchKeyInfo(application_id);
+      const key = applications.keptKeyInfo(application_id, 'workbench');
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
@@ -158,12 +170,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
     deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
-    requestSnippet({ format, include_key, ...request }) {
+    requestSnippet({ format, include_key, ...request }, page) {
       const target = targetOf(request);
-      // The key is read only to be written out when asked: otherwise the snippet reads it from the environment.
-      const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: include_key ? target.key() : null };
+      // The key is read only to be written out when asked (an application's: the method's schema refuses a remote's);
+      // otherwise the snippet reads it from the environment.
+      const written = include_key && target.applicationId !== null ? workbenchKey(target.applicationId, 'requestSnippet', page) : null;
+      const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: written?.key ?? null };
       try {
-        return { snippet: SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + request.path, headers: request.headers, body: request.body }, key) };
+        const snippet = SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + request.path, headers: request.headers, body: request.body }, key);
+        return { snippet, key: written && { key_id: written.id, key_last4: keyLast4(written.key) } };
       } catch (error) {
         if (error instanceof SnippetError) throw new ApiProblem(422, error.message);
         throw error;
@@ -172,9 +187,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     searchTokens: (request) => searchTokens(vault, request),
     getToken: (request) => tokenDetail(vault, request),
     readTokenAs: (request) => readTokenAs(vault, request),
-    revealToken: ({ token_id, transaction_id }, page) => reveals.token(token_id, transaction_id, page),
+    revealToken: (request) => revealToken(vault, request),
     writeToken: (request, page) =>
-      writeToken(sources.frontDoor, { apiKey: applications.workbenchKey(request.application_id), page }, sources.status().headerPrefix, request),
+      writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     createApplication: (request) => settings.create(request),
@@ -182,9 +197,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteApplication: (request) => settings.remove(request),
     createApplicationKey: (request) => settings.createKey(request),
     revokeApplicationKey: (request) => settings.revokeKey(request),
-    exportSeed({ include_tokens }) {
-      const seed = exportSeed(applications, sources.tokens, include_tokens);
-      return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0 };
+    exportSeed({ include_tokens }, page) {
+      const { seed, keys } = exportSeed(applications, sources.tokens, include_tokens);
+      for (const { made, ...key } of keys) if (made) recordKeyMade('exportSeed', page, 'export', key);
+      return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0, keys };
     },
     async importSeed({ seed, apply }) {
       const plan = await planSeedBetweenRequests(parseWith(seedFile, seed, 'seed'), applications, sources.tokens);
@@ -210,7 +226,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);
     },
-  });
+    },
+    record,
+    { applications, remoteTargets, history: sources.history, secrets },
+  );
 }
 
 const callPage = pageIdSchema.optional();

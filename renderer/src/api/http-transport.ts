@@ -1,7 +1,8 @@
-import { httpPath, PAGE_HEADER, SESSION_HEADER, SESSION_QUERY, WorkbenchError, type Problem } from '../../../shared/workbench/transport';
+import { httpPath, LAUNCH_PATHS, PAGE_HEADER, SESSION_HEADER, SESSION_QUERY, WorkbenchError, type Problem } from '../../../shared/workbench/transport';
 import type { Transport } from './transport';
 
-const OPEN_THE_PRINTED_URL = 'Open the Workbench URL that “tokenbench serve” printed.';
+const OPEN_THE_PRINTED_URL = 'Open the Workbench URL that “tokenbench serve” printed, or run “npm start” again for a new link.';
+const UNREACHABLE = 'Cannot reach the Tokenbench engine. Is it still running (“npm start” or “tokenbench serve”)?';
 
 /** A problem the page tells itself, when the engine could not be asked. */
 const problem = (status: number, detail: string): Problem => ({ type: 'about:blank', title: 'Workbench', status, detail });
@@ -13,37 +14,62 @@ function problemFrom(status: number, body: unknown, name: string): Problem {
   return { type: 'about:blank', title: sent.title, status, detail: sent.detail, errors: sent.errors };
 }
 
-/** The method table over the engine's HTTP endpoints (same origin): a POST per call, Server-Sent Events per stream. */
-export function httpTransport(session: string | null): Transport {
+/** A POST of JSON to the engine (same origin): its reply's JSON, or a WorkbenchError saying why there is none. */
+async function post(path: string, name: string, headers: Record<string, string>, request: unknown, on401?: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(request), cache: 'no-store' });
+  } catch {
+    throw new WorkbenchError(problem(503, UNREACHABLE));
+  }
+  if (response.status === 401 && on401) throw new WorkbenchError(problem(401, on401));
+  const body: unknown = await response.json().catch(() => null);
+  if (response.ok) return body;
+  throw new WorkbenchError(problemFrom(response.status, body, name));
+}
+
+/** A launch link's one-time code, traded for the session; the engine's refusal says whether it was used, expired or wrong. */
+export async function tradeLaunchCode(code: string): Promise<string> {
+  const { session } = (await post(LAUNCH_PATHS.session, 'the launch link', {}, { code })) as { session?: unknown };
+  if (typeof session !== 'string') throw new WorkbenchError(problem(502, 'The engine answered the launch link without a session.'));
+  return session;
+}
+
+/**
+ * The method table over the engine's HTTP endpoints (same origin): a POST per call, Server-Sent Events per stream.
+ * The session may still be on its way (a launch link's code being traded); a failed trade fails every call with its
+ * reason.
+ */
+export function httpTransport(session: Promise<string | null>): Transport {
   return {
     async call(name, request, page) {
-      if (!session) throw new WorkbenchError(problem(401, `This page was opened without a workbench session. ${OPEN_THE_PRINTED_URL}`));
-      let response: Response;
-      try {
-        response = await fetch(httpPath(name), {
-          method: 'POST',
-          headers: { [SESSION_HEADER]: session, 'content-type': 'application/json', ...(page && { [PAGE_HEADER]: page }) },
-          body: JSON.stringify(request),
-          cache: 'no-store',
-        });
-      } catch {
-        throw new WorkbenchError(problem(503, 'Cannot reach the Tokenbench engine. Is “tokenbench serve” still running?'));
-      }
-      if (response.status === 401) {
-        throw new WorkbenchError(
-          problem(401, `The workbench session in this link is not the running engine's (each start makes a new one). ${OPEN_THE_PRINTED_URL}`),
-        );
-      }
-      const body: unknown = await response.json().catch(() => null);
-      if (response.ok) return body;
-      throw new WorkbenchError(problemFrom(response.status, body, name));
+      const current = await session;
+      if (!current) throw new WorkbenchError(problem(401, `This page was opened without a workbench session. ${OPEN_THE_PRINTED_URL}`));
+      return post(
+        httpPath(name),
+        name,
+        { [SESSION_HEADER]: current, ...(page && { [PAGE_HEADER]: page }) },
+        request,
+        `The workbench session in this link is not the running engine's (each start makes a new one). ${OPEN_THE_PRINTED_URL}`,
+      );
     },
     subscribe(name, onEvent, onLost) {
-      const source = new EventSource(`${httpPath(name)}?${new URLSearchParams({ [SESSION_QUERY]: session ?? '' })}`);
-      source.onmessage = (message: MessageEvent<string>) => onEvent(JSON.parse(message.data));
-      // EventSource retries by itself unless the engine refused it (then it is CLOSED).
-      source.onerror = () => onLost(source.readyState !== EventSource.CLOSED);
-      return () => source.close();
+      let source: EventSource | undefined;
+      let closed = false;
+      session.then(
+        (current) => {
+          if (closed) return;
+          source = new EventSource(`${httpPath(name)}?${new URLSearchParams({ [SESSION_QUERY]: current ?? '' })}`);
+          source.onmessage = (message: MessageEvent<string>) => onEvent(JSON.parse(message.data));
+          // EventSource retries by itself unless the engine refused it (then it is CLOSED).
+          source.onerror = () => onLost(source!.readyState !== EventSource.CLOSED);
+        },
+        () => onLost(false),
+      );
+      return () => {
+        closed = true;
+        source?.close();
+      };
     },
   };
 }

@@ -1,15 +1,21 @@
-import { SESSION_QUERY } from '../../../shared/workbench/transport';
+import { LAUNCH_QUERY, SESSION_QUERY } from '../../../shared/workbench/transport';
+import { tradeLaunchCode } from './http-transport';
 
 const STORAGE_KEY = 'tokenbench.session';
 
 /**
- * The browser workbench's session arrives in the URL fragment (`#session=…`). It moves to this tab's sessionStorage,
- * so a reload still works, and leaves the address bar, so it is not bookmarked or shared by accident.
+ * The browser workbench's session. It arrives in the URL's fragment, as itself (`#session=…`, the address `serve`
+ * prints) or as a launch link's one-time code (`#launch=…`, what `npm start` opens a browser with), which is traded
+ * for it here. It moves to this tab's sessionStorage, so a reload still works, and the fragment leaves the address
+ * bar before anything else runs, so it is not bookmarked, shared or taken for a page's name.
  */
-export function takeSession(): string | null {
-  const fromUrl = new URLSearchParams(window.location.hash.slice(1)).get(SESSION_QUERY);
-  if (!fromUrl) return window.sessionStorage.getItem(STORAGE_KEY);
-  window.sessionStorage.setItem(STORAGE_KEY, fromUrl);
+export function takeSession(): Promise<string | null> {
+  const fragment = new URLSearchParams(window.location.hash.slice(1));
+  const [session, code] = [fragment.get(SESSION_QUERY), fragment.get(LAUNCH_QUERY)];
+  if (!session && !code) return Promise.resolve(window.sessionStorage.getItem(STORAGE_KEY));
   window.history.replaceState(null, '', window.location.pathname + window.location.search);
-  return fromUrl;
+  return (session ? Promise.resolve(session) : tradeLaunchCode(code!)).then((taken) => {
+    window.sessionStorage.setItem(STORAGE_KEY, taken);
+    return taken;
+  });
 }

@@ -6,7 +6,7 @@ import { Compartment, EditorState, Prec, StateEffect, StateField, type Extension
 import { Decoration, EditorView, keymap, MatchDecorator, ViewPlugin, type DecorationSet, type ViewUpdate } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import { basicSetup } from 'codemirror';
-import { completionWithPlacedInfo } from './completion-place';
+import { editorCompletion } from './editor-completion';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 import { STYLE_NONCE_META } from '../../../shared/content-security-policy';
 import './code-editor.css';
@@ -148,8 +148,9 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
               { key: 'Escape', run: () => callbacks.current.onEscape?.() ?? false },
             ]),
           ),
+          // Before basicSetup, whose completion keymap would otherwise see Enter first.
+          editorCompletion,
           basicSetup,
-          completionWithPlacedInfo,
           syntaxHighlighting(syntaxColours),
           languageSlot.current.of(LANGUAGES[language]()),
           highlightExpressions,

@@ -37,19 +37,26 @@ function proxyFailureExplanation(kind: string | null, forwarded: boolean): strin
  * The split the response viewer makes unmistakable: a status the destination chose (relayed with
  * PFX-PROXY-DESTINATION-STATUS) or one the proxy chose itself (`{"proxy_error": …}`, no such header).
  */
-/** A workbench reveal: what was revealed, by id; history never keeps the value. */
+/** What an entry older than the reveal's own sentence revealed, said as that sentence would. */
+function olderRevealSummary(entry: HistoryEntry): string {
+  const done = entry.status < 400 ? 'Revealed' : 'Could not reveal';
+  const { reveal } = entry;
+  if (reveal?.target === 'token') return `${done} the data of token ${reveal.token_id}`;
+  if (reveal?.target === 'outbound') {
+    return `${done} the body request ${reveal.entry_id} sent to its destination${reveal.token_ids.length > 0 ? ` (tokens ${reveal.token_ids.join(', ')})` : ''}`;
+  }
+  if (reveal?.target === 'secret') return `${done} the value of secret “${reveal.name}”`;
+  return `${done} a value`;
+}
+
+/** A workbench reveal: what was revealed, by id (a key by its last four); history never keeps the value. */
 function revealAnswer(entry: HistoryEntry): AnswerSource {
-  const what =
-    entry.reveal?.target === 'token'
-      ? `the data of token ${entry.reveal.token_id}`
-      : entry.reveal?.target === 'outbound'
-        ? `the body request ${entry.reveal.entry_id} sent to its destination${entry.reveal.token_ids.length > 0 ? ` (tokens ${entry.reveal.token_ids.join(', ')})` : ''}`
-        : 'a value';
+  const summary = entry.reveal?.summary ?? olderRevealSummary(entry);
   const done = entry.status < 400;
   return {
     source: 'workbench',
     title: done ? 'Revealed in the workbench' : `Reveal failed: ${entry.status}`,
-    explanation: `${done ? 'The workbench showed' : 'The workbench could not show'} ${what} in plaintext, at its user's request. History keeps what was revealed, never the value.`,
+    explanation: `${summary}, at the user's request${done ? '' : ': nothing was shown'}. History keeps what was revealed, never the value.`,
   };
 }
 

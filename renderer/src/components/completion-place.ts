@@ -1,4 +1,3 @@
-import { autocompletion } from '@codemirror/autocomplete';
 import type { EditorView, Rect } from '@codemirror/view';
 
 /** CodeMirror's widest detail box, and its gap from the editor's edge when it sits under the list. */
@@ -25,6 +24,3 @@ export function completionInfoPlace(_view: EditorView, list: Rect, option: Rect,
   const maxWidth = Math.min(INFO_WIDTH, space.right - list.left - INFO_MARGIN);
   return { style: `${below ? 'top' : 'bottom'}: ${list.bottom - list.top}px; max-width: ${maxWidth}px`, class: 'cm-completionInfo-right-narrow' };
 }
-
-/** The editor's completion, with its detail box placed as above. */
-export const completionWithPlacedInfo = autocompletion({ positionInfo: completionInfoPlace });

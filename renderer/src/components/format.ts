@@ -11,6 +11,10 @@ export const formatCount = (n: number): string => counter.format(n);
 /** A count with its noun: `1 token`, `2,034 tokens`. */
 export const plural = (n: number, one: string, many: string): string => `${formatCount(n)} ${n === 1 ? one : many}`;
 
+const listing = new Intl.ListFormat('en', { type: 'conjunction' });
+/** Names in a sentence: `A`, `A and B`, `A, B, and C`. */
+export const wordList = (items: readonly string[]): string => listing.format(items);
+
 export const formatMs = (ms: number | null): string => (ms === null ? '–' : `${ms.toFixed(1)} ms`);
 
 const twoDigits = (n: number) => String(n).padStart(2, '0');
@@ -30,4 +34,11 @@ export function formatDuration(seconds: number): string {
   if (seconds % 3600 === 0) return unit(seconds / 3600, 'hour');
   if (seconds % 60 === 0) return unit(seconds / 60, 'minute');
   return unit(seconds, 'second');
+}
+
+/** The line of a text an offset falls on, counted from 1, as the editor numbers them. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
+import type { RemoteTarget } from '../../../shared/workbench/composer-contract';
 import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
 import { sameRequest } from './collections-store';
 import { lazyStorage } from './lazy-storage';
@@ -22,6 +23,8 @@ export type ComposerResult =
       applicationName: string | null;
       /** The body as it was sent, so what a failure names is marked only while the body is still that one. */
       sentBody: string | null;
+      /** The remote target it went to (null: this engine), to name what was not reached. */
+      remote: RemoteTarget | null;
     }
   /** The engine itself could not be asked (a stopped `serve`, a lost connection). */
   | { kind: 'no-engine'; tried: string; detail: string };
@@ -89,7 +92,8 @@ interface ComposerState {
   openTab(): void;
   showTab(id: string): void;
   closeTab(id: string): void;
-  saved(place: { collection: string; name: string }): void;
+  /** The draft is saved at `place`; as `stored` when the save changed it (its credentials moved into Secrets). */
+  saved(place: SavedPlace, stored?: { draft: ComposerDraft; notice: string }): void;
   started(id: string): void;
   finished(result: ComposerResult): void;
   refused(invalid: string): void;
@@ -165,7 +169,7 @@ export const useComposerStore = create<ComposerState>()(
           // The neighbour on the right takes its place, as in a browser (the last tab's, on its left); the last one closed leaves a blank one.
           return showing(state, tabs[Math.min(at, tabs.length - 1)] ?? newTab(), tabs);
         }),
-      saved: (savedAs) => set({ savedAs }),
+      saved: (savedAs, stored) => set(stored ? { savedAs, draft: stored.draft, notice: stored.notice } : { savedAs }),
       started: (sending) => set({ sending, notice: null, invalid: null }),
       finished: (result) => set({ sending: null, result }),
       refused: (invalid) => set({ invalid }),

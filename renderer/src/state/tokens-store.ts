@@ -16,6 +16,9 @@ export interface TokenFilters {
 
 export const NO_FILTERS: TokenFilters = { query: '', type: '', container: '', expiry: '', createdIn: '' };
 
+/** Nine digits or more, spaces or dashes between them allowed: an SSN, an account or a card number. */
+const LONG_DIGIT_RUN = /\d(?:[\s-]?\d){8,}/;
+
 /** The most changed ids kept for the list to re-read; past it, the list reads itself again. */
 const MAX_PENDING = 200;
 
@@ -46,6 +49,10 @@ interface TokensState {
   loading: boolean;
   /** Why the list could not be read (an invalid query: the engine's message, column included). */
   problem: string | null;
+  /** The filter the problem is about (`query`, `container`), which alone is marked invalid; null for any other failure. */
+  problemField: string | null;
+  /** Tokens from before card search not indexed yet, as the last read said. */
+  unindexed: number;
   panel: TokenPanel;
   /** A sentence about what the page just did (created a token). */
   notice: string | null;
@@ -60,7 +67,7 @@ interface TokensState {
   filter(filters: TokenFilters): void;
   /** A first page replaces the list; a later one (`more`) adds to it. */
   loaded(page: TokenPage, more: boolean): void;
-  loadFailed(problem: string): void;
+  loadFailed(problem: string, field?: string | null): void;
   startLoading(): void;
   /** Re-read tokens replace those listed (or join them in order); `gone` are taken out. */
   reread(found: TokenView[], gone: readonly string[], total: number): void;
@@ -87,6 +94,8 @@ export const useTokensStore = create<TokensState>()(
       next: null,
       loading: false,
       problem: null,
+      problemField: null,
+      unindexed: 0,
       panel: { kind: 'none' },
       notice: null,
       transactions: [],
@@ -103,10 +112,12 @@ export const useTokensStore = create<TokensState>()(
           ...(more ? {} : { staged: page.staged, stagedUnsearched: page.staged_unsearched }),
           total: page.total,
           next: page.next,
+          unindexed: page.unindexed,
           loading: false,
           problem: null,
+          problemField: null,
         })),
-      loadFailed: (problem) => set({ problem, loading: false, tokens: [], staged: [], total: null, next: null }),
+      loadFailed: (problem, problemField = null) => set({ problem, problemField, loading: false, tokens: [], staged: [], total: null, next: null }),
       reread: (found, gone, total) =>
         set(({ tokens, next }) => {
           const byId = new Map(found.map((token) => [token.id, token]));
@@ -135,7 +146,8 @@ export const useTokensStore = create<TokensState>()(
     {
       name: 'tokenbench.tokens',
       storage: createJSONStorage(() => window.localStorage),
-      partialize: ({ applicationId, filters }) => ({ applicationId, filters }),
+      // A query holding a card number or another long run of digits is the user's to type, not the profile's to keep.
+      partialize: ({ applicationId, filters }) => ({ applicationId, filters: LONG_DIGIT_RUN.test(filters.query) ? { ...filters, query: '' } : filters }),
     },
   ),
 );

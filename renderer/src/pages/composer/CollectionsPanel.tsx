@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/contract';
+import type { MovedAside } from '../../../../shared/workbench/secret-contract';
 import { messageOf, useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { wordList } from '../../components/format';
 import { changedSinceSaved, useCollectionsStore } from '../../state/collections-store';
 import { samePlace, useComposerStore, type SavedPlace } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
@@ -19,6 +21,10 @@ function useCollections(): void {
   }, [api]);
 }
 
+/** What a save moved into Secrets, said where the user looks next. */
+const movedNotice = (place: SavedPlace, moved: readonly MovedAside[]) =>
+  `Saved “${place.name}” in ${place.collection}. Moved ${wordList(moved.map(({ header }) => header))} into Secrets: the file refers to ${moved.length === 1 ? 'it' : 'them'} by name (${wordList(moved.map(({ secret }) => secret))}).`;
+
 /** Saves the draft under a collection and a name (new ones allowed); over the one it came from with one click. */
 function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void }) {
   const api = useWorkbenchApi();
@@ -31,8 +37,11 @@ function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void 
     void run(async () => {
       const place = { collection: collection.trim(), name: name.trim() };
       const { draft } = useComposerStore.getState();
-      useCollectionsStore.getState().loaded(await api.saveRequest({ ...place, request: draft, overwrite: samePlace(savedAs, place) }));
-      useComposerStore.getState().saved(place);
+      const reply = await api.saveRequest({ ...place, request: draft, overwrite: samePlace(savedAs, place) });
+      useCollectionsStore.getState().loaded(reply);
+      // The request as its file now holds it: the draft keeps no credential the file does not.
+      const stored = reply.collections.find((c) => c.name === place.collection)?.requests.find((r) => r.name === place.name)?.request;
+      useComposerStore.getState().saved(place, stored && reply.moved_aside.length > 0 ? { draft: stored, notice: movedNotice(place, reply.moved_aside) } : undefined);
       onDone();
     });
   };
@@ -65,7 +74,13 @@ function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void 
 }
 
 /** One saved request: open it, rename or move it, delete it. */
-function SavedItem({ collection, name, request, problem }: SavedPlace & { request: SavedRequest | null; problem: string | null }) {
+function SavedItem({
+  collection,
+  name,
+  request,
+  problem,
+  secrets_in_plain_text: plain = [],
+}: SavedPlace & { request: SavedRequest | null; problem: string | null; secrets_in_plain_text?: string[] }) {
   const api = useWorkbenchApi();
   const savedAs = useComposerStore((state) => state.savedAs);
   const draft = useComposerStore((state) => state.draft);
@@ -129,6 +144,11 @@ function SavedItem({ collection, name, request, problem }: SavedPlace & { reques
         </div>
       )}
       {problem && <p className="muted saved-problem">Not a saved request: {problem}. Fix its file in the folder below, or delete it.</p>}
+      {plain.length > 0 && (
+        <p className="saved-warning">
+          Holds a secret in plain text ({plain.join(', ')}): save it again to move it to Secrets.
+        </p>
+      )}
       <Alert message={action.problem} />
     </li>
   );

@@ -1,9 +1,13 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
+import { snippetVariables } from '../../../../shared/snippets/request-snippet';
 import type { SnippetFormat } from '../../../../shared/workbench/composer-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { wordList } from '../../components/format';
 import { useComposerStore } from '../../state/composer-store';
+import { refreshApplications } from '../../state/applications-store';
+import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { headerPrefix, sendTarget } from './composer-actions';
 import { wireRequest } from './wire-request';
 
@@ -11,12 +15,19 @@ const FORMATS: Record<SnippetFormat, string> = { curl: 'cURL', node: 'Node' };
 
 /**
  * The request as a client would send it to the target, as code on the clipboard. The engine writes it: the key lives
- * there, and is written in only when asked; otherwise the code reads it from $BT_API_KEY.
+ * there, and is written in only when asked (an application's workbench key, recorded in History; a remote target's
+ * key never); otherwise the code reads it from $BT_API_KEY. A secret a header refers to is always read from a
+ * variable of its own.
  */
 export function CopyAsCode() {
   const api = useWorkbenchApi();
   const refused = useComposerStore((state) => state.refused);
-  const [includeKey, setIncludeKey] = useState(false);
+  const targetId = useComposerStore((state) => state.targetId);
+  const targets = useRemoteTargetsStore((state) => state.targets);
+  const toRemote = targetId !== null && remoteTargetToUse(targets, targetId) !== null;
+  const [keyAsked, setKeyAsked] = useState(false);
+  const includeKey = keyAsked && !toRemote;
+  const noteId = useId();
   const [copied, setCopied] = useState<string | null>(null);
   const call = useEngineCall();
 
@@ -27,13 +38,17 @@ export function CopyAsCode() {
       if (typeof wire === 'string') return refused(wire);
       const target = sendTarget();
       if (typeof target === 'string') return refused(target);
-      const { snippet } = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
-      await navigator.clipboard.writeText(snippet);
-      setCopied(
-        includeKey
-          ? `Copied as ${FORMATS[format]}, with the key written in: keep it private.`
-          : `Copied as ${FORMATS[format]}: set BT_API_KEY to the key before running it.`,
-      );
+      const reply = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
+      await navigator.clipboard.writeText(reply.snippet);
+      // Writing the key in made it, on its first use: the Composer says which key it sends with.
+      if (reply.key && !target.application?.workbench_key) void refreshApplications(api);
+      const keyHeader = `${headerPrefix()}-API-KEY`.toLowerCase();
+      const readsKey = !includeKey && !wire.headers.some(([name]) => name.toLowerCase() === keyHeader);
+      // A secret is never written in, key or no key: its variable is always read.
+      const variables = snippetVariables(wire.headers, readsKey).map(({ name }) => name);
+      const set = variables.length === 0 ? '' : `Set ${wordList(variables)} before running it.`;
+      const written = reply.key ? `, with the workbench's key (ending ${reply.key.key_last4}) written in: keep it private. History records it.` : '.';
+      setCopied(`Copied as ${FORMATS[format]}${written} ${set}`.trim());
     });
 
   return (
@@ -44,9 +59,20 @@ export function CopyAsCode() {
         </button>
       ))}
       <label>
-        <input type="checkbox" checked={includeKey} onChange={(event) => setIncludeKey(event.target.checked)} />
+        <input
+          type="checkbox"
+          checked={includeKey}
+          disabled={toRemote}
+          aria-describedby={toRemote ? noteId : undefined}
+          onChange={(event) => setKeyAsked(event.target.checked)}
+        />
         Include the key
       </label>
+      {toRemote && (
+        <span className="muted" id={noteId}>
+          A remote target’s key stays in Tokenbench: the code reads it from BT_API_KEY.
+        </span>
+      )}
       {copied && (
         <span className="muted" role="status">
           {copied}

@@ -14,6 +14,12 @@ function open(imported: Imported, format: ImportedRequests['format']): void {
   useComposerStore.getState().load(imported.request, [`Imported ${imported.label} from ${FORMAT_NAMES[format]}.`, ...imported.notes].join(' '));
 }
 
+/** What an import of several requests moved into Secrets, by the secrets' names; null when nothing. */
+function movedIn(found: ImportedRequests): string | null {
+  const names = [...new Set(found.requests.flatMap((imported) => imported.moved_aside.map(({ secret }) => secret)))];
+  return names.length === 0 ? null : `Their credentials were moved into Secrets, where each request refers to them by name: ${names.join(', ')}.`;
+}
+
 /**
  * Paste a cURL command or a HAR: the engine reads it as curl would, and the request opens in the Composer. A HAR of
  * several requests lists them to pick from.
@@ -24,6 +30,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   const [text, setText] = useState('');
   const [found, setFound] = useState<ImportedRequests | null>(null);
   const { busy, problem, run } = useEngineCall();
+  const moved = found && movedIn(found);
   useEffect(() => {
     const element = dialog.current;
     if (element && !element.open) element.showModal();
@@ -52,6 +59,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
             {found.requests.length} requests in the HAR
             {found.left_out ? ` (the first ${found.requests.length}; ${found.left_out} more left out)` : ''}. Open one in the Composer:
           </p>
+          {moved && <p className="muted">{moved}</p>}
           <ul className="import-list">
             {found.requests.map((imported, index) => (
               <li key={index}>
@@ -94,7 +102,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
           />
           <p className="muted">
             A request to the hosted service comes in as one to this engine: its key is left out (the Composer sends as the application you pick), a call to a
-            third party goes through the proxy.
+            third party goes through the proxy. Its other credentials (Authorization, cookies, -u) move into Secrets, and the request refers to them by name.
           </p>
           <Alert message={problem} />
           <div className="modal-actions">

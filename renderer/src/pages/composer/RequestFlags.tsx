@@ -1,10 +1,10 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode, type Ref } from 'react';
 import type { FlagPlace, RequestFlag } from '../../../../shared/workbench/composer-contract';
 import type { EditorDiagnostics } from '../../components/CodeEditor';
 import { useComposerStore } from '../../state/composer-store';
 import { useRequestCheckStore, type CheckedRequest } from '../../state/request-check-store';
 import { Alert } from '../../components/Alert';
-import { plural } from '../../components/format';
+import { lineAt, plural } from '../../components/format';
 
 /** The id of the destination URL field, which a flag on the URL's path moves to. */
 export const TARGET_INPUT_ID = 'composer-target';
@@ -31,17 +31,11 @@ export function useBodyDiagnostics(): EditorDiagnostics | null {
   return useMemo(() => bodyDiagnostics(checked), [checked]);
 }
 
-function lineOf(text: string, at: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
 /** Where a flag points, in the Composer's words. */
 function placeLabel(at: FlagPlace, body: string | null): string {
   switch (at.part) {
     case 'body':
-      return `Body, line ${lineOf(body ?? '', at.from)}`;
+      return `Body, line ${lineAt(body ?? '', at.from)}`;
     case 'header':
       return `Header ${at.name}`;
     case 'query':
@@ -58,14 +52,16 @@ function summaryOf(flags: readonly RequestFlag[]): string {
   const [errors, warnings, notes] = [count('error'), count('warning'), count('info')];
   const rest = [warnings && plural(warnings, 'warning', 'warnings'), notes && plural(notes, 'note', 'notes')].filter(Boolean).join(', ');
   if (errors > 0) return `The proxy would refuse this request: ${plural(errors, 'error', 'errors')}${rest ? `, ${rest}` : ''}.`;
+  // A warning is the request doing what it does not seem to: accepted, and wrong all the same.
+  if (warnings > 0) return `The proxy would accept this request, but check ${plural(warnings, 'warning', 'warnings')} first${notes ? `; ${plural(notes, 'note', 'notes')}` : ''}.`;
   if (rest) return `The proxy would accept this request; ${rest}.`;
   return 'No flags: the proxy would accept this request.';
 }
 
 /** A flag as the list shows it: its severity, where it is, what is wrong and what to do. */
-function FlagItem({ severity, place, message, advice }: Pick<RequestFlag, 'severity' | 'message' | 'advice'> & { place: ReactNode }) {
+function FlagItem({ severity, place, message, advice, itemRef }: Pick<RequestFlag, 'severity' | 'message' | 'advice'> & { place: ReactNode; itemRef?: Ref<HTMLLIElement> }) {
   return (
-    <li className={`flag flag-${severity}`}>
+    <li className={`flag flag-${severity}`} ref={itemRef}>
       <span className="flag-severity">{SEVERITY[severity]}</span>
       {place}
       <span className="flag-message">{message}</span>
@@ -75,7 +71,7 @@ function FlagItem({ severity, place, message, advice }: Pick<RequestFlag, 'sever
 }
 
 /** One flag: where it points (a button that goes there), what is wrong and what to do. */
-function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest }) {
+function Flag({ flag, checked, itemRef }: { flag: RequestFlag; checked: CheckedRequest; itemRef?: Ref<HTMLLIElement> }) {
   const body = useComposerStore((state) => state.draft.body);
   const point = useComposerStore((state) => state.point);
   const showTab = useComposerStore((state) => state.showRequestTab);
@@ -93,7 +89,21 @@ function Flag({ flag, checked }: { flag: RequestFlag; checked: CheckedRequest })
       {placeLabel(at, checked.body)}
     </button>
   );
-  return <FlagItem {...flag} place={place} />;
+  return <FlagItem {...flag} place={place} itemRef={itemRef} />;
+}
+
+/**
+ * The first flag to act on (the engine lists errors, then warnings, then notes), kept in view as it changes: a new
+ * one scrolls the page only as far as it takes to show it whole.
+ */
+function useFirstInView(flags: readonly RequestFlag[]) {
+  const first = useRef<HTMLLIElement>(null);
+  const top = flags[0];
+  const key = top && top.severity !== 'info' ? JSON.stringify(top) : null;
+  useEffect(() => {
+    if (key) first.current?.scrollIntoView({ block: 'nearest' });
+  }, [key]);
+  return first;
 }
 
 /** The engine's answer to a body over its body limit: the proxy would refuse the request whatever else it holds. */
@@ -119,6 +129,7 @@ export function RequestFlags() {
   const problem = useRequestCheckStore((state) => state.problem);
   const throughProxy = useComposerStore((state) => state.draft.kind === 'proxy');
   const [all, setAll] = useState(false);
+  const first = useFirstInView(checked?.result.flags ?? []);
   if (!throughProxy) return null;
   if (problem?.overLimit) return <OverLimit message={problem.message} />;
   if (!checked) return <Alert message={problem && `Could not check the request: ${problem.message}`} />;
@@ -131,7 +142,7 @@ export function RequestFlags() {
       {flags.length > 0 && (
         <ul className="flag-list" aria-label="Flags">
           {shown.map((flag, i) => (
-            <Flag key={i} flag={flag} checked={checked} />
+            <Flag key={i} flag={flag} checked={checked} itemRef={i === 0 ? first : undefined} />
           ))}
         </ul>
       )}

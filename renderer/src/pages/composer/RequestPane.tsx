@@ -245,7 +245,7 @@ function rangesOf(body: string, text: string | null): MarkedRange[] {
   return ranges;
 }
 
-function Body({ culprit }: { culprit: string | null }) {
+function Body({ marked }: { marked: readonly MarkedRange[] }) {
   const api = useWorkbenchApi();
   const body = useComposerStore((state) => state.draft.body);
   const mode = useComposerStore((state) => state.draft.bodyMode);
@@ -253,7 +253,6 @@ function Body({ culprit }: { culprit: string | null }) {
   const pointAt = useComposerStore((state) => state.pointAt);
   const selectBody = useComposerStore((state) => state.selectBody);
   const editor = useRef<CodeEditorHandle>(null);
-  const marked = useMemo(() => rangesOf(body, culprit), [body, culprit]);
   const assist = useMemo(() => expressionAssist(api, assistContext), [api]);
   const diagnostics = useBodyDiagnostics();
   useEffect(() => {
@@ -315,12 +314,19 @@ function WirePreview() {
   );
 }
 
-/** What a failed proxy request named, while the body is still the one that was sent. */
-function useCulprit(): string | null {
+/**
+ * What the last answer points at in the body, while the body is still the one that was sent: the text a failed proxy
+ * request named, or the expressions it sent empty.
+ */
+function useMarked(): readonly MarkedRange[] {
   const state = useResponseState();
   const result = useComposerStore((composer) => composer.result);
   const body = useComposerStore((composer) => composer.draft.body);
-  return state?.kind === 'proxy' && result?.kind === 'exchange' && result.sentBody === body ? state.culprit : null;
+  return useMemo(() => {
+    if (result?.kind !== 'exchange' || result.sentBody !== body) return [];
+    if (state?.kind === 'proxy') return rangesOf(body, state.culprit);
+    return state?.kind === 'destination' ? state.empty.map(({ from, to }) => ({ from, to })) : [];
+  }, [state, result, body]);
 }
 
 export function RequestPane() {
@@ -331,7 +337,7 @@ export function RequestPane() {
   const invalid = useComposerStore((state) => state.invalid);
   const notice = useComposerStore((state) => state.notice);
   const edit = useComposerStore((state) => state.edit);
-  const culprit = useCulprit();
+  const marked = useMarked();
   const queryCount = queryOf(target).length;
   const headerCount = headers.filter((row) => row.enabled).length;
   return (
@@ -356,7 +362,7 @@ export function RequestPane() {
         selected={tab}
         onSelect={setTab}
         tabs={[
-          { id: 'body', label: 'Body', panel: () => <Body culprit={culprit} /> },
+          { id: 'body', label: 'Body', panel: () => <Body marked={marked} /> },
           {
             id: 'query',
             label: (
@@ -373,7 +379,15 @@ export function RequestPane() {
                 Headers<span className="tab-count">{headerCount || ''}</span>
               </>
             ),
-            panel: () => <RowsTable label="Headers" rows={headers} switchable onChange={(rows) => edit({ headers: rows })} />,
+            panel: () => (
+              <>
+                <RowsTable label="Headers" rows={headers} switchable onChange={(rows) => edit({ headers: rows })} />
+                <p className="muted rows-hint">
+                  Write a credential as <code>{'${secret:NAME}'}</code> (Settings, under Secrets): the engine puts its value in as the request leaves.
+                  Save… moves one written in plain text into Secrets.
+                </p>
+              </>
+            ),
           },
           { id: 'service', label: 'Service headers', panel: () => <ServiceHeaders /> },
         ]}

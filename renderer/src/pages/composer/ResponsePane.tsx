@@ -4,7 +4,7 @@ import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { BodyView, keptPartOnly } from '../../components/BodyView';
 import { BodyViewer } from '../../components/BodyViewer';
-import { formatBytes, formatMs } from '../../components/format';
+import { formatBytes, formatMs, lineAt } from '../../components/format';
 import { HeaderList } from '../../components/HeaderList';
 import { OutboundBody } from '../../components/OutboundBody';
 import { Tabs } from '../../components/Tabs';
@@ -12,7 +12,7 @@ import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore, type ComposerResult } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { cancelComposed, startWithTestCard } from './composer-actions';
-import { bodyBytes, bodyText, useResponseState, type ProblemBody, type ResponseState } from './response-state';
+import { bodyBytes, bodyText, useResponseState, type EmptyExpression, type ProblemBody, type ResponseState } from './response-state';
 import { Alert } from '../../components/Alert';
 
 type Received = Extract<Exchange['outcome'], { kind: 'response' }>;
@@ -56,6 +56,39 @@ function ProblemDetails({ problem }: { problem: ProblemBody | null }) {
   );
 }
 
+function Advice({ advice }: { advice: string | null }) {
+  if (!advice) return null;
+  return (
+    <p className="advice">
+      <strong>What to do:</strong> {advice}
+    </p>
+  );
+}
+
+/**
+ * The expressions the proxy wrote as nothing, from what the engine recorded as it sent the request: the answer looks
+ * fine, and the request was not what it seemed. Each can be shown in the body while the body is the one sent.
+ */
+function SentEmpty({ empty, sentBody }: { empty: readonly EmptyExpression[]; sentBody: string | null }) {
+  const point = useComposerStore((composer) => composer.point);
+  const current = useComposerStore((composer) => composer.draft.body === sentBody);
+  if (empty.length === 0 || sentBody === null) return null;
+  return (
+    <ul className="sent-empty" aria-label="Sent empty">
+      {empty.map(({ expression, from, to }) => (
+        <li key={from}>
+          <strong>Sent empty:</strong> <code>{expression}</code> (body, line {lineAt(sentBody, from)}) wrote nothing, so the destination got no value there.{' '}
+          {current && (
+            <button type="button" className="small" onClick={() => point(from, to)}>
+              Show it in the body
+            </button>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The one card that says who answered, in words, colour and shape, and what to do next. */
 function OutcomeCard({ state, result }: { state: ResponseState; result: ComposerResult }) {
   const point = useComposerStore((composer) => composer.point);
@@ -70,6 +103,8 @@ function OutcomeCard({ state, result }: { state: ResponseState; result: Composer
           <strong className="outcome-title">{state.title}</strong>
           <MetaLine response={state.response} durationMs={exchange?.duration_ms ?? null} tone={state.tone} />
           <p>{state.explanation}</p>
+          <SentEmpty empty={state.empty} sentBody={result.kind === 'exchange' ? result.sentBody : null} />
+          <Advice advice={state.advice} />
         </>
       );
       break;
@@ -81,11 +116,7 @@ function OutcomeCard({ state, result }: { state: ResponseState; result: Composer
           <MetaLine response={state.response} durationMs={exchange?.duration_ms ?? null} tone="failed" />
           <ProblemDetails problem={state.problem} />
           <p>{state.reach}</p>
-          {state.advice && (
-            <p className="advice">
-              <strong>What to do:</strong> {state.advice}
-            </p>
-          )}
+          <Advice advice={state.advice} />
           {at !== -1 && (
             <button type="button" className="small" onClick={() => point(at, at + state.culprit!.length)}>
               Show {state.culprit!.length > 16 ? 'the token' : state.culprit} in the body
@@ -107,14 +138,12 @@ function OutcomeCard({ state, result }: { state: ResponseState; result: Composer
     case 'unreachable':
       content = (
         <>
-          <strong className="outcome-title">The service could not be reached</strong>
+          <strong className="outcome-title">{state.title}</strong>
           <p>
             Tried <code>{state.tried}</code>
           </p>
           <p>What came back: {state.detail}</p>
-          <p className="advice">
-            <strong>What to do:</strong> check that Tokenbench is still running (“tokenbench serve”, or the desktop app), then send again.
-          </p>
+          <Advice advice={state.advice} />
         </>
       );
       break;

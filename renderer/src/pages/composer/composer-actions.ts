@@ -65,6 +65,7 @@ export async function sendComposed(api: WorkbenchApi): Promise<void> {
       throughProxy: composer.draft.kind === 'proxy',
       applicationName: target.application?.name ?? null,
       sentBody: wire.body,
+      remote: target.remote,
     });
     if (target.application && !target.application.workbench_key) void refreshApplications(api);
   } catch (error) {

@@ -1,6 +1,8 @@
 import { useMemo } from 'react';
 import type { Exchange, HistoryEntry } from '../../../../shared/workbench/contract';
+import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
 import { answerSourceOf, proxyReachOf } from '../../components/answer-source';
+import { ADVICE, placeOf, proxyFailureKind, unreachedKind } from './failure-advice';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 
@@ -14,9 +16,21 @@ export interface ProblemBody {
   errors?: Record<string, string[]>;
 }
 
+/** An expression the proxy wrote as nothing in the request it forwarded, and where it sits in the body as sent. */
+export type EmptyExpression = NonNullable<NonNullable<HistoryEntry['proxy']>['expressions']['empty']>[number];
+
 /** The three outcomes the Response keeps apart (and two that are not answers), each with what the user needs. */
 export type ResponseState =
-  | { kind: 'destination'; response: Received; tone: 'ok' | 'refused' | 'failed'; title: string; explanation: string }
+  | {
+      kind: 'destination';
+      response: Received;
+      tone: 'ok' | 'refused' | 'failed';
+      title: string;
+      explanation: string;
+      /** What the engine recorded as it sent the request: expressions that went out as nothing. */
+      empty: readonly EmptyExpression[];
+      advice: string | null;
+    }
   | {
       kind: 'proxy';
       response: Received;
@@ -29,7 +43,14 @@ export type ResponseState =
       culprit: string | null;
     }
   | { kind: 'api'; response: Received; tone: 'ok' | 'refused' | 'failed'; title: string; problem: ProblemBody | null }
-  | { kind: 'unreachable'; tried: string; detail: string }
+  | {
+      kind: 'unreachable';
+      /** Whom: this engine, or a remote target by name. */
+      title: string;
+      tried: string;
+      detail: string;
+      advice: string | null;
+    }
   | { kind: 'cancelled' };
 
 export function bodyBytes(response: Received): Uint8Array {
@@ -61,64 +82,68 @@ const toneOf = (status: number) => (status >= 500 ? 'failed' : status >= 400 ? '
 
 const TOKEN_ID = /(?:Token|tokens:) ([^\s,]+)|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/;
 
-/** What to do about a proxy failure: the next step for each cause the engine reports. */
-function adviceFor(status: number, detail: string, kind: string | null, applicationName: string | null): string | null {
-  const lacking = /lacks (\S+)(?: \(or [^)]+\))?(?: on container (.+))?$/.exec(detail);
-  if (status === 403 && lacking) {
-    const [, permission, containers] = lacking;
-    const where = containers ? ` on ${containers}` : '';
-    return `Grant ${permission}${where} to ${applicationName ? `“${applicationName}”` : 'the application'} with an access rule, or send as an application that has it.`;
-  }
-  if (/not found or expired/.test(detail)) return 'Use a token that exists: create it, fix the id, or give an expired token a later expires_at.';
-  if (kind === 'timeout') return `${detail[0].toUpperCase()}${detail.slice(1)}: check the destination is up and answers in time (serve --proxy-timeout sets the limit).`;
-  if (kind === 'unreachable') return 'Check the destination URL, and that the destination runs and can be reached from this machine.';
-  if (kind === 'bad_response') return 'Check that the destination URL points at an HTTP server: what answered there did not speak HTTP.';
-  if (kind === 'policy') return 'Tokenbench refuses this destination: send to another address, or start serve without --deny-private-destinations for a local one.';
-  if (status === 401) return 'The key was refused: send as an application of this engine, or check the key you wrote in the headers.';
-  return null;
+/** Nothing answered: this engine (the workbench's own service), or a remote target, named with its address. */
+function notReached(tried: string, detail: string, code: string | null, remote: RemoteTarget | null): ResponseState {
+  const facts = remote
+    ? { ...placeOf(remote.base_url), who: 'the service', fix: `the base URL of “${remote.name}” (${remote.base_url}) in Remote targets` }
+    : { ...placeOf(tried.slice(tried.indexOf(' ') + 1)), who: 'Tokenbench', fix: 'the engine' };
+  return {
+    kind: 'unreachable',
+    title: remote ? `“${remote.name}” could not be reached` : 'The service could not be reached',
+    tried,
+    detail,
+    advice: ADVICE[unreachedKind(code, remote !== null)].say({ ...facts, application: null, detail }),
+  };
 }
 
 /**
  * Who answered a composed request, as the Response shows it. Through the proxy the header decides: with
  * PFX-PROXY-DESTINATION-STATUS the destination answered (its answer relayed as is); without it the proxy failed.
  */
-export function responseStateOf(exchange: Exchange, prefix: string, applicationName: string | null, throughProxy: boolean): ResponseState {
+export function responseStateOf(exchange: Exchange, prefix: string, applicationName: string | null, throughProxy: boolean, remote: RemoteTarget | null): ResponseState {
   const { outcome, request } = exchange;
   if (outcome.kind === 'cancelled') return { kind: 'cancelled' };
   if (outcome.kind === 'unreachable') {
-    return { kind: 'unreachable', tried: `${request.method} ${request.url}`, detail: outcome.code ? `${outcome.detail} (${outcome.code})` : outcome.detail };
+    // The socket's words usually carry its code already.
+    const detail = outcome.code && !outcome.detail.includes(outcome.code) ? `${outcome.detail} (${outcome.code})` : outcome.detail;
+    return notReached(`${request.method} ${request.url}`, detail, outcome.code, remote);
   }
   const status = outcome.status;
+  const entry: HistoryEntry | null = exchange.entry;
+  const destinationFacts = { ...placeOf(entry?.proxy?.destination_url ?? ''), who: 'the destination', fix: 'the destination URL', application: applicationName };
   if (throughProxy && headerOf(outcome, `${prefix}-PROXY-DESTINATION-STATUS`) !== undefined) {
     const tone = toneOf(status);
     const says = { ok: 'answered', refused: 'refused the request: check your integration with it', failed: 'failed' }[tone];
-    const source = exchange.entry ? answerSourceOf(exchange.entry, prefix) : null;
+    const source = entry ? answerSourceOf(entry, prefix) : null;
+    const kind = tone === 'ok' ? null : tone === 'refused' ? 'destination_refused' : 'destination_failed';
     return {
       kind: 'destination',
       response: outcome,
       tone,
       title: `The destination ${says}`,
       explanation: source?.explanation ?? `Status, headers and body are the destination's, relayed with ${prefix}-PROXY-DESTINATION-STATUS.`,
+      empty: entry?.proxy?.expressions.empty ?? [],
+      advice: kind && ADVICE[kind].say({ ...destinationFacts, detail: '' }),
     };
   }
   const json = jsonOf(outcome) as { proxy_error?: ProblemBody } & ProblemBody;
   if (throughProxy) {
     const problem = json?.proxy_error ?? (json?.title ? json : null);
     const detail = problem?.detail ?? '';
-    const entry: HistoryEntry | null = exchange.entry;
     const failure = entry?.proxy?.failure ?? null;
     const reach = entry ? proxyReachOf(entry) : 'The proxy answered itself: the destination did not receive the request.';
+    const advice = ADVICE[proxyFailureKind(status, detail, failure)];
     // The token the failure names; for a refusal that names none, the one token the request used.
     const named = TOKEN_ID.exec(detail);
     const used = entry?.proxy?.expressions.token_ids ?? [];
-    const culprit = named ? (named[1] ?? named[2]) : used.length === 1 ? used[0] : null;
+    const culprit = !advice.token ? null : named ? (named[1] ?? named[2]) : used.length === 1 ? used[0] : null;
     return {
       kind: 'proxy',
       response: outcome,
       title: status >= 500 || status === 408 ? 'The proxy could not complete the request' : 'The proxy refused the request',
       problem,
       reach,
-      advice: adviceFor(status, detail, failure?.kind ?? null, applicationName),
+      advice: advice.say({ ...destinationFacts, detail }),
       culprit,
     };
   }
@@ -138,7 +163,7 @@ export function useResponseState(): ResponseState | null {
   const prefix = useEngineStore((state) => state.status?.headerPrefix ?? 'BT');
   return useMemo(() => {
     if (!result) return null;
-    if (result.kind === 'no-engine') return { kind: 'unreachable', tried: result.tried, detail: result.detail };
-    return responseStateOf(result.exchange, prefix, result.applicationName, result.throughProxy);
+    if (result.kind === 'no-engine') return notReached(result.tried, result.detail, null, null);
+    return responseStateOf(result.exchange, prefix, result.applicationName, result.throughProxy, result.remote);
   }, [result, prefix]);
 }

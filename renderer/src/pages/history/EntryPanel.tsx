@@ -161,7 +161,7 @@ export function EntryPanel() {
                 Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
               </h3>
               <HeaderList headers={details.response.headers} testId="entry-response-headers" />
-              <AnswerBody body={details.response.body} />
+              <AnswerBody entryId={entry.id} body={details.response.body} />
             </section>
           )}
         </div>

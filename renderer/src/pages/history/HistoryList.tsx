@@ -37,9 +37,9 @@ function WarningBadge({ entry }: { entry: HistoryEntry }) {
   );
 }
 
-/** Who sent the request, under its path: the path keeps the width, the sender the line below. */
-function SenderLine({ sender, change }: { sender: string; change: string | undefined }) {
-  const line = change ? `${sender} · ${change}` : sender;
+/** Who sent the request, under its path, with what a workbench change or reveal did: the path keeps the width. */
+function SenderLine({ sender, summary }: { sender: string; summary: string | undefined }) {
+  const line = summary ? `${sender} · ${summary}` : sender;
   return (
     <div className="sender" title={`Sent by ${line}`} data-testid="history-sender">
       <span className="visually-hidden">Sent by </span>
@@ -130,7 +130,7 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
                     </button>
                     <WarningBadge entry={entry} />
                   </div>
-                  <SenderLine sender={senderOf(entry, applicationName)} change={entry.change?.summary} />
+                  <SenderLine sender={senderOf(entry, applicationName)} summary={entry.change?.summary ?? entry.reveal?.summary} />
                 </td>
                 <td className="status">
                   <span className={statusClass(entry.status)} data-testid="history-status">

@@ -6,10 +6,13 @@ import { Alert } from '../../components/Alert';
 import { SecretValue } from '../../components/SecretValue';
 import { refreshApplicationDetails } from '../../state/application-details-store';
 
+/** The keys Tokenbench keeps, labelled by what uses them. */
+const KEPT_LABELS = { workbench: 'workbench key (the Composer’s)', export: 'export key (seed files carry it)' } as const;
+
 /**
- * An application's keys: made here (the secret shown this once, to copy) and revoked here. The key the workbench
- * itself sends with is labelled, so revoking it is a choice made knowingly; the next send as the application makes
- * another.
+ * An application's keys: made here (the secret shown this once, to copy) and revoked here. The keys Tokenbench keeps
+ * (the one the workbench sends with, the one exported seed files carry) are labelled, so revoking one is a choice made
+ * knowingly; the next send as the application, or the next export, makes another.
  */
 export function ApplicationKeys({ application }: { application: ApplicationDetail }) {
   const api = useWorkbenchApi();
@@ -57,7 +60,7 @@ export function ApplicationKeys({ application }: { application: ApplicationDetai
               <tr key={key.id}>
                 <td>
                   <code title={key.id}>{key.id.slice(0, 8)}</code>
-                  {key.workbench && <span className="badge badge-workbench">workbench key (the Composer’s)</span>}
+                  {key.kept && <span className="badge badge-workbench">{KEPT_LABELS[key.kept]}</span>}
                 </td>
                 <td className="time">{new Date(key.created_at).toLocaleString()}</td>
                 <td className="number">

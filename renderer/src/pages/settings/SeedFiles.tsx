@@ -30,9 +30,12 @@ export function ExportSeed() {
     run(async () => {
       const exported = await api.exportSeed({ include_tokens: withTokens });
       download(SEED_FILE_NAME, `${JSON.stringify(exported.seed, null, 2)}\n`);
+      const made = exported.keys.filter((key) => key.made).length;
       setDone(
-        `Exported ${exported.applications} applications, each with a new key (added here too)` +
-          (withTokens ? `, and ${exported.tokens} tokens with their data.` : '.'),
+        `Exported ${exported.applications} applications with their export keys` +
+          (made > 0 ? ` (${made} made for this export, added here too)` : '') +
+          (withTokens ? `, and ${exported.tokens} tokens with their data.` : '.') +
+          ' History records the export.',
       );
       await refreshApplicationDetails(api);
     });
@@ -40,8 +43,9 @@ export function ExportSeed() {
     <div className="danger-item">
       <h3>Export a seed file</h3>
       <p className="muted settings-hint">
-        The applications and their rules, as <code>serve --seed</code> reads them. Keys are kept only as hashes, so each application gets a new key
-        for the file, added to it here too: the file’s keys work on this vault and on any vault seeded from it.
+        The applications and their rules, as <code>serve --seed</code> reads them. Keys are kept only as hashes, so the file carries each
+        application’s export key: made on the first export (listed with its keys here), the same in every export after, and made anew once
+        revoked. The file’s keys work on this vault and on any vault seeded from it.
       </p>
       <label className="danger-choice">
         <input type="checkbox" checked={withTokens} onChange={(event) => setWithTokens(event.target.checked)} aria-describedby={withTokens ? warningId : undefined} />

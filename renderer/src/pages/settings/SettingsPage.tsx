@@ -5,6 +5,7 @@ import { DangerZone } from './DangerZone';
 import { EndpointSection } from './EndpointSection';
 import { HistorySection } from './HistorySection';
 import { ProxySection } from './ProxySection';
+import { SecretsSection } from './SecretsSection';
 import './settings.css';
 
 /** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
@@ -14,6 +15,7 @@ export function SettingsPage() {
     <div className="settings">
       <EndpointSection />
       <ApplicationsSection />
+      <SecretsSection />
       <ProxySection />
       <HistorySection />
       <section className="panel settings-section" aria-labelledby="settings-appearance">

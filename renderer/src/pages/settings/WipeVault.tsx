@@ -48,8 +48,8 @@ export function WipeVault() {
       <h3>Wipe the vault</h3>
       <p className="muted settings-hint">
         Deletes every token, transaction (open ones are rolled back), application and key, as if the vault were new; then makes its two first
-        applications again, with new keys shown once. The proxy limits, the request history, saved requests and the Composer's remote targets
-        (with their keys) stay. There is no undo.
+        applications again, with new keys shown once. The proxy limits, the request history, saved requests and their secrets, and the
+        Composer's remote targets (with their keys) stay. There is no undo.
       </p>
       <VaultHolds />
       <form

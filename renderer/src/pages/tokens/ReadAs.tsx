@@ -59,7 +59,7 @@ export function ReadAs({ tokenId, stagedIn }: { tokenId: string; stagedIn: strin
           <Decision title="Reading it" decision={answer.read}>
             {answer.read.transform === 'mask' && <pre className="body">{JSON.stringify(answer.read.data, null, 2)}</pre>}
             {answer.read.transform === 'reveal' && (
-              <p className="muted">It reads the data in plaintext; Reveal above shows it here.</p>
+              <p className="muted">It reads the data in plaintext: acting as it, Reveal above shows it.</p>
             )}
             {answer.read.transform === 'redact' && <p className="muted">It gets the token without its data ({dataSummary(undefined)}).</p>}
           </Decision>

@@ -27,12 +27,16 @@ export function Notice() {
   );
 }
 
-/** The data: masked, or in plaintext for a while when the user reveals it (recorded in History by the token's id). */
-function TokenData({ token, stagedIn }: { token: TokenView; stagedIn: string | null }) {
+/**
+ * The data: masked, or in plaintext for a while when the user reveals it as the page's application, which must itself
+ * be able to read the plaintext (recorded in History by the token's id, with the application).
+ */
+function TokenData({ token, stagedIn, application }: { token: TokenView; stagedIn: string | null; application: { id: string; name: string } }) {
   const api = useWorkbenchApi();
   const { revealed, secondsLeft, show, hide } = useTimedReveal<{ data: unknown }>();
   const { busy, problem, run } = useEngineCall();
-  const reveal = () => run(async () => show(await api.revealToken({ token_id: token.id, ...(stagedIn && { transaction_id: stagedIn }) })));
+  const reveal = () =>
+    run(async () => show(await api.revealToken({ application_id: application.id, token_id: token.id, ...(stagedIn && { transaction_id: stagedIn }) })));
   const shown = revealed ? revealed.data : token.data;
   return (
     <section className="token-data" aria-label="Data">
@@ -48,7 +52,9 @@ function TokenData({ token, stagedIn }: { token: TokenView; stagedIn: string | n
           </>
         ) : (
           <>
-            <span className="muted">{token.data === undefined ? 'Redacted for this application.' : 'Masked.'}</span>
+            <span className="muted">
+              {token.data === undefined ? 'Redacted for this application.' : 'Masked.'} Reveal shows the plaintext if {application.name} may read it.
+            </span>
             <button type="button" onClick={() => void reveal()} disabled={busy}>
               Reveal
             </button>
@@ -153,7 +159,8 @@ function useNow(): number {
 export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | null }) {
   const api = useWorkbenchApi();
   const applications = useApplicationsStore((state) => state.applications);
-  const applicationId = applicationToUse(applications, useTokensStore((state) => state.applicationId))?.id;
+  const acting = applicationToUse(applications, useTokensStore((state) => state.applicationId));
+  const applicationId = acting?.id;
   // The list's copy of the token: a new one arrives when the live road says it changed, and the detail reads again.
   const listed = useTokensStore((state) => state.tokens.find((token) => token.id === id));
   const [read, setRead] = useState<{ detail: Detail } | { problem: string } | null>(null);
@@ -178,12 +185,12 @@ export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | n
       Token <span className="mono">{id}</span>
     </h2>
   );
-  if (!read || 'problem' in read) {
+  if (!read || 'problem' in read || !acting) {
     return (
       <section className="panel token-side" aria-labelledby="token-title">
         <Notice />
         {heading}
-        {read ? <Alert message={read.problem} /> : <p className="muted">Reading…</p>}
+        {read && 'problem' in read ? <Alert message={read.problem} /> : <p className="muted">Reading…</p>}
       </section>
     );
   }
@@ -200,10 +207,10 @@ export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | n
             {STAGED_WORDS[detail.staged.operation]} in open transaction {detail.staged.transaction_id.slice(0, 8)}, not committed
           </span>
         )}
-        <span className="muted">read as {applications?.find((app) => app.id === applicationId)?.name}: {detail.read_transform}</span>
+        <span className="muted">read as {acting.name}: {detail.read_transform}</span>
         <CopyButton text={token.id} label="Copy the token id" shown="Copy id" />
       </p>
-      <TokenData token={token} stagedIn={stagedIn} />
+      <TokenData token={token} stagedIn={stagedIn} application={acting} />
       <Tabs
         label="Token"
         selected={tab}

@@ -12,11 +12,16 @@ function ListSummary() {
   const unsearched = useTokensStore((state) => state.stagedUnsearched);
   const loading = useTokensStore((state) => state.loading);
   const problem = useTokensStore((state) => state.problem);
+  const unindexed = useTokensStore((state) => state.unindexed);
+  const searched = useTokensStore((state) => state.filters.query !== '');
   if (problem) return null;
   const parts = total === null ? [loading ? 'Reading…' : ''] : [plural(total, 'token', 'tokens')];
   if (total !== null && listed < total) parts.push(`${formatCount(listed)} read so far`);
   if (staged > 0) parts.push(`${plural(staged, 'write', 'writes')} staged in open transactions, not yet in the vault`);
   if (unsearched > 0) parts.push(`${plural(unsearched, 'staged write', 'staged writes')} not searched (a query runs in the vault)`);
+  if (searched && unindexed > 0) {
+    parts.push(`${plural(unindexed, 'older token', 'older tokens')} not yet indexed by card details and metadata: search again in a moment`);
+  }
   return (
     <p className="token-summary" role="status" aria-label="Tokens found">
       {parts.join(' · ')}

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { TRANSACTION_PAGE_MAX } from '../../../../shared/workbench/contract';
 import type { TokenSearch } from '../../../../shared/workbench/token-contract';
+import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
@@ -41,6 +42,12 @@ function currentSearch(): TokenSearch | null {
   return application && searchOf(application.id, useTokensStore.getState().filters);
 }
 
+/** Shows why the list could not be read, marking the filter the engine named (an invalid query or container). */
+function failed(error: unknown): void {
+  const fields = error instanceof WorkbenchError ? Object.keys(error.problem.errors ?? {}) : [];
+  useTokensStore.getState().loadFailed(messageOf(error), fields.length === 1 ? fields[0] : null);
+}
+
 /** Reads the list's first page again (filters, application or a burst of changes changed); the engine's error is shown in place. */
 export async function loadTokens(api: WorkbenchApi): Promise<void> {
   const search = currentSearch();
@@ -52,7 +59,7 @@ export async function loadTokens(api: WorkbenchApi): Promise<void> {
     // A newer search may have started meanwhile: only the answer to the one still asked counts.
     if (JSON.stringify(currentSearch()) === JSON.stringify(search)) store.loaded(page, false);
   } catch (error) {
-    store.loadFailed(messageOf(error));
+    failed(error);
   }
 }
 
@@ -66,7 +73,7 @@ export async function loadMoreTokens(api: WorkbenchApi): Promise<void> {
     const page = await api.searchTokens({ ...search, cursor: next, limit: TOKENS_PAGE });
     if (useTokensStore.getState().next === next) useTokensStore.getState().loaded(page, true);
   } catch (error) {
-    useTokensStore.getState().loadFailed(messageOf(error));
+    failed(error);
   }
 }
 
@@ -142,7 +149,7 @@ export function useTokenList(): void {
       try {
         await applyPending(api);
       } catch (error) {
-        if (!stopped) useTokensStore.getState().loadFailed(messageOf(error));
+        if (!stopped) failed(error);
       }
       timer = null;
       if (hasPending()) schedule();

@@ -1,0 +1,410 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ProxyDetails } from '../../../shared/workbench/contract';
+import {
+  METHOD_NAMES,
+  WORKBENCH_METHODS,
+  type CallName,
+  type ChangeName,
+  type Request,
+  type RevealName,
+  type SentReply,
+  type WorkbenchModel,
+} from '../../../shared/workbench/methods';
+import type { PageId } from '../../../shared/workbench/pages';
+import type { MovedAside } from '../../../shared/workbench/secret-contract';
+import type { RevealRecord } from '../../../shared/workbench/token-contract';
+import { keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
+import type { RequestLog } from '../history/request-log';
+import type { SecretStore } from '../secrets/secret-store';
+import type { RemoteTargets } from './remote-targets';
+import type { ActionRecord, RecordAction } from './workbench-actions';
+
+/** What a record reads of the engine before its call runs: names the call itself may remove, a proxied request's tokens. */
+export interface RecordFacts {
+  applications: ApplicationStore;
+  remoteTargets: RemoteTargets;
+  history: RequestLog;
+  secrets: SecretStore;
+}
+
+type Outcome<N extends CallName> = Awaited<SentReply<N>> | undefined;
+
+/** How one change reads in history: its verb, its path and a sentence, given the reply (undefined when it failed). */
+interface ChangePlan<N extends CallName> {
+  method: string;
+  path: (reply: Outcome<N>) => string;
+  /** null: the reply shows it changed nothing after all (an import that moved no credential), so nothing is recorded. */
+  summary: (reply: Outcome<N>) => string | null;
+}
+
+/** How one reveal reads in history: where, and what it revealed, given the reply (undefined when it failed). */
+interface RevealPlan<N extends CallName> {
+  path: (reply: Outcome<N>) => string;
+  /** null: it revealed nothing after all (a welcome already taken), so nothing is recorded. */
+  reveal: (reply: Outcome<N>) => RevealRecord | null;
+  /** The application whose access rules or key the reveal went through. */
+  application_id?: string | null;
+  transaction_id?: string | null;
+}
+
+/**
+ * The call's history entry is the request it sends through the service's front door, which history records as any
+ * client's, with the page it was sent from (a cancelled request's entry says it was cancelled).
+ */
+export const SENT_AS_REQUEST = Symbol('recorded as the request it sends');
+
+/** null: this request changes or reveals nothing (a seed's dry run, a snippet without the key): nothing to record. */
+type Describe<N extends CallName, Plan> = (request: Request<N>, facts: RecordFacts) => Plan | null | Promise<Plan | null>;
+
+/**
+ * The history record of every call that changes or reveals, one per such row of the method table: the type asks for
+ * each, and recordingActions refuses to start without one, so a row cannot skip the audit trail.
+ */
+export type WorkbenchRecords = { [N in ChangeName]: Describe<N, ChangePlan<N> | typeof SENT_AS_REQUEST> | typeof SENT_AS_REQUEST } & {
+  [N in RevealName]: Describe<N, RevealPlan<N>>;
+};
+
+const quoted = (name: string) => `“${name}”`;
+const counted = (n: number, noun: string, nouns = `${noun}s`) => `${n} ${n === 1 ? noun : nouns}`;
+const applicationNamed = (applications: ApplicationStore, id: string) => {
+  const application = applications.get(id);
+  return application ? `application ${quoted(application.name)}` : `application ${id}`;
+};
+const nameOf = (facts: RecordFacts, id: string) => applicationNamed(facts.applications, id);
+/** An application's id for an entry's application_id: only one that exists, so History's filter finds real ones. */
+const knownApplication = (facts: RecordFacts, id: string) => (facts.applications.get(id) ? id : null);
+/** A settings change as `name 200, other default`: the values the user set, null meaning back to the default. */
+const settingsChange = (change: Record<string, unknown>) =>
+  Object.entries(change)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key} ${value === null ? 'default' : JSON.stringify(value)}`)
+    .join(', ') || 'nothing';
+// As named, like every path of these entries: a name the collection refuses (a lone surrogate) still reads.
+const savedPath = (place: { collection: string; name: string }) => `/collections/${place.collection}/${place.name}`;
+const savedName = (place: { collection: string; name: string }) => `${quoted(place.name)} of collection ${quoted(place.collection)}`;
+
+const secretNames = (moved: readonly MovedAside[]) => [...new Set(moved.map(({ secret }) => secret))].join(', ');
+/** What a save moved into Secrets, as the end of its sentence. */
+const movedInto = (moved: readonly MovedAside[]) => (moved.length === 0 ? '' : `; moved ${counted(moved.length, 'credential')} into Secrets: ${secretNames(moved)}`);
+
+/** Keys by their last four in a sentence: the first few, then how many more. */
+const KEYS_NAMED = 8;
+const endings = (keys: { key_last4: string }[]) =>
+  keys.length === 0
+    ? 'no key'
+    : `ending ${keys
+        .slice(0, KEYS_NAMED)
+        .map((key) => key.key_last4)
+        .join(', ')}${keys.length > KEYS_NAMED ? ` and ${keys.length - KEYS_NAMED} more` : ''}`;
+/** A seed export's record lists the tokens it revealed by id up to this many; beyond, it counts them. */
+export const SEED_TOKEN_IDS_LISTED = 20;
+
+const KEPT_KEY_WORDS: Record<KeptKeyPurpose, string> = { workbench: "the workbench's key", export: 'the export key' };
+
+/**
+ * The entry for a key the workbench made to keep (its own when it first acts as an application, the export key when a
+ * seed file is first exported): a change, by the key's id and last four, caused by `action`.
+ */
+export function keptKeyMade(applications: ApplicationStore, action: CallName, purpose: KeptKeyPurpose, key: { application_id: string; key_id: string; key_last4: string }): ActionRecord {
+  return {
+    method: 'CREATE',
+    path: `/applications/${key.application_id}/keys/${key.key_id}`,
+    details: { change: { action, summary: `Made ${KEPT_KEY_WORDS[purpose]} of ${applicationNamed(applications, key.application_id)}, ending ${key.key_last4}` } },
+  };
+}
+
+/** What the workbench did with a remote target: its status, or why there was none. */
+const outcomeWords = ({ outcome }: Awaited<SentReply<'sendRequest'>>) =>
+  outcome.kind === 'response' ? `answered ${outcome.status}` : outcome.kind === 'cancelled' ? 'cancelled' : `not reached (${outcome.code ?? outcome.detail})`;
+
+/**
+ * Every workbench call that changes or reveals, and how its history entry reads. Keys are never written: a key is
+ * named by its id and last four characters; a token by its id; its data never.
+ */
+export const WORKBENCH_RECORDS: WorkbenchRecords = {
+  // ---- Changes -----------------------------------------------------------------------------------------------------
+  // A remote target's history is its own, so this engine records what the workbench sent there, in a sentence.
+  sendRequest: ({ target_id, method, path }, facts) => {
+    if (target_id === undefined) return SENT_AS_REQUEST;
+    const target = facts.remoteTargets.list().find((candidate) => candidate.id === target_id);
+    const what = target ? `remote target ${quoted(target.name)}` : `remote target ${target_id}`;
+    return {
+      method: 'SEND',
+      path: () => `/remote-targets/${target_id}`,
+      summary: (reply) => (reply ? `Sent ${method} ${path} to ${what}: ${outcomeWords(reply)}` : `Could not send ${method} ${path} to ${what}`),
+    };
+  },
+  cancelRequest: SENT_AS_REQUEST,
+  writeToken: SENT_AS_REQUEST,
+  createApplication: (request) => ({
+    method: 'CREATE',
+    path: (reply) => (reply ? `/applications/${reply.id}` : '/applications'),
+    summary: (reply) =>
+      reply ? `Created application ${quoted(reply.name)} (${reply.type})` : `Could not create application ${quoted(request.name)}`,
+  }),
+  updateApplication: (request, facts) => {
+    const before = facts.applications.get(request.id);
+    const changed = before
+      ? [
+          before.name !== request.name && `name (was ${quoted(before.name)})`,
+          !isDeepStrictEqual(before.permissions, request.permissions) && 'permissions',
+          !isDeepStrictEqual(before.rules, request.rules) && 'access rules',
+        ].filter((part) => part !== false)
+      : [];
+    return {
+      method: 'UPDATE',
+      path: () => `/applications/${request.id}`,
+      summary: (reply) =>
+        !reply
+          ? `Could not change ${nameOf(facts, request.id)}`
+          : `${changed.length > 0 ? 'Changed' : 'Saved unchanged'} application ${quoted(reply.name)}${changed.length > 0 ? `: ${changed.join(', ')}` : ''}`,
+    };
+  },
+  deleteApplication: ({ application_id }, facts) => {
+    const what = nameOf(facts, application_id);
+    return { method: 'DELETE', path: () => `/applications/${application_id}`, summary: (reply) => (reply ? `Deleted ${what}` : `Could not delete ${what}`) };
+  },
+  createApplicationKey: ({ application_id }, facts) => {
+    const what = nameOf(facts, application_id);
+    return {
+      method: 'CREATE',
+      path: (reply) => `/applications/${application_id}/keys${reply ? `/${reply.key.id}` : ''}`,
+      summary: (reply) => (reply ? `Created key ${reply.key.id} for ${what}, ending ${keyLast4(reply.key.key)}` : `Could not create a key for ${what}`),
+    };
+  },
+  revokeApplicationKey: ({ application_id, key_id }, facts) => {
+    const what = nameOf(facts, application_id);
+    return {
+      method: 'DELETE',
+      path: () => `/applications/${application_id}/keys/${key_id}`,
+      summary: (reply) => (reply ? `Revoked key ${key_id} of ${what}` : `Could not revoke key ${key_id} of ${what}`),
+    };
+  },
+  revokeWorkbenchKey: ({ application_id }, facts) => {
+    const key = facts.applications.keptKeyInfo(application_id, 'workbench');
+    if (!key) return null;
+    const what = nameOf(facts, application_id);
+    return {
+      method: 'DELETE',
+      path: () => `/applications/${application_id}/keys/${key.id}`,
+      summary: (reply) => (reply ? `Revoked the workbench's key for ${what}` : `Could not revoke the workbench's key for ${what}`),
+    };
+  },
+  importSeed: ({ apply }) =>
+    apply
+      ? {
+          method: 'IMPORT',
+          path: () => '/seed',
+          summary: (reply) =>
+            reply
+              ? `Imported a seed file: ${reply.created.length} created, ${reply.unchanged.length} unchanged, ${reply.conflicts.length} in conflict`
+              : 'Could not import a seed file: nothing was changed',
+        }
+      : null,
+  wipeVault: () => ({
+    method: 'WIPE',
+    path: () => '/vault',
+    summary: (reply) =>
+      reply
+        ? `Wiped the vault: ${counted(reply.tokens, 'token')}, ${counted(reply.transactions, 'transaction')} and ${counted(reply.applications, 'application')} removed`
+        : 'Could not wipe the vault',
+  }),
+  changeLimits: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/limits',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} the proxy's limits: ${settingsChange(request)}`,
+  }),
+  changeRetention: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/retention',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} how much history is kept: ${settingsChange(request)}`,
+  }),
+  changeHistoryAnswers: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/history-answers',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} whether history keeps the destinations' answers: ${settingsChange(request)}`,
+  }),
+  clearHistory: () => ({
+    method: 'CLEAR',
+    path: () => '/history',
+    summary: (reply) => (reply ? `Cleared the history: ${counted(reply.cleared, 'entry', 'entries')}` : 'Could not clear the history'),
+  }),
+  // The base URL only once the engine has accepted it: a refused one may hold credentials.
+  addRemoteTarget: ({ name }) => ({
+    method: 'CREATE',
+    path: (reply) => (reply ? `/remote-targets/${reply.id}` : '/remote-targets'),
+    summary: (reply) => (reply ? `Added remote target ${quoted(reply.name)} at ${reply.base_url}` : `Could not add remote target ${quoted(name)}`),
+  }),
+  deleteRemoteTarget: ({ id }, facts) => {
+    const target = facts.remoteTargets.list().find((candidate) => candidate.id === id);
+    const what = target ? `remote target ${quoted(target.name)}` : `remote target ${id}`;
+    return {
+      method: 'DELETE',
+      path: () => `/remote-targets/${id}`,
+      summary: (reply) => (!reply ? `Could not delete ${what}` : reply.deleted ? `Deleted ${what}` : `Found no ${what} to delete`),
+    };
+  },
+  // Its credentials move into Secrets with it, or neither happens: the entry names them.
+  saveRequest: ({ collection, name, overwrite }) => ({
+    method: 'SAVE',
+    path: () => savedPath({ collection, name }),
+    summary: (reply) =>
+      `${reply ? 'Saved' : 'Could not save'} request ${savedName({ collection, name })}${overwrite ? ', over the one of that name' : ''}${reply ? movedInto(reply.moved_aside) : ''}`,
+  }),
+  moveRequest: ({ from, to }) => ({
+    method: 'MOVE',
+    path: (reply) => savedPath(reply ? to : from),
+    summary: (reply) => `${reply ? 'Moved' : 'Could not move'} saved request ${savedName(from)} to ${savedName(to)}`,
+  }),
+  // Reading a paste changes nothing but the credentials it moves into Secrets, in one transaction.
+  importRequests: () => ({
+    method: 'CREATE',
+    path: () => '/secrets',
+    summary: (reply) => {
+      const moved = reply?.requests.flatMap((imported) => imported.moved_aside) ?? [];
+      return moved.length === 0 ? null : `Moved ${counted(moved.length, 'credential')} of imported requests into Secrets: ${secretNames(moved)}`;
+    },
+  }),
+  // By name: a secret's value is never written, not even when setting it fails.
+  setSecret: ({ name }, facts) => {
+    const replacing = facts.secrets.has(name);
+    return {
+      method: replacing ? 'UPDATE' : 'CREATE',
+      path: () => `/secrets/${name}`,
+      summary: (reply) => `${reply ? (replacing ? 'Replaced' : 'Set') : 'Could not set'} secret ${quoted(name)}`,
+    };
+  },
+  deleteSecret: ({ name }) => ({
+    method: 'DELETE',
+    path: () => `/secrets/${name}`,
+    summary: (reply) => (!reply ? `Could not delete secret ${quoted(name)}` : reply.deleted ? `Deleted secret ${quoted(name)}` : `Found no secret ${quoted(name)} to delete`),
+  }),
+  deleteRequest: (place) => ({
+    method: 'DELETE',
+    path: () => savedPath(place),
+    summary: (reply) => `${reply ? 'Deleted' : 'Could not delete'} saved request ${savedName(place)}`,
+  }),
+
+  // ---- Reveals -----------------------------------------------------------------------------------------------------
+  revealToken: ({ application_id, token_id, transaction_id }, facts) => {
+    const as = nameOf(facts, application_id);
+    return {
+      application_id: knownApplication(facts, application_id),
+      transaction_id: transaction_id ?? null,
+      path: () => `/tokens/${token_id}`,
+      reveal: (reply) => ({
+        target: 'token',
+        token_id,
+        application_id,
+        summary: `${reply ? 'Revealed' : 'Could not reveal'} the data of token ${token_id} as ${as}`,
+      }),
+    };
+  },
+  revealOutbound: async ({ id }, facts) => {
+    const entry = await facts.history.get(id);
+    const tokenIds = [...((entry?.details as ProxyDetails | undefined)?.expressions?.token_ids ?? [])];
+    const what = `the body request ${id} sent to its destination${tokenIds.length > 0 ? ` (tokens ${tokenIds.join(', ')})` : ''}`;
+    return {
+      // The application whose token:use rules detokenize the body again.
+      application_id: entry?.application_id ?? null,
+      path: () => entry?.path ?? `/history/${id}`,
+      reveal: (reply) => ({ target: 'outbound', entry_id: id, token_ids: tokenIds, summary: `${reply ? 'Revealed' : 'Could not reveal'} ${what}` }),
+    };
+  },
+  revealSecret: ({ name }) => ({
+    path: () => `/secrets/${name}`,
+    reveal: (reply) => ({ target: 'secret', name, summary: `${reply ? 'Revealed' : 'Could not reveal'} the value of secret ${quoted(name)}` }),
+  }),
+  // Only an application's workbench key is ever written in: a remote target's is refused at the method's boundary.
+  requestSnippet: ({ include_key, application_id }, facts) => {
+    if (!include_key || application_id === undefined) return null;
+    const whose = nameOf(facts, application_id);
+    return {
+      application_id: knownApplication(facts, application_id),
+      path: (reply) => `/applications/${application_id}/keys${reply?.key ? `/${reply.key.key_id}` : ''}`,
+      reveal: (reply) => {
+        const key = reply?.key;
+        return key
+          ? { target: 'keys', keys: [{ application_id, ...key }], summary: `Wrote the workbench's key of ${whose}, ending ${key.key_last4}, into a snippet` }
+          : { target: 'keys', keys: [], summary: `Could not write the workbench's key of ${whose} into a snippet` };
+      },
+    };
+  },
+  exportSeed: ({ include_tokens }) => ({
+    path: () => '/seed',
+    reveal: (reply) => {
+      if (!reply) {
+        return { target: 'seed', keys: [], token_count: 0, token_ids: [], summary: `Could not export a seed file${include_tokens ? ' with token data' : ''}` };
+      }
+      const keys = reply.keys.map(({ application_id, key_id, key_last4 }) => ({ application_id, key_id, key_last4 }));
+      const tokenIds = ((reply.seed.tokens as { id: string }[] | undefined) ?? []).map((token) => token.id);
+      const tokens = include_tokens ? `, and the data of ${counted(reply.tokens, 'token')}` : ', no token data';
+      return {
+        target: 'seed',
+        keys,
+        token_count: reply.tokens,
+        token_ids: tokenIds.length <= SEED_TOKEN_IDS_LISTED ? tokenIds : null,
+        summary: `Exported a seed file: ${counted(reply.applications, 'application')} with their export keys (${endings(keys)})${tokens}`,
+      };
+    },
+  }),
+  takeWelcome: (_request, facts) => ({
+    path: () => '/applications',
+    reveal: (reply) => {
+      if (!reply?.keys) return null;
+      const shown = [reply.keys.management, reply.keys.private];
+      const keys = shown.map(({ application_id, key }) => ({ application_id, key_id: facts.applications.findByKey(key)?.keyId ?? null, key_last4: keyLast4(key) }));
+      return {
+        target: 'keys',
+        keys,
+        summary: `Showed the new vault's first keys: ${shown.map(({ application_name, key }) => `${quoted(application_name)}'s, ending ${keyLast4(key)}`).join(', and ')}`,
+      };
+    },
+  }),
+};
+
+/** One recorded call's entry, given its reply (undefined when it failed): a change's sentence, or what a reveal showed. */
+function entryOf(name: CallName, effect: 'change' | 'reveal', plan: ChangePlan<CallName> | RevealPlan<CallName>): (reply: unknown) => ActionRecord | null {
+  if (effect === 'change') {
+    const change = plan as ChangePlan<CallName>;
+    return (reply) => {
+      const summary = change.summary(reply as never);
+      return summary === null ? null : { method: change.method, path: change.path(reply as never), details: { change: { action: name, summary } } };
+    };
+  }
+  const shown = plan as RevealPlan<CallName>;
+  return (reply) => {
+    const reveal = shown.reveal(reply as never);
+    return reveal && { method: 'REVEAL', path: shown.path(reply as never), details: { reveal }, application_id: shown.application_id, transaction_id: shown.transaction_id };
+  };
+}
+
+/**
+ * The model with every call that changes or reveals recorded in history as the workbench's own action (kind
+ * `workbench`, the page it was made on), as a client's request would be: Settings writes the vault directly, and a
+ * reveal answers what no request shows. A change or reveal row of the method table without its record is refused here,
+ * naming it, so neither a cast nor a JavaScript caller can leave one out.
+ */
+export function recordingActions(model: WorkbenchModel, record: RecordAction, facts: RecordFacts, records: WorkbenchRecords = WORKBENCH_RECORDS): WorkbenchModel {
+  const recording = { ...model };
+  const byName = records as Partial<Record<CallName, Describe<CallName, ChangePlan<CallName> | RevealPlan<CallName> | typeof SENT_AS_REQUEST> | typeof SENT_AS_REQUEST>>;
+  for (const name of METHOD_NAMES) {
+    const row = WORKBENCH_METHODS[name];
+    const describe = byName[name as CallName];
+    if (row.kind !== 'call' || row.effect === 'read') {
+      if (describe !== undefined) throw new Error(`Workbench method ${name} is a ${row.kind === 'call' ? 'read' : 'stream'} in the method table, yet has a history record`);
+      continue;
+    }
+    if (describe === SENT_AS_REQUEST) continue;
+    if (typeof describe !== 'function') {
+      throw new Error(`Workbench method ${name} ${row.effect === 'change' ? 'changes' : 'reveals'}, but has no history record: add one to WORKBENCH_RECORDS`);
+    }
+    const call = model[name as CallName] as (request: unknown, page?: PageId) => unknown;
+    (recording as Record<CallName, unknown>)[name as CallName] = async (request: Request<CallName>, page?: PageId) => {
+      const plan = await describe(request, facts);
+      if (plan === null || plan === SENT_AS_REQUEST) return call(request, page);
+      return record(page, () => call(request, page), entryOf(name as CallName, row.effect, plan));
+    };
+  }
+  return recording;
+}
