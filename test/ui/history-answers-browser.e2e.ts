@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
+import { freePort } from '../support/free-port';
 import type { TestEngine } from '../support/test-engine';
 import { openPage, openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
@@ -92,4 +93,22 @@ test('with answers off, History says where to keep them', async ({ page }) => {
   await expect(answer).toContainText('History keeps no answer bodies unless Settings asks it to');
   await answer.getByRole('link', { name: 'Settings' }).click();
   await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible();
+});
+
+test("History's detail says which expressions went out empty, and why a destination was not reached", async ({ page }) => {
+  bench = await workbench.start();
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  const typo = `{{ ${card.body.id} | json: '$.numbr' }}`;
+  const sent = (destinationAt: string, body: unknown, trace: string) =>
+    bench.call('POST', '/proxy/v1/charges', { key: bench.privateKey, body, headers: { 'BT-PROXY-URL': destinationAt, 'BT-TRACE-ID': trace } });
+  expect((await sent(destinationUrl, { pan: `{{ ${card.body.id} }}`, extra: typo }, 'empty')).status).toBe(201);
+  expect((await sent(`http://127.0.0.1:${await freePort()}`, { pan: `{{ ${card.body.id} }}` }, 'refused')).status).toBe(502);
+
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  const facts = page.getByTestId('entry-proxy-facts');
+  await page.locator('[data-trace="empty"]').getByRole('button', { name: '/proxy/v1/charges' }).click();
+  await expect(facts).toContainText(`Sent empty${typo} wrote nothing, so the destination got no value there.`);
+  await page.locator('[data-trace="refused"]').getByRole('button', { name: '/proxy/v1/charges' }).click();
+  await expect(facts).toContainText('Not reachedconnection refused: nothing listened there');
+  await expect(facts).not.toContainText('Sent empty');
 });

@@ -84,7 +84,8 @@ test('filters by sender: outside clients, this workbench, or one application; th
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
   const rows = page.getByTestId('history-row');
   const traces = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
-  await expect(rows).toHaveCount(4);
+  // With the workbench key the Composer's request made first, as a change of the workbench's own.
+  await expect(rows).toHaveCount(5);
   await page.getByRole('button', { name: 'More filters' }).click();
   const sentBy = page.getByRole('combobox', { name: 'Sent by' });
   const active = page.getByRole('status', { name: 'Active filters' });
@@ -95,7 +96,8 @@ test('filters by sender: outside clients, this workbench, or one application; th
   expect(new URL(page.url()).hash).toBe('#/history?sender=outside');
 
   await sentBy.selectOption({ label: 'This workbench' });
-  await expect.poll(traces).toEqual(['from-workbench']);
+  await expect.poll(traces).toEqual(['from-workbench', expect.any(String)]);
+  await expect(rows.nth(1)).toContainText('/keys/');
   await expect(active).toHaveText('Showing requests sent by this workbench');
 
   await sentBy.selectOption({ label: 'Checkout · private' });

@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { Fragment, useRef } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useEngineStore } from '../../state/engine-store';
@@ -19,6 +19,16 @@ import { AnswerBody } from './AnswerBody';
 import { useApplicationName } from '../../state/applications-store';
 
 const DEFAULT_PREFIX = 'BT';
+
+/** Why the proxy could not reach a destination, as its history entry records it (network-failures.ts's reasons). */
+const NOT_REACHED: Record<string, string> = {
+  refused: 'connection refused: nothing listened there',
+  dns: 'the host name was not found',
+  reset: 'the destination closed the connection before answering',
+  tls: 'the TLS handshake failed',
+  connect_timeout: 'the connection was not taken in time',
+  network: 'the network could not reach it',
+};
 
 /** The request as a cURL command, with what History could not keep of it said beside the button. */
 function CopyAsCurl({ entry }: { entry: HistoryEntry }) {
@@ -119,6 +129,26 @@ export function EntryPanel() {
             {details.expressions.count}
             {details.expressions.token_ids.length > 0 && <> · tokens {details.expressions.token_ids.join(', ')}</>}
           </dd>
+          {details.expressions.empty && details.expressions.empty.length > 0 && (
+            <>
+              <dt>Sent empty</dt>
+              <dd data-testid="entry-sent-empty">
+                {details.expressions.empty.map(({ expression, from }, i) => (
+                  <Fragment key={from}>
+                    {i > 0 && ', '}
+                    <code>{expression}</code>
+                  </Fragment>
+                ))}{' '}
+                wrote nothing, so the destination got no value there.
+              </dd>
+            </>
+          )}
+          {details.failure?.reason && (
+            <>
+              <dt>Not reached</dt>
+              <dd data-testid="entry-not-reached">{NOT_REACHED[details.failure.reason] ?? details.failure.reason}</dd>
+            </>
+          )}
           <dt>Timings</dt>
           <dd data-testid="entry-timings">
             detokenize {formatMs(details.timings.detokenize_ms)} · destination headers {formatMs(details.timings.destination_headers_ms)} ·
