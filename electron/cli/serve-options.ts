@@ -26,6 +26,8 @@ const OPTIONS = {
   'deny-private-destinations': { type: 'boolean' },
   'history-limit': { type: 'string' },
   'history-max-age': { type: 'string' },
+  'history-answers': { type: 'boolean' },
+  'history-answer-bytes': { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
@@ -47,6 +49,8 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'deny-private-destinations': ['', "refuse loopback, private and this machine's own addresses as destinations (default: allowed)"],
   'history-limit': ['N', `request history entries kept, the oldest leaving first (default ${DEFAULTS.historyLimit})`],
   'history-max-age': ['DAYS', 'request history entries older than this leave (default 0: kept whatever their age)'],
+  'history-answers': ['', "keep destinations' answer bodies in history, masked (default: not kept)"],
+  'history-answer-bytes': ['BYTES', `largest answer body kept, 1024 to 1048576 (default ${DEFAULTS.historyAnswerBytes})`],
   'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
   help: ['', 'this text'],
 };
@@ -139,6 +143,8 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     denyPrivateDestinations: values['deny-private-destinations'],
     historyLimit: wholeNumber('history-limit', values['history-limit'], 1, 1_000_000),
     historyMaxAgeDays: wholeNumber('history-max-age', values['history-max-age'], 0, 36_500),
+    historyAnswers: values['history-answers'],
+    historyAnswerBytes: wholeNumber('history-answer-bytes', values['history-answer-bytes'], 1024, 1024 * 1024),
     allowedOrigins: values['allow-origin'],
     seed: values.seed ? readSeed(values.seed) : undefined,
   };

@@ -24,6 +24,10 @@ export interface EngineConfig {
   historyLimit: number;
   /** Entries older than this many days leave the history; 0 keeps them whatever their age. */
   historyMaxAgeDays: number;
+  /** Whether history keeps the body of a destination's answer to the proxy, masked before it is stored. */
+  historyAnswers: boolean;
+  /** The largest answer body history keeps (after decompression); a larger one is kept as a note of its size. */
+  historyAnswerBytes: number;
   /** The folder of saved requests; null: `collections/` in the data folder, or a temporary one for an in-memory vault. */
   collectionsDir: string | null;
   /** better-sqlite3 binary for another ABI (Electron). */
@@ -50,6 +54,8 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     allowedOrigins: [],
     historyLimit: 10_000,
     historyMaxAgeDays: 0,
+    historyAnswers: false,
+    historyAnswerBytes: 64 * 1024,
     collectionsDir: null,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),

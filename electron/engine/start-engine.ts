@@ -38,7 +38,7 @@ import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets,
 import type { EngineStatus } from '../../shared/workbench/contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
-import { AdjustableSettings, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
+import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 
@@ -114,6 +114,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
   );
+  // The proxy reads both from the config at each request: nothing else holds a copy.
+  const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -198,10 +200,12 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       limits: limits.state(),
       retention: retention.state(),
       collections: collectionsFolder.state(collections.folder),
+      answers: answers.state(),
     }),
     changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
+    changeHistoryAnswers: (change) => answers.change(change),
     welcome,
     wipe() {
       const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });

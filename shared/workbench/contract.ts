@@ -59,7 +59,30 @@ export const proxyDetailsSchema = z.object({
     })
     .optional(),
   /** The destination's answer; absent when it never answered. */
-  response: z.object({ status: z.number().int(), headers: headerPairsSchema, bytes: z.number().int() }).optional(),
+  response: z
+    .object({
+      status: z.number().int(),
+      headers: headerPairsSchema,
+      bytes: z.number().int(),
+      /** Its body, when Settings has history keep answers (absent otherwise): masked in the engine before it was stored. */
+      body: z
+        .object({
+          /** The size of the masked text history kept, in UTF-8 bytes; null when it kept none. */
+          bytes: z.number().int().nullable(),
+          /**
+           * The masked text: decompressed, with every value the request detokenized, in the forms a destination sends
+           * it back, as `[redacted]`, and every card number (a Luhn-valid run of 13 to 19 digits) as its mask. Only
+           * where one entry is read whole (getHistoryAnswer, a HAR export): lists leave it out, as it may be large.
+           */
+          text: z.string().optional(),
+          /** How many values and card numbers were masked in it. */
+          masked: z.number().int(),
+          /** Why it was not kept ("not kept: 102,417 bytes, over the 65,536-byte bound"); null when it was. */
+          not_kept: z.string().nullable(),
+        })
+        .optional(),
+    })
+    .optional(),
   /** The proxy's own failure: before forwarding (status_source "proxy"), or a destination answer cut off mid-body. */
   failure: z
     .object({
@@ -137,8 +160,11 @@ export const historyQuerySchema = z.strictObject({
 /** Newest first, like the engine's history. */
 export const historyListSchema = z.array(historyEntrySchema);
 
-/** Which history entry's outbound body, or which composed request's answer (by its entry), to reveal. */
-export const revealQuerySchema = z.strictObject({ id: z.string().min(1).max(200) });
+/** One history entry, by its id: whose outbound body to reveal, whose kept answer to read, which composed request's answer to reveal. */
+export const historyEntryQuerySchema = z.strictObject({ id: z.string().min(1).max(200) });
+/** The answer body history kept of a proxied request, masked: read one entry at a time, as it may be large. */
+export const historyAnswerSchema = z.object({ text: z.string() });
+
 /** A revealed outbound body: plaintext, for the one view that asked; never stored in the GUI's state. */
 export const revealedOutboundSchema = z.object({ detokenized_body: z.string() });
 /** A composed request's answer as received, plaintext included: for the one view that asked; never stored in the GUI's state. */
@@ -464,6 +490,12 @@ export const HISTORY_RETENTION = {
   historyMaxAgeDays: z.number().int().min(0).max(36_500),
 };
 
+/** Whether history keeps the destinations' answers to the proxy, and up to what size (docs/api.md, Limits). */
+export const HISTORY_ANSWERS = {
+  historyAnswers: z.boolean(),
+  historyAnswerBytes: z.number().int().min(1024).max(1024 * 1024),
+};
+
 /** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
 export const engineSettingsSchema = z.object({
   /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
@@ -482,6 +514,10 @@ export const engineSettingsSchema = z.object({
   }),
   /** Where saved requests and environments are kept: the folder now, its default, Settings' choice, and the start flag that outranks it. */
   collections: z.object({ folder: z.string(), default: z.string(), stored: z.string().nullable(), pinnedBy: z.string().nullable() }),
+  answers: z.object({
+    historyAnswers: limitStateSchema(HISTORY_ANSWERS.historyAnswers),
+    historyAnswerBytes: limitStateSchema(HISTORY_ANSWERS.historyAnswerBytes),
+  }),
 });
 
 /** A folder to keep saved requests in from now on (a whole path, or from ~/), or null to go back to the default. */
@@ -498,6 +534,11 @@ export const limitsChangeSchema = z.strictObject({
 export const retentionChangeSchema = z.strictObject({
   historyLimit: HISTORY_RETENTION.historyLimit.nullable().optional(),
   historyMaxAgeDays: HISTORY_RETENTION.historyMaxAgeDays.nullable().optional(),
+});
+/** A change to whether history keeps answers, likewise. */
+export const historyAnswersChangeSchema = z.strictObject({
+  historyAnswers: HISTORY_ANSWERS.historyAnswers.nullable().optional(),
+  historyAnswerBytes: HISTORY_ANSWERS.historyAnswerBytes.nullable().optional(),
 });
 export type EngineSettings = z.output<typeof engineSettingsSchema>;
 

@@ -5,6 +5,10 @@ import { workbenchLabel } from './pages';
 export const HISTORY_VIEWS = ['all', 'proxy', 'proxy-errors', 'destination-errors', 'warnings', 'failed', 'reveals', 'changes'] as const;
 export type HistoryView = (typeof HISTORY_VIEWS)[number];
 
+/** Who sent a request: a client other than this workbench, or this workbench (its pages, and the changes it made). */
+export const HISTORY_SENDERS = ['outside', 'workbench'] as const;
+export type HistorySender = (typeof HISTORY_SENDERS)[number];
+
 const id = z.string().trim().min(1).max(200);
 const instant = z.iso.datetime({ offset: true });
 
@@ -13,6 +17,8 @@ export const historyFilterSchema = z.strictObject({
   view: z.enum(HISTORY_VIEWS).default('all'),
   /** Matched, case-insensitively, against the method, path, status, trace id and the workbench page that sent it ("Tokens page"). */
   text: z.string().max(200).default(''),
+  sender: z.enum(HISTORY_SENDERS).optional(),
+  /** The application the request acted as, whoever sent it. */
   application_id: id.optional(),
   transaction_id: id.optional(),
   /** Every request that used the token: in its path, or detokenized by the proxy. */
@@ -53,6 +59,10 @@ const summaryOf = (entry: FilterableEntry): string => {
   return typeof summary === 'string' ? summary : '';
 };
 
+/** Whether this workbench sent the request (from one of its pages, or naming none) or made the change itself. */
+export const sentByWorkbench = (entry: Pick<FilterableEntry, 'kind' | 'workbench_page'>): boolean =>
+  entry.workbench_page !== undefined || entry.kind === 'workbench';
+
 const isProxyError = (entry: FilterableEntry, facts: ProxyFacts) => entry.kind === 'proxy' && facts.status_source !== 'destination';
 
 const VIEW_TESTS: Record<HistoryView, (entry: FilterableEntry, facts: ProxyFacts) => boolean> = {
@@ -78,6 +88,7 @@ export function filtersAnything(filter: HistoryFilter): boolean {
 export function matchesHistoryFilter(entry: FilterableEntry, filter: HistoryFilter): boolean {
   const facts = entry.kind === 'proxy' && typeof entry.details === 'object' && entry.details !== null ? (entry.details as ProxyFacts) : {};
   if (!VIEW_TESTS[filter.view](entry, facts)) return false;
+  if (filter.sender !== undefined && sentByWorkbench(entry) !== (filter.sender === 'workbench')) return false;
   if (filter.application_id !== undefined && entry.application_id !== filter.application_id) return false;
   if (filter.transaction_id !== undefined && entry.transaction_id !== filter.transaction_id) return false;
   if (filter.since !== undefined && Date.parse(entry.at) < Date.parse(filter.since)) return false;

@@ -14,6 +14,8 @@ import {
   exchangeSchema,
   harExportSchema,
   harPageSchema,
+  historyAnswerSchema,
+  historyAnswersChangeSchema,
   historyListSchema,
   historyQuerySchema,
   keyRefSchema,
@@ -27,7 +29,7 @@ import {
   requestPlaceSchema,
   savedRequestsSchema,
   retentionChangeSchema,
-  revealQuerySchema,
+  historyEntryQuerySchema,
   savedRequestSchema,
   seedExportRequestSchema,
   seedExportSchema,
@@ -117,12 +119,14 @@ export const WORKBENCH_METHODS = {
   getStatus: read(nothing, engineStatusSchema),
   /** A page of the request history, newest first. */
   listHistory: read(historyQuerySchema, historyListSchema),
+  /** The answer body history kept of a proxied request (masked before it was stored): 404 unknown, 409 none kept. */
+  getHistoryAnswer: read(historyEntryQuerySchema, historyAnswerSchema),
   /** Requests from the history as HAR (token data masked, keys cut to a hint), for other tools to import: a page at a time. */
   exportHar: read(harExportSchema, harPageSchema),
   /** A proxied request's outbound body in plaintext: only on the user's explicit action. */
-  revealOutbound: reveal(revealQuerySchema, revealedOutboundSchema),
+  revealOutbound: reveal(historyEntryQuerySchema, revealedOutboundSchema),
   /** A composed request's answer as received, the values its exchange masked included: only on the user's explicit action. */
-  revealAnswer: reveal(revealQuerySchema, revealedAnswerSchema),
+  revealAnswer: reveal(historyEntryQuerySchema, revealedAnswerSchema),
   /** A page of the kept transactions, newest first, in one state or all, each with its operations (token data masked), and their counts. */
   listTransactions: read(transactionQuerySchema, transactionPageSchema),
   /** The applications the workbench may act as, each with its workbench key (never the key itself). */
@@ -214,6 +218,11 @@ export const WORKBENCH_METHODS = {
   changeLimits: change(limitsChangeSchema, engineSettingsSchema),
   /** Changes how much request history is kept: saved in the vault and trimmed to at once, unless a start flag set it. */
   changeRetention: change(retentionChangeSchema, engineSettingsSchema),
+  /**
+   * Changes whether history keeps the destinations' answers to the proxy (masked, up to a size): saved in the vault
+   * and applied to the next request, unless a start flag set it.
+   */
+  changeHistoryAnswers: change(historyAnswersChangeSchema, engineSettingsSchema),
   /** Removes every request history entry; answers how many there were. */
   clearHistory: change(nothing, z.object({ cleared: z.number().int().nonnegative() })),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */

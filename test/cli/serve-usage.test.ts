@@ -12,6 +12,7 @@ describe('tokenbench serve, called the wrong way', () => {
     [['--max-body', '0'], '--max-body must be a whole number of at least 1, got 0'],
     [['--history-limit', '0'], '--history-limit must be a whole number from 1 to 1000000, got 0'],
     [['--history-max-age', 'week'], '--history-max-age must be a whole number from 0 to 36500, got week'],
+    [['--history-answer-bytes', '100'], '--history-answer-bytes must be a whole number from 1024 to 1048576, got 100'],
     [['--port', '4780', '--echo-port', '4780'], '--port and --echo-port are both 4780: pick two ports'],
     [['--port', '4781'], '--port and --echo-port are both 4781 (--echo-port by default): pick two ports'],
     [['--in-memory', '--data-dir', '/tmp/x'], '--in-memory and --data-dir exclude each other'],
@@ -44,6 +45,8 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--deny-private-destinations', 'default: allowed'],
       ['--history-limit N', `default ${defaults.historyLimit}`],
       ['--history-max-age DAYS', `default ${defaults.historyMaxAgeDays}`],
+      ['--history-answers', 'default: not kept'],
+      ['--history-answer-bytes BYTES', `default ${defaults.historyAnswerBytes}`],
       ['--allow-origin ORIGIN', 'default: none'],
       ['-h, --help', 'this text'],
     ];

@@ -74,6 +74,27 @@ describe('filtering the history in the engine', () => {
     expect(await traces({ text: 'page' })).toEqual(['from-composer', 'from-tokens', made.trace_id]);
   });
 
+  it('by sender: outside clients, or this workbench (its pages and its own changes), with the application too, in exports as well', async () => {
+    const applicationId = t.engine.bootstrapKeys!.private.application_id;
+    await call('GET', '/tokens', 'outside-private');
+    await call('GET', '/tokens/missing', 'outside-management', { key: t.managementKey });
+    await callMethod(t.engine.workbench, 'sendRequest', { id: 'w', application_id: applicationId, method: 'GET', path: '/tokens', headers: [['BT-TRACE-ID', 'from-composer']], body: null }, 'composer');
+    await callMethod(t.engine.workbench, 'changeRetention', { historyLimit: 5000 }, 'settings');
+    // The workbench's changes: the retention, and the key it made to send as the application.
+    const [changeAt, keyMadeAt] = (await listed({ view: 'changes' })).map((entry) => entry.trace_id);
+
+    expect(await traces({ sender: 'outside' })).toEqual(['outside-management', 'outside-private']);
+    expect(await traces({ sender: 'workbench' })).toEqual([changeAt, 'from-composer', keyMadeAt]);
+    expect(await traces({ sender: 'workbench', application_id: applicationId })).toEqual(['from-composer']);
+    expect(await traces({ sender: 'outside', application_id: applicationId })).toEqual(['outside-private']);
+    const exported = (await callMethod(t.engine.workbench, 'exportHar', { filter: { sender: 'outside' } })) as { log: { entries: { _tokenbench: { trace_id: string } }[] } };
+    expect(exported.log.entries.map((entry) => entry._tokenbench.trace_id)).toEqual(['outside-private', 'outside-management']);
+    await expect(callMethod(t.engine.workbench, 'listHistory', { filter: { sender: 'someone' } })).rejects.toMatchObject({
+      status: 400,
+      errors: { 'filter.sender': [expect.any(String)] },
+    });
+  });
+
   it('by time range, and pages back through a filtered list', async () => {
     for (let n = 1; n <= 7; n++) await call('GET', `/tokens/missing-${n}`, `read-${n}`);
     await t.engine.history.flush();

@@ -101,11 +101,37 @@ describe('the history store', () => {
     db.close();
   });
 
+  it('keeps a kept answer beside its entry: read with the entry alone, and with an export page, never with a list', () => {
+    const store = open(dir());
+    const answered = (id: string): StoredEntry => [id, JSON.stringify({ id, details: { response: { body: { bytes: 9, masked: 1, not_kept: null } } } }), null, `{"n":"${id}"}`];
+    store.append([answered('a'), answered('b')]);
+    const answerOf = (json: string | undefined) => (JSON.parse(json!) as { details: { response: { body: { text?: string } } } }).details.response.body.text;
+    expect(store.list(10).map(answerOf)).toEqual([undefined, undefined]);
+    expect(answerOf(store.get('a'))).toBe('{"n":"a"}');
+    expect(store.page(10, Infinity).entries.map(answerOf)).toEqual(['{"n":"b"}', '{"n":"a"}']);
+  });
+
+  it('upgrades a version 1 history in place: its entries stay, and answers are kept from then on', () => {
+    const dataDir = dir();
+    const earlier = new Database(join(dataDir, HISTORY_FILE));
+    earlier.exec('CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB)');
+    earlier.pragma('user_version = 1');
+    earlier.prepare('INSERT INTO request_log (id, entry) VALUES (?, ?)').run('before', entry('before')[1]);
+    earlier.close();
+    const store = open(dataDir);
+    store.append([['after', JSON.stringify({ id: 'after', details: { response: { body: { bytes: 2 } } } }), null, '{}']]);
+    expect(ids(store.list(10))).toEqual(['after', 'before']);
+    expect(JSON.parse(store.get('after')!).details.response.body.text).toBe('{}');
+    const db = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
+    db.close();
+  });
+
   it('takes over a history an earlier version left in WAL mode when it was killed, with every entry', () => {
     const earlierDir = dir();
     const earlier = new Database(join(earlierDir, HISTORY_FILE));
     earlier.exec('CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB)');
-    earlier.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
+    earlier.pragma('user_version = 1');
     earlier.pragma('journal_mode = WAL');
     earlier.prepare('INSERT INTO request_log (id, entry) VALUES (?, ?)').run('in-the-wal', entry('in-the-wal')[1]);
     // The files as a kill would leave them: the entry is in the WAL only (closing would fold it into the file).

@@ -77,11 +77,17 @@ it('records revoking the workbench key, and nothing when there was none to revok
   expect(await entries()).toHaveLength(before);
 });
 
-it('records the limits, the retention and remote targets as the user set them, a remote key never', async () => {
+it('records the limits, the retention, the keeping of answers and remote targets as the user set them, a remote key never', async () => {
   const limits = await changed('changeLimits', { maxExpressions: 7, proxyTimeoutMs: null });
   expect(limits.entry).toMatchObject({ method: 'UPDATE', path: '/settings/limits', change: { summary: "Changed the proxy's limits: proxyTimeoutMs default, maxExpressions 7" } });
   const retention = await changed('changeRetention', { historyLimit: 5000 });
   expect(retention.entry.change?.summary).toBe('Changed how much history is kept: historyLimit 5000');
+  const answers = await changed('changeHistoryAnswers', { historyAnswers: true, historyAnswerBytes: 8192 });
+  expect(answers.entry).toMatchObject({
+    method: 'UPDATE',
+    path: '/settings/history-answers',
+    change: { summary: "Changed whether history keeps the destinations' answers: historyAnswers true, historyAnswerBytes 8192" },
+  });
 
   const remoteKey = 'key_remote_secret_0123456789';
   const added = await changed('addRemoteTarget', { name: 'Staging', base_url: t.engine.url, api_key: remoteKey });

@@ -165,6 +165,7 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   takeWelcome: { page: 'composer', request: () => ({}) },
   changeLimits: { request: () => ({ maxExpressions: 7 }) },
   changeRetention: { request: () => ({ historyLimit: 5000 }) },
+  changeHistoryAnswers: { request: () => ({ historyAnswers: true }) },
   clearHistory: { page: 'history', request: () => ({}) },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },

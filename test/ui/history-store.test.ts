@@ -20,7 +20,7 @@ const entry = (n: number): HistoryEntry => ({
 });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => entry(to - i));
 
-beforeEach(() => useHistoryStore.setState({ entries: [], reachedOldest: false, selected: null, filter: NO_FILTER }));
+beforeEach(() => useHistoryStore.setState({ entries: [], reachedOldest: false, selected: null, filter: NO_FILTER, listed: NO_FILTER }));
 
 it('knows it has reached the oldest entry only when a page comes back short', () => {
   const { mergePage, mergeLive, filter } = useHistoryStore.getState();

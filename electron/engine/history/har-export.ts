@@ -36,7 +36,7 @@ type HarEntry = {
     httpVersion: string;
     cookies: [];
     headers: HarHeader[];
-    content: { size: number; mimeType: string; comment?: string };
+    content: { size: number; mimeType: string; text?: string; comment?: string };
     redirectURL: '';
     headersSize: -1;
     bodySize: -1;
@@ -53,7 +53,7 @@ interface ProxyFacts {
   status_source?: 'destination' | 'proxy';
   destination_url?: string | null;
   warnings?: string[];
-  response?: { status: number; headers: [string, string][]; bytes: number };
+  response?: { status: number; headers: [string, string][]; bytes: number; body?: { text: string | null; masked: number; not_kept: string | null } };
   outbound?: { method: string; url?: string; headers: [string, string][]; detokenized_body?: string | null };
   failure?: { status: number; kind: string | null; detail: string | null };
 }
@@ -61,6 +61,14 @@ interface ProxyFacts {
 const pairs = (headers: readonly (readonly [string, string])[]): HarHeader[] => headers.map(([name, value]) => ({ name, value }));
 const headerOf = (headers: readonly (readonly [string, string])[], name: string) =>
   headers.find(([n]) => n.toLowerCase() === name)?.[1];
+
+/** The answer body as History kept it (masked), or what the HAR says in its place. */
+function answerContent(received: ProxyFacts['response']): { text?: string; comment: string } {
+  const body = received?.body;
+  if (!body) return { comment: 'Tokenbench keeps answer bodies only when Settings (History) asks it to' };
+  if (body.text === null) return { comment: body.not_kept ?? 'not kept' };
+  return { text: body.text, comment: `masked by Tokenbench before it was kept: ${body.masked} ${body.masked === 1 ? 'value' : 'values'}` };
+}
 
 /** The request body as History keeps it, as text: as sent (with its expressions), or the recorded JSON (masked). */
 function bodyText(body: unknown): string | null {
@@ -101,7 +109,7 @@ function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
       content: {
         size: received?.bytes ?? -1,
         mimeType: (received && headerOf(received.headers, 'content-type')) ?? 'x-unknown',
-        comment: 'Tokenbench keeps no response bodies',
+        ...answerContent(received),
       },
       redirectURL: '',
       headersSize: -1,
@@ -132,8 +140,8 @@ function harEntry(entry: SentHistoryEntry, serviceUrl: string): HarEntry {
 
 /**
  * History as HAR, for Chromium's and HTTP Toolkit's importers: each request as sent to Tokenbench (token data
- * masked and keys cut to a hint, as History keeps them), and for a proxied one the destination's status and headers
- * and, under `_tokenbench`, what left for it, masked. Entries are given newest first; HAR lists them oldest first.
+ * masked and keys cut to a hint, as History keeps them), and for a proxied one the destination's status and headers,
+ * its answer body when History kept it (masked), and, under `_tokenbench`, what left for it, masked. Entries are given newest first; HAR lists them oldest first.
  */
 export function historyAsHar(entries: readonly SentHistoryEntry[], serviceUrl: string, version: string): Har {
   return {

@@ -9,7 +9,7 @@ import { shownBody, type StoredBodyHead } from './kept-body';
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
 export const HISTORY_FILE = 'history.sqlite';
 /** Kept in `PRAGMA user_version`. Raise it with a step in `migrate` when the schema changes. */
-export const HISTORY_SCHEMA_VERSION = 1;
+export const HISTORY_SCHEMA_VERSION = 2;
 
 /** How much history is kept: entries beyond either bound leave, oldest first. */
 export interface HistoryRetention {
@@ -34,10 +34,11 @@ export interface HistoryStoreOptions {
 }
 
 /**
- * One serialized entry: its id (for `get` and paging), its JSON, and the request body's kept bytes when the entry
- * keeps them apart (its JSON then has `request_body: {bytes, utf8}`, see kept-body).
+ * One serialized entry: its id (for `get` and paging), its JSON, the request body's kept bytes when the entry keeps
+ * them apart (its JSON then has `request_body: {bytes, utf8}`, see kept-body), and the destination's answer body,
+ * masked, when history kept it (read with the one entry, never with a list: it may be large).
  */
-export type StoredEntry = [id: string, json: string, body: Uint8Array | null];
+export type StoredEntry = [id: string, json: string, body: Uint8Array | null, answer?: string | null];
 
 /** Entries as JSON, newest first, and the id the next page starts before: null once none is left to look at. */
 export interface EntryPage {
@@ -50,13 +51,25 @@ export class HistorySchemaError extends Error {}
 interface Row {
   entry: string;
   body: Buffer | null;
+  /** Read only where the answer goes with the entry. */
+  answer?: string | null;
 }
 
-/** An entry as readers get it: a body kept as bytes goes back into `request_body` as text. */
-function entryJson({ entry, body }: Row): string {
-  if (body === null) return entry;
-  const parsed = JSON.parse(entry) as { request_body: StoredBodyHead };
-  parsed.request_body = shownBody(parsed.request_body, body) as never;
+/** Where a proxy entry keeps what it says of the answer body (see proxy-history). */
+interface AnswerHead {
+  details?: { response?: { body?: { text?: string } } };
+}
+
+/**
+ * An entry as readers get it: a body kept as bytes goes back into `request_body` as text, and an answer read with it
+ * into its answer's `text`.
+ */
+function entryJson({ entry, body, answer }: Row): string {
+  if (body === null && (answer === undefined || answer === null)) return entry;
+  const parsed = JSON.parse(entry) as { request_body: StoredBodyHead } & AnswerHead;
+  if (body !== null) parsed.request_body = shownBody(parsed.request_body, body) as never;
+  const kept = parsed.details?.response?.body;
+  if (typeof answer === 'string' && kept) kept.text = answer;
   return JSON.stringify(parsed);
 }
 
@@ -73,13 +86,21 @@ function migrate(db: Database.Database, file: string): void {
     );
   }
   if (version === HISTORY_SCHEMA_VERSION) return;
+  if (version === 1) {
+    // Version 2 keeps the destination's answer body apart from the entry, as it keeps the request body.
+    db.transaction(() => {
+      db.exec('ALTER TABLE request_log ADD COLUMN answer TEXT');
+      db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
+    })();
+    return;
+  }
   // Before the first table, while the file is empty: an entry (a few KB of JSON and up to 16 KiB of body) then fits
   // in a page or two instead of an overflow chain, which makes an append cheaper.
   db.pragma('page_size = 16384');
   db.transaction(() => {
-    // One JSON document per request (and the body as sent, as bytes): written in batches and read whole.
+    // One JSON document per request (the body as sent, as bytes, and the answer, masked, apart): written in batches.
     db.exec(`
-      CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB);
+      CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB, answer TEXT);
       CREATE INDEX request_log_id ON request_log(id);
     `);
     db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
@@ -136,7 +157,7 @@ export class HistoryStore {
     private retention: HistoryRetention,
   ) {
     this.stmt = {
-      insert: db.prepare('INSERT INTO request_log (id, entry, body) VALUES (?, ?, ?)'),
+      insert: db.prepare('INSERT INTO request_log (id, entry, body, answer) VALUES (?, ?, ?, ?)'),
       // seq only grows and rows leave oldest first, so the newest `limit` rows are the last `limit` seqs.
       trim: db.prepare('DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?'),
       // Ids start with the time they were made (UUIDv7): those below a time's prefix are older, found by the index.
@@ -146,13 +167,14 @@ export class HistoryStore {
       before: db.prepare(
         'SELECT entry, body FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
       ),
-      get: db.prepare('SELECT entry, body FROM request_log WHERE id = ?'),
-      // Every kept entry, newest first, from one below a seq: what a filter looks through.
+      get: db.prepare('SELECT entry, body, answer FROM request_log WHERE id = ?'),
+      // Every kept entry, newest first, from one below a seq: what a filter looks through; an export, with answers.
       scan: db.prepare('SELECT id, entry, body FROM request_log WHERE seq < ? ORDER BY seq DESC'),
+      scanWithAnswers: db.prepare('SELECT id, entry, body, answer FROM request_log WHERE seq < ? ORDER BY seq DESC'),
       seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
-      for (const [id, json, body] of entries) this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+      for (const [id, json, body, answer] of entries) this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null);
       this.trim();
     });
     this.trim();
@@ -183,27 +205,29 @@ export class HistoryStore {
 
   /**
    * Newest first, as JSON: the latest `limit` entries, or those older than `before`; with a filter, only those it
-   * matches, looked for through every kept entry.
+   * matches, looked for through every kept entry. Without their answer bodies, which `get` reads one at a time.
    */
   list(limit: number, before?: string, filter?: HistoryFilter): string[] {
     if (!filter || !filtersAnything(filter)) {
       return ((before ? this.stmt.before.all(before, limit) : this.stmt.recent.all(limit)) as Row[]).map(entryJson);
     }
-    return this.page(limit, Infinity, before, filter).entries;
+    return this.page(limit, Infinity, before, filter, false).entries;
   }
 
   /**
-   * What `list` gives, also bounded by size: the page ends once its JSON reaches `budget` characters (past its first
-   * entry), so one page never costs the reader more than about that much to parse and send on.
+   * What `list` gives, also bounded by size, with the answer bodies unless `answers` is false: the page ends once its
+   * JSON reaches `budget` characters (past its first entry), so one page never costs the reader more than about that
+   * much to parse and send on.
    */
-  page(limit: number, budget: number, before?: string, filter?: HistoryFilter): EntryPage {
+  page(limit: number, budget: number, before?: string, filter?: HistoryFilter, answers = true): EntryPage {
     const from = before ? (this.stmt.seqOf.get(before) as { seq: number } | undefined)?.seq : Number.MAX_SAFE_INTEGER;
     // An entry gone since the last page took everything older with it: retention trims oldest first.
     if (from === undefined) return { entries: [], next: null };
     const narrows = filter !== undefined && filtersAnything(filter);
     const entries: string[] = [];
     let size = 0;
-    for (const row of this.stmt.scan.iterate(from) as IterableIterator<Row & { id: string }>) {
+    const scan = answers ? this.stmt.scanWithAnswers : this.stmt.scan;
+    for (const row of scan.iterate(from) as IterableIterator<Row & { id: string }>) {
       if (narrows && !matchesHistoryFilter(JSON.parse(row.entry) as FilterableEntry, filter)) continue;
       const json = entryJson(row);
       entries.push(json);
@@ -213,7 +237,7 @@ export class HistoryStore {
     return { entries, next: null };
   }
 
-  /** The kept entries of these ids, in their order, as far as `budget` characters of JSON go (one id at least). */
+  /** The kept entries of these ids, answers and all, in their order, as far as `budget` characters of JSON go (one id at least). */
   pick(ids: readonly string[], budget: number): EntryPage {
     const entries: string[] = [];
     let size = 0;

@@ -21,8 +21,11 @@ export interface RequestLogPage {
   next: string | null;
 }
 
-/** What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes. */
-export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody };
+/**
+ * What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes, and
+ * `answer_text` is the proxy's answer body, masked, which is stored beside the entry and read only with it alone.
+ */
+export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody; answer_text?: string };
 
 const POST_EVERY_MS = 100;
 /** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
@@ -134,8 +137,9 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     };
     if (this.state === 'running') {
       const json = serialized(entry);
-      this.queue.push([entry.id, json, raw?.kept ?? null]);
-      this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0);
+      const answer = draft.answer_text ?? null;
+      this.queue.push([entry.id, json, raw?.kept ?? null, answer]);
+      this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0) + (answer?.length ?? 0);
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();
     }

@@ -6,6 +6,7 @@ import type { RequestLogEntry } from '../history/request-log';
 import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import { EchoedValues } from './echoed-values';
+import { type AnswerCapture, keptAnswer } from './kept-answer';
 import { REDACTED, type TokenService } from '../vault/token-service';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
@@ -28,6 +29,8 @@ export interface ProxyExchange {
   /** Made from them once (echoesOf), for the workbench's view of the answer and for history's. */
   echoes?: EchoedValues;
   outbound?: { method: string; headers: string[]; bytes: number };
+  /** The answer body as it streamed, when Settings has history keep answers; masked before it is recorded. */
+  answer?: AnswerCapture;
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string; reason?: string };
 }
@@ -169,13 +172,21 @@ const referenced = (headers: [string, string][], secrets: ResolvedSecrets | unde
   secrets ? headers.map(([name, value]): [string, string] => [name, secrets.asReferences(value)]) : headers;
 
 /**
+ * The proxy call's history details, and the answer body history keeps (masked), which the entry stores apart: it is
+ * read with one entry at a time, never with a list.
  * @param secrets the workbench's references resolved in the request: written back as references wherever the request
  * or the destination's headers repeat a value
  */
-export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, secrets?: ResolvedSecrets): ProxyDetails {
-  const { response, failure, outbound } = exchange;
+export function proxyLogDetails(
+  exchange: ProxyExchange,
+  tokens: TokenService,
+  secrets?: ResolvedSecrets,
+): { details: ProxyDetails; answerText?: string } {
+  const { response, failure, outbound, answer } = exchange;
   const empty = emptyExpressions(exchange);
-  return {
+  // A failure once the destination answered is an answer cut off mid-body.
+  const kept = answer && response && keptAnswer(answer, response, echoesOf(exchange, tokens), failure !== undefined);
+  const details: ProxyDetails = {
     // The answer's source, the split the workbench makes unmistakable.
     status_source: response ? 'destination' : 'proxy',
     destination_url: exchange.destination ?? null,
@@ -188,7 +199,12 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, s
       bytes: outbound.bytes,
       ...maskedOutbound(exchange, tokens),
     },
-    response: response && { status: response.status, headers: referenced(maskedResponseHeaders(response.headers, echoesOf(exchange, tokens)), secrets), bytes: response.bytes },
+    response: response && {
+      status: response.status,
+      headers: referenced(maskedResponseHeaders(response.headers, echoesOf(exchange, tokens)), secrets),
+      bytes: response.bytes,
+      ...(kept && { body: kept.facts }),
+    },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),
@@ -196,4 +212,5 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, s
       total_ms: round(performance.now() - exchange.startedAt),
     },
   };
+  return kept?.text ? { details, answerText: kept.text } : { details };
 }

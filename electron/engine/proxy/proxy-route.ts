@@ -10,12 +10,16 @@ import type { TokenService } from '../vault/token-service';
 import { resolveDestination, type ProxyDestination } from './destination-url';
 import { ForwardError, forwardFailure, type Forwarder } from './forwarder';
 import { outboundHeaders } from './header-rules';
+import { AnswerCapture } from './kept-answer';
 import { BODY_KEPT, echoesOf, proxyLogDetails, type ProxyExchange } from './proxy-history';
 import { checkExpressionCount, requireProxyCaller } from './proxy-rules';
 import { clientResponseHeaders } from './response-headers';
 
+/** What the proxy reads of the engine's config, at each request: Settings may change the last two while it runs. */
 export interface ProxyLimits {
   headerPrefix: string;
+  historyAnswers: boolean;
+  historyAnswerBytes: number;
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -68,14 +72,17 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
 
   async function handle(ctx: RequestContext): Promise<'sent'> {
     const exchange: ProxyExchange = { warnings: [], expressionCount: 0, tokenIds: [], startedAt: ctx.startedAt };
+    if (limits.historyAnswers) exchange.answer = new AnswerCapture(limits.historyAnswerBytes);
     try {
       return await proxy(ctx, exchange);
     } catch (error) {
       if (error instanceof ApiProblem) exchange.failure ??= error;
       throw error;
     } finally {
-      // After the response is out: masking the outbound body for history costs the client nothing.
-      ctx.log.details = proxyLogDetails(exchange, tokens, ctx.log.secrets);
+      // After the response is out: masking the outbound body and the answer for history costs the client nothing.
+      const { details, answerText } = proxyLogDetails(exchange, tokens, ctx.log.secrets);
+      ctx.log.details = details;
+      ctx.log.answerText = answerText;
     }
   }
 
@@ -144,7 +151,9 @@ export function proxyRoutes(limits: ProxyLimits, tokens: TokenService, expressio
         },
         write(chunk) {
           exchange.response!.bytes += chunk.length;
-          return bodiless || res.write(chunk);
+          if (bodiless) return true;
+          exchange.answer?.add(chunk);
+          return res.write(chunk);
         },
         // Node's end() uncorks at once: it waits for the turn's end too, or a short reply would leave on its own.
         end: () => bodiless || endAtTurnEnd(res),

@@ -179,9 +179,10 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         // A refused request worked in no transaction, whatever its header named.
         transaction_id: res.statusCode < 400 ? (log.transactionId ?? null) : null,
         request_headers: headersForLog(req.rawHeaders, log.secrets),
-        // A secret the workbench put in the body (a secret variable's) is kept as its reference.
+        // A secret the workbench put in the body (a secret variable's) is kept as its reference, as is one echoed back.
         request_body: log.secrets ? withReferences(log.requestBody, log.secrets) : log.requestBody,
         raw_body: log.secrets && log.rawBody ? { ...log.rawBody, kept: log.secrets.bytesAsReferences(log.rawBody.kept) } : log.rawBody,
+        answer_text: log.secrets && log.answerText ? log.secrets.asReferences(log.answerText) : log.answerText,
         details: log.details,
       });
     };

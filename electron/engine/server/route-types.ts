@@ -43,6 +43,8 @@ export interface LogDraft {
   requestBody?: unknown;
   /** Instead of `requestBody`: the body as sent, kept as bytes (the proxy's, with its expressions). */
   rawBody?: KeptBody;
+  /** The proxy's destination answer body, masked, when history keeps answers: stored apart from the entry. */
+  answerText?: string;
   /** Feature-specific details (the proxy's outbound request, timings, warnings, …). */
   details?: Record<string, unknown>;
   /** The transaction the request worked in (a write staged, a read of its view, its commit or rollback). */

@@ -16,6 +16,12 @@ export const HISTORY_RETENTION = {
   historyMaxAgeDays: '--history-max-age',
 } as const satisfies Partial<Record<keyof EngineConfig, string>>;
 
+/** Whether history keeps destinations' answers, and up to what size, likewise. */
+export const HISTORY_ANSWERS = {
+  historyAnswers: '--history-answers',
+  historyAnswerBytes: '--history-answer-bytes',
+} as const satisfies Partial<Record<keyof EngineConfig, string>>;
+
 type Values<Name extends keyof EngineConfig> = Pick<EngineConfig, Name>;
 /** A change: a value, or null to go back to the default. */
 export type SettingsChange<Name extends keyof EngineConfig> = { [K in Name]?: EngineConfig[K] | null };

@@ -1,4 +1,4 @@
-import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus } from '../../../shared/workbench/contract';
+import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus, type ProxyDetails } from '../../../shared/workbench/contract';
 import { WORKBENCH_METHODS, type CallName, type ChangeName, type RevealName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
@@ -66,6 +66,8 @@ export interface WorkbenchSources {
   changeLimits: (change: Request<'changeLimits'>) => void;
   /** Saves and applies a change to how much history is kept. */
   changeRetention: (change: Request<'changeRetention'>) => void;
+  /** Saves and applies a change to whether history keeps answers. */
+  changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -141,6 +143,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealAnswer({ id }) {
       const { headers, body } = sources.frontDoor.revealAnswer(id);
       return { headers, body_base64: body.toString('base64') };
+    },
+    async getHistoryAnswer({ id }) {
+      const entry = await sources.history.get(id);
+      if (!entry) throw new ApiProblem(404, 'No such request in the history');
+      const text = (entry.details as ProxyDetails | undefined)?.response?.body?.text;
+      if (entry.kind !== 'proxy' || text === undefined) throw new ApiProblem(409, 'History kept no answer body for this request');
+      return { text };
     },
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
@@ -240,6 +249,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     changeRetention(change) {
       sources.changeRetention(change);
+      return sources.settings();
+    },
+    changeHistoryAnswers(change) {
+      sources.changeHistoryAnswers(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),

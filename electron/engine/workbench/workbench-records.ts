@@ -239,6 +239,11 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     path: () => '/settings/retention',
     summary: (reply) => `${reply ? 'Changed' : 'Could not change'} how much history is kept: ${settingsChange(request)}`,
   }),
+  changeHistoryAnswers: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/history-answers',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} whether history keeps the destinations' answers: ${settingsChange(request)}`,
+  }),
   clearHistory: () => ({
     method: 'CLEAR',
     path: () => '/history',

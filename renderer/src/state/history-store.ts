@@ -9,9 +9,17 @@ export const MAX_LISTED = 500;
 
 export const NO_FILTER: HistoryFilter = historyFilterSchema.parse({});
 
+/** Where the boxes that scroll History's list and its open request were left (a narrow window scrolls the page). */
+export type HistoryScroll = Record<'list' | 'entry', number>;
+
 interface HistoryState {
-  /** What the list shows: the engine filters everything it keeps; live entries are held to the same test. */
+  /**
+   * The filter on screen: what the controls show, the address says and an export sends. It outlives the page, so
+   * coming back to History shows it at once.
+   */
   filter: HistoryFilter;
+  /** The filter `entries` were listed under: the engine filters everything it keeps; live entries are held to it. */
+  listed: HistoryFilter;
   /** Newest first. */
   entries: HistoryEntry[];
   /** Whether the oldest listed entry is the engine's oldest: a page came back short, and nothing was pushed out since. */
@@ -20,6 +28,11 @@ interface HistoryState {
   selected: HistoryEntry | null;
   /** An entry whose body History cut, waiting for the user to confirm that its kept part is what to replay. */
   confirmingReplay: string | null;
+  /** Whether the filters beyond the first row are open. */
+  moreFilters: boolean;
+  scroll: HistoryScroll;
+  /** Puts another filter on screen; its entries follow with `replace`. */
+  ask(filter: HistoryFilter): void;
   /** Adds the entries of a live batch that the filter lets through. */
   mergeLive(entries: HistoryEntry[]): void;
   /**
@@ -27,7 +40,7 @@ interface HistoryState {
    * whether older entries remain; it may overlap the live entries. A page for a filter no longer shown is dropped.
    */
   mergePage(entries: HistoryEntry[], filter: HistoryFilter): void;
-  /** Shows another filter's first page in place of the list. */
+  /** Shows the first page listed under `filter` in place of the list. */
   replace(filter: HistoryFilter, page: HistoryEntry[]): void;
   /**
    * Shows the first page read again after the engine cleared or trimmed its history, in place of the list; the
@@ -36,6 +49,8 @@ interface HistoryState {
   reread(page: HistoryEntry[], filter: HistoryFilter): void;
   select(entry: HistoryEntry | null): void;
   confirmReplay(entryId: string | null): void;
+  showMoreFilters(open: boolean): void;
+  keepScroll(part: keyof HistoryScroll, top: number): void;
 }
 
 /** Entry ids are time-ordered (UUIDv7, made in the order the engine recorded them): they sort as the engine lists. */
@@ -55,19 +70,25 @@ function merged({ entries, reachedOldest }: HistoryState, incoming: HistoryEntry
 
 export const useHistoryStore = create<HistoryState>()((set) => ({
   filter: NO_FILTER,
+  listed: NO_FILTER,
   entries: [],
   reachedOldest: false,
   selected: null,
   confirmingReplay: null,
-  mergeLive: (incoming) => set((state) => merged(state, incoming.filter((entry) => matchesHistoryFilter(entry, state.filter)), false)),
-  mergePage: (page, filter) => set((state) => (state.filter === filter ? merged(state, page, true) : {})),
-  replace: (filter, page) => set({ filter, entries: page, reachedOldest: page.length < PAGE_SIZE }),
+  moreFilters: false,
+  scroll: { list: 0, entry: 0 },
+  ask: (filter) => set({ filter }),
+  mergeLive: (incoming) => set((state) => merged(state, incoming.filter((entry) => matchesHistoryFilter(entry, state.listed)), false)),
+  mergePage: (page, filter) => set((state) => (state.listed === filter ? merged(state, page, true) : {})),
+  replace: (listed, page) => set({ listed, entries: page, reachedOldest: page.length < PAGE_SIZE }),
   reread: (page, filter) =>
     set((state) =>
-      state.filter === filter
+      state.listed === filter
         ? { entries: page, reachedOldest: page.length < PAGE_SIZE, selected: page.find((entry) => entry.id === state.selected?.id) ?? null }
         : {},
     ),
   select: (selected) => set({ selected, confirmingReplay: null }),
   confirmReplay: (confirmingReplay) => set({ confirmingReplay }),
+  showMoreFilters: (moreFilters) => set({ moreFilters }),
+  keepScroll: (part, top) => set((state) => ({ scroll: { ...state.scroll, [part]: top } })),
 }));

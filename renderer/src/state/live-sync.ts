@@ -24,15 +24,15 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
   }
   const transactions = useTransactionsStore.getState();
   const reload = () => {
-    const { filter } = useHistoryStore.getState();
-    return Promise.all([api.listHistory({ limit: PAGE_SIZE, filter }).then((page) => history.mergePage(page, filter)), loadTransactions(api)]).catch(
+    const { listed } = useHistoryStore.getState();
+    return Promise.all([api.listHistory({ limit: PAGE_SIZE, filter: listed }).then((page) => history.mergePage(page, listed)), loadTransactions(api)]).catch(
       (error: unknown) => engine.failed(messageOf(error)),
     );
   };
   const rereadHistory = () => {
-    const { filter } = useHistoryStore.getState();
-    return api.listHistory({ limit: PAGE_SIZE, filter }).then(
-      (page) => history.reread(page, filter),
+    const { listed } = useHistoryStore.getState();
+    return api.listHistory({ limit: PAGE_SIZE, filter: listed }).then(
+      (page) => history.reread(page, listed),
       (error) => engine.failed(messageOf(error)),
     );
   };

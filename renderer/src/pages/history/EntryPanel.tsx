@@ -1,3 +1,4 @@
+import { Fragment, useRef } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useEngineStore } from '../../state/engine-store';
@@ -13,11 +14,23 @@ import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
 import { replayable, replayInComposer } from './replay';
 import { senderOf } from './sender';
+import { useKeptScroll } from './kept-scroll';
+import { AnswerBody } from './AnswerBody';
 import { useApplicationName } from '../../state/applications-store';
 
 const DEFAULT_PREFIX = 'BT';
 /** The panel's element id, for the list to bring it into view. */
 export const ENTRY_PANEL = 'history-entry';
+
+/** Why the proxy could not reach a destination, as its history entry records it (network-failures.ts's reasons). */
+const NOT_REACHED: Record<string, string> = {
+  refused: 'connection refused: nothing listened there',
+  dns: 'the host name was not found',
+  reset: 'the destination closed the connection before answering',
+  tls: 'the TLS handshake failed',
+  connect_timeout: 'the connection was not taken in time',
+  network: 'the network could not reach it',
+};
 
 /** The request as a cURL command, with what History could not keep of it said beside the button. */
 function CopyAsCurl({ entry }: { entry: HistoryEntry }) {
@@ -69,9 +82,11 @@ export function EntryPanel() {
   const entry = useHistoryStore((state) => state.selected);
   const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
   const applicationName = useApplicationName();
+  const place = useRef<HTMLElement>(null);
+  useKeptScroll(place, 'entry');
   if (!entry) {
     return (
-      <section className="panel" aria-labelledby="entry-title" id={ENTRY_PANEL} data-testid="entry-panel">
+      <section className="panel" aria-labelledby="entry-title" id={ENTRY_PANEL} data-testid="entry-panel" ref={place}>
         <h2 id="entry-title">Request</h2>
         <p className="muted" data-testid="entry-empty">
           Select a request in the history to see it here.
@@ -81,7 +96,7 @@ export function EntryPanel() {
   }
   const details = entry.proxy;
   return (
-    <section className="panel entry" aria-labelledby="entry-title" id={ENTRY_PANEL} data-testid="entry-panel">
+    <section className="panel entry" aria-labelledby="entry-title" id={ENTRY_PANEL} data-testid="entry-panel" ref={place}>
       <h2 id="entry-title" tabIndex={-1}>
         <span className="method">{entry.method}</span> <span className="path">{entry.path}</span>
       </h2>
@@ -116,6 +131,26 @@ export function EntryPanel() {
             {details.expressions.count}
             {details.expressions.token_ids.length > 0 && <> · tokens {details.expressions.token_ids.join(', ')}</>}
           </dd>
+          {details.expressions.empty && details.expressions.empty.length > 0 && (
+            <>
+              <dt>Sent empty</dt>
+              <dd data-testid="entry-sent-empty">
+                {details.expressions.empty.map(({ expression, from }, i) => (
+                  <Fragment key={from}>
+                    {i > 0 && ', '}
+                    <code>{expression}</code>
+                  </Fragment>
+                ))}{' '}
+                wrote nothing, so the destination got no value there.
+              </dd>
+            </>
+          )}
+          {details.failure?.reason && (
+            <>
+              <dt>Not reached</dt>
+              <dd data-testid="entry-not-reached">{NOT_REACHED[details.failure.reason] ?? details.failure.reason}</dd>
+            </>
+          )}
           <dt>Timings</dt>
           <dd data-testid="entry-timings">
             detokenize {formatMs(details.timings.detokenize_ms)} · destination headers {formatMs(details.timings.destination_headers_ms)} ·
@@ -158,6 +193,7 @@ export function EntryPanel() {
                 Destination's response: {details.response.status}, {formatBytes(details.response.bytes)}
               </h3>
               <HeaderList headers={details.response.headers} testId="entry-response-headers" />
+              <AnswerBody entryId={entry.id} body={details.response.body} />
             </section>
           )}
         </div>

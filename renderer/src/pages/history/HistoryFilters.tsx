@@ -1,18 +1,8 @@
 import { useEffect, useState } from 'react';
-import type { HistoryFilter, HistoryView } from '../../../../shared/workbench/history-filter';
-import { useApplicationsStore } from '../../state/applications-store';
-import { NO_FILTER } from '../../state/history-store';
-
-const VIEW_LABELS: Record<HistoryView, string> = {
-  all: 'All requests',
-  proxy: 'Proxied',
-  'proxy-errors': 'Proxy errors',
-  'destination-errors': 'Destination errors (4xx/5xx)',
-  warnings: 'With compatibility warnings',
-  failed: 'Any status ≥ 400',
-  reveals: 'Reveals in the workbench',
-  changes: 'Changes made in the workbench',
-};
+import type { HistoryFilter, HistorySender, HistoryView } from '../../../../shared/workbench/history-filter';
+import { useApplicationName, useApplicationsStore } from '../../state/applications-store';
+import { NO_FILTER, useHistoryStore } from '../../state/history-store';
+import { filterSentence, SENDERS, VIEWS } from './filter-text';
 
 /** Typing settles for this long before the engine is asked again. */
 const TYPING_MS = 250;
@@ -43,20 +33,50 @@ function SettlingInput({ label, value, onSettle, placeholder, id }: { label: str
   );
 }
 
+/** A sender, or an application by name: an application is whoever acted as it, so choosing one leaves the sender out. */
+function SentBy({ filter, onChange }: { filter: HistoryFilter; onChange: (patch: Partial<HistoryFilter>) => void }) {
+  const applications = useApplicationsStore((state) => state.applications);
+  const value = filter.application_id !== undefined ? `app:${filter.application_id}` : (filter.sender ?? '');
+  const choose = (chosen: string) =>
+    onChange(
+      chosen.startsWith('app:')
+        ? { sender: undefined, application_id: chosen.slice('app:'.length) }
+        : { sender: (chosen || undefined) as HistorySender | undefined, application_id: undefined },
+    );
+  return (
+    <select aria-label="Sent by" value={value} onChange={(event) => choose(event.target.value)}>
+      <option value="">Sent by anyone</option>
+      {(Object.keys(SENDERS) as HistorySender[]).map((sender) => (
+        <option key={sender} value={sender}>
+          {SENDERS[sender].label}
+        </option>
+      ))}
+      <optgroup label="As the application">
+        {applications?.map((app) => (
+          <option key={app.id} value={`app:${app.id}`}>
+            {app.name} · {app.type}
+          </option>
+        ))}
+      </optgroup>
+    </select>
+  );
+}
+
 /** What the list shows: the engine applies it to every request it keeps, and the address remembers it. */
 export function HistoryFilters({ filter, onChange }: { filter: HistoryFilter; onChange: (filter: HistoryFilter) => void }) {
-  const applications = useApplicationsStore((state) => state.applications);
+  const applicationName = useApplicationName();
   const narrowed = Object.entries(filter).some(([key, value]) => value !== NO_FILTER[key as keyof HistoryFilter]);
   const change = (patch: Partial<HistoryFilter>) => onChange({ ...filter, ...patch });
-  const [more, setMore] = useState(false);
-  const open = more || filter.application_id !== undefined || filter.transaction_id !== undefined || filter.token_id !== undefined || filter.since !== undefined || filter.until !== undefined;
+  const more = useHistoryStore((state) => state.moreFilters);
+  const setMore = useHistoryStore((state) => state.showMoreFilters);
+  const open = more || filter.sender !== undefined || filter.application_id !== undefined || filter.transaction_id !== undefined || filter.token_id !== undefined || filter.since !== undefined || filter.until !== undefined;
   return (
     <div className="history-filters">
       <div className="history-filter">
         <select aria-label="Show" value={filter.view} onChange={(event) => change({ view: event.target.value as HistoryView })}>
-          {(Object.keys(VIEW_LABELS) as HistoryView[]).map((view) => (
+          {(Object.keys(VIEWS) as HistoryView[]).map((view) => (
             <option key={view} value={view}>
-              {VIEW_LABELS[view]}
+              {VIEWS[view].label}
             </option>
           ))}
         </select>
@@ -78,18 +98,7 @@ export function HistoryFilters({ filter, onChange }: { filter: HistoryFilter; on
       </div>
       {open && (
         <div className="history-filter more">
-          <select
-            aria-label="Application"
-            value={filter.application_id ?? ''}
-            onChange={(event) => change({ application_id: event.target.value || undefined })}
-          >
-            <option value="">Any application</option>
-            {applications?.map((app) => (
-              <option key={app.id} value={app.id}>
-                {app.name} · {app.type}
-              </option>
-            ))}
-          </select>
+          <SentBy filter={filter} onChange={change} />
           <SettlingInput label="Transaction id" placeholder="Transaction id" value={filter.transaction_id ?? ''} onSettle={(id) => change({ transaction_id: id.trim() || undefined })} />
           <SettlingInput label="Token id" placeholder="Token id" value={filter.token_id ?? ''} onSettle={(id) => change({ token_id: id.trim() || undefined })} />
           <label>
@@ -102,6 +111,9 @@ export function HistoryFilters({ filter, onChange }: { filter: HistoryFilter; on
           </label>
         </div>
       )}
+      <p role="status" aria-label="Active filters" className="muted active-filters">
+        {filterSentence(filter, applicationName)}
+      </p>
     </div>
   );
 }

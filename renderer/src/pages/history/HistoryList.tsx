@@ -1,3 +1,4 @@
+import { useRef } from 'react';
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -10,6 +11,7 @@ import { ExportHar } from './ExportHar';
 import { HistoryFilters } from './HistoryFilters';
 import { Alert } from '../../components/Alert';
 import { senderOf } from './sender';
+import { useKeptScroll } from './kept-scroll';
 import { useApplicationName } from '../../state/applications-store';
 
 const statusClass = (status: number) => (status >= 500 ? 'status-error' : status >= 400 ? 'status-warn' : 'status-ok');
@@ -65,8 +67,8 @@ function LoadOlder() {
   }
   const loadOlder = () =>
     run(async () => {
-      const { filter } = useHistoryStore.getState();
-      mergePage(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id, filter }), filter);
+      const { listed } = useHistoryStore.getState();
+      mergePage(await api.listHistory({ limit: PAGE_SIZE, before: entries[entries.length - 1].id, filter: listed }), listed);
     });
   return (
     <div className="load-older">
@@ -90,8 +92,10 @@ export function HistoryList({ onFilter, loading }: { onFilter: (filter: HistoryF
     select(entry);
     requestAnimationFrame(() => bringIntoView(document.getElementById(ENTRY_PANEL)));
   };
+  const place = useRef<HTMLElement>(null);
+  useKeptScroll(place, 'list');
   return (
-    <section className="panel" aria-labelledby="history-title" data-testid="history-panel" aria-busy={loading}>
+    <section className="panel" aria-labelledby="history-title" data-testid="history-panel" aria-busy={loading} ref={place}>
       <div className="panel-head">
         <h2 id="history-title">Requests</h2>
         <ExportHar request={{ filter }} label={filtersAnything(filter) ? 'Export the matching requests as HAR' : 'Export as HAR'} />

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useRef } from 'react';
-import type { HistoryFilter } from '../../../../shared/workbench/history-filter';
+import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import { filtersAnything, type HistoryFilter } from '../../../../shared/workbench/history-filter';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { SplitPane } from '../../components/SplitPane';
@@ -14,20 +14,31 @@ import { useHistoryKeys } from './history-keys';
 import './history.css';
 
 /**
- * The filter lives in the address (a reload or a shared link keeps it): the page lists what the address asks for,
- * and a change of filter is a change of address. Returns the filter's setter and whether a list is on its way.
+ * The filter on screen lives in the history store, which outlives the page: coming back to History shows it, and the
+ * list it had, at once. The address names it too, so a reload or a shared link keeps it: an address that names a
+ * filter puts it on screen, and one that names none (the navigation's link) is given the filter on screen. Returns the
+ * filter's setter and whether a list is on its way.
  */
-function useAddressedFilter(): { setFilter: (filter: HistoryFilter) => void; loading: boolean } {
+function usePlacedFilter(): { setFilter: (filter: HistoryFilter) => void; loading: boolean } {
   const api = useWorkbenchApi();
   const query = usePageQuery();
   const live = useEngineStore((state) => state.connection === 'live');
-  const shown = useHistoryStore((state) => state.filter);
-  const asked = filterFromQuery(query);
+  const filter = useHistoryStore((state) => state.filter);
+  const listed = useHistoryStore((state) => state.listed);
+  // Before the page paints, so no other filter ever shows.
+  useLayoutEffect(() => {
+    const history = useHistoryStore.getState();
+    if (query.toString() === '') {
+      if (filtersAnything(history.filter)) replacePageQuery('history', queryOfFilter(history.filter));
+      return;
+    }
+    const asked = filterFromQuery(query);
+    if (!sameFilter(asked, history.filter)) history.ask(asked);
+  }, [query]);
   const latest = useRef(0);
   useEffect(() => {
-    const filter = filterFromQuery(query);
     const history = useHistoryStore.getState();
-    if (!live || (sameFilter(filter, history.filter) && history.entries.length > 0)) return;
+    if (!live || (sameFilter(filter, history.listed) && history.entries.length > 0)) return;
     const request = ++latest.current;
     api.listHistory({ limit: PAGE_SIZE, filter }).then(
       (page) => {
@@ -35,10 +46,13 @@ function useAddressedFilter(): { setFilter: (filter: HistoryFilter) => void; loa
       },
       (error: unknown) => useEngineStore.getState().failed(messageOf(error)),
     );
-  }, [api, query, live]);
-  const setFilter = useCallback((filter: HistoryFilter) => replacePageQuery('history', queryOfFilter(filter)), []);
-  // Until the engine answers, the list shows the filter it had.
-  return { setFilter, loading: !sameFilter(asked, shown) };
+  }, [api, filter, live]);
+  const setFilter = useCallback((next: HistoryFilter) => {
+    useHistoryStore.getState().ask(next);
+    replacePageQuery('history', queryOfFilter(next));
+  }, []);
+  // Until the engine answers, the list shows what the filter before listed.
+  return { setFilter, loading: !sameFilter(filter, listed) };
 }
 
 /** Opened from another page for one request (`#/history?trace=…`): select it once it is listed. */
@@ -61,7 +75,7 @@ export function HistoryPage() {
   useApplicationList();
   useRequestedTrace();
   useHistoryKeys();
-  const { setFilter, loading } = useAddressedFilter();
+  const { setFilter, loading } = usePlacedFilter();
   return (
     <SplitPane
       label="Resize the request list"

@@ -1,4 +1,5 @@
 import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import { sentByWorkbench } from '../../../../shared/workbench/history-filter';
 import { workbenchLabel } from '../../../../shared/workbench/pages';
 
 /**
@@ -7,8 +8,7 @@ import { workbenchLabel } from '../../../../shared/workbench/pages';
  */
 export function senderOf(entry: HistoryEntry, applicationName: (id: string) => string): string {
   const parts: string[] = [];
-  if (entry.workbench_page !== undefined) parts.push(workbenchLabel(entry.workbench_page));
-  else if (entry.kind === 'workbench') parts.push(workbenchLabel(null));
+  if (sentByWorkbench(entry)) parts.push(workbenchLabel(entry.workbench_page ?? null));
   if (entry.application_id !== null) parts.push(applicationName(entry.application_id));
   return parts.length > 0 ? parts.join(' · ') : 'No application';
 }

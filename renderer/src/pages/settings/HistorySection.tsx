@@ -1,12 +1,15 @@
 import { useState } from 'react';
 import type { EngineSettings } from '../../../../shared/workbench/contract';
+import type { Request } from '../../../../shared/workbench/methods';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { formatBytes } from '../../components/format';
 import { useSettingsStore } from '../../state/settings-store';
-import { ActionOutcome, ApplyActions, backToDefaults, changedNumbers, NumberRow, type NumberSetting } from './SettingFields';
+import { ActionOutcome, ApplyActions, backToDefaults, changedNumbers, CheckboxRow, NumberRow, type NumberSetting } from './SettingFields';
 
 type Retention = EngineSettings['retention'];
+type Answers = EngineSettings['answers'];
 
 const RETENTION: Record<keyof Retention, NumberSetting> = {
   historyLimit: {
@@ -25,25 +28,46 @@ const RETENTION: Record<keyof Retention, NumberSetting> = {
   },
 };
 
-/** The retention form, started from the engine's values; every change the engine confirms restarts it (keyed). */
-function RetentionForm({ retention, onApplied }: { retention: Retention; onApplied: (applied: boolean) => void }) {
+const ANSWER_BOUND: NumberSetting = {
+  label: 'Answer bound',
+  unit: 'bytes',
+  min: 1024,
+  words: (bytes) => `answers up to ${formatBytes(bytes)} are kept, larger ones as a note of their size`,
+  beside: 'From 1,024 to 1,048,576; a compressed answer counts once decompressed.',
+};
+
+/**
+ * The history form, started from the engine's values; every change the engine confirms restarts it (keyed). What it
+ * keeps and for how long are two settings of the engine, each changed (and recorded in History) only when it changed.
+ */
+function HistoryForm({ retention, answers, onApplied }: { retention: Retention; answers: Answers; onApplied: (applied: boolean) => void }) {
   const api = useWorkbenchApi();
   const loaded = useSettingsStore((state) => state.loaded);
   const [texts, setTexts] = useState<Record<keyof Retention, string>>({
     historyLimit: String(retention.historyLimit.value),
     historyMaxAgeDays: String(retention.historyMaxAgeDays.value),
   });
+  const [keepAnswers, setKeepAnswers] = useState(answers.historyAnswers.value);
+  const [boundText, setBoundText] = useState(String(answers.historyAnswerBytes.value));
   const { busy, problem, run } = useEngineCall();
-  const send = (request: Parameters<typeof api.changeRetention>[0]) =>
+  const edited = () => onApplied(false);
+  const send = (retentionChange: Request<'changeRetention'>, answersChange: Request<'changeHistoryAnswers'>) =>
     run(async () => {
-      loaded(await api.changeRetention(request));
+      const answersChanged = Object.keys(answersChange).length > 0;
+      // Applying with nothing changed still says so, as the retention always did.
+      if (Object.keys(retentionChange).length > 0 || !answersChanged) loaded(await api.changeRetention(retentionChange));
+      if (answersChanged) loaded(await api.changeHistoryAnswers(answersChange));
       onApplied(true);
     });
+  const answersChange = () => ({
+    ...changedNumbers({ historyAnswerBytes: boundText }, { historyAnswerBytes: answers.historyAnswerBytes }),
+    ...(answers.historyAnswers.pinnedBy === null && keepAnswers !== answers.historyAnswers.value ? { historyAnswers: keepAnswers } : {}),
+  });
   return (
     <form
       onSubmit={(event) => {
         event.preventDefault();
-        void send(changedNumbers(texts, retention));
+        void send(changedNumbers(texts, retention), answersChange());
       }}
     >
       {(Object.keys(RETENTION) as (keyof Retention)[]).map((name) => (
@@ -54,11 +78,32 @@ function RetentionForm({ retention, onApplied }: { retention: Retention; onAppli
           text={texts[name]}
           onText={(text) => {
             setTexts({ ...texts, [name]: text });
-            onApplied(false);
+            edited();
           }}
         />
       ))}
-      <ApplyActions busy={busy} problem={problem} onDefaults={() => void send(backToDefaults(retention))} />
+      <CheckboxRow
+        label="Keep destinations’ answers"
+        setting={answers.historyAnswers}
+        checked={keepAnswers}
+        onChange={(checked) => {
+          setKeepAnswers(checked);
+          edited();
+        }}
+      >
+        Off by default: an answer may hold secrets Tokenbench cannot recognise. When on, each answer to a proxied request is masked before it is written (every
+        value the request detokenized, every card number), and History shows it with no way to reveal it.
+      </CheckboxRow>
+      <NumberRow
+        spec={ANSWER_BOUND}
+        setting={answers.historyAnswerBytes}
+        text={boundText}
+        onText={(text) => {
+          setBoundText(text);
+          edited();
+        }}
+      />
+      <ApplyActions busy={busy} problem={problem} onDefaults={() => void send(backToDefaults(retention), backToDefaults(answers))} />
     </form>
   );
 }
@@ -104,7 +149,10 @@ function ClearHistory() {
   );
 }
 
-/** How much request history the engine keeps: applied at once (older entries leave now), kept in the vault; and clearing it. */
+/**
+ * How much request history the engine keeps, and whether it keeps the destinations' answers: applied at once (older
+ * entries leave now), kept in the vault; and clearing it.
+ */
 export function HistorySection() {
   const settings = useSettingsStore((state) => state.settings);
   const [applied, setApplied] = useState(false);
@@ -113,7 +161,12 @@ export function HistorySection() {
       <h2 id="settings-history">History</h2>
       <p className="muted settings-hint">What the History page can show. Applied at once, and kept in the vault for the next start.</p>
       {settings ? (
-        <RetentionForm key={JSON.stringify(settings.retention)} retention={settings.retention} onApplied={setApplied} />
+        <HistoryForm
+          key={JSON.stringify([settings.retention, settings.answers])}
+          retention={settings.retention}
+          answers={settings.answers}
+          onApplied={setApplied}
+        />
       ) : (
         <p className="muted">Reading the retention…</p>
       )}

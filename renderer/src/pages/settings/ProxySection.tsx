@@ -5,7 +5,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { formatBytes } from '../../components/format';
 import { useSettingsStore } from '../../state/settings-store';
-import { ApplyActions, backToDefaults, changedNumbers, NumberRow, Pinned, type NumberSetting } from './SettingFields';
+import { ApplyActions, backToDefaults, changedNumbers, CheckboxRow, NumberRow, type NumberSetting } from './SettingFields';
 
 type Limits = EngineSettings['limits'];
 type NumberLimit = Exclude<keyof Limits, 'denyPrivateDestinations'>;
@@ -70,22 +70,10 @@ function LimitsForm({ limits, onApplied }: { limits: Limits; onApplied: (applied
       {(Object.keys(NUMBER_LIMITS) as NumberLimit[]).map((name) => (
         <NumberRow key={name} spec={NUMBER_LIMITS[name]} setting={limits[name]} text={texts[name]} onText={edit((text: string) => setTexts({ ...texts, [name]: text }))} />
       ))}
-      <div className="limit">
-        <label className="limit-field">
-          <input
-            type="checkbox"
-            checked={denyPrivate}
-            disabled={limits.denyPrivateDestinations.pinnedBy !== null}
-            onChange={(event) => edit(setDenyPrivate)(event.target.checked)}
-          />
-          <span className="limit-label">Refuse private destinations</span>
-        </label>
-        <p className="muted limit-meaning">
-          Loopback, private ranges and this machine’s own addresses; off by default, since local mock servers are the usual destination. Cloud metadata
-          addresses and Tokenbench’s own port are refused either way. Hosted service: public https destinations with a DNS name only.
-        </p>
-        <Pinned setting={limits.denyPrivateDestinations} />
-      </div>
+      <CheckboxRow label="Refuse private destinations" setting={limits.denyPrivateDestinations} checked={denyPrivate} onChange={edit(setDenyPrivate)}>
+        Loopback, private ranges and this machine’s own addresses; off by default, since local mock servers are the usual destination. Cloud metadata addresses
+        and Tokenbench’s own port are refused either way. Hosted service: public https destinations with a DNS name only.
+      </CheckboxRow>
       <ApplyActions busy={busy} problem={problem} onDefaults={() => void send(backToDefaults(limits))} />
     </form>
   );

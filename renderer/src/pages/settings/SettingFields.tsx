@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { Alert } from '../../components/Alert';
 /** One adjustable setting as the engine reports it: its value now, default, what is saved, and a start flag's hold. */
 export interface SettingState<V> {
@@ -39,6 +40,20 @@ export function NumberRow({ spec, setting, text, onText }: { spec: NumberSetting
       <p className="muted limit-meaning">
         Now {spec.words(setting.value)}. Default {setting.default.toLocaleString('en')}. {spec.beside}
       </p>
+      <Pinned setting={setting} />
+    </div>
+  );
+}
+
+/** The draft of one on/off setting, with what it means (`children`) and a start flag's hold. */
+export function CheckboxRow({ label, setting, checked, onChange, children }: { label: string; setting: SettingState<boolean>; checked: boolean; onChange: (checked: boolean) => void; children: ReactNode }) {
+  return (
+    <div className="limit">
+      <label className="limit-field">
+        <input type="checkbox" checked={checked} disabled={setting.pinnedBy !== null} onChange={(event) => onChange(event.target.checked)} />
+        <span className="limit-label">{label}</span>
+      </label>
+      <p className="muted limit-meaning">{children}</p>
       <Pinned setting={setting} />
     </div>
   );
