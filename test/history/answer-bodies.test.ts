@@ -154,19 +154,20 @@ describe("the destination's answer in history", () => {
     const body = await answerOf(t, entry);
     expect(body.not_kept).toBeNull();
     expectNoPlaintext(body.text!, 'the entry');
-    // What is not secret stays readable; a card keeps its last four, as its mask does (a bare JSON number too).
+    // What is not secret stays readable; a detokenized value shows its token's mask however it was written back (a
+    // bare JSON number too), a form-encoded one the mask form-encoded, another card number its last four.
     expect(body.text).toContain('"number": XXXXXXXXXXXX5556,');
     expect(JSON.parse(body.text!.replace('"number": XXXXXXXXXXXX5556,', ''))).toMatchObject({
       plain: 'XXXXXXXXXXXX5556',
-      spaced: 'XXXX XXXX XXXX 5556',
-      dashed: 'XXXX-XXXX-XXXX-5556',
+      spaced: 'XXXXXXXXXXXX5556',
+      dashed: 'XXXXXXXXXXXX5556',
       nested: { card: { number: 'XXXXXXXXXXXX5556', last4: '5556' } },
       sentence: 'charged card XXXXXXXXXXXX5556 for 12.00',
       glued: 'refXXXXXXXXXXXX5556x',
-      ssn: '[redacted]',
-      ssn_digits: '[redacted]',
+      ssn: 'XXX-XX-1120',
+      ssn_digits: 'XXX-XX-1120',
       secret: '[redacted]',
-      secret_form: 'q=[redacted]',
+      secret_form: 'q=%5Bredacted%5D',
       other: 'XXXX XXXX XXXX 4444',
       amount: 1200,
       order: 'ord_1234567',
