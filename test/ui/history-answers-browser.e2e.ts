@@ -68,7 +68,7 @@ test("turned on in Settings, the destination's answer shows in History masked, w
   await openPage(page, 'History');
   await page.getByTestId('history-row').filter({ hasText: '/proxy/v1/charges' }).getByRole('button', { name: '/proxy/v1/charges' }).click();
   const answer = page.getByRole('region', { name: 'Answer' });
-  await expect(answer).toContainText('XXXX-XXXX-XXXX-5556');
+  await expect(answer).toContainText('"dashed": "XXXXXXXXXXXX5556"');
   await expect(answer).toContainText('charged XXXXXXXXXXXX5556 for 12.00');
   await expect(answer).toContainText('Masked before it was kept: 4 values. History never held this answer in plaintext, so there is nothing to reveal.');
   await expect(answer.getByRole('button', { name: /Reveal/ })).toHaveCount(0);
