@@ -35,6 +35,15 @@ describe('the time limit', () => {
     expect(valueOf(await runCode(runtime, 'module.exports = async () => ({ body: "after" })'))).toEqual({ next: 'continue', body: 'after' });
   });
 
+  it('holds up no other invocation: another worker takes it', async () => {
+    const looping = runtime.run({ code: LOOP, runtime: { image: 'node22', timeout: 5 }, kind: 'reactor', args: {}, configuration: {} });
+    let loopEnded = false;
+    void looping.finally(() => (loopEnded = true));
+    expect(valueOf(await runCode(runtime, 'module.exports = async () => ({ body: "not held up" })'))).toEqual({ next: 'continue', body: 'not held up' });
+    expect(loopEnded).toBe(false);
+    expect(failureOf(await looping).kind).toBe('timeout');
+  });
+
   it("is node22's own timeout", async () => {
     const outcome = await runtime.run({ code: LOOP, runtime: { image: 'node22', timeout: 0.3 }, kind: 'reactor', args: {}, configuration: {} });
     expect(failureOf(outcome)).toMatchObject({ kind: 'timeout', status: 408, errors: { error: ['The code ran longer than its limit of 0.3 s and was stopped'] } });

@@ -61,7 +61,8 @@ export class WorkerPool {
         this.dispatch(idle.worker, job);
       } else {
         this.waiting.push(job);
-        if (this.count < this.options.max) this.startWorker();
+        // A worker already starting will take a waiting invocation; only one more than they can take needs another.
+        if (this.waiting.length > this.starting && this.count < this.options.max) this.startWorker();
       }
     });
   }
