@@ -69,7 +69,6 @@ function RequestLine() {
         value={draft.target}
         onChange={(event) => edit({ target: event.target.value })}
       />
-      <EnvironmentSwitch />
       {sending ? (
         <button type="button" className="cancel" onClick={() => cancelComposed(api)} aria-keyshortcuts="Escape">
           Cancel <kbd>Esc</kbd>
@@ -101,6 +100,7 @@ function SendAs() {
     return (
       <div className="send-as">
         <SendTo />
+        <EnvironmentSwitch />
       </div>
     );
   }
@@ -108,6 +108,7 @@ function SendAs() {
     <div className="send-as">
       <SendTo />
       <ApplicationSelect label="Send as" applications={applications} value={application?.id ?? ''} onChange={choose} />
+      <EnvironmentSwitch />
       {application && <WorkbenchKey application={application} />}
     </div>
   );
