@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, tokens-page, history-page, flags, startup, start)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, tokens-page, history-page, open-requests, flags, startup, start)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
