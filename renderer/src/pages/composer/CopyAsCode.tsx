@@ -9,7 +9,8 @@ import { wordList } from '../../components/format';
 import { useComposerStore } from '../../state/composer-store';
 import { refreshApplications } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
-import { headerPrefix, sendTarget } from './composer-actions';
+import { sendTarget } from './composer-actions';
+import { headerPrefix } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
 
 const FORMATS: Record<SnippetFormat, string> = { curl: 'cURL', node: 'Node' };

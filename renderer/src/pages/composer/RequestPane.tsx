@@ -5,7 +5,7 @@ import { CodeEditor, type CodeEditorHandle, type EditorLanguage, type MarkedRang
 import { Tabs } from '../../components/Tabs';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore, type BodyMode, type ComposerMethod, type HeaderRow, type RequestKind, type ServiceHeader } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { useEngineStore, useHeaderPrefix } from '../../state/engine-store';
 import { IS_MAC } from '../../components/keys';
 import { cancelComposed, sendComposed } from './composer-actions';
 import { useResponseState } from './response-state';
@@ -21,7 +21,6 @@ import { RemoteTargets, SendTo } from './RemoteTargets';
 import { WorkbenchKey } from './WorkbenchKey';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 
-const DEFAULT_PREFIX = 'BT';
 const KINDS: Record<RequestKind, string> = { proxy: 'Through the proxy', api: 'Vault API' };
 const BODY_MODES: Record<BodyMode, { label: string; language: EditorLanguage }> = {
   json: { label: 'JSON', language: 'json' },
@@ -192,7 +191,7 @@ function ServiceHeaders() {
   const service = useComposerStore((state) => state.draft.service);
   const kind = useComposerStore((state) => state.draft.kind);
   const edit = useComposerStore((state) => state.edit);
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const prefix = useHeaderPrefix();
   const fields = (Object.keys(SERVICE_HEADERS) as ServiceHeader[]).filter(
     (field) => kind === 'proxy' || (field !== 'keepAlive' && field !== 'connection'),
   );
@@ -274,7 +273,7 @@ function Body({ marked }: { marked: readonly MarkedRange[] }) {
 /** The request as the service will receive it, in one line: what the draft turns into. */
 function WirePreview() {
   const draft = useComposerStore((state) => state.draft);
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const prefix = useHeaderPrefix();
   const wire = wireRequest(draft, prefix);
   if (typeof wire === 'string') return null;
   const proxyUrl = wire.headers.find(([name]) => name === `${prefix}-PROXY-URL`)?.[1];

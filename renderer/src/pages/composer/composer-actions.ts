@@ -7,10 +7,8 @@ import type { ApplicationChoice } from '../../../../shared/workbench/contract';
 import { applicationToUse, refreshApplications, useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { headerPrefix, useEngineStore } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
-
-export const DEFAULT_PREFIX = 'BT';
 
 /** Where a composed request goes: a remote target with its key, or this engine as the chosen application. */
 export type SendTarget =
@@ -42,9 +40,6 @@ export function sendTarget(): SendTarget | string {
   const { targets } = useRemoteTargetsStore.getState();
   return sendTargetOf({ targetId, targets, applicationId, applications: useApplicationsStore.getState().applications });
 }
-
-/** The header prefix of the service's own headers (BT-…), as the engine reports it. */
-export const headerPrefix = () => useEngineStore.getState().status?.headerPrefix ?? DEFAULT_PREFIX;
 
 /** Sends the request as composed, to the chosen target; says what to fix when it cannot be sent. */
 export async function sendComposed(api: WorkbenchApi): Promise<void> {

@@ -5,7 +5,7 @@ import { keptPartOnly } from '../../components/BodyView';
 import { keptBodyText } from './kept-body';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore, type ComposerDraft } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { headerPrefix } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
 import { openPage } from '../../state/route';
 
@@ -37,7 +37,7 @@ export const replayable = (entry: HistoryEntry): boolean => entry.kind !== 'work
  * History cut is replayed only once the user has confirmed (`confirmed`); until then the entry asks.
  */
 export function replayInComposer(entry: HistoryEntry, confirmed = false): void {
-  const prefix = useEngineStore.getState().status?.headerPrefix ?? 'BT';
+  const prefix = headerPrefix();
   const replay = replayOf(entry, prefix);
   if (replay.cut && !confirmed) return useHistoryStore.getState().confirmReplay(entry.id);
   useHistoryStore.getState().confirmReplay(null);

@@ -5,12 +5,11 @@ import { Alert } from '../../components/Alert';
 import { CopyButton } from '../../components/CopyButton';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { useHeaderPrefix } from '../../state/engine-store';
 import { useTransactionsStore } from '../../state/transactions-store';
 import { endTransaction } from './transaction-actions';
 import { ApplicationName, STATE_LABELS, TimeLeft } from './transaction-parts';
 
-const DEFAULT_PREFIX = 'BT';
 
 const LOCK_MEANING = {
   reserved: 'id reserved: created inside, so no other write may take it',
@@ -53,7 +52,7 @@ function EndActions({ transaction }: { transaction: TransactionView }) {
 
 /** The header that enlists a request: to copy, or to set on the Composer's request. */
 function HeaderLine({ id }: { id: string }) {
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const prefix = useHeaderPrefix();
   const edit = useComposerStore((state) => state.edit);
   const line = `${prefix}-TRANSACTION-ID: ${id}`;
   const useInComposer = () => edit({ service: { ...useComposerStore.getState().draft.service, transaction: id } });
