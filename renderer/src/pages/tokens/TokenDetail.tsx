@@ -12,7 +12,8 @@ import { fromNow, fullTime, shortTime, TYPE_LABELS } from './token-format';
 import { useApplicationName } from '../../state/applications-store';
 import { SHORT_ID } from './TokenContext';
 import { DeleteToken, TokenEditor } from './TokenEditor';
-import { CopyButton, TokenUse } from './TokenUse';
+import { TokenUse } from './TokenUse';
+import { CopyButton } from '../../components/CopyButton';
 
 const STAGED_WORDS = { create: 'created', update: 'changed', delete: 'deleted' } as const;
 
@@ -208,7 +209,7 @@ export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | n
           </span>
         )}
         <span className="muted">read as {acting.name}: {detail.read_transform}</span>
-        <CopyButton text={token.id} label="Copy the token id" shown="Copy id" />
+        <CopyButton text={token.id} label="Copy the token id" caption="Copy id" />
       </p>
       <TokenData token={token} stagedIn={stagedIn} application={acting} />
       <Tabs
