@@ -240,7 +240,7 @@ function Answer({ state, result, tab, setTab }: { state: ResponseState; result: 
 function FirstRun() {
   const api = useWorkbenchApi();
   const { busy, problem, run } = useEngineCall();
-  const listed = useApplicationsStore((state) => state.applications !== null);
+  const listed = useApplicationsStore((state) => state.value !== null);
   return (
     <div className="first-run">
       <p>

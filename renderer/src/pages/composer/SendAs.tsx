@@ -9,14 +9,14 @@ import { WorkbenchKey } from './WorkbenchKey';
 
 /** Who the request is sent as, and the key the workbench keeps for it. */
 export function SendAs() {
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const problem = useApplicationsStore((state) => state.problem);
   const chosen = useComposerStore((state) => state.applicationId);
   const choose = useComposerStore((state) => state.chooseApplication);
   const live = useEngineStore((state) => state.connection === 'live');
   const application = applicationToUse(applications, chosen);
   const targetId = useComposerStore((state) => state.targetId);
-  const remote = remoteTargetToUse(useRemoteTargetsStore((state) => state.targets), targetId);
+  const remote = remoteTargetToUse(useRemoteTargetsStore((state) => state.value), targetId);
   // Without the engine the shell says why; this would only say it again.
   if (!live && !applications) return <p className="muted">The applications to send as are listed once the engine is connected.</p>;
   if (problem) return <Alert message={`Could not list the applications: ${problem}`} />;

@@ -4,7 +4,7 @@ import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
 import type { ApplicationChoice } from '../../../../shared/workbench/contract';
-import { applicationToUse, refreshApplications, useApplicationsStore } from '../../state/applications-store';
+import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';
 import { headerPrefix, useEngineStore } from '../../state/engine-store';
@@ -37,8 +37,8 @@ export function sendTargetOf({ targetId, targets, applicationId, applications }:
 /** The target the Composer sends to now. */
 export function sendTarget(): SendTarget | string {
   const { targetId, applicationId } = useComposerStore.getState();
-  const { targets } = useRemoteTargetsStore.getState();
-  return sendTargetOf({ targetId, targets, applicationId, applications: useApplicationsStore.getState().applications });
+  const targets = useRemoteTargetsStore.getState().value;
+  return sendTargetOf({ targetId, targets, applicationId, applications: useApplicationsStore.getState().value });
 }
 
 /** Sends the request as composed, to the chosen target; says what to fix when it cannot be sent. */
@@ -62,7 +62,7 @@ export async function sendComposed(api: WorkbenchApi): Promise<void> {
       sentBody: wire.body,
       remote: target.remote,
     });
-    if (target.application && !target.application.workbench_key) void refreshApplications(api);
+    if (target.application && !target.application.workbench_key) void useApplicationsStore.refresh(api);
   } catch (error) {
     composer.finished({ kind: 'no-engine', tried: `${wire.method} ${target.remote?.base_url ?? status?.url ?? ''}${wire.path}`, detail: messageOf(error) });
   }
@@ -101,7 +101,7 @@ const TEST_CARD = () => ({ number: '4242424242424242', expiration_month: 12, exp
  */
 export async function startWithTestCard(api: WorkbenchApi): Promise<void> {
   const composer = useComposerStore.getState();
-  const application = applicationToUse(useApplicationsStore.getState().applications, composer.applicationId);
+  const application = applicationToUse(useApplicationsStore.getState().value, composer.applicationId);
   if (!application) return composer.refused('There is no application to create the test card with.');
   const created = await api.sendRequest({
     id: crypto.randomUUID(),
@@ -111,7 +111,7 @@ export async function startWithTestCard(api: WorkbenchApi): Promise<void> {
     headers: [['Content-Type', 'application/json']],
     body: JSON.stringify({ type: 'card', data: TEST_CARD() }),
   });
-  if (!application.workbench_key) void refreshApplications(api);
+  if (!application.workbench_key) void useApplicationsStore.refresh(api);
   const outcome = created.outcome;
   const token = outcome.kind === 'response' && outcome.status === 201 ? (JSON.parse(atob(outcome.body_base64)) as { id: string }) : null;
   if (!token) {

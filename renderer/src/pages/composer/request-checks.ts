@@ -65,11 +65,11 @@ export function useRequestChecks(): void {
     let asked: readonly unknown[] = [];
     const askIfChanged = () => {
       const { draft, applicationId, targetId } = useComposerStore.getState();
-      const { applications } = useApplicationsStore.getState();
-      const { targets } = useRemoteTargetsStore.getState();
+      const applications = useApplicationsStore.getState().value;
+      const targets = useRemoteTargetsStore.getState().value;
       const prefix = headerPrefix();
       // The environments too: choosing or editing one changes what the request's references stand for.
-      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().view];
+      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().value];
       if (inputs.every((input, i) => input === asked[i])) return;
       asked = inputs;
       ask(checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })));

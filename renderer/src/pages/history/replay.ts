@@ -42,7 +42,7 @@ export function replayInComposer(entry: HistoryEntry, confirmed = false): void {
   if (replay.cut && !confirmed) return useHistoryStore.getState().confirmReplay(entry.id);
   useHistoryStore.getState().confirmReplay(null);
   const composer = useComposerStore.getState();
-  const sender = useApplicationsStore.getState().applications?.find((app) => app.id === entry.application_id);
+  const sender = useApplicationsStore.getState().value?.find((app) => app.id === entry.application_id);
   if (sender) composer.chooseApplication(sender.id);
   else replay.notes.push('The application that sent it no longer exists (or none was named): pick one under Send as.');
   if (replay.cut) replay.notes.push('History kept only the first 16 KiB of its body: this is that part.');

@@ -154,7 +154,7 @@ function ClearHistory() {
  * entries leave now), kept in the vault; and clearing it.
  */
 export function HistorySection() {
-  const settings = useSettingsStore((state) => state.settings);
+  const settings = useSettingsStore((state) => state.value);
   const [applied, setApplied] = useState(false);
   return (
     <section className="panel settings-section" aria-labelledby="settings-history">

@@ -27,7 +27,7 @@ function MaskedData({ data }: { data: unknown }) {
 /** Commit and roll back, as the application the page acts as; what the vault answered when it refused. */
 function EndActions({ transaction }: { transaction: TransactionView }) {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const chosen = useTransactionsStore((state) => state.applicationId);
   const { busy, problem, run } = useEngineCall();
   const application = applicationToUse(applications, chosen);

@@ -12,7 +12,7 @@ export const STATE_LABELS: Record<TransactionView['state'], string> = {
 
 /** An application by its name, with its id on hover; the id alone when it is gone (or not listed yet). */
 export function ApplicationName({ id }: { id: string | null }) {
-  const application = useApplicationsStore((state) => state.applications?.find((app) => app.id === id));
+  const application = useApplicationsStore((state) => state.value?.find((app) => app.id === id));
   if (id === null) return <span className="muted">not recorded</span>;
   return <span title={id}>{application ? application.name : <span className="mono">{id.slice(0, 8)}</span>}</span>;
 }
