@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { callMethod } from '../../electron/engine';
-import type { SavedRequest } from '../../shared/workbench/contract';
+import type { SavedRequest } from '../../shared/workbench/collection-contract';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
 import { openWorkbench } from './support/workbench-page';

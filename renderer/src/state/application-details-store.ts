@@ -1,4 +1,4 @@
-import type { PermissionInfo } from '../../../shared/workbench/contract';
+import type { PermissionInfo } from '../../../shared/workbench/application-contract';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { useApplicationsStore } from './applications-store';
 import { resourceStore } from './resource-store';

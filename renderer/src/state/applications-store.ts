@@ -1,4 +1,4 @@
-import type { ApplicationChoice } from '../../../shared/workbench/contract';
+import type { ApplicationChoice } from '../../../shared/workbench/application-contract';
 import { resourceStore } from './resource-store';
 
 /** The local engine's applications, as the pages pick one to act as: listed on a page's visit, and after the workbench made or changed one. */

@@ -1,4 +1,4 @@
-import type { CollectionsView, SavedRequest } from '../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../shared/workbench/collection-contract';
 import { resourceStore } from './resource-store';
 
 /** The saved requests: collections in a folder, a file per request; `loaded` as listed, saved to, or changed on disk (the live feed carries that). */

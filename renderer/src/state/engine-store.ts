@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { EngineStatus } from '../../../shared/workbench/contract';
+import type { EngineStatus } from '../../../shared/workbench/live-contract';
 import { HOSTED_PREFIX } from '../../../shared/workbench/request-draft';
 
 export type Connection = 'connecting' | 'live' | 'lost' | 'failed';

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { HistoryEntry } from '../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../shared/workbench/history-contract';
 import { historyFilterSchema, matchesHistoryFilter, type HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/collection-contract';
 import type { MovedAside } from '../../../../shared/workbench/secret-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { ImportedRequests } from '../../../../shared/workbench/contract';
+import type { ImportedRequests } from '../../../../shared/workbench/collection-contract';
 import type { PostmanImported } from '../../../../shared/workbench/postman-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';

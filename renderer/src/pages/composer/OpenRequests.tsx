@@ -1,6 +1,6 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { TabCommand } from '../../../../shared/workbench/tab-keys';
-import type { CollectionsView } from '../../../../shared/workbench/contract';
+import type { CollectionsView } from '../../../../shared/workbench/collection-contract';
 import { changedSinceSaved, savedRequestAt, useCollectionsStore } from '../../state/collections-store';
 import { isBlank, useComposerStore, type OpenRequest } from '../../state/composer-store';
 import { tabKeyAria, tabKeyLabel, useOpenRequestKeys } from './open-request-keys';

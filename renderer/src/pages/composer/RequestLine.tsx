@@ -1,4 +1,4 @@
-import { COMPOSER_METHODS } from '../../../../shared/workbench/contract';
+import { COMPOSER_METHODS } from '../../../../shared/workbench/collection-contract';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { IS_MAC } from '../../components/keys';
 import { useComposerStore, type ComposerMethod } from '../../state/composer-store';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ApplicationChoice } from '../../../../shared/workbench/contract';
+import type { ApplicationChoice } from '../../../../shared/workbench/application-contract';
 import { keyName } from '../../../../shared/workbench/key-name';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';

@@ -3,7 +3,7 @@ import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
-import type { ApplicationChoice } from '../../../../shared/workbench/contract';
+import type { ApplicationChoice } from '../../../../shared/workbench/application-contract';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';

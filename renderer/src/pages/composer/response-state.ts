@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
-import type { Exchange, HistoryEntry } from '../../../../shared/workbench/contract';
-import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
+import type { Exchange, RemoteTarget } from '../../../../shared/workbench/composer-contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { answerSourceOf, proxyReachOf } from '../../components/answer-source';
 import { ADVICE, placeOf, proxyFailureKind, unreachedKind } from './failure-advice';
 import { useComposerStore } from '../../state/composer-store';

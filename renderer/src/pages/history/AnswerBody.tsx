@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import type { ProxyDetails } from '../../../../shared/workbench/contract';
+import type { ProxyDetails } from '../../../../shared/workbench/history-contract';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { BodyViewer } from '../../components/BodyViewer';

@@ -1,5 +1,5 @@
 import { Fragment, useRef } from 'react';
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useEngineStore, useHeaderPrefix } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { draftOf } from '../../../../shared/workbench/request-draft';
 import { receivedTarget } from '../../../../shared/workbench/received-url';
 import { keptPartOnly } from '../../components/BodyView';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { AccessRuleView, ApplicationDetail } from '../../../../shared/workbench/contract';
+import type { AccessRuleView, ApplicationDetail } from '../../../../shared/workbench/application-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';

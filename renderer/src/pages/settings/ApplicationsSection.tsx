@@ -1,10 +1,16 @@
 import { useId, useState } from 'react';
-import { APPLICATION_TYPES, type ApplicationDetail } from '../../../../shared/workbench/contract';
+import { APPLICATION_TYPES, type ApplicationDetail } from '../../../../shared/workbench/application-contract';
 import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
-import { refreshApplicationDetails, useApplicationDetailsProblem, useApplicationDetailsRefreshed, useApplicationDetailsStore, usePermissions } from '../../state/application-details-store';
+import {
+  refreshApplicationDetails,
+  useApplicationDetailsProblem,
+  useApplicationDetailsRefreshed,
+  useApplicationDetailsStore,
+  usePermissions,
+} from '../../state/application-details-store';
 import { ApplicationEditor } from './ApplicationEditor';
 import { keyCounts } from './ApplicationKeys';
 import { PermissionChecks } from './PermissionChecks';

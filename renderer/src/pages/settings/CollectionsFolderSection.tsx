@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { EngineSettings } from '../../../../shared/workbench/contract';
+import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import { desktopBridge } from '../../api/desktop';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { EngineSettings } from '../../../../shared/workbench/contract';
+import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import type { Request } from '../../../../shared/workbench/methods';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';

@@ -1,4 +1,4 @@
-import type { TransactionView } from '../../../../shared/workbench/contract';
+import type { TransactionView } from '../../../../shared/workbench/transaction-contract';
 import { applicationToUse, useApplicationName, useApplicationsStore } from '../../state/applications-store';
 import { useEngineStore } from '../../state/engine-store';
 import { useTokensStore } from '../../state/tokens-store';

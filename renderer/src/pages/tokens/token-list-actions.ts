@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
-import { TRANSACTION_PAGE_MAX } from '../../../../shared/workbench/contract';
+import { TRANSACTION_PAGE_MAX } from '../../../../shared/workbench/transaction-contract';
 import type { TokenSearch } from '../../../../shared/workbench/token-contract';
 import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { messageOf } from '../../api/engine-call';

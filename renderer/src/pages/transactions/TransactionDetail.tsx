@@ -1,4 +1,4 @@
-import type { TransactionView } from '../../../../shared/workbench/contract';
+import type { TransactionView } from '../../../../shared/workbench/transaction-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';

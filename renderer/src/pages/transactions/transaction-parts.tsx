@@ -1,4 +1,4 @@
-import type { TransactionView } from '../../../../shared/workbench/contract';
+import type { TransactionView } from '../../../../shared/workbench/transaction-contract';
 import { formatCountdown } from '../../components/format';
 import { useNow } from '../../components/now';
 import { useApplicationsStore } from '../../state/applications-store';
