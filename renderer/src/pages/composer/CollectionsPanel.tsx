@@ -4,6 +4,7 @@ import type { MovedAside } from '../../../../shared/workbench/secret-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { wordList } from '../../components/format';
 import { changedSinceSaved, useCollectionsStore } from '../../state/collections-store';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
@@ -143,15 +144,16 @@ function SavedItem({
         </>
       )}
       {deleting && (
-        <div className="confirm" role="alertdialog" aria-label={`Delete ${name}?`}>
-          <p>Delete “{name}”? Its file leaves the folder.</p>
-          <button type="button" className="small" autoFocus onClick={remove}>
-            Delete
-          </button>{' '}
-          <button type="button" className="small" onClick={() => setDeleting(false)}>
-            Cancel
-          </button>
-        </div>
+        <ConfirmDialog
+          title={`Delete ${name}?`}
+          confirm={`Delete ${name}`}
+          busy={action.busy}
+          problem={action.problem}
+          onConfirm={remove}
+          onClose={() => setDeleting(false)}
+        >
+          <p>Its file leaves the folder.</p>
+        </ConfirmDialog>
       )}
       {problem && <p className="muted saved-problem">Not a saved request: {problem}. Fix its file in the folder below, or delete it.</p>}
       {plain.length > 0 && (

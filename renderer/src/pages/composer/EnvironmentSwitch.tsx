@@ -6,7 +6,7 @@ import { openPage } from '../../state/route';
 const NONE = '';
 
 /**
- * Which environment the request's `${env:…}` references are read from, beside Send, and the way to edit them. The
+ * Which environment the request's `${env:…}` references are read from, beside who it is sent as, and the way to edit them. The
  * engine remembers the choice for the collections folder; the flags below the request name any variable it leaves unset.
  */
 export function EnvironmentSwitch() {
@@ -20,21 +20,23 @@ export function EnvironmentSwitch() {
     void choosing.run(async () => useEnvironmentsStore.getState().loaded(await api.setActiveEnvironment({ name: name === NONE ? null : name })));
   return (
     <span className="environment-switch">
-      <select
-        aria-label="Environment"
-        title={choosing.problem ?? 'Where ${env:…} references are read from'}
-        value={view?.active ?? NONE}
-        disabled={!view || choosing.busy}
-        onChange={(event) => choose(event.target.value)}
-      >
-        <option value={NONE}>No environment</option>
-        {usable.map((environment) => (
-          <option key={environment.name} value={environment.name}>
-            {environment.name}
-          </option>
-        ))}
-        {missing && <option value={missing}>{missing} (not in the folder)</option>}
-      </select>
+      <label>
+        Environment
+        <select
+          title={choosing.problem ?? 'Where ${env:…} references are read from'}
+          value={view?.active ?? NONE}
+          disabled={!view || choosing.busy}
+          onChange={(event) => choose(event.target.value)}
+        >
+          <option value={NONE}>No environment</option>
+          {usable.map((environment) => (
+            <option key={environment.name} value={environment.name}>
+              {environment.name}
+            </option>
+          ))}
+          {missing && <option value={missing}>{missing} (not in the folder)</option>}
+        </select>
+      </label>
       <button type="button" className="small" aria-label="Edit environments" title="Edit environments (Settings)" onClick={() => openPage('settings?section=environments')}>
         ✎
       </button>

@@ -29,6 +29,20 @@ const submitOnModEnter = (submit: (event: KeyboardEvent) => void) => (event: Key
 };
 
 /** A text box for an exported file's JSON, with a button that reads the file into it. */
+/** Import (also Ctrl/⌘+Enter in a field) and Cancel, at the foot of either form. */
+function ImportActions({ disabled, onClose }: { disabled: boolean; onClose: () => void }) {
+  return (
+    <div className="modal-actions">
+      <button type="submit" className="primary" disabled={disabled}>
+        Import <kbd>{IS_MAC ? '⌘↵' : 'Ctrl+↵'}</kbd>
+      </button>
+      <button type="button" onClick={onClose}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 function JsonFileField({ id, label, value, onChange, onSubmit, autoFocus }: { id: string; label: string; value: string; onChange: (text: string) => void; onSubmit: (event: KeyboardEvent) => void; autoFocus?: boolean }) {
   return (
     <div className="import-file-field">
@@ -115,14 +129,7 @@ function PostmanImport({ onClose }: { onClose: () => void }) {
         signing auth and file bodies cannot come along: the import lists them.
       </p>
       <Alert message={problem} />
-      <div className="modal-actions">
-        <button type="submit" className="primary" disabled={busy || (collection.trim() === '' && environment.trim() === '')}>
-          Import <kbd>{IS_MAC ? '⌘↵' : 'Ctrl+↵'}</kbd>
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <ImportActions disabled={busy || (collection.trim() === '' && environment.trim() === '')} onClose={onClose} />
     </form>
   );
 }
@@ -228,14 +235,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
             third party goes through the proxy. Its other credentials (Authorization, cookies, -u) move into Secrets, and the request refers to them by name.
           </p>
           <Alert message={problem} />
-          <div className="modal-actions">
-            <button type="submit" className="primary" disabled={busy || text.trim() === ''}>
-              Import <kbd>{IS_MAC ? '⌘↵' : 'Ctrl+↵'}</kbd>
-            </button>
-            <button type="button" onClick={onClose}>
-              Cancel
-            </button>
-          </div>
+          <ImportActions disabled={busy || text.trim() === ''} onClose={onClose} />
         </form>
       )}
     </dialog>

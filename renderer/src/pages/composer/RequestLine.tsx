@@ -3,10 +3,9 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { IS_MAC } from '../../components/keys';
 import { useComposerStore, type ComposerMethod } from '../../state/composer-store';
 import { cancelComposed, sendComposed } from './composer-actions';
-import { EnvironmentSwitch } from './EnvironmentSwitch';
 import { TARGET_INPUT_ID } from './RequestFlags';
 
-/** The method, where the request goes, the environment, and Send (or Cancel while it runs). */
+/** The method, where the request goes, and Send (or Cancel while it runs). */
 export function RequestLine() {
   const api = useWorkbenchApi();
   const draft = useComposerStore((state) => state.draft);
@@ -29,7 +28,6 @@ export function RequestLine() {
         value={draft.target}
         onChange={(event) => edit({ target: event.target.value })}
       />
-      <EnvironmentSwitch />
       {sending ? (
         <button type="button" className="cancel" onClick={() => cancelComposed(api)} aria-keyshortcuts="Escape">
           Cancel <kbd>Esc</kbd>

@@ -4,6 +4,7 @@ import { applicationToUse, useApplicationsStore } from '../../state/applications
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
+import { EnvironmentSwitch } from './EnvironmentSwitch';
 import { SendTo } from './RemoteTargets';
 import { WorkbenchKey } from './WorkbenchKey';
 
@@ -25,6 +26,7 @@ export function SendAs() {
     return (
       <div className="send-as">
         <SendTo />
+        <EnvironmentSwitch />
       </div>
     );
   }
@@ -32,6 +34,7 @@ export function SendAs() {
     <div className="send-as">
       <SendTo />
       <ApplicationSelect label="Send as" applications={applications} value={application?.id ?? ''} onChange={choose} />
+      <EnvironmentSwitch />
       {application && <WorkbenchKey application={application} />}
     </div>
   );

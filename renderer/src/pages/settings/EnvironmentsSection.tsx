@@ -3,6 +3,7 @@ import type { EnvironmentsView } from '../../../../shared/workbench/environment-
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useEnvironmentsStore } from '../../state/environments-store';
 import { ActionOutcome } from './SettingFields';
 
@@ -139,17 +140,16 @@ function EnvironmentEditor({ environment, onDone }: { environment: Listed | null
         )}
       </div>
       {deleting && environment && (
-        <div className="confirm" role="alertdialog" aria-label={`Delete ${environment.name}?`}>
-          <p>
-            Delete “{environment.name}”? Its file leaves the folder; the secrets it refers to stay in Secrets.
-          </p>
-          <button type="button" className="small danger" autoFocus onClick={remove}>
-            Delete
-          </button>{' '}
-          <button type="button" className="small" onClick={() => setDeleting(false)}>
-            Cancel
-          </button>
-        </div>
+        <ConfirmDialog
+          title={`Delete ${environment.name}?`}
+          confirm={`Delete ${environment.name}`}
+          busy={busy}
+          problem={problem}
+          onConfirm={remove}
+          onClose={() => setDeleting(false)}
+        >
+          <p>Its file leaves the folder; the secrets it refers to stay in Secrets.</p>
+        </ConfirmDialog>
       )}
       <Alert message={problem} />
     </form>
