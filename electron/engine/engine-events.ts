@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { CollectionsView, SentHistoryEntry, TransactionView } from '../../shared/workbench/contract';
+import type { CollectionsView } from '../../shared/workbench/collection-contract';
+import type { SentHistoryEntry } from '../../shared/workbench/history-contract';
+import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import type { CollectionStore } from './collections/collection-store';
 import type { TokenChange } from '../../shared/workbench/token-contract';
 import type { RequestLog } from './history/request-log';

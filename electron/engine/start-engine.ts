@@ -35,7 +35,7 @@ import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
 import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, Welcome, type BrowserWorkbenchOptions } from './workbench';
-import type { EngineStatus } from '../../shared/workbench/contract';
+import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
 import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';

@@ -1,13 +1,84 @@
 import { z } from 'zod';
-import { ONE_TARGET, oneTarget, requestTargetFields, wireRequestFields } from './contract';
+import { COMPOSER_METHODS } from './collection-contract';
+import { headerPairsSchema, historyEntrySchema } from './history-contract';
 
 /**
- * What the Composer's editor asks the engine besides sending: flags on a request before it is sent, what an
- * expression would produce, token completions, remote targets and code to copy. Validated like the rest of the
- * contract (contract.ts): requests by the engine, replies by the page.
+ * What the Composer asks of the engine: a request sent and what came back, flags on a request before it is sent, what
+ * an expression would produce, token completions, remote targets and code to copy. Validated like the rest of the
+ * contract (live-contract.ts): requests by the engine, replies by the page.
  */
 
 const isoTimeSchema = z.string();
+
+// ---- Sending ------------------------------------------------------------------------------------------------------
+
+/** A composed request as a client sends it: its method, its path and query (`/proxy/v1/charges?x=1`), headers and body. */
+export const wireRequestFields = {
+  method: z.enum(COMPOSER_METHODS),
+  path: z.string().startsWith('/').max(16 * 1024),
+  headers: z.array(z.tuple([z.string().min(1).max(1024), z.string().max(16 * 1024)])).max(200),
+  body: z.string().nullable(),
+};
+
+/** Where a composed request goes: the local engine as one of its applications, or a remote target with its key. */
+export const requestTargetFields = {
+  application_id: z.string().min(1).max(200).optional(),
+  /** A remote target (listRemoteTargets): sent there instead, with the key the engine keeps for it. */
+  target_id: z.string().min(1).max(100).optional(),
+};
+
+/** Exactly one of application_id and target_id. */
+export const oneTarget = (request: { application_id?: string; target_id?: string }) => (request.application_id === undefined) !== (request.target_id === undefined);
+export const ONE_TARGET = 'Give either application_id (the local engine) or target_id (a remote target)';
+
+/**
+ * A request composed in the workbench, exactly as a client would send it to the service. The engine adds only the key:
+ * the chosen application's, or the remote target's.
+ */
+export const composedRequestSchema = z
+  .strictObject({
+    /** Chosen by the page, so it can cancel the request while it runs. */
+    id: z.string().min(1).max(100),
+    ...requestTargetFields,
+    ...wireRequestFields,
+  })
+  .refine(oneTarget, ONE_TARGET);
+export type ComposedRequest = z.output<typeof composedRequestSchema>;
+
+/** What came back to a composed request. */
+export const exchangeOutcomeSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('response'),
+    status: z.number().int(),
+    /** The reason phrase the server sent. */
+    status_text: z.string(),
+    headers: headerPairsSchema,
+    /** The body, base64: a destination's answer may be any bytes. */
+    body_base64: z.string(),
+    /** The body's whole size; the workbench keeps at most its first part. */
+    bytes: z.number().int().nonnegative(),
+    truncated: z.boolean(),
+    /**
+     * How many places of the headers and body repeat a value this service's proxy detokenized into the request, each
+     * masked here; revealAnswer shows them (0: nothing to reveal).
+     */
+    masked: z.number().int().nonnegative(),
+  }),
+  /** The service could not be reached: what was tried and what came back. */
+  z.object({ kind: z.literal('unreachable'), code: z.string().nullable(), detail: z.string() }),
+  /** The user cancelled it before the answer was complete. */
+  z.object({ kind: z.literal('cancelled') }),
+]);
+
+/** A composed request as it left, what came back, and the history entry the engine wrote for it. */
+export const exchangeSchema = z.object({
+  request: z.object({ method: z.string(), url: z.string(), headers: headerPairsSchema, bytes: z.number().int() }),
+  outcome: exchangeOutcomeSchema,
+  duration_ms: z.number(),
+  /** The engine's record of the request (masked), when it wrote one: who answered, and why a proxy call failed. */
+  entry: historyEntrySchema.nullable(),
+});
+export type Exchange = z.output<typeof exchangeSchema>;
 
 // ---- Flags ---------------------------------------------------------------------------------------------------------
 

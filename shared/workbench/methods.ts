@@ -2,47 +2,25 @@ import { z } from 'zod';
 import {
   applicationChangeSchema,
   applicationChoiceSchema,
-  collectionsFolderChangeSchema,
-  collectionsViewSchema,
-  importedRequestsSchema,
-  importRequestSchema,
   applicationDetailSchema,
   applicationRefSchema,
-  composedRequestSchema,
-  engineSettingsSchema,
-  engineStatusSchema,
-  exchangeSchema,
-  harExportSchema,
-  harPageSchema,
-  historyAnswerSchema,
-  historyAnswersChangeSchema,
-  historyListSchema,
-  historyQuerySchema,
   keyRefSchema,
-  limitsChangeSchema,
-  liveEventSchema,
   newApplicationSchema,
   newKeySchema,
   permissionInfoSchema,
-  revealedAnswerSchema,
-  revealedOutboundSchema,
+} from './application-contract';
+import {
+  collectionsViewSchema,
+  importedRequestsSchema,
+  importRequestSchema,
   requestPlaceSchema,
   savedRequestsSchema,
-  retentionChangeSchema,
-  historyEntryQuerySchema,
   savedRequestSchema,
-  seedExportRequestSchema,
-  seedExportSchema,
-  seedImportRequestSchema,
-  seedReportSchema,
   sendAsSchema,
-  transactionPageSchema,
-  transactionQuerySchema,
-  welcomeSchema,
-  wipeReportSchema,
-  wipeRequestSchema,
-} from './contract';
+} from './collection-contract';
 import {
+  composedRequestSchema,
+  exchangeSchema,
   expressionPreviewQuerySchema,
   expressionPreviewSchema,
   newRemoteTargetSchema,
@@ -54,6 +32,34 @@ import {
   tokenSuggestionQuerySchema,
   tokenSuggestionSchema,
 } from './composer-contract';
+import {
+  harExportSchema,
+  harPageSchema,
+  historyAnswerSchema,
+  historyListSchema,
+  historyQuerySchema,
+  revealedAnswerSchema,
+  revealedOutboundSchema,
+  historyEntryQuerySchema,
+} from './history-contract';
+import { engineStatusSchema, liveEventSchema } from './live-contract';
+import {
+  collectionsFolderChangeSchema,
+  engineSettingsSchema,
+  historyAnswersChangeSchema,
+  limitsChangeSchema,
+  retentionChangeSchema,
+} from './settings-contract';
+import { transactionPageSchema, transactionQuerySchema } from './transaction-contract';
+import {
+  seedExportRequestSchema,
+  seedExportSchema,
+  seedImportRequestSchema,
+  seedReportSchema,
+  welcomeSchema,
+  wipeReportSchema,
+  wipeRequestSchema,
+} from './vault-contract';
 import {
   readAsQuerySchema,
   readAsSchema,

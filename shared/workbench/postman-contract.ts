@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionsViewSchema } from './contract';
+import { collectionsViewSchema } from './collection-contract';
 
 /** A Postman export to import: a collection (v2.1), its environment, or both, each the text of its JSON file. */
 export const postmanImportSchema = z

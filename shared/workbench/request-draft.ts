@@ -1,4 +1,4 @@
-import { COMPOSER_METHODS, type SavedRequest } from './contract';
+import { COMPOSER_METHODS, type SavedRequest } from './collection-contract';
 
 /** A request as a client sent it to the service: path with its query, headers in order, body as text. */
 export interface SentRequest {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What the Tokens page reads from the engine and asks of it (see contract.ts for the rest of the workbench). Token
+ * What the Tokens page reads from the engine and asks of it (the other domains have their *-contract.ts beside this one). Token
  * data crosses this boundary masked or not at all; plaintext only in a reveal's answer, which the user asked for.
  */
 

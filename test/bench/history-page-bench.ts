@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import type { HistoryFilterInput } from '../../shared/workbench/history-filter';
-import { HISTORY_PAGE_MAX } from '../../shared/workbench/contract';
+import { HISTORY_PAGE_MAX } from '../../shared/workbench/history-contract';
 import { MAX_LISTED, PAGE_SIZE } from '../../renderer/src/state/history-store';
 import { freePort } from '../support/free-port';
 import type { ChildServer } from './child-process';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
-import { engineSettingsSchema, historyAnswerSchema, historyEntrySchema, type HistoryEntry } from '../../shared/workbench/contract';
+import { historyAnswerSchema, historyEntrySchema, type HistoryEntry } from '../../shared/workbench/history-contract';
+import { engineSettingsSchema } from '../../shared/workbench/settings-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { historyListSchema, type HistoryEntry } from '../../shared/workbench/contract';
+import { historyListSchema, type HistoryEntry } from '../../shared/workbench/history-contract';
 import type { PageId } from '../../shared/workbench/pages';
 import { PAGE_HEADER } from '../../shared/workbench/transport';
 import { startTestEngine, type TestEngine } from '../support/test-engine';

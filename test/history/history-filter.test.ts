@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callMethod } from '../../electron/engine';
-import { historyListSchema } from '../../shared/workbench/contract';
+import { historyListSchema } from '../../shared/workbench/history-contract';
 import type { HistoryFilterInput } from '../../shared/workbench/history-filter';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 

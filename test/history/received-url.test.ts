@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { historyAsHar } from '../../electron/engine/history/har-export';
 import { receivedTarget, receivedUrl } from '../../shared/workbench/received-url';
-import type { SentHistoryEntry } from '../../shared/workbench/contract';
+import type { SentHistoryEntry } from '../../shared/workbench/history-contract';
 
 /**
  * A request target as the engine received it, made into a URL of the engine's own origin (the HAR export, Copy as

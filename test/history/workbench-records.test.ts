@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { historyListSchema, type HistoryEntry, type SavedRequest } from '../../shared/workbench/contract';
+import type { SavedRequest } from '../../shared/workbench/collection-contract';
+import { historyListSchema, type HistoryEntry } from '../../shared/workbench/history-contract';
 import { isCall, METHOD_NAMES, WORKBENCH_METHODS, type ChangeName, type RequestInput, type RevealName } from '../../shared/workbench/methods';
 import type { PageId } from '../../shared/workbench/pages';
 import { PAGE_HEADER } from '../../shared/workbench/transport';

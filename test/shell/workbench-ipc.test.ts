@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isAppUrl } from '../../electron/main/navigation-guard';
 import { workbenchIpc, type WorkbenchIpc, type WorkbenchIpcEvent } from '../../electron/main/workbench-ipc';
-import type { LiveEvent } from '../../shared/workbench/contract';
+import type { LiveEvent } from '../../shared/workbench/live-contract';
 import { METHOD_NAMES, WORKBENCH_METHODS } from '../../shared/workbench/methods';
 import { ipcChannel, ipcStreamControl } from '../../shared/workbench/transport';
 import { startTestEngine, type TestEngine } from '../support/test-engine';

@@ -1,4 +1,4 @@
-import type { SavedRequest } from '../../shared/workbench/contract';
+import type { SavedRequest } from '../../shared/workbench/collection-contract';
 
 /** A request as the Composer saves one: through the proxy, with a header and an expression in its body. */
 export const SAVED_REQUEST: SavedRequest = {

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { TransactionView } from '../../shared/workbench/contract';
+import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 import { createToken, inTransaction, MERGE_PATCH, openTransaction, revealKey } from './transaction-fixtures';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
+import { exchangeSchema, type Exchange } from '../../shared/workbench/composer-contract';
 import { ADVICE, placeOf, proxyFailureKind, unreachedKind, type FailureFacts } from '../../renderer/src/pages/composer/failure-advice';
 import { closedPort } from '../proxy/support/loopback';
 import { startTestEngine, type TestEngine } from '../support/test-engine';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import type { HarPage } from '../../shared/workbench/contract';
+import type { HarPage } from '../../shared/workbench/history-contract';
 import { HarFile } from '../../renderer/src/pages/history/har-file';
 
 /**

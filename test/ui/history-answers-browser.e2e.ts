@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
 import { freePort } from '../support/free-port';
 import type { TestEngine } from '../support/test-engine';
+import { historyPage } from './support/history-page';
 import { openPage, openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
@@ -66,7 +67,7 @@ test("turned on in Settings, the destination's answer shows in History masked, w
   expect((await charge('/v1/charges', 'charge')).status).toBe(201);
   expect((await charge('/big', 'big')).status).toBe(200);
   await openPage(page, 'History');
-  await page.getByTestId('history-row').filter({ hasText: '/proxy/v1/charges' }).getByRole('button', { name: '/proxy/v1/charges' }).click();
+  await historyPage(page).open('/proxy/v1/charges');
   const answer = page.getByRole('region', { name: 'Answer' });
   await expect(answer).toContainText('"dashed": "XXXXXXXXXXXX5556"');
   await expect(answer).toContainText('charged XXXXXXXXXXXX5556 for 12.00');
@@ -79,7 +80,7 @@ test("turned on in Settings, the destination's answer shows in History masked, w
   for (const plain of PLAINTEXT) expect(har).not.toContain(plain);
   expect((JSON.parse(har) as { log: { entries: { response: { content: { text: string } } }[] } }).log.entries[0].response.content.text).toContain('XXXXXXXXXXXX5556');
 
-  await page.getByTestId('history-row').filter({ hasText: '/proxy/big' }).getByRole('button', { name: '/proxy/big' }).click();
+  await historyPage(page).open('/proxy/big');
   await expect(answer).toContainText('Not kept: 8,208 bytes, over the 4,096-byte bound.');
   await expectNoPlaintextOn(page);
 });
@@ -88,7 +89,7 @@ test('with answers off, History says where to keep them', async ({ page }) => {
   bench = await workbench.start();
   expect((await charge('/v1/charges', 'charge')).status).toBe(201);
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  await page.getByRole('button', { name: '/proxy/v1/charges' }).click();
+  await historyPage(page).open('/proxy/v1/charges');
   const answer = page.getByRole('region', { name: 'Answer' });
   await expect(answer).toContainText('History keeps no answer bodies unless Settings asks it to');
   await answer.getByRole('link', { name: 'Settings' }).click();
@@ -105,10 +106,12 @@ test("History's detail says which expressions went out empty, and why a destinat
   expect((await sent(`http://127.0.0.1:${await freePort()}`, { pan: `{{ ${card.body.id} }}` }, 'refused')).status).toBe(502);
 
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  const facts = page.getByTestId('entry-proxy-facts');
-  await page.locator('[data-trace="empty"]').getByRole('button', { name: '/proxy/v1/charges' }).click();
+  const h = historyPage(page);
+  // The proxy's facts are a description list, which has no role or name of its own: its test id finds it.
+  const facts = h.entry.getByTestId('entry-proxy-facts');
+  await h.openTrace('empty');
   await expect(facts).toContainText(`Sent empty${typo} wrote nothing, so the destination got no value there.`);
-  await page.locator('[data-trace="refused"]').getByRole('button', { name: '/proxy/v1/charges' }).click();
+  await h.openTrace('refused');
   await expect(facts).toContainText('Not reachedconnection refused: nothing listened there');
   await expect(facts).not.toContainText('Sent empty');
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { historyListSchema } from '../../shared/workbench/contract';
+import { historyListSchema } from '../../shared/workbench/history-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /** The GUI reads proxy entries through the shared contract: what the engine's history serves must fit it. */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { expect, test } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { UI_DIR } from './support/paths';
+import { historyPage } from './support/history-page';
 import { openWorkbench } from './support/workbench-page';
 
 /** History saved as HAR from the page, as a user downloads it. */
@@ -23,8 +24,9 @@ test('the filtered requests download as a HAR the schema accepts, with no plaint
   await bench.call('GET', '/tokens', { key: bench.privateKey, headers: { 'BT-TRACE-ID': 'not-this-one' } });
 
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  await page.getByRole('searchbox', { name: 'Search the requests' }).fill('har-');
-  await expect(page.getByTestId('history-row')).toHaveCount(3);
+  const h = historyPage(page);
+  await h.search.fill('har-');
+  await expect(h.rows).toHaveCount(3);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export the matching requests as HAR' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^tokenbench-history-.*\.har$/);
   const text = readFileSync((await download.path())!, 'utf8');

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { UI_DIR } from './support/paths';
+import { historyPage } from './support/history-page';
 import { openWorkbench } from './support/workbench-page';
 
 /** The history list against a real engine in Chromium: paging back past the first page, and the filters. */
@@ -21,15 +22,16 @@ test('pages back through requests older than the first page, and says when there
   await bench.engine.history.flush();
 
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  const rows = page.getByTestId('history-row');
+  const h = historyPage(page);
+  const rows = h.rows;
   await expect(rows).toHaveCount(100);
   await expect(rows.first()).toHaveAttribute('data-trace', 'read-130');
 
-  await page.getByTestId('history-load-older').click();
+  await h.loadOlder.click();
   await expect(rows).toHaveCount(130);
   await expect(rows.last()).toHaveAttribute('data-trace', 'read-1');
   // That page came back short: nothing older is left to load.
-  await expect(page.getByTestId('history-load-older')).toHaveCount(0);
+  await expect(h.loadOlder).toHaveCount(0);
 
   // Live requests still arrive at the top.
   expect((await read(131)).status).toBe(404);
@@ -47,11 +49,10 @@ test('filters the list by what failed and who failed it, and by text', async ({ 
   expect((await send('/proxy', { pan: '{{ nope }}' }, 'proxy-400')).status).toBe(400);
   expect((await read(1)).status).toBe(404);
 
-  const rows = page.getByTestId('history-row');
+  const h = historyPage(page);
+  const rows = h.rows;
   await expect(rows).toHaveCount(5);
-  const traces = async () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
-  const show = (view: string) => page.getByRole('combobox', { name: 'Show' }).selectOption(view);
-  const search = page.getByRole('searchbox', { name: 'Search the requests' });
+  const { traces, show, search } = h;
 
   await show('proxy-errors');
   await expect(rows).toHaveCount(1);
@@ -66,7 +67,7 @@ test('filters the list by what failed and who failed it, and by text', async ({ 
   expect(new URL(page.url()).hash).toBe('#/history?view=failed');
   await page.reload();
   await expect(rows).toHaveCount(3);
-  await expect(page.getByRole('combobox', { name: 'Show' })).toHaveValue('failed');
+  await expect(h.requests.getByRole('combobox', { name: 'Show' })).toHaveValue('failed');
   expect((await read(2)).status).toBe(404);
   expect((await bench.call('GET', '/tokens', { key: bench.privateKey, headers: { 'BT-TRACE-ID': 'fine' } })).status).toBe(200);
   await expect(rows).toHaveCount(4);
@@ -78,7 +79,7 @@ test('filters the list by what failed and who failed it, and by text', async ({ 
   await search.fill('STATUS/503');
   await expect(rows).toHaveCount(1);
   await search.fill('no such request');
-  await expect(page.getByTestId('history-no-match')).toBeVisible();
+  await expect(h.noMatch).toBeVisible();
   await search.fill('');
   await expect(rows).toHaveCount(7);
 });
@@ -88,7 +89,8 @@ test('filters run in the engine over everything it keeps, not only the requests 
   for (let n = 1; n <= 600; n++) expect((await read(n)).status).toBe(404);
   await bench.engine.history.flush();
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  const rows = page.getByTestId('history-row');
+  const h = historyPage(page);
+  const rows = h.rows;
   await expect(rows).toHaveCount(100);
   await page.getByRole('button', { name: 'More filters' }).click();
   await page.getByRole('searchbox', { name: 'Token id' }).fill('needle');
@@ -102,7 +104,8 @@ test('filters run in the engine over everything it keeps, not only the requests 
 test('the keyboard moves through the list, searches, and replays a request in the Composer', async ({ page }) => {
   for (let n = 1; n <= 3; n++) expect((await read(n)).status).toBe(404);
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  const rows = page.getByTestId('history-row');
+  const h = historyPage(page);
+  const rows = h.rows;
   await expect(rows).toHaveCount(3);
   await page.keyboard.press('j');
   await expect(rows.nth(0)).toHaveAttribute('aria-selected', 'true');
@@ -111,7 +114,7 @@ test('the keyboard moves through the list, searches, and replays a request in th
   await expect(rows.nth(2)).toHaveAttribute('aria-selected', 'true');
   await page.keyboard.press('k');
   await expect(rows.nth(1)).toHaveAttribute('aria-selected', 'true');
-  await expect(page.getByTestId('entry-panel')).toContainText('/tokens/missing-2');
+  await expect(h.entry).toContainText('/tokens/missing-2');
   await page.keyboard.press('/');
   await expect(page.getByRole('searchbox', { name: 'Search the requests' })).toBeFocused();
   await page.keyboard.press('Escape');

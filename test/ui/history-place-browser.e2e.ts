@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
+import { historyPage } from './support/history-page';
 import { openPage, openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
@@ -21,8 +22,7 @@ test('the filter and the open request survive a page switch, and an export right
   for (let n = 1; n <= 20; n++) await read(`other-${n}`);
   await read('needle-1');
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  const rows = page.getByTestId('history-row');
-  const search = page.getByRole('searchbox', { name: 'Search the requests' });
+  const { rows, search } = historyPage(page);
   await expect(rows).toHaveCount(21);
   await search.fill('needle');
   await expect(rows).toHaveCount(1);
@@ -54,12 +54,13 @@ for (const size of [
     bench = await workbench.start();
     for (let n = 1; n <= 60; n++) await read(`read-${String(n).padStart(2, '0')}`);
     await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-    const rows = page.getByTestId('history-row');
+    const h = historyPage(page);
+    const rows = h.rows;
     await expect(rows).toHaveCount(60);
     const far = rows.filter({ hasText: '/tokens/read-10' });
     await far.getByRole('button', { name: '/tokens/read-10' }).click();
     // Beside the list the chosen row stays in view; in a window that stacks the panels the detail below it comes up.
-    const shown = size.width >= 1440 ? far : page.getByTestId('entry-panel');
+    const shown = size.width >= 1440 ? far : h.entry;
     await expect(shown).toBeInViewport();
     await expect(rows.first()).not.toBeInViewport();
 
@@ -84,8 +85,8 @@ test('filters by sender: outside clients, this workbench, or one application; th
   await bench.engine.workbench.sendRequest({ id: 'w', application_id: backend, method: 'GET', path: '/tokens', headers: [['BT-TRACE-ID', 'from-workbench']], body: null }, 'composer');
 
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  const rows = page.getByTestId('history-row');
-  const traces = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-trace')));
+  const h = historyPage(page);
+  const { rows, traces } = h;
   // With the workbench key the Composer's request made first, as a change of the workbench's own.
   await expect(rows).toHaveCount(5);
   await page.getByRole('button', { name: 'More filters' }).click();
@@ -104,7 +105,7 @@ test('filters by sender: outside clients, this workbench, or one application; th
 
   await sentBy.selectOption({ label: 'Checkout · private' });
   await expect.poll(traces).toEqual(['outside-checkout']);
-  await page.getByRole('searchbox', { name: 'Search the requests' }).fill('outside');
+  await h.search.fill('outside');
   await expect(active).toHaveText('Showing requests sent as Checkout, matching “outside”');
   // Live requests are held to it too.
   await read('outside-private-2');

@@ -5,6 +5,7 @@ import { rawRequest } from '../support/raw-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
 import { UI_DIR } from './support/paths';
+import { historyPage } from './support/history-page';
 import { openWorkbench } from './support/workbench-page';
 
 /** Requests from History sent again from the Composer, in Chromium against the real engine. */
@@ -26,7 +27,7 @@ test("an outside client's proxied request, replayed with one header changed", as
   });
   expect(sent.status).toBe(200);
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  await page.locator('[data-trace="from-the-back-end"]').getByTestId('history-path').click();
+  await historyPage(page).openTrace('from-the-back-end');
   await page.getByRole('button', { name: /Replay in Composer/ }).click();
 
   const c = composer(page);
@@ -54,7 +55,7 @@ test('a request whose body History cut is replayed only after the user confirms,
   const sent = await bench.call('POST', '/proxy', { key: bench.privateKey, raw: big, headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'content-type': 'application/json', 'BT-TRACE-ID': 'big-one' } });
   expect(sent.status).toBe(200);
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  await page.locator('[data-trace="big-one"]').getByTestId('history-path').click();
+  await historyPage(page).openTrace('big-one');
   await page.getByRole('button', { name: /Replay in Composer/ }).click();
   const confirm = page.getByRole('alertdialog');
   await expect(confirm).toContainText('History kept only the first 16 KiB of this body');
@@ -76,9 +77,9 @@ test("an outside client's request copied as cURL from History, run with the key 
     headers: { 'BT-PROXY-URL': bench.engine.echoUrl!, 'X-Merchant': 'shop-a', 'BT-TRACE-ID': 'to-copy' },
   });
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  await page.locator('[data-trace="to-copy"]').getByTestId('history-path').click();
+  await historyPage(page).openTrace('to-copy');
   await page.getByRole('button', { name: 'Copy as cURL' }).click();
-  await expect(page.getByTestId('entry-panel').getByRole('status').filter({ hasText: 'Copied' })).toBeVisible();
+  await expect(historyPage(page).entry.getByRole('status').filter({ hasText: 'Copied' })).toBeVisible();
   const command = await page.evaluate(() => navigator.clipboard.readText());
   expect(command).toContain('"BT-API-KEY: $BT_API_KEY"');
   expect(command).not.toContain(bench.privateKey.slice(-4) + "'");
@@ -92,7 +93,7 @@ test("an outside client's request copied as cURL from History, run with the key 
 test('a request whose target was not a plain path replays as a path of the engine, not to the host it named', async ({ page }) => {
   await rawRequest(bench.engine.port, `GET ftp://evil.example/y?z=1 HTTP/1.1\r\nHost: 127.0.0.1:${bench.engine.port}\r\nBT-TRACE-ID: odd-target\r\n\r\n`);
   await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
-  await page.locator('[data-trace="odd-target"]').getByTestId('history-path').click();
+  await historyPage(page).openTrace('odd-target');
   await page.getByRole('button', { name: /Replay in Composer/ }).click();
   const c = composer(page);
   await expect(c.request.getByRole('textbox', { name: 'Path' })).toHaveValue('/ftp://evil.example/y?z=1');

@@ -1,6 +1,6 @@
 import { historyFilterSchema } from '../../shared/workbench/history-filter';
 import { beforeEach, expect, it } from 'vitest';
-import type { HistoryEntry } from '../../shared/workbench/contract';
+import type { HistoryEntry } from '../../shared/workbench/history-contract';
 import { MAX_LISTED, NO_FILTER, PAGE_SIZE, useHistoryStore } from '../../renderer/src/state/history-store';
 
 /** The workbench's list of requests: pages, live batches, and the cap that keeps a long run's list bounded. */

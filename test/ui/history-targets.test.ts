@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { historyEntrySchema, type HistoryEntry } from '../../shared/workbench/contract';
+import { historyEntrySchema, type HistoryEntry } from '../../shared/workbench/history-contract';
 import { curlOf } from '../../renderer/src/pages/history/copy-as-curl';
 import { rawRequest } from '../support/raw-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';

@@ -2,9 +2,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { callMethod } from '../../electron/engine';
-import type { SavedRequest } from '../../shared/workbench/contract';
+import type { SavedRequest } from '../../shared/workbench/collection-contract';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
+import { goToSettings, settingsSection } from './support/settings-page';
 import { openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
@@ -30,9 +31,8 @@ const REQUEST: SavedRequest = {
 
 async function openSettings(page: Page) {
   await openWorkbench(page, bench.engine.browserWorkbench!.url);
-  await page.keyboard.press('Control+5');
-  await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible();
-  return page.getByRole('region', { name: 'Secrets', exact: true });
+  await goToSettings(page);
+  return settingsSection(page, 'Secrets');
 }
 
 test('a secret is set, revealed for a while, replaced, and deleted after a confirmation naming its uses', async ({ page }) => {

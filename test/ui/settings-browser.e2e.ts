@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
+import { historyPage } from './support/history-page';
+import { goToSettings, settingsSection } from './support/settings-page';
 import { openPage, openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
 
@@ -13,16 +15,13 @@ const workbench = workbenchTests();
 async function openSettings(page: Page, options: Parameters<typeof workbench.start>[0] = {}) {
   bench = await workbench.start(options);
   await openWorkbench(page, bench.engine.browserWorkbench!.url);
-  await page.keyboard.press('Control+5');
-  await expect(page.getByRole('main', { name: 'Settings' })).toBeVisible();
+  await goToSettings(page);
 }
-
-const section = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
 
 test('create an application with a masking rule, make a key, use it from an outside client, revoke it', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openSettings(page);
-  const applications = section(page, 'Applications');
+  const applications = settingsSection(page, 'Applications');
   await expect(applications.getByRole('table', { name: 'Applications' }).getByRole('row')).toHaveCount(3);
 
   const form = applications.getByRole('form', { name: 'New application' });
@@ -90,7 +89,7 @@ test('create an application with a masking rule, make a key, use it from an outs
 
 test("says what the vault refuses, labels the Composer's own key, renames and deletes", async ({ page }) => {
   await openSettings(page);
-  const applications = section(page, 'Applications');
+  const applications = settingsSection(page, 'Applications');
   // The Composer's first send as the backend mints its workbench key.
   const backend = bench.engine.bootstrapKeys!.private.application_id;
   await bench.engine.workbench.sendRequest({ id: 'mint', application_id: backend, method: 'GET', path: '/applications/key', headers: [], body: null });
@@ -134,7 +133,7 @@ test("says what the vault refuses, labels the Composer's own key, renames and de
 
 test("a new application's form offers the permissions its type may hold, ticked as that type usually needs, and says in place what it refuses", async ({ page }) => {
   await openSettings(page);
-  const form = section(page, 'Applications').getByRole('form', { name: 'New application' });
+  const form = settingsSection(page, 'Applications').getByRole('form', { name: 'New application' });
   const type = form.getByRole('combobox', { name: 'Type of the new application' });
   const permissions = form.getByRole('group', { name: 'Permissions of the new application' });
 
@@ -173,10 +172,10 @@ test("a new application's form offers the permissions its type may hold, ticked 
   await type.selectOption('public');
   await permissions.getByRole('checkbox', { name: 'token:update Update Tokens' }).check();
   await form.getByRole('button', { name: 'Create application' }).click();
-  await expect(section(page, 'Applications').getByRole('status').filter({ hasText: 'Created application “Front end” (public) with token:create, token:update.' })).toBeVisible();
+  await expect(settingsSection(page, 'Applications').getByRole('status').filter({ hasText: 'Created application “Front end” (public) with token:create, token:update.' })).toBeVisible();
   const created = (await bench.engine.workbench.listApplicationDetails({})).find((app) => app.name === 'Front end')!;
   expect(created).toMatchObject({ type: 'public', permissions: ['token:create', 'token:update'] });
-  await expect(section(page, 'Applications').getByRole('region', { name: 'Front end · public' })).toBeVisible();
+  await expect(settingsSection(page, 'Applications').getByRole('region', { name: 'Front end · public' })).toBeVisible();
 });
 
 test("revoking a key asks first and says what happened; the keys Tokenbench keeps are labelled, named by their last four and not counted as the clients'", async ({ page }) => {
@@ -186,7 +185,7 @@ test("revoking a key asks first and says what happened; the keys Tokenbench keep
   await bench.engine.workbench.sendRequest({ id: 'mint', application_id: backend, method: 'GET', path: '/applications/key', headers: [], body: null });
   await bench.engine.workbench.exportSeed({ include_tokens: false });
   await page.reload();
-  const applications = section(page, 'Applications');
+  const applications = settingsSection(page, 'Applications');
   const row = applications.getByRole('table', { name: 'Applications' }).getByRole('row').filter({ hasText: 'Tokenbench backend' });
   await expect(row.getByRole('cell').nth(2)).toHaveText('1 +2 kept');
 
@@ -226,13 +225,13 @@ test("revoking a key asks first and says what happened; the keys Tokenbench keep
 
 test('the endpoint to copy, and the theme switched from Settings', async ({ page }) => {
   await openSettings(page);
-  const endpoint = section(page, 'Endpoint');
+  const endpoint = settingsSection(page, 'Endpoint');
   await expect(endpoint).toContainText(bench.url);
   await expect(endpoint).toContainText(bench.engine.echoUrl!);
   await expect(endpoint).toContainText('BT');
   await expect(endpoint).toContainText(bench.engine.browserWorkbench!.url);
 
-  const appearance = section(page, 'Appearance');
+  const appearance = settingsSection(page, 'Appearance');
   await appearance.getByRole('radio', { name: 'Dark' }).check();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   // The sidebar's switch is the same choice.
@@ -243,7 +242,7 @@ test('the endpoint to copy, and the theme switched from Settings', async ({ page
 
 test('a lower expression limit refuses the next request over it, without a restart; a start flag wins and is said beside it', async ({ page }) => {
   await openSettings(page, { maxBodyBytes: 4096 });
-  const proxy = section(page, 'Proxy');
+  const proxy = settingsSection(page, 'Proxy');
   await expect(proxy).toContainText('Set by --max-body 4096 at start, which wins over Settings until the engine starts without it.');
   await expect(proxy.getByRole('spinbutton', { name: /Body limit/ })).toBeDisabled();
   await proxy.getByRole('spinbutton', { name: /Expression limit/ }).fill('2');
@@ -263,9 +262,9 @@ test('a lower expression limit refuses the next request over it, without a resta
   await expect(c.outcome).toContainText('The body holds 3 expressions; at most 2 are detokenized per request');
 
   // Back to the default: the same request goes through.
-  await page.keyboard.press('Control+5');
-  await section(page, 'Proxy').getByRole('button', { name: 'Back to the defaults' }).click();
-  await expect(section(page, 'Proxy')).toContainText('Now 20 token expressions');
+  await goToSettings(page);
+  await settingsSection(page, 'Proxy').getByRole('button', { name: 'Back to the defaults' }).click();
+  await expect(settingsSection(page, 'Proxy')).toContainText('Now 20 token expressions');
   await page.keyboard.press('Control+1');
   await c.send();
   await c.expectOutcome('Destination', 'The destination answered');
@@ -278,11 +277,10 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   // A second window on History watches it change.
   const watcher = await context.newPage();
   await openWorkbench(watcher, bench.engine.browserWorkbench!.url, 'History');
-  const rows = watcher.getByTestId('history-row');
-  const paths = () => watcher.getByTestId('history-path').allInnerTexts();
+  const { rows, paths } = historyPage(watcher);
   await expect(rows).toHaveCount(5);
 
-  const history = section(page, 'History');
+  const history = settingsSection(page, 'History');
   await expect(history).toContainText('Now the newest 10,000; the oldest leave first. Default 10,000.');
   await expect(history).toContainText('Now kept whatever their age (0).');
   await history.getByRole('spinbutton', { name: /Entries kept/ }).fill('3');
@@ -315,13 +313,13 @@ test('keeps fewer history entries at once and from then on, kept in the vault; c
   // Kept for the next visit (and the next start: test/workbench/history-retention.test.ts).
   await page.reload();
   await openPage(page, 'Settings');
-  await expect(section(page, 'History').getByRole('spinbutton', { name: /Entries kept/ })).toHaveValue('3');
+  await expect(settingsSection(page, 'History').getByRole('spinbutton', { name: /Entries kept/ })).toHaveValue('3');
 });
 
 test('exports a seed file, token data only when ticked and warned, and imports one showing its conflicts first', async ({ page }) => {
   await openSettings(page);
   await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
-  const danger = section(page, 'Danger zone');
+  const danger = settingsSection(page, 'Danger zone');
 
   const plain = page.waitForEvent('download');
   await danger.getByRole('button', { name: 'Export seed file' }).click();
@@ -358,7 +356,7 @@ test('exports a seed file, token data only when ticked and warned, and imports o
   await preview.getByRole('button', { name: 'Apply the seed' }).click();
   await expect(danger.getByRole('group', { name: 'Seed applied' })).toContainText('Applied: 1 created.');
   expect((await bench.call('GET', '/applications/key', { key: 'the-reporting-key-of-24-characters' })).body.name).toBe('Reporting');
-  await expect(section(page, 'Applications').getByRole('table', { name: 'Applications' })).toContainText('Reporting');
+  await expect(settingsSection(page, 'Applications').getByRole('table', { name: 'Applications' })).toContainText('Reporting');
 
   await danger.getByLabel('Seed file to import').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"applications": [') });
   await expect(danger.getByRole('alert')).toContainText('broken.json is not JSON');
@@ -366,7 +364,7 @@ test('exports a seed file, token data only when ticked and warned, and imports o
 
 test('every export carries the same export key, labelled and revocable in Settings; History lists the exports and the keys made', async ({ page }) => {
   await openSettings(page);
-  const danger = section(page, 'Danger zone');
+  const danger = settingsSection(page, 'Danger zone');
   const exported = async () => {
     const download = page.waitForEvent('download');
     await danger.getByRole('button', { name: 'Export seed file' }).click();
@@ -377,7 +375,7 @@ test('every export carries the same export key, labelled and revocable in Settin
   expect(await exported()).toBe(key);
   await expect(danger.getByRole('status').filter({ hasText: 'Exported' })).toHaveText('Exported 2 applications with their export keys. History records the export.');
 
-  const applications = section(page, 'Applications');
+  const applications = settingsSection(page, 'Applications');
   await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
   const keys = applications.getByRole('table', { name: 'Keys of Tokenbench backend' });
   const exportKey = keys.getByRole('row').filter({ hasText: 'carried by seed files' });
@@ -398,13 +396,14 @@ test('every export carries the same export key, labelled and revocable in Settin
   await expect(exportKey).toHaveCount(1);
 
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'History' }).click();
-  const show = page.getByRole('combobox', { name: 'Show' });
+  const { show } = historyPage(page);
+  // A request's sender is a line of text, with no role or name of its own: its test id finds it.
   const senders = page.getByTestId('history-sender');
-  await show.selectOption('changes');
+  await show('changes');
   await expect(senders.filter({ hasText: `Sent by Settings page · Made the export key …${key.slice(-4)} of application “Tokenbench backend”` })).toHaveCount(1);
   await expect(senders.filter({ hasText: `Revoked the export key …${key.slice(-4)} of application “Tokenbench backend”` })).toHaveCount(1);
   await expect(senders.filter({ hasText: `Made the export key …${next.slice(-4)} of application “Tokenbench backend”` })).toHaveCount(1);
-  await show.selectOption('reveals');
+  await show('reveals');
   await expect(senders).toHaveCount(3);
   await expect(senders.first()).toContainText('Sent by Settings page · Exported a seed file: 2 applications with their export keys (…');
   await expect(senders.last()).toContainText(`…${key.slice(-4)}`);

@@ -1,7 +1,8 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import type { TestEngine } from '../support/test-engine';
 import { composer } from './support/composer-page';
 import { tokensPage } from './support/tokens-page';
+import { transactionsPage } from './support/transactions-page';
 import { workbenchTests } from './support/workbench-tests';
 import { engineFact, openPage, openWorkbench } from './support/workbench-page';
 
@@ -12,25 +13,6 @@ const workbench = workbenchTests();
 
 async function startBench(options: Parameters<typeof workbench.start>[0] = {}) {
   bench = await workbench.start(options);
-}
-
-function transactionsPage(page: Page) {
-  const list = page.getByRole('region', { name: 'Transactions', exact: true });
-  const detail = page.getByRole('region', { name: /^Transaction($| )/ });
-  return {
-    list,
-    detail,
-    rows: list.getByRole('row').filter({ has: page.getByRole('button') }),
-    row: (id: string) => list.getByRole('row').filter({ has: page.getByRole('button', { name: id.slice(0, 8), exact: true }) }),
-    open: (id: string) => list.getByRole('button', { name: id.slice(0, 8), exact: true }).click(),
-    create: () => list.getByRole('button', { name: 'New transaction' }).click(),
-    /** The id of the transaction the detail shows, once it shows one. */
-    async shownId() {
-      const heading = detail.getByRole('heading', { level: 2 });
-      await expect(heading).toHaveText(/^Transaction [0-9a-f-]{36}$/);
-      return (await heading.innerText()).replace(/^Transaction\s+/, '').trim();
-    },
-  };
 }
 
 test('create one, stage a token from the Composer and from an outside client, watch the detail, commit, see the token appear', async ({ page, context }) => {

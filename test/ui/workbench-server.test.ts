@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEngine } from '../../electron/engine';
-import type { LiveEvent } from '../../shared/workbench/contract';
+import type { LiveEvent } from '../../shared/workbench/live-contract';
 import { callApi, startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** A stand-in for `out/renderer`: the engine serves whatever the build put there. */

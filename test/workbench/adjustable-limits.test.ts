@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
-import { engineSettingsSchema } from '../../shared/workbench/contract';
+import { engineSettingsSchema } from '../../shared/workbench/settings-contract';
 import { startServer, type TestServer } from '../proxy/support/loopback';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 

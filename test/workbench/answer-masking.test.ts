@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
+import { exchangeSchema, type Exchange } from '../../shared/workbench/composer-contract';
 import { startServer } from '../proxy/support/loopback';
 import { engineForEachTest, PAN } from './support/workbench-engine';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applicationDetailSchema } from '../../shared/workbench/contract';
+import { applicationDetailSchema } from '../../shared/workbench/application-contract';
 import { callMethod, problemOf } from '../../electron/engine';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { callMethod } from '../../electron/engine';
-import type { CollectionsView } from '../../shared/workbench/contract';
+import type { CollectionsView } from '../../shared/workbench/collection-contract';
 import { SAVED_REQUEST as REQUEST } from '../support/saved-request';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
-import { engineSettingsSchema, type SentLiveEvent } from '../../shared/workbench/contract';
+import type { SentLiveEvent } from '../../shared/workbench/live-contract';
+import { engineSettingsSchema } from '../../shared/workbench/settings-contract';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** Settings' history retention and "Clear history": applied by the engine's history at once, kept in the vault. */

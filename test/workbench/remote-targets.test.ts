@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { remoteTargetSchema } from '../../shared/workbench/composer-contract';
-import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
+import { remoteTargetSchema, exchangeSchema, type Exchange } from '../../shared/workbench/composer-contract';
 import { callMethod, problemOf } from '../../electron/engine/workbench';
 import type { CallName } from '../../shared/workbench/methods';
 import { startTestEngine, type TestEngine } from '../support/test-engine';

@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { expressionPreviewSchema, requestCheckSchema, tokenSuggestionSchema, type RequestCheck } from '../../shared/workbench/composer-contract';
-import { exchangeSchema } from '../../shared/workbench/contract';
+import {
+  expressionPreviewSchema,
+  requestCheckSchema,
+  tokenSuggestionSchema,
+  type RequestCheck,
+  exchangeSchema,
+} from '../../shared/workbench/composer-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**

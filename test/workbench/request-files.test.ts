@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SavedRequest } from '../../shared/workbench/contract';
+import type { SavedRequest } from '../../shared/workbench/collection-contract';
 import { SAVED_REQUEST } from '../support/saved-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { callMethod } from '../../electron/engine';
-import { exchangeSchema, type ImportedRequests, type SavedRequest } from '../../shared/workbench/contract';
+import type { ImportedRequests, SavedRequest } from '../../shared/workbench/collection-contract';
+import { exchangeSchema } from '../../shared/workbench/composer-contract';
 import { wireRequest } from '../../renderer/src/pages/composer/wire-request';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 

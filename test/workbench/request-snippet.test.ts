@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requestSnippetSchema } from '../../shared/workbench/composer-contract';
-import { exchangeSchema, historyListSchema } from '../../shared/workbench/contract';
+import { requestSnippetSchema, exchangeSchema } from '../../shared/workbench/composer-contract';
+import { historyListSchema } from '../../shared/workbench/history-contract';
 import { callMethod, problemOf } from '../../electron/engine/workbench';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 

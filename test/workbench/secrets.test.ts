@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { callMethod } from '../../electron/engine';
-import { exchangeSchema, historyListSchema, type CollectionsView, type SavedRequest } from '../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../shared/workbench/collection-contract';
+import { exchangeSchema } from '../../shared/workbench/composer-contract';
+import { historyListSchema } from '../../shared/workbench/history-contract';
 import { PAGE_HEADER } from '../../shared/workbench/transport';
 import { filesIn, startTestEngine, type TestEngine } from '../support/test-engine';
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf, seedFile } from '../../electron/engine';
 import { SEED_TOKEN_IDS_LISTED } from '../../electron/engine/workbench/workbench-records';
-import { historyListSchema, seedReportSchema } from '../../shared/workbench/contract';
+import { historyListSchema } from '../../shared/workbench/history-contract';
+import { seedReportSchema } from '../../shared/workbench/vault-contract';
 import { startTestEngine, type ApiResponse, type TestEngine } from '../support/test-engine';
 import { revealKey } from '../transactions/transaction-fixtures';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exchangeSchema, type Exchange } from '../../shared/workbench/contract';
+import { exchangeSchema, type Exchange } from '../../shared/workbench/composer-contract';
 import { randomBytes } from 'node:crypto';
 import { resolveReferences, type WireParts } from '../../electron/engine/environments/resolve-references';
 import { SecretStore } from '../../electron/engine/secrets/secret-store';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { historyListSchema } from '../../shared/workbench/contract';
+import { historyListSchema } from '../../shared/workbench/history-contract';
 import { readAsSchema, tokenDetailSchema } from '../../shared/workbench/token-contract';
 import { engineForEachTest, PAN } from './support/workbench-engine';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionPageSchema, type TransactionFilter, type TransactionPage, type TransactionView } from '../../shared/workbench/contract';
+import { transactionPageSchema, type TransactionFilter, type TransactionPage, type TransactionView } from '../../shared/workbench/transaction-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**

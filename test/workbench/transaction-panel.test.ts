@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transactionViewSchema } from '../../shared/workbench/contract';
+import { transactionViewSchema } from '../../shared/workbench/transaction-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { createToken, inTransaction, MERGE_PATCH, openTransaction, revealKey } from '../transactions/transaction-fixtures';
 

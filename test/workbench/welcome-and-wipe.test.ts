@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
-import { welcomeSchema, type TransactionView } from '../../shared/workbench/contract';
+import type { TransactionView } from '../../shared/workbench/transaction-contract';
+import { welcomeSchema } from '../../shared/workbench/vault-contract';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** The welcome view's keys (held in memory, given once) and the wipe that makes a vault new again. */

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
-import type { CollectionsView, SavedRequest } from '../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../shared/workbench/collection-contract';
 import { ApiProblem } from '../server/problem';
 import { syncFolder, writeFileAtomic } from '../storage/atomic-file';
 import { codeOf, containedIn, entriesIn, entryAt, fileProblem, NotReadable, readInFolder, writeInFolder } from './folder-files';

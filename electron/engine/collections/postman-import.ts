@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REFERENCE_NAME, referenceParts, referenceTo } from '../../../shared/secrets/references';
-import { COMPOSER_METHODS, type SavedRequest } from '../../../shared/workbench/contract';
+import { COMPOSER_METHODS, type SavedRequest } from '../../../shared/workbench/collection-contract';
 import { draftOf } from '../../../shared/workbench/request-draft';
 import { formEncode } from '../expressions/rendered-value';
 import { ApiProblem } from '../server/problem';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { savedRequestSchema, sendAsSchema, type SavedRequest } from '../../../shared/workbench/contract';
+import { savedRequestSchema, sendAsSchema, type SavedRequest } from '../../../shared/workbench/collection-contract';
 
 /**
  * A saved request's file. Version 2 keeps the body as an array of its lines, so a pretty-printed JSON body changed in

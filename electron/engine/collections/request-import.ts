@@ -1,6 +1,6 @@
 import { toHarStringWarn } from 'curlconverter';
 import { z } from 'zod';
-import type { ImportedRequests } from '../../../shared/workbench/contract';
+import type { ImportedRequests } from '../../../shared/workbench/collection-contract';
 import { draftOf, type SentRequest } from '../../../shared/workbench/request-draft';
 import { ApiProblem } from '../server/problem';
 

@@ -1,4 +1,4 @@
-import type { SentHistoryEntry } from '../../../shared/workbench/contract';
+import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import { receivedUrl } from '../../../shared/workbench/received-url';
 
 /** HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), as much of it as History keeps. */

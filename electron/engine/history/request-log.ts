@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
-import type { SentHistoryEntry } from '../../../shared/workbench/contract';
+import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
 import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import type { ProxyDetails } from '../../../shared/workbench/contract';
+import type { ProxyDetails } from '../../../shared/workbench/history-contract';
 import { maskCardNumbers } from '../history/card-numbers';
 import type { EchoedValues } from './echoed-values';
 

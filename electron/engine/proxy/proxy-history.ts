@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { ProxyDetails } from '../../../shared/workbench/contract';
+import type { ProxyDetails } from '../../../shared/workbench/history-contract';
 import type { Caller } from '../access/authenticator';
 import { type BodyKind, type CompiledBody, type ExpressionEngine, type TokenRecord, writesNothing } from '../expressions';
 import type { RequestLogEntry } from '../history/request-log';

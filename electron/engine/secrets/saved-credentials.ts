@@ -1,6 +1,6 @@
 import { plainCredential } from '../../../shared/secrets/credential-headers';
 import { REFERENCE_NAME, referencesIn, referenceTo } from '../../../shared/secrets/references';
-import type { CollectionsView, SavedRequest } from '../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../shared/workbench/collection-contract';
 import type { MovedAside } from '../../../shared/workbench/secret-contract';
 import type { SecretStore } from './secret-store';
 

@@ -1,6 +1,6 @@
 import type { TokenService } from '../vault/token-service';
 import type { TokenWrite } from '../vault/token-store';
-import type { CommitEffect, TransactionCounts, TransactionPage, TransactionQuery, TransactionView } from '../../../shared/workbench/contract';
+import type { CommitEffect, TransactionCounts, TransactionPage, TransactionQuery, TransactionView } from '../../../shared/workbench/transaction-contract';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
 

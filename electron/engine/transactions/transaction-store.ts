@@ -1,4 +1,4 @@
-import type { TransactionCounts, TransactionFilter } from '../../../shared/workbench/contract';
+import type { TransactionCounts, TransactionFilter } from '../../../shared/workbench/transaction-contract';
 import type { PagePosition } from '../server/page-cursor';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';

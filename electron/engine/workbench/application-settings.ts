@@ -1,4 +1,4 @@
-import type { ApplicationDetail, PermissionInfo } from '../../../shared/workbench/contract';
+import type { ApplicationDetail, PermissionInfo } from '../../../shared/workbench/application-contract';
 import type { Request, SentReply } from '../../../shared/workbench/methods';
 import { applicationRequest, applicationUpdateRequest } from '../access/application-requests';
 import type { Application, ApplicationStore } from '../access/application-store';

@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import type { ComposedRequest, Exchange, SentHistoryEntry } from '../../../shared/workbench/contract';
+import type { ComposedRequest, Exchange } from '../../../shared/workbench/composer-contract';
+import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { EngineEvents } from '../engine-events';
 import type { ResolvedRequest, WireParts } from '../environments/resolve-references';

@@ -1,4 +1,7 @@
-import type { CollectionsView, EngineStatus, SentHistoryEntry, SentLiveEvent, TransactionCounts, TransactionView } from '../../../shared/workbench/contract';
+import type { CollectionsView } from '../../../shared/workbench/collection-contract';
+import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
+import type { EngineStatus, SentLiveEvent } from '../../../shared/workbench/live-contract';
+import type { TransactionCounts, TransactionView } from '../../../shared/workbench/transaction-contract';
 import type { TokenChange } from '../../../shared/workbench/token-contract';
 import type { EngineEvents } from '../engine-events';
 

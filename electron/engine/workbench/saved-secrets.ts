@@ -1,4 +1,4 @@
-import type { CollectionsView, ImportedRequests, SavedRequest } from '../../../shared/workbench/contract';
+import type { CollectionsView, ImportedRequests, SavedRequest } from '../../../shared/workbench/collection-contract';
 import type { SentReply } from '../../../shared/workbench/methods';
 import type { MovedAside, SecretInfo } from '../../../shared/workbench/secret-contract';
 import type { CollectionStore } from '../collections/collection-store';

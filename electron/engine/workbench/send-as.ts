@@ -1,4 +1,4 @@
-import type { CollectionsView } from '../../../shared/workbench/contract';
+import type { CollectionsView } from '../../../shared/workbench/collection-contract';
 import type { ApplicationStore } from '../access/application-store';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ComposedRequest } from '../../../shared/workbench/contract';
+import type { ComposedRequest } from '../../../shared/workbench/composer-contract';
 import type { Request, SentReply } from '../../../shared/workbench/methods';
 import type { FrontDoor, SendTo, SentExchange } from './front-door';
 

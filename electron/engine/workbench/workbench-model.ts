@@ -1,5 +1,16 @@
-import { HISTORY_PAGE_MAX, type ApplicationChoice, type EngineSettings, type EngineStatus, type ProxyDetails } from '../../../shared/workbench/contract';
-import { WORKBENCH_METHODS, type CallName, type ChangeName, type RevealName, type Request, type SentReply, type WorkbenchModel } from '../../../shared/workbench/methods';
+import type { ApplicationChoice } from '../../../shared/workbench/application-contract';
+import { HISTORY_PAGE_MAX, type ProxyDetails } from '../../../shared/workbench/history-contract';
+import type { EngineStatus } from '../../../shared/workbench/live-contract';
+import type { EngineSettings } from '../../../shared/workbench/settings-contract';
+import {
+  WORKBENCH_METHODS,
+  type CallName,
+  type ChangeName,
+  type RevealName,
+  type Request,
+  type SentReply,
+  type WorkbenchModel,
+} from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ProxyDetails } from '../../../shared/workbench/contract';
+import type { ProxyDetails } from '../../../shared/workbench/history-contract';
 import {
   METHOD_NAMES,
   WORKBENCH_METHODS,

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { SecretValue } from '../components/SecretValue';
-import { useEngineStore } from '../state/engine-store';
+import { useEngineStore, useHeaderPrefix } from '../state/engine-store';
 import { useWelcomeStore } from '../state/welcome-store';
 
 /**
@@ -13,6 +13,7 @@ export function WelcomeDialog() {
   const keys = useWelcomeStore((state) => state.keys);
   const done = useWelcomeStore((state) => state.done);
   const status = useEngineStore((state) => state.status);
+  const prefix = useHeaderPrefix();
   const dialog = useRef<HTMLDialogElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -25,7 +26,7 @@ export function WelcomeDialog() {
   return (
     <dialog ref={dialog} className="modal welcome" aria-labelledby="welcome-title" onCancel={(event) => event.preventDefault()}>
       <h2 id="welcome-title">Welcome to Tokenbench</h2>
-      <p>This vault is new. Clients call it here, with one of the keys below in the {status?.headerPrefix ?? 'BT'}-API-KEY header:</p>
+      <p>This vault is new. Clients call it here, with one of the keys below in the {prefix}-API-KEY header:</p>
       {status && (
         <dl className="welcome-endpoint">
           <dt>API</dt>

@@ -1,4 +1,4 @@
-import type { ApplicationChoice } from '../../../shared/workbench/contract';
+import type { ApplicationChoice } from '../../../shared/workbench/application-contract';
 
 /** A labelled choice of one of the engine's applications, each named with its type. */
 export function ApplicationSelect({

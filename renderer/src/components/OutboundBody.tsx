@@ -1,4 +1,4 @@
-import type { ProxyDetails } from '../../../shared/workbench/contract';
+import type { ProxyDetails } from '../../../shared/workbench/history-contract';
 import { useEngineCall } from '../api/engine-call';
 import { useWorkbenchApi } from '../api/workbench-api-context';
 import { BodyView } from './BodyView';

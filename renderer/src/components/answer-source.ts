@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../shared/workbench/history-contract';
 
 /** The word for each source, the same in the history list and the entry panel. */
 export const SOURCE_LABELS = { destination: 'destination', proxy: 'proxy error', api: 'api', workbench: 'workbench' } as const;

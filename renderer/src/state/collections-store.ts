@@ -1,22 +1,8 @@
-import { create } from 'zustand';
-import type { CollectionsView, SavedRequest } from '../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../shared/workbench/collection-contract';
+import { resourceStore } from './resource-store';
 
-interface CollectionsState {
-  /** Null until the engine has listed them. */
-  view: CollectionsView | null;
-  problem: string | null;
-  /** The folder as it is now: listed, saved to, or changed on disk (the live feed carries that). */
-  loaded(view: CollectionsView): void;
-  failed(problem: string): void;
-}
-
-/** The saved requests: collections in a folder, a file per request. */
-export const useCollectionsStore = create<CollectionsState>()((set) => ({
-  view: null,
-  problem: null,
-  loaded: (view) => set({ view, problem: null }),
-  failed: (problem) => set({ problem }),
-}));
+/** The saved requests: collections in a folder, a file per request; `loaded` as listed, saved to, or changed on disk (the live feed carries that). */
+export const useCollectionsStore = resourceStore('listCollections');
 
 /** The request saved at a place, as the folder holds it now; null when it is not there (deleted, or not a request). */
 export function savedRequestAt(view: CollectionsView | null, place: { collection: string; name: string } | null): SavedRequest | null {

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
-import type { RemoteTarget } from '../../../shared/workbench/composer-contract';
-import type { Exchange, SavedRequest } from '../../../shared/workbench/contract';
+import type { RemoteTarget, Exchange } from '../../../shared/workbench/composer-contract';
+import type { SavedRequest } from '../../../shared/workbench/collection-contract';
 import { sameRequest } from './collections-store';
 import { lazyStorage } from './lazy-storage';
 

@@ -1,5 +1,6 @@
 import { create } from 'zustand';
-import type { EngineStatus } from '../../../shared/workbench/contract';
+import type { EngineStatus } from '../../../shared/workbench/live-contract';
+import { HOSTED_PREFIX } from '../../../shared/workbench/request-draft';
 
 export type Connection = 'connecting' | 'live' | 'lost' | 'failed';
 
@@ -26,3 +27,9 @@ export const useEngineStore = create<EngineState>()((set) => ({
     }),
   failed: (problem) => set({ connection: 'failed', problem }),
 }));
+
+/** The prefix of the service's headers (`BT-API-KEY`): the engine's, or the hosted service's (its default) until it has said. */
+export const headerPrefix = (): string => useEngineStore.getState().status?.headerPrefix ?? HOSTED_PREFIX;
+
+/** The header prefix, as a component shows it. */
+export const useHeaderPrefix = (): string => useEngineStore((state) => state.status?.headerPrefix ?? HOSTED_PREFIX);

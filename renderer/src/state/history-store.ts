@@ -1,6 +1,9 @@
 import { create } from 'zustand';
-import type { HistoryEntry } from '../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../shared/workbench/history-contract';
 import { historyFilterSchema, matchesHistoryFilter, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import type { WorkbenchApi } from '../../../shared/workbench/methods';
+import { messageOf } from '../api/engine-call';
+import { useEngineStore } from './engine-store';
 
 /** Entries per page: the first load, each reconnect, each filter, and each "Load older". */
 export const PAGE_SIZE = 100;
@@ -31,6 +34,8 @@ interface HistoryState {
   /** Whether the filters beyond the first row are open. */
   moreFilters: boolean;
   scroll: HistoryScroll;
+  /** The kept answer of the entry on show, as read from the engine (lists never carry it): its masked text, or why it could not be read. */
+  keptAnswer: { entryId: string; text: string | null; problem: string | null } | null;
   /** Puts another filter on screen; its entries follow with `replace`. */
   ask(filter: HistoryFilter): void;
   /** Adds the entries of a live batch that the filter lets through. */
@@ -77,6 +82,7 @@ export const useHistoryStore = create<HistoryState>()((set) => ({
   confirmingReplay: null,
   moreFilters: false,
   scroll: { list: 0, entry: 0 },
+  keptAnswer: null,
   ask: (filter) => set({ filter }),
   mergeLive: (incoming) => set((state) => merged(state, incoming.filter((entry) => matchesHistoryFilter(entry, state.listed)), false)),
   mergePage: (page, filter) => set((state) => (state.listed === filter ? merged(state, page, true) : {})),
@@ -92,3 +98,28 @@ export const useHistoryStore = create<HistoryState>()((set) => ({
   showMoreFilters: (moreFilters) => set({ moreFilters }),
   keepScroll: (part, top) => set((state) => ({ scroll: { ...state.scroll, [part]: top } })),
 }));
+
+/** The number of the latest list asked for: only its answer is shown, so a quick change of filter never shows an older one's. */
+let latestList = 0;
+
+/** Lists the first page under `filter` in place of the list; a failure is the engine's (the shell says it). */
+export function listHistoryFor(api: WorkbenchApi, filter: HistoryFilter): Promise<void> {
+  const request = ++latestList;
+  return api.listHistory({ limit: PAGE_SIZE, filter }).then(
+    (page) => {
+      if (request === latestList) useHistoryStore.getState().replace(filter, page);
+    },
+    (error: unknown) => useEngineStore.getState().failed(messageOf(error)),
+  );
+}
+
+/** Reads an entry's kept answer for the detail panel; an answer for an entry no longer on show is dropped. */
+export function readKeptAnswer(api: WorkbenchApi, entryId: string): Promise<void> {
+  useHistoryStore.setState({ keptAnswer: { entryId, text: null, problem: null } });
+  const settle = (text: string | null, problem: string | null) =>
+    useHistoryStore.setState((state) => (state.keptAnswer?.entryId === entryId ? { keptAnswer: { entryId, text, problem } } : {}));
+  return api.getHistoryAnswer({ id: entryId }).then(
+    (answer) => settle(answer.text, null),
+    (error: unknown) => settle(null, `The kept answer could not be read: ${messageOf(error)}. Select the request again to retry.`),
+  );
+}

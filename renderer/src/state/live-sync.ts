@@ -2,7 +2,7 @@ import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
 import { useCollectionsStore } from './collections-store';
-import { refreshEnvironments } from './environments-store';
+import { useEnvironmentsStore } from './environments-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
 import { useTokensStore } from './tokens-store';
 import { loadTransactions, useTransactionsStore } from './transactions-store';
@@ -53,7 +53,7 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       if (event.collections) {
         useCollectionsStore.getState().loaded(event.collections);
         // The environments live in the same folder: a change to it (a pull, another folder chosen) may be theirs.
-        void refreshEnvironments(api);
+        void useEnvironmentsStore.refresh(api);
       }
       const { changes, more } = event.tokens;
       if (changes.length > 0 || more || event.transactions.length > 0) useTokensStore.getState().heard(changes, more, event.transactions.length > 0);

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
-import type { TransactionView } from '../../../shared/workbench/contract';
+import type { TransactionView } from '../../../shared/workbench/transaction-contract';
 import type { StagedToken, TokenChange, TokenExpiryFilter, TokenPage, TokenView } from '../../../shared/workbench/token-contract';
 import { joinsListed, newestFirst } from './newest-first';
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { TransactionCounts, TransactionFilter, TransactionPage, TransactionView } from '../../../shared/workbench/contract';
+import type { TransactionCounts, TransactionFilter, TransactionPage, TransactionView } from '../../../shared/workbench/transaction-contract';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { joinsListed, newestFirst } from './newest-first';
 

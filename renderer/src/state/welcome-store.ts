@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { Welcome } from '../../../shared/workbench/contract';
+import type { Welcome } from '../../../shared/workbench/vault-contract';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 
 interface WelcomeState {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { Exchange } from '../../../../shared/workbench/contract';
+import type { Exchange } from '../../../../shared/workbench/composer-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';

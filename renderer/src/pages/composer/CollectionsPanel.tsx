@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/contract';
+import type { CollectionsView, SavedRequest } from '../../../../shared/workbench/collection-contract';
 import type { MovedAside } from '../../../../shared/workbench/secret-contract';
-import { messageOf, useEngineCall } from '../../api/engine-call';
+import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -13,16 +13,6 @@ import { useRemoteTargetsStore, remoteTargetToUse } from '../../state/remote-tar
 import { useEngineStore } from '../../state/engine-store';
 import { storedPreference } from '../../state/stored-preference';
 import { ImportDialog } from './ImportDialog';
-
-
-/** Lists the saved requests once per visit; the live feed keeps them current after that. */
-function useCollections(): void {
-  const api = useWorkbenchApi();
-  useEffect(() => {
-    const { loaded, failed } = useCollectionsStore.getState();
-    api.listCollections().then(loaded, (error: unknown) => failed(messageOf(error)));
-  }, [api]);
-}
 
 /** What a save moved into Secrets, said where the user looks next. */
 const movedNotice = (place: SavedPlace, moved: readonly MovedAside[]) =>
@@ -79,8 +69,8 @@ function SaveForm({ view, onDone }: { view: CollectionsView; onDone: () => void 
 /** The application the Composer sends as, by name, to keep with a saved request; null when it sends to a remote target. */
 function sendAsName(): string | null {
   const { targetId, applicationId } = useComposerStore.getState();
-  if (remoteTargetToUse(useRemoteTargetsStore.getState().targets, targetId)) return null;
-  return applicationToUse(useApplicationsStore.getState().applications, applicationId)?.name ?? null;
+  if (remoteTargetToUse(useRemoteTargetsStore.getState().value, targetId)) return null;
+  return applicationToUse(useApplicationsStore.getState().value, applicationId)?.name ?? null;
 }
 
 type SendAs = { name: string; application_id: string | null } | null | undefined;
@@ -210,8 +200,9 @@ function useFolded(): { folded: boolean; focusToggle: boolean; fold(folded: bool
 
 /** The saved requests beside the Composer: plain files in a folder a team can keep in git. */
 export function CollectionsPanel() {
-  useCollections();
-  const view = useCollectionsStore((state) => state.view);
+  // Listed once per visit; the live feed keeps them current after that.
+  useCollectionsStore.useRefreshed();
+  const view = useCollectionsStore((state) => state.value);
   const problem = useCollectionsStore((state) => state.problem);
   // Without the engine the shell says why; this would only say it again.
   const live = useEngineStore((state) => state.connection === 'live');

@@ -1,7 +1,7 @@
 import { SplitPane } from '../../components/SplitPane';
-import { useApplicationList } from '../../state/applications-store';
+import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
-import { useRemoteTargetList } from '../../state/remote-targets-store';
+import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useComposerKeys } from './composer-actions';
 import { CollectionsPanel } from './CollectionsPanel';
 import { OPEN_REQUEST_PANEL, OpenRequests, tabIdOf } from './OpenRequests';
@@ -12,8 +12,8 @@ import './composer.css';
 
 /** Compose a request, send it through the proxy or to the vault API, and see who answered. */
 export function ComposerPage() {
-  useApplicationList();
-  useRemoteTargetList();
+  useApplicationsStore.useRefreshed();
+  useRemoteTargetsStore.useRefreshed();
   useComposerKeys();
   useRequestChecks();
   const activeTab = useComposerStore((state) => state.activeTab);

@@ -7,9 +7,10 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { wordList } from '../../components/format';
 import { useComposerStore } from '../../state/composer-store';
-import { refreshApplications } from '../../state/applications-store';
+import { useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
-import { headerPrefix, sendTarget } from './composer-actions';
+import { sendTarget } from './composer-actions';
+import { headerPrefix } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
 
 const FORMATS: Record<SnippetFormat, string> = { curl: 'cURL', node: 'Node' };
@@ -24,7 +25,7 @@ export function CopyAsCode() {
   const api = useWorkbenchApi();
   const refused = useComposerStore((state) => state.refused);
   const targetId = useComposerStore((state) => state.targetId);
-  const targets = useRemoteTargetsStore((state) => state.targets);
+  const targets = useRemoteTargetsStore((state) => state.value);
   const toRemote = targetId !== null && remoteTargetToUse(targets, targetId) !== null;
   const [keyAsked, setKeyAsked] = useState(false);
   const includeKey = keyAsked && !toRemote;
@@ -42,7 +43,7 @@ export function CopyAsCode() {
       const reply = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
       await navigator.clipboard.writeText(reply.snippet);
       // Writing the key in made it, on its first use: the Composer says which key it sends with.
-      if (reply.key && !target.application?.workbench_key) void refreshApplications(api);
+      if (reply.key && !target.application?.workbench_key) void useApplicationsStore.refresh(api);
       const keyHeader = `${headerPrefix()}-API-KEY`.toLowerCase();
       const readsKey = !includeKey && !wire.headers.some(([name]) => name.toLowerCase() === keyHeader);
       // A secret is never written in, key or no key: its variable is always read.

@@ -1,7 +1,6 @@
-import { useEffect } from 'react';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
-import { refreshEnvironments, useEnvironmentsStore } from '../../state/environments-store';
+import { useEnvironmentsStore } from '../../state/environments-store';
 import { openPage } from '../../state/route';
 
 const NONE = '';
@@ -12,11 +11,9 @@ const NONE = '';
  */
 export function EnvironmentSwitch() {
   const api = useWorkbenchApi();
-  const view = useEnvironmentsStore((state) => state.view);
+  const view = useEnvironmentsStore((state) => state.value);
   const choosing = useEngineCall();
-  useEffect(() => {
-    void refreshEnvironments(api);
-  }, [api]);
+  useEnvironmentsStore.useRefreshed();
   const usable = view?.environments.filter((environment) => environment.variables !== null) ?? [];
   const missing = view?.active && !usable.some((environment) => environment.name === view.active) ? view.active : null;
   const choose = (name: string) =>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { ImportedRequests } from '../../../../shared/workbench/contract';
+import type { ImportedRequests } from '../../../../shared/workbench/collection-contract';
 import type { PostmanImported } from '../../../../shared/workbench/postman-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -7,7 +7,7 @@ import { Alert } from '../../components/Alert';
 import { IS_MAC } from '../../components/keys';
 import { useCollectionsStore } from '../../state/collections-store';
 import { useComposerStore } from '../../state/composer-store';
-import { refreshEnvironments } from '../../state/environments-store';
+import { useEnvironmentsStore } from '../../state/environments-store';
 
 type Imported = ImportedRequests['requests'][number];
 const FORMAT_NAMES: Record<ImportedRequests['format'], string> = { curl: 'a cURL command', har: 'a HAR' };
@@ -112,7 +112,7 @@ function PostmanImport({ onClose }: { onClose: () => void }) {
     void run(async () => {
       const imported = await api.importPostman({ collection: collection.trim() || null, environment: environment.trim() || null, replace });
       useCollectionsStore.getState().loaded(imported.view);
-      await refreshEnvironments(api);
+      await useEnvironmentsStore.refresh(api);
       setResult(imported);
     });
   };

@@ -1,6 +1,6 @@
 import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { TabCommand } from '../../../../shared/workbench/tab-keys';
-import type { CollectionsView } from '../../../../shared/workbench/contract';
+import type { CollectionsView } from '../../../../shared/workbench/collection-contract';
 import { changedSinceSaved, savedRequestAt, useCollectionsStore } from '../../state/collections-store';
 import { isBlank, useComposerStore, type OpenRequest } from '../../state/composer-store';
 import { tabKeyAria, tabKeyLabel, useOpenRequestKeys } from './open-request-keys';
@@ -160,7 +160,7 @@ export function OpenRequests() {
   const sending = useComposerStore((state) => state.sending);
   const reopenable = useComposerStore((state) => state.closed.length);
   const { openTab, showTab, closeTab, cycleTab, reopenTab } = useComposerStore.getState();
-  const view = useCollectionsStore((state) => state.view);
+  const view = useCollectionsStore((state) => state.value);
   const [confirming, setConfirming] = useState<string | null>(null);
   const strip = useRef<HTMLDivElement>(null);
   useSidewaysWheel(strip);
@@ -173,7 +173,7 @@ export function OpenRequests() {
   };
   // One function for every render, so a tab the user is not typing in is not drawn again.
   const close = useCallback((tab: OpenRequest) => {
-    if (unsavedIn(useCollectionsStore.getState().view, tab)) return setConfirming(tab.id);
+    if (unsavedIn(useCollectionsStore.getState().value, tab)) return setConfirming(tab.id);
     closeTab(tab.id);
     focusTab(useComposerStore.getState().activeTab);
   }, [closeTab]);

@@ -8,14 +8,13 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useComposerStore } from '../../state/composer-store';
 import { useEngineStore } from '../../state/engine-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
-import { refreshRemoteTargets } from '../../state/remote-targets-store';
 
 /** The key as the workbench shows it: its last four characters at most. */
 const keyHint = (last4: string) => (last4 ? lastFour(last4) : 'hidden');
 
 /** Where the request goes: this engine, or a remote target with the key the engine keeps for it. */
 export function SendTo() {
-  const targets = useRemoteTargetsStore((state) => state.targets);
+  const targets = useRemoteTargetsStore((state) => state.value);
   const chosen = useComposerStore((state) => state.targetId);
   const choose = useComposerStore((state) => state.chooseTarget);
   const url = useEngineStore((state) => state.status?.url);
@@ -42,7 +41,7 @@ export function SendTo() {
 /** The remote targets kept: listed, added with a pasted key, deleted. */
 export function RemoteTargets() {
   const api = useWorkbenchApi();
-  const targets = useRemoteTargetsStore((state) => state.targets);
+  const targets = useRemoteTargetsStore((state) => state.value);
   const problem = useRemoteTargetsStore((state) => state.problem);
   const chosen = useComposerStore((state) => state.targetId);
   const choose = useComposerStore((state) => state.chooseTarget);
@@ -62,7 +61,7 @@ export function RemoteTargets() {
       setApiKey('');
       setName('');
       setBaseUrl('');
-      void refreshRemoteTargets(api);
+      void useRemoteTargetsStore.refresh(api);
       choose(added.id);
     });
   };
@@ -72,7 +71,7 @@ export function RemoteTargets() {
       if (chosen === target.id) choose(null);
       setAsking(null);
       setDone(`Deleted remote target “${target.name}” and its key ${keyHint(target.key_last4)}.`);
-      void refreshRemoteTargets(api);
+      void useRemoteTargetsStore.refresh(api);
     });
 
   return (

@@ -1,5 +1,5 @@
 import { useRef, useState, type ReactNode } from 'react';
-import type { Exchange } from '../../../../shared/workbench/contract';
+import type { Exchange } from '../../../../shared/workbench/composer-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { BodyView, keptPartOnly } from '../../components/BodyView';
@@ -240,7 +240,7 @@ function Answer({ state, result, tab, setTab }: { state: ResponseState; result: 
 function FirstRun() {
   const api = useWorkbenchApi();
   const { busy, problem, run } = useEngineCall();
-  const listed = useApplicationsStore((state) => state.applications !== null);
+  const listed = useApplicationsStore((state) => state.value !== null);
   return (
     <div className="first-run">
       <p>

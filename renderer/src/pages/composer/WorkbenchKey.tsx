@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import type { ApplicationChoice } from '../../../../shared/workbench/contract';
+import type { ApplicationChoice } from '../../../../shared/workbench/application-contract';
 import { keyName } from '../../../../shared/workbench/key-name';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { useApplicationsStore } from '../../state/applications-store';
+import { applicationUpdated } from '../../state/applications-store';
 
 /**
  * The key the Composer sends with as this application, by its last four; revoked after a confirmation, and made anew
@@ -13,13 +13,12 @@ import { useApplicationsStore } from '../../state/applications-store';
  */
 export function WorkbenchKey({ application }: { application: ApplicationChoice }) {
   const api = useWorkbenchApi();
-  const updated = useApplicationsStore((state) => state.updated);
   const revoking = useEngineCall();
   const [asking, setAsking] = useState(false);
   const key = application.workbench_key;
   const revoke = () =>
     revoking.run(async () => {
-      updated(await api.revokeWorkbenchKey({ application_id: application.id }));
+      applicationUpdated(await api.revokeWorkbenchKey({ application_id: application.id }));
       setAsking(false);
     });
   return (

@@ -3,14 +3,12 @@ import type { WorkbenchApi } from '../../../../shared/workbench/methods';
 import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
-import type { ApplicationChoice } from '../../../../shared/workbench/contract';
-import { applicationToUse, refreshApplications, useApplicationsStore } from '../../state/applications-store';
+import type { ApplicationChoice } from '../../../../shared/workbench/application-contract';
+import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { headerPrefix, useEngineStore } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
-
-export const DEFAULT_PREFIX = 'BT';
 
 /** Where a composed request goes: a remote target with its key, or this engine as the chosen application. */
 export type SendTarget =
@@ -39,12 +37,9 @@ export function sendTargetOf({ targetId, targets, applicationId, applications }:
 /** The target the Composer sends to now. */
 export function sendTarget(): SendTarget | string {
   const { targetId, applicationId } = useComposerStore.getState();
-  const { targets } = useRemoteTargetsStore.getState();
-  return sendTargetOf({ targetId, targets, applicationId, applications: useApplicationsStore.getState().applications });
+  const targets = useRemoteTargetsStore.getState().value;
+  return sendTargetOf({ targetId, targets, applicationId, applications: useApplicationsStore.getState().value });
 }
-
-/** The header prefix of the service's own headers (BT-…), as the engine reports it. */
-export const headerPrefix = () => useEngineStore.getState().status?.headerPrefix ?? DEFAULT_PREFIX;
 
 /** Sends the request as composed, to the chosen target; says what to fix when it cannot be sent. */
 export async function sendComposed(api: WorkbenchApi): Promise<void> {
@@ -67,7 +62,7 @@ export async function sendComposed(api: WorkbenchApi): Promise<void> {
       sentBody: wire.body,
       remote: target.remote,
     });
-    if (target.application && !target.application.workbench_key) void refreshApplications(api);
+    if (target.application && !target.application.workbench_key) void useApplicationsStore.refresh(api);
   } catch (error) {
     composer.finished({ kind: 'no-engine', tried: `${wire.method} ${target.remote?.base_url ?? status?.url ?? ''}${wire.path}`, detail: messageOf(error) });
   }
@@ -106,7 +101,7 @@ const TEST_CARD = () => ({ number: '4242424242424242', expiration_month: 12, exp
  */
 export async function startWithTestCard(api: WorkbenchApi): Promise<void> {
   const composer = useComposerStore.getState();
-  const application = applicationToUse(useApplicationsStore.getState().applications, composer.applicationId);
+  const application = applicationToUse(useApplicationsStore.getState().value, composer.applicationId);
   if (!application) return composer.refused('There is no application to create the test card with.');
   const created = await api.sendRequest({
     id: crypto.randomUUID(),
@@ -116,7 +111,7 @@ export async function startWithTestCard(api: WorkbenchApi): Promise<void> {
     headers: [['Content-Type', 'application/json']],
     body: JSON.stringify({ type: 'card', data: TEST_CARD() }),
   });
-  if (!application.workbench_key) void refreshApplications(api);
+  if (!application.workbench_key) void useApplicationsStore.refresh(api);
   const outcome = created.outcome;
   const token = outcome.kind === 'response' && outcome.status === 201 ? (JSON.parse(atob(outcome.body_base64)) as { id: string }) : null;
   if (!token) {

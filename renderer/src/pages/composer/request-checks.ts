@@ -5,11 +5,11 @@ import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { headerPrefix, useEngineStore } from '../../state/engine-store';
 import { useEnvironmentsStore } from '../../state/environments-store';
 import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useRequestCheckStore } from '../../state/request-check-store';
-import { headerPrefix, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
+import { sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
 import type { AssistContext } from './expression-assist';
 import { draftChecker, type WholeCheckQuery } from './checked-draft';
 import { BODY_TYPES, wireRequest, type WireRequest } from './wire-request';
@@ -65,11 +65,11 @@ export function useRequestChecks(): void {
     let asked: readonly unknown[] = [];
     const askIfChanged = () => {
       const { draft, applicationId, targetId } = useComposerStore.getState();
-      const { applications } = useApplicationsStore.getState();
-      const { targets } = useRemoteTargetsStore.getState();
+      const applications = useApplicationsStore.getState().value;
+      const targets = useRemoteTargetsStore.getState().value;
       const prefix = headerPrefix();
       // The environments too: choosing or editing one changes what the request's references stand for.
-      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().view];
+      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().value];
       if (inputs.every((input, i) => input === asked[i])) return;
       asked = inputs;
       ask(checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })));

@@ -1,10 +1,10 @@
 import { useMemo } from 'react';
-import type { Exchange, HistoryEntry } from '../../../../shared/workbench/contract';
-import type { RemoteTarget } from '../../../../shared/workbench/composer-contract';
+import type { Exchange, RemoteTarget } from '../../../../shared/workbench/composer-contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { answerSourceOf, proxyReachOf } from '../../components/answer-source';
 import { ADVICE, placeOf, proxyFailureKind, unreachedKind } from './failure-advice';
 import { useComposerStore } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { useHeaderPrefix } from '../../state/engine-store';
 
 type Received = Extract<Exchange['outcome'], { kind: 'response' }>;
 
@@ -160,7 +160,7 @@ export function responseStateOf(exchange: Exchange, prefix: string, applicationN
 /** The state of the last answer, as both panes of the Composer read it. */
 export function useResponseState(): ResponseState | null {
   const result = useComposerStore((state) => state.result);
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? 'BT');
+  const prefix = useHeaderPrefix();
   return useMemo(() => {
     if (!result) return null;
     if (result.kind === 'no-engine') return notReached(result.tried, result.detail, null, null);

@@ -1,9 +1,9 @@
-import { useEffect, useMemo, useState } from 'react';
-import type { ProxyDetails } from '../../../../shared/workbench/contract';
-import { messageOf } from '../../api/engine-call';
+import { useEffect, useMemo } from 'react';
+import type { ProxyDetails } from '../../../../shared/workbench/history-contract';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { BodyViewer } from '../../components/BodyViewer';
+import { readKeptAnswer, useHistoryStore } from '../../state/history-store';
 
 type KeptAnswer = NonNullable<NonNullable<ProxyDetails['response']>['body']>;
 
@@ -13,18 +13,12 @@ const sentence = (note: string) => `${note.charAt(0).toUpperCase()}${note.slice(
 /** The masked text of a kept answer, read from the engine for the entry on show (lists never carry it). */
 function KeptText({ entryId, masked }: { entryId: string; masked: number }) {
   const api = useWorkbenchApi();
-  const [text, setText] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const kept = useHistoryStore((state) => (state.keptAnswer?.entryId === entryId ? state.keptAnswer : null));
   useEffect(() => {
-    let current = true;
-    api.getHistoryAnswer({ id: entryId }).then(
-      (answer) => current && setText(answer.text),
-      (error: unknown) => current && setProblem(`The kept answer could not be read: ${messageOf(error)}. Select the request again to retry.`),
-    );
-    return () => {
-      current = false;
-    };
+    void readKeptAnswer(api, entryId);
   }, [api, entryId]);
+  const text = kept?.text ?? null;
+  const problem = kept?.problem ?? null;
   const bytes = useMemo(() => new TextEncoder().encode(text ?? ''), [text]);
   if (problem) return <Alert message={problem} testId="entry-answer-problem" />;
   if (text === null) return <p className="muted">Reading the kept answer…</p>;

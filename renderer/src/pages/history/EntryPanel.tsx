@@ -1,7 +1,7 @@
 import { Fragment, useRef } from 'react';
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
-import { useEngineStore } from '../../state/engine-store';
+import { useEngineStore, useHeaderPrefix } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
 import { AnswerBanner } from '../../components/AnswerBanner';
 import { answerSourceOf } from '../../components/answer-source';
@@ -18,7 +18,6 @@ import { useKeptScroll } from './kept-scroll';
 import { AnswerBody } from './AnswerBody';
 import { useApplicationName } from '../../state/applications-store';
 
-const DEFAULT_PREFIX = 'BT';
 /** The panel's element id, for the list to bring it into view. */
 export const ENTRY_PANEL = 'history-entry';
 
@@ -80,7 +79,7 @@ function Replay({ entry }: { entry: HistoryEntry }) {
 /** One request from the history: who answered it, what was sent, what left for the destination, and what came back. */
 export function EntryPanel() {
   const entry = useHistoryStore((state) => state.selected);
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const prefix = useHeaderPrefix();
   const applicationName = useApplicationName();
   const place = useRef<HTMLElement>(null);
   useKeptScroll(place, 'entry');

@@ -35,7 +35,7 @@ function SettlingInput({ label, value, onSettle, placeholder, id }: { label: str
 
 /** A sender, or an application by name: an application is whoever acted as it, so choosing one leaves the sender out. */
 function SentBy({ filter, onChange }: { filter: HistoryFilter; onChange: (patch: Partial<HistoryFilter>) => void }) {
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const value = filter.application_id !== undefined ? `app:${filter.application_id}` : (filter.sender ?? '');
   const choose = (chosen: string) =>
     onChange(

@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { MAX_LISTED, PAGE_SIZE, useHistoryStore } from '../../state/history-store';

@@ -1,11 +1,10 @@
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 import { filtersAnything, type HistoryFilter } from '../../../../shared/workbench/history-filter';
-import { messageOf } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { SplitPane } from '../../components/SplitPane';
-import { useApplicationList } from '../../state/applications-store';
+import { useApplicationsStore } from '../../state/applications-store';
 import { useEngineStore } from '../../state/engine-store';
-import { PAGE_SIZE, useHistoryStore } from '../../state/history-store';
+import { listHistoryFor, useHistoryStore } from '../../state/history-store';
 import { replacePageQuery, usePageQuery } from '../../state/route';
 import { EntryPanel } from './EntryPanel';
 import { filterFromQuery, queryOfFilter, sameFilter } from './history-address';
@@ -35,17 +34,9 @@ function usePlacedFilter(): { setFilter: (filter: HistoryFilter) => void; loadin
     const asked = filterFromQuery(query);
     if (!sameFilter(asked, history.filter)) history.ask(asked);
   }, [query]);
-  const latest = useRef(0);
   useEffect(() => {
     const history = useHistoryStore.getState();
-    if (!live || (sameFilter(filter, history.listed) && history.entries.length > 0)) return;
-    const request = ++latest.current;
-    api.listHistory({ limit: PAGE_SIZE, filter }).then(
-      (page) => {
-        if (request === latest.current) useHistoryStore.getState().replace(filter, page);
-      },
-      (error: unknown) => useEngineStore.getState().failed(messageOf(error)),
-    );
+    if (live && !(sameFilter(filter, history.listed) && history.entries.length > 0)) void listHistoryFor(api, filter);
   }, [api, filter, live]);
   const setFilter = useCallback((next: HistoryFilter) => {
     useHistoryStore.getState().ask(next);
@@ -72,7 +63,7 @@ function useRequestedTrace(): void {
 
 /** Every request the engine handled, beside the one selected. */
 export function HistoryPage() {
-  useApplicationList();
+  useApplicationsStore.useRefreshed();
   useRequestedTrace();
   useHistoryKeys();
   const { setFilter, loading } = usePlacedFilter();

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { CLIENT_WRITTEN_HEADERS } from '../../../../shared/workbench/request-draft';
 import { receivedUrl } from '../../../../shared/workbench/received-url';
 import { curlSnippet } from '../../../../shared/snippets/request-snippet';

@@ -1,4 +1,4 @@
-import type { HarPage } from '../../../../shared/workbench/contract';
+import type { HarPage } from '../../../../shared/workbench/history-contract';
 
 /** Where an entry's lines start in the file: inside `log.entries`, as `JSON.stringify(har, null, 2)` indents them. */
 const ENTRY_LINE = '\n      ';

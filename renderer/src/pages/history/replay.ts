@@ -1,11 +1,11 @@
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { draftOf } from '../../../../shared/workbench/request-draft';
 import { receivedTarget } from '../../../../shared/workbench/received-url';
 import { keptPartOnly } from '../../components/BodyView';
 import { keptBodyText } from './kept-body';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore, type ComposerDraft } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { headerPrefix } from '../../state/engine-store';
 import { useHistoryStore } from '../../state/history-store';
 import { openPage } from '../../state/route';
 
@@ -37,12 +37,12 @@ export const replayable = (entry: HistoryEntry): boolean => entry.kind !== 'work
  * History cut is replayed only once the user has confirmed (`confirmed`); until then the entry asks.
  */
 export function replayInComposer(entry: HistoryEntry, confirmed = false): void {
-  const prefix = useEngineStore.getState().status?.headerPrefix ?? 'BT';
+  const prefix = headerPrefix();
   const replay = replayOf(entry, prefix);
   if (replay.cut && !confirmed) return useHistoryStore.getState().confirmReplay(entry.id);
   useHistoryStore.getState().confirmReplay(null);
   const composer = useComposerStore.getState();
-  const sender = useApplicationsStore.getState().applications?.find((app) => app.id === entry.application_id);
+  const sender = useApplicationsStore.getState().value?.find((app) => app.id === entry.application_id);
   if (sender) composer.chooseApplication(sender.id);
   else replay.notes.push('The application that sent it no longer exists (or none was named): pick one under Send as.');
   if (replay.cut) replay.notes.push('History kept only the first 16 KiB of its body: this is that part.');

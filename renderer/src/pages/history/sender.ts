@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../../../shared/workbench/contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { sentByWorkbench } from '../../../../shared/workbench/history-filter';
 import { workbenchLabel } from '../../../../shared/workbench/pages';
 

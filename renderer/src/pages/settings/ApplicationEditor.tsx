@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import type { AccessRuleView, ApplicationDetail } from '../../../../shared/workbench/contract';
+import type { AccessRuleView, ApplicationDetail } from '../../../../shared/workbench/application-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { plural } from '../../components/format';
-import { refreshApplicationDetails, useApplicationDetailsStore } from '../../state/application-details-store';
+import { refreshApplicationDetails, usePermissions } from '../../state/application-details-store';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ApplicationKeys, keyCounts } from './ApplicationKeys';
 import { PermissionChecks } from './PermissionChecks';
@@ -62,7 +62,7 @@ function DeleteApplication({ application, onDeleted }: { application: Applicatio
  */
 export function ApplicationEditor({ application, onDeleted }: { application: ApplicationDetail; onDeleted: (done: string) => void }) {
   const api = useWorkbenchApi();
-  const permissions = useApplicationDetailsStore((state) => state.permissions);
+  const permissions = usePermissions();
   const [name, setName] = useState(application.name);
   const [granted, setGranted] = useState<string[]>(application.permissions);
   const [rules, setRules] = useState<AccessRuleView[]>(application.rules);

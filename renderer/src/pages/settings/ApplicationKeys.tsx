@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ApplicationDetail } from '../../../../shared/workbench/contract';
+import type { ApplicationDetail } from '../../../../shared/workbench/application-contract';
 import { keyName } from '../../../../shared/workbench/key-name';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';

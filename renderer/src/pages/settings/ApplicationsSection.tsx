@@ -1,10 +1,16 @@
-import { useEffect, useId, useState } from 'react';
-import { APPLICATION_TYPES, type ApplicationDetail } from '../../../../shared/workbench/contract';
+import { useId, useState } from 'react';
+import { APPLICATION_TYPES, type ApplicationDetail } from '../../../../shared/workbench/application-contract';
 import { WorkbenchError } from '../../../../shared/workbench/transport';
-import { messageOf, useEngineCall } from '../../api/engine-call';
+import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
-import { refreshApplicationDetails, useApplicationDetailsStore } from '../../state/application-details-store';
+import {
+  refreshApplicationDetails,
+  useApplicationDetailsProblem,
+  useApplicationDetailsRefreshed,
+  useApplicationDetailsStore,
+  usePermissions,
+} from '../../state/application-details-store';
 import { ApplicationEditor } from './ApplicationEditor';
 import { keyCounts } from './ApplicationKeys';
 import { PermissionChecks } from './PermissionChecks';
@@ -35,7 +41,7 @@ const USUAL_PERMISSIONS: Record<ApplicationDetail['type'], string[]> = {
  */
 function NewApplication({ onCreated }: { onCreated: (id: string, done: string) => void }) {
   const api = useWorkbenchApi();
-  const permissions = useApplicationDetailsStore((state) => state.permissions);
+  const permissions = usePermissions();
   const [name, setName] = useState('');
   const [type, setType] = useState<ApplicationDetail['type']>('private');
   const [granted, setGranted] = useState(USUAL_PERMISSIONS.private);
@@ -111,14 +117,11 @@ function NewApplication({ onCreated }: { onCreated: (id: string, done: string) =
 
 /** Who may call the vault: every application, one opened in its editor, and a form for another. */
 export function ApplicationsSection() {
-  const api = useWorkbenchApi();
-  const applications = useApplicationDetailsStore((state) => state.applications);
+  const applications = useApplicationDetailsStore((state) => state.value);
   const [selectedId, setSelectedId] = useState<string | null>(null);
-  const [problem, setProblem] = useState<string | null>(null);
+  const problem = useApplicationDetailsProblem();
   const [done, setDone] = useState<string | null>(null);
-  useEffect(() => {
-    refreshApplicationDetails(api).catch((error: unknown) => setProblem(messageOf(error)));
-  }, [api]);
+  useApplicationDetailsRefreshed();
   const selected = applications?.find((application) => application.id === selectedId);
   return (
     <section className="panel settings-section" aria-labelledby="settings-applications">

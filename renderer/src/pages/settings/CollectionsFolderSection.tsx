@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import type { EngineSettings } from '../../../../shared/workbench/contract';
+import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import { desktopBridge } from '../../api/desktop';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { useCollectionsStore } from '../../state/collections-store';
-import { refreshEnvironments } from '../../state/environments-store';
+import { useEnvironmentsStore } from '../../state/environments-store';
 import { useSettingsStore } from '../../state/settings-store';
 import { Alert } from '../../components/Alert';
 import { ActionOutcome } from './SettingFields';
@@ -23,7 +23,7 @@ function FolderForm({ state, onDone }: { state: FolderState; onDone: (done: stri
       const settings = await api.setCollectionsFolder({ folder });
       useSettingsStore.getState().loaded(settings);
       useCollectionsStore.getState().loaded(await api.listCollections());
-      await refreshEnvironments(api);
+      await useEnvironmentsStore.refresh(api);
       onDone(`Saved requests and environments are kept in ${settings.collections.folder} now.`);
     });
   const submit = (event: FormEvent) => {
@@ -84,7 +84,7 @@ function FolderForm({ state, onDone }: { state: FolderState; onDone: (done: stri
  * browser workbench) or the system's folder picker (the desktop app), remembered by the engine, changed at once.
  */
 export function CollectionsFolderSection() {
-  const settings = useSettingsStore((state) => state.settings);
+  const settings = useSettingsStore((state) => state.value);
   const [done, setDone] = useState<string | null>(null);
   return (
     <section className="panel settings-section" aria-labelledby="settings-folder">

@@ -23,7 +23,7 @@ function Address({ term, value, copyLabel }: { term: string; value: string | nul
 /** Where clients reach this engine: the API, the echo destination, the header prefix, and this workbench in a browser. */
 export function EndpointSection() {
   const status = useEngineStore((state) => state.status);
-  const workbenchUrl = useSettingsStore((state) => state.settings?.workbenchUrl ?? null);
+  const workbenchUrl = useSettingsStore((state) => state.value?.workbenchUrl ?? null);
   return (
     <section className="panel settings-section" aria-labelledby="settings-endpoint">
       <h2 id="settings-endpoint">Endpoint</h2>

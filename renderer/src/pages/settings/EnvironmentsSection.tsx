@@ -1,10 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { EnvironmentsView } from '../../../../shared/workbench/environment-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { refreshEnvironments, useEnvironmentsStore } from '../../state/environments-store';
+import { useEnvironmentsStore } from '../../state/environments-store';
 import { ActionOutcome } from './SettingFields';
 
 type Listed = EnvironmentsView['environments'][number];
@@ -161,15 +161,12 @@ function EnvironmentEditor({ environment, onDone }: { environment: Listed | null
  * requests refer to as `${env:NAME}`, added, renamed, edited and deleted here; the Composer chooses among them.
  */
 export function EnvironmentsSection() {
-  const api = useWorkbenchApi();
-  const view = useEnvironmentsStore((state) => state.view);
+  const view = useEnvironmentsStore((state) => state.value);
   const problem = useEnvironmentsStore((state) => state.problem);
   /** The environment on show: its name, '' for a new one, null for none. */
   const [editing, setEditing] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  useEffect(() => {
-    void refreshEnvironments(api);
-  }, [api]);
+  useEnvironmentsStore.useRefreshed();
   const environments = view?.environments ?? [];
   const open = environments.find((environment) => environment.name === editing) ?? null;
   return (

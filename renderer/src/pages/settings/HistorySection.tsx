@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { EngineSettings } from '../../../../shared/workbench/contract';
+import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import type { Request } from '../../../../shared/workbench/methods';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
@@ -154,7 +154,7 @@ function ClearHistory() {
  * entries leave now), kept in the vault; and clearing it.
  */
 export function HistorySection() {
-  const settings = useSettingsStore((state) => state.settings);
+  const settings = useSettingsStore((state) => state.value);
   const [applied, setApplied] = useState(false);
   return (
     <section className="panel settings-section" aria-labelledby="settings-history">

@@ -1,4 +1,4 @@
-import type { PermissionInfo } from '../../../../shared/workbench/contract';
+import type { PermissionInfo } from '../../../../shared/workbench/application-contract';
 
 /** The vendor's permissions one application type may hold, each a checkbox with its meaning. */
 export function PermissionChecks({ permissions, granted, onChange }: { permissions: PermissionInfo[]; granted: string[]; onChange: (granted: string[]) => void }) {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { EngineSettings } from '../../../../shared/workbench/contract';
+import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
@@ -81,7 +81,7 @@ function LimitsForm({ limits, onApplied }: { limits: Limits; onApplied: (applied
 
 /** The proxy's limits: changed here, they apply to the next request and are kept in the vault. */
 export function ProxySection() {
-  const settings = useSettingsStore((state) => state.settings);
+  const settings = useSettingsStore((state) => state.value);
   const problem = useSettingsStore((state) => state.problem);
   const [applied, setApplied] = useState(false);
   return (

@@ -1,4 +1,4 @@
-import type { AccessRuleView, PermissionInfo } from '../../../../shared/workbench/contract';
+import type { AccessRuleView, PermissionInfo } from '../../../../shared/workbench/application-contract';
 
 type Transform = AccessRuleView['transform'];
 

@@ -1,13 +1,13 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { SecretInfo } from '../../../../shared/workbench/secret-contract';
-import { messageOf, useEngineCall } from '../../api/engine-call';
+import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
 import { plural } from '../../components/format';
 import { useTimedReveal } from '../../components/timed-reveal';
-import { refreshSecrets, useSecretsStore } from '../../state/secrets-store';
+import { useSecretsStore } from '../../state/secrets-store';
 import { ActionOutcome } from './SettingFields';
 
 /** The saved requests that refer to a secret, in a few words. */
@@ -44,7 +44,7 @@ function SecretRow({ secret, onReveal, onDeleted }: { secret: SecretInfo; onReve
       await api.setSecret({ name: secret.name, value });
       setValue('');
       setMode('idle');
-      await refreshSecrets(api);
+      await useSecretsStore.refresh(api);
     });
   };
   const remove = () =>
@@ -52,7 +52,7 @@ function SecretRow({ secret, onReveal, onDeleted }: { secret: SecretInfo; onReve
       await api.deleteSecret({ name: secret.name });
       setMode('idle');
       onDeleted(`Deleted secret ${secret.name}${secret.used_by.length === 0 ? '.' : `: ${usesOf(secret)} cannot be sent until a secret of that name is set again.`}`);
-      await refreshSecrets(api);
+      await useSecretsStore.refresh(api);
     });
   return (
     <>
@@ -133,7 +133,7 @@ function SetSecret() {
       setValue('');
       setName('');
       setDone(`Set ${saved.name}: refer to it as \${secret:${saved.name}} in a header value.`);
-      await refreshSecrets(api);
+      await useSecretsStore.refresh(api);
     });
   };
   return (
@@ -151,14 +151,12 @@ function SetSecret() {
 /** The credentials saved requests refer to by name: listed, set, replaced, deleted, and revealed on request. */
 export function SecretsSection() {
   const api = useWorkbenchApi();
-  const secrets = useSecretsStore((state) => state.secrets);
-  const [problem, setProblem] = useState<string | null>(null);
+  const secrets = useSecretsStore((state) => state.value);
+  const problem = useSecretsStore((state) => state.problem);
   const [done, setDone] = useState<string | null>(null);
   const { revealed, secondsLeft, show, hide } = useTimedReveal<{ name: string; value: string }>();
   const reveal = useEngineCall();
-  useEffect(() => {
-    refreshSecrets(api).catch((error: unknown) => setProblem(messageOf(error)));
-  }, [api]);
+  useSecretsStore.useRefreshed();
   const showValue = (name: string) => void reveal.run(async () => show({ name, ...(await api.revealSecret({ name })) }));
   return (
     <section className="panel settings-section" aria-labelledby="settings-secrets">

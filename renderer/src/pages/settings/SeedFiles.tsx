@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { SeedReportView } from '../../../../shared/workbench/contract';
+import type { SeedReportView } from '../../../../shared/workbench/vault-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';

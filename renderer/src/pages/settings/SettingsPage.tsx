@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { ThemeSwitch } from '../../components/ThemeSwitch';
 import { usePageQuery } from '../../state/route';
-import { useSettings } from '../../state/settings-store';
+import { useSettingsStore } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
 import { CollectionsFolderSection } from './CollectionsFolderSection';
 import { DangerZone } from './DangerZone';
@@ -14,7 +14,7 @@ import './settings.css';
 
 /** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
 export function SettingsPage() {
-  useSettings();
+  useSettingsStore.useRefreshed();
   useSectionInAddress();
   return (
     <div className="settings">

@@ -29,7 +29,7 @@ function Decision({ title, decision, children }: { title: string; decision: Acce
  */
 export function ReadAs({ tokenId, stagedIn }: { tokenId: string; stagedIn: string | null }) {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.applications) ?? [];
+  const applications = useApplicationsStore((state) => state.value) ?? [];
   const acting = applicationToUse(applications, useTokensStore((state) => state.applicationId));
   const [chosen, setChosen] = useState<string | null>(null);
   const [answer, setAnswer] = useState<ReadAsAnswer | null>(null);

@@ -1,4 +1,4 @@
-import type { TransactionView } from '../../../../shared/workbench/contract';
+import type { TransactionView } from '../../../../shared/workbench/transaction-contract';
 import { applicationToUse, useApplicationName, useApplicationsStore } from '../../state/applications-store';
 import { useEngineStore } from '../../state/engine-store';
 import { useTokensStore } from '../../state/tokens-store';
@@ -17,7 +17,7 @@ export const SHORT_ID = 8;
 
 /** Who the page acts as (its access rules decide what the list shows), and the open transaction its writes go into. */
 export function TokenContext() {
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const problem = useApplicationsStore((state) => state.problem);
   const chosen = useTokensStore((state) => state.applicationId);
   const choose = useTokensStore((state) => state.chooseApplication);

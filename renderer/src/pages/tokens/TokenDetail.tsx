@@ -5,14 +5,14 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { Tabs } from '../../components/Tabs';
 import { useTimedReveal } from '../../components/timed-reveal';
-import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
+import { applicationToUse, useApplicationsStore, useApplicationName } from '../../state/applications-store';
 import { useTokensStore } from '../../state/tokens-store';
 import { ReadAs } from './ReadAs';
 import { fromNow, fullTime, shortTime, TYPE_LABELS } from './token-format';
-import { useApplicationName } from '../../state/applications-store';
 import { SHORT_ID } from './TokenContext';
 import { DeleteToken, TokenEditor } from './TokenEditor';
-import { CopyButton, TokenUse } from './TokenUse';
+import { TokenUse } from './TokenUse';
+import { CopyButton } from '../../components/CopyButton';
 
 const STAGED_WORDS = { create: 'created', update: 'changed', delete: 'deleted' } as const;
 
@@ -158,7 +158,7 @@ function useNow(): number {
  */
 export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | null }) {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const acting = applicationToUse(applications, useTokensStore((state) => state.applicationId));
   const applicationId = acting?.id;
   // The list's copy of the token: a new one arrives when the live road says it changed, and the detail reads again.
@@ -208,7 +208,7 @@ export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | n
           </span>
         )}
         <span className="muted">read as {acting.name}: {detail.read_transform}</span>
-        <CopyButton text={token.id} label="Copy the token id" shown="Copy id" />
+        <CopyButton text={token.id} label="Copy the token id" caption="Copy id" />
       </p>
       <TokenData token={token} stagedIn={stagedIn} application={acting} />
       <Tabs

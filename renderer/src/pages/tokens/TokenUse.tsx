@@ -1,27 +1,7 @@
-import { useState } from 'react';
+import { CopyButton } from '../../components/CopyButton';
 import type { TokenView } from '../../../../shared/workbench/token-contract';
 import { useComposerStore } from '../../state/composer-store';
 import { expressionsFor } from './token-expressions';
-
-/** Copies text, and says so (or why not) where a screen reader hears it. */
-export function CopyButton({ text, label, shown = 'Copy' }: { text: string; label: string; shown?: string }) {
-  const [said, setSaid] = useState('');
-  const copy = () =>
-    navigator.clipboard.writeText(text).then(
-      () => setSaid('Copied'),
-      () => setSaid('The browser refused the clipboard'),
-    );
-  return (
-    <>
-      <button type="button" className="small" aria-label={label} onClick={() => void copy()}>
-        {shown}
-      </button>
-      <span className="muted copy-said" role="status">
-        {said}
-      </span>
-    </>
-  );
-}
 
 /** Puts the expression in the Composer's body at its cursor, and goes there. */
 function insertInComposer(expression: string): void {

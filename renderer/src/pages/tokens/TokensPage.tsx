@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { SplitPane } from '../../components/SplitPane';
-import { useApplicationList } from '../../state/applications-store';
+import { useApplicationsStore } from '../../state/applications-store';
 import { useTokensStore } from '../../state/tokens-store';
 import { CreateToken } from './CreateToken';
 import { Notice, TokenDetail } from './TokenDetail';
@@ -39,7 +39,7 @@ function SideInView() {
 
 /** Find, inspect, create and change the vault's tokens as an application, without writing a request. */
 export function TokensPage() {
-  useApplicationList();
+  useApplicationsStore.useRefreshed();
   useTokenList();
   return (
     <SplitPane label="Resize the token list" storageKey="tokenbench.tokens.split" initial={0.62} start={<TokenListPanel />} end={<SideInView />} />

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import type { WorkbenchApi } from '../../../../shared/workbench/methods';
-import { TRANSACTION_PAGE_MAX } from '../../../../shared/workbench/contract';
+import { TRANSACTION_PAGE_MAX } from '../../../../shared/workbench/transaction-contract';
 import type { TokenSearch } from '../../../../shared/workbench/token-contract';
 import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { messageOf } from '../../api/engine-call';
@@ -16,7 +16,7 @@ const APPLY_EVERY_MS = 1000;
 
 /** The application the page acts as, as the user chose it or the usual one. */
 export function actingApplication() {
-  return applicationToUse(useApplicationsStore.getState().applications, useTokensStore.getState().applicationId);
+  return applicationToUse(useApplicationsStore.getState().value, useTokensStore.getState().applicationId);
 }
 
 function searchOf(applicationId: string, filters: TokenFilters): TokenSearch {
@@ -129,7 +129,7 @@ const hasPending = () => {
  */
 export function useTokenList(): void {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const applicationId = useTokensStore((state) => state.applicationId);
   const filters = useTokensStore((state) => state.filters);
   const acting = applicationToUse(applications, applicationId)?.id;

@@ -1,16 +1,15 @@
-import type { TransactionView } from '../../../../shared/workbench/contract';
+import type { TransactionView } from '../../../../shared/workbench/transaction-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { CopyButton } from '../../components/CopyButton';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
-import { useEngineStore } from '../../state/engine-store';
+import { useHeaderPrefix } from '../../state/engine-store';
 import { useTransactionsStore } from '../../state/transactions-store';
 import { endTransaction } from './transaction-actions';
 import { ApplicationName, STATE_LABELS, TimeLeft } from './transaction-parts';
 
-const DEFAULT_PREFIX = 'BT';
 
 const LOCK_MEANING = {
   reserved: 'id reserved: created inside, so no other write may take it',
@@ -28,7 +27,7 @@ function MaskedData({ data }: { data: unknown }) {
 /** Commit and roll back, as the application the page acts as; what the vault answered when it refused. */
 function EndActions({ transaction }: { transaction: TransactionView }) {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const chosen = useTransactionsStore((state) => state.applicationId);
   const { busy, problem, run } = useEngineCall();
   const application = applicationToUse(applications, chosen);
@@ -53,7 +52,7 @@ function EndActions({ transaction }: { transaction: TransactionView }) {
 
 /** The header that enlists a request: to copy, or to set on the Composer's request. */
 function HeaderLine({ id }: { id: string }) {
-  const prefix = useEngineStore((state) => state.status?.headerPrefix ?? DEFAULT_PREFIX);
+  const prefix = useHeaderPrefix();
   const edit = useComposerStore((state) => state.edit);
   const line = `${prefix}-TRANSACTION-ID: ${id}`;
   const useInComposer = () => edit({ service: { ...useComposerStore.getState().draft.service, transaction: id } });

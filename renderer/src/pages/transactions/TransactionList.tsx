@@ -4,14 +4,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { formatCount, plural } from '../../components/format';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
-import {
-  countShown,
-  loadOlderTransactions,
-  MAX_LISTED_TRANSACTIONS,
-  showTransactions,
-  useTransactionsStore,
-  type TransactionsShown,
-} from '../../state/transactions-store';
+import { countShown, loadOlderTransactions, MAX_LISTED_TRANSACTIONS, showTransactions, useTransactionsStore, type TransactionsShown } from '../../state/transactions-store';
 import { createTransaction } from './transaction-actions';
 import { ApplicationName, STATE_LABELS, TimeLeft } from './transaction-parts';
 
@@ -20,7 +13,7 @@ const SHOWN: Record<TransactionsShown, string> = { all: 'All states', ...STATE_L
 /** Who the page acts as, and the button that opens a transaction as that application. */
 function CreateBar() {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.applications);
+  const applications = useApplicationsStore((state) => state.value);
   const chosen = useTransactionsStore((state) => state.applicationId);
   const actAs = useTransactionsStore((state) => state.actAs);
   const { busy, problem, run } = useEngineCall();

@@ -1,14 +1,15 @@
 import { formatDuration } from '../../components/format';
 import { SplitPane } from '../../components/SplitPane';
-import { useApplicationList } from '../../state/applications-store';
-import { useSettings } from '../../state/settings-store';
+import { useApplicationsStore } from '../../state/applications-store';
+import { useSettingsStore } from '../../state/settings-store';
 import { TransactionDetail } from './TransactionDetail';
 import { TransactionList } from './TransactionList';
 import './transactions.css';
 
 /** The choice Tokenbench made where the hosted service's BETA documentation stops, in one line, with its setting. */
 function ExpiryLine() {
-  const ttl = useSettings()?.transactionTtlSeconds;
+  useSettingsStore.useRefreshed();
+  const ttl = useSettingsStore((state) => state.value?.transactionTtlSeconds);
   return (
     <>
       A transaction lasts {ttl ? formatDuration(ttl) : '…'} (<code>serve --transaction-ttl</code>); then Tokenbench rolls it back, and a commit
@@ -19,7 +20,7 @@ function ExpiryLine() {
 
 /** The BETA transactions: every one the engine keeps, live, beside the one selected. */
 export function TransactionsPage() {
-  useApplicationList();
+  useApplicationsStore.useRefreshed();
   return (
     <SplitPane
       label="Resize the transaction list"

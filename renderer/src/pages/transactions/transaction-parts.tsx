@@ -1,4 +1,4 @@
-import type { TransactionView } from '../../../../shared/workbench/contract';
+import type { TransactionView } from '../../../../shared/workbench/transaction-contract';
 import { formatCountdown } from '../../components/format';
 import { useNow } from '../../components/now';
 import { useApplicationsStore } from '../../state/applications-store';
@@ -12,7 +12,7 @@ export const STATE_LABELS: Record<TransactionView['state'], string> = {
 
 /** An application by its name, with its id on hover; the id alone when it is gone (or not listed yet). */
 export function ApplicationName({ id }: { id: string | null }) {
-  const application = useApplicationsStore((state) => state.applications?.find((app) => app.id === id));
+  const application = useApplicationsStore((state) => state.value?.find((app) => app.id === id));
   if (id === null) return <span className="muted">not recorded</span>;
   return <span title={id}>{application ? application.name : <span className="mono">{id.slice(0, 8)}</span>}</span>;
 }

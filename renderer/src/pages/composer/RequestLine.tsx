@@ -1,0 +1,42 @@
+import { COMPOSER_METHODS } from '../../../../shared/workbench/collection-contract';
+import { useWorkbenchApi } from '../../api/workbench-api-context';
+import { IS_MAC } from '../../components/keys';
+import { useComposerStore, type ComposerMethod } from '../../state/composer-store';
+import { cancelComposed, sendComposed } from './composer-actions';
+import { TARGET_INPUT_ID } from './RequestFlags';
+
+/** The method, where the request goes, and Send (or Cancel while it runs). */
+export function RequestLine() {
+  const api = useWorkbenchApi();
+  const draft = useComposerStore((state) => state.draft);
+  const sending = useComposerStore((state) => state.sending);
+  const edit = useComposerStore((state) => state.edit);
+  const proxied = draft.kind === 'proxy';
+  return (
+    <div className="request-line">
+      <select aria-label="Method" value={draft.method} onChange={(event) => edit({ method: event.target.value as ComposerMethod })}>
+        {COMPOSER_METHODS.map((method) => (
+          <option key={method}>{method}</option>
+        ))}
+      </select>
+      <input
+        type="text"
+        id={TARGET_INPUT_ID}
+        aria-label={proxied ? 'Destination URL' : 'Path'}
+        placeholder={proxied ? 'Destination URL: https://api.example.com/v1/charges' : 'Path: /tokens'}
+        spellCheck={false}
+        value={draft.target}
+        onChange={(event) => edit({ target: event.target.value })}
+      />
+      {sending ? (
+        <button type="button" className="cancel" onClick={() => cancelComposed(api)} aria-keyshortcuts="Escape">
+          Cancel <kbd>Esc</kbd>
+        </button>
+      ) : (
+        <button type="button" className="primary" onClick={() => void sendComposed(api)} aria-keyshortcuts="Control+Enter Meta+Enter">
+          Send <kbd>{IS_MAC ? '⌘↵' : 'Ctrl+↵'}</kbd>
+        </button>
+      )}
+    </div>
+  );
+}
