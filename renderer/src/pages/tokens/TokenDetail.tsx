@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
 import type { TokenDetail as Detail, TokenView } from '../../../../shared/workbench/token-contract';
-import { messageOf, useEngineCall } from '../../api/engine-call';
+import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { Tabs } from '../../components/Tabs';
 import { useTimedReveal } from '../../components/timed-reveal';
 import { applicationToUse, useApplicationsStore, useApplicationName } from '../../state/applications-store';
+import { readTokenDetail, useTokenDetail } from '../../state/token-detail-store';
 import { useTokensStore } from '../../state/tokens-store';
 import { ReadAs } from './ReadAs';
 import { fromNow, fullTime, shortTime, TYPE_LABELS } from './token-format';
@@ -163,21 +164,13 @@ export function TokenDetail({ id, stagedIn }: { id: string; stagedIn: string | n
   const applicationId = acting?.id;
   // The list's copy of the token: a new one arrives when the live road says it changed, and the detail reads again.
   const listed = useTokensStore((state) => state.tokens.find((token) => token.id === id));
-  const [read, setRead] = useState<{ detail: Detail } | { problem: string } | null>(null);
+  const read = useTokenDetail(applicationId ? { applicationId, id, stagedIn } : null);
   const [edits, setEdits] = useState(0);
   const [tab, setTab] = useState('fields');
   const now = useNow();
 
   useEffect(() => {
-    if (!applicationId) return;
-    let current = true;
-    api.getToken({ application_id: applicationId, token_id: id, ...(stagedIn && { transaction_id: stagedIn }) }).then(
-      (detail) => current && setRead({ detail }),
-      (error: unknown) => current && setRead({ problem: messageOf(error) }),
-    );
-    return () => {
-      current = false;
-    };
+    if (applicationId) void readTokenDetail(api, { applicationId, id, stagedIn });
   }, [api, applicationId, id, stagedIn, listed, edits]);
 
   const heading = (
