@@ -18,7 +18,11 @@ import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
+import { createProxyCore } from './proxy/proxy-core';
 import { proxyRoutes } from './proxy/proxy-route';
+import { preconfiguredCalls } from './proxies/proxy-calls';
+import { proxiesRoutes } from './proxies/proxy-routes';
+import { ProxyStore } from './proxies/proxy-store';
 import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
@@ -120,6 +124,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionStore = new TransactionStore(db, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
+  const proxies = new ProxyStore(db, sealer);
 
   let seedReport: SeedReport | null;
   try {
@@ -155,6 +160,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     ownPorts: () => [apiPort],
   });
 
+  const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
+
   let echo: EchoServer | null = null;
   const startedAt = new Date().toISOString();
   // A declaration, so the workbench can take it before `http` exists; nothing calls it until a request arrives.
@@ -185,7 +192,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeRetention: (change) => retention.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies });
       welcome.hold(keys);
       return wiped;
     },
@@ -210,7 +217,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxyRoutes(config, tokens, expressions, forwarder),
+      ...proxiesRoutes({ proxies, applications, expressions, tenantId }),
+      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId })),
     ],
     authenticator,
     idempotency,

@@ -28,7 +28,12 @@ export interface ProxyExchange {
   outbound?: { method: string; headers: string[]; bytes: number };
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string; reason?: string };
+  /** A pre-configured proxy's call: which proxy, and each step its pipeline went through, recorded as it went. */
+  preconfigured?: { id: string; name: string; trace: TraceStep[]; outboundBody?: string | null };
 }
+
+/** One step of a pre-configured proxy's pipeline as history shows it: what it changed, masked, and how long it took. */
+export type TraceStep = NonNullable<ProxyDetails['trace']>[number];
 
 /** History keeps a readable prefix of large bodies; the byte count says how much there was. */
 export const BODY_KEPT = 16 * 1024;
@@ -84,17 +89,25 @@ function echoedTexts(values: readonly unknown[], headers: string): string[] {
   return found;
 }
 
+/**
+ * `texts` with every value the request detokenized masked wherever they repeat one (as is, JSON-escaped or
+ * form-encoded, or a leaf of an object or array): the destination's response headers, a pre-configured proxy's trace.
+ */
+export function maskEchoes(texts: string[], detokenized: readonly unknown[] | undefined): string[] {
+  if (!detokenized?.length) return texts;
+  // One search per text over all the values: an answer that repeats nothing, nearly every one, costs no more.
+  const found = echoedTexts(detokenized, texts.join('\n'));
+  if (found.length === 0) return texts;
+  // Longest first, so a value is masked whole before a part of it is.
+  found.sort((a, b) => b.length - a.length);
+  return texts.map((text) => found.reduce((masked, value) => masked.replaceAll(value, REDACTED), text));
+}
+
 /** The destination's response headers, with every detokenized value in them masked. */
 function maskedResponseHeaders(headers: readonly string[], detokenized: readonly unknown[] | undefined): [string, string][] {
   const shown = pairs(headers);
-  if (!detokenized?.length) return shown;
-  // One search per text over all the values: an answer that repeats nothing, nearly every one, costs no more.
-  const found = echoedTexts(detokenized, shown.map((pair) => pair[1]).join('\n'));
-  if (found.length === 0) return shown;
-  // Longest first, so a value is masked whole before a part of it is.
-  found.sort((a, b) => b.length - a.length);
-  for (const pair of shown) for (const text of found) pair[1] = pair[1].replaceAll(text, REDACTED);
-  return shown;
+  const values = maskEchoes(shown.map((pair) => pair[1]), detokenized);
+  return shown.map(([name], i) => [name, values[i]]);
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
@@ -107,7 +120,9 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
  * records the request used, up to a size.
  */
 function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
-  const { render } = exchange;
+  const { render, preconfigured } = exchange;
+  // A pre-configured proxy's transforms may have changed the body after it was detokenized: its trace has it as sent.
+  if (preconfigured) return { detokenized_body: preconfigured.outboundBody ?? null };
   if (!render) return { detokenized_body: null };
   if (render.utf8) return { body_kind: render.kind };
   if ((exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
@@ -117,6 +132,23 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<Non
     return { detokenized_body: Buffer.concat(render.compiled.renderBytes(masked, render.chunks!)).toString('utf8').slice(0, BODY_KEPT) };
   } catch {
     return { detokenized_body: REDACTED };
+  }
+}
+
+/**
+ * The body the expressions were rendered into, with each token's mask in place of its data, now (a pre-configured
+ * proxy's trace records it as the call happens): as far as history keeps a body.
+ */
+export function maskedRenderNow(exchange: ProxyExchange, tokens: TokenService): string | null {
+  const { render } = exchange;
+  if (!render) return null;
+  const masked = new Map<string, TokenRecord>();
+  for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
+  try {
+    const text = render.chunks ? Buffer.concat(render.compiled.renderBytes(masked, render.chunks)).toString('utf8') : render.compiled.render(masked);
+    return text.slice(0, BODY_KEPT);
+  } catch {
+    return REDACTED;
   }
 }
 
@@ -220,6 +252,7 @@ export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, s
     },
     response: response && { status: response.status, headers: referenced(maskedResponseHeaders(response.headers, exchange.detokenized), secrets), bytes: response.bytes },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
+    ...(exchange.preconfigured && { proxy: { id: exchange.preconfigured.id, name: exchange.preconfigured.name }, trace: exchange.preconfigured.trace }),
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),
       destination_headers_ms: round(response?.headersMs),
