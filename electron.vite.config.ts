@@ -29,13 +29,15 @@ export default defineConfig({
   main: {
     build: {
       outDir: root('out/main'),
-      // The history worker is its own entry: a worker thread loads a file, so it must exist as out/main/history-worker.js.
+      // The history worker and the code runtime's worker are entries of their own: a worker thread loads a file, so each
+      // must exist as out/main/<name>.js.
       // The headless CLI is built too (out/main/serve.js): the benchmark measures this build, as the app ships it.
       // So is `npm start`'s browser mode (out/main/browser-mode.js), the desktop app's engine without Electron.
       rolldownOptions: {
         input: {
           index: root('electron/main/index.ts'),
           'history-worker': root('electron/engine/history/history-worker.ts'),
+          'code-runtime-worker': root('electron/engine/code-runtime/code-runtime-worker.ts'),
           serve: root('electron/cli/serve.ts'),
           'browser-mode': root('electron/main/browser-mode.ts'),
         },
