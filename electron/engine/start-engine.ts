@@ -20,6 +20,8 @@ import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
 import { createProxyCore } from './proxy/proxy-core';
 import { proxyRoutes } from './proxy/proxy-route';
+import { createCodeRuntime } from './code-runtime';
+import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
@@ -161,6 +163,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
+  const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
+  if (proxies.holdsCode()) codeRuntime.warm();
 
   let echo: EchoServer | null = null;
   const startedAt = new Date().toISOString();
@@ -217,8 +221,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxiesRoutes({ proxies, applications, expressions, tenantId }),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId })),
+      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm }),
+      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime })),
     ],
     authenticator,
     idempotency,
@@ -280,7 +284,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       collections.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (config.collectionsDir === null && config.dataDir === null) collections.removeIfEmpty();
-      await Promise.all([http.close(), echo?.close(), forwarder.close()]);
+      await Promise.all([http.close(), echo?.close(), forwarder.close(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       db.close();

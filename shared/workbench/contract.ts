@@ -84,6 +84,8 @@ export const proxyDetailsSchema = z.object({
         note: z.string().optional(),
         headers: headerPairsSchema.optional(),
         body: z.string().nullable().optional(),
+        /** What the step's code logged (`level: message`), detokenized values masked. */
+        logs: z.array(z.string()).optional(),
       }),
     )
     .optional(),

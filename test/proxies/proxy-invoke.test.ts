@@ -231,14 +231,75 @@ describe('the request pipeline', () => {
     const { key } = await createProxy({});
     expectProxyError(await invoke(key, '/proxy/slow'), 408);
   });
+});
 
-  it('answers a code transform, while no code runtime is there, with the runtime-unavailable error', async () => {
-    const { key } = await createProxy({ request_transforms: [{ code: 'module.exports = async (req) => ({ body: req.args.body });' }] });
+describe('code transforms', () => {
+  const codeProxy = (request: string | null, response: string | null = null) =>
+    createProxy({
+      configuration: { secret_key: 'k1' },
+      ...(request && { request_transforms: [{ code: request }] }),
+      ...(response && { response_transforms: [{ code: response }] }),
+    });
+
+  it('run after detokenization; their body and headers are what leaves, and header expressions sign that body', async () => {
+    const { key } = await codeProxy(
+      `module.exports = async (req) => ({ body: { last4: req.args.body.pan.slice(-4), secret: req.configuration.secret_key, path: req.args.path + req.args.query }, headers: { ...req.args.headers, 'X-Code': 'ran' } });`,
+    );
+    const res = await invoke(key, '/proxy/pay?x=1', {
+      body: { pan: `{{ ${cardId} | json: '$.number' }}` },
+      headers: { 'X-Sig': "{{ proxy.request.body | hmac: 'sha-256', proxy.config.secret_key | to_base16 }}" },
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(received.body)).toEqual({ last4: '4242', secret: 'k1', path: '/pay?x=1' });
+    expect(received.headers['x-code']).toBe('ran');
+    expect(received.headers['x-sig']).toBe(createHmac('sha256', 'k1').update(received.body).digest('hex').toUpperCase());
+  });
+
+  it('change a 2xx answer in a response transform', async () => {
+    const { key } = await codeProxy(null, 'module.exports = async (res) => ({ body: { wrapped: res.args.body }, headers: { "X-From": "code" } });');
+    const res = await invoke(key);
+    expect(res.body).toEqual({ wrapped: { seen: true } });
+    expect(res.headers['x-from']).toBe('code');
+    expect(res.headers['bt-proxy-destination-status']).toBe('200');
+  });
+
+  it('answer a reactor error with its status inside proxy_error, and CustomHttpResponseError as given, without the destination', async () => {
+    const errors = "const { BadRequestError, CustomHttpResponseError } = require('@basis-theory/basis-theory-reactor-formulas-sdk-js');";
+    const bad = await codeProxy(`${errors} module.exports = async () => { throw new BadRequestError('amount is missing'); };`);
     received = undefined as never;
-    const res = await invoke(key, '/proxy', { body: { a: 1 } });
-    expectProxyError(res, 500, /Reactor Runtime Error/);
-    expect(res.body.proxy_error.errors.error[0]).toMatch(/code runtime/);
+    const refused = await invoke(bad.key, '/proxy', { body: {} });
+    expectProxyError(refused, 400);
+    expect(refused.body.proxy_error).toMatchObject({ title: 'One or more validation errors occurred.', detail: 'Bad Request', errors: { error: ['amount is missing'] } });
     expect(received).toBeUndefined();
+
+    const custom = await codeProxy(`${errors} module.exports = async () => { throw new CustomHttpResponseError({ status: 418, headers: { 'X-Tea': 'yes' }, body: { brewed: true } }); };`);
+    const answered = await invoke(custom.key, '/proxy', { body: {} });
+    expect(answered.status).toBe(418);
+    expect(answered.body).toEqual({ brewed: true });
+    expect(answered.headers['x-tea']).toBe('yes');
+    expect(answered.headers['bt-proxy-destination-status']).toBeUndefined();
+    expect(received).toBeUndefined();
+  });
+
+  it('answer 500 Reactor Runtime Error for anything else thrown, 422 for code that exports no function, 502 when node22 code throws', async () => {
+    const thrown = await codeProxy("module.exports = async () => { throw new Error('boom'); };");
+    const runtime = await invoke(thrown.key, '/proxy', { body: {} });
+    expectProxyError(runtime, 500, /Reactor Runtime Error/);
+    expect(runtime.body.proxy_error.errors.error).toEqual(['boom']);
+    expectProxyError(await invoke((await codeProxy('module.exports = 42;')).key, '/proxy', { body: {} }), 422);
+    const node22 = await createProxy({ request_transforms: [{ code: "module.exports = async () => { throw new Error('no'); };", options: { runtime: { image: 'node22' } } }] });
+    expectProxyError(await invoke(node22.key, '/proxy', { body: {} }), 502);
+  });
+
+  it('record the code step with its log lines in the trace, with detokenized values masked', async () => {
+    const { key } = await codeProxy("module.exports = async (req) => { console.log('pan is', req.args.body.pan); return { body: req.args.body }; };");
+    await invoke(key, '/proxy', { body: { pan: `{{ ${cardId} | json: '$.number' }}` }, headers: { 'BT-TRACE-ID': 'code-trace' } });
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'code-trace')!;
+    const trace = (entry.details as { trace: { step: string; logs?: string[] }[] }).trace;
+    expect(trace.map((s) => s.step)).toEqual(['detokenize', 'code', 'destination']);
+    expect(trace[1].logs).toEqual(['log: pan is [redacted]']);
+    expect(JSON.stringify(entry)).not.toContain(PAN);
   });
 });
 

@@ -20,7 +20,8 @@ import { bodyText, type GatheredResponse, headerObject, type ProxyCore } from '.
 import { BODY_KEPT, maskEchoes, maskedRenderNow, type ProxyExchange, type TraceStep } from '../proxy/proxy-history';
 import type { PreconfiguredCalls } from '../proxy/proxy-route';
 import { requireProxyCaller } from '../proxy/proxy-rules';
-import { type CodeResult, type CodeRuntime, runCode } from './code-transform';
+import type { CodeLog, CodeRuntime, ProxyRequestArgs, ProxyResponseArgs } from '../code-runtime';
+import { type CodeResult, runCode } from './code-transform';
 import type { ProxyTransform, StoredProxy } from './proxy-model';
 import type { ProxyStore } from './proxy-store';
 import { appendHeader, appendJson, appendPathNames, appendText, maskByExpression, maskPans } from './response-transforms';
@@ -35,8 +36,7 @@ export interface ProxyCallDeps {
   tokens: TokenService;
   expressions: ExpressionEngine;
   tenantId: string;
-  /** Runs code transforms; undefined: they answer the runtime-unavailable error. */
-  codeRuntime?: CodeRuntime;
+  codeRuntime: CodeRuntime;
 }
 
 /** A body as transforms and templates see it: parsed JSON for a JSON body, else its text (§2.4). */
@@ -52,7 +52,10 @@ function parsedBody(body: Buffer | BodyChunks, kind: BodyKind): unknown {
 }
 
 /** What a transform returned as a body, on the wire: objects and arrays as JSON, the rest as text. */
-const wireBody = (value: unknown): Buffer => (Buffer.isBuffer(value) ? value : Buffer.from(isStructured(value) ? JSON.stringify(value) : toText(value)));
+function wireBody(value: unknown): Buffer {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return Buffer.from(isStructured(value) ? JSON.stringify(value) : toText(value));
+}
 
 const flatHeaders = (headers: Record<string, string>): string[] => Object.entries(headers).flat();
 
@@ -75,6 +78,11 @@ function targetWithoutKey(target: string, keyParam: string): string {
     });
   return kept.length === 0 ? path : `${path}?${kept.join('&')}`;
 }
+
+type TransformCall = { kind: 'proxy-request'; args: ProxyRequestArgs } | { kind: 'proxy-response'; args: ProxyResponseArgs };
+
+/** What a response transform did: the answer as it stands now (and the code's log lines), or an answer of the code's own. */
+type ResponseStep = { response: GatheredResponse; logs?: CodeLog[] } | { answer: { status: number; headers: Record<string, string>; body: unknown }; logs?: CodeLog[] };
 
 /** `args.path` and `args.query` of a code transform: the path after /proxy, and the query with its `?` (§2.4). */
 function pathAndQuery(target: string): { path: string; query: string } {
@@ -119,7 +127,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
 
     /** A step of the trace: its note, and what it changed, masked, as far as history keeps a body. */
     let stepStart = performance.now();
-    const step = (name: string, changed: { note?: string; headers?: string[]; body?: Buffer | BodyChunks | string | null } = {}) => {
+    const step = (name: string, changed: { note?: string; headers?: string[]; body?: Buffer | BodyChunks | string | null; logs?: CodeLog[] } = {}) => {
       const now = performance.now();
       const entry: TraceStep = { step: name, ms: Math.round((now - stepStart) * 1000) / 1000 };
       if (changed.note !== undefined) entry.note = changed.note;
@@ -132,6 +140,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         const text = changed.body === null || typeof changed.body === 'string' ? changed.body : bodyText(changed.body).slice(0, BODY_KEPT);
         entry.body = text === null ? null : maskEchoes([text.slice(0, BODY_KEPT)], exchange.detokenized)[0];
       }
+      if (changed.logs?.length) entry.logs = maskEchoes(changed.logs.map((line) => `${line.level}: ${line.message}`), exchange.detokenized);
       trace.push(entry);
       stepStart = now;
     };
@@ -162,19 +171,19 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     let sent = headers;
     const code = proxy.request_transforms.find((t) => t.type === 'code');
     if (code) {
-      const result = await runTransformCode(code, 'proxy-request', proxy, {
+      const { result, logs } = await runTransformCode(code, { kind: 'proxy-request', args: {
         body: parsedBody(body, received.kind),
         headers: headerObject(headers.headers),
         method: ctx.method,
         ...pathAndQuery(target),
-      });
+      } }, proxy);
       if ('answer' in result) {
-        step('code', { note: `answered ${result.answer.status} without the destination` });
+        step('code', { note: `answered ${result.answer.status} without the destination`, logs });
         return answerFromCode(ctx, result.answer);
       }
       if (result.next.body !== undefined) body = wireBody(result.next.body);
       if (result.next.headers) sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
-      step('code', { headers: result.next.headers && sent.headers, body: result.next.body === undefined ? undefined : body });
+      step('code', { headers: result.next.headers && sent.headers, body: result.next.body === undefined ? undefined : body, logs });
     }
     exchange.preconfigured.outboundBody = exchange.render || code ? (trace.at(-1)?.body ?? null) : null;
     exchange.outbound = { method: ctx.method, headers: sent.headers, bytes: Buffer.isBuffer(body) ? body.length : body.size };
@@ -193,15 +202,16 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     if (response.status >= 200 && response.status < 300) {
       const identifiers = new Map<string, TokenRecord>([...made].map(([k, v]) => [k.slice(madeTokenKey('').length), v]));
       for (const transform of proxy.response_transforms) {
-        const next = await responseTransform(transform, response, proxy, caller, identifiers);
-        if ('answer' in next) {
-          step(transform.type, { note: `answered ${next.answer.status}` });
-          return answerFromCode(ctx, next.answer);
+        const done = await responseTransform(transform, response, proxy, caller, identifiers);
+        if ('answer' in done) {
+          step(transform.type, { note: `answered ${done.answer.status}`, logs: done.logs });
+          return answerFromCode(ctx, done.answer);
         }
-        const headersChanged = next.headers !== response.headers;
-        const bodyChanged = next.body !== response.body;
+        const next = done.response;
+        const note = next.status === response.status ? undefined : `status ${next.status}`;
+        const changed = { headers: next.headers !== response.headers ? next.headers : undefined, body: next.body !== response.body ? next.body.toString('utf8') : undefined };
         response = next;
-        step(transform.type, { headers: headersChanged ? response.headers : undefined, body: bodyChanged ? response.body.toString('utf8') : undefined });
+        step(transform.type, { note, ...changed, logs: done.logs });
       }
     }
     return core.answer(ctx, response);
@@ -215,15 +225,8 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     return token as unknown as TokenRecord;
   }
 
-  async function runTransformCode(transform: ProxyTransform, kind: 'proxy-request' | 'proxy-response', proxy: StoredProxy, args: unknown): Promise<CodeResult> {
-    const { result } = await runCode(deps.codeRuntime, {
-      code: transform.code!,
-      runtime: transform.options?.runtime ?? { image: 'node-bt' },
-      kind,
-      args,
-      configuration: proxy.configuration,
-    });
-    return result;
+  function runTransformCode(transform: ProxyTransform, call: TransformCall, proxy: StoredProxy): Promise<{ result: CodeResult; logs: CodeLog[] }> {
+    return runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime: transform.options?.runtime ?? { image: 'node-bt' }, configuration: proxy.configuration });
   }
 
   /** One response transform over the answer as it stands; a code transform may answer instead. */
@@ -233,7 +236,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     proxy: StoredProxy,
     caller: Caller | undefined,
     identifiers: Map<string, TokenRecord>,
-  ): Promise<GatheredResponse | { answer: { status: number; headers: Record<string, string>; body: unknown } }> {
+  ): Promise<ResponseStep> {
     const kind = bodyKindOf(contentTypeOf(response.headers));
     const res = () => parsedBody(response.body, kind);
     const render = (value: string) => expressions.renderTemplate(value, { res: res(), transform_identifier: Object.fromEntries(identifiers), proxy: { config: proxy.configuration } });
@@ -242,26 +245,31 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       case 'mask': {
         const text = response.body.toString('utf8');
         const masked = transform.matcher === 'regex' ? maskByExpression(text, transform.expression!, transform.replacement!) : maskPans(text, transform.replacement!);
-        return masked === text ? response : { ...response, body: Buffer.from(masked) };
+        return { response: masked === text ? response : { ...response, body: Buffer.from(masked) } };
       }
       case 'append_json':
-        return { ...response, body: appendJson(response.body, appendPathNames(options.location!)!, render(options.value!)) };
+        return { response: { ...response, body: appendJson(response.body, appendPathNames(options.location!)!, render(options.value!)) } };
       case 'append_text':
-        return { ...response, body: appendText(response.body, render(options.value!)) };
+        return { response: { ...response, body: appendText(response.body, render(options.value!)) } };
       case 'append_header':
-        return { ...response, headers: appendHeader(response.headers, options.location!, render(options.value!)) };
+        return { response: { ...response, headers: appendHeader(response.headers, options.location!, render(options.value!)) } };
       case 'tokenize': {
         const token = tokenize(transform, { res: res(), transform_identifier: Object.fromEntries(identifiers) }, proxy, caller);
         identifiers.set(options.identifier ?? '', token);
-        return response;
+        return { response };
       }
       case 'code': {
-        const result = await runTransformCode(transform, 'proxy-response', proxy, { body: res(), headers: headerObject(response.headers), statusCode: response.status });
-        if ('answer' in result) return result;
+        const args = { body: res(), headers: headerObject(response.headers), statusCode: response.status };
+        const { result, logs } = await runTransformCode(transform, { kind: 'proxy-response', args }, proxy);
+        if ('answer' in result) return { answer: result.answer, logs };
+        const { statusCode, body, headers } = result.next;
         return {
-          ...response,
-          body: result.next.body === undefined ? response.body : wireBody(result.next.body),
-          headers: result.next.headers ? flatHeaders(result.next.headers) : response.headers,
+          response: {
+            status: statusCode ?? response.status,
+            body: body === undefined ? response.body : wireBody(body),
+            headers: headers ? flatHeaders(headers) : response.headers,
+          },
+          logs,
         };
       }
     }

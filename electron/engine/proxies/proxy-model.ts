@@ -6,15 +6,7 @@ export const TRANSFORM_TYPES = ['code', 'tokenize', 'mask', 'append_json', 'appe
 export type TransformType = (typeof TRANSFORM_TYPES)[number];
 
 /** `options.runtime` of a code transform (vendor §2.6); absent means node-bt. */
-export interface RuntimeOptions {
-  image: 'node-bt' | 'node22';
-  dependencies?: Record<string, string>;
-  resolutions?: Record<string, string>;
-  warm_concurrency?: number;
-  timeout?: number;
-  resources?: 'standard' | 'large' | 'xlarge';
-  permissions?: string[];
-}
+import type { RuntimeOptions } from '../code-runtime';
 
 export interface TransformOptions {
   token?: Record<string, unknown>;

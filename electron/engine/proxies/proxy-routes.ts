@@ -2,10 +2,10 @@
  * `/proxies` (docs/api.md, Pre-configured proxies): create, list, read, replace, merge-patch and delete, for management
  * applications holding the proxy:* permission each needs.
  */
-import { Script } from 'node:vm';
 import { z } from 'zod';
 import type { ApplicationStore } from '../access/application-store';
 import { managed } from '../access/managed-route';
+import { syntaxError } from '../code-runtime';
 import { type ExpressionEngine, ExpressionError } from '../expressions';
 import { ApiProblem, validationProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
@@ -21,21 +21,13 @@ const listQuery = z.object({
   start: z.string().optional(),
 });
 
-/** The wrapper CommonJS puts around a module: code that does not compile inside it never could run. */
-function compileProblem(code: string): string | null {
-  try {
-    new Script(`(function (exports, require, module, __filename, __dirname) {${code}\n})`, { filename: 'transform.js' });
-    return null;
-  } catch (error) {
-    return `code does not compile: ${(error as Error).message}`;
-  }
-}
-
 export interface ProxyRouteDeps {
   proxies: ProxyStore;
   applications: ApplicationStore;
   expressions: ExpressionEngine;
   tenantId: string;
+  /** Called when a saved proxy has a code transform: the code runtime gets ready before its first call. */
+  codeSaved(): void;
 }
 
 /**
@@ -58,8 +50,8 @@ function checkDefinition(definition: ProxyDefinition, { applications, expression
     definition[side].forEach((t, i) => {
       if (t.code !== undefined) {
         codes.push(t);
-        const problem = compileProblem(t.code);
-        if (problem) add([side, i, 'code'], problem);
+        const problem = syntaxError(t.code);
+        if (problem) add([side, i, 'code'], `code does not compile: ${problem}`);
       }
       if (t.options?.token !== undefined) template([side, i, 'options', 'token'], t.options.token);
       if (t.options?.value !== undefined) template([side, i, 'options', 'value'], t.options.value);
@@ -82,6 +74,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
   const definition = (body: unknown) => {
     const parsed = parseProxyRequest(body);
     checkDefinition(parsed, deps);
+    if ([...parsed.request_transforms, ...parsed.response_transforms].some((t) => t.type === 'code')) deps.codeSaved();
     return parsed;
   };
   return [

@@ -147,6 +147,11 @@ export class ProxyStore {
     return [...this.byId.values()].filter((p) => (query.ids.length === 0 || query.ids.includes(p.id)) && (name === undefined || p.name.toLowerCase().includes(name)));
   }
 
+  /** Whether any proxy has a code transform (the engine then readies its code runtime at start). */
+  holdsCode(): boolean {
+    return [...this.byId.values()].some((p) => [...p.request_transforms, ...p.response_transforms].some((t) => t.type === 'code'));
+  }
+
   /** The vault's wipe: every proxy goes, inside its transaction. */
   deleteAll(): number {
     const count = this.stmt.deleteAll.run().changes;
