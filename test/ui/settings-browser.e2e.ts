@@ -19,6 +19,19 @@ async function openSettings(page: Page, options: Parameters<typeof workbench.sta
 
 const section = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
 
+test('a new management application is offered the proxy permissions the engine lists', async ({ page }) => {
+  await openSettings(page);
+  const applications = section(page, 'Applications');
+  await applications.getByRole('textbox', { name: 'Name of the new application' }).fill('Deployer');
+  await applications.getByRole('combobox', { name: 'Type of the new application' }).selectOption('management');
+  await applications.getByRole('button', { name: 'Create application' }).click();
+  const editor = applications.getByRole('region', { name: 'Deployer · management' });
+  for (const [permission, meaning] of [['proxy:create', 'Create Proxies'], ['proxy:read', 'Read Proxies'], ['proxy:update', 'Update Proxies'], ['proxy:delete', 'Delete Proxies']]) {
+    await expect(editor.getByRole('checkbox', { name: `${permission} ${meaning}` })).toBeVisible();
+  }
+  await expect(editor.getByRole('checkbox', { name: 'proxy:invoke Invoke Proxies' })).toHaveCount(0);
+});
+
 test('create an application with a masking rule, make a key, use it from an outside client, revoke it', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openSettings(page);
@@ -34,6 +47,7 @@ test('create an application with a masking rule, make a key, use it from an outs
 
   // Permissions are checkboxes with their meaning; a rule masks cards in /pci/.
   await expect(editor.getByRole('checkbox', { name: 'token:use Use Tokens in the Proxy' })).toBeVisible();
+  await expect(editor.getByRole('checkbox', { name: 'proxy:invoke Invoke Proxies' })).toBeVisible();
   await editor.getByRole('checkbox', { name: 'token:create Create Tokens' }).check();
   await editor.getByRole('button', { name: 'Add rule' }).click();
   const rules = editor.getByRole('list', { name: 'Access rules' });

@@ -8,7 +8,7 @@ import type { Caller } from '../access/authenticator';
 import { missingKeyProblem } from '../access/authenticator';
 import { systemCaller } from '../access/system-caller';
 import { type BodyKind, bodyKindOf, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
-import type { BodyChunks } from '../server/body-chunks';
+import { type BodyChunks, prefixOf } from '../server/body-chunks';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext } from '../server/route-types';
@@ -84,6 +84,17 @@ type TransformCall = { kind: 'proxy-request'; args: ProxyRequestArgs } | { kind:
 /** What a response transform did: the answer as it stands now (and the code's log lines), or an answer of the code's own. */
 type ResponseStep = { response: GatheredResponse; logs?: CodeLog[] } | { answer: { status: number; headers: Record<string, string>; body: unknown }; logs?: CodeLog[] };
 
+/** A body as a trace step keeps it: made only when the step is settled. */
+type TraceBody = Buffer | BodyChunks | null | (() => string | null);
+
+/** The part of a body history keeps, as text. */
+function keptText(body: TraceBody): string | null {
+  const value = typeof body === 'function' ? body() : body;
+  if (value === null) return null;
+  if (typeof value === 'string') return value.slice(0, BODY_KEPT);
+  return Buffer.from(prefixOf(Buffer.isBuffer(value) ? { chunks: [value], size: value.length } : value, BODY_KEPT)).toString('utf8');
+}
+
 /** `args.path` and `args.query` of a code transform: the path after /proxy, and the query with its `?` (§2.4). */
 function pathAndQuery(target: string): { path: string; query: string } {
   const queryAt = target.indexOf('?');
@@ -109,7 +120,6 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const proxy = proxies.byInvocationKey(key);
     if (!proxy) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
     const trace: TraceStep[] = [];
-    exchange.preconfigured = { id: proxy.id, name: proxy.name, trace };
     const caller = ctx.caller as Caller | undefined;
     if (proxy.require_auth) {
       if (!caller) throw missingKeyProblem(`${prefix}-API-KEY`);
@@ -125,30 +135,40 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     for (const warning of headers.warnings) exchange.warnings.push(warning.message);
     const received = await core.receive(ctx);
 
-    /** A step of the trace: its note, and what it changed, masked, as far as history keeps a body. */
+    /** What a trace may show of a text: every value the call detokenized, and any card number, masked. */
+    const masked = (texts: string[]) => maskEchoes(texts, exchange.detokenized).map((text) => maskPans(text, 'X'));
+    // Each step is timed as it ends; what it changed is masked once the answer is out (run() records the exchange
+    // then), so the masking costs the client nothing. It is recorded with the request, never completed when read.
+    const settling: (() => void)[] = [];
+    exchange.preconfigured = { id: proxy.id, name: proxy.name, trace, settle: () => settling.splice(0).forEach((settle) => settle()) };
+    /** A step of the trace: its note, and what it changed, as far as history keeps a body. */
     let stepStart = performance.now();
-    const step = (name: string, changed: { note?: string; headers?: string[]; body?: Buffer | BodyChunks | string | null; logs?: CodeLog[] } = {}) => {
+    const step = (name: string, changed: { note?: string; headers?: string[]; body?: TraceBody; logs?: CodeLog[] } = {}) => {
       const now = performance.now();
       const entry: TraceStep = { step: name, ms: Math.round((now - stepStart) * 1000) / 1000 };
       if (changed.note !== undefined) entry.note = changed.note;
-      if (changed.headers) {
-        const logged = headersForLog(changed.headers, ctx.log.secrets);
-        const values = maskEchoes(logged.map(([, v]) => v), exchange.detokenized);
-        entry.headers = logged.map(([name], i) => [name, values[i]]);
-      }
-      if (changed.body !== undefined) {
-        const text = changed.body === null || typeof changed.body === 'string' ? changed.body : bodyText(changed.body).slice(0, BODY_KEPT);
-        entry.body = text === null ? null : maskEchoes([text.slice(0, BODY_KEPT)], exchange.detokenized)[0];
-      }
-      if (changed.logs?.length) entry.logs = maskEchoes(changed.logs.map((line) => `${line.level}: ${line.message}`), exchange.detokenized);
       trace.push(entry);
       stepStart = now;
+      settling.push(() => {
+        if (changed.headers) {
+          const logged = headersForLog(changed.headers, ctx.log.secrets);
+          const values = masked(logged.map(([, v]) => v));
+          entry.headers = logged.map(([header], i) => [header, values[i]]);
+        }
+        if (changed.body !== undefined) {
+          const text = keptText(changed.body);
+          entry.body = text === null ? null : masked([text])[0];
+        }
+        if (changed.logs?.length) entry.logs = masked(changed.logs.map((line) => `${line.level}: ${line.message}`));
+      });
     };
 
     // 2. Tokenize transforms, over the body as sent: their tokens are there for the body's expressions.
     const made = new Map<string, TokenRecord>();
-    const requestScope = { req: parsedBody(received.chunks, received.kind) };
-    for (const transform of proxy.request_transforms.filter((t) => t.type === 'tokenize')) {
+    const tokenizing = proxy.request_transforms.filter((t) => t.type === 'tokenize');
+    // Parsed only for tokenize transforms: a proxy without them costs no parse of the body.
+    const requestScope = tokenizing.length > 0 ? { req: parsedBody(received.chunks, received.kind) } : {};
+    for (const transform of tokenizing) {
       const token = tokenize(transform, requestScope, proxy, caller);
       made.set(madeTokenKey(transform.options?.identifier ?? ''), token);
       step('tokenize', { note: `${transform.options?.identifier ?? '(no identifier)'}: token ${token.id}` });
@@ -164,7 +184,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         for (const [id, record] of core.tokensFor(caller)(compiled)) found.set(id, record);
         return found;
       });
-      if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: maskedRenderNow(exchange, tokens) });
+      if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: () => maskedRenderNow(exchange, tokens) });
     }
 
     // 4. The code transform, over the detokenized body.
@@ -185,7 +205,8 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       if (result.next.headers) sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
       step('code', { headers: result.next.headers && sent.headers, body: result.next.body === undefined ? undefined : body, logs });
     }
-    exchange.preconfigured.outboundBody = exchange.render || code ? (trace.at(-1)?.body ?? null) : null;
+    const lastStep = trace.at(-1);
+    if (exchange.render || code) settling.push(() => (exchange.preconfigured!.outboundBody = lastStep?.body ?? null));
     exchange.outbound = { method: ctx.method, headers: sent.headers, bytes: Buffer.isBuffer(body) ? body.length : body.size };
 
     // 5. Header expressions rooted at proxy, over the body as it leaves.
@@ -209,7 +230,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         }
         const next = done.response;
         const note = next.status === response.status ? undefined : `status ${next.status}`;
-        const changed = { headers: next.headers !== response.headers ? next.headers : undefined, body: next.body !== response.body ? next.body.toString('utf8') : undefined };
+        const changed = { headers: next.headers !== response.headers ? next.headers : undefined, body: next.body !== response.body ? next.body : undefined };
         response = next;
         step(transform.type, { note, ...changed, logs: done.logs });
       }

@@ -4,6 +4,7 @@ import type { Caller } from '../access/authenticator';
 import { type BodyKind, type CompiledBody, type ExpressionEngine, type TokenRecord, writesNothing } from '../expressions';
 import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { RequestLogEntry } from '../history/request-log';
+import { prefixOf } from '../server/body-chunks';
 import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import { REDACTED, type TokenService } from '../vault/token-service';
@@ -29,7 +30,14 @@ export interface ProxyExchange {
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string; reason?: string };
   /** A pre-configured proxy's call: which proxy, and each step its pipeline went through, recorded as it went. */
-  preconfigured?: { id: string; name: string; trace: TraceStep[]; outboundBody?: string | null };
+  preconfigured?: {
+    id: string;
+    name: string;
+    trace: TraceStep[];
+    outboundBody?: string | null;
+    /** Fills in what the steps changed, masked: once the answer is out, before the entry is made. */
+    settle(): void;
+  };
 }
 
 /** One step of a pre-configured proxy's pipeline as history shows it: what it changed, masked, and how long it took. */
@@ -145,8 +153,9 @@ export function maskedRenderNow(exchange: ProxyExchange, tokens: TokenService): 
   const masked = new Map<string, TokenRecord>();
   for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
   try {
-    const text = render.chunks ? Buffer.concat(render.compiled.renderBytes(masked, render.chunks)).toString('utf8') : render.compiled.render(masked);
-    return text.slice(0, BODY_KEPT);
+    if (!render.chunks) return render.compiled.render(masked).slice(0, BODY_KEPT);
+    const pieces = render.compiled.renderBytes(masked, render.chunks);
+    return Buffer.from(prefixOf({ chunks: pieces, size: pieces.reduce((n, piece) => n + piece.length, 0) }, BODY_KEPT)).toString('utf8');
   } catch {
     return REDACTED;
   }
@@ -235,6 +244,7 @@ const referenced = (headers: [string, string][], secrets: ResolvedSecrets | unde
  * or the destination's headers repeat a value
  */
 export function proxyLogDetails(exchange: ProxyExchange, tokens: TokenService, secrets?: ResolvedSecrets): ProxyDetails {
+  exchange.preconfigured?.settle();
   const { response, failure, outbound } = exchange;
   const empty = emptyExpressions(exchange);
   return {
