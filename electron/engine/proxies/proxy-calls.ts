@@ -84,7 +84,7 @@ type TransformCall = { kind: 'proxy-request'; args: ProxyRequestArgs } | { kind:
 /** What a response transform did: the answer as it stands now (and the code's log lines), or an answer of the code's own. */
 type ResponseStep = { response: GatheredResponse; logs?: CodeLog[] } | { answer: { status: number; headers: Record<string, string>; body: unknown }; logs?: CodeLog[] };
 
-/** A body as a trace step keeps it: made only when the step is settled. */
+/** A body as a trace step keeps it; a function makes it, already masked, only when the step is settled. */
 type TraceBody = Buffer | BodyChunks | null | (() => string | null);
 
 /** The part of a body history keeps, as text. */
@@ -157,7 +157,8 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         }
         if (changed.body !== undefined) {
           const text = keptText(changed.body);
-          entry.body = text === null ? null : masked([text])[0];
+          // The detokenized body comes rendered with the tokens' masks: nothing in it is left to mask.
+          entry.body = text === null || typeof changed.body === 'function' ? text : masked([text])[0];
         }
         if (changed.logs?.length) entry.logs = masked(changed.logs.map((line) => `${line.level}: ${line.message}`));
       });
