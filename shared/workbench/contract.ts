@@ -84,6 +84,8 @@ export const proxyDetailsSchema = z.object({
         note: z.string().optional(),
         headers: headerPairsSchema.optional(),
         body: z.string().nullable().optional(),
+        /** The step made the body that left: it is the entry's `outbound.detokenized_body`, kept there once. */
+        outbound_body: z.literal(true).optional(),
         /** What the step's code logged (`level: message`), detokenized values masked. */
         logs: z.array(z.string()).optional(),
       }),

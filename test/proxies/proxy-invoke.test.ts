@@ -414,10 +414,14 @@ describe('history', () => {
     expect(res.status).toBe(200);
     await t.engine.history.flush();
     const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'traced-call')!;
-    const details = entry.details as { proxy?: { id: string }; trace: { step: string; ms: number; body?: string | null; headers?: [string, string][] }[] };
+    const details = entry.details as {
+      outbound: { detokenized_body: string };
+      trace: { step: string; ms: number; body?: string | null; outbound_body?: true; headers?: [string, string][] }[];
+    };
     expect(details.trace.map((s) => s.step)).toEqual(['detokenize', 'destination', 'append_header']);
     for (const step of details.trace) expect(step.ms).toEqual(expect.any(Number));
-    expect(details.trace[0].body).toContain('XXXXXXXXXXXX4242');
+    expect(details.trace[0]).toMatchObject({ outbound_body: true });
+    expect(details.outbound.detokenized_body).toContain('XXXXXXXXXXXX4242');
     expect(details.trace[2].headers).toContainEqual(['X-Added', 'yes']);
     expect(JSON.stringify(entry)).not.toContain(PAN);
     expect(JSON.stringify(entry)).not.toContain(key);

@@ -206,8 +206,16 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       if (result.next.headers) sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
       step('code', { headers: result.next.headers && sent.headers, body: result.next.body === undefined ? undefined : body, logs });
     }
+    // The body that left is kept once, as the entry's outbound body; the step that made it points there.
     const lastStep = trace.at(-1);
-    if (exchange.render || code) settling.push(() => (exchange.preconfigured!.outboundBody = lastStep?.body ?? null));
+    if (lastStep && (exchange.render || code)) {
+      settling.push(() => {
+        if (lastStep.body === undefined) return;
+        exchange.preconfigured!.outboundBody = lastStep.body;
+        delete lastStep.body;
+        lastStep.outbound_body = true;
+      });
+    }
     exchange.outbound = { method: ctx.method, headers: sent.headers, bytes: Buffer.isBuffer(body) ? body.length : body.size };
 
     // 5. Header expressions rooted at proxy, over the body as it leaves.
