@@ -26,8 +26,8 @@ export function startupReport(engine: Engine): string {
   if (keys) {
     lines.push(
       'First start: two applications were created. Their keys are shown this once:',
-      `  management key (application:*):  ${keys.management.key}`,
-      `  private key (token:*):           ${keys.private.key}`,
+      `  management key (application:*, proxy:*):  ${keys.management.key}`,
+      `  private key (token:*):                     ${keys.private.key}`,
     );
   }
   return lines.join('\n') + '\n';

@@ -20,7 +20,13 @@ import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
+import { createProxyCore } from './proxy/proxy-core';
 import { proxyRoutes } from './proxy/proxy-route';
+import { createCodeRuntime } from './code-runtime';
+import { lazyCodeRuntime } from './proxies/code-transform';
+import { preconfiguredCalls } from './proxies/proxy-calls';
+import { proxiesRoutes } from './proxies/proxy-routes';
+import { ProxyStore } from './proxies/proxy-store';
 import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
@@ -128,6 +134,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionStore = new TransactionStore(db, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
+  const proxies = new ProxyStore(db, sealer);
 
   let seedReport: SeedReport | null;
   try {
@@ -165,6 +172,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     denyPrivateDestinations: config.denyPrivateDestinations,
     ownPorts: () => [apiPort],
   });
+
+  const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
+  const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
+  if (proxies.holdsCode()) codeRuntime.warm();
 
   let echo: EchoServer | null = null;
   const startedAt = new Date().toISOString();
@@ -208,7 +219,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeHistoryAnswers: (change) => answers.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -236,7 +247,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxyRoutes(config, tokens, expressions, forwarder),
+      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm }),
+      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime })),
     ],
     authenticator,
     idempotency,
@@ -300,7 +312,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       collections.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (defaultFolder.temporary && readdirSync(defaultFolder.folder).length === 0) rmdirSync(defaultFolder.folder);
-      await Promise.all([http.close(), echo?.close(), forwarder.close()]);
+      await Promise.all([http.close(), echo?.close(), forwarder.close(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       db.close();

@@ -77,6 +77,27 @@ export const proxyDetailsSchema = z.object({
       detail: z.string().nullable(),
     })
     .optional(),
+  /** The pre-configured proxy the call named by its key; absent for an ephemeral call. */
+  proxy: z.object({ id: z.string(), name: z.string() }).optional(),
+  /**
+   * A pre-configured proxy's pipeline, step by step, as the call went through it: what each step changed (headers,
+   * body; detokenized values masked, bodies as far as history keeps them), a note, and how long it took.
+   */
+  trace: z
+    .array(
+      z.object({
+        step: z.string(),
+        ms: z.number(),
+        note: z.string().optional(),
+        headers: headerPairsSchema.optional(),
+        body: z.string().nullable().optional(),
+        /** The step made the body that left: it is the entry's `outbound.detokenized_body`, kept there once. */
+        outbound_body: z.literal(true).optional(),
+        /** What the step's code logged (`level: message`), detokenized values masked. */
+        logs: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
   timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
 });
 export type ProxyDetails = z.infer<typeof proxyDetailsSchema>;

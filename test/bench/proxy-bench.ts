@@ -37,6 +37,7 @@ const EXPRESSION_COUNTS = [0, 1, 20];
 const bodySize = (kb: number) => ({ label: `${kb} KB`, bytes: kb * 1024 });
 const DIRECT = 'direct';
 const TOKENBENCH = 'Tokenbench /proxy';
+const PRECONFIGURED = 'Tokenbench pre-configured';
 const FASTIFY = '@fastify/http-proxy';
 const NGINX = 'nginx';
 /** Before the first cell, every system (and the load generator) gets JIT-compiled and its sockets opened. */
@@ -51,6 +52,8 @@ interface System {
   memoryPids: number[];
   /** Whether the destination gets the body detokenized (else byte for byte as sent). */
   detokenizes: boolean;
+  /** The request headers, when not the ephemeral proxy's (BT-API-KEY, BT-PROXY-URL). */
+  headers?: Record<string, string>;
 }
 
 const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
@@ -94,6 +97,17 @@ function costTable(runs: ProxyRun[]): Table {
     columns: ['case', 'conns', 'proxy', 'req/s vs direct', `vs ${FASTIFY}`, 'added p50 ms', 'added p99 ms', 'peak RSS'],
     rows,
   };
+}
+
+/** A pre-configured proxy to the destination with no transforms: the same detokenizing call, by its key. */
+async function createBenchProxy(url: string, managementKey: string, destination: string): Promise<string> {
+  const res = await fetch(`${url}/proxies`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'bt-api-key': managementKey },
+    body: JSON.stringify({ name: 'bench', destination_url: destination }),
+  });
+  if (res.status !== 201) throw new Error(`could not create the bench proxy: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { key: string }).key;
 }
 
 /** Each system's highest per-cell peak (for direct: the destination's). */
@@ -146,6 +160,9 @@ const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset:
   'Cells "over N tokens" send the largest expression count again, but each request names other tokens of a pool ' +
     'of N cards (p-00001…), in turn, as real traffic names another customer\'s tokens every time; they are shown, ' +
     'not judged against the targets, which are set on the cells above.',
+  `${PRECONFIGURED} is the same Tokenbench process called by a pre-configured proxy's key (BT-PROXY-KEY, no ` +
+    'transforms, destination_url the destination) instead of BT-PROXY-URL: the same detokenizing call, through the ' +
+    'pipeline of pre-configured proxies, which must keep 90 % of the ephemeral throughput in each cell.',
   'Tokenbench also does what the peers do not: it authenticates the key, reads the tokens from the vault and records ' +
     'every proxied request in its SQLite history (the body as sent and the outbound body with values masked).',
   ...(options.profileDir
@@ -193,7 +210,16 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
       memoryPids: [server.pid],
       detokenizes,
     });
-    const systems: System[] = [node(DIRECT, destination), node(TOKENBENCH, tokenbench, true), node(FASTIFY, fastify)];
+    const { managementKey } = tokenbench.info;
+    if (!managementKey) throw new Error('Tokenbench printed no management key on its first start');
+    const proxyKey = await createBenchProxy(tokenbench.info.url, managementKey, destination.info.url);
+    const preconfiguredHeaders = { 'content-type': 'application/json', 'bt-api-key': privateKey, 'bt-proxy-key': proxyKey };
+    const systems: System[] = [
+      node(DIRECT, destination),
+      node(TOKENBENCH, tokenbench, true),
+      { ...node(PRECONFIGURED, tokenbench, true), headers: preconfiguredHeaders },
+      node(FASTIFY, fastify),
+    ];
     if (nginx) {
       const { url, workerPid, masterPid } = nginx;
       systems.push({ name: NGINX, url, cpuPid: workerPid, memoryPids: [masterPid, workerPid], detokenizes: false });
@@ -211,7 +237,7 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
       runLoad(proxyPlan(body, system.detokenizes ? body.detokenizedBytes : body.sentBytes, nextSeq), {
         url: system.url,
         serverPid: system.cpuPid,
-        headers,
+        headers: system.headers ?? headers,
         connections,
         warmupSeconds: seconds[0],
         durationSeconds: seconds[1],
@@ -254,11 +280,11 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
     }
     // Tokenbench writes its CPU profile as it exits.
     await stopAll();
-    const targets = checkProxyTargets(runs, { direct: DIRECT, tokenbench: TOKENBENCH, peer: FASTIFY });
+    const targets = checkProxyTargets(runs, { direct: DIRECT, tokenbench: TOKENBENCH, peer: FASTIFY, preconfigured: PRECONFIGURED });
 
     return {
       suite: 'proxy',
-      title: `Ephemeral proxy: the same load to ${systems.map((s) => s.name).join(', ')}`,
+      title: `Ephemeral and pre-configured proxy: the same load to ${systems.map((s) => s.name).join(', ')}`,
       baselineSystem: DIRECT,
       measurements: runs.map((r) => ({ case: caseOf(r), system: r.system, connections: r.connections, load: r.load })),
       tables: [

@@ -37,6 +37,8 @@ export interface ProxySystems {
   tokenbench: string;
   /** The Node peer proxy Tokenbench must keep up with. */
   peer: string;
+  /** Tokenbench's pre-configured proxy (no transforms), which must keep up with its ephemeral one. */
+  preconfigured?: string;
 }
 
 export interface TargetCheck {
@@ -49,6 +51,8 @@ export interface TargetCheck {
 /** 20 expressions may cost at most this share of the 0-expression throughput. */
 export const MAX_EXPRESSION_COST = 0.2;
 export const MAX_ADDED_P50_MS = 1;
+/** A pre-configured proxy without code keeps at least this share of the ephemeral proxy's throughput (issue 39). */
+export const MIN_PRECONFIGURED_SHARE = 0.9;
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (ratio: number) => `${Math.round(ratio * 100)} %`;
@@ -82,6 +86,18 @@ export function checkProxyTargets(runs: readonly ProxyRun[], systems: ProxySyste
       cell: `${many.body}, ${many.connections} conn`,
       measured: `${int(many.load.requestsPerSecond)} vs ${int(none.load.requestsPerSecond)} (${pct(ratio)})`,
       met: ratio >= 1 - MAX_EXPRESSION_COST,
+    });
+  }
+
+  for (const run of runs.filter((r) => r.system === systems.preconfigured && r.pool === undefined)) {
+    const ephemeral = runIn(runs, run, systems.tokenbench);
+    if (!ephemeral) continue;
+    const ratio = run.load.requestsPerSecond / ephemeral.load.requestsPerSecond;
+    checks.push({
+      target: `pre-configured ≥ ${pct(MIN_PRECONFIGURED_SHARE)} of ephemeral`,
+      cell: cellName(run),
+      measured: `${int(run.load.requestsPerSecond)} vs ${int(ephemeral.load.requestsPerSecond)} (${pct(ratio)})`,
+      met: ratio >= MIN_PRECONFIGURED_SHARE,
     });
   }
 

@@ -12,6 +12,8 @@ export interface TokenbenchInfo {
    * vault's first start only, null on later starts.
    */
   privateKey: string | null;
+  /** The bootstrap management application's key (application:* and proxy:*); like privateKey, first start only. */
+  managementKey: string | null;
   /** The browser workbench's address with this run's session; null when the renderer is not built. */
   workbenchUrl: string | null;
   /** The built-in echo destination's address. */
@@ -29,6 +31,7 @@ export interface TokenbenchOptions {
 
 const SERVING = /Tokenbench is serving (http:\/\/\S+)/;
 const PRIVATE_KEY = /private key \(token:\*\):\s+(\S+)/;
+const MANAGEMENT_KEY = /management key \([^)]*\):\s+(\S+)/;
 const WORKBENCH = /Workbench: (http:\/\/\S+)/;
 const ECHO = /Echo destination at (http:\/\/\S+)/;
 
@@ -49,7 +52,7 @@ export function startTokenbench(dataDir: string, { cpuProfileDir, args = [], cli
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
     ready: (stdout) => {
       const url = SERVING.exec(stdout)?.[1];
-      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null, workbenchUrl: WORKBENCH.exec(stdout)?.[1] ?? null, echoUrl: ECHO.exec(stdout)?.[1] ?? null } : undefined;
+      return url ? { url, privateKey: PRIVATE_KEY.exec(stdout)?.[1] ?? null, managementKey: MANAGEMENT_KEY.exec(stdout)?.[1] ?? null, workbenchUrl: WORKBENCH.exec(stdout)?.[1] ?? null, echoUrl: ECHO.exec(stdout)?.[1] ?? null } : undefined;
     },
   });
 }

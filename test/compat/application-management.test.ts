@@ -92,9 +92,18 @@ describe('regenerating the key of an application with one key (POST /application
 });
 
 describe('the permissions each application type may hold (GET /permissions?application_type=…)', () => {
-  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use'];
+  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use', 'proxy:invoke'];
   const PUBLIC = ['token:create', 'token:update'];
-  const MANAGEMENT = ['application:read', 'application:create', 'application:update', 'application:delete'];
+  const MANAGEMENT = [
+    'application:read',
+    'application:create',
+    'application:update',
+    'application:delete',
+    'proxy:read',
+    'proxy:create',
+    'proxy:update',
+    'proxy:delete',
+  ];
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {
     const all = await management.permissions.list();

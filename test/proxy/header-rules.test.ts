@@ -33,6 +33,7 @@ describe('outboundHeaders', () => {
     expect(outboundHeaders(raw, 'BT')).toEqual({
       headers: ['Authorization', 'Bearer sk_test', 'x-custom', 'one', 'Content-Type', 'application/json', 'X-Custom', 'two'],
       warnings: [],
+      templated: [],
     });
   });
 
@@ -68,11 +69,14 @@ describe('outboundHeaders', () => {
     expect(outboundHeaders(['BT-API-KEY', 'a\nb', 'X-Ok', '1'], 'BT').headers).toEqual(['X-Ok', '1']);
   });
 
-  it('warns that an expression in a header is not detokenized', () => {
-    const { headers, warnings } = outboundHeaders(['X-Card', '{{ tok_123 }}'], 'BT');
-    expect(headers).toEqual(['X-Card', '{{ tok_123 }}']);
+  it('warns that a token expression in a header is not detokenized, and notes where proxy expressions are', () => {
+    const { headers, warnings, templated } = outboundHeaders(['X-Card', '{{ tok_123 }}', 'X-Sig', '{{ proxy.request.body | size }}', 'X-Both', '{{proxy.config.a}} {{ tok_1 }}'], 'BT');
+    expect(headers).toEqual(['X-Card', '{{ tok_123 }}', 'X-Sig', '{{ proxy.request.body | size }}', 'X-Both', '{{proxy.config.a}} {{ tok_1 }}']);
+    expect(templated).toEqual([2, 4]);
+    expect(warnings.map((w) => w.outside)).toEqual([[{ part: 'header', name: 'X-Card' }], [{ part: 'header', name: 'X-Both' }]]);
+    warnings.pop();
     expect(warnings).toEqual([
-      { message: 'header X-Card contains a {{ expression; expressions are detokenized only in the body', outside: [{ part: 'header', name: 'X-Card' }] },
+      { message: 'header X-Card contains a {{ token expression; token expressions are detokenized only in the body', outside: [{ part: 'header', name: 'X-Card' }] },
     ]);
   });
 });

@@ -18,6 +18,21 @@ async function openSettings(page: Page, options: Parameters<typeof workbench.sta
   await goToSettings(page);
 }
 
+test('a new management application is offered the proxy permissions the engine lists', async ({ page }) => {
+  await openSettings(page);
+  const applications = settingsSection(page, 'Applications');
+  const form = applications.getByRole('form', { name: 'New application' });
+  await form.getByRole('textbox', { name: 'Name of the new application' }).fill('Deployer');
+  await form.getByRole('combobox', { name: 'Type of the new application' }).selectOption('management');
+  for (const [permission, meaning] of [['proxy:create', 'Create Proxies'], ['proxy:read', 'Read Proxies'], ['proxy:update', 'Update Proxies'], ['proxy:delete', 'Delete Proxies']]) {
+    await expect(form.getByRole('checkbox', { name: `${permission} ${meaning}` })).toBeVisible();
+  }
+  await expect(form.getByRole('checkbox', { name: 'proxy:invoke Invoke Proxies' })).toHaveCount(0);
+  await form.getByRole('button', { name: 'Create application' }).click();
+  const editor = applications.getByRole('region', { name: 'Deployer · management' });
+  await expect(editor.getByRole('checkbox', { name: 'proxy:read Read Proxies' })).toBeVisible();
+});
+
 test('create an application with a masking rule, make a key, use it from an outside client, revoke it', async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openSettings(page);
@@ -36,6 +51,7 @@ test('create an application with a masking rule, make a key, use it from an outs
 
   // Permissions are checkboxes with their meaning, as the new application got them; a rule masks cards in /pci/.
   await expect(editor.getByRole('checkbox', { name: 'token:use Use Tokens in the Proxy' })).not.toBeChecked();
+  await expect(editor.getByRole('checkbox', { name: 'proxy:invoke Invoke Proxies' })).toBeVisible();
   await expect(editor.getByRole('checkbox', { name: 'token:create Create Tokens' })).toBeChecked();
   await editor.getByRole('button', { name: 'Add rule' }).click();
   const rules = editor.getByRole('list', { name: 'Access rules' });

@@ -87,5 +87,7 @@ describe('applications in Settings', () => {
     const permissions = await wb().listPermissions({});
     expect(permissions).toContainEqual({ type: 'token:use', description: 'Use Tokens in the Proxy', application_types: ['private'] });
     expect(permissions).toContainEqual({ type: 'token:create', description: 'Create Tokens', application_types: ['public', 'private'] });
+    expect(permissions).toContainEqual({ type: 'proxy:invoke', description: 'Invoke Proxies', application_types: ['private'] });
+    expect(permissions).toContainEqual({ type: 'proxy:create', description: 'Create Proxies', application_types: ['management'] });
   });
 });

@@ -149,6 +149,19 @@ describe('checkRequest', () => {
     expect(flags.find((f) => f.kind === 'outside_body')!.message).toContain('sent as written: only the body is detokenized');
   });
 
+  it('lets header expressions rooted at proxy through, and flags one that does not parse with the words of the proxy’s 400', async () => {
+    await start();
+    const headers: [string, string][] = [
+      ...proxyHeaders(),
+      ['X-Signature', "{{ proxy.request.body | hmac: 'sha-256', 'k' | to_base16 }}"],
+      ['X-Bad', '{{ proxy.request.body | no_such_filter }}'],
+    ];
+    const { flags } = await check({ body: '{}', headers });
+    expect(flags.filter((f) => f.at.part === 'header')).toEqual([
+      expect.objectContaining({ severity: 'error', kind: 'broken_expression', at: { part: 'header', name: 'X-Bad' }, message: `400 from the proxy: ${(await proxyAnswer({ body: '{}', headers })).detail}` }),
+    ]);
+  });
+
   it('flags the expression past the configured limit, and past the hosted limit as a difference', async () => {
     await start({ maxExpressions: 3 });
     const id = await token('card_number', PAN);

@@ -1,4 +1,4 @@
-import type { Handler, Route } from '../server/route-types';
+import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { Application, ApplicationStore, NewApiKey } from './application-store';
 import {
@@ -8,15 +8,8 @@ import {
   applicationUpdateRequest,
   permissionsQuery,
 } from './application-requests';
-import { listPermissions, type ManagementPermission } from './permissions';
-
-/** A handler that runs only for a management application holding `permission`. */
-const managed =
-  (permission: ManagementPermission, handler: Handler): Handler =>
-  (ctx) => {
-    ctx.caller.policy.requireManagement(permission);
-    return handler(ctx);
-  };
+import { managed } from './managed-route';
+import { listPermissions } from './permissions';
 
 /** An application as answered when a key was just made: that key with its secret, once, in `keys` and as `key`. */
 const withNewKey = (application: Application, key: NewApiKey | undefined) => ({

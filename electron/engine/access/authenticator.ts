@@ -8,6 +8,9 @@ export interface Caller {
   policy: AccessPolicy;
 }
 
+/** What a request without a key gets where it needs one. */
+export const missingKeyProblem = (headerName: string) => new ApiProblem(401, `Missing ${headerName} header`);
+
 /**
  * Resolves PFX-API-KEY to the calling application. Resolved keys are cached until the application store changes,
  * so the hot paths (token reads, the proxy) cost one HMAC and a map lookup.
@@ -19,7 +22,7 @@ export class Authenticator {
   constructor(private readonly applications: ApplicationStore) {}
 
   authenticate(key: string | undefined, headerName: string): Caller {
-    if (!key) throw new ApiProblem(401, `Missing ${headerName} header`);
+    if (!key) throw missingKeyProblem(headerName);
     if (this.cachedVersion !== this.applications.version) {
       this.cache.clear();
       this.cachedVersion = this.applications.version;

@@ -13,8 +13,12 @@ export const MANAGEMENT_PERMISSIONS = [
   'application:read',
   'application:update',
   'application:delete',
+  'proxy:create',
+  'proxy:read',
+  'proxy:update',
+  'proxy:delete',
 ] as const;
-/** Accepted as a synonym of token:use for the proxy (docs/api.md, Permissions and access rules). */
+/** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
 
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
@@ -40,17 +44,22 @@ export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
 };
 
 /** GET /permissions: each permission an application may hold, worded and ordered as the vendor's permissions page. */
-const DESCRIPTIONS: Record<TokenPermission | ManagementPermission, string> = {
+const DESCRIPTIONS: Record<Permission, string> = {
   'token:create': 'Create Tokens',
   'token:update': 'Update Tokens',
   'token:read': 'Read Tokens',
   'token:search': 'Search Tokens',
   'token:delete': 'Delete Tokens',
   'token:use': 'Use Tokens in the Proxy',
+  [PROXY_INVOKE]: 'Invoke Proxies',
   'application:read': 'Read Applications',
   'application:create': 'Create Applications',
   'application:update': 'Update and regenerate API keys for Applications',
   'application:delete': 'Delete Applications',
+  'proxy:read': 'Read Proxies',
+  'proxy:create': 'Create Proxies',
+  'proxy:update': 'Update Proxies',
+  'proxy:delete': 'Delete Proxies',
 };
 
 export interface PermissionInfo {
@@ -59,10 +68,7 @@ export interface PermissionInfo {
   application_types: ApplicationType[];
 }
 
-/**
- * The permissions `type` may hold (all when undefined). proxy:invoke is left out: it is accepted for old
- * configurations only, and the vendor lists token:use alone.
- */
+/** The permissions `type` may hold (all when undefined). */
 export function listPermissions(type?: ApplicationType): PermissionInfo[] {
   return Object.entries(DESCRIPTIONS)
     .map(([permission, description]) => ({

@@ -16,7 +16,7 @@ import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
 export interface CompiledBody {
   /** Number of expressions, for the per-request expression limit (docs/api.md, Limits). */
   readonly expressionCount: number;
-  /** Distinct token ids referenced, so the vault can fetch them all in one query. */
+  /** Distinct token ids referenced, so the vault can fetch them all in one query (not those a transform makes). */
   readonly tokenIds: readonly string[];
   /**
    * Missing id in `tokens` → ExpressionError naming it. `budget`: the request's (a fresh one by default).
@@ -149,7 +149,7 @@ export class BodyTemplate implements CompiledBody {
     for (const segment of segments) {
       if (typeof segment === 'string') continue;
       count++;
-      ids.add(segment.expression.ref.id);
+      if (!segment.expression.ref.made) ids.add(segment.expression.ref.id);
     }
     this.expressionCount = count;
     this.tokenIds = [...ids];

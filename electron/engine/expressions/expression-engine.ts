@@ -17,7 +17,8 @@ import { ApiProblem } from '../server/problem';
 import type { TokenRecord } from './token-record';
 import { writesNothing } from './rendered-value';
 import { HEAD_VARIABLE, type TokenExpression, compileTokenExpression, liquidTextOf } from './token-reference';
-import { TokenTemplate } from './token-template';
+import { compileHeaderTemplate } from './header-template';
+import { type TemplateScope, TokenTemplate } from './token-template';
 
 export interface ExpressionEngineOptions {
   /** Entries per cache (bodies, expressions, token templates); 0 disables caching. Default 1000. */
@@ -85,6 +86,7 @@ export class ExpressionEngine {
    */
   private readonly chains: LruCache<string, CompiledExpression>;
   private readonly tokenTemplates: LruCache<string, TokenTemplate>;
+  private readonly headerTemplates: LruCache<string, TokenTemplate>;
   /** Expressions one request may hold (`--max-expressions`, or Settings while running). */
   private maxExpressions: number;
   /** The budget of the request whose token templates are being rendered (see withBudget). */
@@ -110,6 +112,7 @@ export class ExpressionEngine {
     this.expressions = new LruCache(size);
     this.chains = new LruCache(size);
     this.tokenTemplates = new LruCache(size);
+    this.headerTemplates = new LruCache(size);
     this.maxExpressions = options.maxExpressions ?? HOSTED_EXPRESSION_LIMIT;
   }
 
@@ -239,8 +242,15 @@ export class ExpressionEngine {
 
   /** A mask (any JSON whose strings are templates) evaluated over `token`; a lone expression keeps its JSON type. */
   renderTokenTemplate(template: unknown, token: TokenRecord): unknown {
-    const budget = this.budget();
-    return mapStrings(template, (text) => this.tokenTemplate(text).renderValue(token, budget));
+    return this.renderTemplate(template, token);
+  }
+
+  /**
+   * Any JSON whose strings are templates, evaluated over `scope` (a token, or a proxy transform's variables) within
+   * the running request's budget; a string that is one expression keeps its result's JSON type.
+   */
+  renderTemplate(template: unknown, scope: TemplateScope, budget = this.budget()): unknown {
+    return mapStrings(template, (text) => this.tokenTemplate(text).renderValue(scope, budget));
   }
 
   /** A fingerprint expression or search index over `token`, always as text. */
@@ -251,6 +261,11 @@ export class ExpressionEngine {
   /** The running request's budget (withBudget), or one of its own for a render outside any (a read's mask). */
   private budget(): ExpressionBudget {
     return this.shared ?? new ExpressionBudget();
+  }
+
+  /** A header value's proxy expressions, parsed once (see compileHeaderTemplate); throws ExpressionError. */
+  headerTemplate(text: string): TokenTemplate {
+    return this.headerTemplates.getOrCreate(text, () => compileHeaderTemplate(text, this.runtime));
   }
 
   /** Parses every string of a mask / fingerprint expression / search index list; throws ExpressionError. */

@@ -33,7 +33,7 @@ export class EvaluationScope implements FilterThis {
   private liquidContext: Context | undefined;
 
   constructor(
-    readonly variables: Record<string, unknown>,
+    readonly variables: Readonly<Record<string, unknown>>,
     private readonly liquid: Liquid,
     readonly budget: ExpressionBudget,
   ) {}
@@ -172,7 +172,7 @@ export class LiquidRuntime {
   }
 
   /** The scope of one render; expressions evaluated in it share its Liquid context and spend from `budget`. */
-  scope(variables: Record<string, unknown>, budget: ExpressionBudget): EvaluationScope {
+  scope(variables: Readonly<Record<string, unknown>>, budget: ExpressionBudget): EvaluationScope {
     return new EvaluationScope(variables, this.liquid, budget);
   }
 

@@ -12,6 +12,11 @@ export const HEAD_VARIABLE = 'token_value';
 
 const ID_FORBIDDEN = /[#/\\+?[\]|&=%<>{}^]/;
 const WHOLE_TOKEN = /^token\s*:/;
+/** `tokenize_transform: 'card'`: the token a pre-configured proxy's tokenize transform made in this call. */
+const MADE_TOKEN = /^tokenize_transform\s*:\s*(['"])([A-Za-z0-9_-]{1,100})\1$/;
+
+/** The key under which a token made by a tokenize transform is handed to a render, beside the vault's by id. */
+export const madeTokenKey = (identifier: string): string => `tokenize_transform:${identifier}`;
 
 /** The token id rule (docs/api.md, Tokens): 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^`. */
 export function isValidTokenId(id: string): boolean {
@@ -19,9 +24,12 @@ export function isValidTokenId(id: string): boolean {
 }
 
 export interface TokenReference {
+  /** The token's id; for a token a transform made, its madeTokenKey. */
   readonly id: string;
   /** `token:` form: the expression sees the whole token object, not just its data. */
   readonly whole: boolean;
+  /** Made by a tokenize transform in this call: not looked up in the vault. */
+  readonly made?: true;
 }
 
 export interface TokenExpression extends CompiledExpression {
@@ -39,11 +47,17 @@ export function compileTokenExpression(source: string, compileChain: (source: st
   const inner = source.slice(2, -2);
   const bar = inner.indexOf('|');
   const head = (bar < 0 ? inner : inner.slice(0, bar)).trim();
+  const filters = bar < 0 ? '' : inner.slice(bar);
+  const made = MADE_TOKEN.exec(head);
+  if (made) {
+    const { value, direct } = compileChain(source, filters);
+    return { source, value, direct, ref: { id: madeTokenKey(made[2]), whole: true, made: true } };
+  }
   const prefix = WHOLE_TOKEN.exec(head);
   const id = prefix ? head.slice(prefix[0].length).trim() : head;
   if (!isValidTokenId(id)) {
     throw new ExpressionError(source, id === '' ? 'no token id before the filters' : `"${brief(id, 40)}" is not a valid token id`);
   }
-  const { value, direct } = compileChain(source, bar < 0 ? '' : inner.slice(bar));
+  const { value, direct } = compileChain(source, filters);
   return { source, value, direct, ref: { id, whole: prefix !== null } };
 }

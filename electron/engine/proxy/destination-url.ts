@@ -19,20 +19,23 @@ export interface ProxyDestination {
   readonly warnings: readonly CompatibilityWarning[];
 }
 
-function parseProxyUrl(value: string | undefined, header: string): URL {
-  if (value === undefined || value.trim() === '') throw new ApiProblem(400, `${header} header is required`);
+/** The URL a proxy may send to, or why `value` cannot be one (a sentence that follows the field's name). */
+export function parseDestinationUrl(value: string): URL | string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ApiProblem(400, `${header} is not a valid absolute URL`);
+    return 'is not a valid absolute URL';
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiProblem(400, `${header} must use http or https, not ${url.protocol.slice(0, -1)}`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new ApiProblem(400, `${header} must not contain user info (user:password@)`);
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must use http or https, not ${url.protocol.slice(0, -1)}`;
+  if (url.username !== '' || url.password !== '') return 'must not contain user info (user:password@)';
+  return url;
+}
+
+function parseProxyUrl(value: string | undefined, header: string): URL {
+  if (value === undefined || value.trim() === '') throw new ApiProblem(400, `${header} header is required`);
+  const url = parseDestinationUrl(value);
+  if (typeof url === 'string') throw new ApiProblem(400, `${header} ${url}`);
   return url;
 }
 
@@ -66,8 +69,9 @@ function compatibilityWarnings(url: URL): CompatibilityWarning[] {
  * @param requestTarget the raw request target as received (`req.url`), e.g. `/proxy/v1/charges?expand=x`;
  *   kept raw so percent-encoded characters reach the destination as the client wrote them
  * @param prefix the header prefix setting (e.g. `BT`), used to name the header in errors
+ * @param header what errors call the proxy URL: the header by default, a pre-configured proxy's field for one
  */
-export function resolveDestination(proxyUrl: string | undefined, requestTarget: string, prefix: string): ProxyDestination {
+export function resolveDestination(proxyUrl: string | undefined, requestTarget: string, prefix: string, header = `${prefix}-PROXY-URL`): ProxyDestination {
   const queryAt = requestTarget.indexOf('?');
   const path = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
   const query = queryAt === -1 ? '' : requestTarget.slice(queryAt + 1);
@@ -75,7 +79,6 @@ export function resolveDestination(proxyUrl: string | undefined, requestTarget: 
     throw new Error(`resolveDestination called for a non-proxy target ${JSON.stringify(path)}`);
   }
 
-  const header = `${prefix}-PROXY-URL`;
   const url = parseProxyUrl(proxyUrl, header);
   url.hash = '';
   const base = url.pathname.replace(/\/$/, '');

@@ -24,7 +24,7 @@ import type { CompatibilityWarning, OutsideBody } from './compatibility';
 import { CHECK_FILTERS, emptyFlag } from './empty-flag';
 import { PROXY_MOUNT, resolveDestination } from './destination-url';
 import { outboundHeaders } from './header-rules';
-import { checkExpressionCount, hostedLimitWarning, requireProxyCaller } from './proxy-rules';
+import { checkExpressionCount, headerExpressionProblem, hostedLimitWarning, requireProxyCaller } from './proxy-rules';
 
 export interface RequestCheckSources {
   tokens: TokenService;
@@ -160,6 +160,14 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
       (problem) => flags.add('error', 'refused', REQUEST, answer(problem), 'Remove the control character from the header.'),
     );
     if (outbound) warnings.push(...outbound.warnings);
+    for (const at of outbound?.templated ?? []) {
+      const [name, value] = [outbound!.headers[at], outbound!.headers[at + 1]];
+      // The proxy parses these as the request leaves; what does not parse is its 400, which names the header.
+      refusal(
+        () => expressions.headerTemplate(value),
+        (problem) => flags.add('error', 'broken_expression', { part: 'header', name }, answer(headerExpressionProblem(name, problem as ExpressionError)), expressionAdvice(problem as ExpressionError)),
+      );
+    }
 
     const inspected = request.body === null ? [] : inspect(request.body, bodyKindOf(headerValue(request.headers, 'content-type')), flags);
     const compiled = inspected.filter((e): e is CompiledAt => e.expression !== undefined);

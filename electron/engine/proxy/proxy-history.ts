@@ -3,6 +3,7 @@ import type { ProxyDetails } from '../../../shared/workbench/history-contract';
 import type { Caller } from '../access/authenticator';
 import { type BodyKind, type CompiledBody, type ExpressionEngine, type TokenRecord, writesNothing } from '../expressions';
 import type { RequestLogEntry } from '../history/request-log';
+import { prefixOf } from '../server/body-chunks';
 import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import { EchoedValues } from './echoed-values';
@@ -33,7 +34,19 @@ export interface ProxyExchange {
   answer?: AnswerCapture;
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string; reason?: string };
+  /** A pre-configured proxy's call: which proxy, and each step its pipeline went through, recorded as it went. */
+  preconfigured?: {
+    id: string;
+    name: string;
+    trace: TraceStep[];
+    outboundBody?: string | null;
+    /** Fills in what the steps changed, masked: once the answer is out, before the entry is made. */
+    settle(): void;
+  };
 }
+
+/** One step of a pre-configured proxy's pipeline as history shows it: what it changed, masked, and how long it took. */
+export type TraceStep = NonNullable<ProxyDetails['trace']>[number];
 
 /** History keeps a readable prefix of large bodies; the byte count says how much there was. */
 export const BODY_KEPT = 16 * 1024;
@@ -63,13 +76,21 @@ export function echoesOf(exchange: ProxyExchange, tokens: TokenService): EchoedV
   return (exchange.echoes ??= new EchoedValues(detokenized, () => render.compiled.evaluateEach(maskedRecords(render, tokens))));
 }
 
+/**
+ * `texts` with every value the request detokenized masked wherever they repeat one (in the forms EchoedValues knows):
+ * the destination's response headers, a pre-configured proxy's trace.
+ */
+export function maskEchoes(texts: string[], echoes: EchoedValues | undefined): string[] {
+  // One search over all the values: an answer that repeats nothing, nearly every one, costs no more.
+  if (!echoes || echoes.maskLatin1(texts.join('\n')).masked === 0) return texts;
+  return texts.map((text) => echoes.maskLatin1(text).text);
+}
+
 /** The destination's response headers, with every detokenized value in them masked. */
 function maskedResponseHeaders(headers: readonly string[], echoes: EchoedValues | undefined): [string, string][] {
   const shown = pairs(headers);
-  // One search over all the values: an answer that repeats nothing, nearly every one, costs no more.
-  if (!echoes || echoes.maskLatin1(shown.map((pair) => pair[1]).join('\n')).masked === 0) return shown;
-  for (const pair of shown) pair[1] = echoes.maskLatin1(pair[1]).text;
-  return shown;
+  const values = maskEchoes(shown.map((pair) => pair[1]), echoes);
+  return shown.map(([name], i) => [name, values[i]]);
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
@@ -82,7 +103,9 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
  * records the request used, up to a size.
  */
 function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
-  const { render } = exchange;
+  const { render, preconfigured } = exchange;
+  // A pre-configured proxy's transforms may have changed the body after it was detokenized: its trace has it as sent.
+  if (preconfigured) return { detokenized_body: preconfigured.outboundBody ?? null };
   if (!render) return { detokenized_body: null };
   if (render.utf8) return { body_kind: render.kind };
   if ((exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
@@ -90,6 +113,24 @@ function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<Non
     return { detokenized_body: Buffer.concat(render.compiled.renderBytes(maskedRecords(render, tokens), render.chunks!)).toString('utf8').slice(0, BODY_KEPT) };
   } catch {
     return { detokenized_body: REDACTED };
+  }
+}
+
+/**
+ * The body the expressions were rendered into, with each token's mask in place of its data, now (a pre-configured
+ * proxy's trace records it as the call happens): as far as history keeps a body.
+ */
+export function maskedRenderNow(exchange: ProxyExchange, tokens: TokenService): string | null {
+  const { render } = exchange;
+  if (!render) return null;
+  const masked = new Map<string, TokenRecord>();
+  for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
+  try {
+    if (!render.chunks) return render.compiled.render(masked).slice(0, BODY_KEPT);
+    const pieces = render.compiled.renderBytes(masked, render.chunks);
+    return Buffer.from(prefixOf({ chunks: pieces, size: pieces.reduce((n, piece) => n + piece.length, 0) }, BODY_KEPT)).toString('utf8');
+  } catch {
+    return REDACTED;
   }
 }
 
@@ -182,6 +223,7 @@ export function proxyLogDetails(
   tokens: TokenService,
   secrets?: ResolvedSecrets,
 ): { details: ProxyDetails; answerText?: string } {
+  exchange.preconfigured?.settle();
   const { response, failure, outbound, answer } = exchange;
   const empty = emptyExpressions(exchange);
   // A failure once the destination answered is an answer cut off mid-body.
@@ -206,6 +248,7 @@ export function proxyLogDetails(
       ...(kept && { body: kept.facts }),
     },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
+    ...(exchange.preconfigured && { proxy: { id: exchange.preconfigured.id, name: exchange.preconfigured.name }, trace: exchange.preconfigured.trace }),
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),
       destination_headers_ms: round(response?.headersMs),

@@ -1,6 +1,6 @@
 /** The proxy's rules for a request, which the proxy route and the workbench's checks both apply. */
 import type { Caller } from '../access/authenticator';
-import { type ExpressionEngine, HOSTED_EXPRESSION_LIMIT } from '../expressions';
+import { type ExpressionEngine, type ExpressionError, HOSTED_EXPRESSION_LIMIT } from '../expressions';
 import { ApiProblem } from '../server/problem';
 import type { CompatibilityWarning } from './compatibility';
 
@@ -24,3 +24,6 @@ export function checkExpressionCount(count: number, expressions: ExpressionEngin
   expressions.checkExpressionCount(count);
   return hostedLimitWarning(count);
 }
+
+/** A header's proxy expression that does not parse or evaluate: the 400 names the header. */
+export const headerExpressionProblem = (name: string, error: ExpressionError): ApiProblem => new ApiProblem(400, `Header ${name}: ${error.detail ?? error.message}`);

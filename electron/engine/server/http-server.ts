@@ -108,6 +108,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
   const { config, authenticator, idempotency, requestLog } = deps;
   const prefix = config.headerPrefix.toLowerCase();
   const apiKeyHeader = `${config.headerPrefix}-API-KEY`;
+  const proxyKeyParam = `${prefix}-proxy-key`;
   const traceHeaderName = `${config.headerPrefix}-TRACE-ID`;
   const replayedHeaderName = `${config.headerPrefix}-IDEMPOTENCY-REPLAYED`;
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true });
@@ -169,7 +170,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       requestLog.record({
         kind: log.kind,
         method,
-        path: sent?.writtenPath ?? pathForLog(rawUrl),
+        path: sent?.writtenPath ?? pathForLog(rawUrl, proxyKeyParam),
         status: res.statusCode,
         duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
         application_id: log.applicationId,
@@ -238,8 +239,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     };
 
     try {
-      if (!route.public) {
-        ctx.caller = authenticator.authenticate(ctx.prefixed('API-KEY'), apiKeyHeader);
+      const key = route.public ? undefined : ctx.prefixed('API-KEY');
+      if (key !== undefined || (!route.public && !route.keyOptional)) {
+        ctx.caller = authenticator.authenticate(key, apiKeyHeader);
         log.applicationId = ctx.caller.application.id;
       }
       const idempotencyKey = route.idempotent ? ctx.prefixed('IDEMPOTENCY-KEY') : undefined;

@@ -74,16 +74,22 @@ function decodedName(pair: string): string {
 const WORKBENCH_PREFIXES = Object.values(WORKBENCH_PATHS).map((path) => path.slice(0, -1));
 
 /**
- * The request target as sent, with the workbench session of a workbench path cut to a hint like a credential header:
- * the live stream takes the session as a query parameter (EventSource sends no headers), and the page's address,
- * which carries it in the fragment, sends it in the query when typed with `?session=`.
+ * The request target as sent, with a credential in its query cut to a hint like a credential header: the workbench
+ * session of a workbench path (the live stream takes it as a query parameter, since EventSource sends no headers, and
+ * the page's address sends it when typed with `?session=`), and a proxy key (`<prefix>-proxy-key`) of a /proxy call.
  */
-export function pathForLog(target: string): string {
+export function pathForLog(target: string, proxyKeyParam?: string): string {
   const queryAt = target.indexOf('?');
-  if (queryAt === -1 || !WORKBENCH_PREFIXES.some((prefix) => target.startsWith(prefix))) return target;
+  if (queryAt === -1) return target;
+  const secret = WORKBENCH_PREFIXES.some((prefix) => target.startsWith(prefix))
+    ? SESSION_QUERY
+    : proxyKeyParam !== undefined && (target.startsWith('/proxy/') || target.startsWith('/proxy?'))
+      ? proxyKeyParam
+      : undefined;
+  if (secret === undefined) return target;
   const pairs = target.slice(queryAt + 1).split('&');
   const cut = pairs.map((pair) => {
-    if (decodedName(pair) !== SESSION_QUERY) return pair;
+    if (decodedName(pair).toLowerCase() !== secret) return pair;
     const equals = pair.indexOf('=');
     return equals === -1 ? pair : pair.slice(0, equals + 1) + hint(pair.slice(equals + 1));
   });

@@ -61,7 +61,7 @@ export interface RequestContext {
   readonly params: Record<string, string | undefined>;
   readonly traceId: string;
   readonly startedAt: number;
-  /** The authenticated application; set before any route that requires a key runs. */
+  /** The authenticated application; set before any route that requires a key runs (a keyOptional route may have none). */
   caller: Caller;
   /** A service header by its unprefixed name: `prefixed('API-KEY')` reads `BT-API-KEY`; given twice, a 400. */
   prefixed(name: string): string | undefined;
@@ -89,6 +89,11 @@ export interface Route {
   handler: Handler;
   /** Routes reachable without an API key (none of the wire API; the workbench uses its own session). */
   public?: boolean;
+  /**
+   * A key, when given, is checked (401 when unknown) before the route runs; without one the route runs with no caller
+   * and decides itself (/proxy: a pre-configured proxy may not require one).
+   */
+  keyOptional?: boolean;
   /** PFX-IDEMPOTENCY-KEY applies (POST/PUT/PATCH outside /proxy). */
   idempotent?: boolean;
   /** Failures answer `{"proxy_error": problem}` instead of a bare problem. */

@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 interface PendingWrite {
   res: ServerResponse;
   /** What end() sends; `null` only uncorks (the proxy's head and the chunks of this turn). */
-  end: string | undefined | null;
+  end: string | Buffer | undefined | null;
 }
 
 let pending: PendingWrite[] = [];
@@ -31,7 +31,7 @@ function atTurnEnd(write: PendingWrite): void {
 }
 
 /** Ends `res` (with `body`, if any) at the end of this event-loop turn. */
-export function endAtTurnEnd(res: ServerResponse, body?: string): void {
+export function endAtTurnEnd(res: ServerResponse, body?: string | Buffer): void {
   atTurnEnd({ res, end: body });
 }
 

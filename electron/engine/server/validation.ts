@@ -1,15 +1,25 @@
 import { z } from 'zod';
 import { validationProblem } from './problem';
 
+/**
+ * How a field's path is written: `rules.0.container` (the applications' and tokens' endpoints, as documented), or with
+ * indexes in brackets, `request_transforms[0].code` (the newer surfaces of the vendor).
+ */
+export type PathStyle = 'dots' | 'brackets';
+
+export function fieldPath(path: readonly PropertyKey[], style: PathStyle = 'dots', root = ''): string {
+  if (style === 'dots') return [root, ...path.map(String)].filter(Boolean).join('.') || 'body';
+  let out = root;
+  for (const step of path) out += typeof step === 'number' ? `[${step}]` : out === '' ? String(step) : `.${String(step)}`;
+  return out || 'body';
+}
+
 /** Validates a message at the HTTP boundary, once; failures become a 400 naming each offending field. */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root = ''): z.infer<S> {
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root = '', style: PathStyle = 'dots'): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const errors: Record<string, string[]> = {};
-  for (const issue of result.error.issues) {
-    const path = [root, ...issue.path.map(String)].filter(Boolean).join('.') || 'body';
-    (errors[path] ??= []).push(issue.message);
-  }
+  for (const issue of result.error.issues) (errors[fieldPath(issue.path, style, root)] ??= []).push(issue.message);
   throw validationProblem(errors);
 }
 

@@ -241,6 +241,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN key_last4 TEXT;
     `,
   },
+  {
+    version: 13,
+    name: 'pre-configured proxies',
+    // A proxy's invocation key and its configuration (which holds the developer's credentials for the destination)
+    // are sealed under the master key; the rest of its definition (transforms, flags) is plain JSON.
+    sql: `
+      CREATE TABLE proxies (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        destination_url TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        state TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+      CREATE INDEX proxies_created ON proxies(created_at, id);
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -12,9 +12,9 @@ import { RulesPreview } from './RulesPreview';
 import { RulesEditor } from './RulesEditor';
 
 const BARE_MEANING: Record<ApplicationDetail['type'], string> = {
-  private: 'Each permission on its own acts as a last rule on every container: masked, except token:use, which reveals to the proxy.',
+  private: 'Each permission on its own acts as a last rule on every container: masked, except token:use and proxy:invoke, which reveal to the proxy.',
   public: 'A public application (a browser front end) may only create and update tokens.',
-  management: 'A management application manages applications and keys; it holds no token permissions and takes no rules.',
+  management: 'A management application manages applications, keys and pre-configured proxies; it holds no token permissions and takes no rules.',
 };
 
 /** Deleting asks first, saying what goes with it; what happened is said in the section, as the editor goes. */
@@ -69,7 +69,8 @@ export function ApplicationEditor({ application, onDeleted }: { application: App
   const [saved, setSaved] = useState(false);
   const { busy, problem, run } = useEngineCall();
   const allowed = permissions.filter((permission) => permission.application_types.includes(application.type));
-  const tokenPermissions = allowed.filter((permission) => permission.type.startsWith('token:'));
+  // proxy:invoke is a use of tokens like token:use: a rule may grant it on its containers.
+  const tokenPermissions = allowed.filter((permission) => permission.type.startsWith('token:') || permission.type === 'proxy:invoke');
   const save = () =>
     run(async () => {
       await api.updateApplication({ id: application.id, name, permissions: granted, rules });

@@ -1,0 +1,52 @@
+/**
+ * A proxy's `code` transform, run by the engine's code runtime (electron/engine/code-runtime/), and what its outcome
+ * becomes (vendor §2.4, §2.5, §2.7): the next body and headers, an answer that skips the destination, or a
+ * proxy_error in the vendor's reactor-error form.
+ */
+import { type CodeCall, type CodeLog, type CodeRuntime, failureProblem, type ProblemFailure } from '../code-runtime';
+import { ApiProblem } from '../server/problem';
+
+/** A failure of the code as the client gets it: the vendor's reactor-error body (its title whatever the status). */
+class CodeProblem extends ApiProblem {
+  constructor(private readonly failure: ProblemFailure) {
+    super(failure.status, failure.detail, failure.errors);
+  }
+
+  override toBody() {
+    return { ...super.toBody(), ...failureProblem(this.failure) };
+  }
+}
+
+/** What a transform's code gave: the next body, headers and status (each absent when unchanged), or an answer. */
+export type CodeResult =
+  | { next: { body?: unknown; headers?: Record<string, string>; statusCode?: number } }
+  | { answer: { status: number; headers: Record<string, string>; body: unknown } };
+
+/** Runs one code transform; a failure is thrown as the problem the client gets, unless it is an answer. */
+export async function runCode(runtime: CodeRuntime, call: CodeCall): Promise<{ result: CodeResult; logs: CodeLog[] }> {
+  const outcome = await runtime.run(call);
+  if (!outcome.ok) {
+    const { error } = outcome;
+    if (error.kind !== 'custom-response') throw new CodeProblem(error);
+    return { result: { answer: { status: error.status, headers: error.headers, body: error.body } }, logs: outcome.logs };
+  }
+  const { value } = outcome;
+  if (!('next' in value)) throw new Error(`A ${call.kind} call came back with a reactor's value`);
+  if (value.next === 'respond') return { result: { answer: { status: value.statusCode, headers: value.headers, body: value.body } }, logs: outcome.logs };
+  const { next: _continue, ...next } = value;
+  return { result: { next }, logs: outcome.logs };
+}
+
+/**
+ * The engine's code runtime, started when first needed: its pool of workers costs an engine that never runs code
+ * nothing. `warm()` starts it ahead of the first call (a proxy with a code transform was saved, or is stored).
+ */
+export function lazyCodeRuntime(make: () => CodeRuntime): CodeRuntime & { warm(): void } {
+  let runtime: CodeRuntime | undefined;
+  const started = () => (runtime ??= make());
+  return {
+    warm: () => void started(),
+    run: (call) => started().run(call),
+    close: () => runtime?.close() ?? Promise.resolve(),
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * `/proxies` (docs/api.md, Pre-configured proxies): create, list, read, replace, merge-patch and delete, for management
+ * applications holding the proxy:* permission each needs.
+ */
+import { z } from 'zod';
+import type { ApplicationStore } from '../access/application-store';
+import { managed } from '../access/managed-route';
+import { syntaxError } from '../code-runtime';
+import { type ExpressionEngine, ExpressionError } from '../expressions';
+import { ApiProblem, validationProblem } from '../server/problem';
+import type { RequestContext, Route } from '../server/route-types';
+import { fieldPath, parseWith } from '../server/validation';
+import { mergePatch } from '../vault/merge-patch';
+import { definitionOf, type ProxyDefinition, type ProxyTransform, proxyView } from './proxy-model';
+import { parseProxyRequest, patchInTermsOfDefinition } from './proxy-requests';
+import type { ProxyStore } from './proxy-store';
+
+const listQuery = z.object({
+  page: z.coerce.number().int().min(1).optional(),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+  start: z.string().optional(),
+});
+
+export interface ProxyRouteDeps {
+  proxies: ProxyStore;
+  applications: ApplicationStore;
+  expressions: ExpressionEngine;
+  tenantId: string;
+  /** Called when a saved proxy has a code transform: the code runtime gets ready before its first call. */
+  codeSaved(): void;
+}
+
+/**
+ * What a definition needs beyond its shape, all reported at once: its application (public or private), templates
+ * that parse and code that compiles.
+ */
+function checkDefinition(definition: ProxyDefinition, { applications, expressions }: ProxyRouteDeps): void {
+  const errors: Record<string, string[]> = {};
+  const add = (path: PropertyKey[], message: string) => (errors[fieldPath(path, 'brackets')] ??= []).push(message);
+  const template = (path: PropertyKey[], value: unknown) => {
+    try {
+      expressions.validateTokenTemplate(value);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      add(path, error.message);
+    }
+  };
+  const codes: ProxyTransform[] = [];
+  for (const side of ['request_transforms', 'response_transforms'] as const) {
+    definition[side].forEach((t, i) => {
+      if (t.code !== undefined) {
+        codes.push(t);
+        const problem = syntaxError(t.code);
+        if (problem) add([side, i, 'code'], `code does not compile: ${problem}`);
+      }
+      if (t.options?.token !== undefined) template([side, i, 'options', 'token'], t.options.token);
+      if (t.options?.value !== undefined) template([side, i, 'options', 'value'], t.options.value);
+    });
+  }
+  if (definition.application_id !== null) {
+    const application = applications.get(definition.application_id);
+    if (!application || application.type === 'management') add(['application', 'id'], 'application must be an existing public or private application');
+    else if (codes.length > 0 && codes.every((t) => t.options?.runtime?.image === 'node22')) {
+      add(['application', 'id'], 'node22 code takes its permissions from options.runtime.permissions, not an application');
+    }
+  }
+  if (Object.keys(errors).length > 0) throw validationProblem(errors);
+}
+
+export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
+  const { proxies, tenantId } = deps;
+  const view = (proxy: Parameters<typeof proxyView>[0]) => proxyView(proxy, tenantId);
+  const id = (ctx: RequestContext) => ctx.params.id as string;
+  const definition = (body: unknown) => {
+    const parsed = parseProxyRequest(body);
+    checkDefinition(parsed, deps);
+    if ([...parsed.request_transforms, ...parsed.response_transforms].some((t) => t.type === 'code')) deps.codeSaved();
+    return parsed;
+  };
+  return [
+    {
+      method: 'POST',
+      path: '/proxies',
+      idempotent: true,
+      handler: managed('proxy:create', async (ctx) => ({ status: 201, body: view(proxies.create(definition(await ctx.json()), ctx.caller.application.id)) })),
+    },
+    {
+      method: 'GET',
+      path: '/proxies',
+      handler: managed('proxy:read', (ctx) => {
+        const query = ctx.query();
+        const { page, size, start } = parseWith(listQuery, Object.fromEntries(query));
+        const listed = proxies.list({ ids: query.getAll('id'), name: query.get('name') ?? undefined }).map(view);
+        if (start !== undefined && page === undefined) {
+          // The cursor is the offset of the next page: proxies are few and held in memory.
+          const from = start === '' ? 0 : Number.parseInt(Buffer.from(start, 'base64url').toString('utf8'), 10);
+          if (!Number.isSafeInteger(from) || from < 0) throw new ApiProblem(400, 'start is not a cursor this service returned', { start: ['Unknown cursor'] });
+          const next = from + size < listed.length ? Buffer.from(String(from + size)).toString('base64url') : null;
+          return { status: 200, body: { pagination: { next, page_size: size }, data: listed.slice(from, from + size) } };
+        }
+        const number = page ?? 1;
+        return {
+          status: 200,
+          body: {
+            pagination: { total_items: listed.length, page_number: number, page_size: size, total_pages: Math.ceil(listed.length / size) },
+            // A page past the end is empty, never an error: the node SDK pages until it gets one.
+            data: listed.slice((number - 1) * size, number * size),
+          },
+        };
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/proxies/:id',
+      handler: managed('proxy:read', (ctx) => ({ status: 200, body: view(proxies.require(id(ctx))) })),
+    },
+    {
+      method: 'PUT',
+      path: '/proxies/:id',
+      idempotent: true,
+      handler: managed('proxy:update', async (ctx) => {
+        proxies.require(id(ctx));
+        return { status: 200, body: view(proxies.replace(id(ctx), definition(await ctx.json()), ctx.caller.application.id)) };
+      }),
+    },
+    {
+      method: 'PATCH',
+      path: '/proxies/:id',
+      idempotent: true,
+      handler: managed('proxy:update', async (ctx) => {
+        const type = ctx.req.headers['content-type']?.split(';')[0].trim().toLowerCase();
+        if (type !== 'application/merge-patch+json') throw new ApiProblem(415, 'PATCH /proxies/{id} takes Content-Type: application/merge-patch+json');
+        const stored = proxies.require(id(ctx));
+        const merged = mergePatch(definitionOf(stored), patchInTermsOfDefinition(await ctx.json()));
+        proxies.replace(stored.id, definition(merged), ctx.caller.application.id);
+        return { status: 204 };
+      }),
+    },
+    {
+      method: 'DELETE',
+      path: '/proxies/:id',
+      handler: managed('proxy:delete', (ctx) => {
+        proxies.delete(id(ctx));
+        return { status: 204 };
+      }),
+    },
+  ];
+}

@@ -1,0 +1,163 @@
+/**
+ * Pre-configured proxies in SQLite (migration 13), all held in memory as well: a /proxy call finds its proxy by key
+ * with one map lookup, and there are few proxies. The key and the configuration are sealed at rest.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { nowIso } from '../clock';
+import { ApiProblem } from '../server/problem';
+import type { Sealer } from '../storage/crypto';
+import type { Db } from '../storage/database';
+import type { ProxyDefinition, StoredProxy } from './proxy-model';
+
+interface ProxyRow {
+  id: string;
+  name: string;
+  destination_url: string;
+  definition: string;
+  sealed: Buffer;
+  state: 'active';
+  created_by: string;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+/** What the row keeps as plain JSON. */
+type PlainPart = Pick<ProxyDefinition, 'request_transforms' | 'response_transforms' | 'application_id' | 'require_auth' | 'disable_detokenization'>;
+/** What the row keeps sealed. */
+interface SealedPart {
+  key: string;
+  configuration: Record<string, string>;
+}
+
+const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const KEY_LENGTH = 32;
+
+/** 32 characters of [a-z0-9], each from a uniform byte (rejection sampling): about 165 bits. */
+function newProxyKey(): string {
+  let key = '';
+  while (key.length < KEY_LENGTH) {
+    for (const byte of randomBytes(KEY_LENGTH)) {
+      // 252 = 7 × 36: bytes above it would favour the first letters.
+      if (byte < 252 && key.length < KEY_LENGTH) key += KEY_ALPHABET[byte % 36];
+    }
+  }
+  return key;
+}
+
+const binding = (id: string) => `proxy:${id}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ProxyListQuery {
+  ids: readonly string[];
+  name: string | undefined;
+}
+
+export class ProxyStore {
+  private readonly byId = new Map<string, StoredProxy>();
+  private readonly byKey = new Map<string, StoredProxy>();
+  private readonly stmt;
+
+  constructor(
+    readonly db: Db,
+    private readonly sealer: Sealer,
+  ) {
+    this.stmt = {
+      all: db.prepare('SELECT * FROM proxies ORDER BY created_at, id'),
+      insert: db.prepare(`INSERT INTO proxies (id, name, destination_url, definition, sealed, state, created_by, created_at)
+        VALUES (@id, @name, @destination_url, @definition, @sealed, @state, @created_by, @created_at)`),
+      update: db.prepare(`UPDATE proxies SET name = @name, destination_url = @destination_url, definition = @definition, sealed = @sealed,
+        state = @state, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
+      delete: db.prepare('DELETE FROM proxies WHERE id = ?'),
+      deleteAll: db.prepare('DELETE FROM proxies'),
+    };
+    for (const row of this.stmt.all.all() as ProxyRow[]) this.remember(this.hydrate(row));
+  }
+
+  private hydrate(row: ProxyRow): StoredProxy {
+    const plain = JSON.parse(row.definition) as PlainPart;
+    const { key, configuration } = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
+    return { ...row, ...plain, key, configuration };
+  }
+
+  private remember(proxy: StoredProxy): void {
+    this.byId.set(proxy.id, proxy);
+    this.byKey.set(proxy.key, proxy);
+  }
+
+  private rowOf(proxy: StoredProxy) {
+    const plain: PlainPart = {
+      request_transforms: proxy.request_transforms,
+      response_transforms: proxy.response_transforms,
+      application_id: proxy.application_id,
+      require_auth: proxy.require_auth,
+      disable_detokenization: proxy.disable_detokenization,
+    };
+    const sealed: SealedPart = { key: proxy.key, configuration: proxy.configuration };
+    return { ...proxy, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(proxy.id)) };
+  }
+
+  create(definition: ProxyDefinition, createdBy: string): StoredProxy {
+    const proxy: StoredProxy = {
+      ...definition,
+      id: randomUUID(),
+      key: newProxyKey(),
+      state: 'active',
+      created_by: createdBy,
+      created_at: nowIso(),
+      modified_by: null,
+      modified_at: null,
+    };
+    this.stmt.insert.run(this.rowOf(proxy));
+    this.remember(proxy);
+    return proxy;
+  }
+
+  /** 404 for an unknown id, and for one that is no UUID. */
+  require(id: string): StoredProxy {
+    const proxy = UUID.test(id) ? this.byId.get(id.toLowerCase()) : undefined;
+    if (!proxy) throw new ApiProblem(404, `Proxy ${id} not found`);
+    return proxy;
+  }
+
+  /** The proxy a /proxy call names by its key. */
+  byInvocationKey(key: string): StoredProxy | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** A new definition in place: the id, key and creation stay. */
+  replace(id: string, definition: ProxyDefinition, modifiedBy: string): StoredProxy {
+    const old = this.require(id);
+    const proxy: StoredProxy = { ...old, ...definition, modified_by: modifiedBy, modified_at: nowIso() };
+    this.stmt.update.run(this.rowOf(proxy));
+    this.remember(proxy);
+    return proxy;
+  }
+
+  delete(id: string): void {
+    const proxy = this.require(id);
+    this.stmt.delete.run(proxy.id);
+    this.byId.delete(proxy.id);
+    this.byKey.delete(proxy.key);
+  }
+
+  /** In creation order, filtered by id (any of them) and name (a case-insensitive part of it). */
+  list(query: ProxyListQuery): StoredProxy[] {
+    const name = query.name?.toLowerCase();
+    return [...this.byId.values()].filter((p) => (query.ids.length === 0 || query.ids.includes(p.id)) && (name === undefined || p.name.toLowerCase().includes(name)));
+  }
+
+  /** Whether any proxy has a code transform (the engine then readies its code runtime at start). */
+  holdsCode(): boolean {
+    return [...this.byId.values()].some((p) => [...p.request_transforms, ...p.response_transforms].some((t) => t.type === 'code'));
+  }
+
+  /** The vault's wipe: every proxy goes, inside its transaction. */
+  deleteAll(): number {
+    const count = this.stmt.deleteAll.run().changes;
+    this.byId.clear();
+    this.byKey.clear();
+    return count;
+  }
+}
+
