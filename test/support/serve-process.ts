@@ -4,7 +4,7 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 /** One process (no tsx wrapper), so a signal or SIGKILL reaches the service itself. */
 export const SERVE_COMMAND = [process.execPath, join(ROOT, 'bin', 'tokenbench.cjs'), 'serve'] as const;
-/** `npm run serve -- …` as the README gives it: npm, tsx and the service, three processes. */
+/** `npm run serve -- …` as the README gives it: npm and the service (node with tsx's loader), two processes. */
 export const NPM_SERVE_COMMAND = ['npm', 'run', 'serve', '--'] as const;
 
 export interface ServeOptions {
