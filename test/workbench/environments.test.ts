@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, readAll, type TestServer } from '../proxy/support/loopback';
+import { workbenchReply } from './support/workbench-engine';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /**
@@ -31,12 +32,7 @@ afterEach(async () => {
   await destination.close();
 });
 
-/** A workbench call over HTTP, as the browser makes it; a refusal answers its problem. */
-async function call(name: string, request: unknown = {}): Promise<any> {
-  const response = await t.workbench(name, request);
-  if (response.status !== 200) throw Object.assign(new Error(response.body?.detail ?? response.text), { status: response.status, detail: response.body?.detail });
-  return response.body;
-}
+const call = (name: string, request: unknown = {}) => workbenchReply(t, name, request);
 
 const environmentFile = (name: string) => join(t.engine.collectionsFolder, 'environments', `${name}.env.json`);
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { workbenchReply } from './support/workbench-engine';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**
@@ -19,11 +20,7 @@ beforeEach(async () => {
 });
 afterEach(() => t.stop());
 
-async function call(name: string, request: unknown = {}): Promise<any> {
-  const response = await t.workbench(name, request);
-  if (response.status !== 200) throw Object.assign(new Error(response.body?.detail ?? response.text), { status: response.status, detail: response.body?.detail });
-  return response.body;
-}
+const call = (name: string, request: unknown = {}) => workbenchReply(t, name, request);
 
 /** Every file of the collections folder, as text. */
 function folderText(dir = t.engine.collectionsFolder): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SavedRequest } from '../../shared/workbench/collection-contract';
 import { SAVED_REQUEST } from '../support/saved-request';
+import { workbenchReply } from './support/workbench-engine';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**
@@ -17,11 +18,7 @@ beforeEach(async () => {
 });
 afterEach(() => t.stop());
 
-async function call(name: string, request: unknown = {}): Promise<any> {
-  const response = await t.workbench(name, request);
-  if (response.status !== 200) throw Object.assign(new Error(response.text), { status: response.status });
-  return response.body;
-}
+const call = (name: string, request: unknown = {}) => workbenchReply(t, name, request);
 
 const fileOf = (collection: string, name: string) => join(t.engine.collectionsFolder, collection, `${name}.request.json`);
 const listed = (view: { collections: { name: string; requests: { name: string }[] }[] }, collection: string, name: string) =>

@@ -23,3 +23,10 @@ export function engineForEachTest(): { bench: TestEngine; backend: string } {
   afterEach(() => current.bench.stop());
   return current;
 }
+
+/** A workbench call over HTTP, as the browser makes it: its reply, or an error carrying the refusal's status and detail. */
+export async function workbenchReply(t: TestEngine, name: string, request: unknown = {}): Promise<any> {
+  const response = await t.workbench(name, request);
+  if (response.status !== 200) throw Object.assign(new Error(response.body?.detail ?? response.text), { status: response.status, detail: response.body?.detail });
+  return response.body;
+}
