@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeRuntime, type CodeRuntime } from '../../electron/engine/code-runtime';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
@@ -30,10 +30,23 @@ describe('require', () => {
     });
   });
 
-  it.each(['crypto-js', 'json-stable-stringify', 'jsonpath'])('says %s is on the vendor list but not bundled yet', async (name) => {
-    expect(await messageOf(`module.exports = async () => { require('${name}'); return {}; }`)).toEqual({
-      kind: 'runtime-error',
-      message: `Cannot require "${name}": it is on the vendor's list, but Tokenbench does not bundle it yet`,
+  it("gives the vendor's crypto-js, json-stable-stringify and jsonpath, as transforms use them", async () => {
+    const code = `module.exports = async () => {
+      const CryptoJS = require('crypto-js');
+      const stringify = require('json-stable-stringify');
+      const jp = require('jsonpath');
+      return { body: {
+        sha256: CryptoJS.SHA256('m').toString(CryptoJS.enc.Hex),
+        stable: stringify({ b: 1, a: [2, { d: 3, c: 4 }] }),
+        numbers: jp.query({ cards: [{ number: '1' }, { number: '2' }] }, '$.cards[*].number'),
+      } };
+    }`;
+    expect(valueOf(await runCode(runtime, code))).toMatchObject({
+      body: {
+        sha256: createHash('sha256').update('m').digest('hex'),
+        stable: '{"a":[2,{"c":4,"d":3}],"b":1}',
+        numbers: ['1', '2'],
+      },
     });
   });
 

@@ -16,8 +16,15 @@ const BASIS_THEORY_JS = '@basis-theory/basis-theory-js';
 /** Node's own modules that transforms commonly use, by their bare names (`node:` is accepted too). */
 const NODE_MODULES = new Set(['crypto', 'buffer', 'url', 'querystring', 'util']);
 
-/** On the vendor's whitelist and commonly used, but not among Tokenbench's dependencies yet. */
-const NOT_BUNDLED = new Set(['crypto-js', 'json-stable-stringify', 'jsonpath']);
+/** On the vendor's whitelist, commonly used by transforms, and among Tokenbench's dependencies (pinned). */
+const VENDOR_PACKAGES = new Set(['crypto-js', 'json-stable-stringify', 'jsonpath']);
+
+/** Each loaded on first use: most code needs none of them. */
+const vendorPackages = new Map<string, unknown>();
+function loadVendorPackage(name: string): unknown {
+  if (!vendorPackages.has(name)) vendorPackages.set(name, createRequire(__filename)(name) as unknown);
+  return vendorPackages.get(name);
+}
 
 /** axios is basis-theory-js's own dependency: that copy, so the version is the one the SDK ships with. */
 let axios: unknown;
@@ -73,7 +80,7 @@ export interface RequireScope {
 }
 
 /** Every module code may name, for the error that refuses another. */
-const PROVIDED = [ERRORS_MODULE, BASIS_THEORY_JS, 'axios', ...NODE_MODULES].join(', ');
+const PROVIDED = [ERRORS_MODULE, BASIS_THEORY_JS, 'axios', ...VENDOR_PACKAGES, ...NODE_MODULES].join(', ');
 
 /** The `require` code is given. */
 export function codeRequire({ engineUrl, image, dependencies }: RequireScope): Require {
@@ -85,7 +92,7 @@ export function codeRequire({ engineUrl, image, dependencies }: RequireScope): R
     if (name === ERRORS_MODULE) return reactorErrorsModule;
     if (name === BASIS_THEORY_JS) return basisTheoryFor(engineUrl);
     if (name === 'axios') return loadAxios();
-    if (NOT_BUNDLED.has(name)) throw new Error(`Cannot require "${name}": it is on the vendor's list, but Tokenbench does not bundle it yet`);
+    if (VENDOR_PACKAGES.has(name)) return loadVendorPackage(name);
     const declare = image === 'node22' ? ', or a dependency declared in runtime.dependencies' : '';
     throw new Error(`Cannot require "${name}": Tokenbench's code runtime provides ${PROVIDED}${declare}`);
   };
