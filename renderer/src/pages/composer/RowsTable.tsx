@@ -1,4 +1,5 @@
 import type { HeaderRow } from '../../state/composer-store';
+import { ColumnHeads } from '../../components/ColumnHeads';
 
 /** Name and value rows; a blank row at the end takes the next one. */
 export function RowsTable({
@@ -19,16 +20,7 @@ export function RowsTable({
   };
   return (
     <table className="rows-table" aria-label={label}>
-      <thead>
-        <tr>
-          {switchable && <th scope="col">Send</th>}
-          <th scope="col">Name</th>
-          <th scope="col">Value</th>
-          <th scope="col">
-            <span className="visually-hidden">Remove</span>
-          </th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={switchable ? ['Send', 'Name', 'Value'] : ['Name', 'Value']} buttons="Remove" />
       <tbody>
         {shown.map((row, i) => {
           const blank = i === rows.length;

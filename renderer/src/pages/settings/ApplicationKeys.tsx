@@ -8,6 +8,7 @@ import { plural } from '../../components/format';
 import { SecretValue } from '../../components/SecretValue';
 import { refreshApplicationDetails } from '../../state/application-details-store';
 import { ActionOutcome } from './SettingFields';
+import { ColumnHeads } from '../../components/ColumnHeads';
 
 type Key = ApplicationDetail['keys'][number];
 
@@ -85,15 +86,7 @@ export function ApplicationKeys({ application }: { application: ApplicationDetai
       <KeysSummary application={application} />
       {application.keys.length > 0 && (
         <table className="data-table" aria-label={`Keys of ${application.name}`}>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Made</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Key', 'Made']} buttons="Actions" />
           <tbody>
             {application.keys.map((key) => (
               <tr key={key.id}>

@@ -6,6 +6,7 @@ import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useEnvironmentsStore } from '../../state/environments-store';
 import { ActionOutcome } from './SettingFields';
+import { ColumnHeads } from '../../components/ColumnHeads';
 
 type Listed = EnvironmentsView['environments'][number];
 
@@ -73,16 +74,7 @@ function EnvironmentEditor({ environment, onDone }: { environment: Listed | null
       </label>
       {environment?.problem && <Alert message={`Its file is not an environment: ${environment.problem}. Save it to write it again, or delete it.`} />}
       <table className="rows-table environment-variables" aria-label="Variables">
-        <thead>
-          <tr>
-            <th scope="col">Variable</th>
-            <th scope="col">Value</th>
-            <th scope="col">Secret</th>
-            <th scope="col">
-              <span className="visually-hidden">Remove</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Variable', 'Value', 'Secret']} buttons="Remove" />
         <tbody>
           {shown.map((row, i) => (
             <tr key={i}>

@@ -9,6 +9,7 @@ import { plural } from '../../components/format';
 import { useTimedReveal } from '../../components/timed-reveal';
 import { useSecretsStore } from '../../state/secrets-store';
 import { ActionOutcome } from './SettingFields';
+import { ColumnHeads } from '../../components/ColumnHeads';
 
 /** The saved requests that refer to a secret, in a few words. */
 const usesOf = (secret: SecretInfo) => secret.used_by.map(({ collection, name }) => `${collection}/${name}`).join(', ');
@@ -172,16 +173,7 @@ export function SecretsSection() {
           <p className="muted">None yet.</p>
         ) : (
           <table className="data-table" aria-label="Secrets">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Used by</th>
-                <th scope="col">Last set</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={['Name', 'Used by', 'Last set']} buttons="Actions" />
             <tbody>
               {secrets.map((secret) => (
                 <SecretRow key={secret.name} secret={secret} onReveal={showValue} onDeleted={setDone} />
