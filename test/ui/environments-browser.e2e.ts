@@ -7,7 +7,7 @@ import { UI_DIR } from './support/paths';
 import { openPage, openWorkbench } from './support/workbench-page';
 
 /**
- * Collections a team shares: an environment chosen beside Send puts its variables in (a request that refers to one
+ * Collections a team shares: an environment chosen beside Send as puts its variables in (a request that refers to one
  * not set is flagged before sending), the folder is a path the user gives, and a Postman export comes in as a
  * collection and an environment, with what could not come listed.
  */

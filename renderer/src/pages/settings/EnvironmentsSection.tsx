@@ -166,7 +166,7 @@ export function EnvironmentsSection() {
       <h2 id="settings-environments">Environments</h2>
       <p className="muted settings-hint">
         Files in <code>environments/</code> of the saved requests’ folder, one per environment, for git beside the requests. The Composer sends with the one
-        chosen beside Send{view?.active ? `: now “${view.active}”` : ''}.
+        chosen beside Send as{view?.active ? `: now “${view.active}”` : ''}.
       </p>
       <Alert message={problem} />
       {view && environments.length === 0 && editing === null && <p className="muted">None yet.</p>}
