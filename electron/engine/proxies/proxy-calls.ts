@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Caller } from '../access/authenticator';
+import type { RuntimeKeyOf } from '../access/runtime-keys';
 import { missingKeyProblem } from '../access/authenticator';
 import { systemCaller } from '../access/system-caller';
 import { type BodyKind, bodyKindOf, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
@@ -37,6 +38,8 @@ export interface ProxyCallDeps {
   expressions: ExpressionEngine;
   tenantId: string;
   codeRuntime: CodeRuntime;
+  /** The key node-bt code calls this engine with, as the proxy's application (`bt`, `applicationOptions`). */
+  runtimeKey: RuntimeKeyOf;
 }
 
 /** A body as transforms and templates see it: parsed JSON for a JSON body, else its text (§2.4). */
@@ -256,7 +259,16 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   }
 
   function runTransformCode(transform: ProxyTransform, call: TransformCall, proxy: StoredProxy): Promise<{ result: CodeResult; logs: CodeLog[] }> {
-    return runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime: transform.options?.runtime ?? { image: 'node-bt' }, configuration: proxy.configuration });
+    const runtime = transform.options?.runtime ?? { image: 'node-bt' };
+    const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? applicationKeyOf(proxy, proxy.application_id) : undefined;
+    return runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime, configuration: proxy.configuration, applicationKey });
+  }
+
+  /** The runtime key of the proxy's application; an application deleted since the proxy was saved is the proxy's to fix. */
+  function applicationKeyOf(proxy: StoredProxy, applicationId: string): string {
+    const key = deps.runtimeKey(applicationId, { id: proxy.id, name: proxy.name });
+    if (key === null) throw new ApiProblem(409, `The proxy's application ${applicationId} no longer exists: give the proxy another with PUT or PATCH /proxies/${proxy.id}`);
+    return key;
   }
 
   /** One response transform over the answer as it stands; a code transform may answer instead. */
