@@ -250,8 +250,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm }),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey })),
+      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
+      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, dependenciesDir: config.codeDependenciesDir })),
     ],
     authenticator,
     idempotency,
