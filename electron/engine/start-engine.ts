@@ -243,6 +243,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
+    proxies,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
