@@ -29,6 +29,7 @@ const OPTIONS = {
   'history-answers': { type: 'boolean' },
   'history-answer-bytes': { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
+  'code-dependencies': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -52,6 +53,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'history-answers': ['', "keep destinations' answer bodies in history, masked (default: not kept)"],
   'history-answer-bytes': ['BYTES', `largest answer body kept, 1024 to 1048576 (default ${DEFAULTS.historyAnswerBytes})`],
   'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
+  'code-dependencies': ['DIR', "node22 code's runtime.dependencies come from DIR/node_modules (default: none)"],
   help: ['', 'this text'],
 };
 
@@ -146,6 +148,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     historyAnswers: values['history-answers'],
     historyAnswerBytes: wholeNumber('history-answer-bytes', values['history-answer-bytes'], 1024, 1024 * 1024),
     allowedOrigins: values['allow-origin'],
+    codeDependenciesDir: values['code-dependencies'] === undefined ? undefined : resolve(values['code-dependencies']),
     seed: values.seed ? readSeed(values.seed) : undefined,
   };
   // The engine's own check of its settings (header prefix, origins) runs here too, so what it refuses is a usage

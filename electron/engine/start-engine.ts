@@ -9,6 +9,7 @@ import { ApplicationStore } from './access/application-store';
 import { bootstrap, type BootstrapKeys } from './access/first-start';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
+import { runtimeKeys } from './access/runtime-keys';
 import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
@@ -40,7 +41,7 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -176,6 +177,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
   if (proxies.holdsCode()) codeRuntime.warm();
+  const recordAction = actionRecorder(history);
+  const runtimeKey = runtimeKeys(applications, (key, proxy) => void recordAction(undefined, () => key, () => runtimeKeyMade(applications, key, proxy)));
 
   let echo: EchoServer | null = null;
   const startedAt = new Date().toISOString();
@@ -240,6 +243,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
+    proxies,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -247,8 +251,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm }),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime })),
+      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
+      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, dependenciesDir: config.codeDependenciesDir })),
     ],
     authenticator,
     idempotency,

@@ -36,12 +36,12 @@ export const applicationDetailSchema = z.object({
   permissions: z.array(z.string()),
   rules: z.array(accessRuleSchema),
   /**
-   * `kept`: a key Tokenbench keeps to use again, `workbench` (the Composer sends with it) or `export` (seed files carry
-   * it); null for a key made for a client. `key_last4`: how the workbench names the key (null for a key made before
+   * `kept`: a key Tokenbench keeps to use again, `workbench` (the Composer sends with it), `export` (seed files carry
+   * it) or `runtime` (code transforms call back with it); null for a key made for a client. `key_last4`: how the workbench names the key (null for a key made before
    * Tokenbench kept them: it is named by its id).
    */
   keys: z.array(
-    z.object({ id: z.string(), created_at: isoTimeSchema, key_last4: z.string().nullable(), kept: z.enum(['workbench', 'export']).nullable() }),
+    z.object({ id: z.string(), created_at: isoTimeSchema, key_last4: z.string().nullable(), kept: z.enum(['workbench', 'export', 'runtime']).nullable() }),
   ),
   created_at: isoTimeSchema,
   modified_at: isoTimeSchema.nullable(),

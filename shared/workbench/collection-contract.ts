@@ -14,8 +14,13 @@ export const savedRequestSchema = z.strictObject({
   /** Through the proxy to a destination, or straight to the vault's own API. */
   kind: z.enum(['proxy', 'api']),
   method: z.enum(COMPOSER_METHODS),
-  /** Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`). Vault API: the path (`/tokens`). */
+  /**
+   * Through the proxy: the destination URL (`https://api.example.com/v1/charges?x=1`), or with `proxy` the path after
+   * /proxy (`/v1/charges?x=1`). Vault API: the path (`/tokens`).
+   */
   target: z.string().max(16 * 1024),
+  /** Through a pre-configured proxy, by its name: names travel with the file, ids differ from one vault to the next. */
+  proxy: z.string().trim().min(1).max(200).optional(),
   /** A row switched off stays in the table and is not sent. */
   headers: z.array(z.strictObject({ name: z.string().max(1024), value: z.string().max(16 * 1024), enabled: z.boolean() })).max(200),
   /** The service's own headers, as the Composer's named fields. */

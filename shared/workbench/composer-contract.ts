@@ -27,6 +27,16 @@ export const requestTargetFields = {
   target_id: z.string().min(1).max(100).optional(),
 };
 
+/**
+ * Through a pre-configured proxy (listProxyChoices), on the local engine only: the path is what follows /proxy, and the
+ * engine adds the proxy's key as PFX-PROXY-KEY as the request leaves, so the page never holds it.
+ */
+export const proxyChoiceField = { proxy_id: z.string().min(1).max(100).optional() };
+
+/** A pre-configured proxy as the Composer offers it, by name; never its key. */
+export const proxyChoiceSchema = z.object({ id: z.string(), name: z.string(), destination_url: z.string() });
+export type ProxyChoice = z.output<typeof proxyChoiceSchema>;
+
 /** Exactly one of application_id and target_id. */
 export const oneTarget = (request: { application_id?: string; target_id?: string }) => (request.application_id === undefined) !== (request.target_id === undefined);
 export const ONE_TARGET = 'Give either application_id (the local engine) or target_id (a remote target)';
@@ -40,9 +50,11 @@ export const composedRequestSchema = z
     /** Chosen by the page, so it can cancel the request while it runs. */
     id: z.string().min(1).max(100),
     ...requestTargetFields,
+    ...proxyChoiceField,
     ...wireRequestFields,
   })
-  .refine(oneTarget, ONE_TARGET);
+  .refine(oneTarget, ONE_TARGET)
+  .refine((request) => request.proxy_id === undefined || request.target_id === undefined, 'A pre-configured proxy is one of the local engine: give proxy_id with application_id');
 export type ComposedRequest = z.output<typeof composedRequestSchema>;
 
 /** What came back to a composed request. */
@@ -114,6 +126,7 @@ export const requestCheckQuerySchema = z
     application_id: z.string().min(1).max(200).nullable(),
     /** A remote target: only what does not depend on the local vault, its rules and its settings is checked. */
     target_id: z.string().min(1).max(100).nullable(),
+    ...proxyChoiceField,
     ...wireRequestFields,
     /** Names the draft, so its body is kept for the next check to change. */
     draft: checkedDraftSchema.optional(),

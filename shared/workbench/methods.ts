@@ -24,6 +24,7 @@ import {
   expressionPreviewQuerySchema,
   expressionPreviewSchema,
   newRemoteTargetSchema,
+  proxyChoiceSchema,
   remoteTargetSchema,
   requestCheckQuerySchema,
   requestCheckSchema,
@@ -137,6 +138,8 @@ export const WORKBENCH_METHODS = {
   listTransactions: read(transactionQuerySchema, transactionPageSchema),
   /** The applications the workbench may act as, each with its workbench key (never the key itself). */
   listApplications: read(nothing, z.array(applicationChoiceSchema)),
+  /** The pre-configured proxies the Composer may send through, by name and destination (never their keys). */
+  listProxyChoices: read(nothing, z.array(proxyChoiceSchema)),
   /** Sends a composed request to the service's own address as the chosen application, with its workbench key. */
   sendRequest: change(composedRequestSchema, exchangeSchema),
   /** Stops a composed request still in flight; it then answers as cancelled. */

@@ -48,6 +48,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--history-answers', 'default: not kept'],
       ['--history-answer-bytes BYTES', `default ${defaults.historyAnswerBytes}`],
       ['--allow-origin ORIGIN', 'default: none'],
+      ['--code-dependencies DIR', 'default: none'],
       ['-h, --help', 'this text'],
     ];
     const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));

@@ -439,3 +439,45 @@ test('every export carries the same export key, labelled and revocable in Settin
   expect(text).not.toContain(next);
   await expect(page.locator('body')).not.toContainText(key);
 });
+
+test("the runtime key proxy transforms call back with is shown apart as the runtime key; revoking it says the next call makes another", async ({ page }) => {
+  await openSettings(page, { echoPort: 0 });
+  const backend = bench.engine.bootstrapKeys!.private.application_id;
+  // A proxy of the backend whose transform uses bt: its first call makes the runtime key.
+  const proxy = await bench.call('POST', '/proxies', {
+    key: bench.managementKey,
+    body: {
+      name: 'charges',
+      destination_url: bench.engine.echoUrl,
+      application: { id: backend },
+      request_transforms: [{ code: "module.exports = async (req) => { await req.bt.tokens.list(); return { body: { ok: true } }; };" }],
+    },
+  });
+  const call = () => bench.call('POST', '/proxy', { key: bench.privateKey, body: {}, headers: { 'BT-PROXY-KEY': proxy.body.key } });
+  expect((await call()).status).toBe(200);
+  await page.reload();
+  const applications = settingsSection(page, 'Applications');
+  await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
+  const editor = applications.getByRole('region', { name: 'Tokenbench backend · private' });
+  const keys = editor.getByRole('table', { name: 'Keys of Tokenbench backend' });
+  const runtimeRow = keys.getByRole('row').filter({ hasText: 'Runtime key · used by proxy transforms' });
+  await expect(runtimeRow).toHaveCount(1);
+  await expect(editor).toContainText('1 key made for clients, and 1 that Tokenbench keeps for itself.');
+
+  const ending = (await runtimeRow.locator('code').innerText()).trim();
+  await runtimeRow.getByRole('button', { name: `Revoke key ${ending}` }).click();
+  const question = page.getByRole('alertdialog', { name: `Revoke key ${ending} of “Tokenbench backend”?` });
+  await expect(question).toContainText('Proxy transforms calling with it get 401 at once; the next call that needs one makes another.');
+  await question.getByRole('button', { name: `Revoke key ${ending}` }).click();
+  await expect(editor.getByRole('status').filter({ hasText: `Key ${ending} of “Tokenbench backend” revoked: the next proxy call that needs one makes another.` })).toBeVisible();
+  await expect(runtimeRow).toHaveCount(0);
+
+  // The next call makes another; History has each made and the revocation, by the key's id.
+  expect((await call()).status).toBe(200);
+  await page.reload();
+  await applications.getByRole('button', { name: 'Tokenbench backend' }).click();
+  await expect(keys.getByRole('row').filter({ hasText: 'Runtime key · used by proxy transforms' })).toHaveCount(1);
+  await page.keyboard.press('Control+4');
+  await page.getByRole('combobox', { name: 'Show' }).selectOption('changes');
+  await expect(page.getByTestId('history-path').filter({ hasText: `/applications/${backend}/keys/` })).toHaveCount(3);
+});

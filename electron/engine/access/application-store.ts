@@ -61,9 +61,9 @@ export const keyLast4 = (key: string) => key.slice(-4);
 
 /**
  * The keys Tokenbench keeps sealed to use again, one of each per application: the workbench's (the Composer sends with
- * it) and the export key (every seed file exported carries it).
+ * it), the export key (every seed file exported carries it) and the runtime key (code transforms call back with it).
  */
-export type KeptKeyPurpose = 'workbench' | 'export';
+export type KeptKeyPurpose = 'workbench' | 'export' | 'runtime';
 
 /** A kept key with its secret, and whether this call made it. */
 export interface KeptKey extends NewApiKey {

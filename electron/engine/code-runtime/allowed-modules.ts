@@ -44,16 +44,18 @@ function sdkBaseUrl(engineUrl: string): string {
 }
 
 /**
- * basis-theory-js whose clients reach this engine: the default base URL, and the vendor's own hosts, become the
- * engine's, so code written for the hosted service runs unchanged.
+ * basis-theory-js whose clients reach this engine: the default base URL, the vendor's own hosts and the engine's own
+ * URL (`applicationOptions.environment`) become the engine's as the SDK can reach it, so code written for the hosted
+ * service runs unchanged.
  */
 function boundBasisTheoryJs(engineUrl: string) {
   const apiBaseUrl = sdkBaseUrl(engineUrl);
+  const engineOrigin = new URL(engineUrl).origin;
   class BasisTheory extends basisTheoryJs.BasisTheory {
     // The SDK's overloads differ only in browser Elements, which code here cannot load.
     init = ((apiKey: string | undefined, options: { apiBaseUrl?: string } = {}) => {
-      const given = options.apiBaseUrl;
-      const base = given === undefined || VENDOR_HOSTS.test(new URL(given).hostname) ? apiBaseUrl : given;
+      const given = options.apiBaseUrl === undefined ? undefined : new URL(options.apiBaseUrl);
+      const base = given === undefined || VENDOR_HOSTS.test(given.hostname) || given.origin === engineOrigin ? apiBaseUrl : options.apiBaseUrl;
       return super.init(apiKey, { ...options, apiBaseUrl: base });
     }) as basisTheoryJs.BasisTheory['init'];
   }

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Caller } from '../access/authenticator';
+import type { RuntimeKeyOf } from '../access/runtime-keys';
 import { missingKeyProblem } from '../access/authenticator';
 import { systemCaller } from '../access/system-caller';
 import { type BodyKind, bodyKindOf, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
@@ -22,6 +23,7 @@ import type { PreconfiguredCalls } from '../proxy/proxy-route';
 import { requireProxyCaller } from '../proxy/proxy-rules';
 import type { CodeLog, CodeRuntime, ProxyRequestArgs, ProxyResponseArgs } from '../code-runtime';
 import { type CodeResult, runCode } from './code-transform';
+import { settled } from './dependency-check';
 import type { ProxyTransform, StoredProxy } from './proxy-model';
 import type { ProxyStore } from './proxy-store';
 import { appendHeader, appendJson, appendPathNames, appendText, maskByExpression, maskPans } from './response-transforms';
@@ -37,6 +39,10 @@ export interface ProxyCallDeps {
   expressions: ExpressionEngine;
   tenantId: string;
   codeRuntime: CodeRuntime;
+  /** The key node-bt code calls this engine with, as the proxy's application (`bt`, `applicationOptions`). */
+  runtimeKey: RuntimeKeyOf;
+  /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
+  dependenciesDir: string | null;
 }
 
 /** A body as transforms and templates see it: parsed JSON for a JSON body, else its text (§2.4). */
@@ -117,8 +123,10 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   }
 
   async function handle(ctx: RequestContext, exchange: ProxyExchange, key: string): Promise<'sent'> {
-    const proxy = proxies.byInvocationKey(key);
-    if (!proxy) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
+    const found = proxies.byInvocationKey(key);
+    if (!found) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
+    const proxy = found.state === 'failed' ? settled(proxies, found, deps.dependenciesDir) : found;
+    if (!proxy.live) throw new ApiProblem(409, `Proxy ${proxy.id} has never been active: ${proxy.requested!.error_code}: ${proxy.requested!.error_message}`);
     const trace: TraceStep[] = [];
     const caller = ctx.caller as Caller | undefined;
     if (proxy.require_auth) {
@@ -256,7 +264,17 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   }
 
   function runTransformCode(transform: ProxyTransform, call: TransformCall, proxy: StoredProxy): Promise<{ result: CodeResult; logs: CodeLog[] }> {
-    return runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime: transform.options?.runtime ?? { image: 'node-bt' }, configuration: proxy.configuration });
+    const runtime = transform.options?.runtime ?? { image: 'node-bt' };
+    const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? applicationKeyOf(proxy, proxy.application_id) : undefined;
+    const dependenciesDir = deps.dependenciesDir ?? undefined;
+    return runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime, configuration: proxy.configuration, applicationKey, dependenciesDir });
+  }
+
+  /** The runtime key of the proxy's application; an application deleted since the proxy was saved is the proxy's to fix. */
+  function applicationKeyOf(proxy: StoredProxy, applicationId: string): string {
+    const key = deps.runtimeKey(applicationId, { id: proxy.id, name: proxy.name });
+    if (key === null) throw new ApiProblem(409, `The proxy's application ${applicationId} no longer exists: give the proxy another with PUT or PATCH /proxies/${proxy.id}`);
+    return key;
   }
 
   /** One response transform over the answer as it stands; a code transform may answer instead. */

@@ -37,11 +37,24 @@ export interface ProxyDefinition {
   disable_detokenization: boolean;
 }
 
+/** A change asked for that is not live, and why (vendor §1.3 `requested`, §1.4): node22 dependencies not found. */
+export interface RequestedChange {
+  definition: ProxyDefinition;
+  error_code: 'dependency_unavailable';
+  error_message: string;
+  /** By field path, as a 400's `errors`. */
+  error_details: Record<string, string[]>;
+}
+
 export interface StoredProxy extends ProxyDefinition {
   id: string;
   /** The invocation key: made once, never changed by a write. */
   key: string;
-  state: 'active';
+  /** `failed`: `requested` is a change that could not go live; the definition above still serves if `live`. */
+  state: 'active' | 'failed';
+  requested: RequestedChange | null;
+  /** Whether the proxy has a version that serves: one saved `failed` from the start answers 409 until it has. */
+  live: boolean;
   created_by: string;
   created_at: string;
   modified_by: string | null;
@@ -50,6 +63,12 @@ export interface StoredProxy extends ProxyDefinition {
 
 /** The legacy singular field: the list's one transform, else null (vendor §1.7). */
 const single = (list: readonly ProxyTransform[]) => (list.length === 1 ? list[0] : null);
+
+/** `requested` on the wire: the change's fields the vendor lists, and why it is not live. */
+function requestedView({ definition, error_code, error_message, error_details }: RequestedChange) {
+  const { destination_url, configuration, require_auth, request_transforms, response_transforms } = definition;
+  return { proxy: { destination_url, configuration, require_auth, request_transforms, response_transforms }, error_code, error_message, error_details };
+}
 
 /** The proxy object of the wire API (vendor §1.3). */
 export function proxyView(proxy: StoredProxy, tenantId: string) {
@@ -68,7 +87,7 @@ export function proxyView(proxy: StoredProxy, tenantId: string) {
     require_auth: proxy.require_auth,
     disable_detokenization: proxy.disable_detokenization,
     state: proxy.state,
-    requested: null,
+    requested: proxy.requested && requestedView(proxy.requested),
     proxy_host: null,
     timeout: null,
     client_certificate: null,

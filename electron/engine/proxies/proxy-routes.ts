@@ -12,6 +12,7 @@ import type { RequestContext, Route } from '../server/route-types';
 import { fieldPath, parseWith } from '../server/validation';
 import { mergePatch } from '../vault/merge-patch';
 import { definitionOf, type ProxyDefinition, type ProxyTransform, proxyView } from './proxy-model';
+import { dependencyFailure, settled } from './dependency-check';
 import { parseProxyRequest, patchInTermsOfDefinition } from './proxy-requests';
 import type { ProxyStore } from './proxy-store';
 
@@ -28,6 +29,8 @@ export interface ProxyRouteDeps {
   tenantId: string;
   /** Called when a saved proxy has a code transform: the code runtime gets ready before its first call. */
   codeSaved(): void;
+  /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
+  dependenciesDir: string | null;
 }
 
 /**
@@ -68,8 +71,9 @@ function checkDefinition(definition: ProxyDefinition, { applications, expression
 }
 
 export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
-  const { proxies, tenantId } = deps;
-  const view = (proxy: Parameters<typeof proxyView>[0]) => proxyView(proxy, tenantId);
+  const { proxies, tenantId, dependenciesDir } = deps;
+  const view = (proxy: Parameters<typeof proxyView>[0]) => proxyView(settled(proxies, proxy, dependenciesDir), tenantId);
+  const failure = (definition: ProxyDefinition) => dependencyFailure(definition, dependenciesDir);
   const id = (ctx: RequestContext) => ctx.params.id as string;
   const definition = (body: unknown) => {
     const parsed = parseProxyRequest(body);
@@ -82,7 +86,10 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       method: 'POST',
       path: '/proxies',
       idempotent: true,
-      handler: managed('proxy:create', async (ctx) => ({ status: 201, body: view(proxies.create(definition(await ctx.json()), ctx.caller.application.id)) })),
+      handler: managed('proxy:create', async (ctx) => {
+        const created = definition(await ctx.json());
+        return { status: 201, body: view(proxies.create(created, ctx.caller.application.id, failure(created))) };
+      }),
     },
     {
       method: 'GET',
@@ -120,7 +127,8 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       idempotent: true,
       handler: managed('proxy:update', async (ctx) => {
         proxies.require(id(ctx));
-        return { status: 200, body: view(proxies.replace(id(ctx), definition(await ctx.json()), ctx.caller.application.id)) };
+        const replaced = definition(await ctx.json());
+        return { status: 200, body: view(proxies.replace(id(ctx), replaced, ctx.caller.application.id, failure(replaced))) };
       }),
     },
     {
@@ -131,8 +139,9 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
         const type = ctx.req.headers['content-type']?.split(';')[0].trim().toLowerCase();
         if (type !== 'application/merge-patch+json') throw new ApiProblem(415, 'PATCH /proxies/{id} takes Content-Type: application/merge-patch+json');
         const stored = proxies.require(id(ctx));
-        const merged = mergePatch(definitionOf(stored), patchInTermsOfDefinition(await ctx.json()));
-        proxies.replace(stored.id, definition(merged), ctx.caller.application.id);
+        // Onto the latest change asked for: a failed one is what the client is fixing.
+        const merged = definition(mergePatch(stored.requested?.definition ?? definitionOf(stored), patchInTermsOfDefinition(await ctx.json())));
+        proxies.replace(stored.id, merged, ctx.caller.application.id, failure(merged));
         return { status: 204 };
       }),
     },

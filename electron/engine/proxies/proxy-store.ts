@@ -7,7 +7,7 @@ import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
-import type { ProxyDefinition, StoredProxy } from './proxy-model';
+import { definitionOf, type ProxyDefinition, type RequestedChange, type StoredProxy } from './proxy-model';
 
 interface ProxyRow {
   id: string;
@@ -15,19 +15,33 @@ interface ProxyRow {
   destination_url: string;
   definition: string;
   sealed: Buffer;
-  state: 'active';
+  state: StoredProxy['state'];
   created_by: string;
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
 }
 
-/** What the row keeps as plain JSON. */
-type PlainPart = Pick<ProxyDefinition, 'request_transforms' | 'response_transforms' | 'application_id' | 'require_auth' | 'disable_detokenization'>;
-/** What the row keeps sealed. */
+/** What the row keeps as plain JSON; `live` is absent in rows written before proxies could fail (all live). */
+type PlainPart = Pick<ProxyDefinition, 'request_transforms' | 'response_transforms' | 'application_id' | 'require_auth' | 'disable_detokenization'> & { live?: boolean };
+/** What the row keeps sealed: a requested change too, as it holds a configuration. */
 interface SealedPart {
   key: string;
   configuration: Record<string, string>;
+  requested?: RequestedChange | null;
+}
+
+/** Why a saved definition cannot go live (RequestedChange without the definition), or null when it can. */
+export type SaveFailure = Omit<RequestedChange, 'definition'> | null;
+
+/**
+ * What a save leaves live: the definition when it can go live; otherwise the proxy's live version keeps serving, with
+ * the change as `requested` (vendor §1.4), and a proxy that never had one shows the change it cannot serve.
+ */
+function saved(old: StoredProxy | null, definition: ProxyDefinition, failure: SaveFailure): Pick<StoredProxy, 'state' | 'requested' | 'live'> & ProxyDefinition {
+  if (failure === null) return { ...definition, state: 'active', requested: null, live: true };
+  const requested = { definition, ...failure };
+  return old?.live ? { ...definitionOf(old), state: 'failed', requested, live: true } : { ...definition, state: 'failed', requested, live: false };
 }
 
 const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -75,9 +89,9 @@ export class ProxyStore {
   }
 
   private hydrate(row: ProxyRow): StoredProxy {
-    const plain = JSON.parse(row.definition) as PlainPart;
-    const { key, configuration } = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
-    return { ...row, ...plain, key, configuration };
+    const { live = true, ...plain } = JSON.parse(row.definition) as PlainPart;
+    const { key, configuration, requested = null } = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
+    return { ...row, ...plain, key, configuration, requested, live };
   }
 
   private remember(proxy: StoredProxy): void {
@@ -92,17 +106,17 @@ export class ProxyStore {
       application_id: proxy.application_id,
       require_auth: proxy.require_auth,
       disable_detokenization: proxy.disable_detokenization,
+      live: proxy.live,
     };
-    const sealed: SealedPart = { key: proxy.key, configuration: proxy.configuration };
+    const sealed: SealedPart = { key: proxy.key, configuration: proxy.configuration, requested: proxy.requested };
     return { ...proxy, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(proxy.id)) };
   }
 
-  create(definition: ProxyDefinition, createdBy: string): StoredProxy {
+  create(definition: ProxyDefinition, createdBy: string, failure: SaveFailure = null): StoredProxy {
     const proxy: StoredProxy = {
-      ...definition,
+      ...saved(null, definition, failure),
       id: randomUUID(),
       key: newProxyKey(),
-      state: 'active',
       created_by: createdBy,
       created_at: nowIso(),
       modified_by: null,
@@ -125,10 +139,19 @@ export class ProxyStore {
     return this.byKey.get(key);
   }
 
-  /** A new definition in place: the id, key and creation stay. */
-  replace(id: string, definition: ProxyDefinition, modifiedBy: string): StoredProxy {
+  /** A new definition in place (live, or requested when it cannot be): the id, key and creation stay. */
+  replace(id: string, definition: ProxyDefinition, modifiedBy: string, failure: SaveFailure = null): StoredProxy {
     const old = this.require(id);
-    const proxy: StoredProxy = { ...old, ...definition, modified_by: modifiedBy, modified_at: nowIso() };
+    const proxy: StoredProxy = { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() };
+    this.stmt.update.run(this.rowOf(proxy));
+    this.remember(proxy);
+    return proxy;
+  }
+
+  /** A failed proxy's requested change goes live, as its last writer saved it (what it lacked is there now). */
+  activate(id: string): StoredProxy {
+    const old = this.require(id);
+    const proxy: StoredProxy = { ...old, ...saved(old, old.requested!.definition, null) };
     this.stmt.update.run(this.rowOf(proxy));
     this.remember(proxy);
     return proxy;

@@ -262,6 +262,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX proxies_created ON proxies(created_at, id);
     `,
   },
+  {
+    version: 16,
+    name: 'kept keys: the runtime key',
+    // Code transforms (and reactors) call the engine with a key of their application, which only the engine can hold:
+    // a third purpose of kept key. SQLite cannot widen a CHECK in place, so the table is made again, rows carried over.
+    sql: `
+      CREATE TABLE kept_keys_next (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id) ON DELETE CASCADE,
+        application_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+        purpose TEXT NOT NULL CHECK (purpose IN ('workbench', 'export', 'runtime')),
+        sealed BLOB NOT NULL,
+        UNIQUE (application_id, purpose)
+      );
+      INSERT INTO kept_keys_next (key_id, application_id, purpose, sealed) SELECT key_id, application_id, purpose, sealed FROM kept_keys;
+      DROP TABLE kept_keys;
+      ALTER TABLE kept_keys_next RENAME TO kept_keys;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

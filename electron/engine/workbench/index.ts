@@ -4,3 +4,5 @@ export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } fr
 export { frontDoor, type FrontDoor } from './front-door';
 export { RemoteTargets } from './remote-targets';
 export { Welcome } from './welcome';
+export { actionRecorder } from './workbench-actions';
+export { runtimeKeyMade } from './workbench-records';

@@ -31,6 +31,7 @@ import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { RequestChecks } from '../proxy/proxy-check';
+import type { ProxyStore } from '../proxies/proxy-store';
 import type { TokenSuggestions } from '../vault/token-suggestions';
 import { withPlainTextWarnings } from '../secrets/saved-credentials';
 import type { SecretStore } from '../secrets/secret-store';
@@ -105,6 +106,8 @@ export interface WorkbenchSources {
   environments: Environments;
   /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
   changeCollectionsFolder: (folder: string | null) => void;
+  /** The pre-configured proxies the Composer may send through. */
+  proxies: ProxyStore;
 }
 
 /**
@@ -135,6 +138,17 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     return kept;
   };
   const { remoteTargets } = sources;
+  /**
+   * A request through a pre-configured proxy with its key added as it leaves; checked as the ephemeral proxy's request
+   * to the same place (the proxy's destination_url as PFX-PROXY-URL), which is where it would go.
+   */
+  const throughProxy = <R extends { proxy_id?: string; headers: [string, string][] }>(request: R, as: 'key' | 'destination'): R => {
+    if (request.proxy_id === undefined) return request;
+    const proxy = sources.proxies.require(request.proxy_id);
+    const prefix = sources.status().headerPrefix;
+    const added: [string, string] = as === 'key' ? [`${prefix}-PROXY-KEY`, proxy.key] : [`${prefix}-PROXY-URL`, proxy.destination_url];
+    return { ...request, headers: [...request.headers, added] };
+  };
   /** Where a composed request goes: the service's own address as an application (with its workbench key), or a remote's. */
   const targetOf = (target: { application_id?: string; target_id?: string }): { baseUrl: string } & ({ applicationId: string } | { applicationId: null; apiKey: string }) => {
     if (target.target_id === undefined) return { baseUrl: sources.status().url, applicationId: target.application_id! };
@@ -164,10 +178,11 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
+    listProxyChoices: () => sources.proxies.list({ ids: [], name: undefined }).map(({ id, name, destination_url }) => ({ id, name, destination_url })),
     sendRequest(request, page) {
       const target = targetOf(request);
       if (target.applicationId === null) return sources.frontDoor.send(request, { apiKey: target.apiKey, remoteBaseUrl: target.baseUrl, page });
-      return sources.frontDoor.send(request, { apiKey: workbenchKey(target.applicationId, 'sendRequest', page).key, page });
+      return sources.frontDoor.send(throughProxy(request, 'key'), { apiKey: workbenchKey(target.applicationId, 'sendRequest', page).key, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => saved.view(),
@@ -207,7 +222,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       if (key) applications.deleteKey(application_id, key.id);
       return choice(applications.require(application_id));
     },
-    checkRequest: (request) => checkWithReferences(sources.checks, drafts.resolve(request), sources.environments.variables(), secrets, sources.status().headerPrefix),
+    checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
     listRemoteTargets: () => remoteTargets.list(),

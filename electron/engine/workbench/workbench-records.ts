@@ -15,6 +15,7 @@ import type { MovedAside } from '../../../shared/workbench/secret-contract';
 import type { RevealRecord } from '../../../shared/workbench/token-contract';
 import { keyName, lastFour } from '../../../shared/workbench/key-name';
 import { keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
+import type { MadeRuntimeKey, RuntimeKeyUser } from '../access/runtime-keys';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
 import type { RemoteTargets } from './remote-targets';
@@ -100,17 +101,24 @@ const endings = (keys: { key_last4: string }[]) =>
 /** A seed export's record lists the tokens it revealed by id up to this many; beyond, it counts them. */
 export const SEED_TOKEN_IDS_LISTED = 20;
 
-const KEPT_KEY_WORDS: Record<KeptKeyPurpose, string> = { workbench: "the workbench's key", export: 'the export key' };
+const KEPT_KEY_WORDS: Record<KeptKeyPurpose, string> = { workbench: "the workbench's key", export: 'the export key', runtime: 'the runtime key' };
 
 /**
- * The entry for a key the workbench made to keep (its own when it first acts as an application, the export key when a
- * seed file is first exported): a change, by the key's id and last four, caused by `action`.
+ * The entry for a key Tokenbench made to keep (the workbench's own when it first acts as an application, the export
+ * key when a seed file is first exported, the runtime key when code first needs one): a change, by the key's id and
+ * last four, caused by `action` (a method of the table, or `invokeProxy`), `why` ending its sentence.
  */
-export function keptKeyMade(applications: ApplicationStore, action: CallName, purpose: KeptKeyPurpose, key: { application_id: string; key_id: string; key_last4: string }): ActionRecord {
+export function keptKeyMade(
+  applications: ApplicationStore,
+  action: CallName | 'invokeProxy',
+  purpose: KeptKeyPurpose,
+  key: { application_id: string; key_id: string; key_last4: string },
+  why = '',
+): ActionRecord {
   return {
     method: 'CREATE',
     path: `/applications/${key.application_id}/keys/${key.key_id}`,
-    details: { change: { action, summary: `Made ${KEPT_KEY_WORDS[purpose]} ${lastFour(key.key_last4)} of ${applicationNamed(applications, key.application_id)}` } },
+    details: { change: { action, summary: `Made ${KEPT_KEY_WORDS[purpose]} ${lastFour(key.key_last4)} of ${applicationNamed(applications, key.application_id)}${why}` } },
   };
 }
 
@@ -469,4 +477,9 @@ export function recordingActions(model: WorkbenchModel, record: RecordAction, fa
     };
   }
   return recording;
+}
+
+/** The entry for a runtime key the engine made when a proxy's code first needed one: the application it acts as. */
+export function runtimeKeyMade(applications: ApplicationStore, key: MadeRuntimeKey, proxy: RuntimeKeyUser): ActionRecord {
+  return { ...keptKeyMade(applications, 'invokeProxy', 'runtime', key, ` for proxy ${quoted(proxy.name)} (${proxy.id})`), application_id: key.application_id };
 }

@@ -1,6 +1,7 @@
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useComposerStore } from '../../state/composer-store';
+import { useProxyChoicesStore } from '../../state/proxy-choices-store';
 import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useComposerKeys } from './composer-actions';
 import { CollectionsPanel } from './CollectionsPanel';
@@ -14,6 +15,7 @@ import './composer.css';
 export function ComposerPage() {
   useApplicationsStore.useRefreshed();
   useRemoteTargetsStore.useRefreshed();
+  useProxyChoicesStore.useRefreshed();
   useComposerKeys();
   useRequestChecks();
   const activeTab = useComposerStore((state) => state.activeTab);

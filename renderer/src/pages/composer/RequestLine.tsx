@@ -3,6 +3,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { IS_MAC } from '../../components/keys';
 import { useComposerStore, type ComposerMethod } from '../../state/composer-store';
 import { cancelComposed, sendComposed } from './composer-actions';
+import { ProxyPicker } from './ProxyPicker';
 import { TARGET_INPUT_ID } from './RequestFlags';
 
 /** The method, where the request goes, and Send (or Cancel while it runs). */
@@ -12,6 +13,12 @@ export function RequestLine() {
   const sending = useComposerStore((state) => state.sending);
   const edit = useComposerStore((state) => state.edit);
   const proxied = draft.kind === 'proxy';
+  const preconfigured = proxied && draft.proxy !== undefined;
+  const [label, placeholder] = preconfigured
+    ? ['Path after /proxy', 'Path after /proxy: /v1/charges']
+    : proxied
+      ? ['Destination URL', 'Destination URL: https://api.example.com/v1/charges']
+      : ['Path', 'Path: /tokens'];
   return (
     <div className="request-line">
       <select aria-label="Method" value={draft.method} onChange={(event) => edit({ method: event.target.value as ComposerMethod })}>
@@ -19,11 +26,12 @@ export function RequestLine() {
           <option key={method}>{method}</option>
         ))}
       </select>
+      {proxied && <ProxyPicker />}
       <input
         type="text"
         id={TARGET_INPUT_ID}
-        aria-label={proxied ? 'Destination URL' : 'Path'}
-        placeholder={proxied ? 'Destination URL: https://api.example.com/v1/charges' : 'Path: /tokens'}
+        aria-label={label}
+        placeholder={placeholder}
         spellCheck={false}
         value={draft.target}
         onChange={(event) => edit({ target: event.target.value })}

@@ -6,7 +6,9 @@ import type { RemoteTarget } from '../../../../shared/workbench/composer-contrac
 import type { ApplicationChoice } from '../../../../shared/workbench/application-contract';
 import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
-import { EMPTY_DRAFT, useComposerStore } from '../../state/composer-store';
+import { EMPTY_DRAFT, useComposerStore, type ComposerDraft } from '../../state/composer-store';
+import { useProxyChoicesStore } from '../../state/proxy-choices-store';
+import type { ProxyChoice } from '../../../../shared/workbench/composer-contract';
 import { headerPrefix, useEngineStore } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
 
@@ -34,6 +36,19 @@ export function sendTargetOf({ targetId, targets, applicationId, applications }:
   return { to: { application_id: application.id }, remote: null, application };
 }
 
+/**
+ * The pre-configured proxy a draft goes through, by id (nothing for the ephemeral proxy and the vault API), or what to
+ * do when it cannot be found. Only this engine's: a remote target's proxies are not listed here.
+ */
+export function proxyOf(draft: ComposerDraft, choices: readonly ProxyChoice[] | null, remote: boolean): { proxy_id?: string } | string {
+  if (draft.kind !== 'proxy' || draft.proxy === undefined) return {};
+  if (remote) return `The proxy “${draft.proxy}” is one of this engine's: send to This engine, or through a destination URL.`;
+  if (choices === null) return 'The pre-configured proxies are still being listed: send again in a moment.';
+  const proxy = choices.find((choice) => choice.name === draft.proxy);
+  if (!proxy) return `There is no pre-configured proxy named “${draft.proxy}”: create it (Proxies page, or POST /proxies), or choose another.`;
+  return { proxy_id: proxy.id };
+}
+
 /** The target the Composer sends to now. */
 export function sendTarget(): SendTarget | string {
   const { targetId, applicationId } = useComposerStore.getState();
@@ -50,10 +65,12 @@ export async function sendComposed(api: WorkbenchApi): Promise<void> {
   if (typeof wire === 'string') return composer.refused(wire);
   const target = sendTarget();
   if (typeof target === 'string') return composer.refused(target);
+  const proxy = proxyOf(composer.draft, useProxyChoicesStore.getState().value, target.remote !== null);
+  if (typeof proxy === 'string') return composer.refused(proxy);
   const id = crypto.randomUUID();
   composer.started(id);
   try {
-    const exchange = await api.sendRequest({ id, ...target.to, ...wire });
+    const exchange = await api.sendRequest({ id, ...target.to, ...proxy, ...wire });
     composer.finished({
       kind: 'exchange',
       exchange,

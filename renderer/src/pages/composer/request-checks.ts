@@ -9,7 +9,8 @@ import { headerPrefix, useEngineStore } from '../../state/engine-store';
 import { useEnvironmentsStore } from '../../state/environments-store';
 import { useRemoteTargetsStore } from '../../state/remote-targets-store';
 import { useRequestCheckStore } from '../../state/request-check-store';
-import { sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
+import { useProxyChoicesStore } from '../../state/proxy-choices-store';
+import { proxyOf, sendTarget, sendTargetOf, type SendTarget } from './composer-actions';
 import type { AssistContext } from './expression-assist';
 import { draftChecker, type WholeCheckQuery } from './checked-draft';
 import { BODY_TYPES, wireRequest, type WireRequest } from './wire-request';
@@ -45,10 +46,10 @@ function latestOnly(api: WorkbenchApi): (query: WholeCheckQuery | null) => void 
 }
 
 /** What the engine checks: the request as Send would send it, to whom it would go. Null when it could not be sent. */
-function checkQuery(wire: WireRequest | string, target: SendTarget | string): WholeCheckQuery | null {
-  if (typeof wire === 'string') return null;
-  if (typeof target === 'string') return { application_id: null, target_id: null, ...wire };
-  return { application_id: target.application?.id ?? null, target_id: target.remote?.id ?? null, ...wire };
+function checkQuery(wire: WireRequest | string, target: SendTarget | string, proxy: { proxy_id?: string } | string): WholeCheckQuery | null {
+  if (typeof wire === 'string' || typeof proxy === 'string') return null;
+  if (typeof target === 'string') return { application_id: null, target_id: null, ...proxy, ...wire };
+  return { application_id: target.application?.id ?? null, target_id: target.remote?.id ?? null, ...proxy, ...wire };
 }
 
 /**
@@ -67,15 +68,19 @@ export function useRequestChecks(): void {
       const { draft, applicationId, targetId } = useComposerStore.getState();
       const applications = useApplicationsStore.getState().value;
       const targets = useRemoteTargetsStore.getState().value;
+      const proxies = useProxyChoicesStore.getState().value;
       const prefix = headerPrefix();
       // The environments too: choosing or editing one changes what the request's references stand for.
-      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().value];
+      const inputs = [draft, prefix, targetId, targets, applicationId, applications, useEnvironmentsStore.getState().value, proxies];
       if (inputs.every((input, i) => input === asked[i])) return;
       asked = inputs;
-      ask(checkQuery(wireRequest(draft, prefix), sendTargetOf({ targetId, targets, applicationId, applications })));
+      const target = sendTargetOf({ targetId, targets, applicationId, applications });
+      ask(checkQuery(wireRequest(draft, prefix), target, proxyOf(draft, proxies, typeof target !== 'string' && target.remote !== null)));
     };
     askIfChanged();
-    const stops = [useComposerStore, useApplicationsStore, useRemoteTargetsStore, useEngineStore, useEnvironmentsStore].map((store) => store.subscribe(askIfChanged));
+    const stops = [useComposerStore, useApplicationsStore, useRemoteTargetsStore, useEngineStore, useEnvironmentsStore, useProxyChoicesStore].map((store) =>
+      store.subscribe(askIfChanged),
+    );
     return () => stops.forEach((stop) => stop());
   }, [api, live]);
 }

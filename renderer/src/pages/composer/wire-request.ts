@@ -83,7 +83,12 @@ function apiPathOf(target: string): string {
 export function wireRequest(draft: ComposerDraft, prefix: string): WireRequest | string {
   const headers: [string, string][] = [];
   let path: string;
-  if (draft.kind === 'proxy') {
+  if (draft.kind === 'proxy' && draft.proxy !== undefined) {
+    // The pre-configured proxy holds the destination; the engine adds its key as the request leaves.
+    const suffix = draft.target.trim();
+    if (suffix !== '' && !suffix.startsWith('/') && !suffix.startsWith('?')) return `Enter the path after /proxy, starting with / (for example /v1/charges), or nothing to send to the proxy's destination as it is.`;
+    path = `/proxy${suffix}`;
+  } else if (draft.kind === 'proxy') {
     const destination = destinationOf(draft.target);
     if (typeof destination === 'string') return destination;
     headers.push([`${prefix}-PROXY-URL`, destination.origin]);

@@ -123,6 +123,12 @@ export function EntryPanel() {
 
       {details && (
         <dl className="facts" data-testid="entry-proxy-facts">
+          {details.proxy && (
+            <>
+              <dt>Pre-configured proxy</dt>
+              <dd data-testid="entry-preconfigured">{details.proxy.name}</dd>
+            </>
+          )}
           <dt>Destination</dt>
           <dd data-testid="entry-destination">{details.destination_url ?? '–'}</dd>
           <dt>Expressions</dt>

@@ -13,7 +13,7 @@ import { ColumnHeads } from '../../components/ColumnHeads';
 type Key = ApplicationDetail['keys'][number];
 
 /** The keys Tokenbench keeps, labelled by what uses them. */
-const KEPT_LABELS = { workbench: 'used by the workbench', export: 'carried by seed files' } as const;
+const KEPT_LABELS = { workbench: 'used by the workbench', export: 'carried by seed files', runtime: 'Runtime key · used by proxy transforms' } as const;
 
 /** What revoking a key takes away, beyond the key itself: asked before, and said after. */
 const REVOKING = {
@@ -22,6 +22,10 @@ const REVOKING = {
   export: {
     asked: 'Seed files exported so far carry it: they stop working here, and the next export makes another.',
     after: 'seed files exported so far no longer work here.',
+  },
+  runtime: {
+    asked: 'Proxy transforms calling with it get 401 at once; the next call that needs one makes another.',
+    after: 'the next proxy call that needs one makes another.',
   },
 } as const;
 
@@ -47,8 +51,8 @@ function KeysSummary({ application }: { application: ApplicationDetail }) {
 /**
  * An application's keys, each named by its last four: made here (the secret shown this once, to copy) and revoked
  * here after a confirmation. The keys Tokenbench keeps (the one the workbench sends with, the one exported seed files
- * carry) are labelled, so revoking one is a choice made knowingly; the next send as the application, or the next
- * export, makes another.
+ * carry, the one proxy transforms call back with) are labelled, so revoking one is a choice made knowingly; the next
+ * send as the application, export or proxy call makes another.
  */
 export function ApplicationKeys({ application }: { application: ApplicationDetail }) {
   const api = useWorkbenchApi();
