@@ -30,6 +30,8 @@ export interface EngineConfig {
   historyAnswerBytes: number;
   /** The folder of saved requests; null: `collections/` in the data folder, or a temporary one for an in-memory vault. */
   collectionsDir: string | null;
+  /** `--proxies DIR`: load pre-configured proxies from DIR's files, over the folder Settings chose; null: Settings' folder. */
+  proxiesDir: string | null;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -57,6 +59,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     historyAnswers: false,
     historyAnswerBytes: 64 * 1024,
     collectionsDir: null,
+    proxiesDir: null,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

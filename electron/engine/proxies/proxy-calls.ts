@@ -117,8 +117,9 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   }
 
   async function handle(ctx: RequestContext, exchange: ProxyExchange, key: string): Promise<'sent'> {
-    const proxy = proxies.byInvocationKey(key);
-    if (!proxy) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
+    const found = proxies.byInvocationKey(key);
+    if (!found) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
+    const proxy = found.file ? found.file.atCall(ctx.log) : found;
     const trace: TraceStep[] = [];
     const caller = ctx.caller as Caller | undefined;
     if (proxy.require_auth) {

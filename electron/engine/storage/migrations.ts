@@ -262,6 +262,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX proxies_created ON proxies(created_at, id);
     `,
   },
+  {
+    version: 14,
+    name: 'proxies loaded from files',
+    // A file proxy's definition is its file; the engine keeps only who it is, by the file's path in the proxies folder,
+    // so its id and its invocation key (sealed) survive reloads and restarts.
+    sql: `
+      CREATE TABLE proxy_files (
+        file TEXT PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        sealed_key BLOB NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
