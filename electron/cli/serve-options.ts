@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { resolveConfig, seedFile, type StartOptions } from '../engine';
@@ -16,6 +16,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   'in-memory': { type: 'boolean' },
   collections: { type: 'string' },
+  proxies: { type: 'string' },
   seed: { type: 'string' },
   'header-prefix': { type: 'string' },
   'echo-port': { type: 'string' },
@@ -40,6 +41,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'data-dir': ['DIR', `keep the vault and its history in DIR (default ./${DEFAULT_DATA_DIR})`],
   'in-memory': ['', 'keep nothing: a throwaway vault'],
   collections: ['DIR', 'keep saved requests in DIR (default: collections/ in the data folder; a temporary one in memory)'],
+  proxies: ['DIR', "serve the pre-configured proxies of DIR's files (a .json per proxy, code in .js files beside it), reloaded on each change"],
   seed: ['FILE', 'create the applications and tokens FILE lists (JSON; see README)'],
   'header-prefix': ['P', `prefix of the service headers (default ${DEFAULTS.headerPrefix})`],
   'echo-port': ['N', `port of the built-in echo destination (default ${DEFAULTS.echoPort}; 0 turns it off)`],
@@ -77,6 +79,13 @@ function wholeNumber(flag: string, value: string | undefined, min: number, max =
   if (n >= min && n <= max) return n;
   const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
   throw new UsageError(`--${flag} must be a whole number ${range}, got ${value === '' ? 'nothing' : value}`);
+}
+
+/** A folder that must be there already: a mistyped path would otherwise serve nothing, silently. */
+function existingFolder(flag: string, value: string): string {
+  const folder = resolve(value);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--${flag} ${value}: no such folder`);
+  return folder;
 }
 
 const port = (flag: string, value: string | undefined) => wholeNumber(flag, value, 0, MAX_PORT);
@@ -136,6 +145,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     port: apiPort,
     dataDir: values['in-memory'] ? null : resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
     collectionsDir: values.collections === undefined ? undefined : resolve(values.collections),
+    proxiesDir: values.proxies === undefined ? undefined : existingFolder('proxies', values.proxies),
     headerPrefix: values['header-prefix'],
     echoPort: echoPort === 0 ? null : echoPort,
     transactionTtlSeconds: wholeNumber('transaction-ttl', values['transaction-ttl'], 1),

@@ -24,7 +24,8 @@ export async function main(argv: string[]): Promise<number> {
     const uiDir = [resolve(__dirname, '..', 'renderer'), resolve(__dirname, '..', '..', 'out', 'renderer')].find((dir) =>
       existsSync(join(dir, 'index.html')),
     );
-    engine = await startEngine({ ...options, browserWorkbench: uiDir ? { uiDir } : undefined });
+    // The proxies folder's lines (a file loaded, broken, removed) are the developer's loop: on stdout, as they happen.
+    engine = await startEngine({ ...options, browserWorkbench: uiDir ? { uiDir } : undefined, proxyFilesReport: (line) => process.stdout.write(`${line}\n`) });
   } catch (error) {
     process.stderr.write(`tokenbench: could not start: ${startFailure(error, options)}\n`);
     return 1;

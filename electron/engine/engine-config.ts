@@ -32,6 +32,8 @@ export interface EngineConfig {
   collectionsDir: string | null;
   /** The folder whose node_modules holds the `runtime.dependencies` of node22 code; null: none, so any is unavailable. */
   codeDependenciesDir: string | null;
+  /** `--proxies DIR`: load pre-configured proxies from DIR's files, over the folder Settings chose; null: Settings' folder. */
+  proxiesDir: string | null;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -60,6 +62,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     historyAnswerBytes: 64 * 1024,
     collectionsDir: null,
     codeDependenciesDir: null,
+    proxiesDir: null,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

@@ -28,6 +28,10 @@ import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
+import { FileIdentities } from './proxies/files/file-identities';
+import { ProxyFiles } from './proxies/files/proxy-files';
+import { ProxyFolder } from './proxies/files/proxy-folder';
+import { ProxiesFolderSetting } from './settings/proxies-folder';
 import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
@@ -86,6 +90,8 @@ export interface StartOptions extends Partial<EngineConfig> {
    * hands them over from `bootstrapKeys` itself, so the workbench never shows them (a wipe's new keys it still does).
    */
   welcome?: boolean;
+  /** Where the proxies folder's lines go (a file loaded, broken, removed); default: the config's log. */
+  proxyFilesReport?: (line: string) => void;
 }
 
 function tenantIdOf(db: Db): string {
@@ -108,7 +114,7 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, ...partial } = options;
   const config = resolveConfig(partial);
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
@@ -197,6 +203,12 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
+  const proxyChecks = { applications, expressions, secrets };
+  const fileIdentities = new FileIdentities(db, sealer);
+  const proxyFolder = new ProxyFolder({ proxies, identities: fileIdentities, checks: proxyChecks, report: proxyFilesReport ?? config.log, codeLoaded: codeRuntime.warm });
+  const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir);
+  const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
+  proxyFolder.open(proxiesSetting.initial());
   const door = frontDoor({
     baseUrl: () => http.url,
     headerPrefix: config.headerPrefix,
@@ -244,6 +256,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     secrets,
     environments,
     proxies,
+    proxyFiles,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -260,6 +273,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     fallback: browserWorkbench?.routes(workbench, () => http.url),
     workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
+    proxyFolder.close();
     await history.close();
     db.close();
     throw error;
@@ -270,6 +284,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       echo = await startEchoServer({ host: config.host, port: config.echoPort, maxBodyBytes: config.maxBodyBytes, allowedOrigins: config.allowedOrigins });
     }
   } catch (error) {
+    proxyFolder.close();
     await http.close();
     await history.close();
     db.close();
@@ -314,6 +329,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       transactions.stop();
       tokenStore.backlog.stop();
       collections.close();
+      proxyFolder.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (defaultFolder.temporary && readdirSync(defaultFolder.folder).length === 0) rmdirSync(defaultFolder.folder);
       await Promise.all([http.close(), echo?.close(), forwarder.close(), codeRuntime.close()]);

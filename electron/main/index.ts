@@ -62,7 +62,7 @@ async function start(): Promise<void> {
   const isTrusted = (url: string) => isAppUrl(url, appUrl);
   for (const [channel, handler] of ipc.handlers(isTrusted)) ipcMain.handle(channel, handler);
   const pickFolder = folderPicker(dialog, (sender: Electron.WebContents) => BrowserWindow.fromWebContents(sender));
-  ipcMain.handle(PICK_FOLDER_CHANNEL, refuseUntrusted(isTrusted, (event: IpcMainInvokeEvent) => pickFolder(event)));
+  ipcMain.handle(PICK_FOLDER_CHANNEL, refuseUntrusted(isTrusted, (event: IpcMainInvokeEvent, purpose: unknown) => pickFolder(event, purpose)));
   installAppMenu();
   openWindow();
 }

@@ -1,5 +1,5 @@
 import { isCall, METHOD_NAMES, type StreamLost } from '../../shared/workbench/methods';
-import { ipcChannel, ipcStreamControl, PICK_FOLDER_CHANNEL, type DesktopBridge, type IpcOutcome, type WorkbenchBridge } from '../../shared/workbench/transport';
+import { ipcChannel, ipcStreamControl, PICK_FOLDER_CHANNEL, type FolderPurpose, type DesktopBridge, type IpcOutcome, type WorkbenchBridge } from '../../shared/workbench/transport';
 
 /** What the bridge uses of Electron's ipcRenderer. */
 export interface IpcRendererLike {
@@ -32,5 +32,5 @@ export function workbenchBridge(ipc: IpcRendererLike): WorkbenchBridge {
 
 /** The desktop's one call beside the table: the system's folder picker, answered by the main process. */
 export function desktopBridge(ipc: IpcRendererLike): DesktopBridge {
-  return { pickFolder: () => ipc.invoke(PICK_FOLDER_CHANNEL) as Promise<string | null> };
+  return { pickFolder: (purpose: FolderPurpose = 'collections') => ipc.invoke(PICK_FOLDER_CHANNEL, purpose) as Promise<string | null> };
 }

@@ -76,6 +76,7 @@ import {
 import { newSecretSchema, revealedSecretSchema, secretInfoSchema, secretRefSchema } from './secret-contract';
 import { activeEnvironmentSchema, environmentChangeSchema, environmentRefSchema, environmentsViewSchema } from './environment-contract';
 import { postmanImportedSchema, postmanImportSchema } from './postman-contract';
+import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, proxyFilesWrittenSchema, proxyImportSchema } from './proxy-files-contract';
 import type { PageId } from './pages';
 
 /**
@@ -192,6 +193,14 @@ export const WORKBENCH_METHODS = {
   setActiveEnvironment: change(activeEnvironmentSchema, environmentsViewSchema),
   /** Keeps saved requests and environments in another folder from now on (null: the default), unless `--collections` was given. */
   setCollectionsFolder: change(collectionsFolderChangeSchema, engineSettingsSchema),
+  /** The proxies folder and each file in it: the proxy it serves, loaded or broken (and why), and when it was read. */
+  listProxyFiles: read(nothing, proxyFilesViewSchema),
+  /** Loads proxies from another folder from now on (made if new; null: none), unless `--proxies` was given. */
+  setProxiesFolder: change(proxiesFolderChangeSchema, proxyFilesViewSchema),
+  /** Writes a proxy made through the API into the proxies folder, secrets moved into Secrets; it is the file's proxy from then on, with its id and key. */
+  exportProxyToFiles: change(proxyExportSchema, proxyFilesWrittenSchema),
+  /** Writes a proxy as the hosted service's GET /proxies/{id} answers it into the proxies folder, keeping its id and key when they are free. */
+  importProxyToFiles: change(proxyImportSchema, proxyFilesWrittenSchema),
   /** The secrets saved requests refer to as `${secret:NAME}`, by name, with the requests that use each; never a value. */
   listSecrets: read(nothing, z.array(secretInfoSchema)),
   /** Sets a secret, or replaces the value of one of that name (sealed; never sent back but by revealSecret). */

@@ -39,12 +39,15 @@ export const BRIDGE_NAME = 'tokenbench';
 
 /**
  * What only the desktop app offers the page, beside the method table: one narrow call, the system's folder picker.
- * It answers a path the user chose (or null), and changes nothing: the page hands the path to setCollectionsFolder.
+ * It answers a path the user chose (or null), and changes nothing: the page hands the path to setCollectionsFolder
+ * or setProxiesFolder.
  */
 export const DESKTOP_BRIDGE_NAME = 'tokenbenchDesktop';
 export const PICK_FOLDER_CHANNEL = 'desktop:pickFolder';
+/** What a folder is picked for: the saved requests' folder (the default), or the proxies folder. */
+export type FolderPurpose = 'collections' | 'proxies';
 export interface DesktopBridge {
-  pickFolder(): Promise<string | null>;
+  pickFolder(purpose?: FolderPurpose): Promise<string | null>;
 }
 
 /** Why a call failed, in the engine's problem-details shape, whichever transport carried it. */

@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, tokens-page, history-page, open-requests, flags, startup, start)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
 import { runCodeRuntimeBench } from './code-runtime-bench';
+import { runProxyFilesBench } from './proxy-files-bench';
 import { runFlagBench } from './flag-bench';
 import { runHistoryPageBench } from './history-page-bench';
 import { runOpenRequestsBench } from './open-requests-bench';
@@ -76,6 +77,12 @@ const SUITES: Record<string, Suite> = {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
     run: (settings) => runCodeRuntimeBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 2,000 calls of a one-line transform, through the runtime and directly, in turn`,
+  },
+  // Saves one at a time, each followed by requests until it is live: connections and durations do not apply.
+  'proxy-files': {
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runProxyFilesBench({ rounds: settings.rounds, log: settings.log }),
+    describe: ({ rounds }) => `${rounds} round(s) of 20 saves of a proxy's .js file`,
   },
   // A browser against the page: rounds are its visits and searches; connections and durations do not apply.
   'tokens-page': {

@@ -18,6 +18,7 @@ describe('tokenbench serve, called the wrong way', () => {
     [['--in-memory', '--data-dir', '/tmp/x'], '--in-memory and --data-dir exclude each other'],
     [['--header-prefix', 'x-'], 'Header prefix must be letters and digits, got "x-"'],
     [['--seed', '/nonexistent/seed.json'], "--seed /nonexistent/seed.json: ENOENT: no such file or directory, open '/nonexistent/seed.json'"],
+    [['--proxies', '/nonexistent/proxies'], '--proxies /nonexistent/proxies: no such folder'],
     [['--bogus'], "Unknown option '--bogus'"],
   ])('%j: exit code 2, one line saying what is wrong, and a pointer to --help', async (args, message) => {
     const { code, output } = await runServe(args);
@@ -35,6 +36,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--data-dir DIR', 'default ./.tokenbench'],
       ['--in-memory', 'throwaway'],
       ['--collections DIR', 'default: collections/ in the data folder'],
+      ['--proxies DIR', 'reloaded on each change'],
       ['--seed FILE', 'JSON'],
       ['--header-prefix P', `default ${defaults.headerPrefix}`],
       ['--echo-port N', `default ${defaults.echoPort}`],

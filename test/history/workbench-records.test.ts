@@ -8,7 +8,7 @@ import type { PageId } from '../../shared/workbench/pages';
 import { PAGE_HEADER } from '../../shared/workbench/transport';
 import { actionRecorder } from '../../electron/engine/workbench/workbench-actions';
 import { recordingActions, WORKBENCH_RECORDS, type RecordFacts, type WorkbenchRecords } from '../../electron/engine/workbench/workbench-records';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /**
  * Every row of the method table that changes or reveals, called for real: each leaves a history entry made on the
@@ -71,6 +71,8 @@ async function proxiedToEcho() {
   return { id: exchange.entry!.id };
 }
 let cancelled: Promise<unknown> = Promise.resolve();
+let proxies: string | undefined;
+const proxiesFolder = () => (proxies ??= tempDir('tokenbench-proxies-'));
 const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   revealOutbound: { page: 'history', request: proxiedToEcho },
   revealAnswer: { page: 'composer', request: proxiedToEcho },
@@ -137,6 +139,20 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
     },
   },
   setCollectionsFolder: { request: () => ({ folder: null }) },
+  setProxiesFolder: { request: () => ({ folder: proxiesFolder() }) },
+  exportProxyToFiles: {
+    async request() {
+      await model().setProxiesFolder({ folder: proxiesFolder() });
+      const made = await t.call('POST', '/proxies', { key: t.managementKey, body: { name: 'audit export', destination_url: 'https://example.com', configuration: { API_KEY: SECRET_VALUE } } });
+      return { id: made.body.id };
+    },
+  },
+  importProxyToFiles: {
+    async request() {
+      await model().setProxiesFolder({ folder: proxiesFolder() });
+      return { json: JSON.stringify({ name: 'audit import', destination_url: 'https://example.com', configuration: { client_secret: SECRET_VALUE } }) };
+    },
+  },
   setSecret: { request: () => ({ name: 'audit-set', value: SECRET_VALUE }) },
   deleteSecret: {
     async request() {

@@ -1,8 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FOLDER_DIALOG_OPTIONS, folderPicker, type FolderDialog, type FolderDialogOptions } from '../../electron/main/folder-picker';
+import { FOLDER_DIALOG_OPTIONS, folderPicker, PROXIES_FOLDER_DIALOG_OPTIONS, type FolderDialog, type FolderDialogOptions } from '../../electron/main/folder-picker';
 import { refuseUntrusted, type IpcSenderEvent } from '../../electron/main/ipc-guard';
 import { isAppUrl } from '../../electron/main/navigation-guard';
 import { desktopBridge, type IpcRendererLike } from '../../electron/preload/bridge';
@@ -34,7 +34,8 @@ class SubstitutedDialog implements FolderDialog<Window> {
 function pageCalling(dialog: SubstitutedDialog, windowOf: (sender: unknown) => Window | null, frameUrl = APP_URL) {
   const handler = refuseUntrusted<IpcSenderEvent & { sender: unknown }, Promise<string | null>>((url) => isAppUrl(url, APP_URL), folderPicker(dialog, windowOf));
   const ipc: IpcRendererLike = {
-    invoke: (channel: string) => (channel === PICK_FOLDER_CHANNEL ? Promise.resolve().then(() => handler({ senderFrame: { url: frameUrl }, sender: 'the window' })) : Promise.reject(new Error(channel))),
+    invoke: (channel: string, ...args: unknown[]) =>
+      channel === PICK_FOLDER_CHANNEL ? Promise.resolve().then(() => handler({ senderFrame: { url: frameUrl }, sender: 'the window' }, ...args)) : Promise.reject(new Error(channel)),
     on: () => undefined,
     off: () => undefined,
   } as unknown as IpcRendererLike;
@@ -70,6 +71,21 @@ describe('the desktop folder picker', () => {
     });
     expect(bench.engine.collectionsFolder).toBe(picked);
     expect((await bench.engine.workbench.listCollections({})).collections.map((c) => c.name)).toEqual(['Repo']);
+  });
+
+  it('opens the dialog for the proxies folder, and the engine serves the proxies of the folder picked', async () => {
+    const picked = mkdtempSync(join(tmpdir(), 'tokenbench-proxies-'));
+    writeFileSync(join(picked, 'echo.json'), JSON.stringify({ name: 'Echo', destination_url: 'https://example.com/echo' }));
+    dialog.answer = { canceled: false, filePaths: [picked] };
+    const folder = await pageCalling(dialog, () => window).pickFolder('proxies');
+    expect(dialog.opened).toEqual([{ window, options: PROXIES_FOLDER_DIALOG_OPTIONS }]);
+    expect(folder).toBe(picked);
+
+    const view = await bench.engine.workbench.setProxiesFolder({ folder });
+    expect(view).toMatchObject({ folder: picked, stored: picked, files: [{ path: 'echo.json', state: 'loaded', proxy: { name: 'Echo' } }] });
+    const listed = await bench.call('GET', '/proxies', { key: bench.managementKey });
+    expect(listed.body.data).toEqual([expect.objectContaining({ name: 'Echo', id: view.files[0].proxy!.id })]);
+    await expect(pageCalling(dialog, () => window).pickFolder('elsewhere' as 'proxies')).rejects.toThrow('No folder is picked for elsewhere');
   });
 
   it('answers null when the user cancels, and changes nothing', async () => {

@@ -125,8 +125,9 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   async function handle(ctx: RequestContext, exchange: ProxyExchange, key: string): Promise<'sent'> {
     const found = proxies.byInvocationKey(key);
     if (!found) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
-    const proxy = found.state === 'failed' ? settled(proxies, found, deps.dependenciesDir) : found;
-    if (!proxy.live) throw new ApiProblem(409, `Proxy ${proxy.id} has never been active: ${proxy.requested!.error_code}: ${proxy.requested!.error_message}`);
+    const current = found.state === 'failed' ? settled(proxies, found, deps.dependenciesDir) : found;
+    if (!current.live) throw new ApiProblem(409, `Proxy ${current.id} has never been active: ${current.requested!.error_code}: ${current.requested!.error_message}`);
+    const proxy = current.file ? current.file.atCall(ctx.log) : current;
     const trace: TraceStep[] = [];
     const caller = ctx.caller as Caller | undefined;
     if (proxy.require_auth) {

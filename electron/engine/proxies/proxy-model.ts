@@ -7,6 +7,7 @@ export type TransformType = (typeof TRANSFORM_TYPES)[number];
 
 /** `options.runtime` of a code transform (vendor §2.6); absent means node-bt. */
 import type { RuntimeOptions } from '../code-runtime';
+import type { ResolvedSecrets } from '../server/log-headers';
 
 export interface TransformOptions {
   token?: Record<string, unknown>;
@@ -59,6 +60,20 @@ export interface StoredProxy extends ProxyDefinition {
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
+  /** Set for a proxy loaded from the proxies folder: its file is its definition, so the API does not change it. */
+  file?: ProxyFileSource;
+}
+
+/** Where a file proxy comes from, and how a call runs it. */
+export interface ProxyFileSource {
+  /** The file's path inside the proxies folder, with `/` between folders: `payments/charge.json`. */
+  path: string;
+  folder: string;
+  /**
+   * The proxy as one call runs it: its configuration's `${secret:NAME}` references put in (a missing secret is that
+   * call's problem), and each value put in given to the call's log, which writes it back as its reference.
+   */
+  atCall(log: { secrets?: ResolvedSecrets }): StoredProxy;
 }
 
 /** The legacy singular field: the list's one transform, else null (vendor §1.7). */

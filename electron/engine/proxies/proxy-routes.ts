@@ -37,7 +37,7 @@ export interface ProxyRouteDeps {
  * What a definition needs beyond its shape, all reported at once: its application (public or private), templates
  * that parse and code that compiles.
  */
-function checkDefinition(definition: ProxyDefinition, { applications, expressions }: ProxyRouteDeps): void {
+export function checkDefinition(definition: ProxyDefinition, { applications, expressions }: Pick<ProxyRouteDeps, 'applications' | 'expressions'>): void {
   const errors: Record<string, string[]> = {};
   const add = (path: PropertyKey[], message: string) => (errors[fieldPath(path, 'brackets')] ??= []).push(message);
   const template = (path: PropertyKey[], value: unknown) => {
@@ -126,7 +126,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       path: '/proxies/:id',
       idempotent: true,
       handler: managed('proxy:update', async (ctx) => {
-        proxies.require(id(ctx));
+        proxies.requireWritable(id(ctx));
         const replaced = definition(await ctx.json());
         return { status: 200, body: view(proxies.replace(id(ctx), replaced, ctx.caller.application.id, failure(replaced))) };
       }),
@@ -138,7 +138,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       handler: managed('proxy:update', async (ctx) => {
         const type = ctx.req.headers['content-type']?.split(';')[0].trim().toLowerCase();
         if (type !== 'application/merge-patch+json') throw new ApiProblem(415, 'PATCH /proxies/{id} takes Content-Type: application/merge-patch+json');
-        const stored = proxies.require(id(ctx));
+        const stored = proxies.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const merged = definition(mergePatch(stored.requested?.definition ?? definitionOf(stored), patchInTermsOfDefinition(await ctx.json())));
         proxies.replace(stored.id, merged, ctx.caller.application.id, failure(merged));

@@ -48,7 +48,7 @@ const KEY_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const KEY_LENGTH = 32;
 
 /** 32 characters of [a-z0-9], each from a uniform byte (rejection sampling): about 165 bits. */
-function newProxyKey(): string {
+export function newProxyKey(): string {
   let key = '';
   while (key.length < KEY_LENGTH) {
     for (const byte of randomBytes(KEY_LENGTH)) {
@@ -134,6 +134,35 @@ export class ProxyStore {
     return proxy;
   }
 
+  /** A proxy the API may change: 409 for one loaded from a file, whose file is the one place to change it. */
+  requireWritable(id: string): StoredProxy {
+    const proxy = this.require(id);
+    if (proxy.file) {
+      throw new ApiProblem(409, `Proxy ${proxy.id} is loaded from the file ${proxy.file.path} in the proxies folder (${proxy.file.folder}): edit the file to change it, or remove the file to delete it`);
+    }
+    return proxy;
+  }
+
+  /** Puts a file proxy in, or its new version in place of the one before; it is held in memory only. */
+  install(proxy: StoredProxy): void {
+    const before = this.byId.get(proxy.id);
+    if (before && before.key !== proxy.key) this.byKey.delete(before.key);
+    this.remember(proxy);
+  }
+
+  /** Takes a file proxy out (its file is gone). */
+  uninstall(id: string): void {
+    const proxy = this.byId.get(id);
+    if (!proxy?.file) return;
+    this.byId.delete(id);
+    this.byKey.delete(proxy.key);
+  }
+
+  /** Whether a proxy (of the API or of a file) has this id or this key. */
+  holds(id: string, key: string): boolean {
+    return this.byId.has(id.toLowerCase()) || this.byKey.has(key);
+  }
+
   /** The proxy a /proxy call names by its key. */
   byInvocationKey(key: string): StoredProxy | undefined {
     return this.byKey.get(key);
@@ -141,7 +170,7 @@ export class ProxyStore {
 
   /** A new definition in place (live, or requested when it cannot be): the id, key and creation stay. */
   replace(id: string, definition: ProxyDefinition, modifiedBy: string, failure: SaveFailure = null): StoredProxy {
-    const old = this.require(id);
+    const old = this.requireWritable(id);
     const proxy: StoredProxy = { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() };
     this.stmt.update.run(this.rowOf(proxy));
     this.remember(proxy);
@@ -158,7 +187,7 @@ export class ProxyStore {
   }
 
   delete(id: string): void {
-    const proxy = this.require(id);
+    const proxy = this.requireWritable(id);
     this.stmt.delete.run(proxy.id);
     this.byId.delete(proxy.id);
     this.byKey.delete(proxy.key);
@@ -175,11 +204,14 @@ export class ProxyStore {
     return [...this.byId.values()].some((p) => [...p.request_transforms, ...p.response_transforms].some((t) => t.type === 'code'));
   }
 
-  /** The vault's wipe: every proxy goes, inside its transaction. */
+  /** The vault's wipe: every proxy of the API goes, inside its transaction; those of the folder's files stay. */
   deleteAll(): number {
     const count = this.stmt.deleteAll.run().changes;
-    this.byId.clear();
-    this.byKey.clear();
+    for (const proxy of [...this.byId.values()]) {
+      if (proxy.file) continue;
+      this.byId.delete(proxy.id);
+      this.byKey.delete(proxy.key);
+    }
     return count;
   }
 }

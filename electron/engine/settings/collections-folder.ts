@@ -30,11 +30,23 @@ function realOf(path: string): string {
 const isWithin = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
 
 /** A path as a user types it: `~/` is the home folder; anything else must be whole. */
-function expanded(path: string): string {
+export function expanded(path: string): string {
   const trimmed = path.trim();
   if (trimmed === '~' || trimmed.startsWith('~/')) return join(homedir(), trimmed.slice(1));
   if (!isAbsolute(trimmed)) throw new ApiProblem(400, `“${trimmed}” is not a whole path: give the folder from the root (/home/you/project/requests, C:\\Users\\you\\requests) or from ~/`);
   return resolve(trimmed);
+}
+
+/** `folder`, made if new (0700): refused (400) where a file holds its name, (403) where it cannot be made. */
+export function madeFolder(folder: string): string {
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    if (codeOf(error) === 'EEXIST' || codeOf(error) === 'ENOTDIR') throw new ApiProblem(400, `${folder} is a file, not a folder: choose a folder`);
+    throw new ApiProblem(403, `${folder} cannot be made (${codeOf(error)}): choose a folder you can write`);
+  }
+  if (!statSync(folder).isDirectory()) throw new ApiProblem(400, `${folder} is a file, not a folder: choose a folder`);
+  return folder;
 }
 
 /**
@@ -87,13 +99,7 @@ export class CollectionsFolder {
 
   /** `folder` made if new, and checked: a folder, writable, not the data folder nor inside it (but its own collections/). */
   private usable(folder: string): string {
-    try {
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      if (codeOf(error) === 'EEXIST' || codeOf(error) === 'ENOTDIR') throw new ApiProblem(400, `${folder} is a file, not a folder: choose a folder`);
-      throw new ApiProblem(403, `${folder} cannot be made (${codeOf(error)}): choose a folder you can write`);
-    }
-    if (!statSync(folder).isDirectory()) throw new ApiProblem(400, `${folder} is a file, not a folder: choose a folder`);
+    madeFolder(folder);
     try {
       accessSync(folder, constants.W_OK | constants.X_OK);
     } catch (error) {

@@ -263,7 +263,21 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 16,
+    version: 14,
+    name: 'proxies loaded from files',
+    // A file proxy's definition is its file; the engine keeps only who it is, by the file's path in the proxies folder,
+    // so its id and its invocation key (sealed) survive reloads and restarts.
+    sql: `
+      CREATE TABLE proxy_files (
+        file TEXT PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        sealed_key BLOB NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 15,
     name: 'kept keys: the runtime key',
     // Code transforms (and reactors) call the engine with a key of their application, which only the engine can hold:
     // a third purpose of kept key. SQLite cannot widen a CHECK in place, so the table is made again, rows carried over.

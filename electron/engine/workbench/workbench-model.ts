@@ -24,6 +24,7 @@ import { historyAsHar } from '../history/har-export';
 import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
+import type { ProxyFiles } from '../proxies/files/proxy-files';
 import { exportSeed } from '../seed/export-seed';
 import { planSeedBetweenRequests } from '../seed/apply-seed';
 import { seedFile } from '../seed/seed-file';
@@ -108,6 +109,8 @@ export interface WorkbenchSources {
   changeCollectionsFolder: (folder: string | null) => void;
   /** The pre-configured proxies the Composer may send through. */
   proxies: ProxyStore;
+  /** The proxies folder: its files' state, and proxies exported or imported into it. */
+  proxyFiles: ProxyFiles;
 }
 
 /**
@@ -213,6 +216,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       sources.changeCollectionsFolder(folder);
       return sources.settings();
     },
+    listProxyFiles: () => sources.proxyFiles.view(),
+    setProxiesFolder: ({ folder }) => sources.proxyFiles.changeFolder(folder),
+    exportProxyToFiles: ({ id, file, secret_keys }) => ({ ...sources.proxyFiles.exportProxy(id, file, secret_keys), view: sources.proxyFiles.view() }),
+    importProxyToFiles: ({ json, file, secret_keys }) => ({ ...sources.proxyFiles.importProxy(json, file, secret_keys), view: sources.proxyFiles.view() }),
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),

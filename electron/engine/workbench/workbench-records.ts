@@ -346,6 +346,23 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     summary: (reply) =>
       reply ? `Keeps saved requests and environments in ${reply.collections.folder}${folder === null ? ' (the default)' : ''}` : `Could not keep saved requests in ${folder ?? 'the default folder'}`,
   }),
+  setProxiesFolder: ({ folder }) => ({
+    method: 'UPDATE',
+    path: () => '/settings/proxies-folder',
+    summary: (reply) => (reply ? (reply.folder === null ? 'Loads no proxies from a folder' : `Loads proxies from ${reply.folder}`) : `Could not load proxies from ${folder ?? 'no folder'}`),
+  }),
+  // By the proxy's id and the files written; configuration values moved into Secrets by the secrets' names, never a value.
+  exportProxyToFiles: ({ id }) => ({
+    method: 'EXPORT',
+    path: () => `/proxies/${id}`,
+    summary: (reply) => (reply ? `Exported proxy ${id} to ${reply.files.join(', ')}${movedInto(reply.moved.map(({ key, secret }) => ({ header: key, secret })))}` : `Could not export proxy ${id} to the proxies folder`),
+  }),
+  importProxyToFiles: () => ({
+    method: 'IMPORT',
+    path: () => '/proxies',
+    summary: (reply) =>
+      reply ? `Imported proxy ${reply.id} to ${reply.files.join(', ')}${reply.kept_identity ? ' with its id and key' : ' with a new id and key'}${movedInto(reply.moved.map(({ key, secret }) => ({ header: key, secret })))}` : 'Could not import the proxy to the proxies folder',
+  }),
   // By name and count; credentials and secret values moved into Secrets by the secrets' names.
   importPostman: () => ({
     method: 'IMPORT',

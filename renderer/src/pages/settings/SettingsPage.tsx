@@ -4,6 +4,7 @@ import { usePageQuery } from '../../state/route';
 import { useSettingsStore } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
 import { CollectionsFolderSection } from './CollectionsFolderSection';
+import { ProxiesFolderSection } from './ProxiesFolderSection';
 import { DangerZone } from './DangerZone';
 import { EndpointSection } from './EndpointSection';
 import { EnvironmentsSection } from './EnvironmentsSection';
@@ -23,6 +24,7 @@ export function SettingsPage() {
       <SecretsSection />
       <EnvironmentsSection />
       <CollectionsFolderSection />
+      <ProxiesFolderSection />
       <ProxySection />
       <HistorySection />
       <section className="panel settings-section" aria-labelledby="settings-appearance">

@@ -1,0 +1,40 @@
+import { ApiProblem } from '../server/problem';
+import type { Db } from '../storage/database';
+import { expanded, madeFolder } from './collections-folder';
+
+/** The row of the vault's settings table that keeps the proxies folder Settings chose. */
+const KEY = 'proxies_folder';
+
+/**
+ * Where pre-configured proxies are loaded from: `serve --proxies DIR`, else the folder chosen in Settings (a
+ * repository's proxies/, say), else none.
+ */
+export class ProxiesFolderSetting {
+  private stored: string | null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly pinned: string | null,
+  ) {
+    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
+    this.stored = row ? (JSON.parse(row.value) as string | null) : null;
+  }
+
+  /** The folder to start with. */
+  initial(): string | null {
+    return this.pinned ?? this.stored;
+  }
+
+  state(): { stored: string | null; pinnedBy: string | null } {
+    return { stored: this.stored, pinnedBy: this.pinned === null ? null : `--proxies ${this.pinned}` };
+  }
+
+  /** Checks and saves a new folder (made if new; null: none), and answers it; refused (409) under `--proxies`. */
+  change(path: string | null): string | null {
+    if (this.pinned !== null) throw new ApiProblem(409, `The proxies folder is fixed by the start flag --proxies ${this.pinned}: start the engine without it to choose one here`);
+    const folder = path === null ? null : madeFolder(expanded(path));
+    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, JSON.stringify(folder));
+    this.stored = folder;
+    return folder;
+  }
+}

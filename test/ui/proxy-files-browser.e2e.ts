@@ -1,0 +1,56 @@
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { tempDir, type TestEngine } from '../support/test-engine';
+import { goToSettings, settingsSection } from './support/settings-page';
+import { openWorkbench } from './support/workbench-page';
+import { workbenchTests } from './support/workbench-tests';
+
+/**
+ * The proxies folder in Settings, in Chromium against a real engine: chosen by path, its files listed with their
+ * state (a broken one with why), a proxy made through the API exported into it, and a hosted proxy's JSON imported.
+ */
+let bench: TestEngine;
+const workbench = workbenchTests();
+const API_KEY = 'sk_test_proxy_files_browser_0001';
+
+test('the proxies folder: files with their state and errors, export and import', async ({ page }) => {
+  const folder = tempDir('tokenbench-proxies-ui-');
+  writeFileSync(join(folder, 'echo.json'), JSON.stringify({ name: 'Echo', destination_url: 'https://example.com/echo' }));
+  writeFileSync(join(folder, 'broken.json'), JSON.stringify({ name: 'Broken', destination_url: 'https://example.com', request_transforms: [{ code_file: 'missing.js' }] }));
+  bench = await workbench.start();
+  await bench.call('POST', '/proxies', { key: bench.managementKey, body: { name: 'Made in the API', destination_url: 'https://example.com/api', configuration: { API_KEY } } });
+
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToSettings(page);
+  const section = settingsSection(page, 'Proxies folder');
+  const form = section.getByRole('form', { name: 'Proxies folder' });
+  await form.getByRole('textbox', { name: 'Proxies folder path' }).fill(folder);
+  await form.getByRole('button', { name: 'Load proxies from this folder' }).click();
+  await expect(section.getByRole('status')).toContainText(`Proxies are loaded from ${folder} now.`);
+
+  const files = section.getByRole('table', { name: 'Proxy files' });
+  await expect(files.getByRole('row', { name: /echo\.json/ })).toContainText('Loaded');
+  const broken = files.getByRole('row', { name: /broken\.json/ });
+  await expect(broken).toContainText('Broken: serves nothing');
+  await expect(broken).toContainText('request_transforms[0].code_file: missing.js does not exist');
+
+  // A file fixed on disk shows as loaded without a click: the section reads the folder's state while open.
+  writeFileSync(join(folder, 'missing.js'), 'module.exports = async (req) => req.args;\n');
+  await expect(files.getByRole('row', { name: /broken\.json/ })).toContainText('Loaded', { timeout: 10_000 });
+
+  const exporting = section.getByRole('form', { name: 'Export a proxy to the folder' });
+  await exporting.getByRole('combobox', { name: 'Proxy to export' }).selectOption({ label: 'Made in the API' });
+  await exporting.getByRole('button', { name: 'Export to the folder' }).click();
+  await expect(section.getByRole('status')).toContainText('Exported to made-in-the-api.json');
+  await expect(section.getByRole('status')).toContainText('Moved into Secrets');
+  await expect(files.getByRole('row', { name: /made-in-the-api\.json/ })).toContainText('Made in the API');
+  await expect(page.locator('body')).not.toContainText(API_KEY);
+
+  const importing = section.getByRole('form', { name: "Import a proxy's JSON" });
+  await importing.getByRole('textbox').fill(JSON.stringify({ id: '7d1f0c52-4d0e-4c39-a7e5-3a1b2c3d4e5f', key: 'abcdefghijklmnopqrstuvwxyz012345', name: 'Hosted', destination_url: 'https://example.com/hosted', state: 'active' }));
+  await importing.getByRole('button', { name: 'Import into the folder' }).click();
+  await expect(section.getByRole('status')).toContainText('Imported to hosted.json, with its id and key.');
+  expect(readdirSync(folder).sort()).toEqual(['broken.json', 'echo.json', 'hosted.json', 'made-in-the-api.json', 'missing.js']);
+  rmSync(folder, { recursive: true, force: true });
+});
