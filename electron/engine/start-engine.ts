@@ -25,7 +25,7 @@ import { proxyRoutes } from './proxy/proxy-route';
 import { createCodeRuntime } from './code-runtime';
 import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
-import { proxiesRoutes } from './proxies/proxy-routes';
+import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
 import { SecretStore } from './secrets/secret-store';
 import { TransactionManager } from './transactions/transaction-manager';
@@ -40,7 +40,7 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -194,6 +194,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
+  const proxyDeps: ProxyRouteDeps = { proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm };
   const door = frontDoor({
     baseUrl: () => http.url,
     headerPrefix: config.headerPrefix,
@@ -240,6 +241,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
+    proxies: proxySettings(proxyDeps),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -247,7 +249,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm }),
+      ...proxiesRoutes(proxyDeps),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime })),
     ],
     authenticator,

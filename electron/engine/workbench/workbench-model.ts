@@ -45,6 +45,7 @@ import type { RemoteTargets } from './remote-targets';
 import { environmentSettings } from './environment-settings';
 import { applyPostman } from './postman-import';
 import { checkWithReferences } from './reference-checks';
+import type { ProxySettings } from './proxy-settings';
 import { savedSecrets } from './saved-secrets';
 import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
@@ -105,6 +106,8 @@ export interface WorkbenchSources {
   environments: Environments;
   /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
   changeCollectionsFolder: (folder: string | null) => void;
+  /** Pre-configured proxies, as /proxies manages them. */
+  proxies: ProxySettings;
 }
 
 /**
@@ -235,6 +238,18 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealToken: (request) => revealToken(vault, request),
     writeToken: (request, page) =>
       writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
+    listProxies: () => sources.proxies.list(),
+    getProxy: (request) => sources.proxies.get(request),
+    createProxy: (request) => sources.proxies.create(request),
+    updateProxy: (request) => sources.proxies.update(request),
+    deleteProxy: (request) => sources.proxies.remove(request),
+    tryProxy({ request_id, id, application_id, headers, path, ...wire }, page) {
+      const keyHeader = `${sources.status().headerPrefix}-PROXY-KEY`;
+      // The proxy's key goes in as the request leaves, in place of any the sample names: the page never holds it.
+      const sent = [...headers.filter(([name]) => name.toLowerCase() !== keyHeader.toLowerCase()), [keyHeader, sources.proxies.keyOf(id)] as [string, string]];
+      const composed = { id: request_id, application_id, path: `/proxy${path}`, headers: sent, ...wire };
+      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryProxy', page).key, page });
+    },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     createApplication: (request) => settings.create(request),
@@ -273,7 +288,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies },
   );
 }
 
