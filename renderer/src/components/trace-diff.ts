@@ -19,20 +19,22 @@ export function diffable(text: string): string {
 export function lineDiff(before: string, after: string): DiffLine[] {
   const a = diffable(before).split('\n');
   const b = diffable(after).split('\n');
+  // A member that only gained or lost the comma after it (a member added or removed after it) is the same member.
+  const same = (x: string, y: string) => x.replace(/,$/, '') === y.replace(/,$/, '');
   if (a.length > MOST_LINES || b.length > MOST_LINES) {
     return [...a.map((text): DiffLine => ({ kind: 'removed', text })), ...b.map((text): DiffLine => ({ kind: 'added', text }))];
   }
   // common[i][j]: the longest common run of a[i..] and b[j..].
   const common = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) common[i][j] = a[i] === b[j] ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
+    for (let j = b.length - 1; j >= 0; j--) common[i][j] = same(a[i], b[j]) ? common[i + 1][j + 1] + 1 : Math.max(common[i + 1][j], common[i][j + 1]);
   }
   const out: DiffLine[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      out.push({ kind: 'same', text: a[i] });
+    if (same(a[i], b[j])) {
+      out.push({ kind: 'same', text: b[j] });
       i++;
       j++;
     } else if (common[i + 1][j] >= common[i][j + 1]) out.push({ kind: 'removed', text: a[i++] });
