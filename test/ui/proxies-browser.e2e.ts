@@ -129,3 +129,45 @@ test("History shows the pipeline trace of another client's call", async ({ page 
   await openPage(page, 'Proxies');
   await expect(proxiesPage(page).list.getByRole('button', { name: 'webhook' })).toBeVisible();
 });
+
+test('choosing another proxy with changes not saved asks first, and keeps them unless told to discard', async ({ page }) => {
+  bench = await workbench.start();
+  for (const name of ['first', 'second']) {
+    expect((await bench.call('POST', '/proxies', { key: bench.managementKey, body: { name, destination_url: destinationUrl } })).status).toBe(201);
+  }
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToProxies(page);
+  const proxies = proxiesPage(page);
+  await proxies.open('first');
+  const destinationField = proxies.editor.getByRole('textbox', { name: 'Destination URL' });
+  await destinationField.fill(`${destinationUrl}/changed`);
+  await proxies.open('second');
+  const dialog = page.getByRole('alertdialog', { name: 'Discard your changes to proxy “first”?' });
+  await dialog.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(destinationField).toHaveValue(`${destinationUrl}/changed`);
+  await proxies.open('second');
+  await dialog.getByRole('button', { name: 'Discard changes' }).click();
+  await expect(page.getByRole('form', { name: 'Proxy “second”' })).toBeVisible();
+  await proxies.open('first');
+  await expect(destinationField).toHaveValue(destinationUrl);
+});
+
+test("Try's body editor completes a token by its mask and flags one the vault does not have, as the Composer's does", async ({ page }) => {
+  bench = await workbench.start();
+  expect((await bench.call('POST', '/proxies', { key: bench.managementKey, body: { name: 'charges', destination_url: destinationUrl } })).status).toBe(201);
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToProxies(page);
+  const proxies = proxiesPage(page);
+  await proxies.open('charges');
+  const body = proxies.tryPanel.getByRole('textbox', { name: 'Sample request body' });
+  await body.fill('{"number": "{{ 9f1c1f0e-8e0b-4d5e-9b39-1f0b6c9f3a11 }}"}');
+  await expect(proxies.tryPanel.locator('.cm-lintRange-error')).toHaveText('{{ 9f1c1f0e-8e0b-4d5e-9b39-1f0b6c9f3a11 }}');
+  await body.fill('{"number": "');
+  await body.press('End');
+  await page.keyboard.type('{{ ');
+  await page.keyboard.press('Control+Space');
+  await page.getByRole('listbox', { name: 'Completions' }).getByRole('option', { name: /XXXXXXXXXXXX4242/ }).click();
+  await expect(body).toContainText(`{{ ${card.body.id} }}`);
+  await expect(proxies.tryPanel.locator('.cm-lintRange-error')).toHaveCount(0);
+});

@@ -1,6 +1,7 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import type { ProxyView } from '../../../../shared/workbench/proxy-contract';
 import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useProxiesStore } from '../../state/proxies-store';
@@ -82,9 +83,22 @@ export function ProxiesPage() {
   const [said, setSaid] = useState<string | null>(null);
   const [sample, setSample] = useState<Sample>(FIRST_SAMPLE);
   const selected = proxies?.find((proxy) => proxy.id === selectedId) ?? null;
-  const select = (id: string | null) => {
+  // Changes not saved yet: choosing another proxy (or a new one) asks before it drops them.
+  const changed = useRef(false);
+  const onChanged = useCallback((now: boolean) => void (changed.current = now), []);
+  const [leaving, setLeaving] = useState<{ to: string | null } | null>(null);
+  // Counts the new proxies begun: "New proxy" on a new form starts an empty one.
+  const [begun, setBegun] = useState(0);
+  const show = (id: string | null) => {
+    changed.current = false;
+    if (id === null) setBegun((n) => n + 1);
     setSelectedId(id);
     setSaid(null);
+  };
+  const select = (id: string | null) => {
+    if (id === selectedId && id !== null) return;
+    if (changed.current) setLeaving({ to: id });
+    else show(id);
   };
   return (
     <SplitPane
@@ -102,7 +116,7 @@ export function ProxiesPage() {
             )}
             <ProxyEditor
               // A saved change starts the form again from what the engine kept.
-              key={selected ? `${selected.id}@${selected.modified_at ?? selected.created_at}` : 'new'}
+              key={selected ? `${selected.id}@${selected.modified_at ?? selected.created_at}` : `new-${begun}`}
               proxy={selected}
               onSaved={(proxy, done) => {
                 setSelectedId(proxy.id);
@@ -112,7 +126,24 @@ export function ProxiesPage() {
                 setSelectedId(null);
                 setSaid(done);
               }}
+              onChanged={onChanged}
             />
+            {leaving && (
+              <ConfirmDialog
+                title={`Discard your changes to ${selected ? `proxy “${selected.name}”` : 'the new proxy'}?`}
+                confirm="Discard changes"
+                keep="Keep editing"
+                busy={false}
+                problem={null}
+                onConfirm={() => {
+                  setLeaving(null);
+                  show(leaving.to);
+                }}
+                onClose={() => setLeaving(null)}
+              >
+                <p>They are not saved: the engine keeps the proxy as it was. Keep editing to save them first ({'Ctrl+S'}).</p>
+              </ConfirmDialog>
+            )}
           </section>
           {selected && <ProxySnippet keyLast4={selected.key_last4} sample={sample} />}
           {selected && <TryProxy proxy={selected} sample={sample} onSample={setSample} />}

@@ -10,7 +10,7 @@ import { useApplicationsStore } from '../../state/applications-store';
 import { useProxiesStore } from '../../state/proxies-store';
 import { RowsTable } from '../composer/RowsTable';
 import { FieldProblem, invalidProps, type FieldProblems } from './FieldProblem';
-import { definitionOf, draftOf, type ProxyDraft } from './proxy-draft';
+import { definitionOf, draftOf, sameDraft, type ProxyDraft } from './proxy-draft';
 import { TransformList } from './TransformList';
 
 const NONE: FieldProblems = {};
@@ -29,10 +29,24 @@ const counted = (problems: FieldProblems) => Object.values(problems).reduce((n, 
  * A proxy's definition as a form: name, destination, who may call it, its application, configuration and transforms.
  * Saving sends it whole (PUT); what the engine refuses is said at the field it names, and the focus goes to the first.
  */
-export function ProxyEditor({ proxy, onSaved, onDeleted }: { proxy: ProxyView | null; onSaved: (proxy: ProxyView, said: string) => void; onDeleted: (said: string) => void }) {
+export function ProxyEditor({
+  proxy,
+  onSaved,
+  onDeleted,
+  onChanged,
+}: {
+  proxy: ProxyView | null;
+  onSaved: (proxy: ProxyView, said: string) => void;
+  onDeleted: (said: string) => void;
+  /** Whether the form now differs from what the engine keeps (or, for a new proxy, from an empty form). */
+  onChanged: (changed: boolean) => void;
+}) {
   const api = useWorkbenchApi();
   const applications = useApplicationsStore((state) => state.value);
-  const [draft, setDraft] = useState<ProxyDraft>(() => draftOf(proxy));
+  const [initial] = useState<ProxyDraft>(() => draftOf(proxy));
+  const [draft, setDraft] = useState<ProxyDraft>(initial);
+  const changed = !sameDraft(draft, initial);
+  useEffect(() => onChanged(changed), [changed, onChanged]);
   const [problems, setProblems] = useState<FieldProblems>(NONE);
   const [confirming, setConfirming] = useState(false);
   const save = useEngineCall();

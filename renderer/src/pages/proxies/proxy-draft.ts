@@ -183,3 +183,9 @@ export function definitionOf(draft: ProxyDraft): { definition: ProxyDefinitionIn
   };
   return Object.keys(problems).length > 0 ? { problems } : { definition };
 }
+
+/** Whether two drafts say the same, whatever keys their transforms carry for the page. */
+export function sameDraft(a: ProxyDraft, b: ProxyDraft): boolean {
+  const plain = (draft: ProxyDraft) => JSON.stringify({ ...draft, request: draft.request.map(({ key: _key, ...t }) => t), response: draft.response.map(({ key: _key, ...t }) => t) });
+  return plain(a) === plain(b);
+}
