@@ -105,7 +105,16 @@ test('the engine refuses a field: the form says so at that field and moves the f
   await expect(destinationField).toBeFocused();
   await expect(destinationField).toHaveAccessibleDescription(/destination_url/);
   await expect(proxies.editor.getByRole('alert')).toContainText('each is said where it is');
-  // The refusal reached the browser as the workbench's 400, which it logs.
+
+  // Code the editor parses but Node will not compile (a name declared twice): the engine's refusal sits under the code.
+  await destinationField.fill(destinationUrl);
+  await proxies.editor.getByRole('button', { name: 'Add request transform' }).click();
+  await proxies.code('request transform 1').fill('let a = 1;\nlet a = 2;\nmodule.exports = async (req) => req.args;');
+  await expect(proxies.editor.getByRole('status').filter({ hasText: 'No syntax errors' })).toBeVisible();
+  await proxies.editor.getByRole('button', { name: /Create proxy/ }).click();
+  await expect(page.locator(':focus')).toContainText('code does not compile');
+  await expect(page.locator(':focus')).toContainText("'a' has already been declared");
+  // The refusals reached the browser as the workbench's 400s, which it logs.
   workbench.forgive(/status of 400 \(Bad Request\)/);
 });
 

@@ -15,7 +15,6 @@ export function CodeField({
   label,
   onChange,
   onSave,
-  describedBy,
 }: {
   code: string;
   image: RuntimeImage;
@@ -23,14 +22,13 @@ export function CodeField({
   label: string;
   onChange: (code: string) => void;
   onSave: () => void;
-  describedBy?: string;
 }) {
   const [flags, setFlags] = useState<readonly Diagnostic[]>([]);
   // Made once per field: the editor takes its extensions when it is made.
   const syntax = useMemo(() => javascriptSyntax((found) => setFlags(found)), []);
   const first = flags[0];
   return (
-    <div className="proxy-code" aria-describedby={describedBy}>
+    <div className="proxy-code">
       <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
         <span className="muted">Start from</span>
         {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (

@@ -14,7 +14,8 @@ export function FieldProblem({ problems, path }: { problems: FieldProblems; path
   const said = problems[path];
   if (!said) return null;
   return (
-    <p className="problem" id={problemId(path)}>
+    // Focusable, so a refusal of a field that is no input (the code editor) can take the focus.
+    <p className="problem" id={problemId(path)} tabIndex={-1}>
       {said.join(' ')}
     </p>
   );

@@ -57,7 +57,7 @@ export function ProxyEditor({
   // After a refusal, the first field it names takes the focus, so the user reads what is wrong where to fix it.
   useEffect(() => {
     if (problems === NONE) return;
-    form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+    form.current?.querySelector<HTMLElement>('[aria-invalid="true"], p.problem[id^="proxy-problem-"]')?.focus();
   }, [problems]);
 
   const submit = () =>

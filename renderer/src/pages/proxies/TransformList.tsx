@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { REQUEST_TRANSFORM_TYPES, RUNTIME_RESOURCES, TRANSFORM_TYPES, type TransformType } from '../../../../shared/workbench/proxy-contract';
 import { CodeEditor } from '../../components/CodeEditor';
 import { CodeField } from './CodeField';
-import { FieldProblem, invalidProps, problemId, type FieldProblems } from './FieldProblem';
+import { FieldProblem, invalidProps, type FieldProblems } from './FieldProblem';
 import { newTransform, transformPath, type Side, type TransformDraft } from './proxy-draft';
 
 /** Each type in words, as the chooser offers it. */
@@ -86,7 +86,6 @@ function TransformFields({ transform, side, index, problems, change, onSave }: F
             label={`Code of ${name}`}
             onChange={(code) => change({ code })}
             onSave={onSave}
-            describedBy={problems[path('code')] ? problemId(path('code')) : undefined}
           />
           <FieldProblem problems={problems} path={path('code')} />
         </>
