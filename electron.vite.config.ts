@@ -61,7 +61,12 @@ export default defineConfig({
       outDir: root('out/renderer'),
       // electron-vite leaves the renderer unminified, and the page parses all of its code before the first paint.
       minify: true,
-      rolldownOptions: { input: { index: root('renderer/index.html') } },
+      rolldownOptions: {
+        input: { index: root('renderer/index.html') },
+        // zod and the page's zod-config in one chunk that every user of zod imports: the config (no eval probe, which the
+        // CSP reports) is then set before any module parses, wherever the chunking puts the modules that parse at load.
+        output: { codeSplitting: { groups: [{ name: 'zod', test: /[\\/](node_modules[\\/]zod[\\/]|renderer[\\/]src[\\/]api[\\/]zod-config\.ts$)/ }] } },
+      },
     },
   },
 });

@@ -47,6 +47,30 @@ async function fillVault(engine: Engine): Promise<void> {
   await call(engine, 'POST', '/tokenize', tokens);
 }
 
+/** A proxy with a code transform and response transforms, to the echo destination, and a card to send through it. */
+async function proxyAndCard(engine: Engine): Promise<{ key: string; card: string }> {
+  const code = `module.exports = async function (req) {
+  const { body, headers } = req.args;
+  console.log('charging', body.amount, 'for', req.configuration.merchant);
+  return { body: { ...body, merchant: req.configuration.merchant }, headers: { ...headers, 'X-Merchant': req.configuration.merchant } };
+};`;
+  const proxy = (await call(
+    engine,
+    'POST',
+    '/proxies',
+    {
+      name: 'charges',
+      destination_url: `${engine.echoUrl}/v1`,
+      configuration: { merchant: 'acme' },
+      request_transforms: [{ type: 'code', code }],
+      response_transforms: [{ type: 'mask', matcher: 'chase_stratus_pan', replacement: 'X' }, { type: 'append_header', options: { location: 'X-Proxied', value: 'yes' } }],
+    },
+    { 'BT-API-KEY': engine.bootstrapKeys!.management.key },
+  )) as unknown as { key: string };
+  const card = await call(engine, 'POST', '/tokens', { type: 'card_number', data: '4242424242424242' });
+  return { key: proxy.key, card: card.id };
+}
+
 /** The scenes that show a new vault's welcome view; every other one starts with its keys taken, as a user has. */
 const WELCOMING = new Set(['welcome']);
 
@@ -94,6 +118,23 @@ const SCENES: Record<string, Scene> = {
     await page.keyboard.press('Control+5');
     await page.getByRole('button', { name: 'Tokenbench backend' }).click();
     await page.getByRole('region', { name: 'Tokenbench backend · private' }).waitFor();
+  },
+  'proxies-try': async (page, engine) => {
+    const { card } = await proxyAndCard(engine);
+    await page.keyboard.press('Control+6');
+    await page.getByRole('button', { name: 'charges', exact: true }).click();
+    const tryPanel = page.getByRole('region', { name: 'Try', exact: true });
+    await tryPanel.getByRole('textbox', { name: 'Path after /proxy' }).fill('/charges');
+    await tryPanel.getByRole('textbox', { name: 'Sample request body' }).fill(`{"amount": 1200, "number": "{{ ${card} }}"}`);
+    await tryPanel.getByRole('button', { name: 'Send through the proxy' }).click();
+    await tryPanel.getByRole('list', { name: 'Pipeline steps' }).scrollIntoViewIfNeeded();
+  },
+  'history-trace': async (page, engine) => {
+    const { key, card } = await proxyAndCard(engine);
+    await call(engine, 'POST', '/proxy/charges', { amount: 1200, number: `{{ ${card} }}` }, { 'BT-PROXY-KEY': key });
+    await page.keyboard.press('Control+4');
+    await page.getByRole('region', { name: 'Requests', exact: true }).getByRole('button', { name: '/proxy/charges' }).click();
+    await page.getByRole('list', { name: 'Pipeline steps' }).scrollIntoViewIfNeeded();
   },
   welcome: async (page) => {
     await page.getByRole('dialog', { name: 'Welcome to Tokenbench' }).getByRole('group', { name: /^Private key/ }).waitFor();

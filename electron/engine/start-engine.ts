@@ -26,7 +26,7 @@ import { proxyRoutes } from './proxy/proxy-route';
 import { createCodeRuntime } from './code-runtime';
 import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
-import { proxiesRoutes } from './proxies/proxy-routes';
+import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
 import { FileIdentities } from './proxies/files/file-identities';
 import { ProxyFiles } from './proxies/files/proxy-files';
@@ -45,7 +45,7 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, RemoteTargets, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -209,6 +209,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir);
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   proxyFolder.open(proxiesSetting.initial());
+  const proxyDeps: ProxyRouteDeps = { proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir };
   const door = frontDoor({
     baseUrl: () => http.url,
     headerPrefix: config.headerPrefix,
@@ -255,7 +256,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
-    proxies,
+    proxies: proxySettings(proxyDeps),
     proxyFiles,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
@@ -264,7 +265,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     routes: [
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
-      ...proxiesRoutes({ proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
+      ...proxiesRoutes(proxyDeps),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, dependenciesDir: config.codeDependenciesDir })),
     ],
     authenticator,

@@ -77,6 +77,7 @@ import { newSecretSchema, revealedSecretSchema, secretInfoSchema, secretRefSchem
 import { activeEnvironmentSchema, environmentChangeSchema, environmentRefSchema, environmentsViewSchema } from './environment-contract';
 import { postmanImportedSchema, postmanImportSchema } from './postman-contract';
 import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, proxyFilesWrittenSchema, proxyImportSchema } from './proxy-files-contract';
+import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
 import type { PageId } from './pages';
 
 /**
@@ -253,6 +254,17 @@ export const WORKBENCH_METHODS = {
   revealToken: reveal(revealTokenQuerySchema, revealedTokenSchema),
   /** Creates, changes or deletes tokens as an application, through the service's front door. */
   writeToken: change(tokenWriteSchema, tokenWriteResultSchema),
+  /** The pre-configured proxies, in creation order, each with its key's last four characters only. */
+  listProxies: read(nothing, z.array(proxyViewSchema)),
+  getProxy: read(proxyRefSchema, proxyViewSchema),
+  /** Creates a pre-configured proxy, validated as POST /proxies validates one (a 400 naming each field it refuses). */
+  createProxy: change(newProxySchema, proxyViewSchema),
+  /** Replaces a proxy's definition, validated as PUT /proxies/{id}; its id and key stay. */
+  updateProxy: change(proxyChangeSchema, proxyViewSchema),
+  /** Deletes a proxy; its key stops working at once. */
+  deleteProxy: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Sends a sample request through a proxy as an application: the answer's history entry carries its pipeline trace. */
+  tryProxy: change(proxyTrySchema, exchangeSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

@@ -10,6 +10,7 @@ export const WORKBENCH_PAGES = {
   transactions: 'Transactions',
   history: 'History',
   settings: 'Settings',
+  proxies: 'Proxies',
 } as const;
 
 export type PageId = keyof typeof WORKBENCH_PAGES;

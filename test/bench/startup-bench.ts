@@ -34,6 +34,7 @@ const READY: Record<PageId, { selector: string; focus: boolean }> = {
   transactions: { selector: 'h2#transactions-title', focus: false },
   history: { selector: 'h2#history-title', focus: false },
   settings: { selector: 'h2#settings-appearance', focus: false },
+  proxies: { selector: 'h2#proxies-title', focus: false },
 };
 
 /** The renderer's sessionStorage key for the browser session (renderer/src/api/session.ts). */

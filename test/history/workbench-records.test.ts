@@ -70,6 +70,16 @@ async function proxiedToEcho() {
   const exchange = await model().sendRequest({ ...composed('/proxy', [['BT-PROXY-URL', t.engine.echoUrl!]]), method: 'POST', body: `{"pan": "{{ ${card} }}"}` });
   return { id: exchange.entry!.id };
 }
+const proxyDefinition = (name: string) => ({
+  name,
+  destination_url: t.engine.echoUrl!,
+  request_transforms: [],
+  response_transforms: [],
+  application_id: null,
+  configuration: {},
+  require_auth: true,
+  disable_detokenization: false,
+});
 let cancelled: Promise<unknown> = Promise.resolve();
 let proxies: string | undefined;
 const proxiesFolder = () => (proxies ??= tempDir('tokenbench-proxies-'));
@@ -184,6 +194,13 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   changeRetention: { request: () => ({ historyLimit: 5000 }) },
   changeHistoryAnswers: { request: () => ({ historyAnswers: true }) },
   clearHistory: { page: 'history', request: () => ({}) },
+  createProxy: { page: 'proxies', request: () => proxyDefinition('Audited proxy') },
+  updateProxy: { page: 'proxies', request: async () => ({ id: (await model().createProxy(proxyDefinition('To change'))).id, ...proxyDefinition('Changed') }) },
+  deleteProxy: { page: 'proxies', request: async () => ({ id: (await model().createProxy(proxyDefinition('To delete'))).id }) },
+  tryProxy: {
+    page: 'proxies',
+    request: async () => ({ ...composed(), request_id: crypto.randomUUID(), id: (await model().createProxy(proxyDefinition('To try'))).id, method: 'POST', path: '/', body: `{"pan": "{{ ${card} }}"}` }),
+  },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },
 };

@@ -2,8 +2,8 @@
  * A pre-configured proxy as the engine keeps it and as /proxies answers it (docs/api.md, Pre-configured proxies).
  */
 
-export const TRANSFORM_TYPES = ['code', 'tokenize', 'mask', 'append_json', 'append_text', 'append_header'] as const;
-export type TransformType = (typeof TRANSFORM_TYPES)[number];
+import type { TransformType } from '../../../shared/workbench/proxy-contract';
+export { TRANSFORM_TYPES, type TransformType } from '../../../shared/workbench/proxy-contract';
 
 /** `options.runtime` of a code transform (vendor §2.6); absent means node-bt. */
 import type { RuntimeOptions } from '../code-runtime';

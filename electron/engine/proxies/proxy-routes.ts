@@ -70,17 +70,23 @@ export function checkDefinition(definition: ProxyDefinition, { applications, exp
   if (Object.keys(errors).length > 0) throw validationProblem(errors);
 }
 
+/**
+ * A POST or PUT body as the proxy it defines, refused with a 400 naming each field as /proxies refuses it; the code
+ * runtime gets ready when it has code. The workbench's Proxies page saves through this too.
+ */
+export function acceptedDefinition(body: unknown, deps: ProxyRouteDeps): ProxyDefinition {
+  const parsed = parseProxyRequest(body);
+  checkDefinition(parsed, deps);
+  if ([...parsed.request_transforms, ...parsed.response_transforms].some((t) => t.type === 'code')) deps.codeSaved();
+  return parsed;
+}
+
 export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
   const { proxies, tenantId, dependenciesDir } = deps;
   const view = (proxy: Parameters<typeof proxyView>[0]) => proxyView(settled(proxies, proxy, dependenciesDir), tenantId);
   const failure = (definition: ProxyDefinition) => dependencyFailure(definition, dependenciesDir);
   const id = (ctx: RequestContext) => ctx.params.id as string;
-  const definition = (body: unknown) => {
-    const parsed = parseProxyRequest(body);
-    checkDefinition(parsed, deps);
-    if ([...parsed.request_transforms, ...parsed.response_transforms].some((t) => t.type === 'code')) deps.codeSaved();
-    return parsed;
-  };
+  const definition = (body: unknown) => acceptedDefinition(body, deps);
   return [
     {
       method: 'POST',

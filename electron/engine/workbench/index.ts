@@ -2,6 +2,7 @@
 export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOptions } from './browser-workbench';
 export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';
 export { frontDoor, type FrontDoor } from './front-door';
+export { proxySettings } from './proxy-settings';
 export { RemoteTargets } from './remote-targets';
 export { Welcome } from './welcome';
 export { actionRecorder } from './workbench-actions';

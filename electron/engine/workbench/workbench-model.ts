@@ -32,7 +32,6 @@ import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import type { RequestChecks } from '../proxy/proxy-check';
-import type { ProxyStore } from '../proxies/proxy-store';
 import type { TokenSuggestions } from '../vault/token-suggestions';
 import { withPlainTextWarnings } from '../secrets/saved-credentials';
 import type { SecretStore } from '../secrets/secret-store';
@@ -47,6 +46,7 @@ import type { RemoteTargets } from './remote-targets';
 import { environmentSettings } from './environment-settings';
 import { applyPostman } from './postman-import';
 import { checkWithReferences } from './reference-checks';
+import type { ProxySettings } from './proxy-settings';
 import { savedSecrets } from './saved-secrets';
 import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
@@ -107,8 +107,8 @@ export interface WorkbenchSources {
   environments: Environments;
   /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
   changeCollectionsFolder: (folder: string | null) => void;
-  /** The pre-configured proxies the Composer may send through. */
-  proxies: ProxyStore;
+  /** Pre-configured proxies, as /proxies manages them: the Proxies page's, and those the Composer may send through. */
+  proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
 }
@@ -147,9 +147,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
    */
   const throughProxy = <R extends { proxy_id?: string; headers: [string, string][] }>(request: R, as: 'key' | 'destination'): R => {
     if (request.proxy_id === undefined) return request;
-    const proxy = sources.proxies.require(request.proxy_id);
     const prefix = sources.status().headerPrefix;
-    const added: [string, string] = as === 'key' ? [`${prefix}-PROXY-KEY`, proxy.key] : [`${prefix}-PROXY-URL`, proxy.destination_url];
+    const added: [string, string] =
+      as === 'key' ? [`${prefix}-PROXY-KEY`, sources.proxies.keyOf(request.proxy_id)] : [`${prefix}-PROXY-URL`, sources.proxies.get({ id: request.proxy_id }).destination_url];
     return { ...request, headers: [...request.headers, added] };
   };
   /** Where a composed request goes: the service's own address as an application (with its workbench key), or a remote's. */
@@ -181,7 +181,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
-    listProxyChoices: () => sources.proxies.list({ ids: [], name: undefined }).map(({ id, name, destination_url }) => ({ id, name, destination_url })),
+    listProxyChoices: () => sources.proxies.list().map(({ id, name, destination_url }) => ({ id, name, destination_url })),
     sendRequest(request, page) {
       const target = targetOf(request);
       if (target.applicationId === null) return sources.frontDoor.send(request, { apiKey: target.apiKey, remoteBaseUrl: target.baseUrl, page });
@@ -257,6 +257,18 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealToken: (request) => revealToken(vault, request),
     writeToken: (request, page) =>
       writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
+    listProxies: () => sources.proxies.list(),
+    getProxy: (request) => sources.proxies.get(request),
+    createProxy: (request) => sources.proxies.create(request),
+    updateProxy: (request) => sources.proxies.update(request),
+    deleteProxy: (request) => sources.proxies.remove(request),
+    tryProxy({ request_id, id, application_id, headers, path, ...wire }, page) {
+      const keyHeader = `${sources.status().headerPrefix}-PROXY-KEY`;
+      // The proxy's key goes in as the request leaves, in place of any the sample names: the page never holds it.
+      const sent = [...headers.filter(([name]) => name.toLowerCase() !== keyHeader.toLowerCase()), [keyHeader, sources.proxies.keyOf(id)] as [string, string]];
+      const composed = { id: request_id, application_id, path: `/proxy${path}`, headers: sent, ...wire };
+      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryProxy', page).key, page });
+    },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     createApplication: (request) => settings.create(request),
@@ -295,7 +307,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies },
   );
 }
 

@@ -18,6 +18,7 @@ import { keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/
 import type { MadeRuntimeKey, RuntimeKeyUser } from '../access/runtime-keys';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
+import type { ProxySettings } from './proxy-settings';
 import type { RemoteTargets } from './remote-targets';
 import type { ActionRecord, RecordAction } from './workbench-actions';
 
@@ -27,6 +28,7 @@ export interface RecordFacts {
   remoteTargets: RemoteTargets;
   history: RequestLog;
   secrets: SecretStore;
+  proxies: ProxySettings;
 }
 
 type Outcome<N extends CallName> = Awaited<SentReply<N>> | undefined;
@@ -380,6 +382,28 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
       return `Imported from Postman: ${parts.join(', ')}`;
     },
   }),
+
+  createProxy: ({ name }) => ({
+    method: 'CREATE',
+    path: (reply) => (reply ? `/proxies/${reply.id}` : '/proxies'),
+    summary: (reply) => (reply ? `Created proxy ${quoted(reply.name)}` : `Could not create proxy ${quoted(name)}`),
+  }),
+  updateProxy: ({ id, name }, facts) => {
+    const before = facts.proxies.nameOf(id);
+    return {
+      method: 'UPDATE',
+      path: () => `/proxies/${id}`,
+      summary: (reply) =>
+        reply ? `Changed proxy ${quoted(reply.name)}${before !== undefined && before !== reply.name ? ` (was ${quoted(before)})` : ''}` : `Could not change proxy ${quoted(before ?? name)}`,
+    };
+  },
+  deleteProxy: ({ id }, facts) => {
+    const name = facts.proxies.nameOf(id);
+    const what = name === undefined ? `proxy ${id}` : `proxy ${quoted(name)}`;
+    return { method: 'DELETE', path: () => `/proxies/${id}`, summary: (reply) => (reply ? `Deleted ${what}` : `Could not delete ${what}`) };
+  },
+  // The request itself is the entry, as the proxy records it: with its pipeline trace, and the page it was sent from.
+  tryProxy: SENT_AS_REQUEST,
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {

@@ -9,17 +9,19 @@ import '../components/split-pane.css';
 import '../components/code-editor.css';
 import '../components/tabs.css';
 import '../components/body-viewer.css';
+import '../components/pipeline-trace.css';
 import '../pages/composer/composer.css';
 import '../pages/history/history.css';
 import '../pages/tokens/tokens.css';
 import '../pages/settings/settings.css';
 import '../pages/transactions/transactions.css';
+import '../pages/proxies/proxies.css';
 
 export interface PageDefinition {
   /** Its address: `#/<id>`; the engine's history names it by this id too. */
   id: PageId;
   title: string;
-  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5. */
+  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5, Proxies 6. */
   shortcut: string;
   /** Suspends until its code is loaded, unless it is already: render it inside a Suspense boundary. */
   Page: ComponentType;
@@ -50,6 +52,7 @@ export const PAGES: readonly PageDefinition[] = (
     { id: 'transactions', shortcut: '3', ...onDemand(() => import('../pages/transactions/TransactionsPage').then((module) => module.TransactionsPage)) },
     { id: 'history', shortcut: '4', ...onDemand(() => import('../pages/history/HistoryPage').then((module) => module.HistoryPage)) },
     { id: 'settings', shortcut: '5', ...onDemand(() => import('../pages/settings/SettingsPage').then((module) => module.SettingsPage)) },
+    { id: 'proxies', shortcut: '6', ...onDemand(() => import('../pages/proxies/ProxiesPage').then((module) => module.ProxiesPage)) },
   ] as const
 ).map((page) => ({ ...page, title: WORKBENCH_PAGES[page.id] }));
 

@@ -33,6 +33,13 @@ const isKeptText = (body: unknown): body is KeptText =>
 
 const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
+/** The text of a body as history keeps it (kept bytes, or a value recorded as JSON); null for none, or one that is not UTF-8. */
+export function keptTextOf(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  if (isKeptText(body)) return body.text;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
 /** Whether history kept only the first part of this request body (its text is shorter than the body was). */
 export const keptPartOnly = (body: unknown): boolean => isKeptText(body) && body.text !== null && utf8Length(body.text) < body.bytes;
 

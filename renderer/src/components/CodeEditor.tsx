@@ -1,3 +1,4 @@
+import { javascript } from '@codemirror/lang-javascript';
 import { json } from '@codemirror/lang-json';
 import { xml } from '@codemirror/lang-xml';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
@@ -11,7 +12,7 @@ import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 import { STYLE_NONCE_META } from '../../../shared/content-security-policy';
 import './code-editor.css';
 
-export type EditorLanguage = 'json' | 'xml' | 'text';
+export type EditorLanguage = 'json' | 'xml' | 'text' | 'javascript';
 
 /** A stretch of the text to point the user at (what a failure names). */
 export interface MarkedRange {
@@ -111,6 +112,7 @@ const syntaxColours = HighlightStyle.define([
   { tag: [tags.number, tags.bool, tags.null], color: 'var(--syntax-literal)' },
   { tag: [tags.propertyName, tags.tagName, tags.attributeName], color: 'var(--syntax-name)' },
   { tag: [tags.comment], color: 'var(--muted)', fontStyle: 'italic' },
+  { tag: tags.keyword, color: 'var(--syntax-name)' },
   { tag: tags.invalid, color: 'var(--error)' },
 ]);
 
@@ -118,7 +120,7 @@ const NOTHING_MARKED: readonly MarkedRange[] = [];
 const NO_EXTENSIONS: Extension = [];
 const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 
-const LANGUAGES: Record<EditorLanguage, () => Extension> = { json: () => json(), xml: () => xml(), text: () => [] };
+const LANGUAGES: Record<EditorLanguage, () => Extension> = { json: () => json(), xml: () => xml(), text: () => [], javascript: () => javascript() };
 
 /** CodeMirror 6 for request bodies: the language by content type, expressions marked, theme colours, strict CSP. */
 export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(

@@ -9,6 +9,7 @@ import { BodyView, keptPartOnly } from '../../components/BodyView';
 import { formatBytes, formatMs } from '../../components/format';
 import { HeaderList } from '../../components/HeaderList';
 import { OutboundBody } from '../../components/OutboundBody';
+import { PipelineTrace } from '../../components/PipelineTrace';
 import { CopyButton } from '../../components/CopyButton';
 import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
@@ -163,6 +164,8 @@ export function EntryPanel() {
           </dd>
         </dl>
       )}
+
+      {details && <PipelineTrace entry={entry} details={details} />}
 
       {/* A workbench reveal or change was no request: the banner says all there is. */}
       {replayable(entry) && (

@@ -1,0 +1,61 @@
+import type { Diagnostic } from '@codemirror/lint';
+import { useMemo, useState } from 'react';
+import { CodeEditor } from '../../components/CodeEditor';
+import { javascriptSyntax } from './javascript-syntax';
+import { CODE_TEMPLATES, type RuntimeImage, type Side } from './proxy-draft';
+
+/**
+ * A code transform's JavaScript: CodeMirror with its syntax errors flagged as the user types (F8 goes to the next), a
+ * sentence under it saying the first, and the runtime's function shapes to start from.
+ */
+export function CodeField({
+  code,
+  image,
+  side,
+  label,
+  onChange,
+  onSave,
+}: {
+  code: string;
+  image: RuntimeImage;
+  side: Side;
+  label: string;
+  onChange: (code: string) => void;
+  onSave: () => void;
+}) {
+  const [flags, setFlags] = useState<readonly Diagnostic[]>([]);
+  // Made once per field: the editor takes its extensions when it is made.
+  const syntax = useMemo(() => javascriptSyntax((found) => setFlags(found)), []);
+  const first = flags[0];
+  return (
+    <div className="proxy-code">
+      <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
+        <span className="muted">Start from</span>
+        {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (
+          <button
+            key={shape}
+            type="button"
+            className="small"
+            onClick={() => onChange(CODE_TEMPLATES[shape][side])}
+          >
+            the {shape} {side} template
+          </button>
+        ))}
+        <span className="muted">(Ctrl+Z in the editor takes it back)</span>
+      </div>
+      <CodeEditor
+        label={label}
+        value={code}
+        language="javascript"
+        onChange={onChange}
+        onSubmit={onSave}
+        extensions={syntax}
+      />
+      <p className={first ? 'problem proxy-syntax' : 'muted proxy-syntax'} role="status">
+        {first
+          ? `${first.message}${flags.length > 1 ? ` (and ${flags.length - 1} more; F8 goes to each)` : ''}. Fix it before saving: the engine refuses code that does not compile.`
+          : `No syntax errors. Runs as ${image === 'node22' ? 'node22' : 'node-bt'}: the engine runs it only when the proxy is called.`}
+      </p>
+    </div>
+  );
+}
