@@ -9,7 +9,7 @@ import { ApplicationStore } from './access/application-store';
 import { bootstrap, type BootstrapKeys } from './access/first-start';
 import { applicationRoutes } from './access/application-routes';
 import { Authenticator } from './access/authenticator';
-import { runtimeKeys } from './access/runtime-keys';
+import { callKeys, runtimeKeys } from './access/runtime-keys';
 import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
@@ -45,7 +45,7 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -185,6 +185,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   if (proxies.holdsCode()) codeRuntime.warm();
   const recordAction = actionRecorder(history);
   const runtimeKey = runtimeKeys(applications, (key, proxy) => void recordAction(undefined, () => key, () => runtimeKeyMade(applications, key, proxy)));
+  const callKey = callKeys(applications, (app, proxy) => void recordAction(undefined, () => app, () => callKeyApplicationSet(app, proxy)));
 
   let echo: EchoServer | null = null;
   const startedAt = new Date().toISOString();
@@ -266,7 +267,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, dependenciesDir: config.codeDependenciesDir })),
+      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
     ],
     authenticator,
     idempotency,

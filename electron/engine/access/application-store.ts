@@ -129,9 +129,9 @@ export class ApplicationStore {
     };
   }
 
-  create(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }) {
+  /** `id` is given only by the engine, for an application it keeps under a name of its own (a node22 transform's). */
+  create(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }, id: string = randomUUID()) {
     const now = new Date().toISOString();
-    const id = randomUUID();
     let newKey: NewApiKey | undefined;
     this.db.transaction(() => {
       this.stmt.insert.run({

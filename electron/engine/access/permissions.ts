@@ -21,6 +21,9 @@ export const MANAGEMENT_PERMISSIONS = [
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
 
+/** Every permission an application of some type may hold. */
+export const PERMISSIONS = [...TOKEN_PERMISSIONS, PROXY_INVOKE, ...MANAGEMENT_PERMISSIONS] as const;
+
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
 export type ManagementPermission = (typeof MANAGEMENT_PERMISSIONS)[number];
 export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE;
@@ -42,6 +45,11 @@ export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
   public: ['token:create', 'token:update'],
   management: MANAGEMENT_PERMISSIONS,
 };
+
+/** The application type that may hold all of `permissions` (private before the others); null when none may. */
+export function applicationTypeHolding(permissions: readonly string[]): ApplicationType | null {
+  return (['private', 'management', 'public'] as const).find((type) => permissions.every((p) => ALLOWED_PERMISSIONS[type].includes(p))) ?? null;
+}
 
 /** GET /permissions: each permission an application may hold, worded and ordered as the vendor's permissions page. */
 const DESCRIPTIONS: Record<Permission, string> = {

@@ -1,4 +1,6 @@
-import { keyLast4, type ApplicationStore } from './application-store';
+import { createHash } from 'node:crypto';
+import { type Application, type ApplicationInput, keyLast4, type ApplicationStore } from './application-store';
+import { applicationTypeHolding } from './permissions';
 
 /** A runtime key the engine has just made: by its application, id and last four, never its secret. */
 export interface MadeRuntimeKey {
@@ -30,5 +32,62 @@ export function runtimeKeys(applications: ApplicationStore, made: (key: MadeRunt
     const kept = applications.keptKey(applicationId, 'runtime');
     if (kept.made) made({ application_id: applicationId, key_id: kept.id, key_last4: keyLast4(kept.key) }, user);
     return kept.key;
+  };
+}
+
+/** The code a call key is made for: a proxy's transform, by its place in the proxy (`request_transforms[0]`). */
+export interface CallKeyUser extends RuntimeKeyUser {
+  place: string;
+}
+
+/** A key made for one call of node22 code; `revoke` deletes it (again is harmless). */
+export interface CallKey {
+  key: string;
+  revoke(): void;
+}
+
+/** A key for one call of `user`'s code holding exactly `permissions` (validated when the code was saved). */
+export type CallKeyOf = (user: CallKeyUser, permissions: readonly string[]) => CallKey;
+
+/** The engine's application for one transform: the same id for the same proxy and place, across restarts. */
+function callKeyApplicationId(user: CallKeyUser): string {
+  const hex = createHash('sha256').update(`node22-runtime:${user.id}:${user.place}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const sameAccess = (app: Application, wanted: ApplicationInput) =>
+  app.type === wanted.type && app.rules.length === 0 && app.permissions.length === wanted.permissions.length && wanted.permissions.every((p) => app.permissions.includes(p));
+
+/**
+ * node22 code's `applicationOptions.apiKey` (vendor-surfaces.md §2.5): keys belong to applications, so the engine keeps
+ * a private (or management) application per transform whose bare permissions are exactly `runtime.permissions`, and
+ * makes a key of it for each call, deleted when the call ends. Before each key the application is checked and, if its
+ * access differs (the proxy changed, or someone edited it), set back, so a key never holds more; `changed` hears of
+ * each such making or setting (once per change of permissions, not per call).
+ */
+export function callKeys(applications: ApplicationStore, changed: (application: Application, user: CallKeyUser) => void): CallKeyOf {
+  return (user, permissions) => {
+    const id = callKeyApplicationId(user);
+    const wanted: ApplicationInput = {
+      name: `node22 runtime of proxy ${user.name} (${user.id}) ${user.place}`,
+      type: applicationTypeHolding(permissions)!,
+      permissions: [...new Set(permissions)],
+      rules: [],
+    };
+    const app = applications.get(id);
+    if (!app || !sameAccess(app, wanted)) {
+      changed(app ? applications.update(id, wanted, null) : applications.create(wanted, null, { create: false }, id).application, user);
+    }
+    const made = applications.createKey(id, null);
+    let revoked = false;
+    return {
+      key: made.key,
+      revoke() {
+        if (revoked) return;
+        revoked = true;
+        // Someone may have revoked it (or deleted the application) while the call ran: gone is what was wanted.
+        if (applications.get(id)?.keys.some((k) => k.id === made.id)) applications.deleteKey(id, made.id);
+      },
+    };
   };
 }

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Caller } from '../access/authenticator';
-import type { RuntimeKeyOf } from '../access/runtime-keys';
+import type { CallKeyOf, RuntimeKeyOf } from '../access/runtime-keys';
 import { missingKeyProblem } from '../access/authenticator';
 import { systemCaller } from '../access/system-caller';
 import { type BodyKind, bodyKindOf, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
@@ -41,8 +41,16 @@ export interface ProxyCallDeps {
   codeRuntime: CodeRuntime;
   /** The key node-bt code calls this engine with, as the proxy's application (`bt`, `applicationOptions`). */
   runtimeKey: RuntimeKeyOf;
+  /** The key node22 code gets for one call, holding exactly its `runtime.permissions` (`applicationOptions`). */
+  callKey: CallKeyOf;
   /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
   dependenciesDir: string | null;
+}
+
+/** Where a transform sits in its proxy, as a field path names it: `request_transforms[0]`. */
+function placeOf(proxy: StoredProxy, transform: ProxyTransform): string {
+  const request = proxy.request_transforms.indexOf(transform);
+  return request >= 0 ? `request_transforms[${request}]` : `response_transforms[${proxy.response_transforms.indexOf(transform)}]`;
 }
 
 /** A body as transforms and templates see it: parsed JSON for a JSON body, else its text (§2.4). */
@@ -264,11 +272,18 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     return token as unknown as TokenRecord;
   }
 
-  function runTransformCode(transform: ProxyTransform, call: TransformCall, proxy: StoredProxy): Promise<{ result: CodeResult; logs: CodeLog[] }> {
+  async function runTransformCode(transform: ProxyTransform, call: TransformCall, proxy: StoredProxy): Promise<{ result: CodeResult; logs: CodeLog[] }> {
     const runtime = transform.options?.runtime ?? { image: 'node-bt' };
-    const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? applicationKeyOf(proxy, proxy.application_id) : undefined;
+    const permissions = runtime.image === 'node22' ? (runtime.permissions ?? []) : [];
+    // node22 code's key lives only for this call: revoked however the call ends (an answer, a failure, a timeout).
+    const callKey = permissions.length > 0 ? deps.callKey({ id: proxy.id, name: proxy.name, place: placeOf(proxy, transform) }, permissions) : undefined;
+    const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? applicationKeyOf(proxy, proxy.application_id) : callKey?.key;
     const dependenciesDir = deps.dependenciesDir ?? undefined;
-    return runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime, configuration: proxy.configuration, applicationKey, dependenciesDir });
+    try {
+      return await runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime, configuration: proxy.configuration, applicationKey, dependenciesDir });
+    } finally {
+      callKey?.revoke();
+    }
   }
 
   /** The runtime key of the proxy's application; an application deleted since the proxy was saved is the proxy's to fix. */

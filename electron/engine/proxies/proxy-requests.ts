@@ -3,6 +3,7 @@
  * `errors` name each field as `request_transforms[0].code`.
  */
 import { z } from 'zod';
+import { applicationTypeHolding, PERMISSIONS } from '../access/permissions';
 import { parseDestinationUrl } from '../proxy/destination-url';
 import { validationProblem } from '../server/problem';
 import { parseWith, unsupported } from '../server/validation';
@@ -32,10 +33,16 @@ const runtime = z.preprocess(
       warm_concurrency: z.int().min(0).max(1).optional(),
       timeout: z.int().min(10).max(30).optional(),
       resources: z.enum(['standard', 'large', 'xlarge']).optional(),
-      permissions: z.array(z.string()).optional(),
+      permissions: z.array(z.enum(PERMISSIONS, { error: `each permission must be one of ${PERMISSIONS.join(', ')}` })).optional(),
     })
     .superRefine((r, ctx) => {
-      if (r.image === 'node22') return;
+      if (r.image === 'node22') {
+        // The code's key belongs to one application, and no application type holds token and management permissions at once.
+        if (r.permissions && applicationTypeHolding(r.permissions) === null) {
+          ctx.addIssue({ code: 'custom', path: ['permissions'], message: 'permissions must all be token permissions (and proxy:invoke) or all management permissions: one key holds them' });
+        }
+        return;
+      }
       for (const field of NODE22_ONLY) {
         if (r[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is for the node22 runtime only` });
       }

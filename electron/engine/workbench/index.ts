@@ -6,4 +6,4 @@ export { proxySettings } from './proxy-settings';
 export { RemoteTargets } from './remote-targets';
 export { Welcome } from './welcome';
 export { actionRecorder } from './workbench-actions';
-export { runtimeKeyMade } from './workbench-records';
+export { callKeyApplicationSet, runtimeKeyMade } from './workbench-records';

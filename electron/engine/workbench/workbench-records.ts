@@ -14,8 +14,8 @@ import type { PageId } from '../../../shared/workbench/pages';
 import type { MovedAside } from '../../../shared/workbench/secret-contract';
 import type { RevealRecord } from '../../../shared/workbench/token-contract';
 import { keyName, lastFour } from '../../../shared/workbench/key-name';
-import { keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
-import type { MadeRuntimeKey, RuntimeKeyUser } from '../access/runtime-keys';
+import { type Application, keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
+import type { CallKeyUser, MadeRuntimeKey, RuntimeKeyUser } from '../access/runtime-keys';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
 import type { ProxySettings } from './proxy-settings';
@@ -523,4 +523,18 @@ export function recordingActions(model: WorkbenchModel, record: RecordAction, fa
 /** The entry for a runtime key the engine made when a proxy's code first needed one: the application it acts as. */
 export function runtimeKeyMade(applications: ApplicationStore, key: MadeRuntimeKey, proxy: RuntimeKeyUser): ActionRecord {
   return { ...keptKeyMade(applications, 'invokeProxy', 'runtime', key, ` for proxy ${quoted(proxy.name)} (${proxy.id})`), application_id: key.application_id };
+}
+
+/**
+ * The entry for the application the engine keeps for a node22 transform, made or set back to exactly the transform's
+ * `runtime.permissions`: once per change of them. The keys made of it for each call are not recorded (two lines a call).
+ */
+export function callKeyApplicationSet(application: Application, user: CallKeyUser): ActionRecord {
+  const held = application.permissions.join(', ') || 'no permissions';
+  return {
+    method: 'UPDATE',
+    path: `/applications/${application.id}`,
+    details: { change: { action: 'invokeProxy', summary: `Set ${quoted(application.name)} to hold ${held} for proxy ${quoted(user.name)} (${user.id}) ${user.place}; each call gets a key of it, deleted when the call ends` } },
+    application_id: application.id,
+  };
 }
