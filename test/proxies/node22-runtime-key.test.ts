@@ -86,12 +86,32 @@ describe('the node22 runtime key', () => {
     expect((await runtimeApplications('grower'))[0].permissions.sort()).toEqual(['token:create', 'token:read']);
   });
 
+  it('sets the application back to exactly the permissions when someone gave it more', async () => {
+    const { key } = await createProxy('widened', READS_AND_CREATES, { permissions: ['token:read'] });
+    await invoke(key, { id: tokenId });
+    const [app] = await runtimeApplications('widened');
+    const widened = await t.call('PUT', `/applications/${app.id}`, { key: t.managementKey, body: { name: app.name, permissions: ['token:read', 'token:create'] } });
+    expect(widened.status).toBe(200);
+    expect(sent(await invoke(key, { id: tokenId })).create).toBe(403);
+    expect((await runtimeApplications('widened'))[0].permissions).toEqual(['token:read']);
+  });
+
   it('revokes the key when the code fails', async () => {
     const { key } = await createProxy('thrower', `module.exports = async (event) => { throw new Error('no ' + event.applicationOptions.apiKey.length); };`, { permissions: ['token:read'] });
     const res = await invoke(key);
     expect(res.status).toBe(502);
     expect(JSON.stringify(res.body)).toContain('no ');
     const apps = await runtimeApplications('thrower');
+    expect(apps).toHaveLength(1);
+    expect(apps[0].keys).toEqual([]);
+  });
+
+  // node22's shortest timeout is 10 s (vendor-surfaces.md §2.6), so this test waits that long.
+  it('revokes the key when the code runs out of time', { timeout: 30_000 }, async () => {
+    const { key } = await createProxy('looper', `module.exports = async (event) => { if (event.applicationOptions.apiKey) for (;;) {} };`, { permissions: ['token:read'], timeout: 10 });
+    const res = await invoke(key);
+    expect(res.status).toBe(408);
+    const apps = await runtimeApplications('looper');
     expect(apps).toHaveLength(1);
     expect(apps[0].keys).toEqual([]);
   });
