@@ -71,6 +71,10 @@ describe('the node22 runtime key', () => {
     expect(entries.map((e) => [e.method, e.path])).toEqual([['UPDATE', `/applications/${apps[0].id}`]]);
     expect(JSON.stringify(entries)).toMatch(/token:read/);
     expect(JSON.stringify(entries)).not.toContain(out.key);
+    // The code's own calls with the key are in History as any client's, their key header hidden.
+    const calls = (await t.engine.history.list(200)).filter((e) => e.application_id === apps[0].id && e.kind !== 'workbench');
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(calls)).not.toContain(out.key);
   });
 
   it('follows a change of permissions: with token:create added the same code may create', async () => {
