@@ -100,6 +100,19 @@ describe('the node22 runtime key', () => {
     expect((await runtimeApplications('widened'))[0].permissions).toEqual(['token:read']);
   });
 
+  it('takes the applications it kept with the proxy when the proxy is deleted', async () => {
+    const { id, key } = await createProxy('deleted', READS_AND_CREATES, { permissions: ['token:read'] });
+    await invoke(key, { id: tokenId });
+    expect(await runtimeApplications('deleted')).toHaveLength(1);
+    expect((await t.call('DELETE', `/proxies/${id}`, { key: t.managementKey })).status).toBe(204);
+    expect(await runtimeApplications('deleted')).toEqual([]);
+
+    const other = await createProxy('deleted in the page', READS_AND_CREATES, { permissions: ['token:read'] });
+    await invoke(other.key, { id: tokenId });
+    expect((await t.workbench('deleteProxy', { id: other.id })).status).toBe(200);
+    expect(await runtimeApplications('deleted in the page')).toEqual([]);
+  });
+
   it('revokes the key when the code fails', async () => {
     const { key } = await createProxy('thrower', `module.exports = async (event) => { throw new Error('no ' + event.applicationOptions.apiKey.length); };`, { permissions: ['token:read'] });
     const res = await invoke(key);

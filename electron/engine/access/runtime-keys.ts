@@ -55,6 +55,14 @@ function callKeyApplicationId(user: CallKeyUser): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** Deletes the applications kept for these users' keys (their proxy is gone), with any key a crash left behind. */
+export function dropCallKeyApplications(applications: ApplicationStore, users: readonly CallKeyUser[]): void {
+  for (const user of users) {
+    const id = callKeyApplicationId(user);
+    if (applications.get(id)) applications.delete(id);
+  }
+}
+
 const sameAccess = (app: Application, wanted: ApplicationInput) =>
   app.type === wanted.type && app.rules.length === 0 && app.permissions.length === wanted.permissions.length && wanted.permissions.every((p) => app.permissions.includes(p));
 

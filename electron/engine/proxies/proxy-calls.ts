@@ -24,7 +24,7 @@ import { requireProxyCaller } from '../proxy/proxy-rules';
 import type { CodeLog, CodeRuntime, ProxyRequestArgs, ProxyResponseArgs } from '../code-runtime';
 import { type CodeResult, runCode } from './code-transform';
 import { settled } from './dependency-check';
-import type { ProxyTransform, StoredProxy } from './proxy-model';
+import { callKeyUser, type ProxyTransform, type StoredProxy } from './proxy-model';
 import type { ProxyStore } from './proxy-store';
 import { appendHeader, appendJson, appendPathNames, appendText, maskByExpression, maskPans } from './response-transforms';
 
@@ -45,12 +45,6 @@ export interface ProxyCallDeps {
   callKey: CallKeyOf;
   /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
   dependenciesDir: string | null;
-}
-
-/** Where a transform sits in its proxy, as a field path names it: `request_transforms[0]`. */
-function placeOf(proxy: StoredProxy, transform: ProxyTransform): string {
-  const request = proxy.request_transforms.indexOf(transform);
-  return request >= 0 ? `request_transforms[${request}]` : `response_transforms[${proxy.response_transforms.indexOf(transform)}]`;
 }
 
 /** A body as transforms and templates see it: parsed JSON for a JSON body, else its text (§2.4). */
@@ -276,7 +270,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const runtime = transform.options?.runtime ?? { image: 'node-bt' };
     const permissions = runtime.image === 'node22' ? (runtime.permissions ?? []) : [];
     // node22 code's key lives only for this call: revoked however the call ends (an answer, a failure, a timeout).
-    const callKey = permissions.length > 0 ? deps.callKey({ id: proxy.id, name: proxy.name, place: placeOf(proxy, transform) }, permissions) : undefined;
+    const callKey = permissions.length > 0 ? deps.callKey(callKeyUser(proxy, transform), permissions) : undefined;
     const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? applicationKeyOf(proxy, proxy.application_id) : callKey?.key;
     const dependenciesDir = deps.dependenciesDir ?? undefined;
     try {

@@ -6,6 +6,7 @@ import type { TransformType } from '../../../shared/workbench/proxy-contract';
 export { TRANSFORM_TYPES, type TransformType } from '../../../shared/workbench/proxy-contract';
 
 /** `options.runtime` of a code transform (vendor §2.6); absent means node-bt. */
+import type { CallKeyUser } from '../access/runtime-keys';
 import type { RuntimeOptions } from '../code-runtime';
 import type { ResolvedSecrets } from '../server/log-headers';
 
@@ -119,3 +120,18 @@ export function definitionOf(proxy: StoredProxy): ProxyDefinition {
   const { name, destination_url, request_transforms, response_transforms, application_id, configuration, require_auth, disable_detokenization } = proxy;
   return { name, destination_url, request_transforms, response_transforms, application_id, configuration, require_auth, disable_detokenization };
 }
+
+/** Where a transform sits in its proxy, as a field path names it: `request_transforms[0]`. */
+export function placeOf(proxy: StoredProxy, transform: ProxyTransform): string {
+  const request = proxy.request_transforms.indexOf(transform);
+  return request >= 0 ? `request_transforms[${request}]` : `response_transforms[${proxy.response_transforms.indexOf(transform)}]`;
+}
+
+/** The node22 code of the proxy that is given a key of its own for each call (§2.5), as the key's maker names it. */
+export const callKeyUser = (proxy: StoredProxy, transform: ProxyTransform): CallKeyUser => ({ id: proxy.id, name: proxy.name, place: placeOf(proxy, transform) });
+
+/** Each of the proxy's transforms whose node22 code holds `runtime.permissions`. */
+export const callKeyUsersOf = (proxy: StoredProxy): CallKeyUser[] =>
+  [...proxy.request_transforms, ...proxy.response_transforms]
+    .filter((t) => t.options?.runtime?.image === 'node22' && (t.options.runtime.permissions?.length ?? 0) > 0)
+    .map((t) => callKeyUser(proxy, t));

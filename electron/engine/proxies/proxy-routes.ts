@@ -5,13 +5,14 @@
 import { z } from 'zod';
 import type { ApplicationStore } from '../access/application-store';
 import { managed } from '../access/managed-route';
+import { dropCallKeyApplications } from '../access/runtime-keys';
 import { syntaxError } from '../code-runtime';
 import { type ExpressionEngine, ExpressionError } from '../expressions';
 import { ApiProblem, validationProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
 import { fieldPath, parseWith } from '../server/validation';
 import { mergePatch } from '../vault/merge-patch';
-import { definitionOf, type ProxyDefinition, type ProxyTransform, proxyView } from './proxy-model';
+import { callKeyUsersOf, definitionOf, type ProxyDefinition, type ProxyTransform, proxyView } from './proxy-model';
 import { dependencyFailure, settled } from './dependency-check';
 import { parseProxyRequest, patchInTermsOfDefinition } from './proxy-requests';
 import type { ProxyStore } from './proxy-store';
@@ -79,6 +80,13 @@ export function acceptedDefinition(body: unknown, deps: ProxyRouteDeps): ProxyDe
   checkDefinition(parsed, deps);
   if ([...parsed.request_transforms, ...parsed.response_transforms].some((t) => t.type === 'code')) deps.codeSaved();
   return parsed;
+}
+
+/** A proxy of the API goes, and with it the applications the engine kept for its node22 code's keys. */
+export function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string): void {
+  const proxy = proxies.requireWritable(id);
+  proxies.delete(proxy.id);
+  dropCallKeyApplications(applications, callKeyUsersOf(proxy));
 }
 
 export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
@@ -155,7 +163,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       method: 'DELETE',
       path: '/proxies/:id',
       handler: managed('proxy:delete', (ctx) => {
-        proxies.delete(id(ctx));
+        deleteProxy(deps, id(ctx));
         return { status: 204 };
       }),
     },

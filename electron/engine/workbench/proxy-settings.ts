@@ -2,7 +2,7 @@ import type { Request, SentReply } from '../../../shared/workbench/methods';
 import type { ProxyView } from '../../../shared/workbench/proxy-contract';
 import type { StoredProxy } from '../proxies/proxy-model';
 import { dependencyFailure } from '../proxies/dependency-check';
-import { acceptedDefinition, type ProxyRouteDeps } from '../proxies/proxy-routes';
+import { acceptedDefinition, deleteProxy, type ProxyRouteDeps } from '../proxies/proxy-routes';
 
 /** Who a proxy the workbench's user saved was created or changed by, where the API names the calling application. */
 const WORKBENCH_AUTHOR = 'workbench';
@@ -46,7 +46,7 @@ export function proxySettings(deps: ProxyRouteDeps) {
       return viewOf(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir)));
     },
     remove({ id }: Request<'deleteProxy'>): SentReply<'deleteProxy'> {
-      proxies.delete(id);
+      deleteProxy(deps, id);
       return { deleted: true };
     },
     /** The key a Try calls the proxy with: it goes into the request the engine sends, never to the page. */
