@@ -256,7 +256,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
-    proxies: proxySettings(proxyDeps),
+    proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.

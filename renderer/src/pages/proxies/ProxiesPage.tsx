@@ -58,6 +58,11 @@ function ProxyList({ selected, onSelect }: { selected: string | null; onSelect: 
                   <button type="button" className="link proxy-row" aria-current={proxy.id === selected ? 'true' : undefined} onClick={() => onSelect(proxy.id)}>
                     {proxy.name}
                   </button>
+                  {proxy.file && (
+                    <span className="proxy-file muted">
+                      <span className="badge">file</span> <span className="mono">{proxy.file.path}</span>
+                    </span>
+                  )}
                 </td>
                 <td className="mono proxy-destination">{proxy.destination_url}</td>
                 <td className="mono">{transformsOf(proxy)}</td>

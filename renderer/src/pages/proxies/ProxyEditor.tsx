@@ -15,6 +15,19 @@ import { TransformList } from './TransformList';
 
 const NONE: FieldProblems = {};
 
+/** Where a file proxy comes from and how to change it, and what is wrong with its file now. */
+function FileNote({ file }: { file: NonNullable<ProxyView['file']> }) {
+  return (
+    <div className="proxy-file-note">
+      <p>
+        Loaded from <code>{file.path}</code> in the proxies folder: edit the file to change it.
+      </p>
+      {file.problems && <p className="problem">The file has a problem; the last good version is serving: {file.problems.join('; ')}</p>}
+      {file.warnings && <p className="status-warn">The file loads with warnings: {file.warnings.join('; ')}</p>}
+    </div>
+  );
+}
+
 /** The refusals no field of the form shows (a path the page does not know), said once above the buttons. */
 function unplaced(problems: FieldProblems): string | null {
   const known = /^(name|destination_url|application\.id|application_id|configuration.*|(request|response)_transforms(\[\d+\].*)?)$/;
@@ -87,6 +100,9 @@ export function ProxyEditor({
     });
 
   const choices = (applications ?? []).filter((application) => application.type !== 'management');
+  // A proxy of the proxies folder is its file's: shown, not edited (the engine refuses any change but the file's).
+  const file = proxy?.file;
+  const readOnly = file !== undefined;
   const title = proxy ? `Proxy “${proxy.name}”` : 'New proxy';
   return (
     <form
@@ -95,10 +111,10 @@ export function ProxyEditor({
       aria-label={title}
       onSubmit={(event) => {
         event.preventDefault();
-        void submit();
+        if (!readOnly) void submit();
       }}
       onKeyDown={(event) => {
-        if (event.key.toLowerCase() === 's' && (IS_MAC ? event.metaKey : event.ctrlKey) && !event.altKey && !event.shiftKey) {
+        if (!readOnly && event.key.toLowerCase() === 's' && (IS_MAC ? event.metaKey : event.ctrlKey) && !event.altKey && !event.shiftKey) {
           event.preventDefault();
           void submit();
         }
@@ -111,6 +127,8 @@ export function ProxyEditor({
           {proxy.modified_at && <> · changed {new Date(proxy.modified_at).toLocaleString()}</>}
         </p>
       )}
+      {file && <FileNote file={file} />}
+      <fieldset className="proxy-fields" disabled={readOnly}>
       <div className="proxy-field">
         <label>
           <span>Name</span>
@@ -170,10 +188,12 @@ export function ProxyEditor({
             <FieldProblem key={path} problems={problems} path={path} />
           ))}
       </fieldset>
-      <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} />
-      <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} />
+      <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} readOnly={readOnly} />
+      <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} readOnly={readOnly} />
+      </fieldset>
       <Alert message={unplaced(problems)} />
       <Alert message={save.problem} />
+      {!readOnly && (
       <div className="proxy-actions">
         <button type="submit" className="primary" disabled={save.busy} aria-keyshortcuts={IS_MAC ? 'Meta+S' : 'Control+S'}>
           {proxy ? 'Save proxy' : 'Create proxy'} <kbd>{shortcutLabel('S')}</kbd>
@@ -184,6 +204,7 @@ export function ProxyEditor({
           </button>
         )}
       </div>
+      )}
       {proxy && confirming && (
         <ConfirmDialog
           title={`Delete proxy “${proxy.name}”?`}
