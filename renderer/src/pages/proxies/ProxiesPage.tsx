@@ -150,7 +150,7 @@ export function ProxiesPage() {
               </ConfirmDialog>
             )}
           </section>
-          {selected && <ProxySnippet keyLast4={selected.key_last4} sample={sample} />}
+          {selected && <ProxySnippet proxy={selected} sample={sample} />}
           {selected && <TryProxy proxy={selected} sample={sample} onSample={setSample} />}
         </div>
       }
