@@ -33,20 +33,20 @@ export function CodeField({
   return (
     <div className="proxy-code">
       {!readOnly && (
-      <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
-        <span className="muted">Start from</span>
-        {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (
-          <button
-            key={shape}
-            type="button"
-            className="small"
-            onClick={() => onChange(CODE_TEMPLATES[shape][side])}
-          >
-            the {shape} {side} template
-          </button>
-        ))}
-        <span className="muted">(Ctrl+Z in the editor takes it back)</span>
-      </div>
+        <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
+          <span className="muted">Start from</span>
+          {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (
+            <button
+              key={shape}
+              type="button"
+              className="small"
+              onClick={() => onChange(CODE_TEMPLATES[shape][side])}
+            >
+              the {shape} {side} template
+            </button>
+          ))}
+          <span className="muted">(Ctrl+Z in the editor takes it back)</span>
+        </div>
       )}
       <CodeEditor
         label={label}

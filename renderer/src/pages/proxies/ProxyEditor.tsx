@@ -4,6 +4,7 @@ import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ApplicationSelect } from '../../components/ApplicationSelect';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useApplicationsStore } from '../../state/applications-store';
@@ -129,81 +130,78 @@ export function ProxyEditor({
       )}
       {file && <FileNote file={file} />}
       <fieldset className="proxy-fields" disabled={readOnly}>
-      <div className="proxy-field">
-        <label>
-          <span>Name</span>
-          <input type="text" value={draft.name} onChange={(event) => edit({ name: event.target.value })} {...invalidProps(problems, 'name')} />
-        </label>
-        <FieldProblem problems={problems} path="name" />
-      </div>
-      <div className="proxy-field">
-        <label>
-          <span>Destination URL</span>
-          <input
-            type="text"
-            inputMode="url"
-            spellCheck={false}
-            placeholder="https://api.example.com/v1"
-            value={draft.destination_url}
-            onChange={(event) => edit({ destination_url: event.target.value })}
-            {...invalidProps(problems, 'destination_url')}
+        <div className="proxy-field">
+          <label>
+            <span>Name</span>
+            <input type="text" value={draft.name} onChange={(event) => edit({ name: event.target.value })} {...invalidProps(problems, 'name')} />
+          </label>
+          <FieldProblem problems={problems} path="name" />
+        </div>
+        <div className="proxy-field">
+          <label>
+            <span>Destination URL</span>
+            <input
+              type="text"
+              inputMode="url"
+              spellCheck={false}
+              placeholder="https://api.example.com/v1"
+              value={draft.destination_url}
+              onChange={(event) => edit({ destination_url: event.target.value })}
+              {...invalidProps(problems, 'destination_url')}
+            />
+          </label>
+          <p className="muted proxy-hint">A call to /proxy/charges goes to this URL followed by /charges, with the query.</p>
+          <FieldProblem problems={problems} path="destination_url" />
+        </div>
+        <div className="proxy-inline">
+          <label className="proxy-check">
+            <input type="checkbox" checked={draft.require_auth} onChange={(event) => edit({ require_auth: event.target.checked })} />
+            <span>Require an API key (a private application with proxy:invoke)</span>
+          </label>
+          <label className="proxy-check">
+            <input type="checkbox" checked={draft.disable_detokenization} onChange={(event) => edit({ disable_detokenization: event.target.checked })} />
+            <span>Send expressions as written (no detokenization)</span>
+          </label>
+        </div>
+        <div className="proxy-field">
+          <ApplicationSelect
+            label="Application"
+            applications={choices}
+            value={draft.application_id}
+            onChange={(application_id) => edit({ application_id })}
+            none="None: code gets no bt client"
+            aria={invalidProps(problems, 'application.id')}
           />
-        </label>
-        <p className="muted proxy-hint">A call to /proxy/charges goes to this URL followed by /charges, with the query.</p>
-        <FieldProblem problems={problems} path="destination_url" />
-      </div>
-      <div className="proxy-inline">
-        <label className="proxy-check">
-          <input type="checkbox" checked={draft.require_auth} onChange={(event) => edit({ require_auth: event.target.checked })} />
-          <span>Require an API key (a private application with proxy:invoke)</span>
-        </label>
-        <label className="proxy-check">
-          <input type="checkbox" checked={draft.disable_detokenization} onChange={(event) => edit({ disable_detokenization: event.target.checked })} />
-          <span>Send expressions as written (no detokenization)</span>
-        </label>
-      </div>
-      <div className="proxy-field">
-        <label>
-          <span>Application</span>
-          <select value={draft.application_id} onChange={(event) => edit({ application_id: event.target.value })} {...invalidProps(problems, 'application.id')}>
-            <option value="">None: code gets no bt client</option>
-            {choices.map((application) => (
-              <option key={application.id} value={application.id}>
-                {application.name} · {application.type}
-              </option>
+          <FieldProblem problems={problems} path="application.id" />
+        </div>
+        <fieldset className="proxy-configuration" aria-label="Configuration">
+          <legend>Configuration</legend>
+          <p className="muted proxy-hint">
+            Code reads these as <code>configuration</code>, header expressions as <code>proxy.config</code>. Stored sealed; names of letters, digits and _.
+          </p>
+          <RowsTable label="Configuration" rows={draft.configuration} onChange={(configuration) => edit({ configuration })} switchable={false} readOnly={readOnly} />
+          {Object.keys(problems)
+            .filter((path) => path.startsWith('configuration'))
+            .map((path) => (
+              <FieldProblem key={path} problems={problems} path={path} />
             ))}
-          </select>
-        </label>
-        <FieldProblem problems={problems} path="application.id" />
-      </div>
-      <fieldset className="proxy-configuration" aria-label="Configuration">
-        <legend>Configuration</legend>
-        <p className="muted proxy-hint">
-          Code reads these as <code>configuration</code>, header expressions as <code>proxy.config</code>. Stored sealed; names of letters, digits and _.
-        </p>
-        <RowsTable label="Configuration" rows={draft.configuration} onChange={(configuration) => edit({ configuration })} switchable={false} />
-        {Object.keys(problems)
-          .filter((path) => path.startsWith('configuration'))
-          .map((path) => (
-            <FieldProblem key={path} problems={problems} path={path} />
-          ))}
-      </fieldset>
-      <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} readOnly={readOnly} />
-      <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} readOnly={readOnly} />
+        </fieldset>
+        <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} readOnly={readOnly} />
+        <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} readOnly={readOnly} />
       </fieldset>
       <Alert message={unplaced(problems)} />
       <Alert message={save.problem} />
       {!readOnly && (
-      <div className="proxy-actions">
-        <button type="submit" className="primary" disabled={save.busy} aria-keyshortcuts={IS_MAC ? 'Meta+S' : 'Control+S'}>
-          {proxy ? 'Save proxy' : 'Create proxy'} <kbd>{shortcutLabel('S')}</kbd>
-        </button>
-        {proxy && (
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete proxy…
+        <div className="proxy-actions">
+          <button type="submit" className="primary" disabled={save.busy} aria-keyshortcuts={IS_MAC ? 'Meta+S' : 'Control+S'}>
+            {proxy ? 'Save proxy' : 'Create proxy'} <kbd>{shortcutLabel('S')}</kbd>
           </button>
-        )}
-      </div>
+          {proxy && (
+            <button type="button" className="danger" onClick={() => setConfirming(true)}>
+              Delete proxy…
+            </button>
+          )}
+        </div>
       )}
       {proxy && confirming && (
         <ConfirmDialog

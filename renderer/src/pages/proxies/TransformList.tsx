@@ -162,6 +162,11 @@ export function TransformList({
   const types = side === 'request' ? REQUEST_TRANSFORM_TYPES : TRANSFORM_TYPES;
   const [adding, setAdding] = useState<TransformType>(types[0]);
   const title = side === 'request' ? 'Request transforms' : 'Response transforms';
+  const typeOptions = types.map((type) => (
+    <option key={type} value={type}>
+      {TYPE_WORDS[type]}
+    </option>
+  ));
   const move = (from: number, to: number) => {
     const next = [...transforms];
     const [moved] = next.splice(from, 1);
@@ -190,25 +195,21 @@ export function TransformList({
                   <label>
                     <span>Type of {name}</span>
                     <select value={transform.type} onChange={(event) => change(i, { ...newTransform(event.target.value as TransformType, side), key: transform.key })} {...invalidProps(problems, typePath)}>
-                      {types.map((type) => (
-                        <option key={type} value={type}>
-                          {TYPE_WORDS[type]}
-                        </option>
-                      ))}
+                      {typeOptions}
                     </select>
                   </label>
                   {!readOnly && (
-                  <span className="proxy-transform-buttons">
-                    <button type="button" className="small" aria-label={`Move ${name} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>
-                      ↑
-                    </button>
-                    <button type="button" className="small" aria-label={`Move ${name} down`} disabled={i === transforms.length - 1} onClick={() => move(i, i + 1)}>
-                      ↓
-                    </button>
-                    <button type="button" className="small" aria-label={`Remove ${name}`} onClick={() => onChange(transforms.filter((_, j) => j !== i))}>
-                      Remove
-                    </button>
-                  </span>
+                    <span className="proxy-transform-buttons">
+                      <button type="button" className="small" aria-label={`Move ${name} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>
+                        ↑
+                      </button>
+                      <button type="button" className="small" aria-label={`Move ${name} down`} disabled={i === transforms.length - 1} onClick={() => move(i, i + 1)}>
+                        ↓
+                      </button>
+                      <button type="button" className="small" aria-label={`Remove ${name}`} onClick={() => onChange(transforms.filter((_, j) => j !== i))}>
+                        Remove
+                      </button>
+                    </span>
                   )}
                 </div>
                 <FieldProblem problems={problems} path={typePath} />
@@ -219,21 +220,17 @@ export function TransformList({
         </ol>
       )}
       {!readOnly && (
-      <div className="proxy-inline">
-        <label>
-          <span className="visually-hidden">Type of the new {side} transform</span>
-          <select value={adding} onChange={(event) => setAdding(event.target.value as TransformType)}>
-            {types.map((type) => (
-              <option key={type} value={type}>
-                {TYPE_WORDS[type]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" className="small" onClick={() => onChange([...transforms, newTransform(adding, side)])}>
-          Add {side} transform
-        </button>
-      </div>
+        <div className="proxy-inline">
+          <label>
+            <span className="visually-hidden">Type of the new {side} transform</span>
+            <select value={adding} onChange={(event) => setAdding(event.target.value as TransformType)}>
+              {typeOptions}
+            </select>
+          </label>
+          <button type="button" className="small" onClick={() => onChange([...transforms, newTransform(adding, side)])}>
+            Add {side} transform
+          </button>
+        </div>
       )}
     </fieldset>
   );
