@@ -204,7 +204,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const authenticator = new Authenticator(applications);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
-  const proxyChecks = { applications, expressions, secrets };
+  const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
   const fileIdentities = new FileIdentities(db, sealer);
   const proxyFolder = new ProxyFolder({ proxies, identities: fileIdentities, checks: proxyChecks, report: proxyFilesReport ?? config.log, codeLoaded: codeRuntime.warm });
   const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir);
@@ -257,7 +257,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
-    proxies: proxySettings(proxyDeps),
+    proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.

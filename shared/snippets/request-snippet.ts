@@ -15,6 +15,8 @@ export interface SnippetRequest {
   url: string;
   headers: readonly (readonly [string, string])[];
   body: string | null;
+  /** Said first, as a comment line (which pre-configured proxy the request goes through). */
+  note?: string;
 }
 
 /** The header that carries the API key; its value, or null to read it from the environment. */
@@ -24,6 +26,24 @@ export interface SnippetKey {
 }
 
 export const KEY_VARIABLE = 'BT_API_KEY';
+
+/** The variable code reads a pre-configured proxy's key from: a snippet never holds the key itself. */
+export const PROXY_KEY_VARIABLE = 'BT_PROXY_KEY';
+
+/**
+ * A request to /proxy as code calls a pre-configured proxy: its key header (in place of any the request names), a
+ * reference the writers read from $BT_PROXY_KEY, and a note naming the proxy.
+ */
+export function snippetThroughProxy(proxy: { name: string; key_last4: string }, headers: SnippetRequest['headers'], headerPrefix: string): Pick<SnippetRequest, 'headers' | 'note'> {
+  const keyHeader = `${headerPrefix}-PROXY-KEY`;
+  return {
+    headers: [...headers.filter(([name]) => name.toLowerCase() !== keyHeader.toLowerCase()), [keyHeader, `\${secret:${PROXY_KEY_VARIABLE}}`]],
+    note: `Through the pre-configured proxy “${proxy.name}”: set ${PROXY_KEY_VARIABLE} to its key (…${proxy.key_last4}).`,
+  };
+}
+
+/** A note as one comment line: a line break in it (a proxy's name may hold one) would end the comment. */
+const noteLine = (comment: string, note: string | undefined) => (note === undefined ? [] : [`${comment} ${note.replace(/[\r\n\u2028\u2029]+/g, ' ')}`]);
 
 /** What cannot be written as the code asked for (a NUL byte in a shell argument). */
 export class SnippetError extends Error {}
@@ -56,7 +76,7 @@ function environmentOf(headers: SnippetRequest['headers'], readsKey: boolean): E
       let name = base;
       for (let n = 2; variables.some((variable) => variable.name === name); n++) name = `${base}_${n}`;
       secrets.set(part.name, name);
-      variables.push({ name, meaning: `the secret ${part.name}` });
+      variables.push({ name, meaning: part.name === PROXY_KEY_VARIABLE ? "the proxy's key" : `the secret ${part.name}` });
     }
   }
   return { variables, secrets, key: readsKey ? KEY_VARIABLE : null };
@@ -115,7 +135,7 @@ export function curlSnippet(request: SnippetRequest, key: SnippetKey): string {
   if (request.body !== null) lines.push(`--data-raw ${shellQuote(request.body)}`);
   // The variables are named only when a secret adds to the key's, which the Composer's own note names.
   const needs = environment.secrets.size === 0 ? '' : `# Reads from the environment: ${environment.variables.map(({ name, meaning }) => `${name} (${meaning})`).join(', ')}\n`;
-  return `${needs}${lines.join(' \\\n  ')}\n`;
+  return `${noteLine('#', request.note).map((line) => `${line}\n`).join('')}${needs}${lines.join(' \\\n  ')}\n`;
 }
 
 /** A JavaScript string literal for any text. */
@@ -130,7 +150,7 @@ const nodeHeaderValue = (value: string, environment: Environment) =>
 
 export function nodeSnippet(request: SnippetRequest, key: SnippetKey): string {
   const environment = environmentFor(request, key);
-  const lines: string[] = ['// Node.js 20 or later, whose fetch is built in.'];
+  const lines: string[] = ['// Node.js 20 or later, whose fetch is built in.', ...noteLine('//', request.note)];
   if (environment.variables.length > 0) {
     const what = environment.secrets.size === 0 ? 'the API key' : environment.key ? 'the API key and secrets' : 'secrets';
     lines.push(`// Run it with ${what} in the environment: ${environment.variables.map(({ name }) => `${name}=<${name === KEY_VARIABLE ? 'key' : 'secret'}>`).join(' ')} node request.js`);

@@ -32,6 +32,11 @@ export const requestTargetFields = {
  * engine adds the proxy's key as PFX-PROXY-KEY as the request leaves, so the page never holds it.
  */
 export const proxyChoiceField = { proxy_id: z.string().min(1).max(100).optional() };
+/** A request through a pre-configured proxy goes to this engine, as an application: never to a remote target. */
+const localProxy = [
+  (request: { proxy_id?: string; target_id?: string }) => request.proxy_id === undefined || request.target_id === undefined,
+  'A pre-configured proxy is one of the local engine: give proxy_id with application_id',
+] as const;
 
 /** A pre-configured proxy as the Composer offers it, by name; never its key. */
 export const proxyChoiceSchema = z.object({ id: z.string(), name: z.string(), destination_url: z.string() });
@@ -54,7 +59,7 @@ export const composedRequestSchema = z
     ...wireRequestFields,
   })
   .refine(oneTarget, ONE_TARGET)
-  .refine((request) => request.proxy_id === undefined || request.target_id === undefined, 'A pre-configured proxy is one of the local engine: give proxy_id with application_id');
+  .refine(...localProxy);
 export type ComposedRequest = z.output<typeof composedRequestSchema>;
 
 /** What came back to a composed request. */
@@ -262,11 +267,13 @@ export type SnippetFormat = (typeof SNIPPET_FORMATS)[number];
 export const requestSnippetQuerySchema = z
   .strictObject({
     ...requestTargetFields,
+    ...proxyChoiceField,
     ...wireRequestFields,
     format: z.enum(SNIPPET_FORMATS),
     include_key: z.boolean().default(false),
   })
   .refine(oneTarget, ONE_TARGET)
+  .refine(...localProxy)
   // A remote target's key is the user's own, pasted once: the engine shows its last four characters and no more.
   .refine((query) => !(query.include_key && query.target_id !== undefined), {
     path: ['include_key'],

@@ -79,6 +79,17 @@ export const proxyViewSchema = z.object({
   key_last4: z.string(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
+  /**
+   * Set for a proxy loaded from the proxies folder, which only its file changes: its path in the folder, and what is
+   * wrong with the file now (the last good version serving) or what it loads with.
+   */
+  file: z
+    .object({
+      path: z.string(),
+      problems: z.array(z.string()).optional(),
+      warnings: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 export type ProxyView = z.output<typeof proxyViewSchema>;
 

@@ -36,9 +36,9 @@ afterAll(() => destination.close());
 
 /** The first start's management key: a restart over the same vault makes none. */
 let manager = '';
-const start = async () => {
+const start = async (options: Parameters<typeof startTestEngine>[0] = {}) => {
   lines = [];
-  t = await startTestEngine({ dataDir, proxiesDir: folder, proxyFilesReport: (line) => lines.push(line) });
+  t = await startTestEngine({ dataDir, proxiesDir: folder, proxyFilesReport: (line) => lines.push(line), ...options });
   if (t.managementKey) manager = t.managementKey;
 };
 beforeEach(() => {
@@ -150,6 +150,33 @@ describe('a proxy served from a file', () => {
     expect((await fileNamed('both.json'))!.problems.join()).toMatch(/give code or code_file, not both/);
     expect((await t.call('GET', '/proxies', { key: manager })).body.data).toEqual([]);
     expect(lines.filter((line) => line.includes('missing.json'))).toEqual([expect.stringContaining('nothing is served from it')]);
+  });
+
+  it("is a problem of its file when its node22 code declares dependencies the dependencies folder lacks: the last good version keeps serving", async () => {
+    const dependencies = tempDir('tokenbench-deps-');
+    try {
+      save('charge.request.js', stamping('good'));
+      save('charge.json', charge());
+      await start({ codeDependenciesDir: dependencies });
+      const { key, id } = await proxyOf('charge.json');
+
+      const node22 = { type: 'code', code_file: 'charge.request.js', options: { runtime: { image: 'node22', dependencies: { 'tiny-pad': '1.0.0' } } } };
+      save('charge.json', charge({ request_transforms: [node22] }));
+      await expect.poll(async () => (await fileNamed('charge.json'))?.state, { timeout: 5000, interval: 25 }).toBe('error');
+      const lacking = await fileNamed('charge.json');
+      expect(lacking).toMatchObject({ proxy: { id } });
+      expect(lacking!.problems.join('\n')).toMatch(/^request_transforms\[0\]\.options\.runtime\.dependencies: .*tiny-pad@1\.0\.0/m);
+      expect(lines.some((line) => line.includes('charge.json') && line.includes('tiny-pad@1.0.0') && line.includes('the last good version keeps serving'))).toBe(true);
+      expect(await markSent(key)).toBe('good');
+
+      // A file that lacks them from the start serves nothing.
+      save('refund.request.js', stamping('refund'));
+      save('refund.json', { ...charge({ request_transforms: [{ ...node22, code_file: 'refund.request.js' }] }), name: 'Refund' });
+      await expect.poll(async () => (await fileNamed('refund.json'))?.state, { timeout: 5000, interval: 25 }).toBe('error');
+      expect(await fileNamed('refund.json')).toMatchObject({ proxy: null });
+    } finally {
+      rmSync(dependencies, { recursive: true, force: true });
+    }
   });
 
   it('stops answering at the key of a file removed', async () => {

@@ -12,6 +12,7 @@ import { workbenchTests } from './support/workbench-tests';
 const PAN = '4242424242424242';
 let bench: TestEngine;
 const workbench = workbenchTests();
+test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
 test('choose a pre-configured proxy by name, send through it, see the destination answer and History naming the proxy', async ({ page }) => {
   bench = await workbench.start();
@@ -41,6 +42,15 @@ test('choose a pre-configured proxy by name, send through it, see the destinatio
   expect(echoed).toContain('/v1/pay');
   expect(echoed).toContain('XXXXXXXXXXXX4242');
   await expect(page.locator('body')).not.toContainText(proxy.body.key);
+
+  // Code to copy calls the same proxy: its key read from the environment, never written in, and the proxy named.
+  await c.request.getByRole('button', { name: 'Copy as cURL' }).click();
+  await expect(c.request.getByRole('status').filter({ hasText: 'Copied as cURL' })).toHaveText('Copied as cURL through the proxy “charges”. Set BT_API_KEY and BT_PROXY_KEY before running it.');
+  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  expect(curl).toContain('# Through the pre-configured proxy “charges”');
+  expect(curl).toContain('"BT-PROXY-KEY: $BT_PROXY_KEY"');
+  expect(curl).toContain('/proxy/pay?currency=eur');
+  expect(curl).not.toContain(proxy.body.key);
 
   await page.keyboard.press('Control+4');
   const history = historyPage(page);

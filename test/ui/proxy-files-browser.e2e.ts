@@ -1,7 +1,8 @@
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { tempDir, type TestEngine } from '../support/test-engine';
+import { goToProxies, proxiesPage } from './support/proxies-page';
 import { goToSettings, settingsSection } from './support/settings-page';
 import { openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
@@ -52,5 +53,35 @@ test('the proxies folder: files with their state and errors, export and import',
   await importing.getByRole('button', { name: 'Import into the folder' }).click();
   await expect(section.getByRole('status')).toContainText('Imported to hosted.json, with its id and key.');
   expect(readdirSync(folder).sort()).toEqual(['broken.json', 'echo.json', 'hosted.json', 'made-in-the-api.json', 'missing.js']);
+  rmSync(folder, { recursive: true, force: true });
+});
+
+test("a file proxy on the Proxies page: marked as the folder's, shown read-only with where to edit it and its file's problem", async ({ page }) => {
+  const folder = tempDir('tokenbench-proxies-page-');
+  mkdirSync(join(folder, 'payments'));
+  writeFileSync(join(folder, 'payments', 'charge.request.js'), 'module.exports = async (req) => req.args;\n');
+  writeFileSync(join(folder, 'payments', 'charge.json'), JSON.stringify({ name: 'Charge', destination_url: 'https://example.com/charge', request_transforms: [{ type: 'code', code_file: 'charge.request.js' }] }));
+  bench = await workbench.start({ proxiesDir: folder });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToProxies(page);
+  const proxies = proxiesPage(page);
+
+  await expect(proxies.list.getByRole('row', { name: /Charge/ })).toContainText('file payments/charge.json');
+  await proxies.open('Charge');
+  await expect(proxies.editor).toContainText('Loaded from payments/charge.json in the proxies folder: edit the file to change it');
+  await expect(proxies.editor.getByRole('textbox', { name: 'Name', exact: true })).not.toBeEditable();
+  await expect(proxies.editor.getByRole('textbox', { name: 'Destination URL' })).not.toBeEditable();
+  await expect(proxies.code('request transform 1')).toContainText('module.exports');
+  await expect(proxies.code('request transform 1')).not.toBeEditable();
+  await expect(proxies.editor.getByRole('button', { name: /Save proxy/ })).toHaveCount(0);
+  await expect(proxies.editor.getByRole('button', { name: /Delete proxy/ })).toHaveCount(0);
+
+  // Broken on disk: the page says why on its next visit, and that the last good version still serves.
+  writeFileSync(join(folder, 'payments', 'charge.json'), '{ "name": "Charge", ');
+  await expect.poll(async () => (await bench.engine.workbench.listProxyFiles({})).files[0]?.state, { timeout: 10_000 }).toBe('error');
+  await page.keyboard.press('Control+1');
+  await goToProxies(page);
+  await proxies.open('Charge');
+  await expect(proxies.editor).toContainText('The file has a problem; the last good version is serving: not valid JSON');
   rmSync(folder, { recursive: true, force: true });
 });

@@ -28,7 +28,7 @@ afterEach(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-type Target = { application_id: string } | { target_id: string };
+type Target = { application_id: string; proxy_id?: string } | { target_id: string };
 type Wire = { method: 'GET' | 'POST'; path: string; headers: [string, string][]; body: string | null };
 
 async function snippet(format: 'curl' | 'node', wire: Wire, target: Target = { application_id: privateApp }, include_key = false): Promise<string> {
@@ -192,6 +192,26 @@ describe('code to copy', () => {
       const code = await snippet(format, wire, { application_id: privateApp }, true);
       expect(code).not.toContain(STRIPE_KEY);
       expect(code).not.toContain('sk_test_');
+    }
+  });
+
+  it("through a pre-configured proxy: calls /proxy with the proxy's key read from $BT_PROXY_KEY, names the proxy, and gets the Composer's answer", async () => {
+    const proxy = await bench.call('POST', '/proxies', { key: bench.managementKey, body: { name: 'charges', destination_url: `${bench.engine.echoUrl}/v1`, require_auth: false } });
+    expect(proxy.status).toBe(201);
+    const wire: Wire = { method: 'POST', path: '/proxy/pay?currency=eur', headers: [['Content-Type', 'application/json']], body: '{"amount": 5}' };
+    const through = { application_id: privateApp, proxy_id: proxy.body.id as string };
+    const shown = await composer(wire, through);
+    expect(shown.status).toBe(200);
+    expect(echoed(shown.body).path).toBe('/v1/pay');
+
+    for (const format of ['curl', 'node'] as const) {
+      const code = await snippet(format, wire, through);
+      expect(code).toContain('Through the pre-configured proxy “charges”');
+      expect(code).toContain('BT-PROXY-KEY');
+      expect(code).toContain('BT_PROXY_KEY');
+      expect(code).not.toContain(proxy.body.key);
+      const out = await run(format, code, bench.privateKey, { BT_PROXY_KEY: proxy.body.key });
+      expect(echoed(format === 'curl' ? out : out.split('\n').slice(1).join('\n'))).toEqual(echoed(shown.body));
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { Request, SentReply } from '../../../shared/workbench/methods';
 import type { ProxyView } from '../../../shared/workbench/proxy-contract';
+import type { ProxyFileState } from '../proxies/files/proxy-folder';
 import type { StoredProxy } from '../proxies/proxy-model';
 import { dependencyFailure } from '../proxies/dependency-check';
 import { acceptedDefinition, deleteProxy, type ProxyRouteDeps } from '../proxies/proxy-routes';
@@ -7,8 +8,15 @@ import { acceptedDefinition, deleteProxy, type ProxyRouteDeps } from '../proxies
 /** Who a proxy the workbench's user saved was created or changed by, where the API names the calling application. */
 const WORKBENCH_AUTHOR = 'workbench';
 
-/** A proxy as the page shows it: its key by its last four characters only. */
-function viewOf(proxy: StoredProxy): ProxyView {
+/** A file proxy's file as the page shows it: its path, and its problems and warnings when it has any. */
+function fileOf(path: string, state: ProxyFileState | undefined): ProxyView['file'] {
+  const problems = state?.problems ?? [];
+  const warnings = state?.warnings ?? [];
+  return { path, ...(problems.length > 0 && { problems }), ...(warnings.length > 0 && { warnings }) };
+}
+
+/** A proxy as the page shows it: its key by its last four characters only; a file proxy's file with its state. */
+function viewOf(proxy: StoredProxy, files: readonly ProxyFileState[]): ProxyView {
   const { id, name, destination_url, request_transforms, response_transforms, application_id, configuration, require_auth, disable_detokenization, state } = proxy;
   return {
     id,
@@ -24,6 +32,7 @@ function viewOf(proxy: StoredProxy): ProxyView {
     key_last4: proxy.key.slice(-4),
     created_at: proxy.created_at,
     modified_at: proxy.modified_at,
+    ...(proxy.file && { file: fileOf(proxy.file.path, files.find((file) => file.path === proxy.file!.path)) }),
   };
 }
 
@@ -31,19 +40,23 @@ function viewOf(proxy: StoredProxy): ProxyView {
  * Pre-configured proxies as the Proxies page manages them: the same store and the same validation as /proxies
  * (acceptedDefinition), acting for the workbench's user, so no management key is needed.
  */
-export function proxySettings(deps: ProxyRouteDeps) {
+export function proxySettings(deps: ProxyRouteDeps, folderFiles: () => readonly ProxyFileState[]) {
   const { proxies } = deps;
+  const viewed = (proxy: StoredProxy) => viewOf(proxy, proxy.file ? folderFiles() : []);
   return {
-    list: (): ProxyView[] => proxies.list({ ids: [], name: undefined }).map(viewOf),
-    get: ({ id }: Request<'getProxy'>): ProxyView => viewOf(proxies.require(id)),
+    list: (): ProxyView[] => {
+      const files = folderFiles();
+      return proxies.list({ ids: [], name: undefined }).map((proxy) => viewOf(proxy, files));
+    },
+    get: ({ id }: Request<'getProxy'>): ProxyView => viewed(proxies.require(id)),
     create(definition: Request<'createProxy'>): ProxyView {
       const accepted = acceptedDefinition(definition, deps);
-      return viewOf(proxies.create(accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir)));
+      return viewed(proxies.create(accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir)));
     },
     update({ id, ...definition }: Request<'updateProxy'>): ProxyView {
       proxies.requireWritable(id);
       const accepted = acceptedDefinition(definition, deps);
-      return viewOf(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir)));
+      return viewed(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir)));
     },
     remove({ id }: Request<'deleteProxy'>): SentReply<'deleteProxy'> {
       deleteProxy(deps, id);

@@ -35,7 +35,7 @@ import type { RequestChecks } from '../proxy/proxy-check';
 import type { TokenSuggestions } from '../vault/token-suggestions';
 import { withPlainTextWarnings } from '../secrets/saved-credentials';
 import type { SecretStore } from '../secrets/secret-store';
-import { SNIPPET_WRITERS, SnippetError } from '../../../shared/snippets/request-snippet';
+import { SNIPPET_WRITERS, SnippetError, snippetThroughProxy } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import { CheckedDrafts } from './checked-drafts';
@@ -235,7 +235,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
     deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
-    requestSnippet({ format, include_key, ...request }, page) {
+    requestSnippet({ format, include_key, proxy_id, ...request }, page) {
       const target = targetOf(request);
       // The key is read only to be written out when asked (an application's: the method's schema refuses a remote's);
       // otherwise the snippet reads it from the environment.
@@ -243,8 +243,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: written?.key ?? null };
       // Variables as their values, a secret one as its secret's reference: the code reads secrets from its environment.
       const { path, headers, body } = resolveReferences(request, sources.environments.variables(), secrets, 'snippet');
+      // Through a pre-configured proxy: its key read from the environment as the caller's is, and the proxy named.
+      const through = proxy_id === undefined ? { headers } : snippetThroughProxy(sources.proxies.get({ id: proxy_id }), headers, sources.status().headerPrefix);
       try {
-        const snippet = SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + path, headers, body }, key);
+        const snippet = SNIPPET_WRITERS[format]({ method: request.method, url: target.baseUrl + path, body, ...through }, key);
         return { snippet, key: written && { key_id: written.id, key_last4: keyLast4(written.key) } };
       } catch (error) {
         if (error instanceof SnippetError) throw new ApiProblem(422, error.message);

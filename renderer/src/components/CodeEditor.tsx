@@ -44,6 +44,8 @@ interface CodeEditorProps {
   extensions?: Extension;
   /** Flags on a text (lint diagnostics, with CodeMirror's panel and F8); shown while the editor holds that text. */
   diagnostics?: EditorDiagnostics | null;
+  /** Shown, not edited: the text can be read, selected and copied, with the focus in it, but not changed. Fixed when the editor is made. */
+  readOnly?: boolean;
 }
 
 /** Diagnostics and the text they were made for: ones for another text would point at the wrong places. */
@@ -116,6 +118,9 @@ const syntaxColours = HighlightStyle.define([
   { tag: tags.invalid, color: 'var(--error)' },
 ]);
 
+/** A read-only editor still takes the focus (Tab), so a keyboard user can read and select its text. */
+const readOnlyText: Extension = [EditorState.readOnly.of(true), EditorView.editable.of(false), EditorView.contentAttributes.of({ tabindex: '0', 'aria-readonly': 'true' })];
+
 const NOTHING_MARKED: readonly MarkedRange[] = [];
 const NO_EXTENSIONS: Extension = [];
 const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
@@ -124,7 +129,7 @@ const LANGUAGES: Record<EditorLanguage, () => Extension> = { json: () => json(),
 
 /** CodeMirror 6 for request bodies: the language by content type, expressions marked, theme colours, strict CSP. */
 export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(
-  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED, onSelectionChange, extensions = NO_EXTENSIONS, diagnostics = null },
+  { value, onChange, language, label, onSubmit, onEscape, marked = NOTHING_MARKED, onSelectionChange, extensions = NO_EXTENSIONS, diagnostics = null, readOnly = false },
   ref,
 ) {
   const host = useRef<HTMLDivElement>(null);
@@ -169,6 +174,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
             if (update.selectionSet) callbacks.current.onSelectionChange?.(from, to);
           }),
           extensions,
+          readOnly ? readOnlyText : NO_EXTENSIONS,
         ],
       }),
     });

@@ -5,6 +5,7 @@ import type { ApplicationStore } from '../../access/application-store';
 import type { ExpressionEngine } from '../../expressions';
 import type { SecretStore } from '../../secrets/secret-store';
 import { ApiProblem } from '../../server/problem';
+import { dependencyFailure } from '../dependency-check';
 import type { ProxyDefinition } from '../proxy-model';
 import { parseProxyRequest } from '../proxy-requests';
 import { checkDefinition } from '../proxy-routes';
@@ -48,6 +49,8 @@ export interface ProxyFileChecks {
   applications: ApplicationStore;
   expressions: ExpressionEngine;
   secrets: SecretStore;
+  /** Where node22 code finds its dependencies (`serve --code-dependencies DIR`); null: none. */
+  dependenciesDir: string | null;
 }
 
 /** Why a file cannot be read as one: its words follow the file's name. */
@@ -174,6 +177,9 @@ export function readProxyFile(root: string, path: string, checks: ProxyFileCheck
     checkDefinition(definition, checks);
     const configuration = checkFileConfiguration(definition.configuration, checks.secrets);
     named(configuration.errors);
+    // What the API saves as `failed` (dependency_unavailable) is a problem of the file: its last good version serves.
+    const lacking = dependencyFailure(definition, checks.dependenciesDir);
+    if (lacking) named(lacking.error_details);
     if (problems.length > 0) return done({ problems });
     return done({ definition, warnings: configuration.warnings });
   } catch (error) {

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { snippetVariables } from '../../../../shared/snippets/request-snippet';
+import { PROXY_KEY_VARIABLE, snippetVariables } from '../../../../shared/snippets/request-snippet';
 import type { SnippetFormat } from '../../../../shared/workbench/composer-contract';
 import { lastFour } from '../../../../shared/workbench/key-name';
 import { useEngineCall } from '../../api/engine-call';
@@ -9,7 +9,8 @@ import { wordList } from '../../components/format';
 import { useComposerStore } from '../../state/composer-store';
 import { useApplicationsStore } from '../../state/applications-store';
 import { remoteTargetToUse, useRemoteTargetsStore } from '../../state/remote-targets-store';
-import { sendTarget } from './composer-actions';
+import { useProxyChoicesStore } from '../../state/proxy-choices-store';
+import { proxyOf, sendTarget } from './composer-actions';
 import { headerPrefix } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
 
@@ -36,11 +37,14 @@ export function CopyAsCode() {
   const copy = (format: SnippetFormat) =>
     void call.run(async () => {
       setCopied(null);
-      const wire = wireRequest(useComposerStore.getState().draft, headerPrefix());
+      const draft = useComposerStore.getState().draft;
+      const wire = wireRequest(draft, headerPrefix());
       if (typeof wire === 'string') return refused(wire);
       const target = sendTarget();
       if (typeof target === 'string') return refused(target);
-      const reply = await api.requestSnippet({ ...target.to, ...wire, format, include_key: includeKey });
+      const proxy = proxyOf(draft, useProxyChoicesStore.getState().value, target.remote !== null);
+      if (typeof proxy === 'string') return refused(proxy);
+      const reply = await api.requestSnippet({ ...target.to, ...proxy, ...wire, format, include_key: includeKey });
       await navigator.clipboard.writeText(reply.snippet);
       // Writing the key in made it, on its first use: the Composer says which key it sends with.
       if (reply.key && !target.application?.workbench_key) void useApplicationsStore.refresh(api);
@@ -48,9 +52,11 @@ export function CopyAsCode() {
       const readsKey = !includeKey && !wire.headers.some(([name]) => name.toLowerCase() === keyHeader);
       // A secret is never written in, key or no key: its variable is always read.
       const variables = snippetVariables(wire.headers, readsKey).map(({ name }) => name);
+      if (proxy.proxy_id !== undefined) variables.push(PROXY_KEY_VARIABLE);
       const set = variables.length === 0 ? '' : `Set ${wordList(variables)} before running it.`;
       const written = reply.key ? `, with the workbench's key ${lastFour(reply.key.key_last4)} written in: keep it private. History records it.` : '.';
-      setCopied(`Copied as ${FORMATS[format]}${written} ${set}`.trim());
+      const through = proxy.proxy_id === undefined ? '' : ` through the proxy “${draft.proxy}”`;
+      setCopied(`Copied as ${FORMATS[format]}${through}${written} ${set}`.trim());
     });
 
   return (

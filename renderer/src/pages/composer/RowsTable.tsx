@@ -1,19 +1,22 @@
 import type { HeaderRow } from '../../state/composer-store';
 import { ColumnHeads } from '../../components/ColumnHeads';
 
-/** Name and value rows; a blank row at the end takes the next one. */
+/** Name and value rows; a blank row at the end takes the next one (none when the rows are only shown). */
 export function RowsTable({
   label,
   rows,
   onChange,
   switchable,
+  readOnly = false,
 }: {
   label: string;
   rows: readonly HeaderRow[];
   onChange: (rows: HeaderRow[]) => void;
   switchable: boolean;
+  /** Shown, not edited: no blank row to add one, no buttons to remove them. */
+  readOnly?: boolean;
 }) {
-  const shown = [...rows, { name: '', value: '', enabled: true }];
+  const shown = readOnly ? rows : [...rows, { name: '', value: '', enabled: true }];
   const change = (at: number, patch: Partial<HeaderRow>) => {
     const next = shown.map((row, i) => (i === at ? { ...row, ...patch } : row));
     onChange(next.filter((row, i) => i < rows.length || row.name !== '' || row.value !== ''));
@@ -39,7 +42,7 @@ export function RowsTable({
                 <input type="text" aria-label={`Value of ${which}`} spellCheck={false} value={row.value} onChange={(e) => change(i, { value: e.target.value })} />
               </td>
               <td>
-                {!blank && (
+                {!blank && !readOnly && (
                   <button type="button" className="small" aria-label={`Remove ${which}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
                     ×
                   </button>

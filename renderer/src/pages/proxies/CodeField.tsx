@@ -15,6 +15,7 @@ export function CodeField({
   label,
   onChange,
   onSave,
+  readOnly,
 }: {
   code: string;
   image: RuntimeImage;
@@ -22,6 +23,8 @@ export function CodeField({
   label: string;
   onChange: (code: string) => void;
   onSave: () => void;
+  /** Shown, not edited: no templates, and the editor read-only. */
+  readOnly: boolean;
 }) {
   const [flags, setFlags] = useState<readonly Diagnostic[]>([]);
   // Made once per field: the editor takes its extensions when it is made.
@@ -29,20 +32,22 @@ export function CodeField({
   const first = flags[0];
   return (
     <div className="proxy-code">
-      <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
-        <span className="muted">Start from</span>
-        {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (
-          <button
-            key={shape}
-            type="button"
-            className="small"
-            onClick={() => onChange(CODE_TEMPLATES[shape][side])}
-          >
-            the {shape} {side} template
-          </button>
-        ))}
-        <span className="muted">(Ctrl+Z in the editor takes it back)</span>
-      </div>
+      {!readOnly && (
+        <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
+          <span className="muted">Start from</span>
+          {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (
+            <button
+              key={shape}
+              type="button"
+              className="small"
+              onClick={() => onChange(CODE_TEMPLATES[shape][side])}
+            >
+              the {shape} {side} template
+            </button>
+          ))}
+          <span className="muted">(Ctrl+Z in the editor takes it back)</span>
+        </div>
+      )}
       <CodeEditor
         label={label}
         value={code}
@@ -50,6 +55,7 @@ export function CodeField({
         onChange={onChange}
         onSubmit={onSave}
         extensions={syntax}
+        readOnly={readOnly}
       />
       <p className={first ? 'problem proxy-syntax' : 'muted proxy-syntax'} role="status">
         {first

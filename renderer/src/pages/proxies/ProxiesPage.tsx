@@ -58,6 +58,11 @@ function ProxyList({ selected, onSelect }: { selected: string | null; onSelect: 
                   <button type="button" className="link proxy-row" aria-current={proxy.id === selected ? 'true' : undefined} onClick={() => onSelect(proxy.id)}>
                     {proxy.name}
                   </button>
+                  {proxy.file && (
+                    <span className="proxy-file muted">
+                      <span className="badge">file</span> <span className="mono">{proxy.file.path}</span>
+                    </span>
+                  )}
                 </td>
                 <td className="mono proxy-destination">{proxy.destination_url}</td>
                 <td className="mono">{transformsOf(proxy)}</td>
@@ -145,7 +150,7 @@ export function ProxiesPage() {
               </ConfirmDialog>
             )}
           </section>
-          {selected && <ProxySnippet keyLast4={selected.key_last4} sample={sample} />}
+          {selected && <ProxySnippet proxy={selected} sample={sample} />}
           {selected && <TryProxy proxy={selected} sample={sample} onSample={setSample} />}
         </div>
       }

@@ -4,6 +4,7 @@ import { WorkbenchError } from '../../../../shared/workbench/transport';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ApplicationSelect } from '../../components/ApplicationSelect';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { IS_MAC, shortcutLabel } from '../../components/keys';
 import { useApplicationsStore } from '../../state/applications-store';
@@ -14,6 +15,19 @@ import { definitionOf, draftOf, sameDraft, type ProxyDraft } from './proxy-draft
 import { TransformList } from './TransformList';
 
 const NONE: FieldProblems = {};
+
+/** Where a file proxy comes from and how to change it, and what is wrong with its file now. */
+function FileNote({ file }: { file: NonNullable<ProxyView['file']> }) {
+  return (
+    <div className="proxy-file-note">
+      <p>
+        Loaded from <code>{file.path}</code> in the proxies folder: edit the file to change it.
+      </p>
+      {file.problems && <p className="problem">The file has a problem; the last good version is serving: {file.problems.join('; ')}</p>}
+      {file.warnings && <p className="status-warn">The file loads with warnings: {file.warnings.join('; ')}</p>}
+    </div>
+  );
+}
 
 /** The refusals no field of the form shows (a path the page does not know), said once above the buttons. */
 function unplaced(problems: FieldProblems): string | null {
@@ -87,6 +101,9 @@ export function ProxyEditor({
     });
 
   const choices = (applications ?? []).filter((application) => application.type !== 'management');
+  // A proxy of the proxies folder is its file's: shown, not edited (the engine refuses any change but the file's).
+  const file = proxy?.file;
+  const readOnly = file !== undefined;
   const title = proxy ? `Proxy “${proxy.name}”` : 'New proxy';
   return (
     <form
@@ -95,10 +112,10 @@ export function ProxyEditor({
       aria-label={title}
       onSubmit={(event) => {
         event.preventDefault();
-        void submit();
+        if (!readOnly) void submit();
       }}
       onKeyDown={(event) => {
-        if (event.key.toLowerCase() === 's' && (IS_MAC ? event.metaKey : event.ctrlKey) && !event.altKey && !event.shiftKey) {
+        if (!readOnly && event.key.toLowerCase() === 's' && (IS_MAC ? event.metaKey : event.ctrlKey) && !event.altKey && !event.shiftKey) {
           event.preventDefault();
           void submit();
         }
@@ -111,79 +128,81 @@ export function ProxyEditor({
           {proxy.modified_at && <> · changed {new Date(proxy.modified_at).toLocaleString()}</>}
         </p>
       )}
-      <div className="proxy-field">
-        <label>
-          <span>Name</span>
-          <input type="text" value={draft.name} onChange={(event) => edit({ name: event.target.value })} {...invalidProps(problems, 'name')} />
-        </label>
-        <FieldProblem problems={problems} path="name" />
-      </div>
-      <div className="proxy-field">
-        <label>
-          <span>Destination URL</span>
-          <input
-            type="text"
-            inputMode="url"
-            spellCheck={false}
-            placeholder="https://api.example.com/v1"
-            value={draft.destination_url}
-            onChange={(event) => edit({ destination_url: event.target.value })}
-            {...invalidProps(problems, 'destination_url')}
+      {file && <FileNote file={file} />}
+      <fieldset className="proxy-fields" disabled={readOnly}>
+        <div className="proxy-field">
+          <label>
+            <span>Name</span>
+            <input type="text" value={draft.name} onChange={(event) => edit({ name: event.target.value })} {...invalidProps(problems, 'name')} />
+          </label>
+          <FieldProblem problems={problems} path="name" />
+        </div>
+        <div className="proxy-field">
+          <label>
+            <span>Destination URL</span>
+            <input
+              type="text"
+              inputMode="url"
+              spellCheck={false}
+              placeholder="https://api.example.com/v1"
+              value={draft.destination_url}
+              onChange={(event) => edit({ destination_url: event.target.value })}
+              {...invalidProps(problems, 'destination_url')}
+            />
+          </label>
+          <p className="muted proxy-hint">A call to /proxy/charges goes to this URL followed by /charges, with the query.</p>
+          <FieldProblem problems={problems} path="destination_url" />
+        </div>
+        <div className="proxy-inline">
+          <label className="proxy-check">
+            <input type="checkbox" checked={draft.require_auth} onChange={(event) => edit({ require_auth: event.target.checked })} />
+            <span>Require an API key (a private application with proxy:invoke)</span>
+          </label>
+          <label className="proxy-check">
+            <input type="checkbox" checked={draft.disable_detokenization} onChange={(event) => edit({ disable_detokenization: event.target.checked })} />
+            <span>Send expressions as written (no detokenization)</span>
+          </label>
+        </div>
+        <div className="proxy-field">
+          <ApplicationSelect
+            label="Application"
+            applications={choices}
+            value={draft.application_id}
+            onChange={(application_id) => edit({ application_id })}
+            none="None: code gets no bt client"
+            aria={invalidProps(problems, 'application.id')}
           />
-        </label>
-        <p className="muted proxy-hint">A call to /proxy/charges goes to this URL followed by /charges, with the query.</p>
-        <FieldProblem problems={problems} path="destination_url" />
-      </div>
-      <div className="proxy-inline">
-        <label className="proxy-check">
-          <input type="checkbox" checked={draft.require_auth} onChange={(event) => edit({ require_auth: event.target.checked })} />
-          <span>Require an API key (a private application with proxy:invoke)</span>
-        </label>
-        <label className="proxy-check">
-          <input type="checkbox" checked={draft.disable_detokenization} onChange={(event) => edit({ disable_detokenization: event.target.checked })} />
-          <span>Send expressions as written (no detokenization)</span>
-        </label>
-      </div>
-      <div className="proxy-field">
-        <label>
-          <span>Application</span>
-          <select value={draft.application_id} onChange={(event) => edit({ application_id: event.target.value })} {...invalidProps(problems, 'application.id')}>
-            <option value="">None: code gets no bt client</option>
-            {choices.map((application) => (
-              <option key={application.id} value={application.id}>
-                {application.name} · {application.type}
-              </option>
+          <FieldProblem problems={problems} path="application.id" />
+        </div>
+        <fieldset className="proxy-configuration" aria-label="Configuration">
+          <legend>Configuration</legend>
+          <p className="muted proxy-hint">
+            Code reads these as <code>configuration</code>, header expressions as <code>proxy.config</code>. Stored sealed; names of letters, digits and _.
+          </p>
+          <RowsTable label="Configuration" rows={draft.configuration} onChange={(configuration) => edit({ configuration })} switchable={false} readOnly={readOnly} />
+          {Object.keys(problems)
+            .filter((path) => path.startsWith('configuration'))
+            .map((path) => (
+              <FieldProblem key={path} problems={problems} path={path} />
             ))}
-          </select>
-        </label>
-        <FieldProblem problems={problems} path="application.id" />
-      </div>
-      <fieldset className="proxy-configuration" aria-label="Configuration">
-        <legend>Configuration</legend>
-        <p className="muted proxy-hint">
-          Code reads these as <code>configuration</code>, header expressions as <code>proxy.config</code>. Stored sealed; names of letters, digits and _.
-        </p>
-        <RowsTable label="Configuration" rows={draft.configuration} onChange={(configuration) => edit({ configuration })} switchable={false} />
-        {Object.keys(problems)
-          .filter((path) => path.startsWith('configuration'))
-          .map((path) => (
-            <FieldProblem key={path} problems={problems} path={path} />
-          ))}
+        </fieldset>
+        <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} readOnly={readOnly} />
+        <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} readOnly={readOnly} />
       </fieldset>
-      <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} />
-      <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} />
       <Alert message={unplaced(problems)} />
       <Alert message={save.problem} />
-      <div className="proxy-actions">
-        <button type="submit" className="primary" disabled={save.busy} aria-keyshortcuts={IS_MAC ? 'Meta+S' : 'Control+S'}>
-          {proxy ? 'Save proxy' : 'Create proxy'} <kbd>{shortcutLabel('S')}</kbd>
-        </button>
-        {proxy && (
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            Delete proxy…
+      {!readOnly && (
+        <div className="proxy-actions">
+          <button type="submit" className="primary" disabled={save.busy} aria-keyshortcuts={IS_MAC ? 'Meta+S' : 'Control+S'}>
+            {proxy ? 'Save proxy' : 'Create proxy'} <kbd>{shortcutLabel('S')}</kbd>
           </button>
-        )}
-      </div>
+          {proxy && (
+            <button type="button" className="danger" onClick={() => setConfirming(true)}>
+              Delete proxy…
+            </button>
+          )}
+        </div>
+      )}
       {proxy && confirming && (
         <ConfirmDialog
           title={`Delete proxy “${proxy.name}”?`}

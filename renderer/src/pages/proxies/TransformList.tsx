@@ -22,6 +22,8 @@ interface FieldsProps {
   problems: FieldProblems;
   change: (patch: Partial<TransformDraft>) => void;
   onSave: () => void;
+  /** Shown, not edited: a proxy of the proxies folder, which only its file changes. */
+  readOnly: boolean;
 }
 
 /** One labelled text field of a transform, with what the engine said of it. */
@@ -39,7 +41,7 @@ function TextField({ label, path, value, problems, onChange, hint }: { label: st
 }
 
 /** The fields a transform's type takes (docs/api.md, Transforms). */
-function TransformFields({ transform, side, index, problems, change, onSave }: FieldsProps) {
+function TransformFields({ transform, side, index, problems, change, onSave, readOnly }: FieldsProps) {
   const name = `${side} transform ${index + 1}`;
   const path = (field: string) => transformPath(side, index, field);
   const text = (label: string, field: keyof TransformDraft, at: string, hint?: ReactNode) => (
@@ -86,6 +88,7 @@ function TransformFields({ transform, side, index, problems, change, onSave }: F
             label={`Code of ${name}`}
             onChange={(code) => change({ code })}
             onSave={onSave}
+            readOnly={readOnly}
           />
           <FieldProblem problems={problems} path={path('code')} />
         </>
@@ -95,7 +98,7 @@ function TransformFields({ transform, side, index, problems, change, onSave }: F
         <>
           {text('Identifier', 'identifier', 'options.identifier', <>Other transforms and the body read its token as <code>{'{{ tokenize_transform: \'name\' | json: \'$.id\' }}'}</code>.</>)}
           <div className="proxy-field">
-            <CodeEditor label={`Token request of ${name}`} value={transform.token} language="json" onChange={(token) => change({ token })} onSubmit={onSave} />
+            <CodeEditor label={`Token request of ${name}`} value={transform.token} language="json" onChange={(token) => change({ token })} onSubmit={onSave} readOnly={readOnly} />
             <p className="muted proxy-hint">A POST /tokens body; its strings are templates over {side === 'request' ? <code>req</code> : <code>res</code>}.</p>
             <FieldProblem problems={problems} path={path('options.token')} />
           </div>
@@ -146,16 +149,24 @@ export function TransformList({
   problems,
   onChange,
   onSave,
+  readOnly = false,
 }: {
   side: Side;
   transforms: readonly TransformDraft[];
   problems: FieldProblems;
   onChange: (transforms: TransformDraft[]) => void;
   onSave: () => void;
+  /** Shown, not edited: no buttons to move, remove or add transforms, and the editors read-only. */
+  readOnly?: boolean;
 }) {
   const types = side === 'request' ? REQUEST_TRANSFORM_TYPES : TRANSFORM_TYPES;
   const [adding, setAdding] = useState<TransformType>(types[0]);
   const title = side === 'request' ? 'Request transforms' : 'Response transforms';
+  const typeOptions = types.map((type) => (
+    <option key={type} value={type}>
+      {TYPE_WORDS[type]}
+    </option>
+  ));
   const move = (from: number, to: number) => {
     const next = [...transforms];
     const [moved] = next.splice(from, 1);
@@ -184,47 +195,43 @@ export function TransformList({
                   <label>
                     <span>Type of {name}</span>
                     <select value={transform.type} onChange={(event) => change(i, { ...newTransform(event.target.value as TransformType, side), key: transform.key })} {...invalidProps(problems, typePath)}>
-                      {types.map((type) => (
-                        <option key={type} value={type}>
-                          {TYPE_WORDS[type]}
-                        </option>
-                      ))}
+                      {typeOptions}
                     </select>
                   </label>
-                  <span className="proxy-transform-buttons">
-                    <button type="button" className="small" aria-label={`Move ${name} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>
-                      ↑
-                    </button>
-                    <button type="button" className="small" aria-label={`Move ${name} down`} disabled={i === transforms.length - 1} onClick={() => move(i, i + 1)}>
-                      ↓
-                    </button>
-                    <button type="button" className="small" aria-label={`Remove ${name}`} onClick={() => onChange(transforms.filter((_, j) => j !== i))}>
-                      Remove
-                    </button>
-                  </span>
+                  {!readOnly && (
+                    <span className="proxy-transform-buttons">
+                      <button type="button" className="small" aria-label={`Move ${name} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>
+                        ↑
+                      </button>
+                      <button type="button" className="small" aria-label={`Move ${name} down`} disabled={i === transforms.length - 1} onClick={() => move(i, i + 1)}>
+                        ↓
+                      </button>
+                      <button type="button" className="small" aria-label={`Remove ${name}`} onClick={() => onChange(transforms.filter((_, j) => j !== i))}>
+                        Remove
+                      </button>
+                    </span>
+                  )}
                 </div>
                 <FieldProblem problems={problems} path={typePath} />
-                <TransformFields transform={transform} side={side} index={i} problems={problems} change={(patch) => change(i, patch)} onSave={onSave} />
+                <TransformFields transform={transform} side={side} index={i} problems={problems} change={(patch) => change(i, patch)} onSave={onSave} readOnly={readOnly} />
               </li>
             );
           })}
         </ol>
       )}
-      <div className="proxy-inline">
-        <label>
-          <span className="visually-hidden">Type of the new {side} transform</span>
-          <select value={adding} onChange={(event) => setAdding(event.target.value as TransformType)}>
-            {types.map((type) => (
-              <option key={type} value={type}>
-                {TYPE_WORDS[type]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" className="small" onClick={() => onChange([...transforms, newTransform(adding, side)])}>
-          Add {side} transform
-        </button>
-      </div>
+      {!readOnly && (
+        <div className="proxy-inline">
+          <label>
+            <span className="visually-hidden">Type of the new {side} transform</span>
+            <select value={adding} onChange={(event) => setAdding(event.target.value as TransformType)}>
+              {typeOptions}
+            </select>
+          </label>
+          <button type="button" className="small" onClick={() => onChange([...transforms, newTransform(adding, side)])}>
+            Add {side} transform
+          </button>
+        </div>
+      )}
     </fieldset>
   );
 }

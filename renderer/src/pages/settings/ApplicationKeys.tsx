@@ -13,7 +13,7 @@ import { ColumnHeads } from '../../components/ColumnHeads';
 type Key = ApplicationDetail['keys'][number];
 
 /** The keys Tokenbench keeps, labelled by what uses them. */
-const KEPT_LABELS = { workbench: 'used by the workbench', export: 'carried by seed files', runtime: 'Runtime key · used by proxy transforms' } as const;
+const KEPT_LABELS = { workbench: 'used by the workbench', export: 'carried by seed files', runtime: 'used by proxy transforms' } as const;
 
 /** What revoking a key takes away, beyond the key itself: asked before, and said after. */
 const REVOKING = {
