@@ -145,8 +145,14 @@ const isDigit = (code: number) => code >= 48 && code <= 57;
 
 /** `text` with each digit an X but, for a card number, its last four: the shape of what was there, never its digits. */
 function digitsHidden(text: string, card: boolean): string {
-  let left = card ? text.replace(NOT_DIGIT, '').length - CARD_SHOWN : Infinity;
-  return text.replace(/\d/g, (digit) => (left-- > 0 ? 'X' : digit));
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) digits++;
+  const hidden = card ? digits - CARD_SHOWN : digits;
+  // The common case, a number without separators, in one piece.
+  if (digits === text.length) return 'X'.repeat(hidden) + text.slice(hidden);
+  let out = '';
+  for (let i = 0, seen = 0; i < text.length; i++) out += isDigit(text.charCodeAt(i)) && seen++ < hidden ? 'X' : text[i];
+  return out;
 }
 
 const isCardNumber = (text: string) => CARD_WRITTEN.test(text) && luhnValid(text.replace(NOT_DIGIT, ''));
@@ -180,9 +186,20 @@ function maskAt(mask: unknown, path: readonly string[]): string {
   return toText(at) || REDACTED;
 }
 
+/** The forms of a call's values, made once for every masker of them (the answer's and the record's). */
+const formsMade = new WeakMap<readonly unknown[], { forms: Form[]; slices: Form[] }>();
+
+function formsFor(values: readonly unknown[]): { forms: Form[]; slices: Form[] } {
+  let made = formsMade.get(values);
+  if (!made) {
+    const forms = formsOf(plainsOf(values));
+    made = { forms, slices: forms.filter((form) => form.kind === 'digits').map((form): Form => ({ ...form, kind: 'slice' })) };
+    formsMade.set(values, made);
+  }
+  return made;
+}
+
 export class EchoedValues implements AnswerMasker {
-  private forms: Form[] | undefined;
-  private slices: Form[] = [];
   private masks: readonly unknown[] | undefined;
 
   /**
@@ -214,23 +231,15 @@ export class EchoedValues implements AnswerMasker {
     return { bytes: masked === 0 ? bytes : Buffer.from(shown, 'latin1'), masked };
   }
 
-  private formsOf(): Form[] {
-    if (!this.forms) {
-      this.forms = formsOf(plainsOf(this.values));
-      this.slices = this.forms.filter((form) => form.kind === 'digits').map((form) => ({ ...form, kind: 'slice' }));
-    }
-    return this.forms;
-  }
-
   /**
    * The places of `text` that hold a form, SLICE characters at a time: each slice is searched with as much of the
    * text on either side as the longest form may span (a number's digits with a separator between each), and keeps
    * the places that start inside it.
    */
   private *placesBySlice(text: string): Generator<Place[]> {
-    const forms = this.formsOf();
+    const { forms, slices } = formsFor(this.values);
     if (forms.length === 0) return;
-    const longestDigits = Math.max(0, ...this.slices.map((slice) => slice.find.length));
+    const longestDigits = Math.max(0, ...slices.map((slice) => slice.find.length));
     // Longest first (formsOf): twice its length covers its separators, one more the character a lookbehind reads.
     const margin = 2 * forms[0].find.length + 1;
     for (let from = 0; from < text.length; from += SLICE) {
@@ -244,7 +253,7 @@ export class EchoedValues implements AnswerMasker {
       };
       for (const form of forms) for (const place of placesOf(window, form, () => (stripped ??= window.replace(SEPARATOR, '')))) keep(place);
       // After the whole values: where a run is both, the value's own mask wins.
-      if (longestDigits > 0) for (const place of slicePlaces(window, this.slices, longestDigits)) keep(place);
+      if (longestDigits > 0) for (const place of slicePlaces(window, slices, longestDigits)) keep(place);
       yield places;
     }
   }

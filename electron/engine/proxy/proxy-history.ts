@@ -212,8 +212,8 @@ export function proxyLogDetails(
     outbound: outbound && {
       method: outbound.method,
       url: exchange.destination,
-      // A code transform may have put a detokenized value in a header.
-      headers: maskedHeaders(headersForLog(outbound.headers, secrets), recordedEchoes(exchange)),
+      // A pre-configured proxy's code may have put a detokenized value in a header; an ephemeral call's are the client's.
+      headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured && recordedEchoes(exchange)),
       bytes: outbound.bytes,
       ...maskedOutbound(exchange),
     },
