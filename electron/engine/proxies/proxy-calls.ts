@@ -204,7 +204,10 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         return answerFromCode(ctx, result.answer);
       }
       if (result.next.body !== undefined) body = wireBody(result.next.body);
-      if (result.next.headers) sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
+      if (result.next.headers) {
+        sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
+        exchange.preconfigured.headersFromCode = true;
+      }
       step('code', { headers: result.next.headers && sent.headers, body: result.next.body === undefined ? undefined : body, logs });
     }
     // The body that left is kept once, as the entry's outbound body; the step that made it points there.

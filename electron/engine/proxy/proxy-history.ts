@@ -46,6 +46,8 @@ export interface ProxyExchange {
     outboundBody?: string | null;
     /** Whether the body that left is the one detokenization made (no code changed it): the reveal renders that one. */
     revealable?: boolean;
+    /** Whether code gave the headers that left (else they are the client's, filtered). */
+    headersFromCode?: boolean;
     /** Fills in what the steps changed, masked: once the answer is out, before the entry is made. */
     settle(): void;
   };
@@ -212,8 +214,8 @@ export function proxyLogDetails(
     outbound: outbound && {
       method: outbound.method,
       url: exchange.destination,
-      // A pre-configured proxy's code may have put a detokenized value in a header; an ephemeral call's are the client's.
-      headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured && recordedEchoes(exchange)),
+      // Code may have put a detokenized value in a header; headers as the client sent them hold none.
+      headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured?.headersFromCode ? recordedEchoes(exchange) : undefined),
       bytes: outbound.bytes,
       ...maskedOutbound(exchange),
     },
