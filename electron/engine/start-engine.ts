@@ -19,7 +19,7 @@ import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer, type RunningHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
-import { completeProxyEntry, revealedOutbound } from './proxy/proxy-history';
+import { revealedOutbound } from './proxy/proxy-history';
 import { createRequestChecks } from './proxy/proxy-check';
 import { createProxyCore } from './proxy/proxy-core';
 import { proxyRoutes } from './proxy/proxy-route';
@@ -165,7 +165,6 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     db.close();
     throw error;
   });
-  history.completeEntriesWith((entry) => completeProxyEntry(entry, tokens, expressions));
   const defaultFolder = defaultCollectionsFolder(config);
   const collectionsFolder = new CollectionsFolder(db, { pinned: config.collectionsDir, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
   const collections = new CollectionStore(collectionsFolder.initial());

@@ -34,11 +34,12 @@ export const proxyDetailsSchema = z.object({
       headers: headerPairsSchema,
       bytes: z.number().int(),
       /**
-       * Stored form only: a body that history masks when it is read names its kind here; the engine fills in
-       * `detokenized_body` from it before an entry leaves it.
+       * The kind of a body the workbench can reveal (render again with its plaintext, revealOutbound): a UTF-8 body
+       * one detokenization made and no code changed. An entry recorded before bodies were masked when the call
+       * happened has this without `detokenized_body`: it shows no masked copy, and the reveal still works.
        */
       body_kind: z.enum(['json', 'form', 'text']).optional(),
-      /** The outbound body with every detokenized value masked (its first 16 KiB); null when none was kept. */
+      /** The outbound body with every detokenized value masked (its first 16 KiB), recorded when the call happened; null when none was kept. */
       detokenized_body: z.string().nullable().optional(),
     })
     .optional(),

@@ -143,7 +143,7 @@ const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset:
   `Every answer, warm-up included, is checked: status 200 and len equal to what the destination must receive: the ` +
     `body as sent for ${DIRECT} and the peers, the detokenized body (each expression replaced by its 16-digit card ` +
     'number) for Tokenbench.',
-  `Runs go cell by cell, ${options.rounds} round(s) per cell with all systems in turn within each round, so they see ` +
+  `Runs go cell by cell, ${options.rounds} round(s) per cell with all systems in turn within each round (every other round in the reverse order), so they see ` +
     'the same machine state; each figure is the round with the median req/s (its latency, CPU and targets too), with ' +
     'the lowest and highest round in brackets; wrong answers and peak RSS count over every round. Per run: ' +
     `${options.warmupSeconds} s unmeasured warm-up, then ${options.durationSeconds} s measured; before the ` +

@@ -23,11 +23,17 @@ export function medianRound(rounds: readonly LoadResult[]): LoadResult {
   };
 }
 
-/** Runs every system in turn, `count` times over; returns each system's results (in `systems` order) by round. */
+/**
+ * Runs every system in turn, `count` times over, every other round in the reverse order: a system never always runs
+ * right after the same one (two systems may share a process, the second inheriting the first's garbage and backlog).
+ * Returns each system's results (in `systems` order) by round.
+ */
 export async function inRounds<S, R>(count: number, systems: readonly S[], run: (system: S, round: number) => Promise<R>): Promise<R[][]> {
   const results = systems.map((): R[] => []);
   for (let round = 1; round <= count; round++) {
-    for (const [i, system] of systems.entries()) results[i].push(await run(system, round));
+    const order = [...systems.entries()];
+    if (round % 2 === 0) order.reverse();
+    for (const [i, system] of order) results[i].push(await run(system, round));
   }
   return results;
 }

@@ -156,13 +156,14 @@ describe("the destination's answer in history", () => {
     expect(body.not_kept).toBeNull();
     expectNoPlaintext(body.text!, 'the entry');
     // What is not secret stays readable; a detokenized value shows its token's mask however it was written back (a
-    // bare JSON number too), a form-encoded one the mask form-encoded, another card number its last four.
+    // bare JSON number too), a form-encoded one the mask form-encoded, a slice of its digits X's, another card number
+    // its last four.
     expect(body.text).toContain('"number": XXXXXXXXXXXX5556,');
     expect(JSON.parse(body.text!.replace('"number": XXXXXXXXXXXX5556,', ''))).toMatchObject({
       plain: 'XXXXXXXXXXXX5556',
       spaced: 'XXXXXXXXXXXX5556',
       dashed: 'XXXXXXXXXXXX5556',
-      nested: { card: { number: 'XXXXXXXXXXXX5556', last4: '5556' } },
+      nested: { card: { number: 'XXXXXXXXXXXX5556', last4: 'XXXX' } },
       sentence: 'charged card XXXXXXXXXXXX5556 for 12.00',
       glued: 'refXXXXXXXXXXXX5556x',
       ssn: 'XXX-XX-1120',

@@ -301,6 +301,39 @@ describe('code transforms', () => {
     expect(trace[1].logs).toEqual(['log: pan is XXXXXXXXXXXX4242']);
     expect(JSON.stringify(entry)).not.toContain(PAN);
   });
+
+  it('mask in the trace and History every form of a detokenized value the code logs or sends, and any card number', async () => {
+    const pan = '4000056655665556';
+    const id = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'card', data: { number: pan, expiration_month: 1, expiration_year: 2031 } } })).body.id;
+    const { key } = await codeProxy(`module.exports = async (req) => {
+      const pan = req.args.body.pan;
+      const grouped = (by) => pan.replace(/(\\d{4})(?=\\d)/g, '$1' + by);
+      console.log('whole', pan);
+      console.log('last four', pan.slice(-4), 'middle', pan.slice(4, 10));
+      console.log('spaced', grouped(' '), 'dashed', grouped('-'));
+      console.info('another card ${OTHER_PAN}, an order 1234');
+      return { body: { pan, last4: pan.slice(-4), spaced: grouped(' ') }, headers: { ...req.args.headers, 'X-Card': pan, 'X-Last4': pan.slice(-4) } };
+    };`);
+    const res = await invoke(key, '/proxy', { body: { pan: `{{ ${id} | json: '$.number' }}` }, headers: { 'BT-TRACE-ID': 'code-forms' } });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(received.body)).toEqual({ pan, last4: '5556', spaced: '4000 0566 5566 5556' });
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'code-forms')!;
+    const details = entry.details as { outbound: { headers: [string, string][]; detokenized_body: string }; trace: { step: string; logs?: string[]; headers?: [string, string][] }[] };
+    const code = details.trace.find((s) => s.step === 'code')!;
+    expect(code.logs).toEqual([
+      'log: whole XXXXXXXXXXXX5556',
+      'log: last four XXXX middle XXXXXX',
+      'log: spaced XXXX XXXX XXXX 5556 dashed XXXX-XXXX-XXXX-5556',
+      'info: another card XXXXXXXXXXXX4444, an order 1234',
+    ]);
+    expect(code.headers).toContainEqual(['X-Card', 'XXXXXXXXXXXX5556']);
+    expect(code.headers).toContainEqual(['X-Last4', 'XXXX']);
+    expect(details.outbound.headers).toContainEqual(['X-Card', 'XXXXXXXXXXXX5556']);
+    expect(JSON.parse(details.outbound.detokenized_body)).toEqual({ pan: 'XXXXXXXXXXXX5556', last4: 'XXXX', spaced: 'XXXX XXXX XXXX 5556' });
+    const shown = JSON.stringify(entry);
+    for (const plain of [pan, '4000 0566', '4000-0566', '005665', OTHER_PAN]) expect(shown).not.toContain(plain);
+  });
 });
 
 describe('response transforms', () => {

@@ -90,9 +90,9 @@ describe('forwarding with detokenization', () => {
     const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'card-in-front')!;
     const outbound = (entry.details as any).outbound;
     expect(outbound.bytes).toBe(Buffer.byteLength(res.body.body));
-    // History keeps the first 16 KiB of the body as sent, and shows that part with the card masked.
+    // History keeps the first 16 KiB of the body as it left, with the card masked.
     const sent = JSON.stringify({ pan: `{{ ${cardId} | json: '$.number' }}`, lines, note: '} " \\ ' });
-    expect(outbound.detokenized_body).toBe(sent.slice(0, 16 * 1024).replace(`{{ ${cardId} | json: '$.number' }}`, 'XXXXXXXXXXXX3184'));
+    expect(outbound.detokenized_body).toBe(sent.replace(`{{ ${cardId} | json: '$.number' }}`, 'XXXXXXXXXXXX3184').slice(0, 16 * 1024));
   });
 
   it('turns a lone expression whose result is an object into that JSON value', async () => {
@@ -473,37 +473,42 @@ describe('the proxy in the history', () => {
     expect((entries.find((e) => e.trace_id === 'proxy-history-1')!.details as any).expressions).not.toHaveProperty('empty');
   });
 
-  it("shows a small body's outbound form masked with each token's mask as history is read, live or later", async () => {
+  it("records a body's outbound form masked when the call happens: a token updated or deleted since changes nothing shown", async () => {
     const id = (await t.call('POST', '/tokens', { key: useKey, body: { type: 'card', data: CARD } })).body.id;
     const live: RequestLogEntry[] = [];
     const onRequest = (entry: RequestLogEntry) => live.push(entry);
     t.engine.events.on('request', onRequest);
-    await proxy('/proxy', { headers: { 'BT-TRACE-ID': 'masked-on-read' }, body: { pan: `{{ ${id} | json: '$.number' }}`, id } });
+    await proxy('/proxy', { headers: { 'BT-TRACE-ID': 'masked-on-request' }, body: { pan: `{{ ${id} | json: '$.number' }}`, id } });
     t.engine.events.off('request', onRequest);
     const masked = JSON.stringify({ pan: 'XXXXXXXXXXXX3184', id });
     const outboundOf = (entry: RequestLogEntry | undefined) => (entry!.details as any).outbound.detokenized_body;
-    expect(outboundOf(live.find((e) => e.trace_id === 'masked-on-read'))).toBe(masked);
+    expect(outboundOf(live.find((e) => e.trace_id === 'masked-on-request'))).toBe(masked);
     await t.engine.history.flush();
-    const stored = (await t.engine.history.list(50)).find((e) => e.trace_id === 'masked-on-read')!;
+    const stored = (await t.engine.history.list(50)).find((e) => e.trace_id === 'masked-on-request')!;
     expect(outboundOf(stored)).toBe(masked);
-    expect(outboundOf(await t.engine.history.get(stored.id))).toBe(masked);
 
-    // Masked when read, from the vault as it is then: a token deleted since leaves nothing to show.
+    // What the call sent is recorded with it: the vault as it is later is never asked.
+    const updated = await t.call('PATCH', `/tokens/${id}`, {
+      key: t.privateKey,
+      body: { data: { ...CARD, number: '5555555555554444' } },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
+    expect(updated.status).toBe(200);
+    expect(outboundOf(await t.engine.history.get(stored.id))).toBe(masked);
     expect((await t.call('DELETE', `/tokens/${id}`, { key: t.privateKey })).status).toBe(204);
-    expect(outboundOf(await t.engine.history.get(stored.id))).toBe('[redacted]');
+    expect(outboundOf(await t.engine.history.get(stored.id))).toBe(masked);
   });
 
-  it("masks a large body's kept part when history is read, stopping before an expression the part's end cuts", async () => {
+  it("keeps a large body's outbound form as far as history keeps a body, masked when the call happens", async () => {
     const expression = `{{ ${cardId} | json: '$.number' }}`;
     const head = `{"pan":"${expression}","lines":"`;
-    // The second expression opens 10 bytes before the end of the 16 KiB that history keeps.
     const filler = 'x'.repeat(16 * 1024 - 10 - head.length - '","tail":"'.length);
     const sent = `${head}${filler}","tail":"${expression}","more":"${'y'.repeat(2000)}"}`;
-    const res = await proxy('/proxy', { raw: sent, headers: { 'content-type': 'application/json', 'BT-TRACE-ID': 'large-masked-on-read' } });
+    const res = await proxy('/proxy', { raw: sent, headers: { 'content-type': 'application/json', 'BT-TRACE-ID': 'large-masked' } });
     expect(JSON.parse(res.body.body)).toMatchObject({ pan: PAN, tail: PAN });
     await t.engine.history.flush();
-    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'large-masked-on-read')!;
-    expect((entry.details as any).outbound.detokenized_body).toBe(`{"pan":"XXXXXXXXXXXX3184","lines":"${filler}","tail":"`);
+    const entry = (await t.engine.history.list(50)).find((e) => e.trace_id === 'large-masked')!;
+    expect((entry.details as any).outbound.detokenized_body).toBe(sent.replaceAll(expression, 'XXXXXXXXXXXX3184').slice(0, 16 * 1024));
   });
 
   it('never stores the detokenized card number in history, the database or its WAL', async () => {

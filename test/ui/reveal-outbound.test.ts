@@ -66,6 +66,24 @@ describe('revealing an outbound body', () => {
     }
   });
 
+  it("reveals a pre-configured proxy's detokenized body the same way, and records the reveal by id", async () => {
+    const created = await bench.call('POST', '/proxies', { key: bench.managementKey, body: { name: 'charges', destination_url: bench.engine.echoUrl } });
+    expect(created.status).toBe(201);
+    const sent = await bench.call('POST', '/proxy', {
+      key: appKey,
+      body: { pan: `{{ ${cardId} }}` },
+      headers: { 'BT-PROXY-KEY': created.body.key, 'BT-TRACE-ID': 'reveal-preconfigured' },
+    });
+    expect(sent.status).toBe(200);
+    await bench.engine.history.flush();
+    const id = (await bench.engine.history.list(100)).find((entry) => entry.trace_id === 'reveal-preconfigured')!.id;
+    expect((await reveal(id)).body).toEqual({ detokenized_body: `{"pan":"${PAN}"}` });
+    await bench.engine.history.flush();
+    const [recorded] = await bench.engine.history.list(1);
+    expect(recorded).toMatchObject({ kind: 'workbench', method: 'REVEAL', details: { reveal: { target: 'outbound', entry_id: id, token_ids: [cardId] } } });
+    expect(JSON.stringify(recorded)).not.toContain(PAN);
+  });
+
   it('reveals only what history kept of a large body, up to the expression its end cuts', async () => {
     const expression = `{{ ${cardId} }}`;
     const head = `{"pan":"${expression}","lines":"`;

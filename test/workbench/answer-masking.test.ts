@@ -136,11 +136,11 @@ describe("the Composer's answer to a proxied request", () => {
     const card = await cardToken('card_number', PAN);
     const destination = await startServer((req, res) => {
       req.resume();
-      req.on('end', () => res.end('accepted: card ending 4242'));
+      req.on('end', () => res.end('accepted: order 1234, ref 99994242'));
     });
     try {
       const exchange = await sendThroughProxy(destination.url, `{"card": "{{ ${card} }}"}`);
-      expect(bodyOf(exchange)).toBe('accepted: card ending 4242');
+      expect(bodyOf(exchange)).toBe('accepted: order 1234, ref 99994242');
       expect(received(exchange).masked).toBe(0);
       const reveal = await current.bench.workbench('revealAnswer', { id: exchange.entry!.id });
       expect(reveal.status).toBe(404);

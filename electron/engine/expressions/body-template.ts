@@ -33,6 +33,12 @@ export interface CompiledBody {
    */
   renderBytes(tokens: ReadonlyMap<string, TokenRecord>, source: readonly Buffer[], budget?: ExpressionBudget, values?: unknown[]): Buffer[];
   /**
+   * The first `limit` bytes of the body as render() or renderBytes() (with their `source`) writes it, but with the
+   * given result in place of each expression's (in the order render's `values` receives them), none evaluated: history
+   * writes its masked view of a body from the values the render produced, at no second evaluation.
+   */
+  renderResults(results: readonly unknown[], limit: number, source?: readonly Buffer[]): string;
+  /**
    * Each expression's result over `tokens`, in the order render's `values` receives them, without writing the body;
    * undefined for one that fails (its token missing, a filter refusing what the token holds).
    */
@@ -205,6 +211,43 @@ export class BodyTemplate implements CompiledBody {
       }
     }
     return [out, ...literal.rest()];
+  }
+
+  renderResults(results: readonly unknown[], limit: number, source?: readonly Buffer[]): string {
+    const budget = new ExpressionBudget();
+    let next = 0;
+    if (!source) {
+      let out = '';
+      for (const segment of this.segments) {
+        if (out.length >= limit) break;
+        out += typeof segment === 'string' ? segment : written(segment, results[next++], budget);
+      }
+      return out.slice(0, limit);
+    }
+    // Bytes: a literal's length counts its bytes, which are copied from `source` (the template holds them as Latin-1).
+    const literal = new ChunkReader(source);
+    const pieces: Buffer[] = [];
+    let size = 0;
+    for (const segment of this.segments) {
+      if (size >= limit) break;
+      let piece: Buffer;
+      if (typeof segment === 'string') {
+        // Only as much of a literal as the view keeps: past it nothing more is read.
+        piece = Buffer.allocUnsafe(Math.min(segment.length, limit - size));
+        literal.copy(piece, 0, piece.length);
+      } else {
+        piece = Buffer.from(written(segment, results[next++], budget));
+        literal.skip(segment.replaces);
+      }
+      pieces.push(piece);
+      size += piece.length;
+    }
+    for (const rest of literal.rest()) {
+      if (size >= limit) break;
+      pieces.push(rest);
+      size += rest.length;
+    }
+    return Buffer.concat(pieces, Math.min(size, limit)).toString('utf8');
   }
 
   evaluateEach(tokens: ReadonlyMap<string, TokenRecord>): unknown[] {

@@ -1,3 +1,5 @@
+import { luhnValid } from '../../../shared/checksums';
+
 /** Where a card number may be written: at least 13 digits, a single space or dash allowed between two of them. */
 const DIGIT_RUN = /\d(?:[ -]?\d){12,}/g;
 const SHORTEST = 13;
@@ -79,4 +81,13 @@ export function maskCardNumbers(text: string): { text: string; masked: number } 
     return found === 0 ? run : bytes.toString('latin1');
   });
   return { text: result, masked };
+}
+
+/** Bare runs of 13–19 digits (no digit either side) that pass the Luhn check: what the `mask` transform's `chase_stratus_pan` replaces. */
+const BARE_RUN = /(?<!\d)\d{13,19}(?!\d)/g;
+
+export function* luhnRuns(text: string): Generator<{ start: number; end: number }> {
+  for (const match of text.matchAll(BARE_RUN)) {
+    if (luhnValid(match[0])) yield { start: match.index, end: match.index + match[0].length };
+  }
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
 import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
 import { idTimePrefix } from './entry-id';
-import { shownBody, type StoredBodyHead } from './kept-body';
+import { cardNumbersMasked, shownBody, type StoredBodyHead } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
 export const HISTORY_FILE = 'history.sqlite';
@@ -174,7 +174,10 @@ export class HistoryStore {
       seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
-      for (const [id, json, body, answer] of entries) this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null);
+      for (const [id, json, kept, answer] of entries) {
+        const body = kept && cardNumbersMasked(kept);
+        this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null);
+      }
       this.trim();
     });
     this.trim();

@@ -7,7 +7,7 @@ import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './histo
 import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
-import { shownBody, type KeptBody } from './kept-body';
+import { cardNumbersMasked, shownBody, type KeptBody } from './kept-body';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -67,7 +67,6 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
   private nextRequestId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private readonly exited: Promise<void>;
-  private complete: (entry: RequestLogEntry) => void = () => {};
 
   /** Resolves once the worker has opened the history; rejects with the reason it could not. */
   static start({ log, ...workerData }: HistoryStoreOptions): Promise<RequestLog> {
@@ -106,14 +105,6 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     this.exited = new Promise((resolve) => worker.once('exit', (code) => resolve(this.ended(code))));
   }
 
-  /**
-   * The step that fills in, for display, what an entry keeps in a cheaper form than it shows (the proxy's masked
-   * outbound body, see proxy-history): every entry read, and every live entry, passes through it.
-   */
-  completeEntriesWith(complete: (entry: RequestLogEntry) => void): void {
-    this.complete = complete;
-  }
-
   record(draft: NewRequestLogEntry): void {
     const raw = draft.raw_body;
     // Field by field, not rest and spread: one fixed shape instead of a property-by-property copy per request.
@@ -145,16 +136,13 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     }
     // The live view (an open workbench) is the only reader of the entry as shown; without one, no body is decoded.
     if (this.listenerCount('entry') === 0) return;
-    if (raw) entry.request_body = shownBody(raw, raw.kept);
-    this.complete(entry);
+    if (raw) entry.request_body = shownBody(raw, cardNumbersMasked(raw.kept));
     this.emit('entry', entry);
   }
 
   /** Newest first; `before` pages back from an entry id; a filter keeps the entries it matches. */
   async list(limit = 100, before?: string, filter?: HistoryFilter): Promise<RequestLogEntry[]> {
-    const entries = JSON.parse((await this.query({ type: 'list', limit, before, filter }))!) as RequestLogEntry[];
-    for (const entry of entries) this.complete(entry);
-    return entries;
+    return JSON.parse((await this.query({ type: 'list', limit, before, filter }))!) as RequestLogEntry[];
   }
 
   /**
@@ -172,10 +160,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
 
   async get(id: string): Promise<RequestLogEntry | undefined> {
     const json = await this.query({ type: 'get', id });
-    if (json === null) return undefined;
-    const entry = JSON.parse(json) as RequestLogEntry;
-    this.complete(entry);
-    return entry;
+    return json === null ? undefined : (JSON.parse(json) as RequestLogEntry);
   }
 
   /**
@@ -225,9 +210,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
   }
 
   private async pageOf(query: HistoryQuery): Promise<RequestLogPage> {
-    const page = JSON.parse((await this.query(query))!) as RequestLogPage;
-    for (const entry of page.entries) this.complete(entry);
-    return page;
+    return JSON.parse((await this.query(query))!) as RequestLogPage;
   }
 
   private query(query: HistoryQuery): Promise<string | null> {

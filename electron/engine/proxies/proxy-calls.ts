@@ -18,7 +18,8 @@ import { createTokenRequest } from '../vault/token-requests';
 import type { TokenService } from '../vault/token-service';
 import { outboundHeaders } from '../proxy/header-rules';
 import { bodyText, type GatheredResponse, headerObject, type ProxyCore } from '../proxy/proxy-core';
-import { BODY_KEPT, echoesOf, maskEchoes, maskedRenderNow, type ProxyExchange, type TraceStep } from '../proxy/proxy-history';
+import { maskPlaintext } from '../proxy/echoed-values';
+import { BODY_KEPT, maskedOutboundView, type ProxyExchange, recordedEchoes, type TraceStep } from '../proxy/proxy-history';
 import type { PreconfiguredCalls } from '../proxy/proxy-route';
 import { requireProxyCaller } from '../proxy/proxy-rules';
 import type { CodeLog, CodeRuntime, ProxyRequestArgs, ProxyResponseArgs } from '../code-runtime';
@@ -147,7 +148,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const received = await core.receive(ctx);
 
     /** What a trace may show of a text: every value the call detokenized, and any card number, masked. */
-    const masked = (texts: string[]) => maskEchoes(texts, echoesOf(exchange, tokens)).map((text) => maskPans(text, 'X'));
+    const masked = (texts: string[]) => maskPlaintext(texts, recordedEchoes(exchange));
     // Each step is timed as it ends; what it changed is masked once the answer is out (run() records the exchange
     // then), so the masking costs the client nothing. It is recorded with the request, never completed when read.
     const settling: (() => void)[] = [];
@@ -196,7 +197,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         for (const [id, record] of core.tokensFor(caller)(compiled)) found.set(id, record);
         return found;
       });
-      if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: () => maskedRenderNow(exchange, tokens) });
+      if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: () => maskedOutboundView(exchange) });
     }
 
     // 4. The code transform, over the detokenized body.
@@ -214,7 +215,10 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         return answerFromCode(ctx, result.answer);
       }
       if (result.next.body !== undefined) body = wireBody(result.next.body);
-      if (result.next.headers) sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
+      if (result.next.headers) {
+        sent = outboundHeaders(flatHeaders(result.next.headers), prefix);
+        exchange.preconfigured.headersFromCode = true;
+      }
       step('code', { headers: result.next.headers && sent.headers, body: result.next.body === undefined ? undefined : body, logs });
     }
     // The body that left is kept once, as the entry's outbound body; the step that made it points there.
@@ -222,6 +226,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     if (lastStep && (exchange.render || code)) {
       settling.push(() => {
         if (lastStep.body === undefined) return;
+        exchange.preconfigured!.revealable = lastStep.step === 'detokenize';
         exchange.preconfigured!.outboundBody = lastStep.body;
         delete lastStep.body;
         lastStep.outbound_body = true;

@@ -4,7 +4,7 @@
  */
 import { isStructured, toText } from '../expressions';
 import { ApiProblem } from '../server/problem';
-import { luhnRuns } from './luhn-runs';
+import { luhnRuns } from '../history/card-numbers';
 
 /** The destination's answer as response transforms see and change it. */
 export interface ResponseParts {

@@ -1,15 +1,19 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formEncode, isStructured, jsonStringContent, toText } from '../expressions/rendered-value';
 import type { AnswerMasker } from '../server/route-types';
+import { luhnValid } from '../../../shared/checksums';
+import { maskCardNumbers } from '../history/card-numbers';
 import { REDACTED } from '../vault/token-service';
 
 /**
- * What a request detokenized, masked wherever the destination's answer repeats it: each value, and each leaf of an
- * object or array, as it was written and as a body carries it (escaped in a JSON string, once or, as an echo nests a
- * body in its own JSON, twice; encoded in a form; in base64), a number also with other separators or none. Every place becomes
- * what the same expression writes from the token's mask, or `[redacted]` where the token has none; places that overlap
- * become one, so no part of a value is left. The one masker of answers: the Composer's exchange, History's record
- * of the answer and the HAR made from it all use it.
+ * The one masker of what a request detokenized, wherever a record of the call may repeat it: the destination's answer
+ * (the Composer's exchange, History's record of it, the HAR), a pre-configured proxy's trace (bodies, headers, the
+ * code's log lines) and the headers that left. It finds each value, and each leaf of an object or array, as it was
+ * written and as a body carries it (escaped in a JSON string, once or, as an echo nests a body in its own JSON, twice;
+ * encoded in a form; in base64), a number also with other separators or none, and any run of four or more of a
+ * number's digits that stands alone (a card's last four, printed by themselves). Places that overlap become one, so
+ * no part of a value is left. What a place becomes: see EchoedValues' constructor. maskPlaintext adds every other card
+ * number (maskCardNumbers); maskedValue is the same rule for a value the caller already holds.
  */
 
 /** A text the request carried: which value it is of, and where in that value (no keys: the value itself). */
@@ -31,13 +35,16 @@ const ENCODINGS: readonly ((text: string) => string)[] = [
   (text) => Buffer.from(text, 'utf8').toString('base64'),
 ];
 
-/** A form of a plain text the answer may hold: its text as Latin-1 (bytes, as HTTP reads a header), or its digits. */
+/**
+ * A form of a plain text the answer may hold: its text as Latin-1 (bytes, as HTTP reads a header), its digits (a
+ * number, found with any separators between them), or a slice of them (a run found by digitRuns, not by `find`).
+ */
 interface Form {
   plain: Plain;
   encode: (text: string) => string;
-  /** What to find, as Latin-1; or, for a number, its digits, found with any separators between them. */
+  /** What to find, as Latin-1; or, for a number, its digits. */
   find: string;
-  digits: boolean;
+  kind: 'text' | 'digits' | 'slice';
 }
 
 /** A place of the answer that holds a form, and what the form's plain text is. */
@@ -52,6 +59,13 @@ const SEPARATOR = /[ \-./+]/g;
 const DIGITS_WRITTEN = /^\d(?:[ \-./+]?\d)*$/;
 /** A number with fewer digits is looked for only as written: its digits alone would turn up at random. */
 const FEWEST_DIGITS = 4;
+/** Runs of FEWEST_DIGITS or more digits, a single space or dash allowed between two: each may be a slice of a value. */
+const DIGIT_RUN = /\d(?:[ -]?\d){3,}/g;
+const NOT_DIGIT = /\D/g;
+/** A card number as a value holds it: 13 to 19 digits, with single spaces or dashes between groups. */
+const CARD_WRITTEN = /^\d(?:[ -]?\d){12,18}$/;
+/** What a card's mask shows of it (reveal_last: 4). */
+const CARD_SHOWN = 4;
 /** How much of a body is searched in one turn of the event loop. */
 const SLICE = 64 * 1024;
 /** A shorter text is masked only where it stands alone ("123", never the "123" of "a1234"). */
@@ -81,15 +95,15 @@ function formsOf(plains: readonly Plain[]): Form[] {
   const forms: Form[] = [];
   const seen = new Set<string>();
   const add = (form: Form) => {
-    const key = `${form.digits ? 'd' : 't'}${form.find}`;
+    const key = `${form.kind}${form.find}`;
     if (seen.has(key)) return;
     seen.add(key);
     forms.push(form);
   };
   for (const plain of plains) {
-    for (const encode of ENCODINGS) add({ plain, encode, find: latin1(encode(plain.text)), digits: false });
-    const digits = plain.text.replace(/\D/g, '');
-    if (DIGITS_WRITTEN.test(plain.text) && digits.length >= FEWEST_DIGITS) add({ plain, encode: ENCODINGS[0], find: digits, digits: true });
+    for (const encode of ENCODINGS) add({ plain, encode, find: latin1(encode(plain.text)), kind: 'text' });
+    const digits = plain.text.replace(NOT_DIGIT, '');
+    if (DIGITS_WRITTEN.test(plain.text) && digits.length >= FEWEST_DIGITS) add({ plain, encode: ENCODINGS[0], find: digits, kind: 'digits' });
   }
   // Longest first: where two start at one place, the whole value wins over a part of it.
   return forms.sort((a, b) => b.find.length - a.find.length);
@@ -98,7 +112,7 @@ function formsOf(plains: readonly Plain[]): Form[] {
 /** Where a form stands in `text`. */
 function* placesOf(text: string, form: Form, stripped: () => string): Generator<Place> {
   const { find } = form;
-  if (form.digits) {
+  if (form.kind === 'digits') {
     if (!stripped().includes(find)) return;
     for (const match of text.matchAll(new RegExp([...find].join('[ \\-./+]?'), 'g'))) yield { start: match.index, end: match.index + match[0].length, form };
     return;
@@ -111,6 +125,59 @@ function* placesOf(text: string, form: Form, stripped: () => string): Generator<
   for (let at = text.indexOf(find); at !== -1; at = text.indexOf(find, at + find.length)) yield { start: at, end: at + find.length, form };
 }
 
+/**
+ * The runs of digits of `text` (maximal: a digit neither before nor after) that are a slice of a number's digits, each
+ * as a place of that number's slice form. A run longer than every number is none: a body of digits costs one pass.
+ */
+function* slicePlaces(text: string, slices: readonly Form[], longest: number): Generator<Place> {
+  for (const match of text.matchAll(DIGIT_RUN)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    if (isDigit(text.charCodeAt(start - 1)) || isDigit(text.charCodeAt(end))) continue;
+    const digits = match[0].replace(NOT_DIGIT, '');
+    if (digits.length > longest) continue;
+    const form = slices.find((slice) => slice.find.includes(digits));
+    if (form) yield { start, end, form };
+  }
+}
+
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/** `text` with each digit an X but, for a card number, its last four: the shape of what was there, never its digits. */
+function digitsHidden(text: string, card: boolean): string {
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) if (isDigit(text.charCodeAt(i))) digits++;
+  const hidden = card ? digits - CARD_SHOWN : digits;
+  // The common case, a number without separators, in one piece.
+  if (digits === text.length) return 'X'.repeat(hidden) + text.slice(hidden);
+  let out = '';
+  for (let i = 0, seen = 0; i < text.length; i++) out += isDigit(text.charCodeAt(i)) && seen++ < hidden ? 'X' : text[i];
+  return out;
+}
+
+const isCardNumber = (text: string) => CARD_WRITTEN.test(text) && luhnValid(text.replace(NOT_DIGIT, ''));
+
+/**
+ * A value with what a record may show of it: a card number (13 to 19 digits, Luhn-valid) as a card's mask shows it
+ * (X but the last four, separators kept), each leaf of an object or array likewise, a flag or null as it is, and
+ * every other text or number `[redacted]`. Needs no token and no second evaluation: history writes its view of an
+ * outbound body with it, from what the render produced.
+ */
+export function maskedValue(value: unknown): unknown {
+  if (typeof value === 'boolean' || value === null || value === undefined) return value;
+  if (Array.isArray(value)) return value.map(maskedValue);
+  if (isStructured(value)) return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, maskedValue(child)]));
+  const text = toText(value);
+  if (text === '') return text;
+  return isCardNumber(text) ? digitsHidden(text, true) : REDACTED;
+}
+
+/** What a place of `text` becomes without the tokens' masks: see maskedValue; a slice of a number is all X. */
+function placeMasked(text: string, { start, end, form }: Place): string {
+  if (form.kind !== 'text') return digitsHidden(text.slice(start, end), form.kind === 'digits' && isCardNumber(form.plain.text));
+  return latin1(form.encode(toText(maskedValue(form.plain.text))));
+}
+
 /** The text at `path` of a mask, or `[redacted]` where the mask has nothing there (or its expression failed). */
 function maskAt(mask: unknown, path: readonly string[]): string {
   let at = mask;
@@ -119,18 +186,32 @@ function maskAt(mask: unknown, path: readonly string[]): string {
   return toText(at) || REDACTED;
 }
 
+/** The forms of a call's values, made once for every masker of them (the answer's and the record's). */
+const formsMade = new WeakMap<readonly unknown[], { forms: Form[]; slices: Form[] }>();
+
+function formsFor(values: readonly unknown[]): { forms: Form[]; slices: Form[] } {
+  let made = formsMade.get(values);
+  if (!made) {
+    const forms = formsOf(plainsOf(values));
+    made = { forms, slices: forms.filter((form) => form.kind === 'digits').map((form): Form => ({ ...form, kind: 'slice' })) };
+    formsMade.set(values, made);
+  }
+  return made;
+}
+
 export class EchoedValues implements AnswerMasker {
-  private forms: Form[] | undefined;
   private masks: readonly unknown[] | undefined;
 
   /**
    * @param values what each expression of the request evaluated to, in plaintext
    * @param masksOf what each writes from its token's mask, in the same order (undefined where it fails): asked only
-   * once an answer is found to repeat a value
+   * once an answer is found to repeat a value, and each place then shows its token's mask (a text the mask shows as it
+   * is, an expiry month, is no secret and stays). Without it, a place becomes what maskedValue makes of it, keeping the
+   * shape of a number it found with other separators; a slice of a number is all X either way.
    */
   constructor(
     private readonly values: readonly unknown[],
-    private readonly masksOf: () => readonly unknown[],
+    private readonly masksOf?: () => readonly unknown[],
   ) {}
 
   /** Latin-1 text (a header value as HTTP reads it) with every value it repeats masked, and how many places. */
@@ -156,8 +237,9 @@ export class EchoedValues implements AnswerMasker {
    * the places that start inside it.
    */
   private *placesBySlice(text: string): Generator<Place[]> {
-    const forms = (this.forms ??= formsOf(plainsOf(this.values)));
+    const { forms, slices } = formsFor(this.values);
     if (forms.length === 0) return;
+    const longestDigits = Math.max(0, ...slices.map((slice) => slice.find.length));
     // Longest first (formsOf): twice its length covers its separators, one more the character a lookbehind reads.
     const margin = 2 * forms[0].find.length + 1;
     for (let from = 0; from < text.length; from += SLICE) {
@@ -165,23 +247,24 @@ export class EchoedValues implements AnswerMasker {
       const window = text.slice(start, from + SLICE + margin);
       let stripped: string | undefined;
       const places: Place[] = [];
-      for (const form of forms) {
-        for (const place of placesOf(window, form, () => (stripped ??= window.replace(SEPARATOR, '')))) {
-          const at = start + place.start;
-          if (at >= from && at < from + SLICE) places.push({ start: at, end: start + place.end, form });
-        }
-      }
+      const keep = (place: Place) => {
+        const at = start + place.start;
+        if (at >= from && at < from + SLICE) places.push({ start: at, end: start + place.end, form: place.form });
+      };
+      for (const form of forms) for (const place of placesOf(window, form, () => (stripped ??= window.replace(SEPARATOR, '')))) keep(place);
+      // After the whole values: where a run is both, the value's own mask wins.
+      if (longestDigits > 0) for (const place of slicePlaces(window, slices, longestDigits)) keep(place);
       yield places;
     }
   }
 
   private masked(text: string, places: readonly Place[]): { text: string; masked: number } {
     if (places.length === 0) return { text, masked: 0 };
-    this.masks ??= this.masksOf();
-    const masks = this.masks;
-    const maskOf = ({ plain }: Form) => maskAt(masks[plain.value], plain.path);
-    // A text the mask shows as it is (an expiry month) is no secret of the token's.
-    const hidden = places.filter((place) => maskOf(place.form) !== place.form.plain.text);
+    const masks = this.masksOf ? (this.masks ??= this.masksOf()) : undefined;
+    const tokenMask = (form: Form) => maskAt(masks![form.plain.value], form.plain.path);
+    const put = (place: Place) => (masks && place.form.kind !== 'slice' ? latin1(place.form.encode(tokenMask(place.form))) : placeMasked(text, place));
+    // A text the token's mask shows as it is (an expiry month) is no secret of the token's.
+    const hidden = masks ? places.filter((place) => place.form.kind === 'slice' || tokenMask(place.form) !== place.form.plain.text) : [...places];
     hidden.sort((a, b) => a.start - b.start || b.end - a.end);
     let out = '';
     let masked = 0;
@@ -191,11 +274,21 @@ export class EchoedValues implements AnswerMasker {
       let end = first.end;
       for (i++; i < hidden.length && hidden[i].start < end; i++) end = Math.max(end, hidden[i].end);
       // Places that overlap are masked as one: as the first one's mask when it covers them all, else redacted.
-      const put = end === first.end ? latin1(first.form.encode(maskOf(first.form))) : REDACTED;
-      out += text.slice(done, first.start) + put;
+      out += text.slice(done, first.start) + (end === first.end ? put(first) : REDACTED);
       done = end;
       masked++;
     }
     return { text: masked === 0 ? text : out + text.slice(done), masked };
   }
+}
+
+/**
+ * Texts a record of the call keeps (a trace's bodies, headers and log lines; the headers that left), each with every
+ * value the call detokenized masked (`echoes`; none when it detokenized nothing), then every card number.
+ */
+export function maskPlaintext(texts: readonly string[], echoes: EchoedValues | undefined): string[] {
+  // One search over them all first: a record that repeats nothing, nearly every one, costs no more.
+  const all = texts.join('\n');
+  if ((!echoes || echoes.maskLatin1(all).masked === 0) && maskCardNumbers(all).masked === 0) return [...texts];
+  return texts.map((text) => maskCardNumbers(echoes ? echoes.maskLatin1(text).text : text).text);
 }

@@ -2,13 +2,13 @@ import { performance } from 'node:perf_hooks';
 import type { ProxyDetails } from '../../../shared/workbench/history-contract';
 import type { Caller } from '../access/authenticator';
 import { type BodyKind, type CompiledBody, type ExpressionEngine, type TokenRecord, writesNothing } from '../expressions';
+import { maskCardNumbers } from '../history/card-numbers';
 import type { RequestLogEntry } from '../history/request-log';
-import { prefixOf } from '../server/body-chunks';
 import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
-import { EchoedValues } from './echoed-values';
+import { EchoedValues, maskedValue, maskPlaintext } from './echoed-values';
 import { type AnswerCapture, keptAnswer } from './kept-answer';
-import { REDACTED, type TokenService } from '../vault/token-service';
+import type { TokenService } from '../vault/token-service';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
 export interface ProxyExchange {
@@ -29,6 +29,10 @@ export interface ProxyExchange {
   detokenized?: unknown[];
   /** Made from them once (echoesOf), for the workbench's view of the answer and for history's. */
   echoes?: EchoedValues;
+  /** Made from them once (recordedEchoes), for what the call's record keeps besides the answer. */
+  recorded?: EchoedValues;
+  /** The body as it left, masked (maskedOutboundView), once made. */
+  maskedBody?: string | null;
   outbound?: { method: string; headers: string[]; bytes: number };
   /** The answer body as it streamed, when Settings has history keep answers; masked before it is recorded. */
   answer?: AnswerCapture;
@@ -40,6 +44,10 @@ export interface ProxyExchange {
     name: string;
     trace: TraceStep[];
     outboundBody?: string | null;
+    /** Whether the body that left is the one detokenization made (no code changed it): the reveal renders that one. */
+    revealable?: boolean;
+    /** Whether code gave the headers that left (else they are the client's, filtered). */
+    headersFromCode?: boolean;
     /** Fills in what the steps changed, masked: once the answer is out, before the entry is made. */
     settle(): void;
   };
@@ -50,8 +58,6 @@ export type TraceStep = NonNullable<ProxyDetails['trace']>[number];
 
 /** History keeps a readable prefix of large bodies; the byte count says how much there was. */
 export const BODY_KEPT = 16 * 1024;
-/** Above this, the masked outbound body is not rendered for history: it would cost as much as the request. */
-const MASKED_BODY_LIMIT = 64 * 1024;
 
 function pairs(flat: readonly string[]): [string, string][] {
   const out: [string, string][] = [];
@@ -77,86 +83,57 @@ export function echoesOf(exchange: ProxyExchange, tokens: TokenService): EchoedV
 }
 
 /**
- * `texts` with every value the request detokenized masked wherever they repeat one (in the forms EchoedValues knows):
- * the destination's response headers, a pre-configured proxy's trace.
+ * What the call detokenized, to mask wherever the record of the call (a trace, the headers that left) repeats it, by
+ * the rule of maskedValue: no token's mask is evaluated (undefined: it detokenized nothing).
  */
-export function maskEchoes(texts: string[], echoes: EchoedValues | undefined): string[] {
-  // One search over all the values: an answer that repeats nothing, nearly every one, costs no more.
-  if (!echoes || echoes.maskLatin1(texts.join('\n')).masked === 0) return texts;
-  return texts.map((text) => echoes.maskLatin1(text).text);
+export function recordedEchoes(exchange: ProxyExchange): EchoedValues | undefined {
+  const { detokenized } = exchange;
+  if (!detokenized?.length) return undefined;
+  return (exchange.recorded ??= new EchoedValues(detokenized));
 }
 
-/** The destination's response headers, with every detokenized value in them masked. */
-function maskedResponseHeaders(headers: readonly string[], echoes: EchoedValues | undefined): [string, string][] {
-  const shown = pairs(headers);
-  const values = maskEchoes(shown.map((pair) => pair[1]), echoes);
+/** Header pairs with each value masked (maskPlaintext). */
+function maskedHeaders(shown: [string, string][], echoes: EchoedValues | undefined): [string, string][] {
+  const values = maskPlaintext(shown.map((pair) => pair[1]), echoes);
   return shown.map(([name], i) => [name, values[i]]);
 }
 
 const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(ms * 1000) / 1000);
 
 /**
- * The outbound body as the destination received it, but with every detokenized value masked as a masked read would
- * show it: the history shows where values went without ever holding them. A UTF-8 body is masked only when history is
- * read (completeProxyEntry), from the part of it history keeps, so the masking costs a request nothing; the entry says
- * how to read the body instead. Of a body that is not UTF-8 history keeps no text, so it is masked now, from the
- * records the request used, up to a size.
+ * The outbound body as the destination received it, as far as history keeps a body, with each value the expressions
+ * wrote replaced by what maskedValue shows of it, placed where the value went (no expression evaluated again), and
+ * any card number the client wrote itself masked too: made once, when the call happens (null: no expression).
  */
-function maskedOutbound(exchange: ProxyExchange, tokens: TokenService): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
-  const { render, preconfigured } = exchange;
-  // A pre-configured proxy's transforms may have changed the body after it was detokenized: its trace has it as sent.
-  if (preconfigured) return { detokenized_body: preconfigured.outboundBody ?? null };
-  if (!render) return { detokenized_body: null };
-  if (render.utf8) return { body_kind: render.kind };
-  if ((exchange.outbound?.bytes ?? 0) > MASKED_BODY_LIMIT) return { detokenized_body: null };
-  try {
-    return { detokenized_body: Buffer.concat(render.compiled.renderBytes(maskedRecords(render, tokens), render.chunks!)).toString('utf8').slice(0, BODY_KEPT) };
-  } catch {
-    return { detokenized_body: REDACTED };
+export function maskedOutboundView(exchange: ProxyExchange): string | null {
+  if (exchange.maskedBody !== undefined) return exchange.maskedBody;
+  const { render, detokenized } = exchange;
+  let view: string | null = null;
+  // A render that failed part way never left: it has no view.
+  if (render && detokenized?.length === render.compiled.expressionCount) {
+    view = maskCardNumbers(render.compiled.renderResults(detokenized.map(maskedValue), BODY_KEPT, render.chunks)).text;
   }
+  return (exchange.maskedBody = view);
 }
 
 /**
- * The body the expressions were rendered into, with each token's mask in place of its data, now (a pre-configured
- * proxy's trace records it as the call happens): as far as history keeps a body.
+ * The outbound body for history, masked (maskedOutboundView; a pre-configured proxy's trace has it as its transforms
+ * left it), and the kind of a body the workbench can reveal: one detokenization made and no code changed since.
  */
-export function maskedRenderNow(exchange: ProxyExchange, tokens: TokenService): string | null {
-  const { render } = exchange;
-  if (!render) return null;
-  const masked = new Map<string, TokenRecord>();
-  for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
-  try {
-    if (!render.chunks) return render.compiled.render(masked).slice(0, BODY_KEPT);
-    const pieces = render.compiled.renderBytes(masked, render.chunks);
-    return Buffer.from(prefixOf({ chunks: pieces, size: pieces.reduce((n, piece) => n + piece.length, 0) }, BODY_KEPT)).toString('utf8');
-  } catch {
-    return REDACTED;
-  }
+function maskedOutbound(exchange: ProxyExchange): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
+  const { render, preconfigured } = exchange;
+  const revealable = render?.utf8 && (preconfigured?.revealable ?? true);
+  const detokenized_body = preconfigured ? (preconfigured.outboundBody ?? null) : maskedOutboundView(exchange);
+  return revealable ? { detokenized_body, body_kind: render.kind } : { detokenized_body };
 }
 
-/** The template of a deferred outbound body (see maskedOutbound): the body as sent, as far as history kept it. */
+/** The template of a revealable outbound body (see maskedOutbound): the body as sent, as far as history kept it. */
 function keptTemplate(entry: RequestLogEntry, expressions: ExpressionEngine): CompiledBody | null {
   const kind = entry.kind === 'proxy' ? (entry.details as ProxyDetails | undefined)?.outbound?.body_kind : undefined;
   const sent = entry.request_body as { bytes?: unknown; text?: unknown } | undefined;
   if (!kind || typeof sent?.text !== 'string') return null;
   const whole = typeof sent.bytes === 'number' && sent.bytes <= BODY_KEPT;
   return whole ? expressions.compileBody(sent.text, kind) : expressions.compileBodyStart(sent.text, kind);
-}
-
-/**
- * Fills in, for display, the masked outbound body of a proxy entry that deferred it (see maskedOutbound): its body as
- * sent, rendered with each token's mask as it is now (as far as history kept it: the first BODY_KEPT bytes); a token
- * gone since redacts the body.
- */
-export function completeProxyEntry(entry: RequestLogEntry, tokens: TokenService, expressions: ExpressionEngine): void {
-  const outbound = entry.kind === 'proxy' ? (entry.details as ProxyDetails | undefined)?.outbound : undefined;
-  if (!outbound || outbound.detokenized_body !== undefined) return;
-  try {
-    const compiled = keptTemplate(entry, expressions);
-    if (compiled) outbound.detokenized_body = compiled.render(tokens.maskedRecordsById(compiled.tokenIds)).slice(0, BODY_KEPT);
-  } catch {
-    outbound.detokenized_body = REDACTED;
-  }
 }
 
 /**
@@ -237,13 +214,14 @@ export function proxyLogDetails(
     outbound: outbound && {
       method: outbound.method,
       url: exchange.destination,
-      headers: headersForLog(outbound.headers, secrets),
+      // Code may have put a detokenized value in a header; headers as the client sent them hold none.
+      headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured?.headersFromCode ? recordedEchoes(exchange) : undefined),
       bytes: outbound.bytes,
-      ...maskedOutbound(exchange, tokens),
+      ...maskedOutbound(exchange),
     },
     response: response && {
       status: response.status,
-      headers: referenced(maskedResponseHeaders(response.headers, echoesOf(exchange, tokens)), secrets),
+      headers: referenced(maskedHeaders(pairs(response.headers), echoesOf(exchange, tokens)), secrets),
       bytes: response.bytes,
       ...(kept && { body: kept.facts }),
     },
