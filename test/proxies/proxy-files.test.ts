@@ -225,7 +225,9 @@ describe('a proxy served from a file', () => {
 });
 
 describe('secrets in a proxy file', () => {
-  const signing = "module.exports = async (req) => ({ body: req.args.body, headers: { ...req.args.headers, 'x-signed-with': req.configuration.API_KEY, 'x-merchant': req.configuration.MERCHANT } });\n";
+  // The code logs the secret and sends it in the body too: both reach the trace, which must keep only the reference.
+  const signing =
+    "module.exports = async (req) => { console.log('signing with', req.configuration.API_KEY); return { body: { signed: req.configuration.API_KEY }, headers: { ...req.args.headers, 'x-signed-with': req.configuration.API_KEY, 'x-merchant': req.configuration.MERCHANT } }; };\n";
 
   it('puts ${secret:NAME} in at each call, shows and keeps only the reference, and answers a clear error while the secret is missing', async () => {
     save('sign.request.js', signing);
@@ -248,6 +250,9 @@ describe('secrets in a proxy file', () => {
     expect(JSON.stringify((await t.call('GET', '/proxies', { key: manager })).body)).not.toContain(SECRET);
     await t.engine.history.flush();
     expect(JSON.stringify(await t.engine.workbench.listHistory({ limit: 50 }))).not.toContain(SECRET);
+    const entries = JSON.stringify(await t.engine.history.list(50));
+    expect(entries).not.toContain(SECRET);
+    expect(entries).toContain('signing with ${secret:psp-key}');
   });
 
   it('flags a value that looks like a credential kept in plain text, and refuses ${env:…}', async () => {

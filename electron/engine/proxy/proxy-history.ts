@@ -120,10 +120,12 @@ export function maskedOutboundView(exchange: ProxyExchange): string | null {
  * The outbound body for history, masked (maskedOutboundView; a pre-configured proxy's trace has it as its transforms
  * left it), and the kind of a body the workbench can reveal: one detokenization made and no code changed since.
  */
-function maskedOutbound(exchange: ProxyExchange): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
+function maskedOutbound(exchange: ProxyExchange, secrets: ResolvedSecrets | undefined): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
   const { render, preconfigured } = exchange;
   const revealable = render?.utf8 && (preconfigured?.revealable ?? true);
-  const detokenized_body = preconfigured ? (preconfigured.outboundBody ?? null) : maskedOutboundView(exchange);
+  const view = preconfigured ? (preconfigured.outboundBody ?? null) : maskedOutboundView(exchange);
+  // The body left with the secrets the engine resolved into it; history keeps their references.
+  const detokenized_body = view !== null && secrets ? secrets.asReferences(view) : view;
   return revealable ? { detokenized_body, body_kind: render.kind } : { detokenized_body };
 }
 
@@ -189,6 +191,19 @@ function emptyExpressions({ render, detokenized }: ProxyExchange): NonNullable<P
 const referenced = (headers: [string, string][], secrets: ResolvedSecrets | undefined) =>
   secrets ? headers.map(([name, value]): [string, string] => [name, secrets.asReferences(value)]) : headers;
 
+type Trace = NonNullable<ProxyDetails['trace']>;
+
+/** A trace as history keeps it: each secret the engine resolved into the call (the workbench's, a file proxy's) as its reference. */
+const referencedTrace = (trace: Trace, secrets: ResolvedSecrets | undefined): Trace =>
+  secrets
+    ? trace.map((step) => ({
+        ...step,
+        ...(step.headers && { headers: referenced(step.headers, secrets) }),
+        ...(typeof step.body === 'string' && { body: secrets.asReferences(step.body) }),
+        ...(step.logs && { logs: step.logs.map((line) => secrets.asReferences(line)) }),
+      }))
+    : trace;
+
 /**
  * The proxy call's history details, and the answer body history keeps (masked), which the entry stores apart: it is
  * read with one entry at a time, never with a list.
@@ -217,7 +232,7 @@ export function proxyLogDetails(
       // Code may have put a detokenized value in a header; headers as the client sent them hold none.
       headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured?.headersFromCode ? recordedEchoes(exchange) : undefined),
       bytes: outbound.bytes,
-      ...maskedOutbound(exchange),
+      ...maskedOutbound(exchange, secrets),
     },
     response: response && {
       status: response.status,
@@ -226,7 +241,7 @@ export function proxyLogDetails(
       ...(kept && { body: kept.facts }),
     },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
-    ...(exchange.preconfigured && { proxy: { id: exchange.preconfigured.id, name: exchange.preconfigured.name }, trace: exchange.preconfigured.trace }),
+    ...(exchange.preconfigured && { proxy: { id: exchange.preconfigured.id, name: exchange.preconfigured.name }, trace: referencedTrace(exchange.preconfigured.trace, secrets) }),
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),
       destination_headers_ms: round(response?.headersMs),
