@@ -499,6 +499,19 @@ describe('the proxy in the history', () => {
     expect(outboundOf(await t.engine.history.get(stored.id))).toBe(masked);
   });
 
+  it("masks a card number the client wrote itself in the outbound form history shows live and keeps", async () => {
+    const live: RequestLogEntry[] = [];
+    const onRequest = (entry: RequestLogEntry) => live.push(entry);
+    t.engine.events.on('request', onRequest);
+    await proxy('/proxy', { headers: { 'BT-TRACE-ID': 'client-card' }, body: { pan: `{{ ${cardId} | json: '$.number' }}`, backup: '4000 0566 5566 5556' } });
+    t.engine.events.off('request', onRequest);
+    const masked = JSON.stringify({ pan: 'XXXXXXXXXXXX3184', backup: 'XXXX XXXX XXXX 5556' });
+    const outboundOf = (entry: RequestLogEntry | undefined) => (entry!.details as any).outbound.detokenized_body;
+    expect(outboundOf(live.find((e) => e.trace_id === 'client-card'))).toBe(masked);
+    await t.engine.history.flush();
+    expect(outboundOf((await t.engine.history.list(50)).find((e) => e.trace_id === 'client-card'))).toBe(masked);
+  });
+
   it("keeps a large body's outbound form as far as history keeps a body, masked when the call happens", async () => {
     const expression = `{{ ${cardId} | json: '$.number' }}`;
     const head = `{"pan":"${expression}","lines":"`;

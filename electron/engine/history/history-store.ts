@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
 import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
 import { idTimePrefix } from './entry-id';
-import { cardNumbersMasked, shownBody, type StoredBodyHead } from './kept-body';
+import { cardNumbersMasked, shownBody, type StoredBodyHead, withOutboundBody } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
 export const HISTORY_FILE = 'history.sqlite';
@@ -36,9 +36,10 @@ export interface HistoryStoreOptions {
 /**
  * One serialized entry: its id (for `get` and paging), its JSON, the request body's kept bytes when the entry keeps
  * them apart (its JSON then has `request_body: {bytes, utf8}`, see kept-body), and the destination's answer body,
- * masked, when history kept it (read with the one entry, never with a list: it may be large).
+ * masked, when history kept it (read with the one entry, never with a list: it may be large); and the proxy's
+ * outbound body with its card numbers still to mask, which goes into the entry's JSON here (see withOutboundBody).
  */
-export type StoredEntry = [id: string, json: string, body: Uint8Array | null, answer?: string | null];
+export type StoredEntry = [id: string, json: string, body: Uint8Array | null, answer?: string | null, outbound?: string | null];
 
 /** Entries as JSON, newest first, and the id the next page starts before: null once none is left to look at. */
 export interface EntryPage {
@@ -174,9 +175,10 @@ export class HistoryStore {
       seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
-      for (const [id, json, kept, answer] of entries) {
+      for (const [id, json, kept, answer, outbound] of entries) {
         const body = kept && cardNumbersMasked(kept);
-        this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null);
+        const entry = typeof outbound === 'string' ? JSON.stringify(withOutboundBody(JSON.parse(json) as object, outbound)) : json;
+        this.stmt.insert.run(id, entry, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null);
       }
       this.trim();
     });

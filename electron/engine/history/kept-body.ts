@@ -31,3 +31,15 @@ export function cardNumbersMasked(kept: Uint8Array): Uint8Array {
   const masked = maskCardNumbers(text);
   return masked.masked === 0 ? kept : Buffer.from(masked.text, 'latin1');
 }
+
+/** Where a proxy entry keeps its outbound body, masked (see proxy-history's outboundText). */
+interface OutboundHead {
+  details?: { outbound?: { detokenized_body?: string | null } };
+}
+
+/** The entry with the proxy's outbound body in it, its card numbers masked as history stores and shows them. */
+export function withOutboundBody<Entry extends OutboundHead>(entry: Entry, text: string): Entry {
+  const outbound = entry.details?.outbound;
+  if (outbound) outbound.detokenized_body = maskCardNumbers(text).text;
+  return entry;
+}

@@ -7,7 +7,7 @@ import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './histo
 import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
-import { cardNumbersMasked, shownBody, type KeptBody } from './kept-body';
+import { cardNumbersMasked, shownBody, type KeptBody, withOutboundBody } from './kept-body';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -24,8 +24,10 @@ export interface RequestLogPage {
 /**
  * What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes, and
  * `answer_text` is the proxy's answer body, masked, which is stored beside the entry and read only with it alone.
+ * `outbound_text` is the proxy's outbound body, its detokenized values masked: the history worker masks its card
+ * numbers and puts it in `details.outbound.detokenized_body`, as it masks those of the kept request body.
  */
-export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody; answer_text?: string };
+export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody; answer_text?: string; outbound_text?: string };
 
 const POST_EVERY_MS = 100;
 /** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
@@ -129,14 +131,16 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     if (this.state === 'running') {
       const json = serialized(entry);
       const answer = draft.answer_text ?? null;
-      this.queue.push([entry.id, json, raw?.kept ?? null, answer]);
-      this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0) + (answer?.length ?? 0);
+      const outbound = draft.outbound_text ?? null;
+      this.queue.push([entry.id, json, raw?.kept ?? null, answer, outbound]);
+      this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0) + (answer?.length ?? 0) + (outbound?.length ?? 0);
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();
     }
     // The live view (an open workbench) is the only reader of the entry as shown; without one, no body is decoded.
     if (this.listenerCount('entry') === 0) return;
     if (raw) entry.request_body = shownBody(raw, cardNumbersMasked(raw.kept));
+    if (draft.outbound_text !== undefined) withOutboundBody(entry, draft.outbound_text);
     this.emit('entry', entry);
   }
 

@@ -268,9 +268,10 @@ export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService,
       throw error;
     } finally {
       // After the response is out: masking the outbound body and the answer for history costs the client nothing.
-      const { details, answerText } = proxyLogDetails(exchange, tokens, ctx.log.secrets);
+      const { details, answerText, outboundText } = proxyLogDetails(exchange, tokens, ctx.log.secrets);
       ctx.log.details = details;
       ctx.log.answerText = answerText;
+      ctx.log.outboundText = outboundText;
     }
   }
 

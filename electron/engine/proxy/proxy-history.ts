@@ -102,30 +102,29 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
 
 /**
  * The outbound body as the destination received it, as far as history keeps a body, with each value the expressions
- * wrote replaced by what maskedValue shows of it, placed where the value went (no expression evaluated again), and
- * any card number the client wrote itself masked too: made once, when the call happens (null: no expression).
+ * wrote replaced by what maskedValue shows of it, placed where the value went (no expression evaluated again); any
+ * card number the client wrote itself is still there (null: no expression).
  */
+function outboundValuesMasked({ render, detokenized }: ProxyExchange): string | null {
+  // A render that failed part way never left: it has no view.
+  if (!render || detokenized?.length !== render.compiled.expressionCount) return null;
+  return render.compiled.renderResults(detokenized.map(maskedValue), BODY_KEPT, render.chunks);
+}
+
+/** outboundValuesMasked with every card number masked too: made once, when the call happens. */
 export function maskedOutboundView(exchange: ProxyExchange): string | null {
   if (exchange.maskedBody !== undefined) return exchange.maskedBody;
-  const { render, detokenized } = exchange;
-  let view: string | null = null;
-  // A render that failed part way never left: it has no view.
-  if (render && detokenized?.length === render.compiled.expressionCount) {
-    view = maskCardNumbers(render.compiled.renderResults(detokenized.map(maskedValue), BODY_KEPT, render.chunks)).text;
-  }
-  return (exchange.maskedBody = view);
+  const view = outboundValuesMasked(exchange);
+  return (exchange.maskedBody = view === null ? null : maskCardNumbers(view).text);
 }
 
 /**
- * The outbound body for history, masked (maskedOutboundView; a pre-configured proxy's trace has it as its transforms
- * left it), and the kind of a body the workbench can reveal: one detokenization made and no code changed since.
+ * The outbound body for history (`detokenized_body`, masked), and the kind of a body the workbench can reveal: one
+ * detokenization made and no code changed since.
  */
-function maskedOutbound(exchange: ProxyExchange, secrets: ResolvedSecrets | undefined): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
+function maskedOutbound(exchange: ProxyExchange, detokenized_body: string | null): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
   const { render, preconfigured } = exchange;
   const revealable = render?.utf8 && (preconfigured?.revealable ?? true);
-  const view = preconfigured ? (preconfigured.outboundBody ?? null) : maskedOutboundView(exchange);
-  // The body left with the secrets the engine resolved into it; history keeps their references.
-  const detokenized_body = view !== null && secrets ? secrets.asReferences(view) : view;
   return revealable ? { detokenized_body, body_kind: render.kind } : { detokenized_body };
 }
 
@@ -206,7 +205,9 @@ const referencedTrace = (trace: Trace, secrets: ResolvedSecrets | undefined): Tr
 
 /**
  * The proxy call's history details, and the answer body history keeps (masked), which the entry stores apart: it is
- * read with one entry at a time, never with a list.
+ * read with one entry at a time, never with a list. The ephemeral proxy's outbound body comes apart too
+ * (`outboundText`, outboundValuesMasked): the history worker masks its card numbers and puts it in the details, off
+ * the thread that serves requests. A pre-configured proxy's trace has it as its transforms left it, masked.
  * @param secrets the workbench's references resolved in the request: written back as references wherever the request
  * or the destination's headers repeat a value
  */
@@ -214,9 +215,12 @@ export function proxyLogDetails(
   exchange: ProxyExchange,
   tokens: TokenService,
   secrets?: ResolvedSecrets,
-): { details: ProxyDetails; answerText?: string } {
+): { details: ProxyDetails; answerText?: string; outboundText?: string } {
   exchange.preconfigured?.settle();
-  const { response, failure, outbound, answer } = exchange;
+  const { response, failure, outbound, answer, preconfigured } = exchange;
+  // The body left with the secrets the engine resolved into it; history keeps their references.
+  const referencedText = (text: string | null) => (text !== null && secrets ? secrets.asReferences(text) : text);
+  const outboundText = referencedText(outbound && !preconfigured ? outboundValuesMasked(exchange) : null);
   const empty = emptyExpressions(exchange);
   // A failure once the destination answered is an answer cut off mid-body.
   const kept = answer && response && keptAnswer(answer, response, echoesOf(exchange, tokens), failure !== undefined);
@@ -232,7 +236,8 @@ export function proxyLogDetails(
       // Code may have put a detokenized value in a header; headers as the client sent them hold none.
       headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured?.headersFromCode ? recordedEchoes(exchange) : undefined),
       bytes: outbound.bytes,
-      ...maskedOutbound(exchange, secrets),
+      // Null until the history worker puts the ephemeral proxy's body in (outboundText).
+      ...maskedOutbound(exchange, referencedText(preconfigured?.outboundBody ?? null)),
     },
     response: response && {
       status: response.status,
@@ -248,5 +253,6 @@ export function proxyLogDetails(
       total_ms: round(performance.now() - exchange.startedAt),
     },
   };
-  return kept?.text ? { details, answerText: kept.text } : { details };
+  const answerText = kept?.text || undefined;
+  return { details, answerText, outboundText: outboundText ?? undefined };
 }

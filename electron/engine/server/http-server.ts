@@ -184,6 +184,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         request_body: log.secrets ? withReferences(log.requestBody, log.secrets) : log.requestBody,
         raw_body: log.secrets && log.rawBody ? { ...log.rawBody, kept: log.secrets.bytesAsReferences(log.rawBody.kept) } : log.rawBody,
         answer_text: log.secrets && log.answerText ? log.secrets.asReferences(log.answerText) : log.answerText,
+        outbound_text: log.outboundText,
         details: log.details,
       });
     };

@@ -45,6 +45,11 @@ export interface LogDraft {
   rawBody?: KeptBody;
   /** The proxy's destination answer body, masked, when history keeps answers: stored apart from the entry. */
   answerText?: string;
+  /**
+   * The proxy's outbound body as history keeps it, each detokenized value masked but not yet the card numbers the
+   * client wrote itself: the history worker masks those and puts it in the details (see NewRequestLogEntry).
+   */
+  outboundText?: string;
   /** Feature-specific details (the proxy's outbound request, timings, warnings, …). */
   details?: Record<string, unknown>;
   /** The transaction the request worked in (a write staged, a read of its view, its commit or rollback). */
