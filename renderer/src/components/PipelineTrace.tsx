@@ -49,7 +49,7 @@ function BodyDiff({ before, after, label }: { before: string | null; after: stri
     return (
       <>
         <p className="muted trace-note">History did not keep the body before this step (Settings › History keeps destinations' answers); what it left:</p>
-        <pre className="trace-body" aria-label={label}>
+        <pre className="code-block trace-body" aria-label={label}>
           {diffable(after)}
         </pre>
       </>
@@ -58,7 +58,7 @@ function BodyDiff({ before, after, label }: { before: string | null; after: stri
   const lines = lineDiff(before, after);
   if (lines.every((line) => line.kind === 'same')) return <p className="muted trace-note">The body went on unchanged.</p>;
   return (
-    <pre className="trace-body trace-diff" aria-label={label}>
+    <pre className="code-block trace-body trace-diff" aria-label={label}>
       {folded(lines).map((line, i) =>
         line.kind === 'fold' ? (
           <span key={i} className="diff-fold">

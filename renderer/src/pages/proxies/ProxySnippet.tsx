@@ -29,7 +29,7 @@ export function ProxySnippet({ proxy, sample }: { proxy: { name: string; key_las
           </label>
         ))}
       </div>
-      <pre className="proxy-snippet-code" aria-label={`${FORMATS[format]} snippet`} tabIndex={0}>
+      <pre className="code-block proxy-snippet-code" aria-label={`${FORMATS[format]} snippet`} tabIndex={0}>
         {code}
       </pre>
       <p className="muted proxy-hint">
