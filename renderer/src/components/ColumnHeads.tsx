@@ -1,8 +1,8 @@
 /**
- * A table's head: its named columns, then one for each row's buttons, named for screen readers only (`buttons`:
- * "Actions", "Remove"), as every editable table of the workbench has it.
+ * A table's head: its named columns, then, for an editable table, one for each row's buttons, named for screen
+ * readers only (`buttons`: "Actions", "Remove").
  */
-export function ColumnHeads({ columns, buttons }: { columns: readonly string[]; buttons: string }) {
+export function ColumnHeads({ columns, buttons }: { columns: readonly string[]; buttons?: string }) {
   return (
     <thead>
       <tr>
@@ -11,9 +11,11 @@ export function ColumnHeads({ columns, buttons }: { columns: readonly string[]; 
             {column}
           </th>
         ))}
-        <th scope="col">
-          <span className="visually-hidden">{buttons}</span>
-        </th>
+        {buttons !== undefined && (
+          <th scope="col">
+            <span className="visually-hidden">{buttons}</span>
+          </th>
+        )}
       </tr>
     </thead>
   );

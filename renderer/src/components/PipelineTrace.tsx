@@ -3,6 +3,7 @@ import type { HistoryEntry, ProxyDetails } from '../../../shared/workbench/histo
 import { CLIENT_WRITTEN_HEADERS } from '../../../shared/workbench/request-draft';
 import { useHeaderPrefix } from '../state/engine-store';
 import { keptTextOf } from './BodyView';
+import { ColumnHeads } from './ColumnHeads';
 import { formatMs } from './format';
 import { diffable, headerChanges, lineDiff, type DiffLine } from './trace-diff';
 import './pipeline-trace.css';
@@ -82,13 +83,7 @@ function HeaderDiff({ before, after, label }: { before: Headers; after: Headers;
   if (changes.length === 0) return <p className="muted trace-note">The headers went on unchanged.</p>;
   return (
     <table className="headers trace-headers" aria-label={label}>
-      <thead>
-        <tr>
-          <th scope="col">Header</th>
-          <th scope="col">Before</th>
-          <th scope="col">After</th>
-        </tr>
-      </thead>
+      <ColumnHeads columns={['Header', 'Before', 'After']} />
       <tbody>
         {changes.map((change) => (
           <tr key={change.name} className={`diff-${change.kind}`}>

@@ -1,6 +1,7 @@
 import { useCallback, useRef, useState, type KeyboardEvent } from 'react';
 import type { ProxyView } from '../../../../shared/workbench/proxy-contract';
 import { Alert } from '../../components/Alert';
+import { ColumnHeads } from '../../components/ColumnHeads';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationsStore } from '../../state/applications-store';
@@ -43,14 +44,7 @@ function ProxyList({ selected, onSelect }: { selected: string | null; onSelect: 
       {proxies?.length === 0 && <p className="muted">No proxies yet: fill in the form to make the first.</p>}
       {proxies && proxies.length > 0 && (
         <table className="data-table" aria-label="Proxies">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Destination</th>
-              <th scope="col">Transforms</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Name', 'Destination', 'Transforms', 'State']} />
           <tbody onKeyDown={moveAmongRows}>
             {proxies.map((proxy) => (
               <tr key={proxy.id} aria-selected={proxy.id === selected} className={proxy.id === selected ? 'selected' : undefined}>

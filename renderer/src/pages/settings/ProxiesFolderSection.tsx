@@ -4,6 +4,7 @@ import { desktopBridge } from '../../api/desktop';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
+import { ColumnHeads } from '../../components/ColumnHeads';
 import { ActionOutcome } from './SettingFields';
 
 /** How often the files' state is read while Settings is open: the engine reloads a saved file within half a second. */
@@ -204,14 +205,7 @@ export function ProxiesFolderSection() {
               <p className="muted">No proxy files in this folder yet.</p>
             ) : (
               <table className="data-table" aria-label="Proxy files">
-                <thead>
-                  <tr>
-                    <th scope="col">File</th>
-                    <th scope="col">Proxy</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Read</th>
-                  </tr>
-                </thead>
+                <ColumnHeads columns={['File', 'Proxy', 'State', 'Read']} />
                 <tbody>
                   {view.files.map((file) => (
                     <FileRow key={file.path} file={file} />
