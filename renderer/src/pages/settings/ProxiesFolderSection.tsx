@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { ProxyFile, ProxyFilesView } from '../../../../shared/workbench/proxy-files-contract';
-import { desktopBridge } from '../../api/desktop';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
 import { ColumnHeads } from '../../components/ColumnHeads';
+import { FolderForm } from './FolderForm';
 import { ActionOutcome } from './SettingFields';
 
 /** How often the files' state is read while Settings is open: the engine reloads a saved file within half a second. */
@@ -36,68 +36,6 @@ function FileRow({ file }: { file: ProxyFile }) {
       </td>
       <td className="time">{new Date(file.at).toLocaleString()}</td>
     </tr>
-  );
-}
-
-/** The folder form: a path (or the desktop's picker), Use this folder, and Stop loading. */
-function FolderForm({ view, onView }: { view: ProxyFilesView; onView: (view: ProxyFilesView, done: string) => void }) {
-  const api = useWorkbenchApi();
-  const [path, setPath] = useState(view.folder ?? '');
-  const { busy, problem, run } = useEngineCall();
-  const picker = desktopBridge();
-  const pinned = view.pinnedBy !== null;
-  const choose = (folder: string | null) =>
-    run(async () => {
-      const next = await api.setProxiesFolder({ folder });
-      onView(next, next.folder === null ? 'No proxies are loaded from a folder now.' : `Proxies are loaded from ${next.folder} now.`);
-    });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void choose(path);
-  };
-  const pick = () =>
-    void run(async () => {
-      const chosen = await picker!.pickFolder('proxies');
-      if (chosen === null) return;
-      setPath(chosen);
-      const next = await api.setProxiesFolder({ folder: chosen });
-      onView(next, `Proxies are loaded from ${next.folder} now.`);
-    });
-  return (
-    <form className="folder-form" aria-label="Proxies folder" onSubmit={submit}>
-      <div className="settings-inline">
-        <input
-          type="text"
-          className="folder-path"
-          aria-label="Proxies folder path"
-          spellCheck={false}
-          required
-          disabled={pinned}
-          value={path}
-          onChange={(event) => setPath(event.target.value)}
-          placeholder="/home/you/project/proxies"
-        />
-        {picker && (
-          <button type="button" disabled={busy || pinned} onClick={pick}>
-            Choose…
-          </button>
-        )}
-        <button type="submit" className="primary" disabled={busy || pinned || path.trim() === (view.folder ?? '')}>
-          Load proxies from this folder
-        </button>
-        {view.stored !== null && !pinned && (
-          <button type="button" disabled={busy} onClick={() => void choose(null)}>
-            Stop loading
-          </button>
-        )}
-      </div>
-      {pinned && (
-        <p className="limit-pinned">
-          Fixed by the start flag <code>{view.pinnedBy}</code>: start the engine without it to choose the folder here.
-        </p>
-      )}
-      <Alert message={problem} />
-    </form>
   );
 }
 
@@ -188,6 +126,10 @@ export function ProxiesFolderSection() {
     setView(next);
     setDone(sentence);
   };
+  const choose = async (folder: string | null) => {
+    const next = await api.setProxiesFolder({ folder });
+    changed(next, next.folder === null ? 'No proxies are loaded from a folder now.' : `Proxies are loaded from ${next.folder} now.`);
+  };
   return (
     <section className="panel settings-section" aria-labelledby="settings-proxies-folder">
       <h2 id="settings-proxies-folder">Proxies folder</h2>
@@ -199,7 +141,17 @@ export function ProxiesFolderSection() {
       <Alert message={problem} />
       {view ? (
         <>
-          <FolderForm key={view.folder ?? ''} view={view} onView={changed} />
+          <FolderForm
+            key={view.folder ?? ''}
+            setting={view}
+            purpose="proxies"
+            formLabel="Proxies folder"
+            pathLabel="Proxies folder path"
+            placeholder="/home/you/project/proxies"
+            useLabel="Load proxies from this folder"
+            clearLabel="Stop loading"
+            onChoose={choose}
+          />
           {view.folder !== null &&
             (view.files.length === 0 ? (
               <p className="muted">No proxy files in this folder yet.</p>
