@@ -25,7 +25,12 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString();
       const number: string = JSON.parse(body).card?.number ?? '';
       const grouped = number.match(/.{1,4}/g)?.join(' ') ?? '';
-      res.writeHead(200, [['X-Received', body], ['X-Partial', `card ${number} ok`], ['X-Grouped', `card ${grouped} ok`], ['Content-Type', 'text/plain']].flat());
+      const forms = [
+        ['X-Last-Four', `ends ${number.slice(-4)}`],
+        ['X-Base64', Buffer.from(number).toString('base64')],
+        ['X-Dotted', [...number].join('.')],
+      ];
+      res.writeHead(200, [['X-Received', body], ['X-Partial', `card ${number} ok`], ['X-Grouped', `card ${grouped} ok`], ...forms, ['Content-Type', 'text/plain']].flat());
       res.end('ok');
     });
   });
@@ -164,6 +169,27 @@ describe('plaintext a destination sends back in its response headers', () => {
     expect(headers.get('X-Partial')).toBe('card [redacted] ok');
     // The number as a person writes it, in groups: masked whole, not a digit of it left.
     expect(headers.get('X-Grouped')).toBe('card [redacted] ok');
+    expect(headers.get('Content-Type')).toBe('text/plain');
+  });
+
+  it('is masked in every form the masker knows, while headers that repeat nothing are kept as they came', async () => {
+    const number = `4${canary('').replace(/\D/g, '').padEnd(15, '3').slice(0, 15)}`;
+    const card = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: { number } } });
+    const traceId = canary('trace');
+    const res = await t.call('POST', '/proxy', {
+      key: t.privateKey,
+      body: { card: { number: `{{ ${card.body.id} | json: '$.number' }}` } },
+      headers: { 'BT-PROXY-URL': reflectingUrl, 'BT-TRACE-ID': traceId },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-base64']).toBe(Buffer.from(number).toString('base64'));
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(200)).find((e) => e.trace_id === traceId)!;
+    const headers = new Map((entry.details as { response: { headers: [string, string][] } }).response.headers);
+    // A slice of the number standing alone (its last four) is all X; the other forms become the token's mask.
+    expect(headers.get('X-Last-Four')).toBe('ends XXXX');
+    expect(headers.get('X-Base64')).not.toBe(Buffer.from(number).toString('base64'));
+    expect(headers.get('X-Dotted')!.replace(/\D/g, '')).not.toContain(number.slice(-4));
     expect(headers.get('Content-Type')).toBe('text/plain');
   });
 });

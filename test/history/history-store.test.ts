@@ -127,6 +127,43 @@ describe('the history store', () => {
     db.close();
   });
 
+  it('keeps a proxy entry\'s outbound body in its own column, card numbers masked, and shows it with the entry, alone and in lists', () => {
+    const dataDir = dir();
+    const store = open(dataDir);
+    const outbound = '{"card":"4242424242424242","cvc":"[redacted]"}';
+    store.append([['sent', JSON.stringify({ id: 'sent', details: { outbound: { method: 'POST', detokenized_body: null } } }), null, null, outbound]]);
+    const shown = '{"card":"XXXXXXXXXXXX4242","cvc":"[redacted]"}';
+    const outboundOf = (json: string | undefined) => (JSON.parse(json!) as { details: { outbound: { detokenized_body: string | null } } }).details.outbound.detokenized_body;
+    expect(outboundOf(store.get('sent'))).toBe(shown);
+    expect(store.list(10).map(outboundOf)).toEqual([shown]);
+    expect(store.page(10, Infinity).entries.map(outboundOf)).toEqual([shown]);
+    // The entry's JSON is written as the main thread made it: the body beside it is never parsed into it.
+    const db = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
+    const row = db.prepare('SELECT * FROM request_log WHERE id = ?').get('sent') as { entry: string; outbound?: string };
+    db.close();
+    expect(outboundOf(row.entry)).toBeNull();
+    expect(row.outbound).toBe(shown);
+  });
+
+  it('upgrades a version 2 history in place: an entry with its outbound body in its JSON reads as before', () => {
+    const dataDir = dir();
+    const earlier = new Database(join(dataDir, HISTORY_FILE));
+    earlier.exec('CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB, answer TEXT)');
+    earlier.pragma('user_version = 2');
+    const before = { id: 'before', details: { outbound: { method: 'POST', detokenized_body: '{"card":"XXXXXXXXXXXX4242"}' } } };
+    earlier.prepare('INSERT INTO request_log (id, entry) VALUES (?, ?)').run('before', JSON.stringify(before));
+    earlier.close();
+    const store = open(dataDir);
+    store.append([['after', JSON.stringify({ id: 'after', details: { outbound: { method: 'POST', detokenized_body: null } } }), null, null, '{"n":1}']]);
+    const outboundOf = (json: string) => (JSON.parse(json) as { details: { outbound: { detokenized_body: string | null } } }).details.outbound.detokenized_body;
+    expect(store.list(10).map(outboundOf)).toEqual(['{"n":1}', '{"card":"XXXXXXXXXXXX4242"}']);
+    expect(JSON.parse(store.get('before')!)).toEqual(before);
+    const db = new Database(join(dataDir, HISTORY_FILE), { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(HISTORY_SCHEMA_VERSION);
+    expect(db.prepare('SELECT outbound FROM request_log WHERE id = ?').pluck().get('after')).toBe('{"n":1}');
+    db.close();
+  });
+
   it('takes over a history an earlier version left in WAL mode when it was killed, with every entry', () => {
     const earlierDir = dir();
     const earlier = new Database(join(earlierDir, HISTORY_FILE));

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
 import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
 import { idTimePrefix } from './entry-id';
-import { cardNumbersMasked, shownBody, type StoredBodyHead, withOutboundBody } from './kept-body';
+import { cardNumbersMasked, outboundShown, shownBody, type StoredBodyHead, withOutboundBody } from './kept-body';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
 export const HISTORY_FILE = 'history.sqlite';
 /** Kept in `PRAGMA user_version`. Raise it with a step in `migrate` when the schema changes. */
-export const HISTORY_SCHEMA_VERSION = 2;
+export const HISTORY_SCHEMA_VERSION = 3;
 
 /** How much history is kept: entries beyond either bound leave, oldest first. */
 export interface HistoryRetention {
@@ -37,7 +37,7 @@ export interface HistoryStoreOptions {
  * One serialized entry: its id (for `get` and paging), its JSON, the request body's kept bytes when the entry keeps
  * them apart (its JSON then has `request_body: {bytes, utf8}`, see kept-body), and the destination's answer body,
  * masked, when history kept it (read with the one entry, never with a list: it may be large); and the proxy's
- * outbound body with its card numbers still to mask, which goes into the entry's JSON here (see withOutboundBody).
+ * outbound body with its card numbers still to mask, masked here (outboundShown) and kept in its own column.
  */
 export type StoredEntry = [id: string, json: string, body: Uint8Array | null, answer?: string | null, outbound?: string | null];
 
@@ -54,21 +54,24 @@ interface Row {
   body: Buffer | null;
   /** Read only where the answer goes with the entry. */
   answer?: string | null;
+  /** A proxy's outbound body, masked: null where the entry has none or (written before version 3) holds it itself. */
+  outbound: string | null;
 }
 
-/** Where a proxy entry keeps what it says of the answer body (see proxy-history). */
-interface AnswerHead {
-  details?: { response?: { body?: { text?: string } } };
+/** Where a proxy entry keeps what it says of the answer body (see proxy-history), and its outbound body. */
+interface ProxyHead {
+  details?: { response?: { body?: { text?: string } }; outbound?: { detokenized_body?: string | null } };
 }
 
 /**
- * An entry as readers get it: a body kept as bytes goes back into `request_body` as text, and an answer read with it
- * into its answer's `text`.
+ * An entry as readers get it: a body kept as bytes goes back into `request_body` as text, an outbound body into its
+ * `detokenized_body`, and an answer read with it into its answer's `text`.
  */
-function entryJson({ entry, body, answer }: Row): string {
-  if (body === null && (answer === undefined || answer === null)) return entry;
-  const parsed = JSON.parse(entry) as { request_body: StoredBodyHead } & AnswerHead;
+function entryJson({ entry, body, answer, outbound }: Row): string {
+  if (body === null && outbound === null && (answer === undefined || answer === null)) return entry;
+  const parsed = JSON.parse(entry) as { request_body: StoredBodyHead } & ProxyHead;
   if (body !== null) parsed.request_body = shownBody(parsed.request_body, body) as never;
+  if (outbound !== null) withOutboundBody(parsed, outbound);
   const kept = parsed.details?.response?.body;
   if (typeof answer === 'string' && kept) kept.text = answer;
   return JSON.stringify(parsed);
@@ -87,10 +90,12 @@ function migrate(db: Database.Database, file: string): void {
     );
   }
   if (version === HISTORY_SCHEMA_VERSION) return;
-  if (version === 1) {
-    // Version 2 keeps the destination's answer body apart from the entry, as it keeps the request body.
+  if (version > 0) {
     db.transaction(() => {
-      db.exec('ALTER TABLE request_log ADD COLUMN answer TEXT');
+      // Version 2 keeps the destination's answer body apart from the entry, as it keeps the request body.
+      if (version < 2) db.exec('ALTER TABLE request_log ADD COLUMN answer TEXT');
+      // Version 3 keeps a proxy's outbound body apart too: the worker then stores an entry without parsing it again.
+      db.exec('ALTER TABLE request_log ADD COLUMN outbound TEXT');
       db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
     })();
     return;
@@ -99,9 +104,10 @@ function migrate(db: Database.Database, file: string): void {
   // in a page or two instead of an overflow chain, which makes an append cheaper.
   db.pragma('page_size = 16384');
   db.transaction(() => {
-    // One JSON document per request (the body as sent, as bytes, and the answer, masked, apart): written in batches.
+    // One JSON document per request (the body as sent, as bytes, and what the proxy sent and got back, masked, apart):
+    // written in batches.
     db.exec(`
-      CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB, answer TEXT);
+      CREATE TABLE request_log (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, entry TEXT NOT NULL, body BLOB, answer TEXT, outbound TEXT);
       CREATE INDEX request_log_id ON request_log(id);
     `);
     db.pragma(`user_version = ${HISTORY_SCHEMA_VERSION}`);
@@ -158,27 +164,27 @@ export class HistoryStore {
     private retention: HistoryRetention,
   ) {
     this.stmt = {
-      insert: db.prepare('INSERT INTO request_log (id, entry, body, answer) VALUES (?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO request_log (id, entry, body, answer, outbound) VALUES (?, ?, ?, ?, ?)'),
       // seq only grows and rows leave oldest first, so the newest `limit` rows are the last `limit` seqs.
       trim: db.prepare('DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?'),
       // Ids start with the time they were made (UUIDv7): those below a time's prefix are older, found by the index.
       trimOlder: db.prepare('DELETE FROM request_log WHERE id < ?'),
       clear: db.prepare('DELETE FROM request_log'),
-      recent: db.prepare('SELECT entry, body FROM request_log ORDER BY seq DESC LIMIT ?'),
+      recent: db.prepare('SELECT entry, body, outbound FROM request_log ORDER BY seq DESC LIMIT ?'),
       before: db.prepare(
-        'SELECT entry, body FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
+        'SELECT entry, body, outbound FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
       ),
-      get: db.prepare('SELECT entry, body, answer FROM request_log WHERE id = ?'),
+      get: db.prepare('SELECT entry, body, answer, outbound FROM request_log WHERE id = ?'),
       // Every kept entry, newest first, from one below a seq: what a filter looks through; an export, with answers.
-      scan: db.prepare('SELECT id, entry, body FROM request_log WHERE seq < ? ORDER BY seq DESC'),
-      scanWithAnswers: db.prepare('SELECT id, entry, body, answer FROM request_log WHERE seq < ? ORDER BY seq DESC'),
+      scan: db.prepare('SELECT id, entry, body, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC'),
+      scanWithAnswers: db.prepare('SELECT id, entry, body, answer, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC'),
       seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
     };
     this.appendBatch = db.transaction((entries: StoredEntry[]) => {
       for (const [id, json, kept, answer, outbound] of entries) {
         const body = kept && cardNumbersMasked(kept);
-        const entry = typeof outbound === 'string' ? JSON.stringify(withOutboundBody(JSON.parse(json) as object, outbound)) : json;
-        this.stmt.insert.run(id, entry, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null);
+        const sent = typeof outbound === 'string' ? outboundShown(outbound) : null;
+        this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null, sent);
       }
       this.trim();
     });

@@ -37,9 +37,12 @@ interface OutboundHead {
   details?: { outbound?: { detokenized_body?: string | null } };
 }
 
-/** The entry with the proxy's outbound body in it, its card numbers masked as history stores and shows them. */
-export function withOutboundBody<Entry extends OutboundHead>(entry: Entry, text: string): Entry {
+/** The proxy's outbound body as history stores and shows it: its card numbers masked too. */
+export const outboundShown = (text: string): string => maskCardNumbers(text).text;
+
+/** The entry with the proxy's outbound body (outboundShown) in it. */
+export function withOutboundBody<Entry extends OutboundHead>(entry: Entry, shown: string): Entry {
   const outbound = entry.details?.outbound;
-  if (outbound) outbound.detokenized_body = maskCardNumbers(text).text;
+  if (outbound) outbound.detokenized_body = shown;
   return entry;
 }

@@ -7,7 +7,7 @@ import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './histo
 import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
-import { cardNumbersMasked, shownBody, type KeptBody, withOutboundBody } from './kept-body';
+import { cardNumbersMasked, outboundShown, shownBody, type KeptBody, withOutboundBody } from './kept-body';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -25,7 +25,8 @@ export interface RequestLogPage {
  * What a request leaves for history; `raw_body` stands in for `request_body` when the body is kept as bytes, and
  * `answer_text` is the proxy's answer body, masked, which is stored beside the entry and read only with it alone.
  * `outbound_text` is the proxy's outbound body, its detokenized values masked: the history worker masks its card
- * numbers and puts it in `details.outbound.detokenized_body`, as it masks those of the kept request body.
+ * numbers, as it masks those of the kept request body, and stores it beside the entry; a read puts it in
+ * `details.outbound.detokenized_body`.
  */
 export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody; answer_text?: string; outbound_text?: string };
 
@@ -140,7 +141,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     // The live view (an open workbench) is the only reader of the entry as shown; without one, no body is decoded.
     if (this.listenerCount('entry') === 0) return;
     if (raw) entry.request_body = shownBody(raw, cardNumbersMasked(raw.kept));
-    if (draft.outbound_text !== undefined) withOutboundBody(entry, draft.outbound_text);
+    if (draft.outbound_text !== undefined) withOutboundBody(entry, outboundShown(draft.outbound_text));
     this.emit('entry', entry);
   }
 

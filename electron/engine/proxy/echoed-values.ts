@@ -91,7 +91,20 @@ function plainsOf(values: readonly unknown[]): Plain[] {
   return plains.filter((plain) => plain.text !== '');
 }
 
-function formsOf(plains: readonly Plain[]): Form[] {
+/** What is looked for of a plain text: each encoding of it (ENCODINGS' order) as Latin-1, and its digits when it is a number. */
+interface Finds {
+  plain: Plain;
+  texts: string[];
+  digits: string | null;
+}
+
+function findsOf(plain: Plain): Finds {
+  const digits = plain.text.replace(NOT_DIGIT, '');
+  const number = DIGITS_WRITTEN.test(plain.text) && digits.length >= FEWEST_DIGITS;
+  return { plain, texts: ENCODINGS.map((encode) => latin1(encode(plain.text))), digits: number ? digits : null };
+}
+
+function formsOf(finds: readonly Finds[]): Form[] {
   const forms: Form[] = [];
   const seen = new Set<string>();
   const add = (form: Form) => {
@@ -100,10 +113,9 @@ function formsOf(plains: readonly Plain[]): Form[] {
     seen.add(key);
     forms.push(form);
   };
-  for (const plain of plains) {
-    for (const encode of ENCODINGS) add({ plain, encode, find: latin1(encode(plain.text)), kind: 'text' });
-    const digits = plain.text.replace(NOT_DIGIT, '');
-    if (DIGITS_WRITTEN.test(plain.text) && digits.length >= FEWEST_DIGITS) add({ plain, encode: ENCODINGS[0], find: digits, kind: 'digits' });
+  for (const { plain, texts, digits } of finds) {
+    texts.forEach((find, i) => add({ plain, encode: ENCODINGS[i], find, kind: 'text' }));
+    if (digits !== null) add({ plain, encode: ENCODINGS[0], find: digits, kind: 'digits' });
   }
   // Longest first: where two start at one place, the whole value wins over a part of it.
   return forms.sort((a, b) => b.find.length - a.find.length);
@@ -126,16 +138,22 @@ function* placesOf(text: string, form: Form, stripped: () => string): Generator<
 }
 
 /**
- * The runs of digits of `text` (maximal: a digit neither before nor after) that are a slice of a number's digits, each
- * as a place of that number's slice form. A run longer than every number is none: a body of digits costs one pass.
+ * The runs of digits of `text` (maximal: a digit neither before nor after) that may be a slice of a number's digits,
+ * with their digits. A run longer than every number is none: a body of digits costs one pass.
  */
-function* slicePlaces(text: string, slices: readonly Form[], longest: number): Generator<Place> {
+function* digitRuns(text: string, longest: number): Generator<{ start: number; end: number; digits: string }> {
   for (const match of text.matchAll(DIGIT_RUN)) {
     const start = match.index;
     const end = start + match[0].length;
     if (isDigit(text.charCodeAt(start - 1)) || isDigit(text.charCodeAt(end))) continue;
     const digits = match[0].replace(NOT_DIGIT, '');
-    if (digits.length > longest) continue;
+    if (digits.length <= longest) yield { start, end, digits };
+  }
+}
+
+/** The runs of digits of `text` that are a slice of a number's digits, each as a place of that number's slice form. */
+function* slicePlaces(text: string, slices: readonly Form[], longest: number): Generator<Place> {
+  for (const { start, end, digits } of digitRuns(text, longest)) {
     const form = slices.find((slice) => slice.find.includes(digits));
     if (form) yield { start, end, form };
   }
@@ -186,17 +204,49 @@ function maskAt(mask: unknown, path: readonly string[]): string {
   return toText(at) || REDACTED;
 }
 
-/** The forms of a call's values, made once for every masker of them (the answer's and the record's). */
-const formsMade = new WeakMap<readonly unknown[], { forms: Form[]; slices: Form[] }>();
+/**
+ * What a call's values are looked for as, made once for every masker of them (the answer's and the record's): what
+ * to find, and the forms, sorted for the search, made from it only once a text may hold one (mayHold).
+ */
+interface Search {
+  finds: Finds[];
+  numbers: string[];
+  forms?: { forms: Form[]; slices: Form[] };
+}
 
-function formsFor(values: readonly unknown[]): { forms: Form[]; slices: Form[] } {
-  let made = formsMade.get(values);
-  if (!made) {
-    const forms = formsOf(plainsOf(values));
-    made = { forms, slices: forms.filter((form) => form.kind === 'digits').map((form): Form => ({ ...form, kind: 'slice' })) };
-    formsMade.set(values, made);
+const searches = new WeakMap<readonly unknown[], Search>();
+
+function searchFor(values: readonly unknown[]): Search {
+  let search = searches.get(values);
+  if (!search) {
+    const finds = plainsOf(values).map(findsOf);
+    search = { finds, numbers: finds.flatMap(({ digits }) => (digits === null ? [] : [digits])) };
+    searches.set(values, search);
   }
-  return made;
+  return search;
+}
+
+function formsFor(search: Search): { forms: Form[]; slices: Form[] } {
+  if (!search.forms) {
+    const forms = formsOf(search.finds);
+    search.forms = { forms, slices: forms.filter((form) => form.kind === 'digits').map((form): Form => ({ ...form, kind: 'slice' })) };
+  }
+  return search.forms;
+}
+
+/**
+ * Whether `text` may hold a form of a value: false only where placesBySlice finds no place (each form it finds is
+ * found only where the text includes what it looks for), for a fraction of what making the forms costs.
+ */
+function mayHold(text: string, { finds, numbers }: Search): boolean {
+  let stripped: string | undefined;
+  for (const { texts, digits } of finds) {
+    if (texts.some((find) => text.includes(find))) return true;
+    if (digits !== null && (stripped ??= text.replace(SEPARATOR, '')).includes(digits)) return true;
+  }
+  const longest = Math.max(0, ...numbers.map((digits) => digits.length));
+  for (const run of digitRuns(text, longest)) if (numbers.some((digits) => digits.includes(run.digits))) return true;
+  return false;
 }
 
 export class EchoedValues implements AnswerMasker {
@@ -214,8 +264,12 @@ export class EchoedValues implements AnswerMasker {
     private readonly masksOf?: () => readonly unknown[],
   ) {}
 
-  /** Latin-1 text (a header value as HTTP reads it) with every value it repeats masked, and how many places. */
+  /**
+   * Latin-1 text (a header value as HTTP reads it) with every value it repeats masked, and how many places. Most
+   * texts repeat none: the forms are made only for one that may (mayHold).
+   */
   maskLatin1(text: string): { text: string; masked: number } {
+    if (!mayHold(text, searchFor(this.values))) return { text, masked: 0 };
     return this.masked(text, [...this.placesBySlice(text)].flat());
   }
 
@@ -237,7 +291,7 @@ export class EchoedValues implements AnswerMasker {
    * the places that start inside it.
    */
   private *placesBySlice(text: string): Generator<Place[]> {
-    const { forms, slices } = formsFor(this.values);
+    const { forms, slices } = formsFor(searchFor(this.values));
     if (forms.length === 0) return;
     const longestDigits = Math.max(0, ...slices.map((slice) => slice.find.length));
     // Longest first (formsOf): twice its length covers its separators, one more the character a lookbehind reads.

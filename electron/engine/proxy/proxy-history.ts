@@ -119,13 +119,12 @@ export function maskedOutboundView(exchange: ProxyExchange): string | null {
 }
 
 /**
- * The outbound body for history (`detokenized_body`, masked), and the kind of a body the workbench can reveal: one
- * detokenization made and no code changed since.
+ * The outbound body's place in the entry (`detokenized_body`: null until a read puts the kept body in, see
+ * outboundText), and the kind of a body the workbench can reveal: one detokenization made and no code changed since.
  */
-function maskedOutbound(exchange: ProxyExchange, detokenized_body: string | null): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
-  const { render, preconfigured } = exchange;
+function maskedOutbound({ render, preconfigured }: ProxyExchange): Pick<NonNullable<ProxyDetails['outbound']>, 'detokenized_body' | 'body_kind'> {
   const revealable = render?.utf8 && (preconfigured?.revealable ?? true);
-  return revealable ? { detokenized_body, body_kind: render.kind } : { detokenized_body };
+  return revealable ? { detokenized_body: null, body_kind: render.kind } : { detokenized_body: null };
 }
 
 /** The template of a revealable outbound body (see maskedOutbound): the body as sent, as far as history kept it. */
@@ -205,9 +204,9 @@ const referencedTrace = (trace: Trace, secrets: ResolvedSecrets | undefined): Tr
 
 /**
  * The proxy call's history details, and the answer body history keeps (masked), which the entry stores apart: it is
- * read with one entry at a time, never with a list. The ephemeral proxy's outbound body comes apart too
- * (`outboundText`, outboundValuesMasked): the history worker masks its card numbers and puts it in the details, off
- * the thread that serves requests. A pre-configured proxy's trace has it as its transforms left it, masked.
+ * read with one entry at a time, never with a list. The outbound body comes apart too (`outboundText`): the history
+ * worker masks its card numbers, off the thread that serves requests, and stores it beside the entry. The ephemeral
+ * proxy's is outboundValuesMasked; a pre-configured proxy's is the one its trace keeps, as its transforms left it, masked.
  * @param secrets the workbench's references resolved in the request: written back as references wherever the request
  * or the destination's headers repeat a value
  */
@@ -220,7 +219,8 @@ export function proxyLogDetails(
   const { response, failure, outbound, answer, preconfigured } = exchange;
   // The body left with the secrets the engine resolved into it; history keeps their references.
   const referencedText = (text: string | null) => (text !== null && secrets ? secrets.asReferences(text) : text);
-  const outboundText = referencedText(outbound && !preconfigured ? outboundValuesMasked(exchange) : null);
+  // Kept beside the entry, not in its JSON, for both kinds of call (see RequestLog's outbound_text).
+  const outboundText = referencedText(outbound ? (preconfigured ? (preconfigured.outboundBody ?? null) : outboundValuesMasked(exchange)) : null);
   const empty = emptyExpressions(exchange);
   // A failure once the destination answered is an answer cut off mid-body.
   const kept = answer && response && keptAnswer(answer, response, echoesOf(exchange, tokens), failure !== undefined);
@@ -236,8 +236,7 @@ export function proxyLogDetails(
       // Code may have put a detokenized value in a header; headers as the client sent them hold none.
       headers: maskedHeaders(headersForLog(outbound.headers, secrets), exchange.preconfigured?.headersFromCode ? recordedEchoes(exchange) : undefined),
       bytes: outbound.bytes,
-      // Null until the history worker puts the ephemeral proxy's body in (outboundText).
-      ...maskedOutbound(exchange, referencedText(preconfigured?.outboundBody ?? null)),
+      ...maskedOutbound(exchange),
     },
     response: response && {
       status: response.status,
