@@ -50,6 +50,7 @@ import {
   historyAnswersChangeSchema,
   limitsChangeSchema,
   retentionChangeSchema,
+  tokenIntentTtlChangeSchema,
 } from './settings-contract';
 import { transactionPageSchema, transactionQuerySchema } from './transaction-contract';
 import {
@@ -242,6 +243,8 @@ export const WORKBENCH_METHODS = {
    * and applied to the next request, unless a start flag set it.
    */
   changeHistoryAnswers: change(historyAnswersChangeSchema, engineSettingsSchema),
+  /** Changes how long new token intents live (existing ones keep their expiry): saved in the vault, unless a start flag set it. */
+  changeTokenIntentTtl: change(tokenIntentTtlChangeSchema, engineSettingsSchema),
   /** Removes every request history entry; answers how many there were. */
   clearHistory: change(nothing, z.object({ cleared: z.number().int().nonnegative() })),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */

@@ -81,6 +81,8 @@ export interface WorkbenchSources {
   changeRetention: (change: Request<'changeRetention'>) => void;
   /** Saves and applies a change to whether history keeps answers. */
   changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
+  /** Saves and applies a change to how long new token intents live. */
+  changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -300,6 +302,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     changeHistoryAnswers(change) {
       sources.changeHistoryAnswers(change);
+      return sources.settings();
+    },
+    changeTokenIntentTtl(change) {
+      sources.changeTokenIntentTtl(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
