@@ -52,6 +52,26 @@ describe('token intent expiry', () => {
     expect(intentRows()).toBe(0);
   });
 
+  it('gives back an intent held by a transaction that expired while the engine was stopped', async () => {
+    const heldDir = tempDir();
+    let t = await startTestEngine({ dataDir: heldDir, transactionTtlSeconds: 1 });
+    const key = await backendKey(t);
+    try {
+      const created = await t.call('POST', '/token-intents', { key, body: { type: 'card', data: CARD } });
+      const tx = (await t.call('POST', '/transactions', { key })).body.id as string;
+      const staged = await t.call('POST', '/tokens', { key, body: { token_intent_id: created.body.id }, headers: { 'BT-TRANSACTION-ID': tx } });
+      expect(staged.status, staged.text).toBe(201);
+      expect((await t.call('GET', `/token-intents/${created.body.id}`, { key })).status).toBe(404);
+      await t.stop();
+      await sleep(1100);
+      t = await startTestEngine({ dataDir: heldDir });
+      expect((await t.call('GET', `/token-intents/${created.body.id}`, { key })).status).toBe(200);
+    } finally {
+      await t.stop();
+      rmSync(heldDir, { recursive: true, force: true });
+    }
+  });
+
   it('expires while the engine runs, without waiting for the purge', async () => {
     const t = await startTestEngine({ inMemory: true, tokenIntentTtlSeconds: 1 });
     try {

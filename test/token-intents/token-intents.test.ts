@@ -192,6 +192,15 @@ describe('conversion', () => {
     expect((await t.call('GET', `/token-intents/${kept}`, { key: backend })).status).toBe(200);
   });
 
+  it('keeps the conversion in history by the intent id, never the data', async () => {
+    const id = await intent();
+    await t.call('POST', '/tokens', { key: backend, body: { token_intent_id: id, metadata: { order: '9' } } });
+    await t.engine.history.flush();
+    const entry = (await t.engine.history.list(5)).find((e) => e.path === '/tokens');
+    expect(entry?.request_body).toEqual({ token_intent_id: id, metadata: { order: '9' } });
+    expect(JSON.stringify(entry)).not.toContain(PAN);
+  });
+
   it('enlists in a transaction: gone while it is open, back after a rollback, gone for good after a commit', async () => {
     const id = await intent();
     const tx = (await t.call('POST', '/transactions', { key: backend })).body.id as string;
@@ -228,6 +237,19 @@ describe('token_intent: in proxy expressions', () => {
     const gone = await t.call('POST', '/proxy', { key: backend, headers: { 'BT-PROXY-URL': echo }, body: { pan: `{{ token_intent: ${id} | json: '$.data.number' }}` } });
     expect(gone.status).toBe(400);
     expect(JSON.stringify(gone.body)).toContain(id);
+  });
+
+  it('detokenizes an intent in a pre-configured proxy body', async () => {
+    const id = await intent();
+    const proxy = await t.call('POST', '/proxies', { key: t.managementKey, body: { name: 'intents', destination_url: echo, require_auth: true } });
+    expect(proxy.status, proxy.text).toBe(201);
+    const res = await t.call('POST', '/proxy', {
+      key: backend,
+      headers: { 'BT-PROXY-KEY': proxy.body.key },
+      body: { cvc: `{{ token_intent: ${id} | json: '$.data.cvc' }}` },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.body.body)).toEqual({ cvc: '123' });
   });
 
   it('checks access as for a token in the type’s default container', async () => {
