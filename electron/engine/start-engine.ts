@@ -267,6 +267,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
+    tokenIntents: intents,
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,

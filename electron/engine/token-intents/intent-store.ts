@@ -12,6 +12,9 @@ export interface StoredIntent extends LiveIntent {
   details: IntentDetails;
 }
 
+/** An intent without its data. */
+export type IntentSummary = Omit<StoredIntent, 'data'>;
+
 interface IntentRow {
   id: string;
   type: string;
@@ -58,6 +61,9 @@ export class IntentStore {
         AND held_by NOT IN (SELECT id FROM transactions WHERE state IN ('open', 'committed'))`),
       consumeCommitted: db.prepare(`DELETE FROM token_intents WHERE held_by IN (SELECT id FROM transactions WHERE state = 'committed')`),
       deleteAll: db.prepare('DELETE FROM token_intents'),
+      // Without the sealed data: a list never opens it.
+      newest: db.prepare(`SELECT id, type, fingerprint, details, created_by, created_at, expires_at FROM token_intents WHERE ${LIVE}
+        ORDER BY created_at DESC, rowid DESC LIMIT @limit`),
     };
   }
 
@@ -84,6 +90,15 @@ export class IntentStore {
 
   getMany(ids: readonly string[]): StoredIntent[] {
     return (this.stmt.getMany.all({ ids: JSON.stringify(ids), now: nowIso() }) as IntentRow[]).map((row) => this.hydrate(row));
+  }
+
+  /** The newest live intents, up to `limit`, without their data. */
+  newest(limit: number): IntentSummary[] {
+    return (this.stmt.newest.all({ now: nowIso(), limit }) as Omit<IntentRow, 'sealed' | 'held_by'>[]).map((row) => ({
+      ...row,
+      type: row.type as TokenType,
+      details: row.details ? (JSON.parse(row.details) as IntentDetails) : {},
+    }));
   }
 
   /** Deletes a live intent; false when there is none. */

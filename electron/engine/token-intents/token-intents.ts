@@ -7,7 +7,7 @@ import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/i
 import type { TokenService } from '../vault/token-service';
 import { validateTokenData, type TokenType } from '../vault/token-types';
 import type { CreateIntentRequest } from './intent-requests';
-import type { IntentDetails, IntentStore, StoredIntent } from './intent-store';
+import type { IntentDetails, IntentStore, IntentSummary, StoredIntent } from './intent-store';
 
 /** A token intent as every route shows it: never its data (vendor-surfaces.md §4.3). */
 export interface IntentView {
@@ -30,6 +30,9 @@ export interface IntentChange {
   id: string;
   change: 'created' | 'converted' | 'deleted';
 }
+
+/** The most intents the workbench's list holds. */
+const LISTED_INTENTS = 500;
 
 /** The summary a GET shows: the card derivation tokens use, or a bank account's routing number and last 4. */
 function detailsOf(type: TokenType, data: unknown): IntentDetails {
@@ -93,6 +96,12 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     this.emit('change', { id, change: 'deleted' });
   }
 
+  /** The workbench's list: the newest live intents, without data (no API route lists them). */
+  list(limit = LISTED_INTENTS): { intents: IntentView[]; more: boolean } {
+    const newest = this.store.newest(limit + 1);
+    return { intents: newest.slice(0, limit).map((intent) => this.view(intent)), more: newest.length > limit };
+  }
+
   liveMany(ids: readonly string[]): LiveIntent[] {
     return this.store.getMany(ids);
   }
@@ -118,7 +127,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return new ApiProblem(404, `Token intent ${id} not found: it expired, was converted, or was deleted`);
   }
 
-  private view(intent: StoredIntent): IntentView {
+  private view(intent: IntentSummary): IntentView {
     const { details } = intent;
     return {
       id: intent.id,

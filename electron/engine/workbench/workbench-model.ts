@@ -102,6 +102,7 @@ export interface WorkbenchSources {
   /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
+  tokenIntents: { list(): SentReply<'listTokenIntents'> };
   remoteTargets: RemoteTargets;
   /** The credentials saved requests refer to by name. */
   secrets: SecretStore;
@@ -234,6 +235,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
+    listTokenIntents: () => sources.tokenIntents.list(),
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
     deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
