@@ -10,10 +10,10 @@ let backend: string;
 const PAN = '4242424242424242';
 
 beforeAll(async () => {
-  t = await startTestEngine({ inMemory: true, workbenchRoutes: true });
+  t = await startTestEngine({ inMemory: true, workbenchRoutes: true, echoPort: 0 });
   const app = await t.call('POST', '/applications', {
     key: t.managementKey,
-    body: { name: 'intents', type: 'private', permissions: ['token:create', 'token:read', 'token-intent:create', 'token-intent:delete'] },
+    body: { name: 'intents', type: 'private', permissions: ['token:create', 'token:read', 'token:use', 'token-intent:create', 'token-intent:delete'] },
   });
   backendId = app.body.id;
   backend = app.body.key;
@@ -56,5 +56,34 @@ describe('the workbench on token intents', () => {
     } finally {
       stop();
     }
+  });
+
+  it('checks a Composer draft naming an intent as the proxy would: live is fine, gone is flagged', async () => {
+    const created = await t.call('POST', '/token-intents', { key: backend, body: { type: 'card_number', data: PAN } });
+    const check = (id: string) =>
+      t.workbench('checkRequest', {
+        application_id: backendId,
+        target_id: null,
+        method: 'POST',
+        path: '/proxy',
+        headers: [['BT-PROXY-URL', t.engine.echoUrl!], ['Content-Type', 'application/json']],
+        body: `{"n": "{{ token_intent: ${id} | json: '$.data' | last4 }}"}`,
+      });
+    const live = await check(created.body.id);
+    expect(live.status, live.text).toBe(200);
+    expect(live.body.flags.filter((flag: { severity: string }) => flag.severity === 'error')).toEqual([]);
+    await t.call('DELETE', `/token-intents/${created.body.id}`, { key: backend });
+    const gone = await check(created.body.id);
+    expect(gone.body.flags.map((flag: { kind: string }) => flag.kind)).toContain('unknown_token');
+  });
+
+  it('previews an intent expression masked, as the Composer shows it on hover', async () => {
+    const created = await t.call('POST', '/token-intents', { key: backend, body: { type: 'card_number', data: PAN } });
+    const body = `{"n": "{{ token_intent: ${created.body.id} | json: '$.data' | last4 }}"}`;
+    const preview = await t.workbench('previewExpression', { application_id: backendId, content_type: 'application/json', body, at: 12 });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.problem ?? null).toBeNull();
+    expect(preview.body.token).toMatchObject({ type: 'card_number', masked: 'XXXXXXXXXXXX4242' });
+    expect(preview.text).not.toContain(PAN);
   });
 });
