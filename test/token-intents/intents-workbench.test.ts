@@ -86,4 +86,11 @@ describe('the workbench on token intents', () => {
     expect(preview.body.token).toMatchObject({ type: 'card_number', masked: 'XXXXXXXXXXXX4242' });
     expect(preview.text).not.toContain(PAN);
   });
+
+  it('a wipe of the vault takes the token intents with it', async () => {
+    const created = await t.call('POST', '/token-intents', { key: backend, body: { type: 'card_number', data: PAN } });
+    expect((await t.workbench('wipeVault', { confirm: 'wipe' })).status).toBe(200);
+    expect((await t.workbench('listTokenIntents', {})).body.intents).toEqual([]);
+    expect(created.status).toBe(201);
+  });
 });
