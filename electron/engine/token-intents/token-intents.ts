@@ -117,7 +117,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     });
   }
 
-  private require(id: string): StoredIntent {
+  private require(id: string): IntentSummary {
     const intent = this.store.get(id);
     if (!intent) throw this.notFound(id);
     return intent;
