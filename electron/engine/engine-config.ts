@@ -34,6 +34,8 @@ export interface EngineConfig {
   codeDependenciesDir: string | null;
   /** `--proxies DIR`: load pre-configured proxies from DIR's files, over the folder Settings chose; null: Settings' folder. */
   proxiesDir: string | null;
+  /** How long a new token intent lives, in seconds: 24 h as the vendor's, at most 48 h (its quota). */
+  tokenIntentTtlSeconds: number;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -42,6 +44,8 @@ export interface EngineConfig {
 
 export const DEFAULT_PORT = 4780;
 export const DEFAULT_ECHO_PORT = 4781;
+export const DEFAULT_INTENT_TTL_SECONDS = 24 * 60 * 60;
+export const MAX_INTENT_TTL_SECONDS = 48 * 60 * 60;
 
 export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
   const config: EngineConfig = {
@@ -63,11 +67,15 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     collectionsDir: null,
     codeDependenciesDir: null,
     proxiesDir: null,
+    tokenIntentTtlSeconds: DEFAULT_INTENT_TTL_SECONDS,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };
   if (!/^[A-Za-z][A-Za-z0-9]*$/.test(config.headerPrefix)) {
     throw new Error(`Header prefix must be letters and digits, got "${config.headerPrefix}"`);
+  }
+  if (!Number.isInteger(config.tokenIntentTtlSeconds) || config.tokenIntentTtlSeconds < 1 || config.tokenIntentTtlSeconds > MAX_INTENT_TTL_SECONDS) {
+    throw new Error(`A token intent's time to live must be a whole number of seconds from 1 to ${MAX_INTENT_TTL_SECONDS} (48 h)`);
   }
   config.allowedOrigins = config.allowedOrigins.map((value) => {
     const origin = normalizeOrigin(value);

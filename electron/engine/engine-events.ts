@@ -7,6 +7,7 @@ import type { TokenChange } from '../../shared/workbench/token-contract';
 import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
+import type { IntentChange } from './token-intents/token-intents';
 import { tokenIdOf } from './transactions/transaction-store';
 import type { TokenStore, TokenWrite } from './vault/token-store';
 
@@ -22,6 +23,8 @@ export interface EngineEventMap {
   token: [TokenChange];
   /** The history was cleared or trimmed to a new retention: what a reader holds of it may be gone. */
   historyReset: [];
+  /** A token intent was created, converted or deleted: its id, no data. */
+  tokenIntent: [IntentChange];
 }
 
 const CHANGES: Record<TokenWrite['op'], TokenChange['change']> = { create: 'created', update: 'changed', delete: 'deleted' };

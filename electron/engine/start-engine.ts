@@ -45,11 +45,14 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
+import { intentRoutes } from './token-intents/intent-routes';
+import { IntentStore } from './token-intents/intent-store';
+import { TokenIntents } from './token-intents/token-intents';
 import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
-import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
+import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 
@@ -129,6 +132,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   );
   // The proxy reads both from the config at each request: nothing else holds a copy.
   const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
+  const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -142,6 +146,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer);
+  const intentStore = new IntentStore(db, sealer);
+  const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds);
+  tokens.useIntents(intents);
+  // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.
+  transactions.on('change', ({ id, state }) => {
+    if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
+  });
 
   let seedReport: SeedReport | null;
   try {
@@ -170,6 +181,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const collections = new CollectionStore(collectionsFolder.initial());
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
+  intents.on('change', (change) => events.emit('tokenIntent', change));
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
@@ -228,14 +240,16 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       retention: retention.state(),
       collections: collectionsFolder.state(collections.folder),
       answers: answers.state(),
+      tokenIntents: intentTtl.state(),
     }),
     changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
     changeHistoryAnswers: (change) => answers.change(change),
+    changeTokenIntentTtl: (change) => intentTtl.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, intents: intentStore });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -253,6 +267,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
+    tokenIntents: intents,
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
@@ -266,6 +281,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...tokenRoutes(tokens, queries),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
+      ...intentRoutes(intents),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
     ],
     authenticator,
@@ -294,10 +310,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   // Rolls back what expired while stopped; a request that came first already sees those as expired.
   transactions.start();
+  intentStore.reconcile();
+  intentStore.purgeExpired();
   // Serving already: tokens from before card search are indexed between requests.
   tokenStore.backlog.start(config.log);
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
+    intentStore.purgeExpired();
     idempotency.prune();
     transactions.prune();
   }, 60_000).unref();

@@ -43,6 +43,8 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     tokens: tokenChangesSchema.default({ changes: [], more: false }),
     /** The kept history changed other than by new entries (cleared, or trimmed to a new retention): read it again. */
     historyReset: z.boolean().default(false),
+    /** Token intents were created, converted or deleted since the last update: list them again. */
+    tokenIntents: z.boolean().default(false),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;

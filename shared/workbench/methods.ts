@@ -50,7 +50,9 @@ import {
   historyAnswersChangeSchema,
   limitsChangeSchema,
   retentionChangeSchema,
+  tokenIntentTtlChangeSchema,
 } from './settings-contract';
+import { tokenIntentListSchema } from './token-intent-contract';
 import { transactionPageSchema, transactionQuerySchema } from './transaction-contract';
 import {
   seedExportRequestSchema,
@@ -242,8 +244,12 @@ export const WORKBENCH_METHODS = {
    * and applied to the next request, unless a start flag set it.
    */
   changeHistoryAnswers: change(historyAnswersChangeSchema, engineSettingsSchema),
+  /** Changes how long new token intents live (existing ones keep their expiry): saved in the vault, unless a start flag set it. */
+  changeTokenIntentTtl: change(tokenIntentTtlChangeSchema, engineSettingsSchema),
   /** Removes every request history entry; answers how many there were. */
   clearHistory: change(nothing, z.object({ cleared: z.number().int().nonnegative() })),
+  /** The live token intents, newest first, with their expiry (never their data); a page converts one with writeToken. */
+  listTokenIntents: read(nothing, tokenIntentListSchema),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
   searchTokens: read(tokenSearchSchema, tokenPageSchema),
   /** One token as an application reads it (data masked), with the tokens that share its fingerprint. */

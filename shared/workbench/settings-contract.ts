@@ -34,6 +34,11 @@ export const HISTORY_ANSWERS = {
   historyAnswerBytes: z.number().int().min(1024).max(1024 * 1024),
 };
 
+/** How long a new token intent lives, in seconds: 24 h by default, at most 48 h, the vendor's quota (docs/api.md, Token intents). */
+export const TOKEN_INTENT_TTL = {
+  tokenIntentTtlSeconds: z.number().int().min(1).max(48 * 60 * 60),
+};
+
 /** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
 export const engineSettingsSchema = z.object({
   /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
@@ -56,6 +61,7 @@ export const engineSettingsSchema = z.object({
     historyAnswers: limitStateSchema(HISTORY_ANSWERS.historyAnswers),
     historyAnswerBytes: limitStateSchema(HISTORY_ANSWERS.historyAnswerBytes),
   }),
+  tokenIntents: z.object({ tokenIntentTtlSeconds: limitStateSchema(TOKEN_INTENT_TTL.tokenIntentTtlSeconds) }),
 });
 
 /** A folder to keep saved requests in from now on (a whole path, or from ~/), or null to go back to the default. */
@@ -77,5 +83,9 @@ export const retentionChangeSchema = z.strictObject({
 export const historyAnswersChangeSchema = z.strictObject({
   historyAnswers: HISTORY_ANSWERS.historyAnswers.nullable().optional(),
   historyAnswerBytes: HISTORY_ANSWERS.historyAnswerBytes.nullable().optional(),
+});
+/** A change to how long new token intents live, likewise. */
+export const tokenIntentTtlChangeSchema = z.strictObject({
+  tokenIntentTtlSeconds: TOKEN_INTENT_TTL.tokenIntentTtlSeconds.nullable().optional(),
 });
 export type EngineSettings = z.output<typeof engineSettingsSchema>;

@@ -93,7 +93,8 @@ describe('regenerating the key of an application with one key (POST /application
 
 describe('the permissions each application type may hold (GET /permissions?application_type=…)', () => {
   const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use', 'proxy:invoke'];
-  const PUBLIC = ['token:create', 'token:update'];
+  const TOKEN_INTENTS = ['token-intent:create', 'token-intent:read', 'token-intent:delete'];
+  const PUBLIC = ['token:create', 'token:update', 'token-intent:create'];
   const MANAGEMENT = [
     'application:read',
     'application:create',
@@ -107,10 +108,10 @@ describe('the permissions each application type may hold (GET /permissions?appli
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {
     const all = await management.permissions.list();
-    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT]);
+    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT, ...TOKEN_INTENTS]);
     expect(all.find((p) => p.type === 'token:create')).toEqual({ type: 'token:create', description: 'Create Tokens', applicationTypes: ['public', 'private'] });
     for (const permission of all) expect(permission.description).toMatch(/\w/);
-    expect((await management.permissions.list({ applicationType: 'private' })).map((p) => p.type)).toEqual(PRIVATE);
+    expect((await management.permissions.list({ applicationType: 'private' })).map((p) => p.type)).toEqual([...PRIVATE, ...TOKEN_INTENTS]);
     expect((await management.permissions.list({ applicationType: 'management' })).map((p) => p.type)).toEqual(MANAGEMENT);
   });
 

@@ -193,6 +193,7 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   changeLimits: { request: () => ({ maxExpressions: 7 }) },
   changeRetention: { request: () => ({ historyLimit: 5000 }) },
   changeHistoryAnswers: { request: () => ({ historyAnswers: true }) },
+  changeTokenIntentTtl: { request: () => ({ tokenIntentTtlSeconds: 3600 }) },
   clearHistory: { page: 'history', request: () => ({}) },
   createProxy: { page: 'proxies', request: () => proxyDefinition('Audited proxy') },
   updateProxy: { page: 'proxies', request: async () => ({ id: (await model().createProxy(proxyDefinition('To change'))).id, ...proxyDefinition('Changed') }) },

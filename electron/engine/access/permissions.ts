@@ -21,12 +21,16 @@ export const MANAGEMENT_PERMISSIONS = [
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
 
+/** Token intents' own permissions (docs/api.md, Token intents): held or not, never per container, as an intent has none. */
+export const TOKEN_INTENT_PERMISSIONS = ['token-intent:create', 'token-intent:read', 'token-intent:delete'] as const;
+
 /** Every permission an application of some type may hold. */
-export const PERMISSIONS = [...TOKEN_PERMISSIONS, PROXY_INVOKE, ...MANAGEMENT_PERMISSIONS] as const;
+export const PERMISSIONS = [...TOKEN_PERMISSIONS, PROXY_INVOKE, ...MANAGEMENT_PERMISSIONS, ...TOKEN_INTENT_PERMISSIONS] as const;
 
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
 export type ManagementPermission = (typeof MANAGEMENT_PERMISSIONS)[number];
-export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE;
+export type TokenIntentPermission = (typeof TOKEN_INTENT_PERMISSIONS)[number];
+export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE | TokenIntentPermission;
 export const APPLICATION_TYPES = ['public', 'private', 'management'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 export type Transform = 'redact' | 'mask' | 'reveal';
@@ -41,8 +45,8 @@ export interface AccessRule {
 
 /** Which permissions each application type may hold. */
 export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
-  private: [...TOKEN_PERMISSIONS, PROXY_INVOKE],
-  public: ['token:create', 'token:update'],
+  private: [...TOKEN_PERMISSIONS, PROXY_INVOKE, ...TOKEN_INTENT_PERMISSIONS],
+  public: ['token:create', 'token:update', 'token-intent:create'],
   management: MANAGEMENT_PERMISSIONS,
 };
 
@@ -68,6 +72,9 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'proxy:create': 'Create Proxies',
   'proxy:update': 'Update Proxies',
   'proxy:delete': 'Delete Proxies',
+  'token-intent:create': 'Create Token Intents',
+  'token-intent:read': 'Read Token Intents',
+  'token-intent:delete': 'Delete Token Intents',
 };
 
 export interface PermissionInfo {
@@ -222,6 +229,11 @@ export class AccessPolicy {
     let rules = this.granting.get(permission);
     if (!rules) this.granting.set(permission, (rules = this.rules.filter((r) => grants(r, permission))));
     return rules;
+  }
+
+  /** A permission that is held or not, whatever the container (token intents'): 403 naming it when not held. */
+  requireHeld(permission: TokenIntentPermission): void {
+    if (!this.has(permission)) throw new ApiProblem(403, `The application lacks ${permission}`);
   }
 
   requireManagement(permission: ManagementPermission): void {

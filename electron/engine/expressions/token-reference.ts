@@ -15,6 +15,12 @@ const WHOLE_TOKEN = /^token\s*:/;
 /** `tokenize_transform: 'card'`: the token a pre-configured proxy's tokenize transform made in this call. */
 const MADE_TOKEN = /^tokenize_transform\s*:\s*(['"])([A-Za-z0-9_-]{1,100})\1$/;
 
+/** `token_intent: <id>`: a token intent, seen whole (its data, card, type), as a token would be with `token:`. */
+const INTENT = /^token_intent\s*:/;
+
+/** Token intents are handed to a render under this prefix and their id, apart from tokens that could share the id. */
+export const INTENT_KEY_PREFIX = 'token_intent:';
+
 /** The key under which a token made by a tokenize transform is handed to a render, beside the vault's by id. */
 export const madeTokenKey = (identifier: string): string => `tokenize_transform:${identifier}`;
 
@@ -53,11 +59,13 @@ export function compileTokenExpression(source: string, compileChain: (source: st
     const { value, direct } = compileChain(source, filters);
     return { source, value, direct, ref: { id: madeTokenKey(made[2]), whole: true, made: true } };
   }
-  const prefix = WHOLE_TOKEN.exec(head);
+  const intent = INTENT.exec(head);
+  const prefix = intent ?? WHOLE_TOKEN.exec(head);
   const id = prefix ? head.slice(prefix[0].length).trim() : head;
   if (!isValidTokenId(id)) {
-    throw new ExpressionError(source, id === '' ? 'no token id before the filters' : `"${brief(id, 40)}" is not a valid token id`);
+    const what = intent ? 'token intent id' : 'token id';
+    throw new ExpressionError(source, id === '' ? `no ${what} before the filters` : `"${brief(id, 40)}" is not a valid ${what}`);
   }
   const { value, direct } = compileChain(source, filters);
-  return { source, value, direct, ref: { id, whole: prefix !== null } };
+  return { source, value, direct, ref: { id: intent ? INTENT_KEY_PREFIX + id : id, whole: prefix !== null } };
 }

@@ -22,6 +22,11 @@ export const HISTORY_ANSWERS = {
   historyAnswerBytes: '--history-answer-bytes',
 } as const satisfies Partial<Record<keyof EngineConfig, string>>;
 
+/** How long new token intents live, likewise. */
+export const TOKEN_INTENT_TTL = {
+  tokenIntentTtlSeconds: '--token-intent-ttl',
+} as const satisfies Partial<Record<keyof EngineConfig, string>>;
+
 type Values<Name extends keyof EngineConfig> = Pick<EngineConfig, Name>;
 /** A change: a value, or null to go back to the default. */
 export type SettingsChange<Name extends keyof EngineConfig> = { [K in Name]?: EngineConfig[K] | null };

@@ -294,6 +294,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE kept_keys_next RENAME TO kept_keys;
     `,
   },
+  {
+    version: 19,
+    name: 'token intents',
+    // data is sealed like a token's; details holds only the card or bank summary a GET shows. held_by: the open
+    // transaction that converted the intent, which a rollback gives back and a commit consumes.
+    sql: `
+      CREATE TABLE token_intents (
+        id TEXT PRIMARY KEY,
+        type TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        fingerprint TEXT,
+        details TEXT,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        held_by TEXT
+      );
+      CREATE INDEX token_intents_expiry ON token_intents (expires_at);
+      CREATE INDEX token_intents_held ON token_intents (held_by) WHERE held_by IS NOT NULL;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -5,7 +5,7 @@
  */
 import { redactedBody } from '../history/redacted-body';
 import type { LogDraft } from '../server/route-types';
-import { createTokenRequest } from './token-requests';
+import { createTokenRequest, tokenOrConversion } from './token-requests';
 import { REDACTED } from './token-service';
 
 /** Fields whose values are whatever the client sent: token data, or an object nobody reads. */
@@ -43,6 +43,8 @@ export function parseTokenRequest<T>(log: LogDraft, body: unknown, parse: (body:
 export function tokenizeBodyForLog(body: unknown): unknown {
   if (Array.isArray(body)) return body.map(tokenizeBodyForLog);
   if (!isObject(body)) return body === null ? null : REDACTED;
-  if ('type' in body && 'data' in body) return createTokenRequest.safeParse(body).success ? tokenRequestForLog(body) : redactedBody(body);
+  if (('type' in body && 'data' in body) || 'token_intent_id' in body) {
+    return tokenOrConversion(body).safeParse(body).success ? tokenRequestForLog(body) : redactedBody(body);
+  }
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, tokenizeBodyForLog(v)]));
 }

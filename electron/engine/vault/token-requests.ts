@@ -21,6 +21,9 @@ const expiresAt = z.string({ error: `expires_at must be ${EXPIRY_FORMATS}` }).tr
   return z.NEVER;
 });
 
+/** `encrypted` (a JWE) on token and token-intent requests: refused until client encryption keys exist. */
+export const encryptedPayload = unsupported('Encrypted token payloads are not supported by Tokenbench: send the type and data');
+
 /** The body of POST /tokens (and each token request inside POST /tokenize), as docs/api.md, Tokens, lists it. */
 export const createTokenRequest = z.object({
   id: z.string().optional(),
@@ -35,10 +38,34 @@ export const createTokenRequest = z.object({
   expires_at: expiresAt.nullable().optional(),
   // Obsolete in the hosted API; accepted and ignored so old clients keep working.
   privacy: z.unknown().optional(),
-  token_intent_id: unsupported('Token intents are not supported by Tokenbench: create the token from its type and data'),
-  encrypted: unsupported('Encrypted token payloads are not supported by Tokenbench: send the type and data'),
+  // Where a conversion is accepted (POST /tokens, /tokenize) its own schema reads the body instead.
+  token_intent_id: unsupported('token_intent_id converts a token intent through POST /tokens or /tokenize: here, send the type and data'),
+  encrypted: encryptedPayload,
 });
 export type CreateTokenRequest = z.infer<typeof createTokenRequest>;
+
+const FROM_THE_INTENT = 'type and data come from the token intent: leave them out beside token_intent_id';
+
+/**
+ * POST /tokens (or a /tokenize element) converting a token intent: the create fields but `type` and `data`, which the
+ * intent supplies (docs/api.md, Token intents).
+ */
+export const intentConversionRequest = createTokenRequest.extend({
+  token_intent_id: z.string({ error: 'token_intent_id must be a token intent id' }).min(1, 'token_intent_id must be a token intent id'),
+  type: unsupported(FROM_THE_INTENT),
+  data: unsupported(FROM_THE_INTENT),
+  encrypted: unsupported(FROM_THE_INTENT),
+});
+export type IntentConversionRequest = z.infer<typeof intentConversionRequest>;
+
+/** A token request as POST /tokens and /tokenize read it: a conversion when it names a token intent. */
+export const tokenOrConversion = (body: unknown) =>
+  typeof body === 'object' && body !== null && 'token_intent_id' in body && body.token_intent_id !== null && body.token_intent_id !== undefined
+    ? intentConversionRequest
+    : createTokenRequest;
+
+export const isConversion = (input: CreateTokenRequest | IntentConversionRequest): input is IntentConversionRequest =>
+  typeof input.token_intent_id === 'string';
 
 /**
  * PATCH /tokens/{id}: a JSON merge patch (RFC 7386) over the same fields. `null` removes: metadata entries, or the

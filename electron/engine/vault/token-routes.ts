@@ -4,13 +4,13 @@ import { parseWith } from '../server/validation';
 import { parseSearchQuery } from './search-query';
 import type { TokenQueries, TokenFilter } from './token-queries';
 import {
-  createTokenRequest,
   listV1Query,
   listV2Query,
   metadataFilter,
   requireSingleValues,
   searchV1Request,
   searchV2Request,
+  tokenOrConversion,
   updateTokenRequest,
 } from './token-requests';
 import { parseTokenRequest, tokenizeBodyForLog } from './token-request-log';
@@ -32,7 +32,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokens',
       idempotent: true,
       handler: async (ctx) => {
-        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createTokenRequest, body));
+        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(tokenOrConversion(body), body));
         return { status: 201, body: await tokens.createGrouped(input, writeContext(ctx)) };
       },
     },
@@ -108,9 +108,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       handler: async (ctx) => {
         const body = await ctx.json();
         ctx.log.requestBody = tokenizeBodyForLog(body);
-        const result = tokens.tokenize(body, writeContext(ctx), (value, path) =>
-          parseWith(createTokenRequest, value, path),
-        );
+        const result = tokens.tokenize(body, writeContext(ctx), (value, path) => parseWith(tokenOrConversion(value), value, path));
         return { status: 200, body: result };
       },
     },

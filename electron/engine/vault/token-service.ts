@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/authenticator';
 import type { Permission, Transform } from '../access/permissions';
-import { ExpressionError, type ExpressionEngine, ExpressionOverBudget, type TokenRecord } from '../expressions';
+import { ExpressionError, type ExpressionEngine, ExpressionOverBudget, INTENT_KEY_PREFIX, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails, isCardType, type CardDetails } from './card-details';
@@ -9,7 +9,8 @@ import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
 import { mergePatch } from './merge-patch';
 import { termHash, type TermField } from './search-terms';
-import type { CreateTokenRequest, UpdateTokenRequest } from './token-requests';
+import { goneIntentDetail, type IntentSource, type LiveIntent } from './intent-source';
+import { isConversion, type CreateTokenRequest, type IntentConversionRequest, type UpdateTokenRequest } from './token-requests';
 import { type StoredToken, type TokenRow, type TokenStore, type TokenWrite } from './token-store';
 import { nowIso } from '../clock';
 import { validateTokenId } from './token-id';
@@ -91,6 +92,18 @@ function atPath<T>(path: string, make: () => T): T {
   }
 }
 
+/** The vendor never copies a card intent's CVC into its token. */
+function withoutCvc(type: string, data: unknown): unknown {
+  if (type !== 'card' || typeof data !== 'object' || data === null || !('cvc' in data)) return data;
+  const { cvc: _cvc, ...rest } = data as Record<string, unknown>;
+  return rest;
+}
+
+/** The fields of a token that nobody has set yet. */
+const UNSET_FIELDS = { fingerprint: null, modified_by: null, modified_at: null } as const;
+
+const sameContainers = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c) => b.includes(c));
+
 /** What expressions naming ids that are no live token get (the proxy, /detokenize). */
 export const missingTokensProblem = (missing: readonly string[]) =>
   new ApiProblem(400, `Failed to detokenize some tokens: ${missing.join(', ')} not found or expired`);
@@ -103,6 +116,7 @@ export const withoutPlaintext = (transform: Transform): Transform => (transform 
 
 export class TokenService {
   private writer: TokenWriter;
+  private intents: IntentSource = { liveMany: () => [], consume: (ids) => { throw new ApiProblem(400, goneIntentDetail(ids[0])); } };
   /** Masked data by token id; writes evict (see TokenStore.onWrite). */
   private readonly masked = new LruCache<string, unknown>(10_000);
   /** Plain creates waiting for the next group commit (see createGrouped). */
@@ -129,6 +143,11 @@ export class TokenService {
 
   useWriter(writer: TokenWriter): void {
     this.writer = writer;
+  }
+
+  /** Where token intents are found for conversions and expressions; without one, no intent exists. */
+  useIntents(source: IntentSource): void {
+    this.intents = source;
   }
 
   // ---- views -------------------------------------------------------------------------------------------------
@@ -212,6 +231,21 @@ export class TokenService {
     if (!token.fingerprint_expression) return null;
     const value = this.renderString(token.fingerprint_expression, token);
     return value === '' ? null : this.sealer.fingerprint(`${token.type}\u0000${value}`);
+  }
+
+  /**
+   * An intent as the token it would become with no other fields given: in its type's default container, with its
+   * default mask and fingerprint expression. Expressions check access to it and mask it as such a token.
+   */
+  private intentToken(intent: LiveIntent): StoredToken {
+    const { id, type, data, expires_at, created_by, created_at } = intent;
+    const defaults = { containers: [defaultContainer(type)], mask: defaultMask(type), fingerprint_expression: defaultFingerprintExpression(type) };
+    return { id, tenant_id: this.tenantId, type, data, ...defaults, ...UNSET_FIELDS, expires_at, created_by, created_at, metadata: {}, search_indexes: [] };
+  }
+
+  /** The fingerprint the intent's token will have by default, so that an intent and its token match. */
+  intentFingerprint(intent: LiveIntent): string | null {
+    return this.expressions.withBudget(() => this.fingerprintOf(this.intentToken(intent)));
   }
 
   /** Search terms are keyed hashes too: searches match them without any plaintext in the database. */
@@ -334,7 +368,8 @@ export class TokenService {
     return { token, transform: caller.policy.require('token:create', containers) };
   }
 
-  create(input: CreateTokenRequest, context: WriteContext): TokenView {
+  create(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): TokenView {
+    if (isConversion(input)) return this.convert(input, context);
     // One request: its mask, fingerprint and search indexes are rendered within one budget.
     return this.expressions.withBudget(() => {
       const { token, transform } = this.prepareCreate(input, context.caller);
@@ -349,8 +384,8 @@ export class TokenService {
    * and each reply still waits for the commit. The checks that must see the vault as the write lands (taken ids,
    * transaction locks) run inside that transaction, as for `create`.
    */
-  async createGrouped(input: CreateTokenRequest, context: WriteContext): Promise<TokenView> {
-    if (input.deduplicate_token === true || context.transactionId !== undefined) return this.create(input, context);
+  async createGrouped(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): Promise<TokenView> {
+    if (isConversion(input) || input.deduplicate_token === true || context.transactionId !== undefined) return this.create(input, context);
     let committed: Promise<void> | undefined;
     const view = this.expressions.withBudget(() => {
       const { token, transform } = this.prepareCreate(input, context.caller);
@@ -424,6 +459,47 @@ export class TokenService {
   }
 
   /**
+   * A token intent's conversion (POST /tokens with token_intent_id): its type and data, the CVC dropped, become a token
+   * with the request's other fields, and the intent is consumed in the same SQLite transaction as the write lands.
+   */
+  private convert(input: IntentConversionRequest, context: WriteContext): TokenView {
+    return this.expressions.withBudget(() => {
+      const { token, transform } = this.prepareConversion(input, context.caller, '');
+      return this.store.db.transaction(() => {
+        this.intents.consume([input.token_intent_id], context.transactionId);
+        return this.landConversion(token, transform, input.deduplicate_token === true, context, (write) => this.applyCreates([write], context));
+      })();
+    });
+  }
+
+  /** The token a conversion would make: `prepare` over the intent's type and data (a 400 naming the intent when gone). */
+  private prepareConversion(
+    input: IntentConversionRequest,
+    caller: Caller,
+    path: string,
+    prepare: (input: CreateTokenRequest, caller: Caller) => { token: StoredToken; transform: Transform } = (i, c) => this.prepareCreate(i, c),
+  ) {
+    const [intent] = this.intents.liveMany([input.token_intent_id]);
+    if (!intent) throw new ApiProblem(400, goneIntentDetail(input.token_intent_id), { [path ? `${path}.token_intent_id` : 'token_intent_id']: [goneIntentDetail(input.token_intent_id)] });
+    const { token_intent_id: _id, type: _type, data: _data, ...fields } = input;
+    return atPath(path, () => prepare({ ...fields, type: intent.type, data: withoutCvc(intent.type, intent.data) }, caller));
+  }
+
+  /**
+   * Lands a converted token. With deduplication on, a token of the same fingerprint in the same containers is updated
+   * with the intent's data instead (a merge patch) and returned: intents always update the duplicate (vendor).
+   */
+  private landConversion(token: StoredToken, transform: Transform, deduplicate: boolean, context: WriteContext, land: (write: TokenWrite) => void, reader?: TokenReader): TokenView {
+    const vault = reader ?? this.writer.readerFor(context);
+    const existing = deduplicate && token.fingerprint ? vault.findByFingerprint(token.type, token.fingerprint) : undefined;
+    if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, context, land, vault);
+    const { write, view } = this.prepareUpdate(existing, { data: token.data }, context.caller);
+    land(write);
+    view._extras = { deduplicated: true };
+    return view;
+  }
+
+  /**
    * Applies prepared creates through the writer, which checks transaction locks; an id that is already taken is the
    * client's 409, not a 500.
    */
@@ -453,8 +529,15 @@ export class TokenService {
   }
 
   private updateWithin(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
-    const current = this.require(id, this.writer.readerFor(context));
-    const { policy } = context.caller;
+    const { write, view } = this.prepareUpdate(this.require(id, this.writer.readerFor(context)), patch, context.caller);
+    this.writer.apply([write], context);
+    return view;
+  }
+
+  /** The write a merge patch of `current` makes, and the caller's view of the result. */
+  private prepareUpdate(current: StoredToken, patch: UpdateTokenRequest, caller: Caller): { write: TokenWrite; view: TokenView } {
+    const { id } = current;
+    const { policy } = caller;
     policy.require('token:update', current.containers);
     const type = current.type as TokenType;
     const errors: FieldErrors = {};
@@ -479,14 +562,13 @@ export class TokenService {
           : (patch.fingerprint_expression ?? defaultFingerprintExpression(type)),
       search_indexes: patch.search_indexes === undefined ? current.search_indexes : (patch.search_indexes ?? [...defaultSearchIndexes(type)]),
       expires_at: patch.expires_at === undefined ? current.expires_at : this.checkExpiry(patch.expires_at, errors),
-      modified_by: context.caller.application.id,
+      modified_by: caller.application.id,
       modified_at: nowIso(),
     };
     this.finish(token, errors, patch.mask !== undefined && patch.mask !== null);
     // Moving a token needs the right to update it where it goes, too.
     const transform = policy.require('token:update', containers);
-    this.writer.apply([{ op: 'update', token, searchTerms: this.searchTermsOf(token) }], context);
-    return this.view(token, transform);
+    return { write: { op: 'update', token, searchTerms: this.searchTermsOf(token) }, view: this.view(token, transform) };
   }
 
   delete(id: string, context: WriteContext): void {
@@ -501,13 +583,15 @@ export class TokenService {
    * POST /tokenize: token requests become tokens, any other primitive leaf becomes a `token` token whose id takes its
    * place; arrays and objects keep their shape. All tokens land together or none does.
    */
-  tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest) {
-    const batch: CreateWrite[] = [];
+  tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest | IntentConversionRequest) {
+    const batch: TokenWrite[] = [];
+    const intentIds: string[] = [];
     // Looked up by key, not by scanning the batch: each create checks them.
     const batchIds = new Set<string>();
     const batchFingerprints = new Map<string, StoredToken>();
-    const land = (write: CreateWrite) => {
+    const land = (write: TokenWrite) => {
       batch.push(write);
+      if (write.op !== 'create') return;
       batchIds.add(write.token.id);
       const key = `${write.token.type}\u0000${write.token.fingerprint}`;
       // The first of the batch with a fingerprint is the one a later duplicate finds.
@@ -523,7 +607,13 @@ export class TokenService {
     };
     // One request, one group: its tokens are counted as the walk goes, and their templates rendered within one budget.
     const result = this.inTokenGroup(`A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`, (group) => {
-      const create = (input: CreateTokenRequest, path: string) => {
+      const create = (input: CreateTokenRequest | IntentConversionRequest, path: string) => {
+        if (isConversion(input)) {
+          if (intentIds.includes(input.token_intent_id)) throw validationProblem({ [`${path}.token_intent_id`]: ['A token intent converts once: this one is named twice'] });
+          intentIds.push(input.token_intent_id);
+          const { token, transform } = this.prepareConversion(input, context.caller, path, group.prepare);
+          return this.landConversion(token, transform, input.deduplicate_token === true, context, land, reader);
+        }
         const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
         return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
       };
@@ -531,14 +621,18 @@ export class TokenService {
         if (value === null || value === undefined) return value;
         if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
         if (typeof value === 'object') {
-          if ('type' in value && 'data' in value) return create(parseRequest(value, path), path);
+          if (('type' in value && 'data' in value) || 'token_intent_id' in value) return create(parseRequest(value, path), path);
           return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
         }
         return create({ type: 'token', data: value }, path).id;
       };
       return walk(body, '');
     });
-    if (batch.length > 0) this.applyCreates(batch, context);
+    // The intents go in the same SQLite transaction as the tokens they become: both land, or neither.
+    this.store.db.transaction(() => {
+      if (intentIds.length > 0) this.intents.consume(intentIds, context.transactionId);
+      if (batch.length > 0) this.applyCreates(batch, context);
+    })();
     return result;
   }
 
@@ -547,13 +641,38 @@ export class TokenService {
    * caller's transform for `permission`. Unknown or expired ids are a 400 that names them.
    */
   tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform): Map<string, TokenRecord> {
-    const found = this.store.getMany(ids);
-    if (found.includes(undefined)) throw missingTokensProblem(ids.filter((_, i) => found[i] === undefined));
+    const intentKeys = ids.some((id) => id.startsWith(INTENT_KEY_PREFIX)) ? ids.filter((id) => id.startsWith(INTENT_KEY_PREFIX)) : [];
+    const tokenIds = intentKeys.length === 0 ? ids : ids.filter((id) => !id.startsWith(INTENT_KEY_PREFIX));
+    const found = this.store.getMany(tokenIds);
+    const intents = intentKeys.length === 0 ? [] : this.intents.liveMany(intentKeys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
+    if (found.includes(undefined) || intents.length < intentKeys.length) {
+      const live = new Set(intents.map((intent) => INTENT_KEY_PREFIX + intent.id));
+      throw missingTokensProblem([...tokenIds.filter((_, i) => found[i] === undefined), ...intentKeys.filter((key) => !live.has(key))]);
+    }
     const records = new Map<string, TokenRecord>();
     for (const token of found as StoredToken[]) {
       records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform)));
     }
+    for (const intent of intents) records.set(INTENT_KEY_PREFIX + intent.id, this.intentRecord(intent, caller, permission, bareTransform));
     return records;
+  }
+
+  /**
+   * The live intents among expression ids (`token_intent:<id>`, others are passed over), by that id, each as the token
+   * expressions treat it: for the workbench's checks, which decide access before any record is made.
+   */
+  intentTokensByKey(ids: readonly string[]): Map<string, StoredToken> {
+    const keys = ids.filter((id) => id.startsWith(INTENT_KEY_PREFIX));
+    const found = keys.length === 0 ? [] : this.intents.liveMany(keys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
+    return new Map(found.map((intent) => [INTENT_KEY_PREFIX + intent.id, this.intentToken(intent)]));
+  }
+
+  /** An intent for expressions: the whole intent view, its data as its token's would be for this caller (§4.6). */
+  private intentRecord(intent: LiveIntent, caller: Caller, permission: Permission, bareTransform?: Transform): TokenRecord {
+    const token = this.intentToken(intent);
+    const transform = caller.policy.require(permission, token.containers, bareTransform);
+    const data = transform === 'reveal' ? token.data : transform === 'mask' ? this.renderMask(token) : undefined;
+    return this.record({ ...token, data: data ?? null });
   }
 
   private recordFor(token: StoredToken, transform: Transform): TokenRecord {
@@ -579,12 +698,14 @@ export class TokenService {
   }
 
   /**
-   * maskedRecord for live tokens by id, for history's view of a body long after it was sent (the workbench's user
-   * sees every token masked, so no caller); ids gone since are left out.
+   * maskedRecord for live tokens (and token intents, by their `token_intent:` key) by id, for history's view of a body
+   * long after it was sent (the workbench's user sees every token masked, so no caller); ids gone since are left out.
    */
   maskedRecordsById(ids: readonly string[]): Map<string, TokenRecord> {
     const records = new Map<string, TokenRecord>();
     for (const token of this.store.getMany(ids)) if (token) records.set(token.id, this.maskedView(token));
+    // Rendered each time: the masked-data cache is by token id, which an intent's must not share.
+    for (const [key, token] of this.intentTokensByKey(ids)) records.set(key, { ...this.record(token), data: this.renderMask(token) ?? REDACTED });
     return records;
   }
 

@@ -30,6 +30,7 @@ export class LiveFeed {
   private readonly tokens = new Map<string, TokenChange['change']>();
   private moreTokens = false;
   private historyReset = false;
+  private tokenIntents = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -49,6 +50,7 @@ export class LiveFeed {
       this.events.on('collections', this.collectCollections);
       this.events.on('token', this.collectToken);
       this.events.on('historyReset', this.collectHistoryReset);
+      this.events.on('tokenIntent', this.collectIntent);
     }
     this.listeners.add(listener);
     return () => {
@@ -58,6 +60,7 @@ export class LiveFeed {
       this.events.off('collections', this.collectCollections);
       this.events.off('token', this.collectToken);
       this.events.off('historyReset', this.collectHistoryReset);
+      this.events.off('tokenIntent', this.collectIntent);
       this.reset();
     };
   }
@@ -88,6 +91,11 @@ export class LiveFeed {
     this.schedule();
   };
 
+  private readonly collectIntent = () => {
+    this.tokenIntents = true;
+    this.schedule();
+  };
+
   private readonly collectHistoryReset = () => {
     // The entries collected so far may be among those gone: the reader reads the history again instead.
     this.entries = [];
@@ -114,6 +122,7 @@ export class LiveFeed {
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
       historyReset: this.historyReset,
+      tokenIntents: this.tokenIntents,
     };
     this.reset();
     for (const listener of this.listeners) listener(update);
@@ -128,5 +137,6 @@ export class LiveFeed {
     this.tokens.clear();
     this.moreTokens = false;
     this.historyReset = false;
+    this.tokenIntents = false;
   }
 }

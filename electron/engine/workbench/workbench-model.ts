@@ -81,6 +81,8 @@ export interface WorkbenchSources {
   changeRetention: (change: Request<'changeRetention'>) => void;
   /** Saves and applies a change to whether history keeps answers. */
   changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
+  /** Saves and applies a change to how long new token intents live. */
+  changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -100,6 +102,7 @@ export interface WorkbenchSources {
   /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
+  tokenIntents: { list(): SentReply<'listTokenIntents'> };
   remoteTargets: RemoteTargets;
   /** The credentials saved requests refer to by name. */
   secrets: SecretStore;
@@ -232,6 +235,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
+    listTokenIntents: () => sources.tokenIntents.list(),
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
     deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
@@ -300,6 +304,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     changeHistoryAnswers(change) {
       sources.changeHistoryAnswers(change);
+      return sources.settings();
+    },
+    changeTokenIntentTtl(change) {
+      sources.changeTokenIntentTtl(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),

@@ -254,6 +254,11 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     path: () => '/settings/history-answers',
     summary: (reply) => `${reply ? 'Changed' : 'Could not change'} whether history keeps the destinations' answers: ${settingsChange(request)}`,
   }),
+  changeTokenIntentTtl: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/token-intents',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} how long new token intents live: ${settingsChange(request)}`,
+  }),
   clearHistory: () => ({
     method: 'CLEAR',
     path: () => '/history',

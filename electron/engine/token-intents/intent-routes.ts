@@ -1,0 +1,33 @@
+import type { Route } from '../server/route-types';
+import { parseWith } from '../server/validation';
+import { parseTokenRequest } from '../vault/token-request-log';
+import { createIntentRequest } from './intent-requests';
+import type { TokenIntents } from './token-intents';
+
+/** The token-intents endpoints (docs/api.md, Token intents). History keeps a create's type, its data redacted. */
+export function intentRoutes(intents: TokenIntents): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/token-intents',
+      idempotent: true,
+      handler: async (ctx) => {
+        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createIntentRequest, body));
+        return { status: 201, body: intents.create(input, ctx.caller) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/token-intents/:id',
+      handler: (ctx) => ({ status: 200, body: intents.get(ctx.params.id as string, ctx.caller) }),
+    },
+    {
+      method: 'DELETE',
+      path: '/token-intents/:id',
+      handler: (ctx) => {
+        intents.delete(ctx.params.id as string, ctx.caller);
+        return { status: 204 };
+      },
+    },
+  ];
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Caller } from '../access/authenticator';
+import { ApiProblem, validationProblem } from '../server/problem';
+import { cardDetails, isCardType } from '../vault/card-details';
+import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/intent-source';
+import type { TokenService } from '../vault/token-service';
+import { validateTokenData, type TokenType } from '../vault/token-types';
+import type { CreateIntentRequest } from './intent-requests';
+import type { IntentDetails, IntentStore, IntentSummary, StoredIntent } from './intent-store';
+
+/** A token intent as every route shows it: never its data (vendor-surfaces.md §4.3). */
+export interface IntentView {
+  id: string;
+  tenant_id: string;
+  type: string;
+  card: Record<string, unknown> | null;
+  bank: { routing_number: string; account_number_last4: string } | null;
+  network_token: null;
+  authentication: null;
+  fingerprint: string | null;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  _extras: { network_token_ids: string[] };
+}
+
+/** What the live feed hears of an intent: its id and what happened to it, never its data. */
+export interface IntentChange {
+  id: string;
+  change: 'created' | 'converted' | 'deleted';
+}
+
+/** The most intents the workbench's list holds. */
+const LISTED_INTENTS = 500;
+
+/** The summary a GET shows: the card derivation tokens use, or a bank account's routing number and last 4. */
+function detailsOf(type: TokenType, data: unknown): IntentDetails {
+  if (isCardType(type)) {
+    const card = cardDetails(data);
+    return card ? { card: { ...card } } : {};
+  }
+  if (type === 'bank') {
+    const { routing_number, account_number } = data as { routing_number: string; account_number: string };
+    return { bank: { routing_number, account_number_last4: account_number.slice(-4) } };
+  }
+  return {};
+}
+
+/**
+ * Token intents (docs/api.md, Token intents): short-lived data a browser collects with a public key, which a back end
+ * converts into a token (POST /tokens, /tokenize) or sends through a proxy. The vault reads them through IntentSource.
+ */
+export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> implements IntentSource {
+  constructor(
+    private readonly store: IntentStore,
+    private readonly tokens: TokenService,
+    private readonly tenantId: string,
+    /** The time to live of a new intent, in seconds (a setting: read at each create). */
+    private readonly ttlSeconds: () => number,
+  ) {
+    super();
+  }
+
+  create(input: CreateIntentRequest, caller: Caller): IntentView {
+    caller.policy.requireHeld('token-intent:create');
+    if (input.type === 'network_token') {
+      throw new ApiProblem(422, 'network_token intents are not available: Tokenbench has no network tokens');
+    }
+    const errors = validateTokenData(input.type, input.data);
+    if (Object.keys(errors).length > 0) throw validationProblem(errors);
+    const type = input.type as TokenType;
+    const now = Date.now();
+    const live: LiveIntent = {
+      id: randomUUID(),
+      type,
+      data: input.data,
+      created_by: caller.application.id,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.ttlSeconds() * 1000).toISOString(),
+    };
+    const intent: StoredIntent = { ...live, fingerprint: this.tokens.intentFingerprint(live), details: detailsOf(type, input.data) };
+    this.store.insert(intent);
+    this.emit('change', { id: intent.id, change: 'created' });
+    return this.view(intent);
+  }
+
+  get(id: string, caller: Caller): IntentView {
+    caller.policy.requireHeld('token-intent:read');
+    return this.view(this.require(id));
+  }
+
+  delete(id: string, caller: Caller): void {
+    caller.policy.requireHeld('token-intent:delete');
+    if (!this.store.delete(id)) throw this.notFound(id);
+    this.emit('change', { id, change: 'deleted' });
+  }
+
+  /** The workbench's list: the newest live intents, without data (no API route lists them). */
+  list(limit = LISTED_INTENTS): { intents: IntentView[]; more: boolean } {
+    const newest = this.store.newest(limit + 1);
+    return { intents: newest.slice(0, limit).map((intent) => this.view(intent)), more: newest.length > limit };
+  }
+
+  liveMany(ids: readonly string[]): LiveIntent[] {
+    return this.store.getMany(ids);
+  }
+
+  consume(ids: readonly string[], transactionId: string | undefined): void {
+    for (const id of ids) {
+      const taken = transactionId === undefined ? this.store.delete(id) : this.store.hold(id, transactionId.toLowerCase());
+      if (!taken) throw new ApiProblem(400, goneIntentDetail(id));
+    }
+    // Heard once the caller's SQLite transaction has committed, never for a conversion it undid.
+    queueMicrotask(() => {
+      for (const id of ids) if (!this.store.get(id)) this.emit('change', { id, change: 'converted' });
+    });
+  }
+
+  private require(id: string): IntentSummary {
+    const intent = this.store.get(id);
+    if (!intent) throw this.notFound(id);
+    return intent;
+  }
+
+  private notFound(id: string): ApiProblem {
+    return new ApiProblem(404, `Token intent ${id} not found: it expired, was converted, or was deleted`);
+  }
+
+  private view(intent: IntentSummary): IntentView {
+    const { details } = intent;
+    return {
+      id: intent.id,
+      tenant_id: this.tenantId,
+      type: intent.type,
+      card: 'card' in details ? details.card : null,
+      bank: 'bank' in details ? details.bank : null,
+      network_token: null,
+      authentication: null,
+      fingerprint: intent.fingerprint,
+      created_by: intent.created_by,
+      created_at: intent.created_at,
+      expires_at: intent.expires_at,
+      _extras: { network_token_ids: [] },
+    };
+  }
+}
