@@ -28,6 +28,10 @@ import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
+import { reactorCalls } from './reactors/reactor-calls';
+import { ReactorResults } from './reactors/reactor-results';
+import { reactorRoutes } from './reactors/reactor-routes';
+import { ReactorStore } from './reactors/reactor-store';
 import { FileIdentities } from './proxies/files/file-identities';
 import { ProxyFiles } from './proxies/files/proxy-files';
 import { ProxyFolder } from './proxies/files/proxy-folder';
@@ -142,6 +146,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer);
+  const reactors = new ReactorStore(db, sealer);
+  const reactorResults = new ReactorResults(db, sealer);
 
   let seedReport: SeedReport | null;
   try {
@@ -181,7 +187,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
-  if (proxies.holdsCode()) codeRuntime.warm();
+  if (proxies.holdsCode() || reactors.holdsAny()) codeRuntime.warm();
   const recordAction = actionRecorder(history);
   const runtimeKey = runtimeKeys(applications, (key, proxy) => void recordAction(undefined, () => key, () => runtimeKeyMade(applications, key, proxy)));
   const callKey = callKeys(applications, (app, proxy) => void recordAction(undefined, () => app, () => callKeyApplicationSet(app, proxy)));
@@ -235,7 +241,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeHistoryAnswers: (change) => answers.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -267,6 +273,17 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
+      ...reactorRoutes({
+        reactors,
+        results: reactorResults,
+        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir }),
+        applications,
+        tenantId,
+        headerPrefix: config.headerPrefix,
+        codeSaved: codeRuntime.warm,
+        dependenciesDir: config.codeDependenciesDir,
+        log: config.log,
+      }),
     ],
     authenticator,
     idempotency,
@@ -300,6 +317,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     tokenStore.purgeExpired();
     idempotency.prune();
     transactions.prune();
+    reactorResults.purgeExpired();
   }, 60_000).unref();
 
   let stopped = false;

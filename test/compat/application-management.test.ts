@@ -92,7 +92,7 @@ describe('regenerating the key of an application with one key (POST /application
 });
 
 describe('the permissions each application type may hold (GET /permissions?application_type=…)', () => {
-  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use', 'proxy:invoke'];
+  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use', 'proxy:invoke', 'reactor:invoke'];
   const PUBLIC = ['token:create', 'token:update'];
   const MANAGEMENT = [
     'application:read',
@@ -103,6 +103,10 @@ describe('the permissions each application type may hold (GET /permissions?appli
     'proxy:create',
     'proxy:update',
     'proxy:delete',
+    'reactor:read',
+    'reactor:create',
+    'reactor:update',
+    'reactor:delete',
   ];
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {
