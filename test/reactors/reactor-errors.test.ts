@@ -63,6 +63,18 @@ describe('/reactors management errors', () => {
     expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'i', code: 'x', runtime: { image: 'node16' } } }), 400, /image/);
   });
 
+  it('takes a node22 timeout over 30 s only with async: true, and echoes async', async () => {
+    const code = 'module.exports = async () => ({ res: { body: {} } })';
+    const sync = await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 's', code, runtime: { image: 'node22', timeout: 60 } } });
+    expectProblem(sync, 400);
+    expect(Object.keys(sync.body.errors)).toEqual(['runtime.timeout']);
+    expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'b', code, runtime: { image: 'node-bt', async: true } } }), 400, /runtime\.async/);
+    const long = await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'a', code, runtime: { image: 'node22', timeout: 900, async: true } } });
+    expect(long.status).toBe(201);
+    expect(long.body.runtime).toEqual({ image: 'node22', timeout: 900, async: true });
+    expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'c', code, runtime: { image: 'node22', timeout: 901, async: true } } }), 400);
+  });
+
   it('refuses a management application, and any application for node22 code', async () => {
     const managementApp = (await t.call('GET', '/applications?type=management', { key: t.managementKey })).body.data[0].id;
     expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'm', code: 'x', application: { id: managementApp } } }), 400, /application/);
@@ -93,6 +105,12 @@ describe('react errors', () => {
     const pub = await t.call('POST', '/applications', { key: t.managementKey, body: { name: 'p', type: 'public', permissions: ['token:create'] } });
     expectProblem(await react(id, { args: {} }, pub.body.key), 403, /private/);
     expect((await react(id, { args: {} }, t.privateKey)).status).toBe(200);
+  });
+
+  it('answers 400 for a body that is not a JSON object', async () => {
+    const { id } = await createReactor({ code: 'module.exports = async () => ({ raw: 1 })' });
+    expectProblem(await react(id, [1, 2]), 400, /JSON object/);
+    expectProblem(await react(id, 'args'), 400, /JSON object/);
   });
 
   it('answers 400 for an unknown token and past 100 expressions, 403 for a token outside the key’s containers', async () => {

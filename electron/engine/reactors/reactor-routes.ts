@@ -67,6 +67,8 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
   /** react and react-async: the request checked and detokenized now, its record kept in History with the call. */
   async function prepared(ctx: RequestContext) {
     const body = await ctx.json();
+    // Expressions, not values: the body as sent is safe to keep, as /detokenize's is.
+    ctx.log.requestBody = body;
     const prepared = calls.prepare(ctx.caller, id(ctx), body);
     ctx.log.details = { reactor: prepared.record };
     return prepared;
