@@ -46,6 +46,14 @@ describe('/reactors management errors', () => {
     expect((await t.call('GET', '/reactors', { key: reader.body.key })).status).toBe(200);
   });
 
+  it('answers 401 without a key, or with an unknown one', async () => {
+    expectProblem(await t.call('GET', '/reactors'), 401);
+    expectProblem(await t.call('POST', '/reactors', { key: 'key_local_unknown', body: {} }), 401);
+    const { id } = await createReactor({ code: 'module.exports = async () => ({})' });
+    expectProblem(await t.call('POST', `/reactors/${id}/react`, { body: { args: {} } }), 401);
+    expectProblem(await t.call('GET', `/reactors/${id}/results/3f0b2c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f`), 401);
+  });
+
   it('answers 404 for an unknown or malformed id', async () => {
     expectProblem(await t.call('GET', '/reactors/3f0b2c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f', { key: t.managementKey }), 404, /Reactor .* not found/);
     expectProblem(await t.call('DELETE', '/reactors/not-a-uuid', { key: t.managementKey }), 404);
