@@ -55,7 +55,7 @@ export interface PreparedReact {
   reactor: StoredReactor;
   invocation: ReactorInvocation;
   record: ReactRecord;
-  /** Runs the code and makes its answer; never throws: a failure is its answer. */
+  /** Runs the code and makes its answer: a failure of the call (the code's, a 4xx) is its answer; only a fault of the engine's own throws. */
   run(options: { async: boolean }): Promise<ReactAnswer>;
 }
 
