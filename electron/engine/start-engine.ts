@@ -28,6 +28,10 @@ import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
+import { reactorCalls } from './reactors/reactor-calls';
+import { ReactorResults } from './reactors/reactor-results';
+import { reactorRoutes } from './reactors/reactor-routes';
+import { ReactorStore } from './reactors/reactor-store';
 import { FileIdentities } from './proxies/files/file-identities';
 import { ProxyFiles } from './proxies/files/proxy-files';
 import { ProxyFolder } from './proxies/files/proxy-folder';
@@ -146,6 +150,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer);
+  const reactors = new ReactorStore(db, sealer);
+  const reactorResults = new ReactorResults(db, sealer);
   const intentStore = new IntentStore(db, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds);
   tokens.useIntents(intents);
@@ -193,7 +199,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
-  if (proxies.holdsCode()) codeRuntime.warm();
+  if (proxies.holdsCode() || reactors.holdsAny()) codeRuntime.warm();
   const recordAction = actionRecorder(history);
   const runtimeKey = runtimeKeys(applications, (key, proxy) => void recordAction(undefined, () => key, () => runtimeKeyMade(applications, key, proxy)));
   const callKey = callKeys(applications, (app, proxy) => void recordAction(undefined, () => app, () => callKeyApplicationSet(app, proxy)));
@@ -249,7 +255,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeTokenIntentTtl: (change) => intentTtl.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, intents: intentStore });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -283,6 +289,18 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...proxiesRoutes(proxyDeps),
       ...intentRoutes(intents),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
+      ...reactorRoutes({
+        reactors,
+        results: reactorResults,
+        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir }),
+        applications,
+        tenantId,
+        headerPrefix: config.headerPrefix,
+        forwarder,
+        codeSaved: codeRuntime.warm,
+        dependenciesDir: config.codeDependenciesDir,
+        log: config.log,
+      }),
     ],
     authenticator,
     idempotency,
@@ -319,6 +337,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     intentStore.purgeExpired();
     idempotency.prune();
     transactions.prune();
+    reactorResults.purgeExpired();
   }, 60_000).unref();
 
   let stopped = false;

@@ -92,7 +92,7 @@ describe('regenerating the key of an application with one key (POST /application
 });
 
 describe('the permissions each application type may hold (GET /permissions?application_type=…)', () => {
-  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use', 'proxy:invoke'];
+  const PRIVATE = ['token:create', 'token:update', 'token:read', 'token:search', 'token:delete', 'token:use', 'proxy:invoke', 'reactor:invoke'];
   const TOKEN_INTENTS = ['token-intent:create', 'token-intent:read', 'token-intent:delete'];
   const PUBLIC = ['token:create', 'token:update', 'token-intent:create'];
   const MANAGEMENT = [
@@ -104,6 +104,10 @@ describe('the permissions each application type may hold (GET /permissions?appli
     'proxy:create',
     'proxy:update',
     'proxy:delete',
+    'reactor:read',
+    'reactor:create',
+    'reactor:update',
+    'reactor:delete',
   ];
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {

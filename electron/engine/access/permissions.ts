@@ -17,20 +17,26 @@ export const MANAGEMENT_PERMISSIONS = [
   'proxy:read',
   'proxy:update',
   'proxy:delete',
+  'reactor:create',
+  'reactor:read',
+  'reactor:update',
+  'reactor:delete',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
+/** What react, react-async and results ask for; token:use stays accepted in its place (vendor-surfaces.md §0.1). */
+export const REACTOR_INVOKE = 'reactor:invoke';
 
 /** Token intents' own permissions (docs/api.md, Token intents): held or not, never per container, as an intent has none. */
 export const TOKEN_INTENT_PERMISSIONS = ['token-intent:create', 'token-intent:read', 'token-intent:delete'] as const;
 
 /** Every permission an application of some type may hold. */
-export const PERMISSIONS = [...TOKEN_PERMISSIONS, PROXY_INVOKE, ...MANAGEMENT_PERMISSIONS, ...TOKEN_INTENT_PERMISSIONS] as const;
+export const PERMISSIONS = [...TOKEN_PERMISSIONS, PROXY_INVOKE, REACTOR_INVOKE, ...MANAGEMENT_PERMISSIONS, ...TOKEN_INTENT_PERMISSIONS] as const;
 
 export type TokenPermission = (typeof TOKEN_PERMISSIONS)[number];
 export type ManagementPermission = (typeof MANAGEMENT_PERMISSIONS)[number];
 export type TokenIntentPermission = (typeof TOKEN_INTENT_PERMISSIONS)[number];
-export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE | TokenIntentPermission;
+export type Permission = TokenPermission | ManagementPermission | typeof PROXY_INVOKE | typeof REACTOR_INVOKE | TokenIntentPermission;
 export const APPLICATION_TYPES = ['public', 'private', 'management'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 export type Transform = 'redact' | 'mask' | 'reveal';
@@ -45,7 +51,7 @@ export interface AccessRule {
 
 /** Which permissions each application type may hold. */
 export const ALLOWED_PERMISSIONS: Record<ApplicationType, readonly string[]> = {
-  private: [...TOKEN_PERMISSIONS, PROXY_INVOKE, ...TOKEN_INTENT_PERMISSIONS],
+  private: [...TOKEN_PERMISSIONS, PROXY_INVOKE, REACTOR_INVOKE, ...TOKEN_INTENT_PERMISSIONS],
   public: ['token:create', 'token:update', 'token-intent:create'],
   management: MANAGEMENT_PERMISSIONS,
 };
@@ -64,6 +70,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'token:delete': 'Delete Tokens',
   'token:use': 'Use Tokens in the Proxy',
   [PROXY_INVOKE]: 'Invoke Proxies',
+  [REACTOR_INVOKE]: 'Invoke Reactors',
   'application:read': 'Read Applications',
   'application:create': 'Create Applications',
   'application:update': 'Update and regenerate API keys for Applications',
@@ -72,6 +79,10 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'proxy:create': 'Create Proxies',
   'proxy:update': 'Update Proxies',
   'proxy:delete': 'Delete Proxies',
+  'reactor:read': 'Read Reactors',
+  'reactor:create': 'Create Reactors',
+  'reactor:update': 'Update Reactors',
+  'reactor:delete': 'Delete Reactors',
   'token-intent:create': 'Create Token Intents',
   'token-intent:read': 'Read Token Intents',
   'token-intent:delete': 'Delete Token Intents',
@@ -101,21 +112,27 @@ export interface AccessSubject {
   rules: readonly AccessRule[];
 }
 
+/** The permissions that use tokens (reveal them to the proxy or a reactor's code). */
+const USES: ReadonlySet<string> = new Set(['token:use', PROXY_INVOKE, REACTOR_INVOKE]);
+
 /**
  * Bare permissions behave like a rule on `/` that masks everything except use, which reveals (docs/api.md,
  * Permissions and access rules).
  */
 function implicitRules(subject: AccessSubject): AccessRule[] {
-  const maskOnly = subject.permissions.filter((p) => p !== 'token:use' && p !== PROXY_INVOKE) as Permission[];
-  const use = subject.permissions.filter((p) => p === 'token:use' || p === PROXY_INVOKE) as Permission[];
+  const maskOnly = subject.permissions.filter((p) => !USES.has(p)) as Permission[];
+  const use = subject.permissions.filter((p) => USES.has(p)) as Permission[];
   const rules: AccessRule[] = [];
   if (maskOnly.length) rules.push({ description: 'permissions', priority: Infinity, container: '/', transform: 'mask', permissions: maskOnly });
   if (use.length) rules.push({ description: 'permissions', priority: Infinity, container: '/', transform: 'reveal', permissions: use });
   return rules;
 }
 
+/** proxy:invoke grants what token:use does in the proxy; reactor:invoke is granted by token:use too (legacy). */
 const grants = (rule: AccessRule, permission: Permission) =>
-  rule.permissions.includes(permission) || (permission === 'token:use' && rule.permissions.includes(PROXY_INVOKE));
+  rule.permissions.includes(permission) ||
+  (permission === 'token:use' && rule.permissions.includes(PROXY_INVOKE)) ||
+  (permission === REACTOR_INVOKE && rule.permissions.includes('token:use'));
 
 const covers = (ruleContainer: string, tokenContainer: string) => tokenContainer.startsWith(ruleContainer);
 

@@ -38,6 +38,8 @@ export function runtimeKeys(applications: ApplicationStore, made: (key: MadeRunt
 /** The code a call key is made for: a proxy's transform, by its place in the proxy (`request_transforms[0]`). */
 export interface CallKeyUser extends RuntimeKeyUser {
   place: string;
+  /** What the code belongs to; a proxy when not said. */
+  kind?: 'proxy' | 'reactor';
 }
 
 /** A key made for one call of node22 code; `revoke` deletes it (again is harmless). */
@@ -77,7 +79,7 @@ export function callKeys(applications: ApplicationStore, changed: (application: 
   return (user, permissions) => {
     const id = callKeyApplicationId(user);
     const wanted: ApplicationInput = {
-      name: `node22 runtime of proxy ${user.name} (${user.id}) ${user.place}`,
+      name: `node22 runtime of ${user.kind ?? 'proxy'} ${user.name} (${user.id}) ${user.place}`,
       type: applicationTypeHolding(permissions)!,
       permissions: [...new Set(permissions)],
       rules: [],

@@ -51,6 +51,8 @@ interface CallBase {
   applicationKey?: string;
   /** node22: the folder whose node_modules holds `runtime.dependencies`. */
   dependenciesDir?: string;
+  /** In place of the runtime's limit: an asynchronous reactor's run, which may take longer than a synchronous call. */
+  timeoutMs?: number;
 }
 
 export type CodeCall = CallBase &

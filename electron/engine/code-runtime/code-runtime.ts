@@ -48,7 +48,7 @@ export function createCodeRuntime(options: CodeRuntimeOptions): CodeRuntime {
   return {
     async run(call: CodeCall): Promise<CodeOutcome> {
       const started = performance.now();
-      const { result, logs } = await pool.run({ ...call, engineUrl: options.engineUrl(), logLimits }, timeoutMs(call.runtime, nodeBtMs));
+      const { result, logs } = await pool.run({ ...call, engineUrl: options.engineUrl(), logLimits }, call.timeoutMs ?? timeoutMs(call.runtime, nodeBtMs));
       const durationMs = performance.now() - started;
       return result.ok ? { ok: true, value: result.value, logs, durationMs } : { ok: false, error: result.error, logs, durationMs };
     },

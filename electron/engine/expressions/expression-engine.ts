@@ -127,9 +127,9 @@ export class ExpressionEngine {
   }
 
   /** A 400 naming the limit when a request's body holds more expressions than one request may. */
-  checkExpressionCount(count: number): void {
-    if (count > this.maxExpressions) {
-      throw new ApiProblem(400, `The body holds ${count} expressions; at most ${this.maxExpressions} are detokenized per request`);
+  checkExpressionCount(count: number, limit = this.maxExpressions): void {
+    if (count > limit) {
+      throw new ApiProblem(400, `The body holds ${count} expressions; at most ${limit} are detokenized per request`);
     }
   }
 
@@ -227,8 +227,11 @@ export class ExpressionEngine {
     return mapStrings(value, (text) => this.bodyTemplate(text, 'text').renderValue(tokens, budget));
   }
 
-  /** What detokenizeJson will need: the ids to look up; a 400 when the body holds more expressions than a request may. */
-  collectJsonTokenIds(value: unknown): { tokenIds: string[]; expressionCount: number } {
+  /**
+   * What detokenizeJson will need: the ids to look up; a 400 when the body holds more expressions than a request may
+   * (`limit`: a reactor's args have the vendor's own).
+   */
+  collectJsonTokenIds(value: unknown, limit = this.maxExpressions): { tokenIds: string[]; expressionCount: number } {
     const ids = new Set<string>();
     let expressionCount = 0;
     mapStrings(value, (text) => {
@@ -236,7 +239,7 @@ export class ExpressionEngine {
       for (const id of body.tokenIds) ids.add(id);
       expressionCount += body.expressionCount;
     });
-    this.checkExpressionCount(expressionCount);
+    this.checkExpressionCount(expressionCount, limit);
     return { tokenIds: [...ids], expressionCount };
   }
 

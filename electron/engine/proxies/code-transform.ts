@@ -4,10 +4,12 @@
  * proxy_error in the vendor's reactor-error form.
  */
 import { type CodeCall, type CodeLog, type CodeRuntime, failureProblem, type ProblemFailure } from '../code-runtime';
+import type { ServerResponse } from 'node:http';
+import { isStructured, toText } from '../expressions';
 import { ApiProblem } from '../server/problem';
 
 /** A failure of the code as the client gets it: the vendor's reactor-error body (its title whatever the status). */
-class CodeProblem extends ApiProblem {
+export class CodeProblem extends ApiProblem {
   constructor(private readonly failure: ProblemFailure) {
     super(failure.status, failure.detail, failure.errors);
   }
@@ -49,4 +51,22 @@ export function lazyCodeRuntime(make: () => CodeRuntime): CodeRuntime & { warm()
     run: (call) => started().run(call),
     close: () => runtime?.close() ?? Promise.resolve(),
   };
+}
+
+/** What code returned as a body, on the wire: objects and arrays as JSON, the rest as text. */
+export function wireBody(value: unknown): Buffer {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  return Buffer.from(isStructured(value) ? JSON.stringify(value) : toText(value));
+}
+
+/**
+ * An answer code chose (CustomHttpResponseError, node22's `res`, a reactor's result): as given, JSON unless its
+ * headers say otherwise, with `extra` headers (none of the proxy's own).
+ */
+export function answerFromCode(res: ServerResponse, answer: { status: number; headers: Record<string, string>; body: unknown }, extra: Record<string, string> = {}): 'sent' {
+  const body = wireBody(answer.body ?? {});
+  const headers = { ...(isStructured(answer.body) && { 'content-type': 'application/json' }), ...answer.headers, ...extra, 'content-length': String(body.length) };
+  res.writeHead(answer.status, headers);
+  res.end(body);
+  return 'sent';
 }

@@ -8,7 +8,7 @@ import type { Caller } from '../access/authenticator';
 import type { CallKeyOf, RuntimeKeyOf } from '../access/runtime-keys';
 import { missingKeyProblem } from '../access/authenticator';
 import { systemCaller } from '../access/system-caller';
-import { type BodyKind, bodyKindOf, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
+import { type BodyKind, bodyKindOf, type ExpressionEngine, madeTokenKey, type TokenRecord } from '../expressions';
 import { type BodyChunks, prefixOf } from '../server/body-chunks';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
@@ -23,7 +23,7 @@ import { BODY_KEPT, maskedOutboundView, type ProxyExchange, recordedEchoes, type
 import type { PreconfiguredCalls } from '../proxy/proxy-route';
 import { requireProxyCaller } from '../proxy/proxy-rules';
 import type { CodeLog, CodeRuntime, ProxyRequestArgs, ProxyResponseArgs } from '../code-runtime';
-import { type CodeResult, runCode } from './code-transform';
+import { answerFromCode, type CodeResult, runCode, wireBody } from './code-transform';
 import { settled } from './dependency-check';
 import { callKeyUser, type ProxyTransform, type StoredProxy } from './proxy-model';
 import type { ProxyStore } from './proxy-store';
@@ -58,12 +58,6 @@ function parsedBody(body: Buffer | BodyChunks, kind: BodyKind): unknown {
   } catch {
     return text;
   }
-}
-
-/** What a transform returned as a body, on the wire: objects and arrays as JSON, the rest as text. */
-function wireBody(value: unknown): Buffer {
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  return Buffer.from(isStructured(value) ? JSON.stringify(value) : toText(value));
 }
 
 const flatHeaders = (headers: Record<string, string>): string[] => Object.entries(headers).flat();
@@ -212,7 +206,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       } }, proxy);
       if ('answer' in result) {
         step('code', { note: `answered ${result.answer.status} without the destination`, logs });
-        return answerFromCode(ctx, result.answer);
+        return answerFromCode(ctx.res, result.answer);
       }
       if (result.next.body !== undefined) body = wireBody(result.next.body);
       if (result.next.headers) {
@@ -251,7 +245,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         const done = await responseTransform(transform, response, proxy, caller, identifiers);
         if ('answer' in done) {
           step(transform.type, { note: `answered ${done.answer.status}`, logs: done.logs });
-          return answerFromCode(ctx, done.answer);
+          return answerFromCode(ctx.res, done.answer);
         }
         const next = done.response;
         const note = next.status === response.status ? undefined : `status ${next.status}`;
@@ -336,15 +330,6 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         };
       }
     }
-  }
-
-  /** A code transform's own answer (CustomHttpResponseError, node22's `res`): as given, with no proxy headers. */
-  function answerFromCode(ctx: RequestContext, answer: { status: number; headers: Record<string, string>; body: unknown }): 'sent' {
-    const body = wireBody(answer.body ?? {});
-    const headers = { ...(isStructured(answer.body) && { 'content-type': 'application/json' }), ...answer.headers, 'content-length': String(body.length) };
-    ctx.res.writeHead(answer.status, headers);
-    ctx.res.end(body);
-    return 'sent';
   }
 
   return { keyOf, handle };

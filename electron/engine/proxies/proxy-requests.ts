@@ -23,31 +23,46 @@ const RESPONSE_ONLY = new Set(['mask', 'append_json', 'append_text', 'append_hea
 const withoutNulls = (value: unknown) =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value;
 
-const runtime = z.preprocess(
-  withoutNulls,
-  z
-    .object({
-      image: z.enum(['node-bt', 'node22'], { error: 'image must be node-bt or node22' }).default('node-bt'),
-      dependencies: z.record(z.string(), z.string()).optional(),
-      resolutions: z.record(z.string(), z.string()).optional(),
-      warm_concurrency: z.int().min(0).max(1).optional(),
-      timeout: z.int().min(10).max(30).optional(),
-      resources: z.enum(['standard', 'large', 'xlarge']).optional(),
-      permissions: z.array(z.enum(PERMISSIONS, { error: `each permission must be one of ${PERMISSIONS.join(', ')}` })).optional(),
-    })
-    .superRefine((r, ctx) => {
-      if (r.image === 'node22') {
-        // The code's key belongs to one application, and no application type holds token and management permissions at once.
-        if (r.permissions && applicationTypeHolding(r.permissions) === null) {
-          ctx.addIssue({ code: 'custom', path: ['permissions'], message: 'permissions must all be token permissions (and proxy:invoke) or all management permissions: one key holds them' });
+/** node22 runs a synchronous call for at most this many seconds, an asynchronous reactor's for at most 900 (§2.6). */
+const SYNC_TIMEOUT_S = 30;
+
+/**
+ * A code transform's `options.runtime`, or a reactor's `runtime` (§2.6), which may also be `async` (node22 only) and
+ * then run for up to 900 s.
+ */
+export const runtimeSchema = (owner: 'transform' | 'reactor') =>
+  z.preprocess(
+    withoutNulls,
+    z
+      .object({
+        image: z.enum(['node-bt', 'node22'], { error: 'image must be node-bt or node22' }).default('node-bt'),
+        dependencies: z.record(z.string(), z.string()).optional(),
+        resolutions: z.record(z.string(), z.string()).optional(),
+        warm_concurrency: z.int().min(0).max(1).optional(),
+        timeout: z.int().min(10).max(owner === 'reactor' ? 900 : SYNC_TIMEOUT_S).optional(),
+        resources: z.enum(['standard', 'large', 'xlarge']).optional(),
+        permissions: z.array(z.enum(PERMISSIONS, { error: `each permission must be one of ${PERMISSIONS.join(', ')}` })).optional(),
+        async: z.boolean().optional(),
+      })
+      .superRefine((r, ctx) => {
+        if (r.image === 'node22') {
+          // The code's key belongs to one application, and no application type holds token and management permissions at once.
+          if (r.permissions && applicationTypeHolding(r.permissions) === null) {
+            ctx.addIssue({ code: 'custom', path: ['permissions'], message: 'permissions must all be token permissions (and proxy:invoke) or all management permissions: one key holds them' });
+          }
+          if (!r.async && r.timeout !== undefined && r.timeout > SYNC_TIMEOUT_S) {
+            ctx.addIssue({ code: 'custom', path: ['timeout'], message: `timeout may exceed ${SYNC_TIMEOUT_S} s only with async: true` });
+          }
+          return;
         }
-        return;
-      }
-      for (const field of NODE22_ONLY) {
-        if (r[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is for the node22 runtime only` });
-      }
-    }),
-);
+        for (const field of owner === 'reactor' ? [...NODE22_ONLY, 'async' as const] : NODE22_ONLY) {
+          if (r[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} is for the node22 runtime only` });
+        }
+      })
+      // A transform never runs asynchronously: the field is left out as any unknown one is.
+      .transform(({ async, ...rest }) => (owner === 'reactor' && async !== undefined ? { ...rest, async } : rest)),
+  );
+const runtime = runtimeSchema('transform');
 
 const options = z.preprocess(
   withoutNulls,
@@ -131,7 +146,7 @@ function transformList(side: Side) {
 
 const REMOVED_REACTOR = 'Request and response reactors were removed from proxies by the vendor in 2023: use request_transforms and response_transforms';
 
-const configuration = z.record(z.string(), z.string({ error: 'configuration values must be strings' })).superRefine((map, ctx) => {
+export const configuration = z.record(z.string(), z.string({ error: 'configuration values must be strings' })).superRefine((map, ctx) => {
   const keys = Object.keys(map);
   if (keys.length > MAX_CONFIGURATION_ENTRIES) ctx.addIssue({ code: 'custom', message: `configuration holds at most ${MAX_CONFIGURATION_ENTRIES} entries` });
   for (const key of keys) if (!CONFIGURATION_KEY.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'configuration keys may hold letters, digits and _ only' });

@@ -2,26 +2,21 @@
  * `/proxies` (docs/api.md, Pre-configured proxies): create, list, read, replace, merge-patch and delete, for management
  * applications holding the proxy:* permission each needs.
  */
-import { z } from 'zod';
 import type { ApplicationStore } from '../access/application-store';
 import { managed } from '../access/managed-route';
 import { dropCallKeyApplications } from '../access/runtime-keys';
 import { syntaxError } from '../code-runtime';
 import { type ExpressionEngine, ExpressionError } from '../expressions';
-import { ApiProblem, validationProblem } from '../server/problem';
+import { validationProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
-import { fieldPath, parseWith } from '../server/validation';
+import { requireMergePatchType } from '../server/merge-patch-type';
+import { offsetPage } from '../server/offset-page';
+import { fieldPath } from '../server/validation';
 import { mergePatch } from '../vault/merge-patch';
 import { callKeyUsersOf, definitionOf, type ProxyDefinition, type ProxyTransform, proxyView } from './proxy-model';
 import { dependencyFailure, settled } from './dependency-check';
 import { parseProxyRequest, patchInTermsOfDefinition } from './proxy-requests';
 import type { ProxyStore } from './proxy-store';
-
-const listQuery = z.object({
-  page: z.coerce.number().int().min(1).optional(),
-  size: z.coerce.number().int().min(1).max(100).default(20),
-  start: z.string().optional(),
-});
 
 export interface ProxyRouteDeps {
   proxies: ProxyStore;
@@ -110,24 +105,8 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       path: '/proxies',
       handler: managed('proxy:read', (ctx) => {
         const query = ctx.query();
-        const { page, size, start } = parseWith(listQuery, Object.fromEntries(query));
         const listed = proxies.list({ ids: query.getAll('id'), name: query.get('name') ?? undefined }).map(view);
-        if (start !== undefined && page === undefined) {
-          // The cursor is the offset of the next page: proxies are few and held in memory.
-          const from = start === '' ? 0 : Number.parseInt(Buffer.from(start, 'base64url').toString('utf8'), 10);
-          if (!Number.isSafeInteger(from) || from < 0) throw new ApiProblem(400, 'start is not a cursor this service returned', { start: ['Unknown cursor'] });
-          const next = from + size < listed.length ? Buffer.from(String(from + size)).toString('base64url') : null;
-          return { status: 200, body: { pagination: { next, page_size: size }, data: listed.slice(from, from + size) } };
-        }
-        const number = page ?? 1;
-        return {
-          status: 200,
-          body: {
-            pagination: { total_items: listed.length, page_number: number, page_size: size, total_pages: Math.ceil(listed.length / size) },
-            // A page past the end is empty, never an error: the node SDK pages until it gets one.
-            data: listed.slice((number - 1) * size, number * size),
-          },
-        };
+        return { status: 200, body: offsetPage(listed, query) };
       }),
     },
     {
@@ -150,8 +129,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       path: '/proxies/:id',
       idempotent: true,
       handler: managed('proxy:update', async (ctx) => {
-        const type = ctx.req.headers['content-type']?.split(';')[0].trim().toLowerCase();
-        if (type !== 'application/merge-patch+json') throw new ApiProblem(415, 'PATCH /proxies/{id} takes Content-Type: application/merge-patch+json');
+        requireMergePatchType(ctx, '/proxies/{id}');
         const stored = proxies.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const merged = definition(mergePatch(stored.requested?.definition ?? definitionOf(stored), patchInTermsOfDefinition(await ctx.json())));

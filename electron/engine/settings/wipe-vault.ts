@@ -1,6 +1,7 @@
 import type { ApplicationStore } from '../access/application-store';
 import { bootstrap, type BootstrapKeys } from '../access/first-start';
 import type { ProxyStore } from '../proxies/proxy-store';
+import type { ReactorStore } from '../reactors/reactor-store';
 import type { IdempotencyStore } from '../server/idempotency';
 import type { TransactionManager } from '../transactions/transaction-manager';
 import type { IntentStore } from '../token-intents/intent-store';
@@ -12,6 +13,7 @@ export interface VaultParts {
   applications: ApplicationStore;
   idempotency: IdempotencyStore;
   proxies: ProxyStore;
+  reactors: ReactorStore;
   intents: IntentStore;
 }
 
@@ -25,7 +27,7 @@ export interface Wiped {
 
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
- * keys, pre-configured proxies, token intents, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
+ * keys, pre-configured proxies, reactors, token intents, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
  * transaction: it happens whole or not at all. The master key, the tenant, the saved limits, the secrets that saved
  * requests refer to and the history stay.
  */
@@ -34,6 +36,7 @@ export function wipeVault(parts: VaultParts): Wiped {
     const transactions = parts.transactions.wipe();
     const tokens = parts.tokens.deleteAll();
     parts.proxies.deleteAll();
+    parts.reactors.deleteAll();
     parts.intents.deleteAll();
     const applications = parts.applications.deleteAll();
     parts.idempotency.clear();

@@ -295,6 +295,43 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 17,
+    name: 'reactors',
+    // A reactor's code and configuration (which holds the developer's credentials) are sealed under the master key;
+    // its runtime and application are plain JSON.
+    sql: `
+      CREATE TABLE reactors (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        sealed BLOB NOT NULL,
+        state TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+      CREATE INDEX reactors_created ON reactors(created_at, id);
+    `,
+  },
+  {
+    version: 18,
+    name: 'asynchronous reactor results',
+    // What an asynchronous react answered, kept for a bounded time; the answer may hold what the code returned of
+    // detokenized data, so it is sealed. A row still pending when the engine starts ran in a process that is gone.
+    sql: `
+      CREATE TABLE reactor_results (
+        id TEXT PRIMARY KEY,
+        reactor_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        sealed BLOB,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX reactor_results_expiry ON reactor_results(expires_at);
+    `,
+  },
+  {
     version: 19,
     name: 'token intents',
     // data is sealed like a token's; details holds only the card or bank summary a GET shows. held_by: the open

@@ -1,0 +1,42 @@
+/**
+ * The legacy `callback_url` of a synchronous react (vendor-surfaces.md §3.5, shut down by the vendor on 2025-01-15 and
+ * still sent by old SDKs): the call runs as react-async, and its result is POSTed as JSON to the URL, retried with
+ * exponential back-off on a failure or a non-2xx reply, then dropped.
+ */
+import { parseDestinationUrl } from '../proxy/destination-url';
+import type { Forwarder } from '../proxy/forwarder';
+import { ApiProblem } from '../server/problem';
+import type { ReactAnswer } from './reactor-results';
+
+/** Tries after the first (the vendor's old rule), the first retry this long after it, each wait twice the one before. */
+const RETRIES = 10;
+const FIRST_RETRY_MS = 10_000;
+
+/** The URL a react's body names (`callback_url`, or the legacy JS SDK's `callbackUrl`); 400 when it is no usable URL. */
+export function parseCallbackUrl(body: Record<string, unknown>): URL | null {
+  const given = body.callback_url ?? body.callbackUrl;
+  if (given === undefined || given === null) return null;
+  const url = typeof given === 'string' ? parseDestinationUrl(given) : 'must be a string';
+  if (typeof url === 'string') throw new ApiProblem(400, `callback_url ${url}`, { callback_url: [`callback_url ${url}`] });
+  return url;
+}
+
+/**
+ * Posts the result to the URL in the background, through the proxy's forwarder so the destination policy applies (the
+ * engine's own port, link-local and metadata addresses refused; private ranges with --deny-private-destinations); the
+ * engine's log hears of a delivery given up, never the body.
+ */
+export function deliverCallback(forwarder: Forwarder, url: URL, answer: ReactAnswer, log: (line: string) => void, attempt = 0): void {
+  const retry = (why: string) => {
+    if (attempt >= RETRIES) return log(`Reactor callback to ${url.origin}: given up after ${RETRIES + 1} tries (${why})`);
+    setTimeout(() => deliverCallback(forwarder, url, answer, log, attempt + 1), FIRST_RETRY_MS * 2 ** attempt).unref();
+  };
+  let status = 0;
+  const body = Buffer.from(JSON.stringify(answer.body ?? {}));
+  const request = { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: ['content-type', 'application/json'], body };
+  const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
+  forwarder.forward(request, sink).done.then(
+    () => (status >= 200 && status < 300 ? undefined : retry(`status ${status}`)),
+    (error: unknown) => retry((error as Error).message),
+  );
+}

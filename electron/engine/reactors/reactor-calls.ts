@@ -1,0 +1,184 @@
+/**
+ * Invoking a reactor (docs/api.md, Reactors; vendor-surfaces.md §3.4–3.6): the args' expressions detokenized under the
+ * caller's access, the code run by the engine's code runtime, and what it returned made into the answer (`raw`, the
+ * `tokens` its `tokenize` made; node22's `res`), or its failure in the vendor's reactor-error form. Each step goes into
+ * the call's trace for History, with every detokenized value masked.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Caller } from '../access/authenticator';
+import { REACTOR_INVOKE } from '../access/permissions';
+import type { CallKeyUser } from '../access/runtime-keys';
+import { systemCaller } from '../access/system-caller';
+import { type CodeLog, failureProblem, type ReactorInvocation } from '../code-runtime';
+import type { TokenRecord } from '../expressions';
+import type { ProxyCallDeps } from '../proxies/proxy-calls';
+import { EchoedValues, maskPlaintext } from '../proxy/echoed-values';
+import { BODY_KEPT, type TraceStep } from '../proxy/proxy-history';
+import { ApiProblem } from '../server/problem';
+import { parseWith } from '../server/validation';
+import { createTokenRequest } from '../vault/token-requests';
+import { runtimeOf, type StoredReactor } from './reactor-model';
+import type { ReactAnswer } from './reactor-results';
+import type { ReactorStore } from './reactor-store';
+
+/** The vendor detokenizes at most this many expressions in one react's args (§3.7). */
+export const MAX_REACTOR_EXPRESSIONS = 100;
+/** A synchronous run's limit (vendor); node22's own `timeout` applies below it. */
+const SYNC_LIMIT_MS = 30_000;
+/** An asynchronous node-bt run's limit (vendor); node22's is its `timeout`, up to 900 s. */
+const ASYNC_NODE_BT_LIMIT_MS = 5 * 60_000;
+
+export interface ReactorCallDeps extends Pick<ProxyCallDeps, 'tokens' | 'expressions' | 'tenantId' | 'codeRuntime' | 'runtimeKey' | 'callKey' | 'dependenciesDir'> {
+  reactors: ReactorStore;
+}
+
+/** What a react records in History (details.reactor): which reactor, and its trace, masked. */
+export interface ReactRecord {
+  id: string;
+  name: string;
+  /** Set for react-async (and a legacy `callback_url`): the request id its result is polled with. */
+  async_request_id?: string;
+  trace: TraceStep[];
+}
+
+/** node22 code's key user: one per reactor. */
+export const reactorKeyUser = (reactor: StoredReactor): CallKeyUser => ({ id: reactor.id, name: reactor.name, place: 'code', kind: 'reactor' });
+
+/** react, react-async and results take a private application holding reactor:invoke (or token:use). */
+export function requireInvoker({ application, policy }: Caller): void {
+  if (application.type !== 'private') throw new ApiProblem(403, `Reactors take a private application key; this key belongs to a ${application.type} application`);
+  if (!policy.has(REACTOR_INVOKE)) throw new ApiProblem(403, 'The application lacks reactor:invoke (or token:use)');
+}
+
+/** A react checked and detokenized, ready to run: what the client is told now, before any code runs (react-async). */
+export interface PreparedReact {
+  reactor: StoredReactor;
+  invocation: ReactorInvocation;
+  record: ReactRecord;
+  /** Runs the code and makes its answer: a failure of the call (the code's, a 4xx) is its answer; only a fault of the engine's own throws. */
+  run(options: { async: boolean }): Promise<ReactAnswer>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const problemAnswer = (problem: ApiProblem): ReactAnswer => ({ status: problem.status, headers: { 'content-type': 'application/problem+json' }, body: problem.toBody() });
+
+/** The text of a value as a trace keeps it: JSON, as far as History keeps a body. */
+const traceText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, BODY_KEPT);
+
+export function reactorCalls(deps: ReactorCallDeps) {
+  const { reactors, tokens, expressions, tenantId } = deps;
+
+  /** The reactor as it runs now (see ReactorStore.settled); 409 for one that has never been live. */
+  function current(id: string): StoredReactor {
+    const reactor = reactors.settled(id, deps.dependenciesDir);
+    if (!reactor.live) throw new ApiProblem(409, `Reactor ${reactor.id} is not active: ${reactor.requested!.error_code}: ${reactor.requested!.error_message}`);
+    return reactor;
+  }
+
+  /** Checks the caller and the body, and detokenizes the args (§3.4): every 4xx a react can have before its code runs. */
+  function prepare(caller: Caller, reactorId: string, body: unknown): PreparedReact {
+    requireInvoker(caller);
+    const reactor = current(reactorId);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiProblem(400, 'The body of a react is a JSON object: { "args": … }');
+    const trace: TraceStep[] = [];
+    let stepStart = performance.now();
+    const step = (name: string, fields: Omit<TraceStep, 'step' | 'ms'> = {}) => {
+      const now = performance.now();
+      trace.push({ step: name, ms: Math.round((now - stepStart) * 1000) / 1000, ...fields });
+      stepStart = now;
+    };
+    const { tokenIds, expressionCount } = expressions.collectJsonTokenIds(body, MAX_REACTOR_EXPRESSIONS);
+    let invocation = body as ReactorInvocation;
+    let echoes: EchoedValues | undefined;
+    if (expressionCount > 0) {
+      const records: Map<string, TokenRecord> = tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE);
+      invocation = expressions.detokenizeJson(body, records) as ReactorInvocation;
+      echoes = new EchoedValues([...records.values()].map((record) => record.data));
+    }
+    /** What a trace may show of a text: every detokenized value, and any card number, masked. */
+    const masked = (text: string) => maskPlaintext([text], echoes)[0];
+    step('args', { note: `${expressionCount} expression(s)`, body: masked(traceText(invocation.args ?? null)) });
+    const record: ReactRecord = { id: reactor.id, name: reactor.name, trace };
+
+    async function run({ async }: { async: boolean }): Promise<ReactAnswer> {
+      let answer: ReactAnswer;
+      try {
+        answer = await execute(reactor, invocation, caller, async, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
+      } catch (error) {
+        if (!(error instanceof ApiProblem)) throw error;
+        answer = problemAnswer(error);
+      }
+      step('result', { note: String(answer.status), body: masked(traceText(answer.body)) });
+      return answer;
+    }
+    return { reactor, invocation, record, run };
+  }
+
+  /** The code's run and what it returned, as the answer (§3.4); an ApiProblem for what fails outside the code. */
+  async function execute(
+    reactor: StoredReactor,
+    invocation: ReactorInvocation,
+    caller: Caller,
+    async: boolean,
+    ran: (logs: CodeLog[], note: string) => void,
+    tokenized: (note: string) => void,
+  ): Promise<ReactAnswer> {
+    const runtime = runtimeOf(reactor);
+    const permissions = runtime.image === 'node22' ? (runtime.permissions ?? []) : [];
+    const callKey = permissions.length > 0 ? deps.callKey(reactorKeyUser(reactor), permissions) : undefined;
+    const applicationKey = runtime.image === 'node-bt' && reactor.application_id !== null ? applicationKeyOf(reactor, reactor.application_id) : callKey?.key;
+    const node22Ms = (runtime.timeout ?? 10) * 1000;
+    const timeoutMs = runtime.image === 'node22' ? (async ? node22Ms : Math.min(node22Ms, SYNC_LIMIT_MS)) : async ? ASYNC_NODE_BT_LIMIT_MS : undefined;
+    let outcome;
+    try {
+      outcome = await deps.codeRuntime.run({
+        kind: 'reactor',
+        args: invocation,
+        code: reactor.code,
+        runtime,
+        configuration: reactor.configuration,
+        applicationKey,
+        dependenciesDir: deps.dependenciesDir ?? undefined,
+        timeoutMs,
+      });
+    } finally {
+      callKey?.revoke();
+    }
+    ran(outcome.logs, outcome.ok ? runtime.image : `${runtime.image}: ${outcome.error.kind}`);
+    if (!outcome.ok) {
+      const { error } = outcome;
+      if (error.kind === 'custom-response') return { status: error.status, headers: error.headers, body: error.body };
+      return { status: error.status, headers: { 'content-type': 'application/problem+json' }, body: failureProblem(error) };
+    }
+    const { value } = outcome;
+    if (!('image' in value)) throw new Error('A reactor call came back with a transform\'s value');
+    if (value.image === 'node22') return { status: value.statusCode, headers: value.headers, body: value.body };
+    const { image: _image, tokenize, ...returned } = value;
+    if (tokenize === undefined) return { status: 200, headers: JSON_HEADERS, body: returned };
+    const made = tokenizeFor(caller, tokenize);
+    tokenized(`${made.count} token(s)`);
+    return { status: 200, headers: JSON_HEADERS, body: { ...returned, tokens: made.tokens } };
+  }
+
+  /** What the code's `tokenize` asks for, as POST /tokenize makes it, by the invoking application (no token:create needed). */
+  function tokenizeFor(caller: Caller, tokenize: unknown): { tokens: unknown; count: number } {
+    let count = 0;
+    const writer = systemCaller(tenantId, { id: caller.application.id, name: caller.application.name });
+    const made = tokens.tokenize(tokenize, { caller: writer }, (value, path) => {
+      count++;
+      return parseWith(createTokenRequest, value, path);
+    });
+    return { tokens: made, count };
+  }
+
+  /** The runtime key of the reactor's application; one deleted since the reactor was saved is the reactor's to fix. */
+  function applicationKeyOf(reactor: StoredReactor, applicationId: string): string {
+    const key = deps.runtimeKey(applicationId, { id: reactor.id, name: reactor.name });
+    if (key === null) throw new ApiProblem(409, `The reactor's application ${applicationId} no longer exists: give the reactor another with PUT or PATCH /reactors/${reactor.id}`);
+    return key;
+  }
+
+  return { prepare };
+}
+
+export type ReactorCalls = ReturnType<typeof reactorCalls>;

@@ -1,0 +1,123 @@
+/**
+ * Reactors in SQLite (migration 17), all held in memory as well: there are few, and each react reads one. The code
+ * and the configuration are sealed at rest.
+ */
+import { randomUUID } from 'node:crypto';
+import { nowIso } from '../clock';
+import { missingDependencies } from '../code-runtime';
+import { ApiProblem } from '../server/problem';
+import type { Sealer } from '../storage/crypto';
+import type { Db } from '../storage/database';
+import { definitionOf, type ReactorDefinition, type RequestedReactorChange, type StoredReactor } from './reactor-model';
+
+interface ReactorRow {
+  id: string;
+  name: string;
+  definition: string;
+  sealed: Buffer;
+  state: StoredReactor['state'];
+  created_by: string;
+  created_at: string;
+  modified_by: string | null;
+  modified_at: string | null;
+}
+
+type PlainPart = Pick<StoredReactor, 'application_id' | 'runtime' | 'live'>;
+type SealedPart = Pick<StoredReactor, 'code' | 'configuration' | 'requested'>;
+
+/** Why a saved definition cannot go live, or null when it can. */
+export type ReactorSaveFailure = Omit<RequestedReactorChange, 'definition'> | null;
+
+/** What a save leaves live: as for proxies, a change that cannot go live waits as `requested` beside the live version. */
+function saved(old: StoredReactor | null, definition: ReactorDefinition, failure: ReactorSaveFailure): Pick<StoredReactor, 'state' | 'requested' | 'live'> & ReactorDefinition {
+  if (failure === null) return { ...definition, state: 'active', requested: null, live: true };
+  const requested = { definition, ...failure };
+  return old?.live ? { ...definitionOf(old), state: 'failed', requested, live: true } : { ...definition, state: 'failed', requested, live: false };
+}
+
+const binding = (id: string) => `reactor:${id}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class ReactorStore {
+  private readonly byId = new Map<string, StoredReactor>();
+  private readonly stmt;
+
+  constructor(
+    db: Db,
+    private readonly sealer: Sealer,
+  ) {
+    this.stmt = {
+      insert: db.prepare(`INSERT INTO reactors (id, name, definition, sealed, state, created_by, created_at)
+        VALUES (@id, @name, @definition, @sealed, @state, @created_by, @created_at)`),
+      update: db.prepare(`UPDATE reactors SET name = @name, definition = @definition, sealed = @sealed, state = @state,
+        modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
+      delete: db.prepare('DELETE FROM reactors WHERE id = ?'),
+      deleteAll: db.prepare('DELETE FROM reactors'),
+    };
+    for (const row of db.prepare('SELECT * FROM reactors ORDER BY created_at, id').all() as ReactorRow[]) {
+      const plain = JSON.parse(row.definition) as PlainPart;
+      const sealed = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
+      this.byId.set(row.id, { ...row, ...plain, ...sealed });
+    }
+  }
+
+  private write(statement: 'insert' | 'update', reactor: StoredReactor): StoredReactor {
+    const plain: PlainPart = { application_id: reactor.application_id, runtime: reactor.runtime, live: reactor.live };
+    const sealed: SealedPart = { code: reactor.code, configuration: reactor.configuration, requested: reactor.requested };
+    this.stmt[statement].run({ ...reactor, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(reactor.id)) });
+    this.byId.set(reactor.id, reactor);
+    return reactor;
+  }
+
+  create(definition: ReactorDefinition, createdBy: string, failure: ReactorSaveFailure): StoredReactor {
+    const base = { id: randomUUID(), created_by: createdBy, created_at: nowIso(), modified_by: null, modified_at: null };
+    return this.write('insert', { ...saved(null, definition, failure), ...base });
+  }
+
+  /** 404 for an unknown id, and for one that is no UUID. */
+  require(id: string): StoredReactor {
+    const reactor = UUID.test(id) ? this.byId.get(id.toLowerCase()) : undefined;
+    if (!reactor) throw new ApiProblem(404, `Reactor ${id} not found`);
+    return reactor;
+  }
+
+  replace(id: string, definition: ReactorDefinition, modifiedBy: string, failure: ReactorSaveFailure): StoredReactor {
+    const old = this.require(id);
+    return this.write('update', { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() });
+  }
+
+  /**
+   * The reactor as it stands now: a failed one's requested change goes live once the dependencies folder `dir` holds
+   * what it lacked. Checked when the reactor is read or invoked, which is when a client can notice.
+   */
+  settled(id: string, dir: string | null): StoredReactor {
+    const reactor = this.require(id);
+    const runtime = reactor.requested?.definition.runtime;
+    if (!reactor.requested || (runtime && missingDependencies(runtime, dir ?? undefined) !== null)) return reactor;
+    return this.write('update', { ...reactor, ...saved(reactor, reactor.requested.definition, null) });
+  }
+
+  delete(id: string): void {
+    const reactor = this.require(id);
+    this.stmt.delete.run(reactor.id);
+    this.byId.delete(reactor.id);
+  }
+
+  /** In creation order, filtered by id (any of them) and name (a case-insensitive part of it). */
+  list(ids: readonly string[], name: string | undefined): StoredReactor[] {
+    const part = name?.toLowerCase();
+    return [...this.byId.values()].filter((r) => (ids.length === 0 || ids.includes(r.id)) && (part === undefined || r.name.toLowerCase().includes(part)));
+  }
+
+  /** Whether any reactor is stored (the engine then readies its code runtime at start). */
+  holdsAny(): boolean {
+    return this.byId.size > 0;
+  }
+
+  /** The vault's wipe: every reactor goes, inside its transaction. */
+  deleteAll(): number {
+    const count = this.stmt.deleteAll.run().changes;
+    this.byId.clear();
+    return count;
+  }
+}
