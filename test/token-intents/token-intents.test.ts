@@ -228,6 +228,25 @@ describe('conversion', () => {
   });
 });
 
+describe('token_intent: in reactor args', () => {
+  it('gives a react the intent\'s card in its args, and a gone intent is a 400', async () => {
+    const id = await intent();
+    const reactor = await t.call('POST', '/reactors', {
+      key: t.managementKey,
+      body: { name: 'intent reader', code: 'module.exports = async (req) => ({ raw: { last4: req.args.card.number.slice(-4), cvc: req.args.card.cvc } });' },
+    });
+    expect(reactor.status, reactor.text).toBe(201);
+    const res = await t.call('POST', `/reactors/${reactor.body.id}/react`, { key: backend, body: { args: { card: `{{ token_intent: ${id} | json: '$.data' }}` } } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ raw: { last4: '4242', cvc: '123' } });
+
+    await t.call('DELETE', `/token-intents/${id}`, { key: backend });
+    const gone = await t.call('POST', `/reactors/${reactor.body.id}/react`, { key: backend, body: { args: { card: `{{ token_intent: ${id} | json: '$.data' }}` } } });
+    expect(gone.status).toBe(400);
+    expect(JSON.stringify(gone.body)).toContain(id);
+  });
+});
+
 describe('token_intent: in proxy expressions', () => {
   it('detokenizes an intent in an ephemeral proxy body, and a gone intent is a 400', async () => {
     const id = await intent();
