@@ -55,6 +55,7 @@ test('create an application with a masking rule, make a key, use it from an outs
   await expect(editor.getByRole('checkbox', { name: 'token:create Create Tokens' })).toBeChecked();
   await editor.getByRole('button', { name: 'Add rule' }).click();
   const rules = editor.getByRole('list', { name: 'Access rules' });
+  await expect(rules.getByRole('group', { name: 'Permissions of rule 1' }).getByRole('checkbox', { name: 'reactor:invoke' })).toBeVisible();
   await rules.getByRole('textbox', { name: 'Container of rule 1' }).fill('/pci/');
   await rules.getByRole('combobox', { name: 'Transform of rule 1' }).selectOption('mask');
   await rules.getByRole('textbox', { name: 'Description of rule 1' }).fill('cards, masked');

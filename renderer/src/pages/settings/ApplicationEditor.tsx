@@ -12,9 +12,9 @@ import { RulesPreview } from './RulesPreview';
 import { RulesEditor } from './RulesEditor';
 
 const BARE_MEANING: Record<ApplicationDetail['type'], string> = {
-  private: 'Each permission on its own acts as a last rule on every container: masked, except token:use and proxy:invoke, which reveal to the proxy.',
-  public: 'A public application (a browser front end) may only create and update tokens.',
-  management: 'A management application manages applications, keys and pre-configured proxies; it holds no token permissions and takes no rules.',
+  private: 'Each permission on its own acts as a last rule on every container: masked, except token:use, proxy:invoke and reactor:invoke, which reveal to the proxy or a reactor’s code.',
+  public: 'A public application (a browser front end) may only create and update tokens and create token intents.',
+  management: 'A management application manages applications, keys, pre-configured proxies and reactors; it holds no token permissions and takes no rules.',
 };
 
 /** Deleting asks first, saying what goes with it; what happened is said in the section, as the editor goes. */
@@ -60,6 +60,8 @@ function DeleteApplication({ application, onDeleted }: { application: Applicatio
  * /applications/{id} takes them (the engine says what it refuses); its keys; its deletion. Keyed by the application,
  * so choosing another starts afresh.
  */
+const INVOKE_PERMISSIONS: ReadonlySet<string> = new Set(['proxy:invoke', 'reactor:invoke']);
+
 export function ApplicationEditor({ application, onDeleted }: { application: ApplicationDetail; onDeleted: (done: string) => void }) {
   const api = useWorkbenchApi();
   const permissions = usePermissions();
@@ -69,8 +71,8 @@ export function ApplicationEditor({ application, onDeleted }: { application: App
   const [saved, setSaved] = useState(false);
   const { busy, problem, run } = useEngineCall();
   const allowed = permissions.filter((permission) => permission.application_types.includes(application.type));
-  // proxy:invoke is a use of tokens like token:use: a rule may grant it on its containers.
-  const tokenPermissions = allowed.filter((permission) => permission.type.startsWith('token:') || permission.type === 'proxy:invoke');
+  // proxy:invoke and reactor:invoke are uses of tokens like token:use: a rule may grant them on its containers.
+  const tokenPermissions = allowed.filter((permission) => permission.type.startsWith('token:') || INVOKE_PERMISSIONS.has(permission.type));
   const save = () =>
     run(async () => {
       await api.updateApplication({ id: application.id, name, permissions: granted, rules });
