@@ -52,6 +52,9 @@ import { engineEvents, type EngineEvents } from './engine-events';
 import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS } from './settings/adjustable-settings';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
+import { ClientKeyStore } from './encryption-keys/client-key-store';
+import { encryptedRequests } from './encryption-keys/encrypted-requests';
+import { clientKeyRoutes } from './encryption-keys/key-routes';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -142,6 +145,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer);
+  const clientKeys = new ClientKeyStore(db, sealer);
 
   let seedReport: SeedReport | null;
   try {
@@ -235,7 +239,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeHistoryAnswers: (change) => answers.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, clientKeys });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -263,10 +267,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const http: RunningHttpServer = await startHttpServer({
     config,
     routes: [
-      ...tokenRoutes(tokens, queries),
+      ...tokenRoutes(tokens, queries, encryptedRequests(clientKeys)),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
+      ...clientKeyRoutes(clientKeys),
     ],
     authenticator,
     idempotency,
@@ -300,6 +305,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     tokenStore.purgeExpired();
     idempotency.prune();
     transactions.prune();
+    clientKeys.purgeExpired();
   }, 60_000).unref();
 
   let stopped = false;

@@ -103,6 +103,9 @@ describe('the permissions each application type may hold (GET /permissions?appli
     'proxy:create',
     'proxy:update',
     'proxy:delete',
+    'keys:create',
+    'keys:read',
+    'keys:delete',
   ];
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {

@@ -89,10 +89,13 @@ describe('GET /applications/{id}/keys: id and type', () => {
 });
 
 describe('POST /tokens and PATCH /tokens/{id}', () => {
-  it('refuses token_intent_id and encrypted (neither token intents nor encrypted payloads exist here), naming them', async () => {
+  it('refuses token_intent_id (token intents do not exist here), naming it', async () => {
     const tokenIntentId = 'e5e3d8b4-6d3a-4b6c-9d7f-2b1b1c1d1e1f';
     expect(await refusedFields(backend.tokens.create({ tokenIntentId }))).toContain('token_intent_id');
     expect(await refusedFields(backend.tokens.create({ type: 'token', data: 'x', tokenIntentId }))).toEqual(['token_intent_id']);
+  });
+
+  it('refuses encrypted beside data (the encrypted data comes instead of it), naming it', async () => {
     expect(await refusedFields(backend.tokens.create({ type: 'token', data: 'x', encrypted: 'eyJhbGciOi' }))).toEqual(['encrypted']);
   });
 

@@ -17,6 +17,9 @@ export const MANAGEMENT_PERMISSIONS = [
   'proxy:read',
   'proxy:update',
   'proxy:delete',
+  'keys:create',
+  'keys:read',
+  'keys:delete',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
@@ -68,6 +71,9 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'proxy:create': 'Create Proxies',
   'proxy:update': 'Update Proxies',
   'proxy:delete': 'Delete Proxies',
+  'keys:create': 'Create Client Encryption Keys',
+  'keys:read': 'Read Client Encryption Keys',
+  'keys:delete': 'Delete Client Encryption Keys',
 };
 
 export interface PermissionInfo {

@@ -1,4 +1,5 @@
 import type { ApplicationStore } from '../access/application-store';
+import type { ClientKeyStore } from '../encryption-keys/client-key-store';
 import { bootstrap, type BootstrapKeys } from '../access/first-start';
 import type { ProxyStore } from '../proxies/proxy-store';
 import type { IdempotencyStore } from '../server/idempotency';
@@ -11,6 +12,7 @@ export interface VaultParts {
   applications: ApplicationStore;
   idempotency: IdempotencyStore;
   proxies: ProxyStore;
+  clientKeys: ClientKeyStore;
 }
 
 export interface Wiped {
@@ -23,7 +25,7 @@ export interface Wiped {
 
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
- * keys, pre-configured proxies, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
+ * keys, pre-configured proxies, client encryption keys, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
  * transaction: it happens whole or not at all. The master key, the tenant, the saved limits, the secrets that saved
  * requests refer to and the history stay.
  */
@@ -32,6 +34,7 @@ export function wipeVault(parts: VaultParts): Wiped {
     const transactions = parts.transactions.wipe();
     const tokens = parts.tokens.deleteAll();
     parts.proxies.deleteAll();
+    parts.clientKeys.deleteAll();
     const applications = parts.applications.deleteAll();
     parts.idempotency.clear();
     return { tokens, transactions, applications, keys: bootstrap(parts.applications)! };

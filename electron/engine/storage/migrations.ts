@@ -294,6 +294,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE kept_keys_next RENAME TO kept_keys;
     `,
   },
+  {
+    version: 21,
+    name: 'client encryption keys',
+    // The private half of each key pair is sealed under the master key (bound to the key's id); the public half is
+    // answered once, at creation, and not kept.
+    sql: `
+      CREATE TABLE client_keys (
+        id TEXT PRIMARY KEY,
+        sealed_private BLOB NOT NULL,
+        expires_at TEXT NOT NULL,
+        created_by TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX client_keys_expiry ON client_keys(expires_at);
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

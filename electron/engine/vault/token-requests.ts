@@ -36,9 +36,19 @@ export const createTokenRequest = z.object({
   // Obsolete in the hosted API; accepted and ignored so old clients keep working.
   privacy: z.unknown().optional(),
   token_intent_id: unsupported('Token intents are not supported by Tokenbench: create the token from its type and data'),
-  encrypted: unsupported('Encrypted token payloads are not supported by Tokenbench: send the type and data'),
+  encrypted: unsupported('Only POST /tokens and POST /tokenize take encrypted data: send data here'),
 });
 export type CreateTokenRequest = z.infer<typeof createTokenRequest>;
+
+/**
+ * What a client sends to POST /tokens (and in POST /tokenize): a token request whose data may instead come encrypted
+ * with a client encryption key (a JWE), opened into `data` before the token is made.
+ */
+export const clientTokenRequest = createTokenRequest.extend({
+  // Absent data is the vault's to refuse ("Token data is required"), once any encrypted data is opened into it.
+  data: z.unknown().optional(),
+  encrypted: z.string({ error: 'encrypted must be a JWE string' }).nullable().optional(),
+});
 
 /**
  * PATCH /tokens/{id}: a JSON merge patch (RFC 7386) over the same fields. `null` removes: metadata entries, or the

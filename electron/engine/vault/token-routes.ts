@@ -1,9 +1,11 @@
+import type { EncryptedRequests } from '../encryption-keys/encrypted-requests';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import { parseSearchQuery } from './search-query';
 import type { TokenQueries, TokenFilter } from './token-queries';
 import {
+  clientTokenRequest,
   createTokenRequest,
   listV1Query,
   listV2Query,
@@ -23,8 +25,19 @@ function writeContext(ctx: RequestContext): WriteContext {
   return { caller: ctx.caller, transactionId };
 }
 
-/** The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize). */
-export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[] {
+/** History names each client encryption key a request's data was decrypted with. */
+function decryptedWith(ctx: RequestContext): (keyId: string) => void {
+  return (keyId) => {
+    const keys = (ctx.log.details?.client_encryption_keys as string[] | undefined) ?? [];
+    ctx.log.details = { ...ctx.log.details, client_encryption_keys: [...keys, keyId] };
+  };
+}
+
+/**
+ * The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize); `encrypted` opens token requests whose
+ * data came encrypted with a client encryption key.
+ */
+export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypted: EncryptedRequests): Route[] {
   const id = (ctx: RequestContext) => ctx.params.id as string;
   return [
     {
@@ -32,7 +45,8 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokens',
       idempotent: true,
       handler: async (ctx) => {
-        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createTokenRequest, body));
+        const sent = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(clientTokenRequest, body));
+        const input = await encrypted.open(sent, 'encrypted', decryptedWith(ctx));
         return { status: 201, body: await tokens.createGrouped(input, writeContext(ctx)) };
       },
     },
@@ -106,8 +120,9 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokenize',
       idempotent: true,
       handler: async (ctx) => {
-        const body = await ctx.json();
-        ctx.log.requestBody = tokenizeBodyForLog(body);
+        const sent = await ctx.json();
+        ctx.log.requestBody = tokenizeBodyForLog(sent);
+        const body = await encrypted.openAll(sent, decryptedWith(ctx));
         const result = tokens.tokenize(body, writeContext(ctx), (value, path) =>
           parseWith(createTokenRequest, value, path),
         );
