@@ -55,6 +55,8 @@ import { wipeVault } from './settings/wipe-vault';
 import { ClientKeyStore } from './encryption-keys/client-key-store';
 import { encryptedRequests } from './encryption-keys/encrypted-requests';
 import { clientKeyRoutes } from './encryption-keys/key-routes';
+import { sessionRoutes } from './access/session-routes';
+import { SessionStore } from './access/session-store';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -146,6 +148,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer);
   const clientKeys = new ClientKeyStore(db, sealer);
+  const sessions = new SessionStore(db, sealer);
 
   let seedReport: SeedReport | null;
   try {
@@ -204,7 +207,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       startedAt,
     };
   }
-  const authenticator = new Authenticator(applications);
+  const authenticator = new Authenticator(applications, sessions);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
@@ -272,6 +275,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...proxiesRoutes(proxyDeps),
       ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
       ...clientKeyRoutes(clientKeys),
+      ...sessionRoutes(sessions),
     ],
     authenticator,
     idempotency,
@@ -306,6 +310,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency.prune();
     transactions.prune();
     clientKeys.purgeExpired();
+    sessions.purgeExpired();
   }, 60_000).unref();
 
   let stopped = false;

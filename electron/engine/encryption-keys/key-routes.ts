@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { managed } from '../access/managed-route';
 import { ApiProblem } from '../server/problem';
 import type { Route } from '../server/route-types';
-import { parseWith } from '../server/validation';
+import { futureInstant, parseWith } from '../server/validation';
 import type { ClientKeyStore } from './client-key-store';
 
 /** The vendor's limit: a key lives at most a year, and one made without expires_at gets that year. */
@@ -10,19 +10,7 @@ const MAX_LIFE_MS = 365 * 24 * 3600 * 1000;
 const EXPIRY = 'expires_at must be an ISO 8601 date and time in the future, at most a year away';
 
 const createKeyRequest = z.object({
-  expires_at: z
-    .string({ error: EXPIRY })
-    .nullish()
-    .transform((text, ctx) => {
-      const now = Date.now();
-      if (text === null || text === undefined) return new Date(now + MAX_LIFE_MS).toISOString();
-      const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
-      if (!(ms > now && ms <= now + MAX_LIFE_MS)) {
-        ctx.issues.push({ code: 'custom', message: EXPIRY, input: text });
-        return z.NEVER;
-      }
-      return new Date(ms).toISOString();
-    }),
+  expires_at: futureInstant(EXPIRY, () => new Date(Date.now() + MAX_LIFE_MS).toISOString(), MAX_LIFE_MS),
 });
 
 /**

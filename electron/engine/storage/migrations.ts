@@ -310,6 +310,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX client_keys_expiry ON client_keys(expires_at);
     `,
   },
+  {
+    version: 22,
+    name: 'sessions',
+    // A session is a short-lived credential of a public application: its key and its one-time nonce are kept only as
+    // keyed hashes, like application keys; what an authorization granted is plain JSON, null until then.
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        application_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+        key_hash TEXT NOT NULL UNIQUE,
+        nonce_hash TEXT NOT NULL UNIQUE,
+        permissions TEXT,
+        rules TEXT,
+        authorized_by TEXT,
+        authorized_at TEXT,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_expiry ON sessions(expires_at);
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
