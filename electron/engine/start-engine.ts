@@ -54,6 +54,7 @@ import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 import { ClientKeyStore } from './encryption-keys/client-key-store';
 import { encryptedRequests } from './encryption-keys/encrypted-requests';
+import { openEncryptedHeader } from './encryption-keys/encrypted-header';
 import { clientKeyRoutes } from './encryption-keys/key-routes';
 import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
@@ -149,6 +150,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const proxies = new ProxyStore(db, sealer);
   const clientKeys = new ClientKeyStore(db, sealer);
   const sessions = new SessionStore(db, sealer);
+  const openEncrypted = (value: string, header: string) => openEncryptedHeader(clientKeys, value, header);
 
   let seedReport: SeedReport | null;
   try {
@@ -273,7 +275,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...tokenRoutes(tokens, queries, encryptedRequests(clientKeys)),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
+      ...proxyRoutes(proxyCore, openEncrypted, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, openEncrypted })),
       ...clientKeyRoutes(clientKeys),
       ...sessionRoutes(sessions),
     ],
