@@ -37,8 +37,16 @@ interface SessionRow {
   application_id: string;
   permissions: string | null;
   rules: string | null;
+  authorized_by: string | null;
   authorized_at: string | null;
+  created_at: string;
   expires_at: string;
+}
+
+/** A live session as the workbench lists it. */
+export interface SessionDetail extends SessionGrant {
+  authorized_by: string | null;
+  created_at: string;
 }
 
 const grantOf = (row: SessionRow): SessionGrant => ({
@@ -71,6 +79,7 @@ export class SessionStore {
       authorize: db.prepare(`UPDATE sessions SET permissions = @permissions, rules = @rules, authorized_by = @by,
         authorized_at = @at, expires_at = @expires_at WHERE id = @id AND authorized_at IS NULL`),
       purge: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
+      live: db.prepare('SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
     };
   }
 
@@ -108,6 +117,11 @@ export class SessionStore {
     if (this.stmt.authorize.run(granted).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
     this.version++;
     return { ...grantOf(row), permissions: authorization.permissions, rules: authorization.rules, expires_at: granted.expires_at };
+  }
+
+  /** The live sessions, oldest first. */
+  list(): SessionDetail[] {
+    return (this.stmt.live.all(nowIso()) as SessionRow[]).map((row) => ({ ...grantOf(row), authorized_by: row.authorized_by, created_at: row.created_at }));
   }
 
   /** Deletes the sessions past their expiry; findByKey already treats them as gone. */
