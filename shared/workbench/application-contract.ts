@@ -93,7 +93,8 @@ export const sessionInfoSchema = z.object({
   application_name: z.string(),
   authorized: z.boolean(),
   permissions: z.array(z.string()),
-  rules: z.array(accessRuleSchema),
+  /** A rule with conditions covers the tokens they name (its container is then `/`). */
+  rules: z.array(accessRuleSchema.extend({ conditions: z.array(z.object({ attribute: z.string(), operator: z.string(), value: z.string() })).optional() })),
   /** The private application that authorized it; null while waiting. */
   authorized_by: z.string().nullable(),
   created_at: z.string(),
