@@ -26,6 +26,8 @@ export type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
 
 /** The most token creates one expression budget covers: a POST /tokenize request's, one slice of a seed file's. */
 export const TOKENS_PER_BUDGET = 100;
+/** The 400 of a POST /tokenize past that many tokens. */
+export const TOO_MANY_TOKENS = `A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`;
 
 /** Token creates whose templates share one expression budget (see TokenService.inTokenGroup). */
 export interface TokenGroup {
@@ -522,7 +524,7 @@ export class TokenService {
         vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
     };
     // One request, one group: its tokens are counted as the walk goes, and their templates rendered within one budget.
-    const result = this.inTokenGroup(`A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`, (group) => {
+    const result = this.inTokenGroup(TOO_MANY_TOKENS, (group) => {
       const create = (input: CreateTokenRequest, path: string) => {
         const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
         return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
