@@ -90,4 +90,26 @@ describe('a pre-configured proxy with BT-ENCRYPTED', () => {
     const token = await t.call('GET', `/tokens/${sent.token}`, { key: t.privateKey });
     expect(token.body.card).toMatchObject({ last4: '4242' });
   });
+
+  it('puts a single encrypted request\'s data into a tokenize transform\'s token, as the spec merges it', async () => {
+    const proxy = (
+      await t.call('POST', '/proxies', {
+        key: t.managementKey,
+        body: {
+          name: 'merged card',
+          destination_url: echo,
+          request_transforms: [{ type: 'tokenize', options: { identifier: 'card', token: { type: 'card', metadata: { source: 'web' } } } }],
+        },
+      })
+    ).body;
+    const encrypted = header({ type: 'card', encrypted: await encryptLikeElements(CARD, key.public_key_pem, key.key_id) });
+    const res = await t.call('POST', '/proxy', {
+      key: t.privateKey,
+      body: { token: "{{ tokenize_transform: 'card' | json: '$.id' }}" },
+      headers: { 'BT-PROXY-KEY': proxy.key, 'BT-ENCRYPTED': encrypted },
+    });
+    expect(res.status).toBe(200);
+    const token = await t.call('GET', `/tokens/${sentBody(res).token}`, { key: t.privateKey });
+    expect(token.body).toMatchObject({ metadata: { source: 'web' }, card: { last4: '4242' } });
+  });
 });
