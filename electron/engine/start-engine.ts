@@ -59,6 +59,12 @@ import { engineEvents, type EngineEvents } from './engine-events';
 import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
+import { ClientKeyStore } from './encryption-keys/client-key-store';
+import { encryptedRequests } from './encryption-keys/encrypted-requests';
+import { openEncryptedHeader } from './encryption-keys/encrypted-header';
+import { clientKeyRoutes } from './encryption-keys/key-routes';
+import { sessionRoutes } from './access/session-routes';
+import { SessionStore } from './access/session-store';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -159,6 +165,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   transactions.on('change', ({ id, state }) => {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
+  const clientKeys = new ClientKeyStore(db, sealer);
+  const sessions = new SessionStore(db, sealer);
+  const openEncrypted = (value: string, header: string) => openEncryptedHeader(clientKeys, value, header);
+  const encrypted = encryptedRequests(clientKeys);
 
   let seedReport: SeedReport | null;
   try {
@@ -218,7 +228,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       startedAt,
     };
   }
-  const authenticator = new Authenticator(applications);
+  const authenticator = new Authenticator(applications, sessions);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
@@ -255,7 +265,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeTokenIntentTtl: (change) => intentTtl.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -279,16 +289,18 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
+    clientKeys,
+    sessions,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
     config,
     routes: [
-      ...tokenRoutes(tokens, queries),
+      ...tokenRoutes(tokens, queries, encrypted),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
-      ...intentRoutes(intents),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
+      ...intentRoutes(intents, encrypted),
+      ...proxyRoutes(proxyCore, openEncrypted, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, openEncrypted })),
       ...reactorRoutes({
         reactors,
         results: reactorResults,
@@ -301,6 +313,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
         dependenciesDir: config.codeDependenciesDir,
         log: config.log,
       }),
+      ...clientKeyRoutes(clientKeys),
+      ...sessionRoutes(sessions),
     ],
     authenticator,
     idempotency,
@@ -338,6 +352,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency.prune();
     transactions.prune();
     reactorResults.purgeExpired();
+    clientKeys.purgeExpired();
+    sessions.purgeExpired();
   }, 60_000).unref();
 
   let stopped = false;

@@ -4,10 +4,12 @@ import {
   applicationChoiceSchema,
   applicationDetailSchema,
   applicationRefSchema,
+  clientKeyInfoSchema,
   keyRefSchema,
   newApplicationSchema,
   newKeySchema,
   permissionInfoSchema,
+  sessionInfoSchema,
 } from './application-contract';
 import {
   collectionsViewSchema,
@@ -271,6 +273,10 @@ export const WORKBENCH_METHODS = {
   deleteProxy: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
   /** Sends a sample request through a proxy as an application: the answer's history entry carries its pipeline trace. */
   tryProxy: change(proxyTrySchema, exchangeSchema),
+  /** The live client encryption keys, oldest first, with who made them; never their halves. */
+  listClientKeys: read(nothing, z.array(clientKeyInfoSchema)),
+  /** The live sessions, oldest first: whose, whether and by whom authorized, with what; never their keys or nonces. */
+  listSessions: read(nothing, z.array(sessionInfoSchema)),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

@@ -108,6 +108,9 @@ describe('the permissions each application type may hold (GET /permissions?appli
     'reactor:create',
     'reactor:update',
     'reactor:delete',
+    'keys:create',
+    'keys:read',
+    'keys:delete',
   ];
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {

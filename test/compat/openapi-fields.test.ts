@@ -89,10 +89,13 @@ describe('GET /applications/{id}/keys: id and type', () => {
 });
 
 describe('POST /tokens and PATCH /tokens/{id}', () => {
-  it('refuses an unknown token_intent_id, type and data beside one, and encrypted (no encrypted payloads here), naming them', async () => {
+  it('refuses an unknown token_intent_id and type and data beside one, naming them', async () => {
     const tokenIntentId = 'e5e3d8b4-6d3a-4b6c-9d7f-2b1b1c1d1e1f';
     expect(await refusedFields(backend.tokens.create({ tokenIntentId }))).toEqual(['token_intent_id']);
     expect((await refusedFields(backend.tokens.create({ type: 'token', data: 'x', tokenIntentId }))).sort()).toEqual(['data', 'type']);
+  });
+
+  it('refuses encrypted beside data (the encrypted data comes instead of it), naming it', async () => {
     expect(await refusedFields(backend.tokens.create({ type: 'token', data: 'x', encrypted: 'eyJhbGciOi' }))).toEqual(['encrypted']);
   });
 

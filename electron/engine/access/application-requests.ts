@@ -3,7 +3,8 @@ import { unsupported } from '../server/validation';
 import { validateContainer, normalizeContainer } from './containers';
 import { ALLOWED_PERMISSIONS, APPLICATION_TYPES, type AccessRule, type ApplicationType } from './permissions';
 
-const rule = z.object({
+/** An access rule, as applications and session authorizations take it. */
+export const accessRule = z.object({
   description: z.string().max(500).default(''),
   priority: z.number().int(),
   container: z.string().superRefine((c, ctx) => {
@@ -14,7 +15,7 @@ const rule = z.object({
   permissions: z.array(z.string()).min(1),
   conditions: z
     .array(z.unknown())
-    .max(0, { error: 'Access-rule conditions apply to sessions, which Tokenbench does not have: leave conditions out or empty' })
+    .max(0, { error: 'Access-rule conditions apply to sessions only (POST /sessions/authorize): scope an application\'s rule by container, and leave conditions out or empty' })
     .nullish(),
 });
 
@@ -22,10 +23,10 @@ const rule = z.object({
 const applicationFields = {
   name: z.string().trim().min(1, 'name is required').max(200),
   permissions: z.array(z.string()).default([]),
-  rules: z.array(rule).default([]),
+  rules: z.array(accessRule).default([]),
 };
 
-type Fields = { type: ApplicationType; permissions: string[]; rules: z.infer<typeof rule>[] };
+type Fields = { type: ApplicationType; permissions: string[]; rules: z.infer<typeof accessRule>[] };
 
 /** Permissions must suit the application type. */
 function checkSuitsType(app: Fields, ctx: z.RefinementCtx): void {

@@ -32,3 +32,20 @@ export const unsupported = (why: string) =>
     .unknown()
     .refine((value) => value === null || value === undefined, { error: why })
     .optional();
+
+/**
+ * An ISO 8601 date and time (`2030-01-01T00:00:00Z`) in the future, at most `maxMs` away, as the UTC instant it names;
+ * absent or null is `fallback()`. Anything else is an issue worded `message`.
+ */
+export const futureInstant = <F extends string | null>(message: string, fallback: () => F, maxMs = Number.POSITIVE_INFINITY) =>
+  z
+    .string({ error: message })
+    .nullish()
+    .transform((text, ctx): string | F => {
+      if (text === null || text === undefined) return fallback();
+      const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
+      const now = Date.now();
+      if (ms > now && ms - now <= maxMs) return new Date(ms).toISOString();
+      ctx.issues.push({ code: 'custom', message, input: text });
+      return z.NEVER;
+    });

@@ -1,4 +1,5 @@
 import type { ApplicationStore } from '../access/application-store';
+import type { ClientKeyStore } from '../encryption-keys/client-key-store';
 import { bootstrap, type BootstrapKeys } from '../access/first-start';
 import type { ProxyStore } from '../proxies/proxy-store';
 import type { ReactorStore } from '../reactors/reactor-store';
@@ -15,6 +16,7 @@ export interface VaultParts {
   proxies: ProxyStore;
   reactors: ReactorStore;
   intents: IntentStore;
+  clientKeys: ClientKeyStore;
 }
 
 export interface Wiped {
@@ -27,7 +29,7 @@ export interface Wiped {
 
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
- * keys, pre-configured proxies, reactors, token intents, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
+ * keys, pre-configured proxies, reactors, token intents, client encryption keys, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
  * transaction: it happens whole or not at all. The master key, the tenant, the saved limits, the secrets that saved
  * requests refer to and the history stay.
  */
@@ -38,6 +40,7 @@ export function wipeVault(parts: VaultParts): Wiped {
     parts.proxies.deleteAll();
     parts.reactors.deleteAll();
     parts.intents.deleteAll();
+    parts.clientKeys.deleteAll();
     const applications = parts.applications.deleteAll();
     parts.idempotency.clear();
     return { tokens, transactions, applications, keys: bootstrap(parts.applications)! };

@@ -352,6 +352,43 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX token_intents_held ON token_intents (held_by) WHERE held_by IS NOT NULL;
     `,
   },
+  {
+    version: 21,
+    name: 'client encryption keys',
+    // The private half of each key pair is sealed under the master key (bound to the key's id); the public half is
+    // answered once, at creation, and not kept.
+    sql: `
+      CREATE TABLE client_keys (
+        id TEXT PRIMARY KEY,
+        sealed_private BLOB NOT NULL,
+        expires_at TEXT NOT NULL,
+        created_by TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX client_keys_expiry ON client_keys(expires_at);
+    `,
+  },
+  {
+    version: 22,
+    name: 'sessions',
+    // A session is a short-lived credential of a public application: its key and its one-time nonce are kept only as
+    // keyed hashes, like application keys; what an authorization granted is plain JSON, null until then.
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        application_id TEXT NOT NULL REFERENCES applications(id) ON DELETE CASCADE,
+        key_hash TEXT NOT NULL UNIQUE,
+        nonce_hash TEXT NOT NULL UNIQUE,
+        permissions TEXT,
+        rules TEXT,
+        authorized_by TEXT,
+        authorized_at TEXT,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_expiry ON sessions(expires_at);
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

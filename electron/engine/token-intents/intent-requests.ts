@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { unsupported } from '../server/validation';
-import { encryptedPayload } from '../vault/token-requests';
+import { clientTokenRequest } from '../vault/token-requests';
 
 /** Token fields that belong to the token an intent becomes, given at its conversion: refused here, never dropped. */
 const TOKEN_ONLY = 'is a field of the token the intent becomes: give it with token_intent_id when converting the intent';
@@ -14,7 +14,7 @@ const tokenOnly = Object.fromEntries(
 export const createIntentRequest = z.object({
   type: z.string({ error: 'Token type is required' }),
   data: z.unknown().optional(),
-  encrypted: encryptedPayload,
+  encrypted: clientTokenRequest.shape.encrypted,
   ...tokenOnly,
 });
 export type CreateIntentRequest = z.infer<typeof createIntentRequest>;

@@ -1,18 +1,23 @@
+import { decryptedWith, type EncryptedRequests } from '../encryption-keys/encrypted-requests';
 import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import { parseTokenRequest } from '../vault/token-request-log';
 import { createIntentRequest } from './intent-requests';
 import type { TokenIntents } from './token-intents';
 
-/** The token-intents endpoints (docs/api.md, Token intents). History keeps a create's type, its data redacted. */
-export function intentRoutes(intents: TokenIntents): Route[] {
+/**
+ * The token-intents endpoints (docs/api.md, Token intents). History keeps a create's type, its data redacted; data may
+ * come encrypted with a client encryption key, as for POST /tokens.
+ */
+export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests): Route[] {
   return [
     {
       method: 'POST',
       path: '/token-intents',
       idempotent: true,
       handler: async (ctx) => {
-        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createIntentRequest, body));
+        const sent = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createIntentRequest, body));
+        const input = await encrypted.open(sent, 'encrypted', decryptedWith(ctx));
         return { status: 201, body: intents.create(input, ctx.caller) };
       },
     },

@@ -5,12 +5,12 @@
  */
 import { redactedBody } from '../history/redacted-body';
 import type { LogDraft } from '../server/route-types';
-import { createTokenRequest, tokenOrConversion } from './token-requests';
+import { clientTokenRequest, tokenOrConversion } from './token-requests';
 import { REDACTED } from './token-service';
 
-/** Fields whose values are whatever the client sent: token data, or an object nobody reads. */
-const HIDDEN_FIELDS = new Set(['data', 'privacy']);
-const FIELDS = new Set(Object.keys(createTokenRequest.shape));
+/** Fields whose values are whatever the client sent: token data (in the clear or encrypted), or an object nobody reads. */
+const HIDDEN_FIELDS = new Set(['data', 'encrypted', 'privacy']);
+const FIELDS = new Set(Object.keys(clientTokenRequest.shape));
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNameOrAbsent = (v: unknown) => v === undefined || typeof v === 'string';
@@ -43,8 +43,8 @@ export function parseTokenRequest<T>(log: LogDraft, body: unknown, parse: (body:
 export function tokenizeBodyForLog(body: unknown): unknown {
   if (Array.isArray(body)) return body.map(tokenizeBodyForLog);
   if (!isObject(body)) return body === null ? null : REDACTED;
-  if (('type' in body && 'data' in body) || 'token_intent_id' in body) {
-    return tokenOrConversion(body).safeParse(body).success ? tokenRequestForLog(body) : redactedBody(body);
+  if (('type' in body && ('data' in body || 'encrypted' in body)) || 'token_intent_id' in body) {
+    return tokenOrConversion(body, clientTokenRequest).safeParse(body).success ? tokenRequestForLog(body) : redactedBody(body);
   }
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, tokenizeBodyForLog(v)]));
 }

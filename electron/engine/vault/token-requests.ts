@@ -21,9 +21,6 @@ const expiresAt = z.string({ error: `expires_at must be ${EXPIRY_FORMATS}` }).tr
   return z.NEVER;
 });
 
-/** `encrypted` (a JWE) on token and token-intent requests: refused until client encryption keys exist. */
-export const encryptedPayload = unsupported('Encrypted token payloads are not supported by Tokenbench: send the type and data');
-
 /** The body of POST /tokens (and each token request inside POST /tokenize), as docs/api.md, Tokens, lists it. */
 export const createTokenRequest = z.object({
   id: z.string().optional(),
@@ -40,9 +37,19 @@ export const createTokenRequest = z.object({
   privacy: z.unknown().optional(),
   // Where a conversion is accepted (POST /tokens, /tokenize) its own schema reads the body instead.
   token_intent_id: unsupported('token_intent_id converts a token intent through POST /tokens or /tokenize: here, send the type and data'),
-  encrypted: encryptedPayload,
+  encrypted: unsupported('Only POST /tokens, POST /tokenize and POST /token-intents take encrypted data: send data here'),
 });
 export type CreateTokenRequest = z.infer<typeof createTokenRequest>;
+
+/**
+ * What a client sends to POST /tokens (and in POST /tokenize): a token request whose data may instead come encrypted
+ * with a client encryption key (a JWE), opened into `data` before the token is made.
+ */
+export const clientTokenRequest = createTokenRequest.extend({
+  // Absent data is the vault's to refuse ("Token data is required"), once any encrypted data is opened into it.
+  data: z.unknown().optional(),
+  encrypted: z.string({ error: 'encrypted must be a JWE string' }).nullable().optional(),
+});
 
 const FROM_THE_INTENT = 'type and data come from the token intent: leave them out beside token_intent_id';
 
@@ -58,13 +65,16 @@ export const intentConversionRequest = createTokenRequest.extend({
 });
 export type IntentConversionRequest = z.infer<typeof intentConversionRequest>;
 
-/** A token request as POST /tokens and /tokenize read it: a conversion when it names a token intent. */
-export const tokenOrConversion = (body: unknown) =>
+/**
+ * A token request as POST /tokens and /tokenize read it: a conversion when it names a token intent, else `plain`
+ * (POST /tokens reads `encrypted` itself; /tokenize's requests come already opened).
+ */
+export const tokenOrConversion = <P extends typeof createTokenRequest | typeof clientTokenRequest>(body: unknown, plain: P) =>
   typeof body === 'object' && body !== null && 'token_intent_id' in body && body.token_intent_id !== null && body.token_intent_id !== undefined
     ? intentConversionRequest
-    : createTokenRequest;
+    : plain;
 
-export const isConversion = (input: CreateTokenRequest | IntentConversionRequest): input is IntentConversionRequest =>
+export const isConversion = <T extends { token_intent_id?: unknown }>(input: T | IntentConversionRequest): input is IntentConversionRequest =>
   typeof input.token_intent_id === 'string';
 
 /**

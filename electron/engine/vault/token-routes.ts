@@ -1,9 +1,13 @@
+import { decryptedWith, type EncryptedRequests } from '../encryption-keys/encrypted-requests';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import { parseSearchQuery } from './search-query';
 import type { TokenQueries, TokenFilter } from './token-queries';
 import {
+  clientTokenRequest,
+  createTokenRequest,
+  isConversion,
   listV1Query,
   listV2Query,
   metadataFilter,
@@ -14,7 +18,7 @@ import {
   updateTokenRequest,
 } from './token-requests';
 import { parseTokenRequest, tokenizeBodyForLog } from './token-request-log';
-import type { TokenService, WriteContext } from './token-service';
+import { TOKENS_PER_BUDGET, TOO_MANY_TOKENS, type TokenService, type WriteContext } from './token-service';
 
 /** Who writes, and in which transaction; the history notes the transaction (kept only when the request succeeds). */
 function writeContext(ctx: RequestContext): WriteContext {
@@ -23,8 +27,11 @@ function writeContext(ctx: RequestContext): WriteContext {
   return { caller: ctx.caller, transactionId };
 }
 
-/** The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize). */
-export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[] {
+/**
+ * The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize); `encrypted` opens token requests whose
+ * data came encrypted with a client encryption key.
+ */
+export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypted: EncryptedRequests): Route[] {
   const id = (ctx: RequestContext) => ctx.params.id as string;
   return [
     {
@@ -32,7 +39,8 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokens',
       idempotent: true,
       handler: async (ctx) => {
-        const input = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(tokenOrConversion(body), body));
+        const sent = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(tokenOrConversion(body, clientTokenRequest), body));
+        const input = isConversion(sent) ? sent : await encrypted.open(sent, 'encrypted', decryptedWith(ctx));
         return { status: 201, body: await tokens.createGrouped(input, writeContext(ctx)) };
       },
     },
@@ -106,9 +114,10 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries): Route[
       path: '/tokenize',
       idempotent: true,
       handler: async (ctx) => {
-        const body = await ctx.json();
-        ctx.log.requestBody = tokenizeBodyForLog(body);
-        const result = tokens.tokenize(body, writeContext(ctx), (value, path) => parseWith(tokenOrConversion(value), value, path));
+        const sent = await ctx.json();
+        ctx.log.requestBody = tokenizeBodyForLog(sent);
+        const body = await encrypted.openAll(sent, decryptedWith(ctx), TOKENS_PER_BUDGET, TOO_MANY_TOKENS);
+        const result = tokens.tokenize(body, writeContext(ctx), (value, path) => parseWith(tokenOrConversion(value, createTokenRequest), value, path));
         return { status: 200, body: result };
       },
     },

@@ -14,7 +14,9 @@ import {
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
+import type { SessionStore } from '../access/session-store';
 import type { CollectionStore } from '../collections/collection-store';
+import type { ClientKeyStore } from '../encryption-keys/client-key-store';
 import { readPostman } from '../collections/postman-import';
 import { importRequests } from '../collections/request-import';
 import type { Environments } from '../environments/environments';
@@ -114,6 +116,9 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
+  /** Client encryption keys and sessions, for Settings to show. */
+  clientKeys: ClientKeyStore;
+  sessions: SessionStore;
 }
 
 /**
@@ -277,6 +282,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
+    listClientKeys: () => sources.clientKeys.details(),
+    listSessions: () =>
+      sources.sessions.list().map(({ permissions, rules, ...session }) => ({
+        ...session,
+        application_name: applications.get(session.application_id)?.name ?? 'deleted since',
+        authorized: permissions !== null,
+        permissions: permissions ?? [],
+        rules: rules ?? [],
+      })),
     createApplication: (request) => settings.create(request),
     updateApplication: (request) => settings.update(request),
     deleteApplication: (request) => settings.remove(request),
