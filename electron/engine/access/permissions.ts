@@ -95,12 +95,12 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'reactor:create': 'Create Reactors',
   'reactor:update': 'Update Reactors',
   'reactor:delete': 'Delete Reactors',
-  'token-intent:create': 'Create Token Intents',
-  'token-intent:read': 'Read Token Intents',
-  'token-intent:delete': 'Delete Token Intents',
   'keys:create': 'Create Client Encryption Keys',
   'keys:read': 'Read Client Encryption Keys',
   'keys:delete': 'Delete Client Encryption Keys',
+  'token-intent:create': 'Create Token Intents',
+  'token-intent:read': 'Read Token Intents',
+  'token-intent:delete': 'Delete Token Intents',
 };
 
 export interface PermissionInfo {
