@@ -272,6 +272,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
+    tokenIntents: intents,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({

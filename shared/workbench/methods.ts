@@ -70,6 +70,8 @@ import {
   tokenDetailSchema,
   tokenPageSchema,
   tokenQuerySchema,
+  tokenIntentListQuerySchema,
+  tokenIntentListSchema,
   tokenSearchSchema,
   tokenWriteResultSchema,
   tokenWriteSchema,
@@ -255,8 +257,10 @@ export const WORKBENCH_METHODS = {
   readTokenAs: read(readAsQuerySchema, readAsSchema),
   /** A token's data in plaintext: only on the user's explicit action, and recorded in history by the token's id. */
   revealToken: reveal(revealTokenQuerySchema, revealedTokenSchema),
-  /** Creates, changes or deletes tokens as an application, through the service's front door. */
+  /** Creates, changes or deletes tokens (and creates or deletes token intents) as an application, through the service's front door. */
   writeToken: change(tokenWriteSchema, tokenWriteResultSchema),
+  /** The live token intents, newest first, never their data: the service has no list route, the workbench has this one. */
+  listTokenIntents: read(tokenIntentListQuerySchema, tokenIntentListSchema),
   /** The pre-configured proxies, in creation order, each with its key's last four characters only. */
   listProxies: read(nothing, z.array(proxyViewSchema)),
   getProxy: read(proxyRefSchema, proxyViewSchema),

@@ -171,6 +171,9 @@ export const tokenWriteSchema = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('create_many'), ...writeAs, tokens: z.array(tokenFieldsSchema).min(1).max(TOKENIZE_BATCH_MAX) }),
   z.strictObject({ action: z.literal('update'), ...writeAs, token_id: tokenId, patch: tokenFieldsSchema }),
   z.strictObject({ action: z.literal('delete'), ...writeAs, token_id: tokenId }),
+  /** POST /token-intents: the type and data, nothing else (an intent is in no transaction). */
+  z.strictObject({ action: z.literal('create_intent'), application_id: applicationId, intent: tokenFieldsSchema }),
+  z.strictObject({ action: z.literal('delete_intent'), application_id: applicationId, intent_id: tokenId }),
 ]);
 export type TokenWrite = z.input<typeof tokenWriteSchema>;
 
@@ -178,6 +181,7 @@ export type TokenWrite = z.input<typeof tokenWriteSchema>;
 export const tokenWriteResultSchema = z.object({
   /** null when the service could not be reached. */
   status: z.number().int().nullable(),
+  /** The tokens' ids; for an intent's create or delete, the intent's. */
   token_ids: z.array(z.string()),
   /** A create with deduplicate_token found an existing token. */
   deduplicated: z.boolean(),
@@ -217,3 +221,31 @@ export const revealRecordSchema = z.discriminatedUnion('target', [
   z.object({ target: z.literal('secret'), name: z.string(), summary: z.string().optional() }),
 ]);
 export type RevealRecord = z.output<typeof revealRecordSchema>;
+
+/** The most token intents one listing holds: the newest; the page says how many more there are. */
+export const TOKEN_INTENT_LIST_MAX = 200;
+
+/**
+ * A live token intent as the Tokens page lists it: the API's intent object (never its data), its card or bank summary
+ * only. The service has no list route; the workbench lists them so a developer sees what a front end collected.
+ */
+export const tokenIntentViewSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  card: cardSummarySchema.nullable(),
+  bank: z.object({ routing_number: z.string(), account_number_last4: z.string() }).nullable(),
+  fingerprint: z.string().nullable(),
+  created_by: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+export type TokenIntentView = z.output<typeof tokenIntentViewSchema>;
+
+export const tokenIntentListQuerySchema = z.strictObject({ limit: z.number().int().min(1).max(TOKEN_INTENT_LIST_MAX).default(TOKEN_INTENT_LIST_MAX) });
+/** The live intents, newest first, and how many are live in all. */
+export const tokenIntentListSchema = z.object({ intents: z.array(tokenIntentViewSchema), total: z.number().int().nonnegative() });
+export type TokenIntentList = z.output<typeof tokenIntentListSchema>;
+
+/** A token intent created, converted or deleted: its id only, for the list to read again. */
+export const tokenIntentChangeSchema = z.object({ id: z.string(), change: z.enum(['created', 'converted', 'deleted']) });
+export type TokenIntentChange = z.output<typeof tokenIntentChangeSchema>;

@@ -1,11 +1,12 @@
 import { nowIso } from '../clock';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
+import type { CardDetails } from '../vault/card-details';
 import type { LiveIntent } from '../vault/intent-source';
 import type { TokenType } from '../vault/token-types';
 
 /** The card or bank summary an intent shows (never its data). */
-export type IntentDetails = { card: Record<string, unknown> } | { bank: { routing_number: string; account_number_last4: string } } | Record<string, never>;
+export type IntentDetails = { card: CardDetails } | { bank: { routing_number: string; account_number_last4: string } } | Record<string, never>;
 
 export interface StoredIntent extends LiveIntent {
   fingerprint: string | null;
@@ -27,6 +28,8 @@ interface IntentRow {
 /** The sealed data is bound to its intent's row: a blob copied to another id fails to open. */
 const binding = (id: string) => `token_intent:${id}`;
 
+const detailsOf = (details: string | null): IntentDetails => (details ? (JSON.parse(details) as IntentDetails) : {});
+
 /** What every read counts as live: not yet expired, and not held by a transaction that converted it. */
 const LIVE = 'expires_at > @now AND held_by IS NULL';
 
@@ -46,6 +49,9 @@ export class IntentStore {
       insert: db.prepare(`INSERT INTO token_intents (id, type, sealed, fingerprint, details, created_by, created_at, expires_at)
         VALUES (@id, @type, @sealed, @fingerprint, @details, @created_by, @created_at, @expires_at)`),
       get: db.prepare(`SELECT * FROM token_intents WHERE id = @id AND ${LIVE}`),
+      listLive: db.prepare(`SELECT id, type, fingerprint, details, created_by, created_at, expires_at FROM token_intents WHERE ${LIVE}
+        ORDER BY created_at DESC, id LIMIT @limit`),
+      countLive: db.prepare(`SELECT count(*) AS total FROM token_intents WHERE ${LIVE}`),
       getMany: db.prepare(`SELECT * FROM token_intents WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
       expired: db.prepare('DELETE FROM token_intents WHERE id = @id AND expires_at <= @now'),
       delete: db.prepare(`DELETE FROM token_intents WHERE id = @id AND ${LIVE}`),
@@ -86,6 +92,14 @@ export class IntentStore {
     return (this.stmt.getMany.all({ ids: JSON.stringify(ids), now: nowIso() }) as IntentRow[]).map((row) => this.hydrate(row));
   }
 
+  /** The newest live intents without their data (never unsealed), and how many are live: the workbench's listing. */
+  listLive(limit: number): { intents: Omit<StoredIntent, 'data'>[]; total: number } {
+    const now = nowIso();
+    const rows = this.stmt.listLive.all({ now, limit }) as Omit<IntentRow, 'sealed' | 'held_by'>[];
+    const { total } = this.stmt.countLive.get({ now }) as { total: number };
+    return { intents: rows.map(({ details, ...row }) => ({ ...row, type: row.type as TokenType, details: detailsOf(details) })), total };
+  }
+
   /** Deletes a live intent; false when there is none. */
   delete(id: string): boolean {
     return this.stmt.delete.run({ id, now: nowIso() }).changes > 0;
@@ -123,7 +137,7 @@ export class IntentStore {
       type: row.type as TokenType,
       data: this.sealer.openJson(row.sealed, binding(row.id)),
       fingerprint: row.fingerprint,
-      details: row.details ? (JSON.parse(row.details) as IntentDetails) : {},
+      details: detailsOf(row.details),
       created_by: row.created_by,
       created_at: row.created_at,
       expires_at: row.expires_at,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { TokenIntentChange } from '../../../shared/workbench/token-contract';
 import type { Caller } from '../access/authenticator';
 import { ApiProblem, validationProblem } from '../server/problem';
-import { cardDetails, isCardType } from '../vault/card-details';
+import { cardDetails, isCardType, type CardDetails } from '../vault/card-details';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/intent-source';
 import type { TokenService } from '../vault/token-service';
 import { validateTokenData, type TokenType } from '../vault/token-types';
@@ -14,7 +15,7 @@ export interface IntentView {
   id: string;
   tenant_id: string;
   type: string;
-  card: Record<string, unknown> | null;
+  card: CardDetails | null;
   bank: { routing_number: string; account_number_last4: string } | null;
   network_token: null;
   authentication: null;
@@ -26,10 +27,7 @@ export interface IntentView {
 }
 
 /** What the live feed hears of an intent: its id and what happened to it, never its data. */
-export interface IntentChange {
-  id: string;
-  change: 'created' | 'converted' | 'deleted';
-}
+export type IntentChange = TokenIntentChange;
 
 /** The summary a GET shows: the card derivation tokens use, or a bank account's routing number and last 4. */
 function detailsOf(type: TokenType, data: unknown): IntentDetails {
@@ -93,6 +91,12 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     this.emit('change', { id, change: 'deleted' });
   }
 
+  /** The live intents for the workbench, newest first: the service has no list route (docs/api.md, Token intents). */
+  list(limit: number): { intents: IntentView[]; total: number } {
+    const { intents, total } = this.store.listLive(limit);
+    return { intents: intents.map((intent) => this.view(intent)), total };
+  }
+
   liveMany(ids: readonly string[]): LiveIntent[] {
     return this.store.getMany(ids);
   }
@@ -118,7 +122,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return new ApiProblem(404, `Token intent ${id} not found: it expired, was converted, or was deleted`);
   }
 
-  private view(intent: StoredIntent): IntentView {
+  private view(intent: Omit<StoredIntent, 'data'>): IntentView {
     const { details } = intent;
     return {
       id: intent.id,

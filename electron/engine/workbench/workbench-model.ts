@@ -52,6 +52,7 @@ import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
+import type { TokenIntents } from '../token-intents/token-intents';
 import { actionRecorder } from './workbench-actions';
 import { keptKeyMade, recordingActions } from './workbench-records';
 
@@ -113,6 +114,8 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
+  /** The live token intents, for the Tokens page's list. */
+  tokenIntents: Pick<TokenIntents, 'list'>;
 }
 
 /**
@@ -261,6 +264,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealToken: (request) => revealToken(vault, request),
     writeToken: (request, page) =>
       writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
+    listTokenIntents: ({ limit }) => sources.tokenIntents.list(limit),
     listProxies: () => sources.proxies.list(),
     getProxy: (request) => sources.proxies.get(request),
     createProxy: (request) => sources.proxies.create(request),
