@@ -267,12 +267,12 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
+    tokenIntents: intents,
     remoteTargets: new RemoteTargets(db, sealer),
     secrets,
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
-    tokenIntents: intents,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { collectionsViewSchema } from './collection-contract';
 import { historyListSchema } from './history-contract';
-import { tokenChangesSchema, tokenIntentChangeSchema } from './token-contract';
+import { tokenChangesSchema } from './token-contract';
 import { transactionCountsSchema, transactionViewSchema } from './transaction-contract';
 
 /**
@@ -41,10 +41,10 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     collections: collectionsViewSchema.optional(),
     /** Tokens created, changed or deleted since the last update, by id. */
     tokens: tokenChangesSchema.default({ changes: [], more: false }),
-    /** Token intents created, converted or deleted since the last update, by id: the list reads itself again. */
-    tokenIntents: z.array(tokenIntentChangeSchema).default([]),
     /** The kept history changed other than by new entries (cleared, or trimmed to a new retention): read it again. */
     historyReset: z.boolean().default(false),
+    /** Token intents were created, converted or deleted since the last update: list them again. */
+    tokenIntents: z.boolean().default(false),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;

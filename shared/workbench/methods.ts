@@ -52,6 +52,7 @@ import {
   retentionChangeSchema,
   tokenIntentTtlChangeSchema,
 } from './settings-contract';
+import { tokenIntentListSchema } from './token-intent-contract';
 import { transactionPageSchema, transactionQuerySchema } from './transaction-contract';
 import {
   seedExportRequestSchema,
@@ -70,8 +71,6 @@ import {
   tokenDetailSchema,
   tokenPageSchema,
   tokenQuerySchema,
-  tokenIntentListQuerySchema,
-  tokenIntentListSchema,
   tokenSearchSchema,
   tokenWriteResultSchema,
   tokenWriteSchema,
@@ -249,6 +248,8 @@ export const WORKBENCH_METHODS = {
   changeTokenIntentTtl: change(tokenIntentTtlChangeSchema, engineSettingsSchema),
   /** Removes every request history entry; answers how many there were. */
   clearHistory: change(nothing, z.object({ cleared: z.number().int().nonnegative() })),
+  /** The live token intents, newest first, with their expiry (never their data); a page converts one with writeToken. */
+  listTokenIntents: read(nothing, tokenIntentListSchema),
   /** A page of the vault's tokens as an application searches them, newest first, with the total (data masked). */
   searchTokens: read(tokenSearchSchema, tokenPageSchema),
   /** One token as an application reads it (data masked), with the tokens that share its fingerprint. */
@@ -257,10 +258,8 @@ export const WORKBENCH_METHODS = {
   readTokenAs: read(readAsQuerySchema, readAsSchema),
   /** A token's data in plaintext: only on the user's explicit action, and recorded in history by the token's id. */
   revealToken: reveal(revealTokenQuerySchema, revealedTokenSchema),
-  /** Creates, changes or deletes tokens (and creates or deletes token intents) as an application, through the service's front door. */
+  /** Creates, changes or deletes tokens as an application, through the service's front door. */
   writeToken: change(tokenWriteSchema, tokenWriteResultSchema),
-  /** The live token intents, newest first, never their data: the service has no list route, the workbench has this one. */
-  listTokenIntents: read(tokenIntentListQuerySchema, tokenIntentListSchema),
   /** The pre-configured proxies, in creation order, each with its key's last four characters only. */
   listProxies: read(nothing, z.array(proxyViewSchema)),
   getProxy: read(proxyRefSchema, proxyViewSchema),

@@ -11,7 +11,7 @@ const transactionId = z.string().min(1).max(200);
 const transformSchema = z.enum(['mask', 'reveal', 'redact']);
 
 /** The `card` object of card tokens: no more of the number than the API shows every reader. */
-const cardSummarySchema = z.object({
+export const cardSummarySchema = z.object({
   bin: z.string(),
   last4: z.string(),
   expiration_month: z.number().nullable(),
@@ -222,30 +222,3 @@ export const revealRecordSchema = z.discriminatedUnion('target', [
 ]);
 export type RevealRecord = z.output<typeof revealRecordSchema>;
 
-/** The most token intents one listing holds: the newest; the page says how many more there are. */
-export const TOKEN_INTENT_LIST_MAX = 200;
-
-/**
- * A live token intent as the Tokens page lists it: the API's intent object (never its data), its card or bank summary
- * only. The service has no list route; the workbench lists them so a developer sees what a front end collected.
- */
-export const tokenIntentViewSchema = z.object({
-  id: z.string(),
-  type: z.string(),
-  card: cardSummarySchema.nullable(),
-  bank: z.object({ routing_number: z.string(), account_number_last4: z.string() }).nullable(),
-  fingerprint: z.string().nullable(),
-  created_by: z.string(),
-  created_at: z.string(),
-  expires_at: z.string(),
-});
-export type TokenIntentView = z.output<typeof tokenIntentViewSchema>;
-
-export const tokenIntentListQuerySchema = z.strictObject({ limit: z.number().int().min(1).max(TOKEN_INTENT_LIST_MAX).default(TOKEN_INTENT_LIST_MAX) });
-/** The live intents, newest first, and how many are live in all. */
-export const tokenIntentListSchema = z.object({ intents: z.array(tokenIntentViewSchema), total: z.number().int().nonnegative() });
-export type TokenIntentList = z.output<typeof tokenIntentListSchema>;
-
-/** A token intent created, converted or deleted: its id only, for the list to read again. */
-export const tokenIntentChangeSchema = z.object({ id: z.string(), change: z.enum(['created', 'converted', 'deleted']) });
-export type TokenIntentChange = z.output<typeof tokenIntentChangeSchema>;

@@ -94,6 +94,14 @@ describe('POST /token-intents', () => {
     expect((await t.call('POST', '/token-intents', { key: t.privateKey, body: { type: 'card', data: CARD } })).status).toBe(403);
   });
 
+  it('answers a repeated request with the same idempotency key with the same intent', async () => {
+    const headers = { 'BT-IDEMPOTENCY-KEY': 'intent-once' };
+    const first = await t.call('POST', '/token-intents', { key: backend, headers, body: { type: 'card', data: CARD } });
+    const again = await t.call('POST', '/token-intents', { key: backend, headers, body: { type: 'card', data: CARD } });
+    expect(first.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+  });
+
   it('keeps the data out of history: the entry shows the type and [redacted]', async () => {
     const id = await intent();
     await t.engine.history.flush();
@@ -120,6 +128,7 @@ describe('GET and DELETE /token-intents/{id}', () => {
   it('answers 401, 403 without token-intent:read / delete, and 404 for an unknown id', async () => {
     const id = await intent();
     expect((await t.call('GET', `/token-intents/${id}`)).status).toBe(401);
+    expect((await t.call('DELETE', `/token-intents/${id}`)).status).toBe(401);
     expect((await t.call('GET', `/token-intents/${id}`, { key: browser })).status).toBe(403);
     expect((await t.call('DELETE', `/token-intents/${id}`, { key: browser })).status).toBe(403);
     expect((await t.call('GET', '/token-intents/8b1f0a52-0000-4000-8000-000000000000', { key: backend })).status).toBe(404);

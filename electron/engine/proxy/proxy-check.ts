@@ -226,6 +226,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     const ids = [...new Set(compiled.map((e) => e.expression.ref.id))];
     const stored = new Map<string, StoredToken>();
     for (const token of tokens.store.getMany(ids)) if (token) stored.set(token.id, token);
+    for (const [key, intent] of tokens.intentTokensByKey(ids)) stored.set(key, intent);
     const decisions = new Map<string, AccessDecision>();
     if (caller) for (const [id, token] of stored) decisions.set(id, caller.policy.decide('token:use', token.containers));
     const usable = [...decisions].filter(([, decision]) => decision.transform !== null).map(([id]) => id);

@@ -13,6 +13,9 @@ export interface StoredIntent extends LiveIntent {
   details: IntentDetails;
 }
 
+/** An intent without its data. */
+export type IntentSummary = Omit<StoredIntent, 'data'>;
+
 interface IntentRow {
   id: string;
   type: string;
@@ -28,7 +31,19 @@ interface IntentRow {
 /** The sealed data is bound to its intent's row: a blob copied to another id fails to open. */
 const binding = (id: string) => `token_intent:${id}`;
 
-const detailsOf = (details: string | null): IntentDetails => (details ? (JSON.parse(details) as IntentDetails) : {});
+/** The columns of an intent but its data: what a GET and the workbench's list show, read without opening the seal. */
+const SUMMARY = 'id, type, fingerprint, details, created_by, created_at, expires_at';
+type SummaryRow = Omit<IntentRow, 'sealed' | 'held_by'>;
+
+const summaryOf = (row: SummaryRow): IntentSummary => ({
+  id: row.id,
+  type: row.type as TokenType,
+  fingerprint: row.fingerprint,
+  details: row.details ? (JSON.parse(row.details) as IntentDetails) : {},
+  created_by: row.created_by,
+  created_at: row.created_at,
+  expires_at: row.expires_at,
+});
 
 /** What every read counts as live: not yet expired, and not held by a transaction that converted it. */
 const LIVE = 'expires_at > @now AND held_by IS NULL';
@@ -48,10 +63,7 @@ export class IntentStore {
     this.stmt = {
       insert: db.prepare(`INSERT INTO token_intents (id, type, sealed, fingerprint, details, created_by, created_at, expires_at)
         VALUES (@id, @type, @sealed, @fingerprint, @details, @created_by, @created_at, @expires_at)`),
-      get: db.prepare(`SELECT * FROM token_intents WHERE id = @id AND ${LIVE}`),
-      listLive: db.prepare(`SELECT id, type, fingerprint, details, created_by, created_at, expires_at FROM token_intents WHERE ${LIVE}
-        ORDER BY created_at DESC, id LIMIT @limit`),
-      countLive: db.prepare(`SELECT count(*) AS total FROM token_intents WHERE ${LIVE}`),
+      get: db.prepare(`SELECT ${SUMMARY} FROM token_intents WHERE id = @id AND ${LIVE}`),
       getMany: db.prepare(`SELECT * FROM token_intents WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
       expired: db.prepare('DELETE FROM token_intents WHERE id = @id AND expires_at <= @now'),
       delete: db.prepare(`DELETE FROM token_intents WHERE id = @id AND ${LIVE}`),
@@ -64,6 +76,9 @@ export class IntentStore {
         AND held_by NOT IN (SELECT id FROM transactions WHERE state IN ('open', 'committed'))`),
       consumeCommitted: db.prepare(`DELETE FROM token_intents WHERE held_by IN (SELECT id FROM transactions WHERE state = 'committed')`),
       deleteAll: db.prepare('DELETE FROM token_intents'),
+      // Without the sealed data: a list never opens it.
+      newest: db.prepare(`SELECT ${SUMMARY} FROM token_intents WHERE ${LIVE}
+        ORDER BY created_at DESC, rowid DESC LIMIT @limit`),
     };
   }
 
@@ -80,24 +95,21 @@ export class IntentStore {
     });
   }
 
-  /** The live intent, or undefined; one found expired is purged on the way (docs/api.md: purged on access). */
-  get(id: string): StoredIntent | undefined {
+  /** The live intent without its data, or undefined; one found expired is purged on the way (purged on access). */
+  get(id: string): IntentSummary | undefined {
     const now = nowIso();
-    const row = this.stmt.get.get({ id, now }) as IntentRow | undefined;
+    const row = this.stmt.get.get({ id, now }) as SummaryRow | undefined;
     if (!row) this.stmt.expired.run({ id, now });
-    return row && this.hydrate(row);
+    return row && summaryOf(row);
   }
 
   getMany(ids: readonly string[]): StoredIntent[] {
     return (this.stmt.getMany.all({ ids: JSON.stringify(ids), now: nowIso() }) as IntentRow[]).map((row) => this.hydrate(row));
   }
 
-  /** The newest live intents without their data (never unsealed), and how many are live: the workbench's listing. */
-  listLive(limit: number): { intents: Omit<StoredIntent, 'data'>[]; total: number } {
-    const now = nowIso();
-    const rows = this.stmt.listLive.all({ now, limit }) as Omit<IntentRow, 'sealed' | 'held_by'>[];
-    const { total } = this.stmt.countLive.get({ now }) as { total: number };
-    return { intents: rows.map(({ details, ...row }) => ({ ...row, type: row.type as TokenType, details: detailsOf(details) })), total };
+  /** The newest live intents, up to `limit`, without their data. */
+  newest(limit: number): IntentSummary[] {
+    return (this.stmt.newest.all({ now: nowIso(), limit }) as SummaryRow[]).map(summaryOf);
   }
 
   /** Deletes a live intent; false when there is none. */
@@ -132,15 +144,6 @@ export class IntentStore {
   }
 
   private hydrate(row: IntentRow): StoredIntent {
-    return {
-      id: row.id,
-      type: row.type as TokenType,
-      data: this.sealer.openJson(row.sealed, binding(row.id)),
-      fingerprint: row.fingerprint,
-      details: detailsOf(row.details),
-      created_by: row.created_by,
-      created_at: row.created_at,
-      expires_at: row.expires_at,
-    };
+    return { ...summaryOf(row), data: this.sealer.openJson(row.sealed, binding(row.id)) };
   }
 }

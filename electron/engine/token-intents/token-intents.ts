@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { TokenIntentChange } from '../../../shared/workbench/token-contract';
 import type { Caller } from '../access/authenticator';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails, isCardType, type CardDetails } from '../vault/card-details';
@@ -8,7 +7,7 @@ import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/i
 import type { TokenService } from '../vault/token-service';
 import { validateTokenData, type TokenType } from '../vault/token-types';
 import type { CreateIntentRequest } from './intent-requests';
-import type { IntentDetails, IntentStore, StoredIntent } from './intent-store';
+import type { IntentDetails, IntentStore, IntentSummary, StoredIntent } from './intent-store';
 
 /** A token intent as every route shows it: never its data (vendor-surfaces.md §4.3). */
 export interface IntentView {
@@ -27,7 +26,13 @@ export interface IntentView {
 }
 
 /** What the live feed hears of an intent: its id and what happened to it, never its data. */
-export type IntentChange = TokenIntentChange;
+export interface IntentChange {
+  id: string;
+  change: 'created' | 'converted' | 'deleted';
+}
+
+/** The most intents the workbench's list holds. */
+const LISTED_INTENTS = 500;
 
 /** The summary a GET shows: the card derivation tokens use, or a bank account's routing number and last 4. */
 function detailsOf(type: TokenType, data: unknown): IntentDetails {
@@ -91,10 +96,10 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     this.emit('change', { id, change: 'deleted' });
   }
 
-  /** The live intents for the workbench, newest first: the service has no list route (docs/api.md, Token intents). */
-  list(limit: number): { intents: IntentView[]; total: number } {
-    const { intents, total } = this.store.listLive(limit);
-    return { intents: intents.map((intent) => this.view(intent)), total };
+  /** The workbench's list: the newest live intents, without data (no API route lists them). */
+  list(limit = LISTED_INTENTS): { intents: IntentView[]; more: boolean } {
+    const newest = this.store.newest(limit + 1);
+    return { intents: newest.slice(0, limit).map((intent) => this.view(intent)), more: newest.length > limit };
   }
 
   liveMany(ids: readonly string[]): LiveIntent[] {
@@ -112,7 +117,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     });
   }
 
-  private require(id: string): StoredIntent {
+  private require(id: string): IntentSummary {
     const intent = this.store.get(id);
     if (!intent) throw this.notFound(id);
     return intent;
@@ -122,7 +127,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return new ApiProblem(404, `Token intent ${id} not found: it expired, was converted, or was deleted`);
   }
 
-  private view(intent: Omit<StoredIntent, 'data'>): IntentView {
+  private view(intent: IntentSummary): IntentView {
     const { details } = intent;
     return {
       id: intent.id,

@@ -657,6 +657,16 @@ export class TokenService {
     return records;
   }
 
+  /**
+   * The live intents among expression ids (`token_intent:<id>`, others are passed over), by that id, each as the token
+   * expressions treat it: for the workbench's checks, which decide access before any record is made.
+   */
+  intentTokensByKey(ids: readonly string[]): Map<string, StoredToken> {
+    const keys = ids.filter((id) => id.startsWith(INTENT_KEY_PREFIX));
+    const found = keys.length === 0 ? [] : this.intents.liveMany(keys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
+    return new Map(found.map((intent) => [INTENT_KEY_PREFIX + intent.id, this.intentToken(intent)]));
+  }
+
   /** An intent for expressions: the whole intent view, its data as its token's would be for this caller (§4.6). */
   private intentRecord(intent: LiveIntent, caller: Caller, permission: Permission, bareTransform?: Transform): TokenRecord {
     const token = this.intentToken(intent);
@@ -688,12 +698,14 @@ export class TokenService {
   }
 
   /**
-   * maskedRecord for live tokens by id, for history's view of a body long after it was sent (the workbench's user
-   * sees every token masked, so no caller); ids gone since are left out.
+   * maskedRecord for live tokens (and token intents, by their `token_intent:` key) by id, for history's view of a body
+   * long after it was sent (the workbench's user sees every token masked, so no caller); ids gone since are left out.
    */
   maskedRecordsById(ids: readonly string[]): Map<string, TokenRecord> {
     const records = new Map<string, TokenRecord>();
     for (const token of this.store.getMany(ids)) if (token) records.set(token.id, this.maskedView(token));
+    // Rendered each time: the masked-data cache is by token id, which an intent's must not share.
+    for (const [key, token] of this.intentTokensByKey(ids)) records.set(key, { ...this.record(token), data: this.renderMask(token) ?? REDACTED });
     return records;
   }
 

@@ -2,7 +2,7 @@ import type { CollectionsView } from '../../../shared/workbench/collection-contr
 import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { EngineStatus, SentLiveEvent } from '../../../shared/workbench/live-contract';
 import type { TransactionCounts, TransactionView } from '../../../shared/workbench/transaction-contract';
-import type { TokenChange, TokenIntentChange } from '../../../shared/workbench/token-contract';
+import type { TokenChange } from '../../../shared/workbench/token-contract';
 import type { EngineEvents } from '../engine-events';
 
 export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
@@ -29,9 +29,8 @@ export class LiveFeed {
   /** By id: a token created then deleted within a batch is only deleted. */
   private readonly tokens = new Map<string, TokenChange['change']>();
   private moreTokens = false;
-  /** By id, as for tokens; intents are few (a list of the newest), so there is no cap. */
-  private readonly intents = new Map<string, TokenIntentChange['change']>();
   private historyReset = false;
+  private tokenIntents = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -50,8 +49,8 @@ export class LiveFeed {
       this.events.on('transaction', this.collectTransaction);
       this.events.on('collections', this.collectCollections);
       this.events.on('token', this.collectToken);
-      this.events.on('tokenIntent', this.collectIntent);
       this.events.on('historyReset', this.collectHistoryReset);
+      this.events.on('tokenIntent', this.collectIntent);
     }
     this.listeners.add(listener);
     return () => {
@@ -60,8 +59,8 @@ export class LiveFeed {
       this.events.off('transaction', this.collectTransaction);
       this.events.off('collections', this.collectCollections);
       this.events.off('token', this.collectToken);
-      this.events.off('tokenIntent', this.collectIntent);
       this.events.off('historyReset', this.collectHistoryReset);
+      this.events.off('tokenIntent', this.collectIntent);
       this.reset();
     };
   }
@@ -92,8 +91,8 @@ export class LiveFeed {
     this.schedule();
   };
 
-  private readonly collectIntent = ({ id, change }: TokenIntentChange) => {
-    this.intents.set(id, change);
+  private readonly collectIntent = () => {
+    this.tokenIntents = true;
     this.schedule();
   };
 
@@ -122,8 +121,8 @@ export class LiveFeed {
       ...(this.transactions.size > 0 && { transactionCounts: this.transactionCounts() }),
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
-      tokenIntents: [...this.intents].map(([id, change]) => ({ id, change })),
       historyReset: this.historyReset,
+      tokenIntents: this.tokenIntents,
     };
     this.reset();
     for (const listener of this.listeners) listener(update);
@@ -137,7 +136,7 @@ export class LiveFeed {
     this.collections = undefined;
     this.tokens.clear();
     this.moreTokens = false;
-    this.intents.clear();
     this.historyReset = false;
+    this.tokenIntents = false;
   }
 }

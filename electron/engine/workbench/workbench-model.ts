@@ -52,7 +52,6 @@ import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
 import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
-import type { TokenIntents } from '../token-intents/token-intents';
 import { actionRecorder } from './workbench-actions';
 import { keptKeyMade, recordingActions } from './workbench-records';
 
@@ -103,6 +102,7 @@ export interface WorkbenchSources {
   /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
+  tokenIntents: { list(): SentReply<'listTokenIntents'> };
   remoteTargets: RemoteTargets;
   /** The credentials saved requests refer to by name. */
   secrets: SecretStore;
@@ -114,8 +114,6 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
-  /** The live token intents, for the Tokens page's list. */
-  tokenIntents: Pick<TokenIntents, 'list'>;
 }
 
 /**
@@ -237,6 +235,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
     previewExpression: (query) => sources.checks.preview(query),
     suggestTokens: ({ text, limit }) => sources.tokenSuggestions.suggest(text, limit),
+    listTokenIntents: () => sources.tokenIntents.list(),
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
     deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
@@ -264,7 +263,6 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealToken: (request) => revealToken(vault, request),
     writeToken: (request, page) =>
       writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
-    listTokenIntents: ({ limit }) => sources.tokenIntents.list(limit),
     listProxies: () => sources.proxies.list(),
     getProxy: (request) => sources.proxies.get(request),
     createProxy: (request) => sources.proxies.create(request),

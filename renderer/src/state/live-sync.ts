@@ -66,7 +66,7 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       const { changes, more } = event.tokens;
       if (changes.length > 0 || more || event.transactions.length > 0) useTokensStore.getState().heard(changes, more, event.transactions.length > 0);
       // A transaction's end may consume or give back the intents it held.
-      if (event.tokenIntents.length > 0 || event.transactions.length > 0) rereadIntents();
+      if (event.tokenIntents || event.transactions.length > 0) rereadIntents();
     }
   });
 }

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { TokenIntentView } from '../../../../shared/workbench/token-contract';
+import type { TokenIntentView } from '../../../../shared/workbench/token-intent-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';

@@ -1,5 +1,5 @@
 import { Alert } from '../../components/Alert';
-import { plural } from '../../components/format';
+import { formatCount, plural } from '../../components/format';
 import { useNow } from '../../components/now';
 import { useApplicationName } from '../../state/applications-store';
 import { useTokenIntentsStore } from '../../state/token-intents-store';
@@ -22,12 +22,11 @@ export function IntentList() {
   if (problem) return <Alert message={`Could not list the token intents: ${problem}`} />;
   if (!list) return <p className="muted">Reading the token intents…</p>;
   const intents = liveIntents(list, now);
-  const more = list.total - list.intents.length;
   return (
     <>
       <p className="token-summary" role="status" aria-label="Token intents found">
         {plural(intents.length, 'live intent', 'live intents')}
-        {more > 0 && ` · ${plural(more, 'older one', 'older ones')} not listed`} · their data stays in the engine
+        {list.more && ` · the newest ${formatCount(list.intents.length)} listed, older ones not`} · their data stays in the engine
       </p>
       {intents.length === 0 ? (
         <p className="muted token-empty">

@@ -1,4 +1,4 @@
-import type { TokenIntentList, TokenIntentView } from '../../../../shared/workbench/token-contract';
+import type { TokenIntentList, TokenIntentView } from '../../../../shared/workbench/token-intent-contract';
 import { formatCountdown } from '../../components/format';
 import { useNow } from '../../components/now';
 import { cardExpiry } from './token-format';
