@@ -169,3 +169,21 @@ test('says what to do when the application acted as may not create intents', asy
   await expect(form.getByRole('alert')).toContainText('token-intent:create');
   await expect(form.getByRole('alert')).toContainText('Act as an application that holds it');
 });
+
+test('a conversion inside a transaction holds the intent, and its rollback lists it again', async ({ page }) => {
+  const id = await apiIntent('card', CARD);
+  const t = await openIntents(page);
+  const transaction = (await bench.call('POST', '/transactions', { key: bench.privateKey })).body.id as string;
+  await t.writeIn(transaction.slice(0, 8));
+  // Opened from the keyboard: the row's button and Enter.
+  await t.intents.getByRole('button', { name: `Open token intent ${id}` }).focus();
+  await page.keyboard.press('Enter');
+  await t.side.getByRole('form', { name: 'Convert into a token' }).getByRole('button', { name: 'Convert into a token' }).click();
+  await expect(t.notice).toContainText(`Converted token intent ${id} into token`);
+  await expect(t.notice).toContainText(`staged in transaction ${transaction.slice(0, 8)}`);
+  await expect(t.intent(id)).toHaveCount(0);
+
+  const rolledBack = await bench.call('POST', `/transactions/${transaction}/rollback`, { key: bench.privateKey });
+  expect(rolledBack.status, rolledBack.text).toBeLessThan(300);
+  await expect(t.intent(id)).toBeVisible();
+});
