@@ -221,4 +221,3 @@ export const revealRecordSchema = z.discriminatedUnion('target', [
   z.object({ target: z.literal('secret'), name: z.string(), summary: z.string().optional() }),
 ]);
 export type RevealRecord = z.output<typeof revealRecordSchema>;
-
