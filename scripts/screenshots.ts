@@ -102,6 +102,19 @@ const SCENES: Record<string, Scene> = {
     await list.getByRole('option').filter({ hasText: 'card' }).nth(1).click();
     await page.getByRole('tab', { name: 'Fields' }).waitFor();
   },
+  'token-intents': async (page, engine) => {
+    const checkout = (await call(engine, 'POST', '/applications', { name: 'checkout', type: 'public', permissions: ['token-intent:create'] }, {
+      'BT-API-KEY': engine.bootstrapKeys!.management.key,
+    })) as { id: string; key?: string };
+    const asBrowser = { 'BT-API-KEY': checkout.key! };
+    await call(engine, 'POST', '/token-intents', { type: 'card', data: generateCard('visa') }, asBrowser);
+    await call(engine, 'POST', '/token-intents', { type: 'bank', data: generateBankAccount() }, asBrowser);
+    await call(engine, 'POST', '/token-intents', { type: 'card', data: generateCard('mastercard') }, asBrowser);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Tokens' }).click();
+    await page.getByRole('tab', { name: /^Intents/ }).click();
+    await page.getByRole('button', { name: /^Open token intent/ }).first().click();
+    await page.getByRole('form', { name: 'Convert into a token' }).waitFor();
+  },
   transactions: async (page, engine) => {
     const existing = await call(engine, 'POST', '/tokens', { type: 'card_number', data: '5555555555554444' });
     await call(engine, 'POST', '/transactions').then(({ id }) => call(engine, 'POST', `/transactions/${id}/commit`));
@@ -145,7 +158,9 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   try {
-    for (const [name, scene] of Object.entries(SCENES)) {
+    // Named scenes only, when given (`npm run screenshots -- tokens`); every scene otherwise.
+    const only = process.argv.slice(2);
+    for (const [name, scene] of Object.entries(SCENES).filter(([named]) => only.length === 0 || only.includes(named))) {
       for (const colorScheme of ['light', 'dark'] as const) {
         const engine = await startEngine({ port: 0, echoPort: 0, dataDir: null, log: () => undefined, browserWorkbench: { uiDir: join(ROOT, 'out', 'renderer') } });
         if (!WELCOMING.has(name)) await engine.workbench.takeWelcome({});

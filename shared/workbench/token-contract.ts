@@ -11,7 +11,7 @@ const transactionId = z.string().min(1).max(200);
 const transformSchema = z.enum(['mask', 'reveal', 'redact']);
 
 /** The `card` object of card tokens: no more of the number than the API shows every reader. */
-const cardSummarySchema = z.object({
+export const cardSummarySchema = z.object({
   bin: z.string(),
   last4: z.string(),
   expiration_month: z.number().nullable(),
@@ -171,6 +171,9 @@ export const tokenWriteSchema = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('create_many'), ...writeAs, tokens: z.array(tokenFieldsSchema).min(1).max(TOKENIZE_BATCH_MAX) }),
   z.strictObject({ action: z.literal('update'), ...writeAs, token_id: tokenId, patch: tokenFieldsSchema }),
   z.strictObject({ action: z.literal('delete'), ...writeAs, token_id: tokenId }),
+  /** POST /token-intents: the type and data, nothing else (an intent is in no transaction). */
+  z.strictObject({ action: z.literal('create_intent'), application_id: applicationId, intent: tokenFieldsSchema }),
+  z.strictObject({ action: z.literal('delete_intent'), application_id: applicationId, intent_id: tokenId }),
 ]);
 export type TokenWrite = z.input<typeof tokenWriteSchema>;
 
@@ -178,6 +181,7 @@ export type TokenWrite = z.input<typeof tokenWriteSchema>;
 export const tokenWriteResultSchema = z.object({
   /** null when the service could not be reached. */
   status: z.number().int().nullable(),
+  /** The tokens' ids; for an intent's create or delete, the intent's. */
   token_ids: z.array(z.string()),
   /** A create with deduplicate_token found an existing token. */
   deduplicated: z.boolean(),

@@ -1,11 +1,12 @@
 import { nowIso } from '../clock';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
+import type { CardDetails } from '../vault/card-details';
 import type { LiveIntent } from '../vault/intent-source';
 import type { TokenType } from '../vault/token-types';
 
 /** The card or bank summary an intent shows (never its data). */
-export type IntentDetails = { card: Record<string, unknown> } | { bank: { routing_number: string; account_number_last4: string } } | Record<string, never>;
+export type IntentDetails = { card: CardDetails } | { bank: { routing_number: string; account_number_last4: string } } | Record<string, never>;
 
 export interface StoredIntent extends LiveIntent {
   fingerprint: string | null;

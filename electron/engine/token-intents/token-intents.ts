@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Caller } from '../access/authenticator';
 import { ApiProblem, validationProblem } from '../server/problem';
-import { cardDetails, isCardType } from '../vault/card-details';
+import { cardDetails, isCardType, type CardDetails } from '../vault/card-details';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/intent-source';
 import type { TokenService } from '../vault/token-service';
 import { validateTokenData, type TokenType } from '../vault/token-types';
@@ -14,7 +14,7 @@ export interface IntentView {
   id: string;
   tenant_id: string;
   type: string;
-  card: Record<string, unknown> | null;
+  card: CardDetails | null;
   bank: { routing_number: string; account_number_last4: string } | null;
   network_token: null;
   authentication: null;

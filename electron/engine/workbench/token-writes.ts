@@ -11,7 +11,7 @@ const MERGE_PATCH_BODY: [string, string] = ['Content-Type', 'application/merge-p
 
 /** The request a client would send for this write: the API's own endpoint, body and headers. */
 function requestFor(write: TokenWrite, headerPrefix: string): Omit<ComposedRequest, 'id' | 'application_id'> {
-  const headers: [string, string][] = write.transaction_id === undefined ? [] : [[`${headerPrefix}-TRANSACTION-ID`, write.transaction_id]];
+  const headers: [string, string][] = 'transaction_id' in write && write.transaction_id !== undefined ? [[`${headerPrefix}-TRANSACTION-ID`, write.transaction_id]] : [];
   switch (write.action) {
     case 'create':
       return { method: 'POST', path: '/tokens', headers: [...headers, JSON_BODY], body: JSON.stringify(write.token) };
@@ -21,6 +21,10 @@ function requestFor(write: TokenWrite, headerPrefix: string): Omit<ComposedReque
       return { method: 'PATCH', path: `/tokens/${encodeURIComponent(write.token_id)}`, headers: [...headers, MERGE_PATCH_BODY], body: JSON.stringify(write.patch) };
     case 'delete':
       return { method: 'DELETE', path: `/tokens/${encodeURIComponent(write.token_id)}`, headers, body: null };
+    case 'create_intent':
+      return { method: 'POST', path: '/token-intents', headers: [JSON_BODY], body: JSON.stringify(write.intent) };
+    case 'delete_intent':
+      return { method: 'DELETE', path: `/token-intents/${encodeURIComponent(write.intent_id)}`, headers: [], body: null };
   }
 }
 
@@ -37,6 +41,7 @@ type Answer = { id?: unknown; _extras?: { deduplicated?: unknown }; detail?: unk
 /** The ids the answer names (never its data, which may be plaintext for an application that reads it so). */
 function idsOf(write: TokenWrite, body: unknown): string[] {
   if (write.action === 'update' || write.action === 'delete') return [write.token_id];
+  if (write.action === 'delete_intent') return [write.intent_id];
   const views = (write.action === 'create_many' && Array.isArray(body) ? body : [body]) as Answer[];
   return views.flatMap((view) => (typeof view?.id === 'string' ? [view.id] : []));
 }

@@ -4,6 +4,7 @@ import { useEngineStore } from './engine-store';
 import { useCollectionsStore } from './collections-store';
 import { useEnvironmentsStore } from './environments-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
+import { useTokenIntentsStore } from './token-intents-store';
 import { useTokensStore } from './tokens-store';
 import { loadTransactions, useTransactionsStore } from './transactions-store';
 
@@ -11,7 +12,7 @@ import { loadTransactions, useTransactionsStore } from './transactions-store';
  * Feeds the stores from the engine. The status comes first, so a bad session or a stopped engine fails here with a
  * clear message; then the live feed, and on every (re)connect the latest page of history and of transactions, each
  * under its list's filter (live changes merge into them by id, held to the same filter); token changes go to the
- * Tokens page's store. Returns the unsubscribe function.
+ * Tokens page's store, token intent changes read its intents again. Returns the unsubscribe function.
  */
 export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
   const engine = useEngineStore.getState();
@@ -36,6 +37,10 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       (error) => engine.failed(messageOf(error)),
     );
   };
+  // Only once the Tokens page has read them: with the page never opened, intents cost nothing.
+  const rereadIntents = () => {
+    if (useTokenIntentsStore.getState().value) void useTokenIntentsStore.refresh(api);
+  };
   let connectedBefore = false;
   return api.live((event) => {
     if (event.type === 'lost') return engine.lost(event.retrying);
@@ -43,7 +48,10 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
     if (event.type === 'connected') {
       void reload();
       // Token changes made while the connection was down were never heard: the list reads itself again.
-      if (connectedBefore) useTokensStore.getState().heard([], true, true);
+      if (connectedBefore) {
+        useTokensStore.getState().heard([], true, true);
+        rereadIntents();
+      }
       connectedBefore = true;
     } else {
       // Cleared, or trimmed to a new retention: the list is read again rather than merged into.
@@ -57,6 +65,8 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       }
       const { changes, more } = event.tokens;
       if (changes.length > 0 || more || event.transactions.length > 0) useTokensStore.getState().heard(changes, more, event.transactions.length > 0);
+      // A transaction's end may consume or give back the intents it held.
+      if (event.tokenIntents || event.transactions.length > 0) rereadIntents();
     }
   });
 }

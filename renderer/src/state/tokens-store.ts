@@ -33,7 +33,15 @@ export interface PendingChanges {
 
 const NOTHING_PENDING: PendingChanges = { ids: new Map(), reload: false, transactions: false };
 
-export type TokenPanel = { kind: 'detail'; id: string; stagedIn: string | null } | { kind: 'create' } | { kind: 'none' };
+export type TokenPanel =
+  | { kind: 'detail'; id: string; stagedIn: string | null }
+  | { kind: 'create' }
+  | { kind: 'intent'; id: string }
+  | { kind: 'create-intent' }
+  | { kind: 'none' };
+
+/** What the list side shows: the vault's tokens, or the live token intents. */
+export type TokenListTab = 'tokens' | 'intents';
 
 interface TokensState {
   /** The application the page acts as; null: the usual one (applicationToUse). */
@@ -54,6 +62,7 @@ interface TokensState {
   /** Tokens from before card search not indexed yet, as the last read said. */
   unindexed: number;
   panel: TokenPanel;
+  listTab: TokenListTab;
   /** A sentence about what the page just did (created a token). */
   notice: string | null;
   /** The open transactions and the latest of any state, newest first. */
@@ -73,6 +82,7 @@ interface TokensState {
   reread(found: TokenView[], gone: readonly string[], total: number): void;
   restaged(page: TokenPage): void;
   show(panel: TokenPanel, notice?: string | null): void;
+  showList(tab: TokenListTab): void;
   transactionsListed(transactions: TransactionView[]): void;
   heard(changes: readonly TokenChange[], more: boolean, transactions: boolean): void;
   /** The changes heard so far, now the page's to apply. */
@@ -97,6 +107,7 @@ export const useTokensStore = create<TokensState>()(
       problemField: null,
       unindexed: 0,
       panel: { kind: 'none' },
+      listTab: 'tokens',
       notice: null,
       transactions: [],
       pending: NOTHING_PENDING,
@@ -128,6 +139,7 @@ export const useTokensStore = create<TokensState>()(
         }),
       restaged: (page) => set({ staged: page.staged, stagedUnsearched: page.staged_unsearched, total: page.total }),
       show: (panel, notice = null) => set({ panel, notice }),
+      showList: (listTab) => set({ listTab }),
       transactionsListed: (transactions) => set({ transactions }),
       heard: (changes, more, transactions) =>
         set(({ pending }) => {

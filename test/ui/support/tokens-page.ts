@@ -43,6 +43,6 @@ export function tokensPage(page: Page) {
     data: side.getByRole('region', { name: 'Data' }).locator('pre'),
     newToken: () => listPanel.getByRole('button', { name: 'New token' }).click(),
     form: page.getByRole('form', { name: 'New token' }),
-    notice: side.getByRole('status').filter({ hasText: /^(Created|Found|Saved|Deleted)/ }),
+    notice: side.getByRole('status').filter({ hasText: /^(Created|Found|Saved|Deleted|Converted)/ }),
   };
 }

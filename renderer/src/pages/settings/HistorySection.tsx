@@ -6,7 +6,7 @@ import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { formatBytes } from '../../components/format';
 import { useSettingsStore } from '../../state/settings-store';
-import { ActionOutcome, ApplyActions, backToDefaults, changedNumbers, CheckboxRow, NumberRow, type NumberSetting } from './SettingFields';
+import { ActionOutcome, AppliedSettingsSection, ApplyActions, backToDefaults, changedNumbers, CheckboxRow, NumberRow, type NumberSetting } from './SettingFields';
 
 type Retention = EngineSettings['retention'];
 type Answers = EngineSettings['answers'];
@@ -154,26 +154,18 @@ function ClearHistory() {
  * entries leave now), kept in the vault; and clearing it.
  */
 export function HistorySection() {
-  const settings = useSettingsStore((state) => state.value);
-  const [applied, setApplied] = useState(false);
   return (
-    <section className="panel settings-section" aria-labelledby="settings-history">
-      <h2 id="settings-history">History</h2>
-      <p className="muted settings-hint">What the History page can show. Applied at once, and kept in the vault for the next start.</p>
-      {settings ? (
-        <HistoryForm
-          key={JSON.stringify([settings.retention, settings.answers])}
-          retention={settings.retention}
-          answers={settings.answers}
-          onApplied={setApplied}
-        />
-      ) : (
-        <p className="muted">Reading the retention…</p>
+    <AppliedSettingsSection
+      id="settings-history"
+      title="History"
+      hint="What the History page can show. Applied at once, and kept in the vault for the next start."
+      reading="Reading the retention…"
+      applied="Applied and saved in the vault: History keeps to these from now on."
+      form={(settings, onApplied) => (
+        <HistoryForm key={JSON.stringify([settings.retention, settings.answers])} retention={settings.retention} answers={settings.answers} onApplied={onApplied} />
       )}
-      <p role="status" className="muted">
-        {applied ? 'Applied and saved in the vault: History keeps to these from now on.' : ''}
-      </p>
+    >
       <ClearHistory />
-    </section>
+    </AppliedSettingsSection>
   );
 }

@@ -2,10 +2,9 @@ import { useState } from 'react';
 import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
-import { Alert } from '../../components/Alert';
 import { formatBytes } from '../../components/format';
 import { useSettingsStore } from '../../state/settings-store';
-import { ApplyActions, backToDefaults, changedNumbers, CheckboxRow, NumberRow, type NumberSetting } from './SettingFields';
+import { AppliedSettingsSection, ApplyActions, backToDefaults, changedNumbers, CheckboxRow, NumberRow, type NumberSetting } from './SettingFields';
 
 type Limits = EngineSettings['limits'];
 type NumberLimit = Exclude<keyof Limits, 'denyPrivateDestinations'>;
@@ -81,18 +80,14 @@ function LimitsForm({ limits, onApplied }: { limits: Limits; onApplied: (applied
 
 /** The proxy's limits: changed here, they apply to the next request and are kept in the vault. */
 export function ProxySection() {
-  const settings = useSettingsStore((state) => state.value);
-  const problem = useSettingsStore((state) => state.problem);
-  const [applied, setApplied] = useState(false);
   return (
-    <section className="panel settings-section" aria-labelledby="settings-proxy">
-      <h2 id="settings-proxy">Proxy</h2>
-      <p className="muted settings-hint">Applied without a restart, and kept in the vault for the next start.</p>
-      <Alert message={problem} />
-      {settings ? <LimitsForm key={JSON.stringify(settings.limits)} limits={settings.limits} onApplied={setApplied} /> : <p className="muted">Reading the limits…</p>}
-      <p role="status" className="muted">
-        {applied ? 'Applied and saved in the vault: the next request is held to these.' : ''}
-      </p>
-    </section>
+    <AppliedSettingsSection
+      id="settings-proxy"
+      title="Proxy"
+      hint="Applied without a restart, and kept in the vault for the next start."
+      reading="Reading the limits…"
+      applied="Applied and saved in the vault: the next request is held to these."
+      form={(settings, onApplied) => <LimitsForm key={JSON.stringify(settings.limits)} limits={settings.limits} onApplied={onApplied} />}
+    />
   );
 }

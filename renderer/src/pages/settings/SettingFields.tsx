@@ -1,5 +1,7 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
+import type { EngineSettings } from '../../../../shared/workbench/settings-contract';
 import { Alert } from '../../components/Alert';
+import { useSettingsStore } from '../../state/settings-store';
 /** One adjustable setting as the engine reports it: its value now, default, what is saved, and a start flag's hold. */
 export interface SettingState<V> {
   value: V;
@@ -96,5 +98,45 @@ export function ActionOutcome({ done, problem }: { done: string | null; problem:
       </p>
       <Alert message={problem} />
     </>
+  );
+}
+
+/**
+ * A section of settings the engine applies at once: its form, started from the engine's values once they are read
+ * (the caller keys it by them, so every change the engine confirms restarts it), and a status line once applied.
+ */
+export function AppliedSettingsSection({
+  id,
+  title,
+  hint,
+  reading,
+  applied,
+  form,
+  children,
+}: {
+  id: string;
+  title: string;
+  hint: ReactNode;
+  /** Said until the engine's values arrive. */
+  reading: string;
+  /** Said once the engine has applied a change. */
+  applied: string;
+  form: (settings: EngineSettings, onApplied: (applied: boolean) => void) => ReactNode;
+  children?: ReactNode;
+}) {
+  const settings = useSettingsStore((state) => state.value);
+  const problem = useSettingsStore((state) => state.problem);
+  const [done, setDone] = useState(false);
+  return (
+    <section className="panel settings-section" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <p className="muted settings-hint">{hint}</p>
+      <Alert message={problem} />
+      {settings ? form(settings, setDone) : <p className="muted">{reading}</p>}
+      <p role="status" className="muted">
+        {done ? applied : ''}
+      </p>
+      {children}
+    </section>
   );
 }

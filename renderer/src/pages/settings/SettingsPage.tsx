@@ -11,6 +11,7 @@ import { EnvironmentsSection } from './EnvironmentsSection';
 import { HistorySection } from './HistorySection';
 import { ProxySection } from './ProxySection';
 import { SecretsSection } from './SecretsSection';
+import { TokenIntentsSection } from './TokenIntentsSection';
 import './settings.css';
 
 /** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
@@ -27,6 +28,7 @@ export function SettingsPage() {
       <ProxiesFolderSection />
       <ProxySection />
       <HistorySection />
+      <TokenIntentsSection />
       <section className="panel settings-section" aria-labelledby="settings-appearance">
         <h2 id="settings-appearance">Appearance</h2>
         <ThemeSwitch className="settings-theme" />

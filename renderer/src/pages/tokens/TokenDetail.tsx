@@ -8,6 +8,7 @@ import { useTimedReveal } from '../../components/timed-reveal';
 import { applicationToUse, useApplicationsStore, useApplicationName } from '../../state/applications-store';
 import { readTokenDetail, useTokenDetail } from '../../state/token-detail-store';
 import { useTokensStore } from '../../state/tokens-store';
+import { CardFact } from './CardFact';
 import { ReadAs } from './ReadAs';
 import { fromNow, fullTime, shortTime, TYPE_LABELS } from './token-format';
 import { SHORT_ID } from './TokenContext';
@@ -89,17 +90,7 @@ function Facts({ detail, now }: { detail: Detail; now: number }) {
       <dd>{token.containers.join(' ')}</dd>
       <dt>Metadata</dt>
       <dd>{metadata.length === 0 ? '–' : metadata.map(([key, value]) => `${key}: ${value}`).join(', ')}</dd>
-      {card && (
-        <>
-          <dt>Card</dt>
-          <dd>
-            {card.brand ?? 'unknown brand'} · BIN {card.bin} · last four {card.last4}
-            {card.expiration_month !== null && card.expiration_year !== null && (
-              <> · expires {String(card.expiration_month).padStart(2, '0')}/{card.expiration_year}</>
-            )}
-          </dd>
-        </>
-      )}
+      {card && <CardFact card={card} />}
       <dt>Mask</dt>
       <dd>{token.mask === null || token.mask === undefined ? 'none (masked reads get no data)' : JSON.stringify(token.mask)}</dd>
       <dt>Search indexes</dt>

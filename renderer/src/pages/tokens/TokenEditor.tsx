@@ -6,7 +6,7 @@ import { Alert } from '../../components/Alert';
 import { useTokensStore } from '../../state/tokens-store';
 import { OptionFields } from './FormFields';
 import { errorsByField, optionsOf, patchOf, type FieldErrors } from './token-form';
-import { failureOf, writeAsPage } from './token-writes';
+import { failureOf, writeAsPage, written } from './token-writes';
 
 /** Where a write goes, in words: at once, or inside which transaction. */
 export function WriteTarget({ stagedIn }: { stagedIn: string | null }) {
@@ -61,8 +61,7 @@ export function DeleteToken({ token, stagedIn }: { token: TokenView; stagedIn: s
   const show = useTokensStore((state) => state.show);
   const remove = () =>
     run(async () => {
-      const result = await writeAsPage(api, { action: 'delete', token_id: token.id }, stagedIn);
-      if (result.problem) throw new Error(failureOf(result));
+      await written(writeAsPage(api, { action: 'delete', token_id: token.id }, stagedIn));
       show({ kind: 'none' }, `Deleted token ${token.id}.`);
     });
   if (!confirming) {

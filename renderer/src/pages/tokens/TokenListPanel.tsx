@@ -1,5 +1,10 @@
 import { formatCount, plural } from '../../components/format';
-import { useTokensStore } from '../../state/tokens-store';
+import { useNow } from '../../components/now';
+import { Tabs } from '../../components/Tabs';
+import { useTokenIntentsStore } from '../../state/token-intents-store';
+import { useTokensStore, type TokenListTab } from '../../state/tokens-store';
+import { liveIntents } from './intent-parts';
+import { IntentList } from './IntentList';
 import { TokenContext } from './TokenContext';
 import { TokenList } from './TokenList';
 import { TokenSearch } from './TokenSearch';
@@ -29,21 +34,13 @@ function ListSummary() {
   );
 }
 
-/** The list side of the page: who it acts as, the search, and the tokens. */
-export function TokenListPanel() {
-  const show = useTokensStore((state) => state.show);
+/** The tokens the search finds, with the search itself. */
+function TokensTab() {
   const total = useTokensStore((state) => state.total);
   const staged = useTokensStore((state) => state.staged.length);
   const problem = useTokensStore((state) => state.problem);
   return (
-    <section className="panel token-list" aria-labelledby="tokens-title">
-      <div className="tokens-head">
-        <h2 id="tokens-title">Tokens</h2>
-        <button type="button" className="primary" onClick={() => show({ kind: 'create' })}>
-          New token
-        </button>
-      </div>
-      <TokenContext />
+    <>
       <TokenSearch />
       <ListSummary />
       {total === 0 && staged === 0 && !problem ? (
@@ -51,6 +48,50 @@ export function TokenListPanel() {
       ) : (
         !problem && <TokenList />
       )}
+    </>
+  );
+}
+
+/** How many intents are live, beside the tab's name; nothing until they are read. */
+function IntentCount() {
+  const list = useTokenIntentsStore((state) => state.value);
+  const now = useNow();
+  if (!list) return null;
+  return <span className="tab-count">{formatCount(liveIntents(list, now).length)}</span>;
+}
+
+/** The list side of the page: who it acts as, then the tokens (with their search) or the live token intents. */
+export function TokenListPanel() {
+  const show = useTokensStore((state) => state.show);
+  const tab = useTokensStore((state) => state.listTab);
+  const showList = useTokensStore((state) => state.showList);
+  return (
+    <section className="panel token-list" aria-labelledby="tokens-title">
+      <div className="tokens-head">
+        <h2 id="tokens-title">Tokens</h2>
+        <button type="button" className="primary" onClick={() => show(tab === 'intents' ? { kind: 'create-intent' } : { kind: 'create' })}>
+          {tab === 'intents' ? 'New intent' : 'New token'}
+        </button>
+      </div>
+      <TokenContext />
+      <Tabs
+        label="Tokens or token intents"
+        selected={tab}
+        onSelect={(id) => showList(id as TokenListTab)}
+        tabs={[
+          { id: 'tokens', label: 'Tokens', panel: () => <TokensTab /> },
+          {
+            id: 'intents',
+            label: (
+              <>
+                Intents
+                <IntentCount />
+              </>
+            ),
+            panel: () => <IntentList />,
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -51,3 +51,8 @@ export const TYPE_LABELS: Record<string, string> = {
   employer_id_number: 'Employer ID number',
 };
 export const TOKEN_TYPES = Object.keys(TYPE_LABELS);
+
+/** A card's expiry as it is printed, `12/2040`; empty when the data has none. */
+export function cardExpiry(card: { expiration_month: number | null; expiration_year: number | null }): string {
+  return card.expiration_month !== null && card.expiration_year !== null ? `${String(card.expiration_month).padStart(2, '0')}/${card.expiration_year}` : '';
+}
