@@ -37,8 +37,17 @@ interface SessionRow {
   application_id: string;
   permissions: string | null;
   rules: string | null;
+  authorized_by: string | null;
   authorized_at: string | null;
+  created_at: string;
   expires_at: string;
+}
+
+/** A live session as the workbench lists it: never its key or nonce (only their hashes are kept anyway). */
+export interface SessionEntry extends SessionGrant {
+  created_at: string;
+  authorized_at: string | null;
+  authorized_by: string | null;
 }
 
 const grantOf = (row: SessionRow): SessionGrant => ({
@@ -71,6 +80,8 @@ export class SessionStore {
       authorize: db.prepare(`UPDATE sessions SET permissions = @permissions, rules = @rules, authorized_by = @by,
         authorized_at = @at, expires_at = @expires_at WHERE id = @id AND authorized_at IS NULL`),
       purge: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
+      list: db.prepare('SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
+      revoke: db.prepare('DELETE FROM sessions WHERE id = ? AND expires_at > ?'),
     };
   }
 
@@ -108,6 +119,24 @@ export class SessionStore {
     if (this.stmt.authorize.run(granted).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
     this.version++;
     return { ...grantOf(row), permissions: authorization.permissions, rules: authorization.rules, expires_at: granted.expires_at };
+  }
+
+  list(): SessionEntry[] {
+    return (this.stmt.list.all(nowIso()) as SessionRow[]).map((row) => ({
+      ...grantOf(row),
+      created_at: row.created_at,
+      authorized_at: row.authorized_at,
+      authorized_by: row.authorized_by,
+    }));
+  }
+
+  /**
+   * Ends a live session at once: its key is unknown from the next request (the vendor has no such route; the
+   * workbench's user may). A 404 when there is no live session by that id.
+   */
+  revoke(id: string): void {
+    if (this.stmt.revoke.run(id, nowIso()).changes === 0) throw new ApiProblem(404, `No live session ${id}: it has expired or was revoked`);
+    this.version++;
   }
 
   /** Deletes the sessions past their expiry; findByKey already treats them as gone. */

@@ -37,6 +37,7 @@ import { withPlainTextWarnings } from '../secrets/saved-credentials';
 import type { SecretStore } from '../secrets/secret-store';
 import { SNIPPET_WRITERS, SnippetError, snippetThroughProxy } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
+import type { ClientAccess } from './client-access';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import { CheckedDrafts } from './checked-drafts';
 import type { FrontDoor } from './front-door';
@@ -111,6 +112,8 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
+  /** Client encryption keys and sessions, as /keys and /sessions hold them. */
+  clientAccess: ClientAccess;
 }
 
 /**
@@ -303,13 +306,18 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
+    listClientKeys: () => sources.clientAccess.listKeys(),
+    createClientKey: (request) => sources.clientAccess.createKey(request),
+    deleteClientKey: (request) => sources.clientAccess.deleteKey(request),
+    listSessions: () => sources.clientAccess.listSessions(),
+    revokeSession: (request) => sources.clientAccess.revokeSession(request),
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, clientAccess: sources.clientAccess },
   );
 }
 
