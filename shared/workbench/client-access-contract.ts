@@ -6,8 +6,8 @@ import { accessRuleSchema } from './application-contract';
  * Sessions): client encryption keys, never their private half, and live sessions, never their key or nonce.
  */
 
-/** What every client encryption key is: the JWE the Elements make with its public half. */
-export const CLIENT_KEY_ALGORITHM = 'X25519 · ECDH-ES with A256GCM';
+/** What every client encryption key is; the JWE made with its public half is ECDH-ES with A256GCM. */
+export const CLIENT_KEY_ALGORITHM = 'X25519';
 
 /** A client encryption key as Settings lists it. `created_by`: the application whose key made it; null for Settings. */
 export const clientKeyInfoSchema = z.object({

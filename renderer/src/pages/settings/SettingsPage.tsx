@@ -3,6 +3,7 @@ import { ThemeSwitch } from '../../components/ThemeSwitch';
 import { usePageQuery } from '../../state/route';
 import { useSettingsStore } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
+import { ClientKeysSection } from './ClientKeysSection';
 import { CollectionsFolderSection } from './CollectionsFolderSection';
 import { ProxiesFolderSection } from './ProxiesFolderSection';
 import { DangerZone } from './DangerZone';
@@ -11,6 +12,7 @@ import { EnvironmentsSection } from './EnvironmentsSection';
 import { HistorySection } from './HistorySection';
 import { ProxySection } from './ProxySection';
 import { SecretsSection } from './SecretsSection';
+import { SessionsSection } from './SessionsSection';
 import './settings.css';
 
 /** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
@@ -21,6 +23,8 @@ export function SettingsPage() {
     <div className="settings">
       <EndpointSection />
       <ApplicationsSection />
+      <ClientKeysSection />
+      <SessionsSection />
       <SecretsSection />
       <EnvironmentsSection />
       <CollectionsFolderSection />
