@@ -45,7 +45,7 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { actionRecorder, clientAccess, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -54,6 +54,7 @@ import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 import { ClientKeyStore } from './encryption-keys/client-key-store';
 import { encryptedRequests } from './encryption-keys/encrypted-requests';
+import { openEncryptedHeader } from './encryption-keys/encrypted-header';
 import { clientKeyRoutes } from './encryption-keys/key-routes';
 import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
@@ -149,6 +150,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const proxies = new ProxyStore(db, sealer);
   const clientKeys = new ClientKeyStore(db, sealer);
   const sessions = new SessionStore(db, sealer);
+  const openEncrypted = (value: string, header: string) => openEncryptedHeader(clientKeys, value, header);
 
   let seedReport: SeedReport | null;
   try {
@@ -265,7 +267,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
-    clientAccess: clientAccess(clientKeys, sessions, applications),
+    clientKeys,
+    sessions,
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -274,7 +277,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...tokenRoutes(tokens, queries, encryptedRequests(clientKeys)),
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
-      ...proxyRoutes(proxyCore, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir })),
+      ...proxyRoutes(proxyCore, openEncrypted, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, openEncrypted })),
       ...clientKeyRoutes(clientKeys),
       ...sessionRoutes(sessions),
     ],

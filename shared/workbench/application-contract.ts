@@ -75,3 +75,29 @@ export const permissionInfoSchema = z.object({
   application_types: z.array(z.enum(APPLICATION_TYPES)),
 });
 export type PermissionInfo = z.output<typeof permissionInfoSchema>;
+
+/** A live client encryption key as Settings shows it: never its public or private half. */
+export const clientKeyInfoSchema = z.object({
+  key_id: z.string(),
+  expires_at: z.string(),
+  created_at: z.string(),
+  /** The application that made it; null when the engine did. */
+  created_by: z.string().nullable(),
+});
+export type ClientKeyInfo = z.output<typeof clientKeyInfoSchema>;
+
+/** A live session as Settings shows it: whose, and what an authorization granted it; never its key or nonce. */
+export const sessionInfoSchema = z.object({
+  id: z.string(),
+  application_id: z.string(),
+  application_name: z.string(),
+  authorized: z.boolean(),
+  permissions: z.array(z.string()),
+  /** A rule with conditions covers the tokens they name (its container is then `/`). */
+  rules: z.array(accessRuleSchema.extend({ conditions: z.array(z.object({ attribute: z.string(), operator: z.string(), value: z.string() })).optional() })),
+  /** The private application that authorized it; null while waiting. */
+  authorized_by: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+export type SessionInfo = z.output<typeof sessionInfoSchema>;

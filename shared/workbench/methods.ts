@@ -4,10 +4,12 @@ import {
   applicationChoiceSchema,
   applicationDetailSchema,
   applicationRefSchema,
+  clientKeyInfoSchema,
   keyRefSchema,
   newApplicationSchema,
   newKeySchema,
   permissionInfoSchema,
+  sessionInfoSchema,
 } from './application-contract';
 import {
   collectionsViewSchema,
@@ -78,14 +80,7 @@ import { activeEnvironmentSchema, environmentChangeSchema, environmentRefSchema,
 import { postmanImportedSchema, postmanImportSchema } from './postman-contract';
 import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, proxyFilesWrittenSchema, proxyImportSchema } from './proxy-files-contract';
 import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
-import {
-  clientKeyInfoSchema,
-  clientKeyRefSchema,
-  newClientKeyReplySchema,
-  newClientKeySchema,
-  sessionInfoSchema,
-  sessionRefSchema,
-} from './client-access-contract';
+import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessionRefSchema } from './client-access-contract';
 import type { PageId } from './pages';
 
 /**
@@ -273,14 +268,14 @@ export const WORKBENCH_METHODS = {
   deleteProxy: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
   /** Sends a sample request through a proxy as an application: the answer's history entry carries its pipeline trace. */
   tryProxy: change(proxyTrySchema, exchangeSchema),
-  /** The live client encryption keys, oldest first: never a private half, nor (after its creation) the public one. */
+  /** The live client encryption keys, oldest first, with who made them; never their halves. */
   listClientKeys: read(nothing, z.array(clientKeyInfoSchema)),
+  /** The live sessions, oldest first: whose, whether and by whom authorized, with what; never their keys or nonces. */
+  listSessions: read(nothing, z.array(sessionInfoSchema)),
   /** Makes a client encryption key, validated as POST /keys: its public half is in this answer only. */
   createClientKey: change(newClientKeySchema, newClientKeyReplySchema),
   /** Deletes a client encryption key: what was encrypted with it can no longer be sent. */
   deleteClientKey: change(clientKeyRefSchema, z.object({ deleted: z.literal(true) })),
-  /** The live sessions, oldest first, with what each was granted: never a session's key or nonce. */
-  listSessions: read(nothing, z.array(sessionInfoSchema)),
   /** Ends a live session at once: its key is refused from the next request. */
   revokeSession: change(sessionRefSchema, z.object({ revoked: z.literal(true) })),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */

@@ -52,6 +52,19 @@ describe('the node SDK (5.7.0) on /sessions', () => {
     await expect(asSession.tokens.get(other.id!)).rejects.toMatchObject({ statusCode: 403 });
   });
 
+  it('grants one token by a rule condition, as the vendor\'s sessions guide does, and lists nothing else', async () => {
+    const session = await frontEnd.sessions.create();
+    await backend.sessions.authorize({
+      nonce: session.nonce!,
+      rules: [{ description: 'only our card', priority: 1, conditions: [{ attribute: 'id', operator: 'equals', value: cardId }], permissions: ['token:read'], transform: 'reveal' }],
+    });
+    const asSession = nodeSdk(t, session.sessionKey!);
+    expect((await asSession.tokens.get(cardId)).data).toMatchObject({ number: '4242424242424242' });
+    const other = await backend.tokens.create({ type: 'card', data: { number: '5555555555554444', expiration_month: 1, expiration_year: 2031 } });
+    await expect(asSession.tokens.get(other.id!)).rejects.toMatchObject({ statusCode: 403 });
+    expect((await asSession.tokens.listV2()).data).toEqual([]);
+  });
+
   it('authorizes a nonce once (409 again) and knows no other (404)', async () => {
     const session = await frontEnd.sessions.create();
     await backend.sessions.authorize({ nonce: session.nonce!, permissions: ['token:read'] });

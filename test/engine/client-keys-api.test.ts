@@ -163,6 +163,14 @@ describe('encrypted token requests: errors', () => {
     expect(Object.keys(res.body.errors)).toEqual(['card.encrypted']);
   });
 
+  it('refuses a /tokenize of more encrypted requests than it creates tokens before decrypting any', async () => {
+    // Every JWE is broken: a refusal about one of them would mean the engine started decrypting 101 of them.
+    const body = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`card${i}`, { type: 'token', encrypted: 'not.a.jwe.at.all' }]));
+    const res = await t.call('POST', '/tokenize', { key: t.privateKey, body });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toBe('A tokenize request creates at most 100 tokens');
+  });
+
   it('records in History which key decrypted a request, never its data or the JWE', async () => {
     const encrypted = await encryptLikeElements({ number: '4242424242424242', expiration_month: 12, expiration_year: 2030 }, key.public_key_pem, key.key_id);
     const res = await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card', encrypted }, headers: { 'BT-TRACE-ID': 'encrypted-1' } });

@@ -57,7 +57,10 @@ describe('POST /sessions/authorize errors', () => {
     ['a management permission', { nonce: 'n', permissions: ['application:read'] }, 'permissions.0'],
     ['a rule granting a management permission', { nonce: 'n', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['proxy:create'] }] }, 'rules.0.permissions.0'],
     ['a rule on no container', { nonce: 'n', rules: [{ priority: 1, container: 'pci', transform: 'reveal', permissions: ['token:read'] }] }, 'rules.0.container'],
-    ['rule conditions', { nonce: 'n', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['token:read'], conditions: [{ attribute: 'id', operator: 'equals', value: 'x' }] }] }, 'rules.0.conditions'],
+    ['a rule with a container and conditions', { nonce: 'n', rules: [{ priority: 1, container: '/', transform: 'reveal', permissions: ['token:read'], conditions: [{ attribute: 'id', operator: 'equals', value: 'x' }] }] }, 'rules.0'],
+    ['a rule with neither a container nor conditions', { nonce: 'n', rules: [{ priority: 1, transform: 'reveal', permissions: ['token:read'] }] }, 'rules.0'],
+    ['a condition on another attribute', { nonce: 'n', rules: [{ priority: 1, transform: 'reveal', permissions: ['token:read'], conditions: [{ attribute: 'type', operator: 'equals', value: 'card' }] }] }, 'rules.0.conditions.0.attribute'],
+    ['a condition with another operator', { nonce: 'n', rules: [{ priority: 1, transform: 'reveal', permissions: ['token:read'], conditions: [{ attribute: 'id', operator: 'starts_with', value: 'x' }] }] }, 'rules.0.conditions.0.operator'],
     ['an expires_at in the past', { nonce: 'n', permissions: ['token:read'], expires_at: '2020-01-01T00:00:00Z' }, 'expires_at'],
     ['an expires_at that is no date', { nonce: 'n', permissions: ['token:read'], expires_at: 'in an hour' }, 'expires_at'],
   ])('answers 400 naming the field for %s', async (_, body, field) => {
@@ -95,6 +98,22 @@ describe('a session key', () => {
     expect((await t.call('POST', '/tokens', { key: session.session_key, body: { type: 'token', data: 'x' } })).status).toBe(401);
     // The unused session lives its three minutes: its nonce still works.
     expect((await authorize({ nonce: unused.nonce, permissions: ['token:read'] })).status).toBe(204);
+  });
+
+  it('uses, updates and deletes only the token its rule condition names', async () => {
+    const mine = (await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'mine' } })).body;
+    const theirs = (await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'token', data: 'theirs' } })).body;
+    const session = await createSession();
+    const conditions = [{ attribute: 'id', operator: 'equals', value: mine.id }];
+    expect((await authorize({ nonce: session.nonce, rules: [{ priority: 1, conditions, transform: 'reveal', permissions: ['token:read', 'token:update', 'token:delete'] }] })).status).toBe(204);
+    const patch = (id: string) => t.call('PATCH', `/tokens/${id}`, { key: session.session_key, body: { metadata: { a: 'b' } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    expect((await patch(theirs.id)).status).toBe(403);
+    expect((await patch(mine.id)).status).toBe(200);
+    expect((await t.call('POST', '/detokenize', { key: session.session_key, body: { v: `{{ ${theirs.id} }}` } })).status).toBe(403);
+    expect((await t.call('POST', '/detokenize', { key: session.session_key, body: { v: `{{ ${mine.id} }}` } })).body).toEqual({ v: 'mine' });
+    expect((await t.call('POST', '/tokens/search', { key: session.session_key, body: { query: '' } })).status).toBe(403);
+    expect((await t.call('DELETE', `/tokens/${theirs.id}`, { key: session.session_key })).status).toBe(403);
+    expect((await t.call('DELETE', `/tokens/${mine.id}`, { key: session.session_key })).status).toBe(204);
   });
 
   it('may call the proxy when granted token:use, which its public application never may', async () => {

@@ -72,8 +72,10 @@ describe('errors of a pre-configured call', () => {
     expectProxyError(await invoke(key), 500, /Reactor Runtime Error/);
   });
 
-  it('answers 400 for BT-ENCRYPTED, which needs client encryption keys Tokenbench does not have', async () => {
+  it('answers 400 for a BT-ENCRYPTED that is not base64 of encrypted token requests, before calling the destination', async () => {
     const { key } = await createProxy({});
-    expectProxyError(await invoke(key, { 'BT-ENCRYPTED': 'eyJ9' }), 400, /BT-ENCRYPTED is not supported/);
+    const before = calls;
+    expectProxyError(await invoke(key, { 'BT-ENCRYPTED': 'eyJ9' }), 400, /BT-ENCRYPTED must be base64 of a JSON token request/);
+    expect(calls).toBe(before);
   });
 });

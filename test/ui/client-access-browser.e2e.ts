@@ -82,9 +82,13 @@ test('a session appears when a front end makes it, shows its grant and countdown
   await expect(row).toContainText('Waiting for authorization');
   await expect(row).toContainText(/[23]:\d\d/);
 
-  expect((await bench.call('POST', '/sessions/authorize', { key: bench.privateKey, body: { nonce: first.nonce, permissions: ['token:read'] } })).status).toBe(204);
-  await expect(row).toContainText('Authorized by');
-  await expect(row).toContainText('token:read');
+  // As the vendor's sessions guide grants one token: a rule naming it rather than a container.
+  const rules = [{ priority: 1, conditions: [{ attribute: 'id', operator: 'equals', value: 'order-1234' }], transform: 'reveal', permissions: ['token:read'] }];
+  const authorized = await bench.call('POST', '/sessions/authorize', { key: bench.privateKey, body: { nonce: first.nonce, permissions: ['token:create'], rules } });
+  expect(authorized.status, JSON.stringify(authorized.body)).toBe(204);
+  await expect(row).toContainText('Authorized by Tokenbench backend');
+  await expect(row).toContainText('token:create');
+  await expect(row).toContainText('token order-1234 reveal: token:read');
   const text = (await page.locator('body').textContent())!;
   expect(text).not.toContain(first.session_key);
   expect(text).not.toContain(first.nonce);

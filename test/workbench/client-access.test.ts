@@ -13,7 +13,7 @@ it('makes a client encryption key whose public half encrypts a token request, li
   const t = current.bench;
   const made = await workbenchReply(t, 'createClientKey', {});
   expect(made.public_key_pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n[\w+/=]+\n-----END PUBLIC KEY-----$/);
-  expect(made.key).toMatchObject({ algorithm: 'X25519', created_by: null });
+  expect(made.key).toMatchObject({ created_by: null });
 
   const encrypted = await encryptLikeElements(PAN, made.public_key_pem, made.key.key_id);
   expect((await t.call('POST', '/tokens', { key: t.privateKey, body: { type: 'card_number', encrypted } })).status).toBe(201);
@@ -22,7 +22,7 @@ it('makes a client encryption key whose public half encrypts a token request, li
   const byClient = (await t.call('POST', '/keys', { key: t.managementKey })).body;
   const listed = await workbenchReply(t, 'listClientKeys');
   expect(listed.map((key: { key_id: string }) => key.key_id)).toEqual([made.key.key_id, byClient.key_id]);
-  expect(listed[1].created_by).toEqual({ id: t.engine.bootstrapKeys!.management.application_id, name: expect.any(String) });
+  expect(listed[1].created_by).toBe(t.engine.bootstrapKeys!.management.application_id);
   expect(JSON.stringify(listed)).not.toContain(made.public_key_pem.split('\n')[1]);
   expect(JSON.stringify(listed)).not.toContain('PRIVATE');
 
@@ -37,16 +37,16 @@ it('refuses a key expiry POST /keys refuses, naming the field', async () => {
   expect(await workbenchReply(t, 'listClientKeys')).toEqual([]);
 });
 
-it('lists live sessions with their grant and never their key, and revokes one so its key is refused at once', async () => {
+it('revokes a live session so its key is refused at once', async () => {
   const t = current.bench;
   const front = await t.call('POST', '/applications', { key: t.managementKey, body: { name: 'Checkout page', type: 'public', permissions: ['token:create'] } });
   const session = (await t.call('POST', '/sessions', { key: front.body.key })).body;
   let [listed] = await workbenchReply(t, 'listSessions');
-  expect(listed).toMatchObject({ application: { id: front.body.id, name: 'Checkout page' }, expires_at: session.expires_at, authorization: null });
+  expect(listed).toMatchObject({ application_id: front.body.id, application_name: 'Checkout page', expires_at: session.expires_at, authorized: false });
 
   expect((await t.call('POST', '/sessions/authorize', { key: t.privateKey, body: { nonce: session.nonce, permissions: ['token:read'] } })).status).toBe(204);
   [listed] = await workbenchReply(t, 'listSessions');
-  expect(listed.authorization).toMatchObject({ by: { id: current.backend }, permissions: ['token:read'], rules: [] });
+  expect(listed).toMatchObject({ authorized: true, authorized_by: current.backend, permissions: ['token:read'], rules: [] });
   const shown = JSON.stringify(listed);
   expect(shown).not.toContain(session.session_key);
   expect(shown).not.toContain(session.nonce);

@@ -95,6 +95,13 @@ describe('checkRequest', () => {
     expect(clean.flags).toEqual([]);
   });
 
+  it('takes encrypted (the PFX-ENCRYPTED requests) for what the call brings, not a token of the vault', async () => {
+    await start();
+    const body = `{"pan": "{{ encrypted | json: '$.data.number' }}"}`;
+    const { flags } = await check({ body, headers: [['BT-PROXY-URL', 'https://api.example.com'], ['Content-Type', 'application/json']] });
+    expect(flags).toEqual([]);
+  });
+
   it("flags a token the application may not use with the proxy's 403 and the rule that decides", async () => {
     await start();
     const id = await token('card_number', PAN);

@@ -15,7 +15,7 @@ export const accessRule = z.object({
   permissions: z.array(z.string()).min(1),
   conditions: z
     .array(z.unknown())
-    .max(0, { error: 'Access-rule conditions (the vendor offers them on sessions) are not supported by Tokenbench: scope the rule by container, and leave conditions out or empty' })
+    .max(0, { error: 'Access-rule conditions apply to sessions only (POST /sessions/authorize): scope an application\'s rule by container, and leave conditions out or empty' })
     .nullish(),
 });
 
@@ -43,7 +43,7 @@ function checkSuitsType(app: Fields, ctx: z.RefinementCtx): void {
   }
 }
 
-export const withStoredContainers = <A extends Pick<Fields, 'rules'>>(app: A) => ({
+const withStoredContainers = <A extends Fields>(app: A) => ({
   ...app,
   rules: app.rules.map(({ conditions: _none, ...r }) => ({ ...r, container: normalizeContainer(r.container) }) as AccessRule),
 });

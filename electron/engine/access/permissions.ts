@@ -34,12 +34,21 @@ export const APPLICATION_TYPES = ['public', 'private', 'management'] as const;
 export type ApplicationType = (typeof APPLICATION_TYPES)[number];
 export type Transform = 'redact' | 'mask' | 'reveal';
 
+/** A session rule's condition (the vendor's): the rule covers only the token whose id equals `value`. */
+export interface RuleCondition {
+  attribute: 'id';
+  operator: 'equals';
+  value: string;
+}
+
 export interface AccessRule {
   description: string;
   priority: number;
   container: string;
   transform: Transform;
   permissions: Permission[];
+  /** Sessions only; the rule's container is then `/` and these decide which tokens it covers. */
+  conditions?: RuleCondition[];
 }
 
 /** Which permissions each application type may hold. */
@@ -118,8 +127,13 @@ const grants = (rule: AccessRule, permission: Permission) =>
 
 const covers = (ruleContainer: string, tokenContainer: string) => tokenContainer.startsWith(ruleContainer);
 
-/** The first of `rules` (in the order they are tried) that covers the container. */
-const ruleFor = (rules: readonly AccessRule[], container: string) => rules.find((r) => covers(r.container, container));
+/** Whether a rule's conditions hold for a token: a conditioned rule covers nothing when the token's id is not known. */
+const conditionsHold = (rule: AccessRule, tokenId: string | undefined) =>
+  !rule.conditions?.length || (tokenId !== undefined && rule.conditions.every((c) => c.value === tokenId));
+
+/** The first of `rules` (in the order they are tried) that covers the container (and the token, for a conditioned rule). */
+const ruleFor = (rules: readonly AccessRule[], container: string, tokenId?: string) =>
+  rules.find((r) => covers(r.container, container) && conditionsHold(r, tokenId));
 
 /** How an application's rules decide one permission on one token. */
 export interface AccessDecision {
@@ -165,18 +179,19 @@ export class AccessPolicy {
    * needs the permission on every one of them, and gets the most restrictive of their transforms: otherwise a rule on
    * `/general/` would open a token that is also in `/pci/high/`.
    * @param bareTransform what a bare permission gives here instead of its usual transform (see require)
+   * @param tokenId the token's id, which a session's conditioned rules need to cover it
    */
-  transformFor(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform | null {
-    return this.decide(permission, containers, bareTransform).transform;
+  transformFor(permission: Permission, containers: readonly string[], bareTransform?: Transform, tokenId?: string): Transform | null {
+    return this.decide(permission, containers, bareTransform, tokenId).transform;
   }
 
   /** transformFor, with the rule that decided it, or the container that no rule granting the permission covers. */
-  decide(permission: Permission, containers: readonly string[], bareTransform?: Transform): AccessDecision {
+  decide(permission: Permission, containers: readonly string[], bareTransform?: Transform, tokenId?: string): AccessDecision {
     const rules = this.rulesGranting(permission);
     let strictest: Transform | null = null;
     let deciding: AccessRule | null = null;
     for (const container of containers) {
-      const rule = ruleFor(rules, container);
+      const rule = ruleFor(rules, container, tokenId);
       if (!rule) return { transform: null, rule: null, uncovered: container };
       const transform = bareTransform !== undefined && this.bare.has(rule) ? bareTransform : rule.transform;
       if (strictest === null || TRANSFORM_RANK[transform] < TRANSFORM_RANK[strictest]) {
@@ -197,8 +212,8 @@ export class AccessPolicy {
    * documented permission names a transform of its own: POST /detokenize is "token:read (reveal)", so a bare token:read
    * reveals there, while an access rule's transform still decides for the containers it covers.
    */
-  require(permission: Permission, containers: readonly string[], bareTransform?: Transform): Transform {
-    const transform = this.transformFor(permission, containers, bareTransform);
+  require(permission: Permission, containers: readonly string[], bareTransform?: Transform, tokenId?: string): Transform {
+    const transform = this.transformFor(permission, containers, bareTransform, tokenId);
     if (transform === null) {
       throw new ApiProblem(403, `The application lacks ${permission} on container ${containers.join(', ')}`);
     }
@@ -219,9 +234,12 @@ export class AccessPolicy {
     return this.rulesGranting(permission).length > 0;
   }
 
-  /** Container prefixes on which the permission is granted, for filtering lists and searches in SQL. */
+  /**
+   * Container prefixes on which the permission is granted, for filtering lists and searches in SQL. A session's
+   * conditioned rule grants none: it names tokens, which lists and searches do not reach.
+   */
   containerPrefixes(permission: Permission): string[] {
-    return [...new Set(this.rulesGranting(permission).map((r) => r.container))];
+    return [...new Set(this.rulesGranting(permission).filter((r) => !r.conditions?.length).map((r) => r.container))];
   }
 
   private rulesGranting(permission: Permission): readonly AccessRule[] {

@@ -2,19 +2,44 @@ import { z } from 'zod';
 import type { Route } from '../server/route-types';
 import { ApiProblem } from '../server/problem';
 import { futureInstant, parseWith } from '../server/validation';
-import { accessRule, withStoredContainers } from './application-requests';
+import { accessRule } from './application-requests';
 import type { Caller } from './authenticator';
-import { ALLOWED_PERMISSIONS, type Permission } from './permissions';
+import { normalizeContainer } from './containers';
+import { ALLOWED_PERMISSIONS, type AccessRule, type Permission } from './permissions';
 import type { SessionStore } from './session-store';
 
 const EXPIRY = 'expires_at must be an ISO 8601 date and time in the future';
+
+/** The vendor's one documented condition: the rule covers the token of that id. */
+const condition = z.object({
+  attribute: z.literal('id', { error: 'A condition\'s attribute must be id: Tokenbench knows no other' }),
+  operator: z.literal('equals', { error: 'A condition\'s operator must be equals: Tokenbench knows no other' }),
+  value: z.string({ error: 'A condition\'s value must be a token id' }).min(1, { error: 'A condition\'s value must be a token id' }),
+});
+
+/**
+ * A session's rule: an application's, or one whose conditions name tokens instead of a container (the vendor's
+ * sessions guide grants one token so). The two are exclusive, as the vendor's access-control docs say.
+ */
+const sessionRule = accessRule
+  .extend({ container: accessRule.shape.container.optional(), conditions: z.array(condition).nullish() })
+  .superRefine((rule, ctx) => {
+    const conditioned = (rule.conditions?.length ?? 0) > 0;
+    if (conditioned === (rule.container !== undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'A session rule has a container or conditions, one of the two' });
+    }
+  })
+  .transform(({ conditions, container, ...rule }) => {
+    const stored = { ...rule, permissions: rule.permissions as Permission[] };
+    return (conditions?.length ? { ...stored, container: '/', conditions } : { ...stored, container: normalizeContainer(container!) }) satisfies AccessRule;
+  });
 
 /** POST /sessions/authorize: the vendor's fields; what is granted must be what a private application may hold. */
 const authorizeRequest = z
   .object({
     nonce: z.string({ error: 'nonce is required' }).min(1, { error: 'nonce is required' }),
     permissions: z.array(z.string()).nullish().transform((list) => list ?? []),
-    rules: z.array(accessRule).nullish().transform((list) => list ?? []),
+    rules: z.array(sessionRule).nullish().transform((list) => list ?? []),
     expires_at: futureInstant(EXPIRY, () => null),
   })
   .superRefine((grant, ctx) => {
@@ -28,8 +53,7 @@ const authorizeRequest = z
     };
     grant.permissions.forEach((p, i) => check(p, ['permissions', i]));
     grant.rules.forEach((r, i) => r.permissions.forEach((p, j) => check(p, ['rules', i, 'permissions', j])));
-  })
-  .transform(withStoredContainers);
+  });
 
 /** Sessions are made and authorized by applications' own keys, never by another session's. */
 function requireApplicationOfType(caller: Caller, type: 'public' | 'private', doing: string): void {

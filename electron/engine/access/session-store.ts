@@ -43,11 +43,10 @@ interface SessionRow {
   expires_at: string;
 }
 
-/** A live session as the workbench lists it: never its key or nonce (only their hashes are kept anyway). */
-export interface SessionEntry extends SessionGrant {
-  created_at: string;
-  authorized_at: string | null;
+/** A live session as the workbench lists it. */
+export interface SessionDetail extends SessionGrant {
   authorized_by: string | null;
+  created_at: string;
 }
 
 const grantOf = (row: SessionRow): SessionGrant => ({
@@ -80,7 +79,7 @@ export class SessionStore {
       authorize: db.prepare(`UPDATE sessions SET permissions = @permissions, rules = @rules, authorized_by = @by,
         authorized_at = @at, expires_at = @expires_at WHERE id = @id AND authorized_at IS NULL`),
       purge: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
-      list: db.prepare('SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
+      live: db.prepare('SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
       revoke: db.prepare('DELETE FROM sessions WHERE id = ? AND expires_at > ?'),
     };
   }
@@ -121,13 +120,9 @@ export class SessionStore {
     return { ...grantOf(row), permissions: authorization.permissions, rules: authorization.rules, expires_at: granted.expires_at };
   }
 
-  list(): SessionEntry[] {
-    return (this.stmt.list.all(nowIso()) as SessionRow[]).map((row) => ({
-      ...grantOf(row),
-      created_at: row.created_at,
-      authorized_at: row.authorized_at,
-      authorized_by: row.authorized_by,
-    }));
+  /** The live sessions, oldest first. */
+  list(): SessionDetail[] {
+    return (this.stmt.live.all(nowIso()) as SessionRow[]).map((row) => ({ ...grantOf(row), authorized_by: row.authorized_by, created_at: row.created_at }));
   }
 
   /**

@@ -19,12 +19,8 @@ interface ClientKeyRow {
   id: string;
   sealed_private: Buffer;
   expires_at: string;
-}
-
-/** A live key as the workbench lists it: who made it (an application's id; null for the workbench) and when. */
-export interface ClientKeyEntry extends ClientKeyInfo {
-  created_at: string;
   created_by: string | null;
+  created_at: string;
 }
 
 /** The sealed private half is bound to its key's id: a blob copied onto another row does not open. */
@@ -55,7 +51,7 @@ export class ClientKeyStore {
     this.stmt = {
       insert: db.prepare('INSERT INTO client_keys (id, sealed_private, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?)'),
       get: db.prepare('SELECT id, sealed_private, expires_at FROM client_keys WHERE id = ? AND expires_at > ?'),
-      list: db.prepare('SELECT id, expires_at, created_at, created_by FROM client_keys WHERE expires_at > ? ORDER BY created_at, id'),
+      list: db.prepare('SELECT * FROM client_keys WHERE expires_at > ? ORDER BY created_at, id'),
       delete: db.prepare('DELETE FROM client_keys WHERE id = ? AND expires_at > ?'),
       purge: db.prepare('DELETE FROM client_keys WHERE expires_at <= ?'),
     };
@@ -70,12 +66,12 @@ export class ClientKeyStore {
   }
 
   list(): ClientKeyInfo[] {
-    return this.entries().map(({ key_id, expires_at }) => ({ key_id, expires_at }));
+    return (this.stmt.list.all(nowIso()) as ClientKeyRow[]).map(info);
   }
 
-  entries(): ClientKeyEntry[] {
-    const rows = this.stmt.list.all(nowIso()) as (Omit<ClientKeyRow, 'sealed_private'> & { created_at: string; created_by: string | null })[];
-    return rows.map(({ id, expires_at, created_at, created_by }) => ({ key_id: id, expires_at, created_at, created_by }));
+  /** The live keys with who made them and when, for the workbench. */
+  details(): (ClientKeyInfo & { created_at: string; created_by: string | null })[] {
+    return (this.stmt.list.all(nowIso()) as ClientKeyRow[]).map((row) => ({ ...info(row), created_at: row.created_at, created_by: row.created_by }));
   }
 
   /** A live key, or undefined when there is none by that id (never made, deleted or expired). */

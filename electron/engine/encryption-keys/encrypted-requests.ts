@@ -1,4 +1,4 @@
-import { validationProblem } from '../server/problem';
+import { ApiProblem, validationProblem } from '../server/problem';
 import type { ClientKeyStore } from './client-key-store';
 import { decryptJwe } from './jwe-decryption';
 
@@ -15,8 +15,11 @@ export interface MaybeEncrypted {
 export interface EncryptedRequests {
   /** The request with `encrypted` decrypted into `data`; `field` names it in errors (`encrypted`, `card.encrypted`). */
   open<T extends MaybeEncrypted>(request: T, field: string, opened: (keyId: string) => void): Promise<Opened<T>>;
-  /** A POST /tokenize body with every encrypted token request in it opened. */
-  openAll(body: unknown, opened: (keyId: string) => void): Promise<unknown>;
+  /**
+   * A POST /tokenize body with every encrypted token request in it opened; more than `most` of them is `tooMany` (a
+   * 400) before any is decrypted, so a large body cannot make the engine decrypt for tokens it will never create.
+   */
+  openAll(body: unknown, opened: (keyId: string) => void, most: number, tooMany: string): Promise<unknown>;
 }
 
 /** A token request once opened: its data in the clear, no `encrypted` left. */
@@ -37,15 +40,30 @@ export function encryptedRequests(keys: ClientKeyStore): EncryptedRequests {
   }
 
   /** POST /tokenize walks its body the same way: an object with a type and encrypted data is one token request. */
-  async function openAll(body: unknown, opened: (keyId: string) => void, path = ''): Promise<unknown> {
-    if (Array.isArray(body)) return Promise.all(body.map((item, i) => openAll(item, opened, `${path}[${i}]`)));
+  const isEncrypted = (value: Record<string, unknown>) => 'type' in value && 'encrypted' in value;
+
+  function count(body: unknown): number {
+    if (Array.isArray(body)) return body.reduce((n: number, item) => n + count(item), 0);
+    if (!isObject(body)) return 0;
+    if (isEncrypted(body)) return 1;
+    return Object.values(body).reduce((n: number, value) => n + count(value), 0);
+  }
+
+  async function openEach(body: unknown, opened: (keyId: string) => void, path: string): Promise<unknown> {
+    if (Array.isArray(body)) return Promise.all(body.map((item, i) => openEach(item, opened, `${path}[${i}]`)));
     if (!isObject(body)) return body;
     const at = (key: string) => (path ? `${path}.${key}` : key);
-    if ('type' in body && 'encrypted' in body) return open(body as MaybeEncrypted, at('encrypted'), opened);
+    if (isEncrypted(body)) return open(body as MaybeEncrypted, at('encrypted'), opened);
     if ('type' in body && 'data' in body) return body;
-    const entries = await Promise.all(Object.entries(body).map(async ([key, value]) => [key, await openAll(value, opened, at(key))] as const));
+    const entries = await Promise.all(Object.entries(body).map(async ([key, value]) => [key, await openEach(value, opened, at(key))] as const));
     return Object.fromEntries(entries);
   }
 
-  return { open, openAll: (body, opened) => openAll(body, opened) };
+  return {
+    open,
+    openAll(body, opened, most, tooMany) {
+      if (count(body) > most) throw new ApiProblem(400, tooMany);
+      return openEach(body, opened, '');
+    },
+  };
 }

@@ -11,7 +11,7 @@ import type { LiquidRuntime } from './liquid-runtime';
 import { formEncode, isStructured, jsonStringContent, toJsonLiteral, toText } from './rendered-value';
 import { type Segments, interleave, joinSegments, loneSlot } from './segments';
 import type { TokenRecord } from './token-record';
-import { HEAD_VARIABLE, type TokenExpression } from './token-reference';
+import { ENCRYPTED_KEY, HEAD_VARIABLE, type TokenExpression } from './token-reference';
 
 export interface CompiledBody {
   /** Number of expressions, for the per-request expression limit (docs/api.md, Limits). */
@@ -286,7 +286,7 @@ export class BodyTemplate implements CompiledBody {
     const evaluate = tokenEvaluator(this.runtime, budget);
     return (expression) => {
       const token = tokens.get(expression.ref.id);
-      if (!token) throw new ExpressionError(expression.source, `token "${expression.ref.id}" was not found`);
+      if (!token) throw new ExpressionError(expression.source, expression.ref.id === ENCRYPTED_KEY ? 'encrypted reads the PFX-ENCRYPTED header (BT-ENCRYPTED by default), which this request does not carry' : `token "${expression.ref.id}" was not found`);
       const value = evaluate(expression, token);
       values?.push(value);
       return value;

@@ -12,4 +12,4 @@ export { containsExpression } from './expression-scanner';
 export { isStructured, toText, writesNothing } from './rendered-value';
 export type { TemplateScope } from './token-template';
 export type { TokenRecord } from './token-record';
-export { isValidTokenId, madeTokenKey, type TokenExpression } from './token-reference';
+export { ENCRYPTED_KEY, isValidTokenId, madeTokenKey, type TokenExpression } from './token-reference';

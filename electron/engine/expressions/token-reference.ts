@@ -18,6 +18,13 @@ const MADE_TOKEN = /^tokenize_transform\s*:\s*(['"])([A-Za-z0-9_-]{1,100})\1$/;
 /** The key under which a token made by a tokenize transform is handed to a render, beside the vault's by id. */
 export const madeTokenKey = (identifier: string): string => `tokenize_transform:${identifier}`;
 
+/**
+ * `{{ encrypted | json: '$.data.number' }}`: the proxy call's PFX-ENCRYPTED token requests, decrypted. The key is no
+ * token id (ids cannot hold `:`), so the root shadows no token.
+ */
+export const ENCRYPTED_KEY = 'encrypted:';
+const ENCRYPTED_ROOT = /^encrypted$/;
+
 /** The token id rule (docs/api.md, Tokens): 3–400 characters, none of `# / \ + ? [ ] | & = % < > { } ^`. */
 export function isValidTokenId(id: string): boolean {
   return id.length >= 3 && id.length <= 400 && !ID_FORBIDDEN.test(id);
@@ -28,7 +35,7 @@ export interface TokenReference {
   readonly id: string;
   /** `token:` form: the expression sees the whole token object, not just its data. */
   readonly whole: boolean;
-  /** Made by a tokenize transform in this call: not looked up in the vault. */
+  /** Made by a tokenize transform in this call, or decrypted from its PFX-ENCRYPTED header: not looked up in the vault. */
   readonly made?: true;
 }
 
@@ -48,6 +55,10 @@ export function compileTokenExpression(source: string, compileChain: (source: st
   const bar = inner.indexOf('|');
   const head = (bar < 0 ? inner : inner.slice(0, bar)).trim();
   const filters = bar < 0 ? '' : inner.slice(bar);
+  if (ENCRYPTED_ROOT.test(head)) {
+    const { value, direct } = compileChain(source, filters);
+    return { source, value, direct, ref: { id: ENCRYPTED_KEY, whole: true, made: true } };
+  }
   const made = MADE_TOKEN.exec(head);
   if (made) {
     const { value, direct } = compileChain(source, filters);

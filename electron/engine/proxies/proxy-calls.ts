@@ -8,7 +8,7 @@ import type { Caller } from '../access/authenticator';
 import type { CallKeyOf, RuntimeKeyOf } from '../access/runtime-keys';
 import { missingKeyProblem } from '../access/authenticator';
 import { systemCaller } from '../access/system-caller';
-import { type BodyKind, bodyKindOf, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
+import { type BodyKind, bodyKindOf, ENCRYPTED_KEY, type ExpressionEngine, isStructured, madeTokenKey, toText, type TokenRecord } from '../expressions';
 import { type BodyChunks, prefixOf } from '../server/body-chunks';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
@@ -20,6 +20,7 @@ import { outboundHeaders } from '../proxy/header-rules';
 import { bodyText, type GatheredResponse, headerObject, type ProxyCore } from '../proxy/proxy-core';
 import { maskPlaintext } from '../proxy/echoed-values';
 import { BODY_KEPT, maskedOutboundView, type ProxyExchange, recordedEchoes, type TraceStep } from '../proxy/proxy-history';
+import { encryptedRoot, type OpenEncryptedHeader } from '../proxy/encrypted-root';
 import type { PreconfiguredCalls } from '../proxy/proxy-route';
 import { requireProxyCaller } from '../proxy/proxy-rules';
 import type { CodeLog, CodeRuntime, ProxyRequestArgs, ProxyResponseArgs } from '../code-runtime';
@@ -46,6 +47,8 @@ export interface ProxyCallDeps {
   callKey: CallKeyOf;
   /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
   dependenciesDir: string | null;
+  /** Opens a call's PFX-ENCRYPTED header (client encryption keys). */
+  openEncrypted: OpenEncryptedHeader;
 }
 
 /** A body as transforms and templates see it: parsed JSON for a JSON body, else its text (§2.4). */
@@ -137,7 +140,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       if (!caller) throw missingKeyProblem(`${prefix}-API-KEY`);
       requireProxyCaller(caller);
     }
-    if (ctx.prefixed('ENCRYPTED') !== undefined) throw new ApiProblem(400, `${prefix}-ENCRYPTED is not supported`);
+    const encrypted = await encryptedRoot(ctx, prefix, deps.openEncrypted);
 
     const target = targetWithoutKey(ctx.req.url ?? '/proxy', keyParam);
     const destination = core.destinationOf(proxy.destination_url, target, 'destination_url');
@@ -180,7 +183,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const made = new Map<string, TokenRecord>();
     const tokenizing = proxy.request_transforms.filter((t) => t.type === 'tokenize');
     // Parsed only for tokenize transforms: a proxy without them costs no parse of the body.
-    const requestScope = tokenizing.length > 0 ? { req: parsedBody(received.chunks, received.kind) } : {};
+    const requestScope = tokenizing.length > 0 ? { req: parsedBody(received.chunks, received.kind), ...(encrypted && { encrypted }) } : {};
     for (const transform of tokenizing) {
       const token = tokenize(transform, requestScope, proxy, caller);
       made.set(madeTokenKey(transform.options?.identifier ?? ''), token);
@@ -192,6 +195,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     if (!proxy.disable_detokenization) {
       body = core.detokenize(received, exchange, (compiled) => {
         const found = new Map(made);
+        if (encrypted) found.set(ENCRYPTED_KEY, encrypted);
         if (compiled.tokenIds.length === 0) return found;
         if (!caller) throw new ApiProblem(401, `authentication required to detokenize: send ${prefix}-API-KEY`);
         for (const [id, record] of core.tokensFor(caller)(compiled)) found.set(id, record);

@@ -222,7 +222,9 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
    * record the proxy would hand it, within one budget, and the results dropped. `caller` null: no application to
    * ask about (none chosen, or one the proxy refuses whatever the tokens).
    */
-  function checkTokens(compiled: readonly CompiledAt[], caller: Caller | null, flags: Flags): void {
+  function checkTokens(all: readonly CompiledAt[], caller: Caller | null, flags: Flags): void {
+    // What the call itself brings (a tokenize transform's token, the PFX-ENCRYPTED requests) is no vault token to check.
+    const compiled = all.filter((e) => !e.expression.ref.made);
     const ids = [...new Set(compiled.map((e) => e.expression.ref.id))];
     const stored = new Map<string, StoredToken>();
     for (const token of tokens.store.getMany(ids)) if (token) stored.set(token.id, token);

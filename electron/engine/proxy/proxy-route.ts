@@ -2,6 +2,7 @@ import type { Caller } from '../access/authenticator';
 import { missingKeyProblem } from '../access/authenticator';
 import type { ProxyExchange } from './proxy-history';
 import type { RequestContext, Route } from '../server/route-types';
+import { encryptedRoot, withEncrypted, type OpenEncryptedHeader } from './encrypted-root';
 import { outboundHeaders } from './header-rules';
 import type { ProxyCore } from './proxy-core';
 import { requireProxyCaller } from './proxy-rules';
@@ -22,7 +23,7 @@ export interface PreconfiguredCalls {
  * thrown here) and never carry the destination-status header. The key is checked by the server when one is given; a
  * pre-configured proxy may do without.
  */
-export function proxyRoutes(core: ProxyCore, preconfigured?: PreconfiguredCalls): Route[] {
+export function proxyRoutes(core: ProxyCore, openEncrypted: OpenEncryptedHeader, preconfigured?: PreconfiguredCalls): Route[] {
   const { prefix } = core;
   const apiKeyHeader = `${prefix}-API-KEY`;
 
@@ -38,8 +39,9 @@ export function proxyRoutes(core: ProxyCore, preconfigured?: PreconfiguredCalls)
     const headers = outboundHeaders(req.rawHeaders, prefix);
     for (const warning of headers.warnings) exchange.warnings.push(warning.message);
 
+    const encrypted = await encryptedRoot(ctx, prefix, openEncrypted);
     const received = await core.receive(ctx);
-    const outbound = core.detokenize(received, exchange, core.tokensFor(caller));
+    const outbound = core.detokenize(received, exchange, withEncrypted(core.tokensFor(caller), encrypted));
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };
     const sent = core.evaluateHeaders(headers, core.proxyScope(ctx, outbound, {}));
     return core.relay(ctx, exchange, { origin: destination.origin, path: destination.path, method: ctx.method, headers: sent, body: outbound });

@@ -140,7 +140,9 @@ class WhereBuilder {
   permitted(caller: Caller, permission: Permission): void {
     if (!caller.policy.has(permission)) throw new ApiProblem(403, `The application lacks ${permission}`);
     const prefixes = caller.policy.containerPrefixes(permission);
-    if (!prefixes.includes('/')) this.clauses.push(`(${prefixes.map((p) => this.containerUnder(p)).join(' OR ')})`);
+    // A session granted single tokens only (conditioned rules) lists none.
+    if (prefixes.length === 0) this.clauses.push('0');
+    else if (!prefixes.includes('/')) this.clauses.push(`(${prefixes.map((p) => this.containerUnder(p)).join(' OR ')})`);
   }
 
   get sql(): string {

@@ -16,7 +16,7 @@ import {
   updateTokenRequest,
 } from './token-requests';
 import { parseTokenRequest, tokenizeBodyForLog } from './token-request-log';
-import type { TokenService, WriteContext } from './token-service';
+import { TOKENS_PER_BUDGET, TOO_MANY_TOKENS, type TokenService, type WriteContext } from './token-service';
 
 /** Who writes, and in which transaction; the history notes the transaction (kept only when the request succeeds). */
 function writeContext(ctx: RequestContext): WriteContext {
@@ -122,7 +122,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const sent = await ctx.json();
         ctx.log.requestBody = tokenizeBodyForLog(sent);
-        const body = await encrypted.openAll(sent, decryptedWith(ctx));
+        const body = await encrypted.openAll(sent, decryptedWith(ctx), TOKENS_PER_BUDGET, TOO_MANY_TOKENS);
         const result = tokens.tokenize(body, writeContext(ctx), (value, path) =>
           parseWith(createTokenRequest, value, path),
         );

@@ -26,6 +26,8 @@ export type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
 
 /** The most token creates one expression budget covers: a POST /tokenize request's, one slice of a seed file's. */
 export const TOKENS_PER_BUDGET = 100;
+/** The 400 of a POST /tokenize past that many tokens. */
+export const TOO_MANY_TOKENS = `A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`;
 
 /** Token creates whose templates share one expression budget (see TokenService.inTokenGroup). */
 export interface TokenGroup {
@@ -407,7 +409,7 @@ export class TokenService {
       const existing = reader.findByFingerprint(token.type, token.fingerprint);
       if (existing) {
         // The hosted service hides data and metadata of a deduplicated token from callers that may not read it.
-        const read = context.caller.policy.transformFor('token:read', existing.containers);
+        const read = context.caller.policy.transformFor('token:read', existing.containers, undefined, existing.id);
         const view = this.view(existing, read ?? 'redact', { withMetadata: read !== null });
         view._extras = { deduplicated: true };
         return view;
@@ -445,7 +447,7 @@ export class TokenService {
 
   read(id: string, caller: Caller): TokenView {
     const token = this.require(id);
-    return this.view(token, caller.policy.require('token:read', token.containers), { stored: true });
+    return this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
   }
 
   update(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
@@ -455,7 +457,7 @@ export class TokenService {
   private updateWithin(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
     const current = this.require(id, this.writer.readerFor(context));
     const { policy } = context.caller;
-    policy.require('token:update', current.containers);
+    policy.require('token:update', current.containers, undefined, id);
     const type = current.type as TokenType;
     const errors: FieldErrors = {};
     // Sent back unchanged (a client PATCHing the token it read) they are fine; a change would need a new token.
@@ -484,14 +486,14 @@ export class TokenService {
     };
     this.finish(token, errors, patch.mask !== undefined && patch.mask !== null);
     // Moving a token needs the right to update it where it goes, too.
-    const transform = policy.require('token:update', containers);
+    const transform = policy.require('token:update', containers, undefined, id);
     this.writer.apply([{ op: 'update', token, searchTerms: this.searchTermsOf(token) }], context);
     return this.view(token, transform);
   }
 
   delete(id: string, context: WriteContext): void {
     const token = this.require(id, this.writer.readerFor(context));
-    context.caller.policy.require('token:delete', token.containers);
+    context.caller.policy.require('token:delete', token.containers, undefined, id);
     this.writer.apply([{ op: 'delete', id }], context);
   }
 
@@ -522,7 +524,7 @@ export class TokenService {
         vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
     };
     // One request, one group: its tokens are counted as the walk goes, and their templates rendered within one budget.
-    const result = this.inTokenGroup(`A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`, (group) => {
+    const result = this.inTokenGroup(TOO_MANY_TOKENS, (group) => {
       const create = (input: CreateTokenRequest, path: string) => {
         const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
         return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
@@ -551,7 +553,7 @@ export class TokenService {
     if (found.includes(undefined)) throw missingTokensProblem(ids.filter((_, i) => found[i] === undefined));
     const records = new Map<string, TokenRecord>();
     for (const token of found as StoredToken[]) {
-      records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform)));
+      records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform, token.id)));
     }
     return records;
   }

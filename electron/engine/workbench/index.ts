@@ -1,6 +1,5 @@
 /** The engine's side of the workbench: the model both transports serve, and the browser workbench over HTTP. */
 export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOptions } from './browser-workbench';
-export { clientAccess } from './client-access';
 export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';
 export { frontDoor, type FrontDoor } from './front-door';
 export { proxySettings } from './proxy-settings';

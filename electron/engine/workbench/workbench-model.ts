@@ -14,7 +14,10 @@ import {
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
+import type { SessionStore } from '../access/session-store';
 import type { CollectionStore } from '../collections/collection-store';
+import type { ClientKeyStore } from '../encryption-keys/client-key-store';
+import { createKeyRequest } from '../encryption-keys/key-routes';
 import { readPostman } from '../collections/postman-import';
 import { importRequests } from '../collections/request-import';
 import type { Environments } from '../environments/environments';
@@ -37,7 +40,6 @@ import { withPlainTextWarnings } from '../secrets/saved-credentials';
 import type { SecretStore } from '../secrets/secret-store';
 import { SNIPPET_WRITERS, SnippetError, snippetThroughProxy } from '../../../shared/snippets/request-snippet';
 import type { WorkbenchVault } from './acting-as';
-import type { ClientAccess } from './client-access';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import { CheckedDrafts } from './checked-drafts';
 import type { FrontDoor } from './front-door';
@@ -112,8 +114,9 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
-  /** Client encryption keys and sessions, as /keys and /sessions hold them. */
-  clientAccess: ClientAccess;
+  /** Client encryption keys and sessions, for Settings to show. */
+  clientKeys: ClientKeyStore;
+  sessions: SessionStore;
 }
 
 /**
@@ -276,6 +279,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
+    listClientKeys: () => sources.clientKeys.details(),
+    listSessions: () =>
+      sources.sessions.list().map(({ permissions, rules, ...session }) => ({
+        ...session,
+        application_name: applications.get(session.application_id)?.name ?? 'deleted since',
+        authorized: permissions !== null,
+        permissions: permissions ?? [],
+        rules: rules ?? [],
+      })),
     createApplication: (request) => settings.create(request),
     updateApplication: (request) => settings.update(request),
     deleteApplication: (request) => settings.remove(request),
@@ -306,18 +318,27 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
-    listClientKeys: () => sources.clientAccess.listKeys(),
-    createClientKey: (request) => sources.clientAccess.createKey(request),
-    deleteClientKey: (request) => sources.clientAccess.deleteKey(request),
-    listSessions: () => sources.clientAccess.listSessions(),
-    revokeSession: (request) => sources.clientAccess.revokeSession(request),
+    // Settings acts for the workbench's user, with POST /keys' checks and no management key; the key's maker is null.
+    createClientKey(request) {
+      const { expires_at } = parseWith(createKeyRequest, request);
+      const { key_id, public_key_pem } = sources.clientKeys.create(expires_at, null);
+      return { key: sources.clientKeys.details().find((key) => key.key_id === key_id)!, public_key_pem };
+    },
+    deleteClientKey({ key_id }) {
+      sources.clientKeys.delete(key_id);
+      return { deleted: true };
+    },
+    revokeSession({ id }) {
+      sources.sessions.revoke(id);
+      return { revoked: true };
+    },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, clientAccess: sources.clientAccess },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions },
   );
 }
 

@@ -16,9 +16,9 @@ import type { RevealRecord } from '../../../shared/workbench/token-contract';
 import { keyName, lastFour } from '../../../shared/workbench/key-name';
 import { type Application, keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { CallKeyUser, MadeRuntimeKey, RuntimeKeyUser } from '../access/runtime-keys';
+import type { SessionStore } from '../access/session-store';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
-import type { ClientAccess } from './client-access';
 import type { ProxySettings } from './proxy-settings';
 import type { RemoteTargets } from './remote-targets';
 import type { ActionRecord, RecordAction } from './workbench-actions';
@@ -30,7 +30,7 @@ export interface RecordFacts {
   history: RequestLog;
   secrets: SecretStore;
   proxies: ProxySettings;
-  clientAccess: ClientAccess;
+  sessions: SessionStore;
 }
 
 type Outcome<N extends CallName> = Awaited<SentReply<N>> | undefined;
@@ -419,8 +419,8 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   }),
   // By id and the public application it belonged to, read before it goes.
   revokeSession: ({ id }, facts) => {
-    const session = facts.clientAccess.listSessions().find((candidate) => candidate.id === id);
-    const of = session ? ` of application ${quoted(session.application.name)}` : '';
+    const session = facts.sessions.list().find((candidate) => candidate.id === id);
+    const of = session ? ` of ${nameOf(facts, session.application_id)}` : '';
     return {
       method: 'DELETE',
       path: () => `/sessions/${id}`,

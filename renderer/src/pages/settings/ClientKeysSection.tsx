@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import type { ClientKeyInfo } from '../../../../shared/workbench/client-access-contract';
+import type { ClientKeyInfo } from '../../../../shared/workbench/application-contract';
+import { CLIENT_KEY_ALGORITHM } from '../../../../shared/workbench/client-access-contract';
 import { CARD_VARIABLE, encryptSnippet } from '../../../../shared/snippets/encrypt-snippet';
 import { KEY_VARIABLE } from '../../../../shared/snippets/request-snippet';
 import { useEngineCall } from '../../api/engine-call';
@@ -8,6 +9,7 @@ import { Alert } from '../../components/Alert';
 import { ColumnHeads } from '../../components/ColumnHeads';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
+import { useApplicationsStore } from '../../state/applications-store';
 import { useClientKeysStore } from '../../state/client-access-stores';
 import { useEngineStore } from '../../state/engine-store';
 import { ActionOutcome } from './SettingFields';
@@ -66,6 +68,7 @@ function KeyRow({ info, onDeleted }: { info: ClientKeyInfo; onDeleted: (done: st
   const api = useWorkbenchApi();
   const [deleting, setDeleting] = useState(false);
   const { busy, problem, run } = useEngineCall();
+  const maker = useApplicationsStore((state) => state.value?.find((application) => application.id === info.created_by)?.name ?? info.created_by);
   const remove = () =>
     run(async () => {
       await api.deleteClientKey({ key_id: info.key_id });
@@ -79,10 +82,10 @@ function KeyRow({ info, onDeleted }: { info: ClientKeyInfo; onDeleted: (done: st
         <td className="client-key-id">
           <code>{info.key_id}</code>
         </td>
-        <td>{info.algorithm}</td>
+        <td>{CLIENT_KEY_ALGORITHM}</td>
         <When iso={info.created_at} />
         <When iso={info.expires_at} />
-        <td>{info.created_by === null ? 'Settings' : (info.created_by.name ?? info.created_by.id)}</td>
+        <td>{maker ?? 'Settings'}</td>
         <td className="number secret-actions">
           <button type="button" className="small danger" aria-label={`Delete key ${info.key_id}`} onClick={() => setDeleting(true)}>
             Delete

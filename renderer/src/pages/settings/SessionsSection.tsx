@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { SessionInfo } from '../../../../shared/workbench/client-access-contract';
+import type { SessionInfo } from '../../../../shared/workbench/application-contract';
 import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
@@ -7,23 +7,27 @@ import { ColumnHeads } from '../../components/ColumnHeads';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { formatCountdown } from '../../components/format';
 import { useNow } from '../../components/now';
+import { useApplicationsStore } from '../../state/applications-store';
 import { useSessionsStore } from '../../state/client-access-stores';
 import { ActionOutcome } from './SettingFields';
 
-/** What an authorization lent a session: its bare permissions, then each rule as container, transform and permissions. */
+/** Where a rule reaches: the tokens its conditions name, or its container. */
+const reach = (rule: SessionInfo['rules'][number]) =>
+  rule.conditions?.length ? `token ${rule.conditions.map((condition) => condition.value).join(', ')}` : rule.container;
+
+/** What an authorization lent a session: its bare permissions, then each rule as where, transform and permissions. */
 function Granted({ session }: { session: SessionInfo }) {
-  const { authorization } = session;
-  if (authorization === null) return <span className="muted">nothing yet</span>;
+  if (!session.authorized) return <span className="muted">nothing yet</span>;
   return (
     <ul className="session-grants">
-      {authorization.permissions.length > 0 && (
+      {session.permissions.length > 0 && (
         <li>
-          <code>{authorization.permissions.join(', ')}</code>
+          <code>{session.permissions.join(', ')}</code>
         </li>
       )}
-      {authorization.rules.map((rule) => (
-        <li key={`${rule.priority}-${rule.container}`}>
-          <code>{rule.container}</code> {rule.transform}: <code>{rule.permissions.join(', ')}</code>
+      {session.rules.map((rule) => (
+        <li key={`${rule.priority}-${reach(rule)}`}>
+          <code>{reach(rule)}</code> {rule.transform}: <code>{rule.permissions.join(', ')}</code>
         </li>
       ))}
     </ul>
@@ -34,7 +38,8 @@ function SessionRow({ session, now, onRevoked }: { session: SessionInfo; now: nu
   const api = useWorkbenchApi();
   const [revoking, setRevoking] = useState(false);
   const { busy, problem, run } = useEngineCall();
-  const of = `session of ${session.application.name}`;
+  const of = `session of ${session.application_name}`;
+  const authorizer = useApplicationsStore((state) => state.value?.find((application) => application.id === session.authorized_by)?.name ?? session.authorized_by);
   const revoke = () =>
     run(async () => {
       await api.revokeSession({ id: session.id });
@@ -42,12 +47,11 @@ function SessionRow({ session, now, onRevoked }: { session: SessionInfo; now: nu
       onRevoked(`Revoked the ${of}: its key is refused from now on.`);
       await useSessionsStore.refresh(api);
     });
-  const { authorization } = session;
   return (
     <>
       <tr>
-        <td>{session.application.name}</td>
-        <td>{authorization === null ? 'Waiting for authorization' : `Authorized by ${authorization.by.name ?? authorization.by.id}`}</td>
+        <td>{session.application_name}</td>
+        <td>{session.authorized ? `Authorized by ${authorizer}` : 'Waiting for authorization'}</td>
         <td>
           <Granted session={session} />
         </td>

@@ -1,0 +1,23 @@
+import { ENCRYPTED_KEY, type CompiledBody, type TokenRecord } from '../expressions';
+import type { RequestContext } from '../server/route-types';
+
+/**
+ * Opens a proxy call's PFX-ENCRYPTED header (`header` names it as sent) into what the `encrypted` root of its
+ * expressions reads; the client encryption keys feature provides it.
+ */
+export type OpenEncryptedHeader = (value: string, header: string) => Promise<TokenRecord>;
+
+/** The call's decrypted PFX-ENCRYPTED requests, or undefined when it sends none. */
+export function encryptedRoot(ctx: RequestContext, prefix: string, open: OpenEncryptedHeader): Promise<TokenRecord> | undefined {
+  const value = ctx.prefixed('ENCRYPTED');
+  return value === undefined ? undefined : open(value, `${prefix}-ENCRYPTED`);
+}
+
+/** The records a body's expressions read: the vault's, and `encrypted` when the call sent it. */
+export function withEncrypted(
+  records: (compiled: CompiledBody) => ReadonlyMap<string, TokenRecord>,
+  encrypted: TokenRecord | undefined,
+): (compiled: CompiledBody) => ReadonlyMap<string, TokenRecord> {
+  if (!encrypted) return records;
+  return (compiled) => new Map(records(compiled)).set(ENCRYPTED_KEY, encrypted);
+}
