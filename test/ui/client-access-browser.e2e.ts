@@ -28,6 +28,7 @@ test('a client encryption key is made with its public half shown once, listed, a
   await form.getByRole('combobox', { name: 'Lives for' }).selectOption('30 days');
   await form.getByRole('button', { name: 'Make a key' }).click();
   const shown = keys.getByRole('group', { name: /^Public key of / });
+  await expect(shown.getByLabel('Public key PEM')).toBeFocused();
   const pem = (await shown.getByLabel('Public key PEM').textContent())!;
   const keyId = (await shown.getAttribute('aria-label'))!.replace('Public key of ', '');
   await expect(shown).toContainText('cannot show this again');
@@ -49,6 +50,7 @@ test('a client encryption key is made with its public half shown once, listed, a
   await expect(keys.getByLabel('Encrypt snippet', { exact: true })).toContainText(`const keyId = "${keyId}"`);
   await shown.getByRole('button', { name: 'Done' }).click();
   await expect(shown).toHaveCount(0);
+  await expect(form.getByRole('button', { name: 'Make a key' })).toBeFocused();
   await expect(page.locator('body')).not.toContainText(pem.split('\n')[1]!);
 
   // A client's key appears by itself, with the application that made it.

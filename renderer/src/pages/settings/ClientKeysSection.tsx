@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { ClientKeyInfo } from '../../../../shared/workbench/application-contract';
 import { CLIENT_KEY_ALGORITHM } from '../../../../shared/workbench/client-access-contract';
 import { CARD_VARIABLE, encryptSnippet } from '../../../../shared/snippets/encrypt-snippet';
@@ -40,12 +40,15 @@ interface MadeKey {
 }
 
 function NewKeyShown({ made, onDone }: { made: MadeKey; onDone: () => void }) {
+  // The focus goes to what was just made, so a keyboard user is where the key is to copy.
+  const pem = useRef<HTMLPreElement>(null);
+  useEffect(() => pem.current?.focus(), []);
   return (
     <div className="secret client-key-new" role="group" aria-label={`Public key of ${made.key_id}`}>
       <span className="secret-label">
         Public key of <code>{made.key_id}</code>
       </span>
-      <pre className="code-block client-key-pem" aria-label="Public key PEM" tabIndex={0}>
+      <pre ref={pem} className="code-block client-key-pem" aria-label="Public key PEM" tabIndex={0}>
         {made.public_key_pem}
       </pre>
       <div className="secret-line">
@@ -116,7 +119,7 @@ function KeyRow({ info, onDeleted }: { info: ClientKeyInfo; onDeleted: (done: st
 }
 
 /** Makes a key: how long it lives, then its public half, shown once. */
-function MakeKey({ onMade }: { onMade: (made: MadeKey) => void }) {
+function MakeKey({ onMade, button }: { onMade: (made: MadeKey) => void; button: RefObject<HTMLButtonElement | null> }) {
   const api = useWorkbenchApi();
   const [lifetime, setLifetime] = useState(0);
   const { busy, problem, run } = useEngineCall();
@@ -141,7 +144,7 @@ function MakeKey({ onMade }: { onMade: (made: MadeKey) => void }) {
           ))}
         </select>
       </label>
-      <button type="submit" className="small" disabled={busy}>
+      <button ref={button} type="submit" className="small" disabled={busy}>
         Make a key
       </button>
       <Alert message={problem} />
@@ -164,7 +167,8 @@ function EncryptHowTo({ made }: { made: MadeKey | null }) {
         {made ? 'Filled in with the key just made. ' : 'Put in a key’s id and public key. '}
         Set <code>{CARD_VARIABLE}</code> to a test card number and <code>{KEY_VARIABLE}</code> to the key of a private application with{' '}
         <code>token:create</code>. History keeps such a request with{' '}
-        <code>encrypted</code> redacted, and names the key that decrypted it.
+        <code>encrypted</code> redacted, and names the key that decrypted it. A proxy call takes the same request, base64, in{' '}
+        <code>{status.headerPrefix}-ENCRYPTED</code> (docs/api.md, Client encryption keys).
       </p>
       <CopyButton text={code} label="Copy the encrypt snippet" />
     </details>
@@ -176,6 +180,7 @@ export function ClientKeysSection() {
   const keys = useClientKeysStore((state) => state.value);
   const problem = useClientKeysStore((state) => state.problem);
   const [made, setMade] = useState<MadeKey | null>(null);
+  const makeButton = useRef<HTMLButtonElement>(null);
   const [done, setDone] = useState<string | null>(null);
   useClientKeysStore.useRefreshed();
   return (
@@ -201,8 +206,17 @@ export function ClientKeysSection() {
           </table>
         ))}
       <ActionOutcome done={done} problem={null} />
-      {made && <NewKeyShown made={made} onDone={() => setMade(null)} />}
+      {made && (
+        <NewKeyShown
+          made={made}
+          onDone={() => {
+            setMade(null);
+            makeButton.current?.focus();
+          }}
+        />
+      )}
       <MakeKey
+        button={makeButton}
         onMade={(key) => {
           setDone(null);
           setMade(key);
