@@ -1,6 +1,7 @@
+import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** Sessions over plain HTTP: each error row of docs/api.md (Sessions), what a session may do, and its History. */
 let t: TestEngine;
@@ -163,5 +164,23 @@ describe('History', () => {
     const kept = JSON.stringify(entries);
     expect(kept).not.toContain(made.body.session_key);
     expect(kept).not.toContain(made.body.nonce);
+  });
+});
+
+describe('a restart', () => {
+  it('keeps a session and what it was granted', async () => {
+    const dataDir = tempDir();
+    const first = await startTestEngine({ dataDir });
+    const app = (await first.call('POST', '/applications', { key: first.managementKey, body: { name: 'fe', type: 'public', permissions: ['token:create'] } })).body;
+    const session = (await first.call('POST', '/sessions', { key: app.key })).body;
+    await first.call('POST', '/sessions/authorize', { key: first.privateKey, body: { nonce: session.nonce, permissions: ['token:create'] } });
+    await first.stop();
+    const again = await startTestEngine({ dataDir });
+    try {
+      expect((await again.call('POST', '/tokens', { key: session.session_key, body: { type: 'token', data: 'after restart' } })).status).toBe(201);
+    } finally {
+      await again.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -66,28 +66,36 @@ describe('the ephemeral proxy with BT-ENCRYPTED', () => {
   });
 });
 
+/** Calls a new proxy whose tokenize transform makes `token`, with the card encrypted in BT-ENCRYPTED; the body also names the made token. */
+async function callTokenizing(token: Record<string, unknown>, body: Record<string, string>): Promise<ApiResponse> {
+  const proxy = (
+    await t.call('POST', '/proxies', {
+      key: t.managementKey,
+      body: { name: 'encrypted cards', destination_url: echo, request_transforms: [{ type: 'tokenize', options: { identifier: 'card', token } }] },
+    })
+  ).body;
+  const encrypted = header({ type: 'card', encrypted: await encryptLikeElements(CARD, key.public_key_pem, key.key_id) });
+  return t.call('POST', '/proxy', {
+    key: t.privateKey,
+    body: { ...body, token: "{{ tokenize_transform: 'card' | json: '$.id' }}" },
+    headers: { 'BT-PROXY-KEY': proxy.key, 'BT-ENCRYPTED': encrypted },
+  });
+}
+
 describe('a pre-configured proxy with BT-ENCRYPTED', () => {
   it('detokenizes the encrypted request into the body, and hands it to tokenize transforms as encrypted', async () => {
-    const proxy = (
-      await t.call('POST', '/proxies', {
-        key: t.managementKey,
-        body: {
-          name: 'encrypted cards',
-          destination_url: echo,
-          request_transforms: [{ type: 'tokenize', options: { identifier: 'card', token: { type: 'card', data: "{{ encrypted | json: '$.data' }}" } } }],
-        },
-      })
-    ).body;
-    const encrypted = header({ type: 'card', encrypted: await encryptLikeElements(CARD, key.public_key_pem, key.key_id) });
-    const res = await t.call('POST', '/proxy', {
-      key: t.privateKey,
-      body: { number: "{{ encrypted | json: '$.data.number' }}", token: "{{ tokenize_transform: 'card' | json: '$.id' }}" },
-      headers: { 'BT-PROXY-KEY': proxy.key, 'BT-ENCRYPTED': encrypted },
-    });
+    const res = await callTokenizing({ type: 'card', data: "{{ encrypted | json: '$.data' }}" }, { number: "{{ encrypted | json: '$.data.number' }}" });
     expect(res.status).toBe(200);
     const sent = sentBody(res);
     expect(sent.number).toBe('4242424242424242');
     const token = await t.call('GET', `/tokens/${sent.token}`, { key: t.privateKey });
     expect(token.body.card).toMatchObject({ last4: '4242' });
+  });
+
+  it('puts a single encrypted request\'s data into a tokenize transform\'s token, as the spec merges it', async () => {
+    const res = await callTokenizing({ type: 'card', metadata: { source: 'web' } }, {});
+    expect(res.status).toBe(200);
+    const token = await t.call('GET', `/tokens/${sentBody(res).token}`, { key: t.privateKey });
+    expect(token.body).toMatchObject({ metadata: { source: 'web' }, card: { last4: '4242' } });
   });
 });

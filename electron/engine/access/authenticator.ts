@@ -31,7 +31,8 @@ function sessionCaller(owner: Application, grant: SessionGrant): Caller {
  */
 export class Authenticator {
   private cache = new Map<string, Caller>();
-  private cachedVersion = '';
+  private cachedVersion = -1;
+  private cachedSessionsVersion = -1;
 
   constructor(
     private readonly applications: ApplicationStore,
@@ -40,10 +41,11 @@ export class Authenticator {
 
   authenticate(key: string | undefined, headerName: string): Caller {
     if (!key) throw missingKeyProblem(headerName);
-    const version = `${this.applications.version}:${this.sessions?.version ?? 0}`;
-    if (this.cachedVersion !== version) {
+    const sessionsVersion = this.sessions?.version ?? 0;
+    if (this.cachedVersion !== this.applications.version || this.cachedSessionsVersion !== sessionsVersion) {
       this.cache.clear();
-      this.cachedVersion = version;
+      this.cachedVersion = this.applications.version;
+      this.cachedSessionsVersion = sessionsVersion;
     }
     let caller = this.cache.get(key);
     if (caller?.session && caller.session.expiresMs <= Date.now()) {

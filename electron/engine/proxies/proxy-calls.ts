@@ -269,7 +269,11 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
 
   /** A token made from `transform.options.token` rendered over `scope`, as POST /tokens makes one; returned without its data. */
   function tokenize(transform: ProxyTransform, scope: Record<string, unknown>, proxy: StoredProxy, caller: Caller | undefined): TokenRecord {
-    const input = parseWith(createTokenRequest, expressions.renderTemplate(transform.options!.token, scope));
+    const rendered = expressions.renderTemplate(transform.options!.token, scope) as Record<string, unknown>;
+    // A single PFX-ENCRYPTED request is merged into the token (vendor-surfaces.md §2.8): its data replaces the template's.
+    const single = scope.encrypted as { type?: unknown; data?: unknown } | undefined;
+    if (typeof single?.type === 'string' && 'data' in single) rendered.data = single.data;
+    const input = parseWith(createTokenRequest, rendered);
     const writer = systemCaller(tenantId, caller ? { id: caller.application.id, name: caller.application.name } : { id: proxy.id, name: proxy.name });
     const { data: _data, ...token } = tokens.create(input, { caller: writer });
     return token as unknown as TokenRecord;
