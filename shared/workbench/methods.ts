@@ -82,6 +82,7 @@ import { activeEnvironmentSchema, environmentChangeSchema, environmentRefSchema,
 import { postmanImportedSchema, postmanImportSchema } from './postman-contract';
 import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, proxyFilesWrittenSchema, proxyImportSchema } from './proxy-files-contract';
 import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
+import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessionRefSchema } from './client-access-contract';
 import type { PageId } from './pages';
 
 /**
@@ -277,6 +278,12 @@ export const WORKBENCH_METHODS = {
   listClientKeys: read(nothing, z.array(clientKeyInfoSchema)),
   /** The live sessions, oldest first: whose, whether and by whom authorized, with what; never their keys or nonces. */
   listSessions: read(nothing, z.array(sessionInfoSchema)),
+  /** Makes a client encryption key, validated as POST /keys: its public half is in this answer only. */
+  createClientKey: change(newClientKeySchema, newClientKeyReplySchema),
+  /** Deletes a client encryption key: what was encrypted with it can no longer be sent. */
+  deleteClientKey: change(clientKeyRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Ends a live session at once: its key is refused from the next request. */
+  revokeSession: change(sessionRefSchema, z.object({ revoked: z.literal(true) })),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

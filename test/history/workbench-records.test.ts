@@ -202,6 +202,16 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
     page: 'proxies',
     request: async () => ({ ...composed(), request_id: crypto.randomUUID(), id: (await model().createProxy(proxyDefinition('To try'))).id, method: 'POST', path: '/', body: `{"pan": "{{ ${card} }}"}` }),
   },
+  createClientKey: { request: () => ({}) },
+  deleteClientKey: { request: async () => ({ key_id: (await model().createClientKey({})).key.key_id }) },
+  revokeSession: {
+    async request() {
+      const front = await model().createApplication({ name: 'Front end', type: 'public', permissions: ['token:create'], rules: [] });
+      const { key } = await model().createApplicationKey({ application_id: front.id });
+      await t.call('POST', '/sessions', { key: key.key });
+      return { id: (await model().listSessions({})).at(-1)!.id };
+    },
+  },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },
 };

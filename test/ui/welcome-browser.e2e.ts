@@ -46,6 +46,7 @@ test('wiping the vault from Settings empties it, and the new vault shows its new
   const oldKey = bench.privateKey;
   await bench.call('POST', '/tokens', { key: oldKey, body: { type: 'token', data: 'to be wiped' } });
   await bench.call('POST', '/transactions', { key: oldKey });
+  await bench.call('POST', '/keys', { key: bench.managementKey });
   await page.goto(bench.engine.browserWorkbench!.url);
   await expect(connectionState(page)).toHaveText('live');
   await page.keyboard.press('Control+5');
@@ -74,6 +75,7 @@ test('wiping the vault from Settings empties it, and the new vault shows its new
   await expect(danger.getByRole('status').filter({ hasText: 'Wiped: 1 token, 2 transactions and 2 applications are gone.' })).toBeVisible();
   await expect(danger).toContainText('The vault holds 0 tokens, 0 transactions (0 open) and 2 applications.');
   await expect(engineFact(page, 'Tokens')).toHaveText('0');
+  await expect(page.getByRole('region', { name: 'Client encryption keys' })).toContainText('None yet.');
   expect((await bench.call('GET', '/applications/key', { key: oldKey })).status).toBe(401);
   expect((await bench.call('GET', '/applications/key', { key: newKey })).body.name).toBe('Tokenbench backend');
 });

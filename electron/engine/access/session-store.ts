@@ -80,6 +80,7 @@ export class SessionStore {
         authorized_at = @at, expires_at = @expires_at WHERE id = @id AND authorized_at IS NULL`),
       purge: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
       live: db.prepare('SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
+      revoke: db.prepare('DELETE FROM sessions WHERE id = ? AND expires_at > ?'),
     };
   }
 
@@ -122,6 +123,15 @@ export class SessionStore {
   /** The live sessions, oldest first. */
   list(): SessionDetail[] {
     return (this.stmt.live.all(nowIso()) as SessionRow[]).map((row) => ({ ...grantOf(row), authorized_by: row.authorized_by, created_at: row.created_at }));
+  }
+
+  /**
+   * Ends a live session at once: its key is unknown from the next request (the vendor has no such route; the
+   * workbench's user may). A 404 when there is no live session by that id.
+   */
+  revoke(id: string): void {
+    if (this.stmt.revoke.run(id, nowIso()).changes === 0) throw new ApiProblem(404, `No live session ${id}: it has expired or was revoked`);
+    this.version++;
   }
 
   /** Deletes the sessions past their expiry; findByKey already treats them as gone. */

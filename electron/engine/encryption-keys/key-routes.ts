@@ -9,7 +9,8 @@ import type { ClientKeyStore } from './client-key-store';
 const MAX_LIFE_MS = 365 * 24 * 3600 * 1000;
 const EXPIRY = 'expires_at must be an ISO 8601 date and time in the future, at most a year away';
 
-const createKeyRequest = z.object({
+/** POST /keys, and the workbench's key made in Settings: the same checks. */
+export const createKeyRequest = z.object({
   expires_at: futureInstant(EXPIRY, () => new Date(Date.now() + MAX_LIFE_MS).toISOString(), MAX_LIFE_MS),
 });
 

@@ -17,6 +17,7 @@ import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose 
 import type { SessionStore } from '../access/session-store';
 import type { CollectionStore } from '../collections/collection-store';
 import type { ClientKeyStore } from '../encryption-keys/client-key-store';
+import { createKeyRequest } from '../encryption-keys/key-routes';
 import { readPostman } from '../collections/postman-import';
 import { importRequests } from '../collections/request-import';
 import type { Environments } from '../environments/environments';
@@ -325,13 +326,27 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
+    // Settings acts for the workbench's user, with POST /keys' checks and no management key; the key's maker is null.
+    createClientKey(request) {
+      const { expires_at } = parseWith(createKeyRequest, request);
+      const { key_id, public_key_pem } = sources.clientKeys.create(expires_at, null);
+      return { key: sources.clientKeys.details().find((key) => key.key_id === key_id)!, public_key_pem };
+    },
+    deleteClientKey({ key_id }) {
+      sources.clientKeys.delete(key_id);
+      return { deleted: true };
+    },
+    revokeSession({ id }) {
+      sources.sessions.revoke(id);
+      return { revoked: true };
+    },
     live(listener) {
       listener({ type: 'connected', status: sources.status() });
       return feed.subscribe(listener);
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions },
   );
 }
 

@@ -16,6 +16,7 @@ import type { RevealRecord } from '../../../shared/workbench/token-contract';
 import { keyName, lastFour } from '../../../shared/workbench/key-name';
 import { type Application, keyLast4, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { CallKeyUser, MadeRuntimeKey, RuntimeKeyUser } from '../access/runtime-keys';
+import type { SessionStore } from '../access/session-store';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
 import type { ProxySettings } from './proxy-settings';
@@ -29,6 +30,7 @@ export interface RecordFacts {
   history: RequestLog;
   secrets: SecretStore;
   proxies: ProxySettings;
+  sessions: SessionStore;
 }
 
 type Outcome<N extends CallName> = Awaited<SentReply<N>> | undefined;
@@ -409,6 +411,27 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   },
   // The request itself is the entry, as the proxy records it: with its pipeline trace, and the page it was sent from.
   tryProxy: SENT_AS_REQUEST,
+  // By id: a key's halves are never written.
+  createClientKey: () => ({
+    method: 'CREATE',
+    path: (reply) => (reply ? `/keys/${reply.key.key_id}` : '/keys'),
+    summary: (reply) => (reply ? `Created client encryption key ${reply.key.key_id}, expiring ${reply.key.expires_at}` : 'Could not create a client encryption key'),
+  }),
+  deleteClientKey: ({ key_id }) => ({
+    method: 'DELETE',
+    path: () => `/keys/${key_id}`,
+    summary: (reply) => `${reply ? 'Deleted' : 'Could not delete'} client encryption key ${key_id}`,
+  }),
+  // By id and the public application it belonged to, read before it goes.
+  revokeSession: ({ id }, facts) => {
+    const session = facts.sessions.list().find((candidate) => candidate.id === id);
+    const of = session ? ` of ${nameOf(facts, session.application_id)}` : '';
+    return {
+      method: 'DELETE',
+      path: () => `/sessions/${id}`,
+      summary: (reply) => `${reply ? 'Revoked' : 'Could not revoke'} session ${id}${of}`,
+    };
+  },
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {

@@ -1,6 +1,7 @@
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
+import { useClientKeysStore, useSessionsStore } from './client-access-stores';
 import { useCollectionsStore } from './collections-store';
 import { useEnvironmentsStore } from './environments-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
@@ -63,6 +64,9 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
         // The environments live in the same folder: a change to it (a pull, another folder chosen) may be theirs.
         void useEnvironmentsStore.refresh(api);
       }
+      // Keys and sessions change through /keys and /sessions (a client's or Settings'): their lists are read again.
+      if (event.entries.some((entry) => entry.path.startsWith('/keys'))) void useClientKeysStore.refresh(api);
+      if (event.entries.some((entry) => entry.path.startsWith('/sessions'))) void useSessionsStore.refresh(api);
       const { changes, more } = event.tokens;
       if (changes.length > 0 || more || event.transactions.length > 0) useTokensStore.getState().heard(changes, more, event.transactions.length > 0);
       // A transaction's end may consume or give back the intents it held.

@@ -3,6 +3,7 @@ import { ThemeSwitch } from '../../components/ThemeSwitch';
 import { usePageQuery } from '../../state/route';
 import { useSettingsStore } from '../../state/settings-store';
 import { ApplicationsSection } from './ApplicationsSection';
+import { ClientKeysSection } from './ClientKeysSection';
 import { CollectionsFolderSection } from './CollectionsFolderSection';
 import { ProxiesFolderSection } from './ProxiesFolderSection';
 import { DangerZone } from './DangerZone';
@@ -11,6 +12,7 @@ import { EnvironmentsSection } from './EnvironmentsSection';
 import { HistorySection } from './HistorySection';
 import { ProxySection } from './ProxySection';
 import { SecretsSection } from './SecretsSection';
+import { SessionsSection } from './SessionsSection';
 import { TokenIntentsSection } from './TokenIntentsSection';
 import './settings.css';
 
@@ -22,6 +24,8 @@ export function SettingsPage() {
     <div className="settings">
       <EndpointSection />
       <ApplicationsSection />
+      <ClientKeysSection />
+      <SessionsSection />
       <SecretsSection />
       <EnvironmentsSection />
       <CollectionsFolderSection />

@@ -3,6 +3,7 @@ import { useEngineCall } from '../../api/engine-call';
 import { formatCount, plural } from '../../components/format';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { refreshApplicationDetails } from '../../state/application-details-store';
+import { useClientKeysStore, useSessionsStore } from '../../state/client-access-stores';
 import { useEngineStore } from '../../state/engine-store';
 import { loadTransactions, useTransactionsStore } from '../../state/transactions-store';
 import { checkWelcome } from '../../state/welcome-store';
@@ -44,7 +45,7 @@ export function WipeVault() {
       useTransactionsStore.getState().select(null);
       const [status] = await Promise.all([api.getStatus(), loadTransactions(api)]);
       useEngineStore.getState().connected(status);
-      await refreshApplicationDetails(api);
+      await Promise.all([refreshApplicationDetails(api), useClientKeysStore.refresh(api), useSessionsStore.refresh(api)]);
       await checkWelcome(api);
     });
   return (
