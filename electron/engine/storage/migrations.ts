@@ -352,6 +352,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX token_intents_held ON token_intents (held_by) WHERE held_by IS NOT NULL;
     `,
   },
+  {
+    version: 20,
+    name: 'reactors loaded from files',
+    // Reactor files share the proxies folder and its path-identity table: a row says which kind its file serves, so
+    // an identity never passes from one kind to the other. A reactor has no key: its sealed key is empty.
+    sql: `
+      ALTER TABLE proxy_files ADD COLUMN kind TEXT NOT NULL DEFAULT 'proxy' CHECK (kind IN ('proxy', 'reactor'));
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
