@@ -42,7 +42,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'data-dir': ['DIR', `keep the vault and its history in DIR (default ./${DEFAULT_DATA_DIR})`],
   'in-memory': ['', 'keep nothing: a throwaway vault'],
   collections: ['DIR', 'keep saved requests in DIR (default: collections/ in the data folder; a temporary one in memory)'],
-  proxies: ['DIR', "serve the pre-configured proxies of DIR's files (a .json per proxy, code in .js files beside it), reloaded on each change"],
+  proxies: ['DIR', "serve the proxies and reactors of DIR's files (a .json per proxy, a .reactor.json per reactor, code in .js files beside it), reloaded on each change"],
   seed: ['FILE', 'create the applications and tokens FILE lists (JSON; see README)'],
   'header-prefix': ['P', `prefix of the service headers (default ${DEFAULTS.headerPrefix})`],
   'echo-port': ['N', `port of the built-in echo destination (default ${DEFAULTS.echoPort}; 0 turns it off)`],

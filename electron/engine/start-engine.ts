@@ -28,12 +28,14 @@ import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
+import { reactorFolderKind } from './reactors/reactor-file';
 import { reactorCalls } from './reactors/reactor-calls';
 import { ReactorResults } from './reactors/reactor-results';
 import { reactorRoutes } from './reactors/reactor-routes';
 import { ReactorStore } from './reactors/reactor-store';
 import { FileIdentities } from './proxies/files/file-identities';
 import { ProxyFiles } from './proxies/files/proxy-files';
+import { proxyFolderKind } from './proxies/files/proxy-file';
 import { ProxyFolder } from './proxies/files/proxy-folder';
 import { ProxiesFolderSetting } from './settings/proxies-folder';
 import { SecretStore } from './secrets/secret-store';
@@ -232,8 +234,20 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
-  const fileIdentities = new FileIdentities(db, sealer);
-  const proxyFolder = new ProxyFolder({ proxies, identities: fileIdentities, checks: proxyChecks, report: proxyFilesReport ?? config.log, codeLoaded: codeRuntime.warm });
+  const fileIdentities = new FileIdentities(db, sealer, 'proxy');
+  const reactorFiles = reactorFolderKind({
+    reactors,
+    identities: new FileIdentities(db, sealer, 'reactor'),
+    applications,
+    secrets,
+    dependenciesDir: config.codeDependenciesDir,
+    codeLoaded: codeRuntime.warm,
+  });
+  const proxyFolder = new ProxyFolder({
+    kinds: [reactorFiles, proxyFolderKind({ proxies, identities: fileIdentities, checks: proxyChecks, codeLoaded: codeRuntime.warm })],
+    secrets,
+    report: proxyFilesReport ?? config.log,
+  });
   const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir);
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   proxyFolder.open(proxiesSetting.initial());

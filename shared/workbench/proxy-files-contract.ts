@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Proxies as files (docs/api.md, Proxies as files): the proxies folder, its files' state, export and import. */
+/**
+ * Proxies and reactors as files (docs/api.md, Proxies as files; Reactors as files): the proxies folder, its files'
+ * state, and the export and import of proxies.
+ */
 
 const proxyRefSchema = z.object({ id: z.string(), name: z.string() });
 
@@ -8,9 +11,12 @@ const proxyRefSchema = z.object({ id: z.string(), name: z.string() });
 export const proxyFileSchema = z.object({
   /** Inside the folder, with `/` between folders. */
   path: z.string(),
-  /** loaded: the file as it is serves; error: it does not (its last good version does, when `proxy` is set). */
+  /** reactor: a `*.reactor.json` file; proxy: any other `.json` file. */
+  kind: z.enum(['proxy', 'reactor']),
+  /** loaded: the file as it is serves; error: it does not (its last good version does, when `served` is set). */
   state: z.enum(['loaded', 'error']),
-  proxy: proxyRefSchema.nullable(),
+  /** The proxy or reactor served from the file; null: none. */
+  served: proxyRefSchema.nullable(),
   /** Each `field: message`. */
   problems: z.array(z.string()),
   warnings: z.array(z.string()),
@@ -20,7 +26,7 @@ export const proxyFileSchema = z.object({
 export type ProxyFile = z.infer<typeof proxyFileSchema>;
 
 export const proxyFilesViewSchema = z.object({
-  /** The folder proxies are loaded from; null: none. */
+  /** The folder proxies and reactors are loaded from; null: none. */
   folder: z.string().nullable(),
   /** The folder chosen in Settings; null: none. */
   stored: z.string().nullable(),

@@ -36,7 +36,7 @@ export async function runProxyFilesBench({ rounds, log }: ProxyFilesBenchOptions
   save('mark.json', JSON.stringify({ name: 'Mark', destination_url: 'http://127.0.0.1:9', require_auth: false, request_transforms: [{ code_file: 'mark.request.js' }] }));
   const engine = await startEngine({ port: 0, echoPort: null, dataDir: null, log: () => undefined, proxiesDir: folder, proxyFilesReport: () => undefined });
   const listed = await engine.workbench.listProxyFiles({});
-  const proxyKey = await fetchKey(engine.url, listed.files[0].proxy!.id, engine.bootstrapKeys!.management.key);
+  const proxyKey = await fetchKey(engine.url, listed.files[0].served!.id, engine.bootstrapKeys!.management.key);
   const markNow = async () => {
     const res = await request(`${engine.url}/proxy`, { method: 'POST', headers: { 'BT-PROXY-KEY': proxyKey, 'content-type': 'application/json' }, body: '{}' });
     const text = await res.body.text();

@@ -1,8 +1,9 @@
-import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../proxy/support/loopback';
+import { freshProxiesFolder, saveLikeAnEditor } from '../support/proxies-folder';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /**
@@ -41,22 +42,12 @@ const start = async (options: Parameters<typeof startTestEngine>[0] = {}) => {
   t = await startTestEngine({ dataDir, proxiesDir: folder, proxyFilesReport: (line) => lines.push(line), ...options });
   if (t.managementKey) manager = t.managementKey;
 };
-beforeEach(() => {
-  folder = tempDir('tokenbench-proxies-');
-  dataDir = tempDir('tokenbench-data-');
-});
-afterEach(async () => {
-  await t.stop();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
+freshProxiesFolder(
+  (dirs) => ({ folder, dataDir } = dirs),
+  () => t.stop(),
+);
 
-/** Writes a file as an editor that saves atomically does: a temporary file renamed over the old one. */
-function save(name: string, content: unknown) {
-  const temp = join(folder, `.${name}.swp`);
-  writeFileSync(temp, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  renameSync(temp, join(folder, name));
-}
+const save = (name: string, content: unknown) => saveLikeAnEditor(folder, name, content);
 
 const charge = (extra: Record<string, unknown> = {}) => ({
   name: 'Charge',
@@ -71,8 +62,8 @@ const files = async () => (await t.engine.workbench.listProxyFiles({})).files;
 const fileNamed = async (path: string) => (await files()).find((file) => file.path === path);
 const proxyOf = async (path: string) => {
   const file = await fileNamed(path);
-  if (!file?.proxy) throw new Error(`no proxy is served from ${path}`);
-  return (await t.call('GET', `/proxies/${file.proxy.id}`, { key: manager })).body as { id: string; key: string; name: string; configuration: Record<string, string> };
+  if (!file?.served) throw new Error(`no proxy is served from ${path}`);
+  return (await t.call('GET', `/proxies/${file.served.id}`, { key: manager })).body as { id: string; key: string; name: string; configuration: Record<string, string> };
 };
 const invoke = (key: string, body: unknown = { amount: 5 }, path = '/proxy/charges') => t.call('POST', path, { body, headers: { 'BT-PROXY-KEY': key } });
 /** The mark the destination received once a request went through the proxy of `key`. */
@@ -122,7 +113,7 @@ describe('a proxy served from a file', () => {
     save('charge.json', '{ "name": "Charge", ');
     await expect.poll(async () => (await fileNamed('charge.json'))?.state, { timeout: 5000, interval: 25 }).toBe('error');
     const broken = await fileNamed('charge.json');
-    expect(broken).toMatchObject({ state: 'error', proxy: { id, name: 'Charge' } });
+    expect(broken).toMatchObject({ state: 'error', served: { id, name: 'Charge' } });
     expect(broken!.problems[0]).toMatch(/not valid JSON/);
     expect(lines.filter((line) => line.includes('charge.json') && line.includes('not valid JSON'))).toEqual([expect.stringContaining('the last good version keeps serving')]);
     expect(await markSent(key)).toBe('good');
@@ -145,7 +136,7 @@ describe('a proxy served from a file', () => {
     save('escape.json', charge({ name: 'Escape', request_transforms: [{ code_file: '../outside.js' }] }));
     save('both.json', charge({ name: 'Both', request_transforms: [{ code: 'module.exports = async (r) => r.args', code_file: 'x.js' }] }));
     await start();
-    expect(await fileNamed('missing.json')).toMatchObject({ state: 'error', proxy: null, problems: ['request_transforms[0].code_file: nowhere.js does not exist'] });
+    expect(await fileNamed('missing.json')).toMatchObject({ state: 'error', served: null, problems: ['request_transforms[0].code_file: nowhere.js does not exist'] });
     expect((await fileNamed('escape.json'))!.problems).toEqual([expect.stringMatching(/^request_transforms\[0\]\.code_file: \.\.\/outside\.js is outside the proxies folder/)]);
     expect((await fileNamed('both.json'))!.problems.join()).toMatch(/give code or code_file, not both/);
     expect((await t.call('GET', '/proxies', { key: manager })).body.data).toEqual([]);
@@ -164,7 +155,7 @@ describe('a proxy served from a file', () => {
       save('charge.json', charge({ request_transforms: [node22] }));
       await expect.poll(async () => (await fileNamed('charge.json'))?.state, { timeout: 5000, interval: 25 }).toBe('error');
       const lacking = await fileNamed('charge.json');
-      expect(lacking).toMatchObject({ proxy: { id } });
+      expect(lacking).toMatchObject({ served: { id } });
       expect(lacking!.problems.join('\n')).toMatch(/^request_transforms\[0\]\.options\.runtime\.dependencies: .*tiny-pad@1\.0\.0/m);
       expect(lines.some((line) => line.includes('charge.json') && line.includes('tiny-pad@1.0.0') && line.includes('the last good version keeps serving'))).toBe(true);
       expect(await markSent(key)).toBe('good');
@@ -173,7 +164,7 @@ describe('a proxy served from a file', () => {
       save('refund.request.js', stamping('refund'));
       save('refund.json', { ...charge({ request_transforms: [{ ...node22, code_file: 'refund.request.js' }] }), name: 'Refund' });
       await expect.poll(async () => (await fileNamed('refund.json'))?.state, { timeout: 5000, interval: 25 }).toBe('error');
-      expect(await fileNamed('refund.json')).toMatchObject({ proxy: null });
+      expect(await fileNamed('refund.json')).toMatchObject({ served: null });
     } finally {
       rmSync(dependencies, { recursive: true, force: true });
     }
@@ -202,7 +193,7 @@ describe('a proxy served from a file', () => {
     expect(await markSent(first.key)).toBe('one');
 
     renameSync(join(folder, 'charge.json'), join(folder, 'payment.json'));
-    await expect.poll(async () => (await fileNamed('payment.json'))?.proxy?.id, { timeout: 5000, interval: 25 }).toBe(first.id);
+    await expect.poll(async () => (await fileNamed('payment.json'))?.served?.id, { timeout: 5000, interval: 25 }).toBe(first.id);
     expect(await markSent(first.key)).toBe('one');
   });
 

@@ -82,9 +82,9 @@ describe('the desktop folder picker', () => {
     expect(folder).toBe(picked);
 
     const view = await bench.engine.workbench.setProxiesFolder({ folder });
-    expect(view).toMatchObject({ folder: picked, stored: picked, files: [{ path: 'echo.json', state: 'loaded', proxy: { name: 'Echo' } }] });
+    expect(view).toMatchObject({ folder: picked, stored: picked, files: [{ path: 'echo.json', state: 'loaded', served: { name: 'Echo' } }] });
     const listed = await bench.call('GET', '/proxies', { key: bench.managementKey });
-    expect(listed.body.data).toEqual([expect.objectContaining({ name: 'Echo', id: view.files[0].proxy!.id })]);
+    expect(listed.body.data).toEqual([expect.objectContaining({ name: 'Echo', id: view.files[0].served!.id })]);
     await expect(pageCalling(dialog, () => window).pickFolder('elsewhere' as 'proxies')).rejects.toThrow('No folder is picked for elsewhere');
   });
 

@@ -19,6 +19,8 @@ test('the proxies folder: files with their state and errors, export and import',
   const folder = tempDir('tokenbench-proxies-ui-');
   writeFileSync(join(folder, 'echo.json'), JSON.stringify({ name: 'Echo', destination_url: 'https://example.com/echo' }));
   writeFileSync(join(folder, 'broken.json'), JSON.stringify({ name: 'Broken', destination_url: 'https://example.com', request_transforms: [{ code_file: 'missing.js' }] }));
+  writeFileSync(join(folder, 'card.reactor.js'), 'module.exports = async (req) => ({ raw: req.args });\n');
+  writeFileSync(join(folder, 'card.reactor.json'), JSON.stringify({ name: 'Card reactor', code_file: 'card.reactor.js' }));
   bench = await workbench.start();
   await bench.call('POST', '/proxies', { key: bench.managementKey, body: { name: 'Made in the API', destination_url: 'https://example.com/api', configuration: { API_KEY } } });
 
@@ -30,8 +32,9 @@ test('the proxies folder: files with their state and errors, export and import',
   await form.getByRole('button', { name: 'Load proxies from this folder' }).click();
   await expect(section.getByRole('status')).toContainText(`Proxies are loaded from ${folder} now.`);
 
-  const files = section.getByRole('table', { name: 'Proxy files' });
+  const files = section.getByRole('table', { name: 'Proxy and reactor files' });
   await expect(files.getByRole('row', { name: /echo\.json/ })).toContainText('Loaded');
+  await expect(files.getByRole('row', { name: /card\.reactor\.json/ })).toContainText(/Reactor\s*Card reactor\s*Loaded/);
   const broken = files.getByRole('row', { name: /broken\.json/ });
   await expect(broken).toContainText('Broken: serves nothing');
   await expect(broken).toContainText('request_transforms[0].code_file: missing.js does not exist');
@@ -52,7 +55,7 @@ test('the proxies folder: files with their state and errors, export and import',
   await importing.getByRole('textbox').fill(JSON.stringify({ id: '7d1f0c52-4d0e-4c39-a7e5-3a1b2c3d4e5f', key: 'abcdefghijklmnopqrstuvwxyz012345', name: 'Hosted', destination_url: 'https://example.com/hosted', state: 'active' }));
   await importing.getByRole('button', { name: 'Import into the folder' }).click();
   await expect(section.getByRole('status')).toContainText('Imported to hosted.json, with its id and key.');
-  expect(readdirSync(folder).sort()).toEqual(['broken.json', 'echo.json', 'hosted.json', 'made-in-the-api.json', 'missing.js']);
+  expect(readdirSync(folder).sort()).toEqual(['broken.json', 'card.reactor.js', 'card.reactor.json', 'echo.json', 'hosted.json', 'made-in-the-api.json', 'missing.js']);
   rmSync(folder, { recursive: true, force: true });
 });
 

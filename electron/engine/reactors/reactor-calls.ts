@@ -14,6 +14,7 @@ import type { TokenRecord } from '../expressions';
 import type { ProxyCallDeps } from '../proxies/proxy-calls';
 import { EchoedValues, maskPlaintext } from '../proxy/echoed-values';
 import { BODY_KEPT, type TraceStep } from '../proxy/proxy-history';
+import type { ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
 import { createTokenRequest } from '../vault/token-requests';
@@ -55,6 +56,8 @@ export interface PreparedReact {
   reactor: StoredReactor;
   invocation: ReactorInvocation;
   record: ReactRecord;
+  /** What a file reactor's secret references resolved to: written back as references wherever the call is kept. */
+  secrets: ResolvedSecrets | null;
   /** Runs the code and makes its answer: a failure of the call (the code's, a 4xx) is its answer; only a fault of the engine's own throws. */
   run(options: { async: boolean }): Promise<ReactAnswer>;
 }
@@ -80,6 +83,8 @@ export function reactorCalls(deps: ReactorCallDeps) {
     requireInvoker(caller);
     const reactor = current(reactorId);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiProblem(400, 'The body of a react is a JSON object: { "args": … }');
+    // A file reactor's secret references are put in now: a secret missing is this react's 422, before any code runs.
+    const { configuration, secrets } = reactor.file?.atCall() ?? { configuration: reactor.configuration, secrets: null };
     const trace: TraceStep[] = [];
     let stepStart = performance.now();
     const step = (name: string, fields: Omit<TraceStep, 'step' | 'ms'> = {}) => {
@@ -95,15 +100,15 @@ export function reactorCalls(deps: ReactorCallDeps) {
       invocation = expressions.detokenizeJson(body, records) as ReactorInvocation;
       echoes = new EchoedValues([...records.values()].map((record) => record.data));
     }
-    /** What a trace may show of a text: every detokenized value, and any card number, masked. */
-    const masked = (text: string) => maskPlaintext([text], echoes)[0];
+    /** What a trace may show of a text: every detokenized value, and any card number, masked; a secret as its reference. */
+    const masked = (text: string) => maskPlaintext([secrets ? secrets.asReferences(text) : text], echoes)[0];
     step('args', { note: `${expressionCount} expression(s)`, body: masked(traceText(invocation.args ?? null)) });
     const record: ReactRecord = { id: reactor.id, name: reactor.name, trace };
 
     async function run({ async }: { async: boolean }): Promise<ReactAnswer> {
       let answer: ReactAnswer;
       try {
-        answer = await execute(reactor, invocation, caller, async, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
+        answer = await execute({ ...reactor, configuration }, invocation, caller, async, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
       } catch (error) {
         if (!(error instanceof ApiProblem)) throw error;
         answer = problemAnswer(error);
@@ -111,7 +116,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
       step('result', { note: String(answer.status), body: masked(traceText(answer.body)) });
       return answer;
     }
-    return { reactor, invocation, record, run };
+    return { reactor, invocation, record, secrets, run };
   }
 
   /** The code's run and what it returned, as the answer (§3.4); an ApiProblem for what fails outside the code. */

@@ -3,6 +3,7 @@
  */
 import type { Application } from '../access/application-store';
 import type { RuntimeOptions } from '../code-runtime';
+import type { ResolvedSecrets } from '../server/log-headers';
 
 /** What a client sets: the body of POST and PUT, and what PATCH merges into. */
 export interface ReactorDefinition {
@@ -32,6 +33,20 @@ export interface StoredReactor extends ReactorDefinition {
   created_at: string;
   modified_by: string | null;
   modified_at: string | null;
+  /** Set for a reactor loaded from a file of the proxies folder: held in memory only, changed only by its file. */
+  file?: ReactorFileSource;
+}
+
+/** Where a file reactor comes from, and how a react runs it. */
+export interface ReactorFileSource {
+  /** The file's path inside the proxies folder, with `/` between folders: `cards/tokenize.reactor.json`. */
+  path: string;
+  folder: string;
+  /**
+   * The configuration one react runs with, its `${secret:NAME}` references put in (a missing secret is that react's
+   * problem), and what they resolved to, which the react's trace writes back as references.
+   */
+  atCall(): { configuration: Record<string, string>; secrets: ResolvedSecrets | null };
 }
 
 /** The runtime a call uses: node-bt when none was given. */

@@ -40,7 +40,7 @@ export interface ReactorRouteDeps {
 const REMOVED_FORMULAS = 'Reactor formulas were removed by the vendor on 2024-02-14: give a reactor its own code (POST /reactors)';
 
 /** A definition's application must be public or private, and node22 code takes none (vendor §3.2). */
-function checkApplication(definition: ReactorDefinition, applications: ApplicationStore): void {
+export function checkApplication(definition: ReactorDefinition, applications: ApplicationStore): void {
   if (definition.application_id === null) return;
   const application = applications.get(definition.application_id);
   if (!application || application.type === 'management') throw validationProblem({ 'application.id': ['application must be an existing public or private application'] });
@@ -48,7 +48,7 @@ function checkApplication(definition: ReactorDefinition, applications: Applicati
 }
 
 /** Why node22 dependencies keep a definition from going live, or null. */
-function dependencyFailure(definition: ReactorDefinition, dir: string | null): ReactorSaveFailure {
+export function dependencyFailure(definition: ReactorDefinition, dir: string | null): ReactorSaveFailure {
   const { runtime } = definition;
   const missing = runtime?.image === 'node22' ? missingDependencies(runtime, dir ?? undefined) : null;
   return missing ? { error_code: 'dependency_unavailable', error_message: missing, error_details: { 'runtime.dependencies': [missing] } } : null;
@@ -77,6 +77,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
     ctx.log.requestBody = body;
     const prepared = calls.prepare(ctx.caller, id(ctx), body);
     ctx.log.details = { reactor: prepared.record };
+    ctx.log.secrets ??= prepared.secrets ?? undefined;
     return prepared;
   }
 
@@ -118,7 +119,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       path: '/reactors/:id',
       idempotent: true,
       handler: managed('reactor:update', async (ctx) => {
-        reactors.require(id(ctx));
+        reactors.requireWritable(id(ctx));
         const definition = accepted(await ctx.json());
         return { status: 200, body: view(reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition))) };
       }),
@@ -129,7 +130,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       idempotent: true,
       handler: managed('reactor:update', async (ctx) => {
         requireMergePatchType(ctx, '/reactors/{id}');
-        const stored = reactors.require(id(ctx));
+        const stored = reactors.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const definition = accepted(mergePatch(stored.requested?.definition ?? definitionOf(stored), reactorPatch(await ctx.json())));
         reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition));
@@ -140,7 +141,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       method: 'DELETE',
       path: '/reactors/:id',
       handler: managed('reactor:delete', (ctx) => {
-        const reactor = reactors.require(id(ctx));
+        const reactor = reactors.requireWritable(id(ctx));
         reactors.delete(reactor.id);
         dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
         return { status: 204 };

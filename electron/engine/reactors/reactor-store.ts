@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { missingDependencies } from '../code-runtime';
+import { fileOwned } from '../proxies/files/file-served';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
@@ -81,8 +82,25 @@ export class ReactorStore {
     return reactor;
   }
 
+  /** A reactor the API may change: 409 for one loaded from a file, whose file is the one place to change it. */
+  requireWritable(id: string): StoredReactor {
+    const reactor = this.require(id);
+    if (reactor.file) throw fileOwned('Reactor', reactor.id, reactor.file);
+    return reactor;
+  }
+
+  /** Puts a file reactor in, or its new version in place of the one before; it is held in memory only. */
+  install(reactor: StoredReactor): void {
+    this.byId.set(reactor.id, reactor);
+  }
+
+  /** Takes a file reactor out (its file is gone). */
+  uninstall(id: string): void {
+    if (this.byId.get(id)?.file) this.byId.delete(id);
+  }
+
   replace(id: string, definition: ReactorDefinition, modifiedBy: string, failure: ReactorSaveFailure): StoredReactor {
-    const old = this.require(id);
+    const old = this.requireWritable(id);
     return this.write('update', { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() });
   }
 
@@ -98,7 +116,7 @@ export class ReactorStore {
   }
 
   delete(id: string): void {
-    const reactor = this.require(id);
+    const reactor = this.requireWritable(id);
     this.stmt.delete.run(reactor.id);
     this.byId.delete(reactor.id);
   }
@@ -114,10 +132,10 @@ export class ReactorStore {
     return this.byId.size > 0;
   }
 
-  /** The vault's wipe: every reactor goes, inside its transaction. */
+  /** The vault's wipe: every reactor of the API goes, inside its transaction; those of the folder's files stay. */
   deleteAll(): number {
     const count = this.stmt.deleteAll.run().changes;
-    this.byId.clear();
+    for (const reactor of [...this.byId.values()]) if (!reactor.file) this.byId.delete(reactor.id);
     return count;
   }
 }

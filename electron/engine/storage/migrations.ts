@@ -353,6 +353,15 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 20,
+    name: 'reactors loaded from files',
+    // Reactor files share the proxies folder and its path-identity table: a row says which kind its file serves, so
+    // an identity never passes from one kind to the other. A reactor has no key: its sealed key is empty.
+    sql: `
+      ALTER TABLE proxy_files ADD COLUMN kind TEXT NOT NULL DEFAULT 'proxy' CHECK (kind IN ('proxy', 'reactor'));
+    `,
+  },
+  {
     version: 21,
     name: 'client encryption keys',
     // The private half of each key pair is sealed under the master key (bound to the key's id); the public half is

@@ -11,7 +11,8 @@ import { checkDefinition } from '../proxy-routes';
 import type { ProxyStore } from '../proxy-store';
 import type { FileIdentities, FileIdentity } from './file-identities';
 import { configurationAside } from './file-secrets';
-import { CODE_FILE_SUFFIX, PROXY_FILE_SUFFIX, type ProxyFileChecks } from './proxy-file';
+import { CODE_FILE_SUFFIX } from './definition-file';
+import { PROXY_FILE_SUFFIX, type ProxyFileChecks } from './proxy-file';
 import type { ProxyFolder } from './proxy-folder';
 
 /** What an export or an import wrote, and what became of the proxy's identity and secrets. */

@@ -2,11 +2,8 @@ import { type FSWatcher, readdirSync, realpathSync, watch } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { nowIso } from '../../clock';
 import type { SecretStore } from '../../secrets/secret-store';
-import type { ProxyDefinition, StoredProxy } from '../proxy-model';
-import type { ProxyStore } from '../proxy-store';
-import type { FileIdentities } from './file-identities';
-import { resolvedConfiguration } from './file-secrets';
-import { PROXY_FILE_SUFFIX, type ProxyFileChecks, readProxyFile } from './proxy-file';
+import { type DefinitionFileKind, type DefinitionFileRead, readDefinitionFile } from './definition-file';
+import type { FileIdentities, FileIdentity } from './file-identities';
 
 /** An editor's save is a burst of events (a temporary file, a rename, a chmod): one reload once they settle. */
 const SETTLE_MS = 40;
@@ -15,14 +12,36 @@ const MAX_WAIT_MS = 200;
 /** How often a folder gone (or never there) is looked for again. */
 const RETRY_MS = 1000;
 
+/** What a file serves, as its kind's store holds it. */
+export interface Served {
+  id: string;
+  name: string;
+}
+
+/**
+ * One kind of file the folder serves: which files are its (by how their names end), how one is read, and how what it
+ * defines is put into (and taken out of) its store, with the identity the engine keeps for its path.
+ */
+export interface FolderKind<D = unknown> {
+  kind: 'proxy' | 'reactor';
+  /** `.reactor.json`; the first kind whose suffix a name ends with takes the file. */
+  suffix: string;
+  file: DefinitionFileKind<D>;
+  identities: FileIdentities;
+  /** What `definition` serves as, with `identity`; `before`: what the file served until now. */
+  install(at: { path: string; folder: string; identity: FileIdentity }, definition: D, before: Served | null): Served;
+  uninstall(id: string): void;
+}
+
 /** A file of the folder as the engine last read it. */
 export interface ProxyFileState {
   /** Inside the folder, with `/` between folders: `payments/charge.json`. */
   path: string;
+  kind: FolderKind['kind'];
   /** loaded: the file as it is now serves. error: it does not; its last good version does, if it had one. */
   state: 'loaded' | 'error';
-  /** The proxy served from the file (its last good version when it is broken now); null: none. */
-  proxy: { id: string; name: string } | null;
+  /** The proxy or reactor served from the file (its last good version when it is broken now); null: none. */
+  served: Served | null;
   /** What is wrong with it, each `field: message`. */
   problems: string[];
   /** What loads but should not be in a file meant for a repository (a credential in plain text, a secret not set). */
@@ -33,34 +52,31 @@ export interface ProxyFileState {
 
 interface Loaded extends ProxyFileState {
   fingerprint: string;
-  served: StoredProxy | null;
 }
 
 export interface ProxyFolderDeps {
-  proxies: ProxyStore;
-  identities: FileIdentities;
-  checks: ProxyFileChecks & { secrets: SecretStore };
+  /** In the order they claim files: the most particular suffix first. */
+  kinds: readonly FolderKind[];
+  secrets: SecretStore;
   /** A line for the console: a file loaded, broken or removed. */
   report(line: string): void;
-  /** A file proxy has code: the code runtime gets ready before its first call. */
-  codeLoaded(): void;
 }
 
 const byPath = new Intl.Collator('en').compare;
 const hidden = (path: string) => path.split('/').some((part) => part.startsWith('.') || part === 'node_modules');
 
-/** The proxy files under `folder`: `.json` files, not in hidden folders nor node_modules. */
-function proxyFilesIn(folder: string): string[] {
+/** The `.json` files under `folder`, not in hidden folders nor node_modules. */
+function jsonFilesIn(folder: string): string[] {
   return readdirSync(folder, { recursive: true, withFileTypes: true })
-    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(PROXY_FILE_SUFFIX))
+    .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.json'))
     .map((entry) => relative(folder, `${entry.parentPath}${sep}${entry.name}`).split(sep).join('/'))
     .filter((path) => !hidden(path))
     .sort(byPath);
 }
 
 /**
- * The proxies of one folder (`serve --proxies DIR`, or Settings): each file is read, checked as the API checks a
- * proxy, and served with the id and key the engine keeps for its path; the folder is watched, and a saved change is
+ * The proxies and reactors of one folder (`serve --proxies DIR`, or Settings): each file is read, checked as the API
+ * checks its body, and served with the identity the engine keeps for its path; the folder is watched, and a saved change is
  * live for the next request. A file that breaks keeps its last good version serving, and says why.
  */
 export class ProxyFolder {
@@ -82,7 +98,7 @@ export class ProxyFolder {
   /** Serves the proxies of `folder` from now on (null: none): those of the folder before go. */
   open(folder: string | null): void {
     this.close();
-    for (const { served } of this.loaded.values()) if (served) this.deps.proxies.uninstall(served.id);
+    for (const { kind, served } of this.loaded.values()) if (served) this.kindOf(kind).uninstall(served.id);
     this.loaded.clear();
     this.current = folder;
     this.missingReported = false;
@@ -93,12 +109,16 @@ export class ProxyFolder {
 
   /** The folder's files as last read, by path. */
   files(): ProxyFileState[] {
-    return [...this.loaded.values()].map(({ fingerprint: _f, served: _s, ...state }) => state);
+    return [...this.loaded.values()].map(({ fingerprint: _f, ...state }) => state);
   }
 
-  /** The file a proxy is served from, if any. */
-  fileOf(id: string): string | undefined {
-    return [...this.loaded.values()].find((entry) => entry.served?.id === id)?.path;
+  private kindOf(kind: FolderKind['kind']): FolderKind {
+    return this.deps.kinds.find((k) => k.kind === kind)!;
+  }
+
+  /** The kind whose file `path` is, if any. */
+  private claiming(path: string): FolderKind | undefined {
+    return this.deps.kinds.find((k) => path.endsWith(k.suffix));
   }
 
   /** Reads the folder now: new, changed and removed files take effect before this returns. */
@@ -107,7 +127,7 @@ export class ProxyFolder {
     let paths: string[];
     try {
       this.root = realpathSync(this.current);
-      paths = proxyFilesIn(this.current);
+      paths = jsonFilesIn(this.current);
     } catch (error) {
       if (!this.missingReported) this.deps.report(`proxies: the folder ${this.current} cannot be read (${(error as NodeJS.ErrnoException).code}): its proxies keep serving as they were`);
       this.missingReported = true;
@@ -115,73 +135,46 @@ export class ProxyFolder {
       return;
     }
     this.missingReported = false;
-    const reads = new Map(paths.map((path) => [path, readProxyFile(this.root, path, this.deps.checks)]));
+    const reads = new Map<string, { kind: FolderKind; read: DefinitionFileRead<unknown> }>();
+    for (const path of paths) {
+      const kind = this.claiming(path);
+      if (kind) reads.set(path, { kind, read: readDefinitionFile(this.root, path, kind.file, this.deps.secrets) });
+    }
     const gone = [...this.loaded.keys()].filter((path) => !reads.has(path));
-    // A file renamed as it was (git mv, a rename in the editor) keeps its proxy's identity.
+    // A file renamed as it was (git mv, a rename in the editor) keeps its identity, when it stays of its kind.
     const renamed = new Set<string>();
     for (const path of gone) {
       const before = this.loaded.get(path)!;
-      const to = [...reads].find(([other, read]) => !this.loaded.has(other) && read.fingerprint === before.fingerprint)?.[0];
-      if (to !== undefined && before.served && this.deps.identities.move(path, to)) {
+      const to = [...reads].find(([other, { kind, read }]) => !this.loaded.has(other) && kind.kind === before.kind && read.fingerprint === before.fingerprint)?.[0];
+      if (to !== undefined && before.served && this.kindOf(before.kind).identities.move(path, to)) {
         renamed.add(path);
-        this.deps.report(`proxies: ${path} was renamed ${to}: its proxy keeps its id and key`);
+        this.deps.report(`proxies: ${path} was renamed ${to}: its ${before.kind} keeps its identity`);
       }
     }
     for (const path of gone) {
-      const { served } = this.loaded.get(path)!;
+      const { kind, served } = this.loaded.get(path)!;
       this.loaded.delete(path);
       if (!served || renamed.has(path)) continue;
-      this.deps.proxies.uninstall(served.id);
-      this.deps.report(`proxies: ${path} was removed: proxy “${served.name}” (${served.id}) no longer answers`);
+      this.kindOf(kind).uninstall(served.id);
+      this.deps.report(`proxies: ${path} was removed: ${kind} “${served.name}” (${served.id}) no longer answers`);
     }
-    for (const [path, read] of reads) {
+    for (const [path, { kind, read }] of reads) {
       const before = this.loaded.get(path);
       if (before?.fingerprint === read.fingerprint) continue;
-      const at = nowIso();
+      const state = { path, kind: kind.kind, at: nowIso(), fingerprint: read.fingerprint };
       if ('problems' in read.outcome) {
         const served = before?.served ?? null;
-        this.loaded.set(path, { path, state: 'error', proxy: served && { id: served.id, name: served.name }, problems: read.outcome.problems, warnings: [], at, fingerprint: read.fingerprint, served });
+        this.loaded.set(path, { ...state, state: 'error', served, problems: read.outcome.problems, warnings: [] });
         const keeps = served ? 'the last good version keeps serving' : 'nothing is served from it';
         this.deps.report(`proxies: ${path}: ${read.outcome.problems.join('; ')} (${keeps})`);
         continue;
       }
-      const served = this.install(path, read.outcome.definition, before?.served ?? null);
-      this.loaded.set(path, { path, state: 'loaded', proxy: { id: served.id, name: served.name }, problems: [], warnings: read.outcome.warnings, at, fingerprint: read.fingerprint, served });
-      this.deps.report(`proxies: ${path}: ${before ? 'reloaded' : 'loaded'} proxy “${served.name}” (${served.id})`);
+      const identity = kind.identities.of(path);
+      const served = kind.install({ path, folder: this.current, identity }, read.outcome.definition, before?.served ?? null);
+      this.loaded.set(path, { ...state, state: 'loaded', served: { id: served.id, name: served.name }, problems: [], warnings: read.outcome.warnings });
+      this.deps.report(`proxies: ${path}: ${before ? 'reloaded' : 'loaded'} ${kind.kind} “${served.name}” (${served.id})`);
       for (const warning of read.outcome.warnings) this.deps.report(`proxies: ${path}: warning: ${warning}`);
     }
-  }
-
-  /** The file's proxy as served: its identity kept for its path, its configuration's secrets put in at each call. */
-  private install(path: string, definition: ProxyDefinition, before: StoredProxy | null): StoredProxy {
-    const identity = this.deps.identities.of(path);
-    const { secrets } = this.deps.checks;
-    const referencing = Object.values(definition.configuration).some((value) => value.includes('${'));
-    const proxy: StoredProxy = {
-      ...definition,
-      id: identity.id,
-      key: identity.key,
-      state: 'active',
-      requested: null,
-      live: true,
-      created_by: `file:${path}`,
-      created_at: identity.created_at,
-      modified_by: before ? `file:${path}` : null,
-      modified_at: before ? nowIso() : null,
-      file: {
-        path,
-        folder: this.current!,
-        atCall(log) {
-          if (!referencing) return proxy;
-          const { configuration, values } = resolvedConfiguration(proxy.configuration, secrets, path);
-          log.secrets ??= values ?? undefined;
-          return { ...proxy, configuration };
-        },
-      },
-    };
-    this.deps.proxies.install(proxy);
-    if ([...proxy.request_transforms, ...proxy.response_transforms].some((t) => t.type === 'code')) this.deps.codeLoaded();
-    return proxy;
   }
 
   /** Reloads once a burst of changes settles (or every MAX_WAIT_MS while it does not). */

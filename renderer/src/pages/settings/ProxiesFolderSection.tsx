@@ -13,7 +13,7 @@ const REFRESH_MS = 2000;
 /** A file's state in words: what serves, and why not the file as it is. */
 function stateOf(file: ProxyFile): string {
   if (file.state === 'loaded') return file.warnings.length > 0 ? 'Loaded, with warnings' : 'Loaded';
-  return file.proxy ? 'Broken: the last good version serves' : 'Broken: serves nothing';
+  return file.served ? 'Broken: the last good version serves' : 'Broken: serves nothing';
 }
 
 function FileRow({ file }: { file: ProxyFile }) {
@@ -23,7 +23,8 @@ function FileRow({ file }: { file: ProxyFile }) {
       <td>
         <code>{file.path}</code>
       </td>
-      <td>{file.proxy ? file.proxy.name : <span className="muted">none</span>}</td>
+      <td>{file.kind === 'reactor' ? 'Reactor' : 'Proxy'}</td>
+      <td>{file.served ? file.served.name : <span className="muted">none</span>}</td>
       <td className={file.state === 'error' ? 'proxy-file-error' : undefined}>
         {stateOf(file)}
         {notes.length > 0 && (
@@ -98,8 +99,8 @@ function ExportImport({ view, onView }: { view: ProxyFilesView; onView: (view: P
 }
 
 /**
- * The folder of proxy files (`serve --proxies DIR`, or chosen here): each file with the proxy it serves, loaded or
- * broken and why, refreshed while Settings is open; and proxies moved into it by export or import.
+ * The folder of proxy and reactor files (`serve --proxies DIR`, or chosen here): each file with what it serves, loaded
+ * or broken and why, refreshed while Settings is open; and proxies moved into it by export or import.
  */
 export function ProxiesFolderSection() {
   const api = useWorkbenchApi();
@@ -134,9 +135,9 @@ export function ProxiesFolderSection() {
     <section className="panel settings-section" aria-labelledby="settings-proxies-folder">
       <h2 id="settings-proxies-folder">Proxies folder</h2>
       <p className="muted settings-hint">
-        One <code>.json</code> file per pre-configured proxy (the fields of POST /proxies), its code in a <code>.js</code> file beside it named by{' '}
-        <code>code_file</code>; secret configuration values as <code>{'${secret:NAME}'}</code>. A saved file is live for the next request; the API cannot change
-        these proxies (409): edit the file.
+        One <code>.json</code> file per pre-configured proxy (the fields of POST /proxies), one <code>.reactor.json</code> file per reactor (the fields of POST
+        /reactors), code in a <code>.js</code> file beside it named by <code>code_file</code>; secret configuration values as{' '}
+        <code>{'${secret:NAME}'}</code>. A saved file is live for the next request or react; the API cannot change these (409): edit the file.
       </p>
       <Alert message={problem} />
       {view ? (
@@ -154,10 +155,10 @@ export function ProxiesFolderSection() {
           />
           {view.folder !== null &&
             (view.files.length === 0 ? (
-              <p className="muted">No proxy files in this folder yet.</p>
+              <p className="muted">No proxy or reactor files in this folder yet.</p>
             ) : (
-              <table className="data-table" aria-label="Proxy files">
-                <ColumnHeads columns={['File', 'Proxy', 'State', 'Read']} />
+              <table className="data-table" aria-label="Proxy and reactor files">
+                <ColumnHeads columns={['File', 'Kind', 'Serves', 'State', 'Read']} />
                 <tbody>
                   {view.files.map((file) => (
                     <FileRow key={file.path} file={file} />
