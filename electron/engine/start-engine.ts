@@ -49,7 +49,7 @@ import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
 import { TokenStore } from './vault/token-store';
-import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -264,6 +264,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
+    reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({

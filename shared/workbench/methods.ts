@@ -79,6 +79,7 @@ import { postmanImportedSchema, postmanImportSchema } from './postman-contract';
 import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, proxyFilesWrittenSchema, proxyImportSchema } from './proxy-files-contract';
 import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
 import type { PageId } from './pages';
+import { newReactorSchema, reactorChangeSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -265,6 +266,16 @@ export const WORKBENCH_METHODS = {
   deleteProxy: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
   /** Sends a sample request through a proxy as an application: the answer's history entry carries its pipeline trace. */
   tryProxy: change(proxyTrySchema, exchangeSchema),
+  /** The reactors, in creation order. */
+  listReactors: read(nothing, z.array(reactorViewSchema)),
+  /** Creates a reactor, validated as POST /reactors validates one (a 400 naming each field it refuses). */
+  createReactor: change(newReactorSchema, reactorViewSchema),
+  /** Replaces a reactor's definition, validated as PUT /reactors/{id}; its id stays. */
+  updateReactor: change(reactorChangeSchema, reactorViewSchema),
+  /** Deletes a reactor: reacts to it answer 404 from then on. */
+  deleteReactor: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Invokes a reactor through POST /reactors/{id}/react as an application: the answer's history entry carries the trace. */
+  tryReactor: change(reactorTrySchema, exchangeSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;
