@@ -281,6 +281,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
         applications,
         tenantId,
         headerPrefix: config.headerPrefix,
+        forwarder,
         codeSaved: codeRuntime.warm,
         dependenciesDir: config.codeDependenciesDir,
         log: config.log,

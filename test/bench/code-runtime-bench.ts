@@ -39,7 +39,7 @@ const CALL: CodeCall = {
 };
 
 /** Milliseconds each of `count` sequential calls of `call` took, after `warmup` unmeasured ones. */
-async function timed(count: number, warmup: number, call: () => Promise<unknown>): Promise<number[]> {
+export async function timed(count: number, warmup: number, call: () => Promise<unknown>): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await call();
   const ms: number[] = [];
   for (let i = 0; i < count; i++) {

@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -22,6 +22,7 @@ import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
 import { runCodeRuntimeBench } from './code-runtime-bench';
 import { runProxyFilesBench } from './proxy-files-bench';
+import { runReactorBench } from './reactor-bench';
 import { runFlagBench } from './flag-bench';
 import { runHistoryPageBench } from './history-page-bench';
 import { runOpenRequestsBench } from './open-requests-bench';
@@ -119,6 +120,12 @@ const SUITES: Record<string, Suite> = {
     run: (settings) => runStartBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} start(s) of each kind per build, build excluded, in turn with the build of ${baselineRefs.length > 0 ? baselineRefs.join(', ') : 'HEAD~1'}`,
+  },
+  // Calls one at a time, in rounds of a fixed count: connections and durations do not apply.
+  reactors: {
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runReactorBench({ rounds: settings.rounds, log: settings.log }),
+    describe: ({ rounds }) => `${rounds} round(s) of 2,000 reacts of a trivial reactor and 2,000 token reads, in turn`,
   },
 };
 

@@ -1,7 +1,7 @@
 import { type BasisTheoryClient } from '@basis-theory/node-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
-import { nodeSdk, privateAppKey } from '../support/vendor-sdks';
+import { legacySdk, nodeSdk, privateAppKey } from '../support/vendor-sdks';
 
 /**
  * Reactors (docs/api.md, Reactors) driven by the vendor's node SDK 5.7.0, unchanged: every /reactors route, auto-paging,
@@ -88,5 +88,21 @@ describe('the node SDK (5.7.0) on /reactors', () => {
     const failure = await invoker.reactors.react(reactor.id!, { args: {} }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ statusCode: 400, body: { status: 400, detail: 'Bad Request', errors: { error: ['amount is missing'] } } });
     await expect(nodeSdk(t, t.privateKey).reactors.list()).rejects.toMatchObject({ statusCode: 403 });
+  });
+});
+
+describe('the legacy JS SDK (2.9.0) on /reactors', () => {
+  it('creates, retrieves, lists, patches, reacts with and deletes a reactor', async () => {
+    const bt = await legacySdk(t, t.managementKey);
+    const created = await bt.reactors.create({ name: 'legacy', code: ECHO, configuration: { Some_Key: 'v' } });
+    expect(created).toMatchObject({ name: 'legacy', configuration: { Some_Key: 'v' }, state: 'active' });
+    expect((await bt.reactors.retrieve(created.id)).code).toBe(ECHO);
+    expect((await bt.reactors.list({ page: 1, size: 100 })).data.map((r) => r.id)).toContain(created.id);
+    await bt.reactors.patch(created.id, { name: 'legacy v2' });
+    expect((await bt.reactors.retrieve(created.id)).name).toBe('legacy v2');
+    const backend = await legacySdk(t, t.privateKey);
+    expect(await backend.reactors.react(created.id, { args: { n: 1 } })).toEqual({ raw: { args: { n: 1 }, configuration: { Some_Key: 'v' } } });
+    await bt.reactors.delete(created.id);
+    await expect(bt.reactors.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
   });
 });

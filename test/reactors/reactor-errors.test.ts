@@ -46,6 +46,14 @@ describe('/reactors management errors', () => {
     expect((await t.call('GET', '/reactors', { key: reader.body.key })).status).toBe(200);
   });
 
+  it('answers 401 without a key, or with an unknown one', async () => {
+    expectProblem(await t.call('GET', '/reactors'), 401);
+    expectProblem(await t.call('POST', '/reactors', { key: 'key_local_unknown', body: {} }), 401);
+    const { id } = await createReactor({ code: 'module.exports = async () => ({})' });
+    expectProblem(await t.call('POST', `/reactors/${id}/react`, { body: { args: {} } }), 401);
+    expectProblem(await t.call('GET', `/reactors/${id}/results/3f0b2c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f`), 401);
+  });
+
   it('answers 404 for an unknown or malformed id', async () => {
     expectProblem(await t.call('GET', '/reactors/3f0b2c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f', { key: t.managementKey }), 404, /Reactor .* not found/);
     expectProblem(await t.call('DELETE', '/reactors/not-a-uuid', { key: t.managementKey }), 404);
@@ -61,6 +69,18 @@ describe('/reactors management errors', () => {
     expect(Object.keys(bad.body.errors).sort()).toEqual(['code', 'configuration', 'name', 'runtime.timeout']);
     expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'f', code: 'x', formula: { id: 'abc' } } }), 400, /formula/);
     expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'i', code: 'x', runtime: { image: 'node16' } } }), 400, /image/);
+  });
+
+  it('takes a node22 timeout over 30 s only with async: true, and echoes async', async () => {
+    const code = 'module.exports = async () => ({ res: { body: {} } })';
+    const sync = await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 's', code, runtime: { image: 'node22', timeout: 60 } } });
+    expectProblem(sync, 400);
+    expect(Object.keys(sync.body.errors)).toEqual(['runtime.timeout']);
+    expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'b', code, runtime: { image: 'node-bt', async: true } } }), 400, /runtime\.async/);
+    const long = await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'a', code, runtime: { image: 'node22', timeout: 900, async: true } } });
+    expect(long.status).toBe(201);
+    expect(long.body.runtime).toEqual({ image: 'node22', timeout: 900, async: true });
+    expectProblem(await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'c', code, runtime: { image: 'node22', timeout: 901, async: true } } }), 400);
   });
 
   it('refuses a management application, and any application for node22 code', async () => {
@@ -93,6 +113,12 @@ describe('react errors', () => {
     const pub = await t.call('POST', '/applications', { key: t.managementKey, body: { name: 'p', type: 'public', permissions: ['token:create'] } });
     expectProblem(await react(id, { args: {} }, pub.body.key), 403, /private/);
     expect((await react(id, { args: {} }, t.privateKey)).status).toBe(200);
+  });
+
+  it('answers 400 for a body that is not a JSON object', async () => {
+    const { id } = await createReactor({ code: 'module.exports = async () => ({ raw: 1 })' });
+    expectProblem(await react(id, [1, 2]), 400, /JSON object/);
+    expectProblem(await react(id, 'args'), 400, /JSON object/);
   });
 
   it('answers 400 for an unknown token and past 100 expressions, 403 for a token outside the key’s containers', async () => {

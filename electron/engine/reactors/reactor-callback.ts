@@ -4,13 +4,13 @@
  * exponential back-off on a failure or a non-2xx reply, then dropped.
  */
 import { parseDestinationUrl } from '../proxy/destination-url';
+import type { Forwarder } from '../proxy/forwarder';
 import { ApiProblem } from '../server/problem';
 import type { ReactAnswer } from './reactor-results';
 
 /** Tries after the first (the vendor's old rule), the first retry this long after it, each wait twice the one before. */
 const RETRIES = 10;
 const FIRST_RETRY_MS = 10_000;
-const ATTEMPT_TIMEOUT_MS = 25_000;
 
 /** The URL a react's body names (`callback_url`, or the legacy JS SDK's `callbackUrl`); 400 when it is no usable URL. */
 export function parseCallbackUrl(body: Record<string, unknown>): URL | null {
@@ -21,16 +21,22 @@ export function parseCallbackUrl(body: Record<string, unknown>): URL | null {
   return url;
 }
 
-/** Posts the result to the URL in the background; the engine's log hears of a delivery given up, never the body. */
-export function deliverCallback(url: URL, answer: ReactAnswer, log: (line: string) => void, attempt = 0): void {
+/**
+ * Posts the result to the URL in the background, through the proxy's forwarder so the destination policy applies (the
+ * engine's own port, link-local and metadata addresses refused; private ranges with --deny-private-destinations); the
+ * engine's log hears of a delivery given up, never the body.
+ */
+export function deliverCallback(forwarder: Forwarder, url: URL, answer: ReactAnswer, log: (line: string) => void, attempt = 0): void {
   const retry = (why: string) => {
     if (attempt >= RETRIES) return log(`Reactor callback to ${url.origin}: given up after ${RETRIES + 1} tries (${why})`);
-    setTimeout(() => deliverCallback(url, answer, log, attempt + 1), FIRST_RETRY_MS * 2 ** attempt).unref();
+    setTimeout(() => deliverCallback(forwarder, url, answer, log, attempt + 1), FIRST_RETRY_MS * 2 ** attempt).unref();
   };
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer.body ?? {}), signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS) })
-    .then(async (res) => {
-      await res.body?.cancel();
-      if (!res.ok) retry(`status ${res.status}`);
-    })
-    .catch((error: unknown) => retry((error as Error).message));
+  let status = 0;
+  const body = Buffer.from(JSON.stringify(answer.body ?? {}));
+  const request = { origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', headers: ['content-type', 'application/json'], body };
+  const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
+  forwarder.forward(request, sink).done.then(
+    () => (status >= 200 && status < 300 ? undefined : retry(`status ${status}`)),
+    (error: unknown) => retry((error as Error).message),
+  );
 }

@@ -9,7 +9,7 @@ import type { Caller } from '../access/authenticator';
 import { REACTOR_INVOKE } from '../access/permissions';
 import type { CallKeyUser } from '../access/runtime-keys';
 import { systemCaller } from '../access/system-caller';
-import { type CodeLog, failureProblem, missingDependencies, type ReactorInvocation } from '../code-runtime';
+import { type CodeLog, failureProblem, type ReactorInvocation } from '../code-runtime';
 import type { TokenRecord } from '../expressions';
 import type { ProxyCallDeps } from '../proxies/proxy-calls';
 import { EchoedValues, maskPlaintext } from '../proxy/echoed-values';
@@ -55,7 +55,7 @@ export interface PreparedReact {
   reactor: StoredReactor;
   invocation: ReactorInvocation;
   record: ReactRecord;
-  /** Runs the code and makes its answer; never throws: a failure is its answer. */
+  /** Runs the code and makes its answer: a failure of the call (the code's, a 4xx) is its answer; only a fault of the engine's own throws. */
   run(options: { async: boolean }): Promise<ReactAnswer>;
 }
 
@@ -68,14 +68,11 @@ const traceText = (value: unknown) => (typeof value === 'string' ? value : (JSON
 export function reactorCalls(deps: ReactorCallDeps) {
   const { reactors, tokens, expressions, tenantId } = deps;
 
-  /** The reactor as it runs now: a failed one's requested change goes live once its dependencies are there. */
+  /** The reactor as it runs now (see ReactorStore.settled); 409 for one that has never been live. */
   function current(id: string): StoredReactor {
-    const reactor = reactors.require(id);
-    const requested = reactor.requested;
-    const runtime = requested?.definition.runtime;
-    const settled = requested && (!runtime || missingDependencies(runtime, deps.dependenciesDir ?? undefined) === null) ? reactors.activate(reactor.id) : reactor;
-    if (!settled.live) throw new ApiProblem(409, `Reactor ${settled.id} is not active: ${settled.requested!.error_code}: ${settled.requested!.error_message}`);
-    return settled;
+    const reactor = reactors.settled(id, deps.dependenciesDir);
+    if (!reactor.live) throw new ApiProblem(409, `Reactor ${reactor.id} is not active: ${reactor.requested!.error_code}: ${reactor.requested!.error_message}`);
+    return reactor;
   }
 
   /** Checks the caller and the body, and detokenizes the args (§3.4): every 4xx a react can have before its code runs. */

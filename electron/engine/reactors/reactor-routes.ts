@@ -8,6 +8,7 @@ import { managed } from '../access/managed-route';
 import { dropCallKeyApplications } from '../access/runtime-keys';
 import { missingDependencies } from '../code-runtime';
 import { answerFromCode } from '../proxies/code-transform';
+import type { Forwarder } from '../proxy/forwarder';
 import { requireMergePatchType } from '../server/merge-patch-type';
 import { offsetPage } from '../server/offset-page';
 import { ApiProblem, validationProblem } from '../server/problem';
@@ -17,7 +18,7 @@ import { deliverCallback, parseCallbackUrl } from './reactor-callback';
 import { reactorKeyUser, requireInvoker, type ReactorCalls } from './reactor-calls';
 import { definitionOf, type ReactorDefinition, reactorView, runtimeOf, type StoredReactor } from './reactor-model';
 import { parseReactorRequest, reactorPatch } from './reactor-requests';
-import type { ReactorResults } from './reactor-results';
+import type { ReactAnswer, ReactorResults } from './reactor-results';
 import type { ReactorSaveFailure, ReactorStore } from './reactor-store';
 
 export interface ReactorRouteDeps {
@@ -27,6 +28,8 @@ export interface ReactorRouteDeps {
   applications: ApplicationStore;
   tenantId: string;
   headerPrefix: string;
+  /** The proxy's forwarder: a legacy callback_url is delivered under the destination policy. */
+  forwarder: Forwarder;
   /** Called when a reactor is saved: the code runtime gets ready before its first call. */
   codeSaved(): void;
   /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
@@ -68,7 +71,10 @@ export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps,
 
 export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
   const { reactors, results, calls, applications, tenantId } = deps;
-  const view = (reactor: StoredReactor) => reactorView(reactor, tenantId, reactor.application_id === null ? undefined : applications.get(reactor.application_id));
+  const view = (stored: StoredReactor) => {
+    const reactor = reactors.settled(stored.id, deps.dependenciesDir);
+    return reactorView(reactor, tenantId, reactor.application_id === null ? undefined : applications.get(reactor.application_id));
+  };
   const id = (ctx: RequestContext) => ctx.params.id as string;
   const traceHeader = `${deps.headerPrefix}-TRACE-ID`;
   const accepted = (body: unknown): ReactorDefinition => acceptedReactor(body, deps);
@@ -77,6 +83,8 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
   /** react and react-async: the request checked and detokenized now, its record kept in History with the call. */
   async function prepared(ctx: RequestContext) {
     const body = await ctx.json();
+    // Expressions, not values: the body as sent is safe to keep, as /detokenize's is.
+    ctx.log.requestBody = body;
     const prepared = calls.prepare(ctx.caller, id(ctx), body);
     ctx.log.details = { reactor: prepared.record };
     return prepared;
@@ -154,7 +162,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
         const callbackUrl = parseCallbackUrl(react.invocation);
         if (callbackUrl === null) return answerFromCode(ctx.res, await react.run({ async: false }), { [traceHeader]: ctx.traceId });
         // The legacy callback_url turns the call into react-async, its result also posted to the URL (vendor §3.5).
-        return runAsync(ctx, react, (answer) => deliverCallback(callbackUrl, answer, deps.log));
+        return runAsync(ctx, react, (answer) => deliverCallback(deps.forwarder, callbackUrl, answer, deps.log));
       },
     },
     {
@@ -180,11 +188,15 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
    * 202 with the request id at once; the code runs on, and the call's History entry is recorded when it ends, with
    * the whole trace. Its answer is kept as the result (and handed to `then`).
    */
-  async function runAsync(ctx: RequestContext, react: Awaited<ReturnType<typeof prepared>>, then?: (answer: Awaited<ReturnType<typeof react.run>>) => void): Promise<'sent'> {
+  async function runAsync(ctx: RequestContext, react: Awaited<ReturnType<typeof prepared>>, then?: (answer: ReactAnswer) => void): Promise<'sent'> {
     const requestId = results.start(react.reactor.id);
     react.record.async_request_id = requestId;
     answerFromCode(ctx.res, { status: 202, headers: {}, body: { asyncReactorRequestId: requestId } }, { [traceHeader]: ctx.traceId });
-    const answer = await react.run({ async: true });
+    const answer = await react.run({ async: true }).catch((error: unknown): ReactAnswer => {
+      // A fault of ours, not the code's: logged as the server logs one, and the result says the run failed.
+      deps.log(`internal error in reactor ${react.reactor.id}: ${(error as Error)?.stack ?? String(error)}`);
+      return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new ApiProblem(500, 'The service failed to run the reactor').toBody() };
+    });
     try {
       results.finish(requestId, answer);
     } catch (error) {

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
+import { missingDependencies } from '../code-runtime';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
@@ -85,10 +86,15 @@ export class ReactorStore {
     return this.write('update', { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() });
   }
 
-  /** A failed reactor's requested change goes live, as its last writer saved it (what it lacked is there now). */
-  activate(id: string): StoredReactor {
-    const old = this.require(id);
-    return this.write('update', { ...old, ...saved(old, old.requested!.definition, null) });
+  /**
+   * The reactor as it stands now: a failed one's requested change goes live once the dependencies folder `dir` holds
+   * what it lacked. Checked when the reactor is read or invoked, which is when a client can notice.
+   */
+  settled(id: string, dir: string | null): StoredReactor {
+    const reactor = this.require(id);
+    const runtime = reactor.requested?.definition.runtime;
+    if (!reactor.requested || (runtime && missingDependencies(runtime, dir ?? undefined) !== null)) return reactor;
+    return this.write('update', { ...reactor, ...saved(reactor, reactor.requested.definition, null) });
   }
 
   delete(id: string): void {
