@@ -54,7 +54,7 @@ import { TokenStore } from './vault/token-store';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
-import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -305,6 +305,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     proxyFiles,
     clientKeys,
     sessions,
+    reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({

@@ -8,6 +8,23 @@ export const headerPairsSchema = z.array(z.tuple([z.string(), z.string()]));
 const millisecondsSchema = z.number().nullable();
 
 /**
+ * One step of a call's trace as History shows it (a pre-configured proxy's pipeline, a react): what it changed (headers,
+ * body; detokenized values masked, bodies as far as history keeps them), a note, its code's log lines, how long it took.
+ */
+export const traceStepSchema = z.object({
+  step: z.string(),
+  ms: z.number(),
+  note: z.string().optional(),
+  headers: headerPairsSchema.optional(),
+  body: z.string().nullable().optional(),
+  /** The step made the body that left: it is the entry's `outbound.detokenized_body`, kept there once. */
+  outbound_body: z.literal(true).optional(),
+  /** What the step's code logged (`level: message`), detokenized values masked. */
+  logs: z.array(z.string()).optional(),
+});
+export type TraceStep = z.infer<typeof traceStepSchema>;
+
+/**
  * What history records of one proxy call (docs/api.md, Proxy), beside the request as the client sent it. The engine
  * builds it with this type (proxy-history.ts); token data in it is masked.
  */
@@ -84,20 +101,7 @@ export const proxyDetailsSchema = z.object({
    * A pre-configured proxy's pipeline, step by step, as the call went through it: what each step changed (headers,
    * body; detokenized values masked, bodies as far as history keeps them), a note, and how long it took.
    */
-  trace: z
-    .array(
-      z.object({
-        step: z.string(),
-        ms: z.number(),
-        note: z.string().optional(),
-        headers: headerPairsSchema.optional(),
-        body: z.string().nullable().optional(),
-        /** The step made the body that left: it is the entry's `outbound.detokenized_body`, kept there once. */
-        outbound_body: z.literal(true).optional(),
-        /** What the step's code logged (`level: message`), detokenized values masked. */
-        logs: z.array(z.string()).optional(),
-      }),
-    )
+  trace: z.array(traceStepSchema)
     .optional(),
   timings: z.object({ detokenize_ms: millisecondsSchema, destination_headers_ms: millisecondsSchema, total_ms: millisecondsSchema }),
 });
@@ -130,6 +134,19 @@ const sentHistoryEntrySchema = z.object({
   request_body: z.unknown().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
+/**
+ * What history records of one react (docs/api.md, Reactors), beside the request as the client sent it: the reactor,
+ * the request id of a react-async, and the trace: the args in, the code with its log lines, the tokens its `tokenize`
+ * made, the result out. Detokenized values are masked in it.
+ */
+export const reactorDetailsSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  async_request_id: z.string().optional(),
+  trace: z.array(traceStepSchema),
+});
+export type ReactorDetails = z.infer<typeof reactorDetailsSchema>;
+
 /** One request the engine handled, as its history keeps it and sends it (token data already masked). */
 export type SentHistoryEntry = z.infer<typeof sentHistoryEntrySchema>;
 
@@ -139,12 +156,13 @@ export type WorkbenchChange = z.output<typeof workbenchChangeSchema>;
 
 /**
  * An entry as the GUI reads it: a proxy entry's details checked here, once, as `proxy` (null for other kinds, and for
- * an entry an older version wrote in another shape, which still lists); a workbench reveal's as `reveal`, a workbench
- * change's as `change`.
+ * an entry an older version wrote in another shape, which still lists); a react's as `reactor`; a workbench reveal's as
+ * `reveal`, a workbench change's as `change`.
  */
 export const historyEntrySchema = sentHistoryEntrySchema.transform((entry) => ({
   ...entry,
   proxy: entry.kind === 'proxy' ? (proxyDetailsSchema.safeParse(entry.details).data ?? null) : null,
+  reactor: entry.kind === 'api' ? (reactorDetailsSchema.safeParse(entry.details?.reactor).data ?? null) : null,
   ...(entry.kind === 'workbench' && {
     reveal: revealRecordSchema.safeParse(entry.details?.reveal).data ?? null,
     change: workbenchChangeSchema.safeParse(entry.details?.change).data ?? null,

@@ -84,6 +84,7 @@ import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, pro
 import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
 import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessionRefSchema } from './client-access-contract';
 import type { PageId } from './pages';
+import { newReactorSchema, reactorChangeSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -284,6 +285,16 @@ export const WORKBENCH_METHODS = {
   deleteClientKey: change(clientKeyRefSchema, z.object({ deleted: z.literal(true) })),
   /** Ends a live session at once: its key is refused from the next request. */
   revokeSession: change(sessionRefSchema, z.object({ revoked: z.literal(true) })),
+  /** The reactors, in creation order. */
+  listReactors: read(nothing, z.array(reactorViewSchema)),
+  /** Creates a reactor, validated as POST /reactors validates one (a 400 naming each field it refuses). */
+  createReactor: change(newReactorSchema, reactorViewSchema),
+  /** Replaces a reactor's definition, validated as PUT /reactors/{id}; its id stays. */
+  updateReactor: change(reactorChangeSchema, reactorViewSchema),
+  /** Deletes a reactor: reacts to it answer 404 from then on. */
+  deleteReactor: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
+  /** Invokes a reactor through POST /reactors/{id}/react as an application: the answer's history entry carries the trace. */
+  tryReactor: change(reactorTrySchema, exchangeSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

@@ -11,6 +11,7 @@ export const WORKBENCH_PAGES = {
   history: 'History',
   settings: 'Settings',
   proxies: 'Proxies',
+  reactors: 'Reactors',
 } as const;
 
 export type PageId = keyof typeof WORKBENCH_PAGES;

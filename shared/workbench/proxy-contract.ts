@@ -16,7 +16,7 @@ export const RUNTIME_RESOURCES = ['standard', 'large', 'xlarge'] as const;
 
 const text = (max: number) => z.string().max(max);
 
-const runtimeSchema = z.object({
+export const runtimeSchema = z.object({
   image: z.enum(RUNTIME_IMAGES),
   timeout: z.number().int().optional(),
   resources: z.string().optional(),
@@ -24,7 +24,10 @@ const runtimeSchema = z.object({
   resolutions: z.record(z.string(), z.string()).optional(),
   warm_concurrency: z.number().int().optional(),
   permissions: z.array(z.string()).optional(),
+  /** Reactors only: react-async may run up to 900 s. */
+  async: z.boolean().optional(),
 });
+export type RuntimeOptionsView = z.output<typeof runtimeSchema>;
 
 export const proxyTransformSchema = z.object({
   type: z.enum(TRANSFORM_TYPES),
@@ -56,6 +59,7 @@ const proxyDefinitionFields = {
   disable_detokenization: z.boolean().default(false),
 };
 
+/** One resource by its id: a proxy, a reactor. */
 export const proxyRefSchema = z.strictObject({ id: z.string().min(1).max(200) });
 export const newProxySchema = z.strictObject(proxyDefinitionFields);
 export const proxyChangeSchema = z.strictObject({ id: z.string().min(1).max(200), ...proxyDefinitionFields });

@@ -80,6 +80,7 @@ const proxyDefinition = (name: string) => ({
   require_auth: true,
   disable_detokenization: false,
 });
+const reactorDefinition = (name: string) => ({ name, code: 'module.exports = async (req) => ({ raw: req.args });', configuration: {}, application_id: null, runtime: null });
 let cancelled: Promise<unknown> = Promise.resolve();
 let proxies: string | undefined;
 const proxiesFolder = () => (proxies ??= tempDir('tokenbench-proxies-'));
@@ -211,6 +212,13 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
       await t.call('POST', '/sessions', { key: key.key });
       return { id: (await model().listSessions({})).at(-1)!.id };
     },
+  },
+  createReactor: { page: 'reactors', request: () => reactorDefinition('Audited reactor') },
+  updateReactor: { page: 'reactors', request: async () => ({ id: (await model().createReactor(reactorDefinition('To change'))).id, ...reactorDefinition('Changed') }) },
+  deleteReactor: { page: 'reactors', request: async () => ({ id: (await model().createReactor(reactorDefinition('To delete'))).id }) },
+  tryReactor: {
+    page: 'reactors',
+    request: async () => ({ request_id: crypto.randomUUID(), application_id: backend, id: (await model().createReactor(reactorDefinition('To try'))).id, args: `{"pan": "{{ ${card} }}"}` }),
   },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },

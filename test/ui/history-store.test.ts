@@ -17,6 +17,7 @@ const entry = (n: number): HistoryEntry => ({
   trace_id: null,
   request_headers: [],
   proxy: null,
+  reactor: null,
 });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => entry(to - i));
 

@@ -54,6 +54,21 @@ export function dependencyFailure(definition: ReactorDefinition, dir: string | n
   return missing ? { error_code: 'dependency_unavailable', error_message: missing, error_details: { 'runtime.dependencies': [missing] } } : null;
 }
 
+/** A body of POST or PUT /reactors (or the workbench's), checked whole: the definition to save. */
+export function acceptedReactor(body: unknown, { applications, codeSaved }: Pick<ReactorRouteDeps, 'applications' | 'codeSaved'>): ReactorDefinition {
+  const definition = parseReactorRequest(body);
+  checkApplication(definition, applications);
+  codeSaved();
+  return definition;
+}
+
+/** Deletes a reactor, and the applications that held its node22 code's keys: the route's and the workbench's one way. */
+export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string): void {
+  const reactor = reactors.requireWritable(id);
+  reactors.delete(reactor.id);
+  dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
+}
+
 export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
   const { reactors, results, calls, applications, tenantId } = deps;
   const view = (stored: StoredReactor) => {
@@ -62,12 +77,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
   };
   const id = (ctx: RequestContext) => ctx.params.id as string;
   const traceHeader = `${deps.headerPrefix}-TRACE-ID`;
-  const accepted = (body: unknown): ReactorDefinition => {
-    const definition = parseReactorRequest(body);
-    checkApplication(definition, applications);
-    deps.codeSaved();
-    return definition;
-  };
+  const accepted = (body: unknown): ReactorDefinition => acceptedReactor(body, deps);
   const failure = (definition: ReactorDefinition) => dependencyFailure(definition, deps.dependenciesDir);
 
   /** react and react-async: the request checked and detokenized now, its record kept in History with the call. */
@@ -141,9 +151,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       method: 'DELETE',
       path: '/reactors/:id',
       handler: managed('reactor:delete', (ctx) => {
-        const reactor = reactors.requireWritable(id(ctx));
-        reactors.delete(reactor.id);
-        dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
+        deleteReactor(deps, id(ctx));
         return { status: 204 };
       }),
     },

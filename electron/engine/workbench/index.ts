@@ -3,6 +3,7 @@ export { createBrowserWorkbench, type BrowserWorkbench, type BrowserWorkbenchOpt
 export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } from './workbench-model';
 export { frontDoor, type FrontDoor } from './front-door';
 export { proxySettings } from './proxy-settings';
+export { reactorSettings } from './reactor-settings';
 export { RemoteTargets } from './remote-targets';
 export { Welcome } from './welcome';
 export { actionRecorder } from './workbench-actions';

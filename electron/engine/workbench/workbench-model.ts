@@ -50,6 +50,7 @@ import { environmentSettings } from './environment-settings';
 import { applyPostman } from './postman-import';
 import { checkWithReferences } from './reference-checks';
 import type { ProxySettings } from './proxy-settings';
+import type { ReactorSettings } from './reactor-settings';
 import { savedSecrets } from './saved-secrets';
 import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
@@ -120,6 +121,8 @@ export interface WorkbenchSources {
   /** Client encryption keys and sessions, for Settings to show. */
   clientKeys: ClientKeyStore;
   sessions: SessionStore;
+  /** Reactors, as /reactors manages them: the Reactors page's. */
+  reactors: ReactorSettings;
 }
 
 /**
@@ -281,6 +284,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const composed = { id: request_id, application_id, path: `/proxy${path}`, headers: sent, ...wire };
       return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryProxy', page).key, page });
     },
+    listReactors: () => sources.reactors.list(),
+    createReactor: (request) => sources.reactors.create(request),
+    updateReactor: (request) => sources.reactors.update(request),
+    deleteReactor: (request) => sources.reactors.remove(request),
+    tryReactor({ request_id, id, application_id, args }, page) {
+      // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
+      const composed = { id: request_id, application_id, method: 'POST' as const, path: `/reactors/${encodeURIComponent(id)}/react`, headers: [['Content-Type', 'application/json']] as [string, string][], body: `{"args":${args}}` };
+      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
+    },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     listClientKeys: () => sources.clientKeys.details(),
@@ -346,7 +358,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions, reactors: sources.reactors },
   );
 }
 

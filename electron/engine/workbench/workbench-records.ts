@@ -20,6 +20,7 @@ import type { SessionStore } from '../access/session-store';
 import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
 import type { ProxySettings } from './proxy-settings';
+import type { ReactorSettings } from './reactor-settings';
 import type { RemoteTargets } from './remote-targets';
 import type { ActionRecord, RecordAction } from './workbench-actions';
 
@@ -31,6 +32,7 @@ export interface RecordFacts {
   secrets: SecretStore;
   proxies: ProxySettings;
   sessions: SessionStore;
+  reactors: ReactorSettings;
 }
 
 type Outcome<N extends CallName> = Awaited<SentReply<N>> | undefined;
@@ -143,6 +145,34 @@ async function proxiedReveal(id: string, facts: RecordFacts, target: 'outbound' 
     path: () => entry?.path ?? `/history/${id}`,
     reveal: (reply) => ({ target, entry_id: id, token_ids: tokenIds, summary: `${reply ? 'Revealed' : 'Could not reveal'} ${what}${tokens}` }),
   };
+}
+
+/**
+ * The records of a named resource's create, update and delete (a proxy, a reactor): by name, and for a rename the name
+ * it had, read before the call changes it.
+ */
+function namedResourceRecords<T extends 'proxy' | 'reactor', U extends 'Proxy' | 'Reactor'>(noun: T, title: U, nameIn: (facts: RecordFacts, id: string) => string | undefined) {
+  const path = `/${noun === 'proxy' ? 'proxies' : 'reactors'}`;
+  const create: Describe<`create${U}`, ChangePlan<`create${U}`>> = ({ name }) => ({
+    method: 'CREATE',
+    path: (reply) => (reply ? `${path}/${reply.id}` : path),
+    summary: (reply) => (reply ? `Created ${noun} ${quoted(reply.name)}` : `Could not create ${noun} ${quoted(name)}`),
+  });
+  const update: Describe<`update${U}`, ChangePlan<`update${U}`>> = ({ id, name }, facts) => {
+    const before = nameIn(facts, id);
+    return {
+      method: 'UPDATE',
+      path: () => `${path}/${id}`,
+      summary: (reply) =>
+        reply ? `Changed ${noun} ${quoted(reply.name)}${before !== undefined && before !== reply.name ? ` (was ${quoted(before)})` : ''}` : `Could not change ${noun} ${quoted(before ?? name)}`,
+    };
+  };
+  const remove: Describe<`delete${U}`, ChangePlan<`delete${U}`>> = ({ id }, facts) => {
+    const name = nameIn(facts, id);
+    const what = name === undefined ? `${noun} ${id}` : `${noun} ${quoted(name)}`;
+    return { method: 'DELETE', path: () => `${path}/${id}`, summary: (reply) => (reply ? `Deleted ${what}` : `Could not delete ${what}`) };
+  };
+  return { [`create${title}`]: create, [`update${title}`]: update, [`delete${title}`]: remove } as { [K in `create${U}`]: typeof create } & { [K in `update${U}`]: typeof update } & { [K in `delete${U}`]: typeof remove };
 }
 
 /**
@@ -390,25 +420,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     },
   }),
 
-  createProxy: ({ name }) => ({
-    method: 'CREATE',
-    path: (reply) => (reply ? `/proxies/${reply.id}` : '/proxies'),
-    summary: (reply) => (reply ? `Created proxy ${quoted(reply.name)}` : `Could not create proxy ${quoted(name)}`),
-  }),
-  updateProxy: ({ id, name }, facts) => {
-    const before = facts.proxies.nameOf(id);
-    return {
-      method: 'UPDATE',
-      path: () => `/proxies/${id}`,
-      summary: (reply) =>
-        reply ? `Changed proxy ${quoted(reply.name)}${before !== undefined && before !== reply.name ? ` (was ${quoted(before)})` : ''}` : `Could not change proxy ${quoted(before ?? name)}`,
-    };
-  },
-  deleteProxy: ({ id }, facts) => {
-    const name = facts.proxies.nameOf(id);
-    const what = name === undefined ? `proxy ${id}` : `proxy ${quoted(name)}`;
-    return { method: 'DELETE', path: () => `/proxies/${id}`, summary: (reply) => (reply ? `Deleted ${what}` : `Could not delete ${what}`) };
-  },
+  ...namedResourceRecords('proxy', 'Proxy', (facts, id) => facts.proxies.nameOf(id)),
   // The request itself is the entry, as the proxy records it: with its pipeline trace, and the page it was sent from.
   tryProxy: SENT_AS_REQUEST,
   // By id: a key's halves are never written.
@@ -432,6 +444,10 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
       summary: (reply) => `${reply ? 'Revoked' : 'Could not revoke'} session ${id}${of}`,
     };
   },
+
+  ...namedResourceRecords('reactor', 'Reactor', (facts, id) => facts.reactors.nameOf(id)),
+  // The react itself is the entry, as the route records it: with its trace, and the page it was sent from.
+  tryReactor: SENT_AS_REQUEST,
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {

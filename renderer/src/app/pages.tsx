@@ -21,7 +21,7 @@ export interface PageDefinition {
   /** Its address: `#/<id>`; the engine's history names it by this id too. */
   id: PageId;
   title: string;
-  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5, Proxies 6. */
+  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5, Proxies 6, Reactors 7. */
   shortcut: string;
   /** Suspends until its code is loaded, unless it is already: render it inside a Suspense boundary. */
   Page: ComponentType;
@@ -53,6 +53,7 @@ export const PAGES: readonly PageDefinition[] = (
     { id: 'history', shortcut: '4', ...onDemand(() => import('../pages/history/HistoryPage').then((module) => module.HistoryPage)) },
     { id: 'settings', shortcut: '5', ...onDemand(() => import('../pages/settings/SettingsPage').then((module) => module.SettingsPage)) },
     { id: 'proxies', shortcut: '6', ...onDemand(() => import('../pages/proxies/ProxiesPage').then((module) => module.ProxiesPage)) },
+    { id: 'reactors', shortcut: '7', ...onDemand(() => import('../pages/reactors/ReactorsPage').then((module) => module.ReactorsPage)) },
   ] as const
 ).map((page) => ({ ...page, title: WORKBENCH_PAGES[page.id] }));
 

@@ -1,5 +1,5 @@
-import { useId } from 'react';
-import type { HistoryEntry, ProxyDetails } from '../../../shared/workbench/history-contract';
+import { useId, type ReactNode } from 'react';
+import type { HistoryEntry, ProxyDetails, TraceStep } from '../../../shared/workbench/history-contract';
 import { CLIENT_WRITTEN_HEADERS } from '../../../shared/workbench/request-draft';
 import { useHeaderPrefix } from '../state/engine-store';
 import { keptTextOf } from './BodyView';
@@ -9,7 +9,7 @@ import { diffable, headerChanges, lineDiff, type DiffLine } from './trace-diff';
 import './pipeline-trace.css';
 
 type Headers = readonly (readonly [string, string])[];
-type Step = NonNullable<ProxyDetails['trace']>[number];
+type Step = TraceStep;
 /** What the request or answer looked like after a step: null body when history kept none to compare with. */
 interface Shape {
   headers: Headers;
@@ -127,48 +127,74 @@ function stepsWithShapes(entry: HistoryEntry, details: ProxyDetails, prefix: str
 
 const nameOf = (step: Step, side: string) => (step.step === 'code' ? (side === 'request' ? 'Request code' : 'Response code') : (STEP_NAMES[step.step] ?? step.step));
 
+/** One step as a trace shows it: its name, duration and note, what it changed or made, and its code's log lines. */
+export interface ShownStep {
+  name: string;
+  ms: number;
+  note?: string;
+  content: ReactNode;
+  logs?: readonly string[];
+}
+
 /**
- * A pre-configured proxy's pipeline as one call went through it: each step in order with its duration, note, what it
- * changed (headers and body, before → after) and its code's log lines. Values the call detokenized arrive masked from
- * the engine; nothing here can show more.
+ * A call's steps in order (a proxy's pipeline, a react), under a title; `label` names the list. Values the call
+ * detokenized arrive masked from the engine; nothing here can show more.
  */
-export function PipelineTrace({ entry, details }: { entry: HistoryEntry; details: ProxyDetails }) {
+export function TraceSteps({ title, label, steps }: { title: ReactNode; label: string; steps: readonly ShownStep[] }) {
   const id = useId();
-  const prefix = useHeaderPrefix();
-  if (!details.trace || !details.proxy) return null;
-  const steps = stepsWithShapes(entry, details, prefix);
   return (
     <section className="pipeline-trace" aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>Pipeline of proxy “{details.proxy.name}”</h3>
+      <h3 id={`${id}-title`}>{title}</h3>
       {steps.length === 0 ? (
         <p className="muted">The call stopped before any step ran: see why above.</p>
       ) : (
-        <ol className="trace-steps" aria-label="Pipeline steps">
-          {steps.map(({ step, side, before, after }, i) => {
-            const name = nameOf(step, side);
-            return (
-              <li key={i} className="trace-step">
-                <p className="trace-step-head">
-                  <strong>
-                    {i + 1}. {name}
-                  </strong>
-                  <span className="muted">{formatMs(step.ms)}</span>
-                  {step.note && <span className="trace-step-note">{step.note}</span>}
-                </p>
-                {after?.changedHeaders && <HeaderDiff before={before.headers} after={after.shape.headers} label={`Headers changed by step ${i + 1}, ${name}`} />}
-                {after?.changedBody && <BodyDiff before={before.body} after={after.shape.body!} label={`Body before and after step ${i + 1}, ${name}`} />}
-                {step.logs && step.logs.length > 0 && (
-                  <ul className="trace-logs" aria-label={`Log lines of step ${i + 1}, ${name}`}>
-                    {step.logs.map((line, j) => (
-                      <li key={j}>{line}</li>
-                    ))}
-                  </ul>
-                )}
-              </li>
-            );
-          })}
+        <ol className="trace-steps" aria-label={label}>
+          {steps.map(({ name, ms, note, content, logs }, i) => (
+            <li key={i} className="trace-step">
+              <p className="trace-step-head">
+                <strong>
+                  {i + 1}. {name}
+                </strong>
+                <span className="muted">{formatMs(ms)}</span>
+                {note && <span className="trace-step-note">{note}</span>}
+              </p>
+              {content}
+              {logs && logs.length > 0 && (
+                <ul className="trace-logs" aria-label={`Log lines of step ${i + 1}, ${name}`}>
+                  {logs.map((line, j) => (
+                    <li key={j}>{line}</li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          ))}
         </ol>
       )}
     </section>
   );
+}
+
+/**
+ * A pre-configured proxy's pipeline as one call went through it: each step in order with its duration, note, what it
+ * changed (headers and body, before → after) and its code's log lines.
+ */
+export function PipelineTrace({ entry, details }: { entry: HistoryEntry; details: ProxyDetails }) {
+  const prefix = useHeaderPrefix();
+  if (!details.trace || !details.proxy) return null;
+  const steps = stepsWithShapes(entry, details, prefix).map(({ step, side, before, after }, i): ShownStep => {
+    const name = nameOf(step, side);
+    return {
+      name,
+      ms: step.ms,
+      note: step.note,
+      logs: step.logs,
+      content: (
+        <>
+          {after?.changedHeaders && <HeaderDiff before={before.headers} after={after.shape.headers} label={`Headers changed by step ${i + 1}, ${name}`} />}
+          {after?.changedBody && <BodyDiff before={before.body} after={after.shape.body!} label={`Body before and after step ${i + 1}, ${name}`} />}
+        </>
+      ),
+    };
+  });
+  return <TraceSteps title={<>Pipeline of proxy “{details.proxy.name}”</>} label="Pipeline steps" steps={steps} />;
 }

@@ -1,3 +1,4 @@
+import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
@@ -5,9 +6,14 @@ import { useClientKeysStore, useSessionsStore } from './client-access-stores';
 import { useCollectionsStore } from './collections-store';
 import { useEnvironmentsStore } from './environments-store';
 import { PAGE_SIZE, useHistoryStore } from './history-store';
+import { useReactorsStore } from './reactors-store';
 import { useTokenIntentsStore } from './token-intents-store';
 import { useTokensStore } from './tokens-store';
 import { loadTransactions, useTransactionsStore } from './transactions-store';
+
+/** Whether a history entry is a change to the reactors that succeeded (not a react, which changes none). */
+const changesReactors = (entry: SentHistoryEntry) =>
+  entry.method !== 'GET' && entry.status < 300 && /^\/reactors(\/[^/?]+)?\/?(\?|$)/.test(entry.path);
 
 /**
  * Feeds the stores from the engine. The status comes first, so a bad session or a stopped engine fails here with a
@@ -58,6 +64,9 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       // Cleared, or trimmed to a new retention: the list is read again rather than merged into.
       if (event.historyReset) void rereadHistory();
       else history.mergeLive(event.entries);
+      // The engine sends no event of its own for reactors: a write to /reactors that succeeded, by any client or by
+      // this workbench, is heard as its history entry, and a list on show reads itself again.
+      if (useReactorsStore.getState().value !== null && event.entries.some(changesReactors)) void useReactorsStore.refresh(api);
       transactions.merge(event.transactions, event.transactionCounts);
       if (event.collections) {
         useCollectionsStore.getState().loaded(event.collections);

@@ -1,10 +1,8 @@
-import { expect, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { goByShortcut } from './workbench-page';
 
 /** Goes to Proxies with its shortcut, as a keyboard user does, and waits for the page. */
-export async function goToProxies(page: Page): Promise<void> {
-  await page.keyboard.press('Control+6');
-  await expect(page.getByRole('main', { name: 'Proxies' })).toBeVisible();
-}
+export const goToProxies = (page: Page) => goByShortcut(page, '6', 'Proxies');
 
 /** The Proxies page as a user drives it: by role and accessible name. */
 export function proxiesPage(page: Page) {

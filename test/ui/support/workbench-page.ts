@@ -24,3 +24,9 @@ export async function openPage(page: Page, title: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title }).click();
   await expect(page.getByRole('main', { name: title })).toBeVisible();
 }
+
+/** Goes to a page with its shortcut (Ctrl and its digit), as a keyboard user does, and waits for the page. */
+export async function goByShortcut(page: Page, digit: string, title: string): Promise<void> {
+  await page.keyboard.press(`Control+${digit}`);
+  await expect(page.getByRole('main', { name: title })).toBeVisible();
+}

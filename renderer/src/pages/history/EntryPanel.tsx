@@ -10,6 +10,7 @@ import { formatBytes, formatMs } from '../../components/format';
 import { HeaderList } from '../../components/HeaderList';
 import { OutboundBody } from '../../components/OutboundBody';
 import { PipelineTrace } from '../../components/PipelineTrace';
+import { ReactorTrace } from '../../components/ReactorTrace';
 import { CopyButton } from '../../components/CopyButton';
 import { curlOf } from './copy-as-curl';
 import { ExportHar } from './ExportHar';
@@ -166,6 +167,7 @@ export function EntryPanel() {
       )}
 
       {details && <PipelineTrace entry={entry} details={details} />}
+      {entry.reactor && <ReactorTrace details={entry.reactor} />}
 
       {/* A workbench reveal or change was no request: the banner says all there is. */}
       {replayable(entry) && (

@@ -2,7 +2,7 @@ import type { Diagnostic } from '@codemirror/lint';
 import { useMemo, useState } from 'react';
 import { CodeEditor } from '../../components/CodeEditor';
 import { javascriptSyntax } from './javascript-syntax';
-import { CODE_TEMPLATES, type RuntimeImage, type Side } from './proxy-draft';
+import type { RuntimeImage } from './proxy-draft';
 
 /**
  * A code transform's JavaScript: CodeMirror with its syntax errors flagged as the user types (F8 goes to the next), a
@@ -11,7 +11,7 @@ import { CODE_TEMPLATES, type RuntimeImage, type Side } from './proxy-draft';
 export function CodeField({
   code,
   image,
-  side,
+  templates,
   label,
   onChange,
   onSave,
@@ -19,7 +19,8 @@ export function CodeField({
 }: {
   code: string;
   image: RuntimeImage;
-  side: Side;
+  /** The function shapes to start from, by runtime, and what they are of ("request", "reactor"). */
+  templates: { of: string; code: Record<RuntimeImage, string> };
   label: string;
   onChange: (code: string) => void;
   onSave: () => void;
@@ -35,14 +36,9 @@ export function CodeField({
       {!readOnly && (
         <div className="proxy-code-templates" role="group" aria-label={`Templates for ${label.toLowerCase()}`}>
           <span className="muted">Start from</span>
-          {(Object.keys(CODE_TEMPLATES) as RuntimeImage[]).map((shape) => (
-            <button
-              key={shape}
-              type="button"
-              className="small"
-              onClick={() => onChange(CODE_TEMPLATES[shape][side])}
-            >
-              the {shape} {side} template
+          {(Object.keys(templates.code) as RuntimeImage[]).map((shape) => (
+            <button key={shape} type="button" className="small" onClick={() => onChange(templates.code[shape])}>
+              the {shape} {templates.of} template
             </button>
           ))}
           <span className="muted">(Ctrl+Z in the editor takes it back)</span>
@@ -60,7 +56,7 @@ export function CodeField({
       <p className={first ? 'problem proxy-syntax' : 'muted proxy-syntax'} role="status">
         {first
           ? `${first.message}${flags.length > 1 ? ` (and ${flags.length - 1} more; F8 goes to each)` : ''}. Fix it before saving: the engine refuses code that does not compile.`
-          : `No syntax errors. Runs as ${image === 'node22' ? 'node22' : 'node-bt'}: the engine runs it only when the proxy is called.`}
+          : `No syntax errors. Runs as ${image === 'node22' ? 'node22' : 'node-bt'}: the engine runs it only when it is called.`}
       </p>
     </div>
   );

@@ -1,20 +1,13 @@
-import { useEffect, useRef, useState } from 'react';
-import type { ProxyView } from '../../../../shared/workbench/proxy-contract';
-import { WorkbenchError } from '../../../../shared/workbench/transport';
-import { useEngineCall } from '../../api/engine-call';
+import type { ProxyDefinitionInput, ProxyView } from '../../../../shared/workbench/proxy-contract';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { Alert } from '../../components/Alert';
-import { ApplicationSelect } from '../../components/ApplicationSelect';
-import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { IS_MAC, shortcutLabel } from '../../components/keys';
-import { useApplicationsStore } from '../../state/applications-store';
+import { DefinitionActions, unplaced, useDefinitionDraft, type EditorEvents } from '../../components/definition-form';
+import { FieldProblem, invalidProps, TextField } from '../../components/FieldProblem';
 import { useProxiesStore } from '../../state/proxies-store';
-import { RowsTable } from '../composer/RowsTable';
-import { FieldProblem, invalidProps, type FieldProblems } from './FieldProblem';
-import { definitionOf, draftOf, sameDraft, type ProxyDraft } from './proxy-draft';
+import { PROXY_DRAFTS } from './proxy-draft';
+import { ApplicationField } from './ApplicationField';
+import { ConfigurationField } from './ConfigurationField';
 import { TransformList } from './TransformList';
-
-const NONE: FieldProblems = {};
 
 /** Where a file proxy comes from and how to change it, and what is wrong with its file now. */
 function FileNote({ file }: { file: NonNullable<ProxyView['file']> }) {
@@ -29,98 +22,24 @@ function FileNote({ file }: { file: NonNullable<ProxyView['file']> }) {
   );
 }
 
-/** The refusals no field of the form shows (a path the page does not know), said once above the buttons. */
-function unplaced(problems: FieldProblems): string | null {
-  const known = /^(name|destination_url|application\.id|application_id|configuration.*|(request|response)_transforms(\[\d+\].*)?)$/;
-  const rest = Object.entries(problems).filter(([path]) => !known.test(path));
-  return rest.length === 0 ? null : rest.map(([path, said]) => `${path}: ${said.join(' ')}`).join(' ');
-}
-
-/** How many problems the engine named, as the sentence above the buttons starts. */
-const counted = (problems: FieldProblems) => Object.values(problems).reduce((n, said) => n + said.length, 0);
+/** The fields the form places the engine's refusals at. */
+const PLACED = /^(name|destination_url|application\.id|application_id|configuration.*|(request|response)_transforms(\[\d+\].*)?)$/;
 
 /**
  * A proxy's definition as a form: name, destination, who may call it, its application, configuration and transforms.
  * Saving sends it whole (PUT); what the engine refuses is said at the field it names, and the focus goes to the first.
  */
-export function ProxyEditor({
-  proxy,
-  onSaved,
-  onDeleted,
-  onChanged,
-}: {
-  proxy: ProxyView | null;
-  onSaved: (proxy: ProxyView, said: string) => void;
-  onDeleted: (said: string) => void;
-  /** Whether the form now differs from what the engine keeps (or, for a new proxy, from an empty form). */
-  onChanged: (changed: boolean) => void;
-}) {
+export function ProxyEditor({ proxy, onSaved, onDeleted, onChanged }: { proxy: ProxyView | null } & EditorEvents<ProxyView>) {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.value);
-  const [initial] = useState<ProxyDraft>(() => draftOf(proxy));
-  const [draft, setDraft] = useState<ProxyDraft>(initial);
-  const changed = !sameDraft(draft, initial);
-  useEffect(() => onChanged(changed), [changed, onChanged]);
-  const [problems, setProblems] = useState<FieldProblems>(NONE);
-  const [confirming, setConfirming] = useState(false);
-  const save = useEngineCall();
-  const remove = useEngineCall();
-  const form = useRef<HTMLFormElement>(null);
-  const edit = (patch: Partial<ProxyDraft>) => setDraft((before) => ({ ...before, ...patch }));
+  const save = (definition: ProxyDefinitionInput) => (proxy ? api.updateProxy({ id: proxy.id, ...definition }) : api.createProxy(definition));
+  const { draft, edit, problems, saving, submit, formProps } = useDefinitionDraft('proxy', proxy, PROXY_DRAFTS, { save, refresh: () => useProxiesStore.refresh(api) }, { onSaved, onChanged });
 
-  // After a refusal, the first field it names takes the focus, so the user reads what is wrong where to fix it.
-  useEffect(() => {
-    if (problems === NONE) return;
-    form.current?.querySelector<HTMLElement>('[aria-invalid="true"], p.problem[id^="proxy-problem-"]')?.focus();
-  }, [problems]);
-
-  const submit = () =>
-    save.run(async () => {
-      const made = definitionOf(draft);
-      if ('problems' in made) return setProblems(made.problems);
-      setProblems(NONE);
-      try {
-        const saved = proxy ? await api.updateProxy({ id: proxy.id, ...made.definition }) : await api.createProxy(made.definition);
-        await useProxiesStore.refresh(api);
-        onSaved(saved, `${proxy ? 'Saved' : 'Created'} proxy “${saved.name}”.`);
-      } catch (error) {
-        const said = error instanceof WorkbenchError ? error.problem.errors : undefined;
-        if (!said) throw error;
-        setProblems(said);
-        throw new Error(`The engine refused ${counted(said) === 1 ? 'a field' : `${counted(said)} fields`}: each is said where it is. Fix ${counted(said) === 1 ? 'it' : 'them'} and save again.`, {
-          cause: error,
-        });
-      }
-    });
-  const destroy = (target: ProxyView) =>
-    remove.run(async () => {
-      await api.deleteProxy({ id: target.id });
-      setConfirming(false);
-      await useProxiesStore.refresh(api);
-      onDeleted(`Deleted proxy “${target.name}”: its key no longer works.`);
-    });
-
-  const choices = (applications ?? []).filter((application) => application.type !== 'management');
   // A proxy of the proxies folder is its file's: shown, not edited (the engine refuses any change but the file's).
   const file = proxy?.file;
   const readOnly = file !== undefined;
   const title = proxy ? `Proxy “${proxy.name}”` : 'New proxy';
   return (
-    <form
-      ref={form}
-      className="proxy-editor"
-      aria-label={title}
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (!readOnly) void submit();
-      }}
-      onKeyDown={(event) => {
-        if (!readOnly && event.key.toLowerCase() === 's' && (IS_MAC ? event.metaKey : event.ctrlKey) && !event.altKey && !event.shiftKey) {
-          event.preventDefault();
-          void submit();
-        }
-      }}
-    >
+    <form className="proxy-editor" aria-label={title} {...formProps(() => void submit(), readOnly)}>
       <h2 id="proxy-editor-title">{title}</h2>
       {proxy && (
         <p className="muted proxy-hint">
@@ -130,13 +49,7 @@ export function ProxyEditor({
       )}
       {file && <FileNote file={file} />}
       <fieldset className="proxy-fields" disabled={readOnly}>
-        <div className="proxy-field">
-          <label>
-            <span>Name</span>
-            <input type="text" value={draft.name} onChange={(event) => edit({ name: event.target.value })} {...invalidProps(problems, 'name')} />
-          </label>
-          <FieldProblem problems={problems} path="name" />
-        </div>
+        <TextField label="Name" path="name" value={draft.name} problems={problems} onChange={(name) => edit({ name })} />
         <div className="proxy-field">
           <label>
             <span>Destination URL</span>
@@ -163,57 +76,34 @@ export function ProxyEditor({
             <span>Send expressions as written (no detokenization)</span>
           </label>
         </div>
-        <div className="proxy-field">
-          <ApplicationSelect
-            label="Application"
-            applications={choices}
-            value={draft.application_id}
-            onChange={(application_id) => edit({ application_id })}
-            none="None: code gets no bt client"
-            aria={invalidProps(problems, 'application.id')}
-          />
-          <FieldProblem problems={problems} path="application.id" />
-        </div>
-        <fieldset className="proxy-configuration" aria-label="Configuration">
-          <legend>Configuration</legend>
-          <p className="muted proxy-hint">
-            Code reads these as <code>configuration</code>, header expressions as <code>proxy.config</code>. Stored sealed; names of letters, digits and _.
-          </p>
-          <RowsTable label="Configuration" rows={draft.configuration} onChange={(configuration) => edit({ configuration })} switchable={false} readOnly={readOnly} />
-          {Object.keys(problems)
-            .filter((path) => path.startsWith('configuration'))
-            .map((path) => (
-              <FieldProblem key={path} problems={problems} path={path} />
-            ))}
-        </fieldset>
+        <ApplicationField value={draft.application_id} onChange={(application_id) => edit({ application_id })} none="None: code gets no bt client" problems={problems} />
+        <ConfigurationField
+          rows={draft.configuration}
+          onChange={(configuration) => edit({ configuration })}
+          problems={problems}
+          readOnly={readOnly}
+          hint={
+            <>
+              Code reads these as <code>configuration</code>, header expressions as <code>proxy.config</code>.
+            </>
+          }
+        />
         <TransformList side="request" transforms={draft.request} problems={problems} onChange={(request) => edit({ request })} onSave={() => void submit()} readOnly={readOnly} />
         <TransformList side="response" transforms={draft.response} problems={problems} onChange={(response) => edit({ response })} onSave={() => void submit()} readOnly={readOnly} />
       </fieldset>
-      <Alert message={unplaced(problems)} />
-      <Alert message={save.problem} />
+      <Alert message={unplaced(problems, PLACED)} />
       {!readOnly && (
-        <div className="proxy-actions">
-          <button type="submit" className="primary" disabled={save.busy} aria-keyshortcuts={IS_MAC ? 'Meta+S' : 'Control+S'}>
-            {proxy ? 'Save proxy' : 'Create proxy'} <kbd>{shortcutLabel('S')}</kbd>
-          </button>
-          {proxy && (
-            <button type="button" className="danger" onClick={() => setConfirming(true)}>
-              Delete proxy…
-            </button>
-          )}
-        </div>
-      )}
-      {proxy && confirming && (
-        <ConfirmDialog
-          title={`Delete proxy “${proxy.name}”?`}
-          confirm="Delete proxy"
-          busy={remove.busy}
-          problem={remove.problem}
-          onConfirm={() => void destroy(proxy)}
-          onClose={() => setConfirming(false)}
-        >
-          <p>Its key (…{proxy.key_last4}) stops working at once: clients calling it get a 400. History keeps its past calls. This cannot be undone.</p>
-        </ConfirmDialog>
+        <DefinitionActions
+          one="proxy"
+          name={proxy?.name ?? null}
+          saving={saving}
+          warning={<p>Its key (…{proxy?.key_last4}) stops working at once: clients calling it get a 400. History keeps its past calls. This cannot be undone.</p>}
+          remove={() => api.deleteProxy({ id: proxy!.id })}
+          removed={async () => {
+            await useProxiesStore.refresh(api);
+            onDeleted(`Deleted proxy “${proxy!.name}”: its key no longer works.`);
+          }}
+        />
       )}
     </form>
   );

@@ -1,9 +1,10 @@
 import { useState, type ReactNode } from 'react';
-import { REQUEST_TRANSFORM_TYPES, RUNTIME_RESOURCES, TRANSFORM_TYPES, type TransformType } from '../../../../shared/workbench/proxy-contract';
+import { REQUEST_TRANSFORM_TYPES, TRANSFORM_TYPES, type TransformType } from '../../../../shared/workbench/proxy-contract';
 import { CodeEditor } from '../../components/CodeEditor';
 import { CodeField } from './CodeField';
-import { FieldProblem, invalidProps, type FieldProblems } from './FieldProblem';
-import { newTransform, transformPath, type Side, type TransformDraft } from './proxy-draft';
+import { RuntimeFields } from './RuntimeFields';
+import { FieldProblem, invalidProps, TextField, type FieldProblems } from '../../components/FieldProblem';
+import { CODE_TEMPLATES, newTransform, transformPath, type Side, type TransformDraft } from './proxy-draft';
 
 /** Each type in words, as the chooser offers it. */
 const TYPE_WORDS: Record<TransformType, string> = {
@@ -26,20 +27,6 @@ interface FieldsProps {
   readOnly: boolean;
 }
 
-/** One labelled text field of a transform, with what the engine said of it. */
-function TextField({ label, path, value, problems, onChange, hint }: { label: string; path: string; value: string; problems: FieldProblems; onChange: (value: string) => void; hint?: ReactNode }) {
-  return (
-    <div className="proxy-field">
-      <label>
-        <span>{label}</span>
-        <input type="text" spellCheck={false} value={value} onChange={(event) => onChange(event.target.value)} {...invalidProps(problems, path)} />
-      </label>
-      {hint && <p className="muted proxy-hint">{hint}</p>}
-      <FieldProblem problems={problems} path={path} />
-    </div>
-  );
-}
-
 /** The fields a transform's type takes (docs/api.md, Transforms). */
 function TransformFields({ transform, side, index, problems, change, onSave, readOnly }: FieldsProps) {
   const name = `${side} transform ${index + 1}`;
@@ -51,40 +38,18 @@ function TransformFields({ transform, side, index, problems, change, onSave, rea
     case 'code':
       return (
         <>
-          <div className="proxy-inline">
-            <label>
-              <span>Runtime of {name}</span>
-              <select value={transform.image} onChange={(event) => change({ image: event.target.value as TransformDraft['image'] })}>
-                <option value="node-bt">node-bt (the default): module.exports = async (req) =&gt; …</option>
-                <option value="node22">node22: module.exports = async (event) =&gt; …</option>
-              </select>
-            </label>
-            {transform.image === 'node22' && (
-              <>
-                <label>
-                  <span>Timeout of {name}, seconds</span>
-                  <input type="number" min={10} max={30} placeholder="10" value={transform.timeout} onChange={(event) => change({ timeout: event.target.value })} {...invalidProps(problems, path('options.runtime.timeout'))} />
-                </label>
-                <label>
-                  <span>Resources of {name}</span>
-                  <select value={transform.resources} onChange={(event) => change({ resources: event.target.value })}>
-                    <option value="">standard (the default)</option>
-                    {RUNTIME_RESOURCES.filter((r) => r !== 'standard').map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-              </>
-            )}
-          </div>
+          <RuntimeFields
+            of={name}
+            runtime={transform}
+            change={change}
+            timeout={{ max: 30, invalid: invalidProps(problems, path('options.runtime.timeout')) }}
+          />
           <FieldProblem problems={problems} path={path('options.runtime.timeout')} />
           <FieldProblem problems={problems} path={path('options.runtime')} />
           <CodeField
             code={transform.code}
             image={transform.image}
-            side={side}
+            templates={{ of: side, code: { 'node-bt': CODE_TEMPLATES['node-bt'][side], node22: CODE_TEMPLATES.node22[side] } }}
             label={`Code of ${name}`}
             onChange={(code) => change({ code })}
             onSave={onSave}

@@ -1,24 +1,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import { COMPOSER_METHODS } from '../../../../shared/workbench/collection-contract';
-import type { Exchange } from '../../../../shared/workbench/composer-contract';
 import type { ProxyView } from '../../../../shared/workbench/proxy-contract';
 import { draftChecker } from '../composer/checked-draft';
 import { expressionAssist } from '../composer/expression-assist';
 import { bodyDiagnostics } from '../composer/RequestFlags';
-import { bodyBytes, bodyText } from '../composer/response-state';
 import { RowsTable } from '../composer/RowsTable';
-import { useEngineCall } from '../../api/engine-call';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
-import { Alert } from '../../components/Alert';
-import { AnswerBanner } from '../../components/AnswerBanner';
-import { answerSourceOf } from '../../components/answer-source';
 import { ApplicationSelect } from '../../components/ApplicationSelect';
-import { BodyViewer } from '../../components/BodyViewer';
 import { CodeEditor, type EditorDiagnostics } from '../../components/CodeEditor';
-import { formatMs } from '../../components/format';
-import { HeaderList } from '../../components/HeaderList';
 import { PipelineTrace } from '../../components/PipelineTrace';
-import { applicationToUse, useApplicationsStore } from '../../state/applications-store';
+import { TrySend, useTryAs } from './TryOutcome';
 import type { HeaderRow } from '../../state/composer-store';
 import { useHeaderPrefix } from '../../state/engine-store';
 
@@ -73,43 +64,14 @@ function useSampleChecks(sample: Sample, proxy: ProxyView, applicationId: string
   return diagnostics;
 }
 
-/** What came back: who answered, the pipeline step by step, and the answer as the client got it. */
-function TryOutcome({ exchange }: { exchange: Exchange }) {
-  const prefix = useHeaderPrefix();
-  const { outcome, entry } = exchange;
-  if (outcome.kind === 'cancelled') return <p className="muted">Cancelled.</p>;
-  if (outcome.kind === 'unreachable') return <Alert message={`The engine could not be reached (${outcome.code ?? outcome.detail}): is it still running?`} />;
-  return (
-    <div className="proxy-try-outcome">
-      <p className="proxy-try-status" role="status">
-        <strong>
-          {outcome.status} {outcome.status_text}
-        </strong>{' '}
-        in {formatMs(exchange.duration_ms)}
-      </p>
-      {entry && <AnswerBanner answer={answerSourceOf(entry, prefix)} />}
-      {entry?.proxy && <PipelineTrace entry={entry} details={entry.proxy} />}
-      <section aria-labelledby="proxy-try-answer">
-        <h3 id="proxy-try-answer">Answer to the client</h3>
-        <HeaderList headers={outcome.headers} testId="proxy-try-headers" />
-        <BodyViewer bytes={bodyBytes(outcome)} text={bodyText(outcome)} totalBytes={outcome.bytes} label="Answer body" />
-      </section>
-    </div>
-  );
-}
-
 /**
  * Try: a sample request sent through the saved proxy as one of the applications, with the Composer's body editor
  * (token completion, the engine's flags), then the pipeline trace of that very call.
  */
 export function TryProxy({ proxy, sample, onSample }: { proxy: ProxyView; sample: Sample; onSample: (sample: Sample) => void }) {
   const api = useWorkbenchApi();
-  const applications = useApplicationsStore((state) => state.value);
-  const [chosen, choose] = useState<string | null>(null);
-  const callers = useMemo(() => (applications ?? []).filter((application) => application.type === 'private'), [applications]);
-  const application = applicationToUse(callers, chosen);
-  const [exchange, setExchange] = useState<Exchange | null>(null);
-  const { busy, problem, run } = useEngineCall();
+  const tried = useTryAs('send as');
+  const { callers, application, choose } = tried;
   const diagnostics = useSampleChecks(sample, proxy, application?.id ?? null);
   const assist = useMemo(
     () =>
@@ -121,12 +83,7 @@ export function TryProxy({ proxy, sample, onSample }: { proxy: ProxyView; sample
     [api, application, sample.headers],
   );
   const edit = (patch: Partial<Sample>) => onSample({ ...sample, ...patch });
-  const send = () =>
-    run(async () => {
-      if (!application) throw new Error('No private application to send as: create one in Settings, then try again.');
-      setExchange(null);
-      setExchange(await api.tryProxy({ request_id: crypto.randomUUID(), id: proxy.id, application_id: application.id, ...wireOf(sample) }));
-    });
+  const send = () => tried.send((application_id) => api.tryProxy({ request_id: crypto.randomUUID(), id: proxy.id, application_id, ...wireOf(sample) }));
   return (
     <section className="panel proxy-try" aria-labelledby="proxy-try-title">
       <h2 id="proxy-try-title">Try</h2>
@@ -159,13 +116,7 @@ export function TryProxy({ proxy, sample, onSample }: { proxy: ProxyView; sample
         />
       )}
       <p className="muted proxy-hint">Ctrl+Space completes a token id by its mask; flags on the body are the engine's, as in the Composer.</p>
-      <div className="proxy-actions">
-        <button type="button" className="primary" disabled={busy} onClick={() => void send()} aria-keyshortcuts="Control+Enter Meta+Enter">
-          {busy ? 'Sending…' : 'Send through the proxy'}
-        </button>
-      </div>
-      <Alert message={problem} />
-      {exchange && <TryOutcome exchange={exchange} />}
+      <TrySend tried={tried} label="Send through the proxy" working="Sending…" send={() => void send()} trace={(entry) => entry.proxy && <PipelineTrace entry={entry} details={entry.proxy} />} />
     </section>
   );
 }

@@ -1,19 +1,23 @@
-import type { ProxyDefinitionInput, ProxyTransformView, ProxyView, TransformType } from '../../../../shared/workbench/proxy-contract';
+import type { ProxyDefinitionInput, RuntimeOptionsView, ProxyTransformView, ProxyView, TransformType } from '../../../../shared/workbench/proxy-contract';
 import type { HeaderRow } from '../../state/composer-store';
 
 export type Side = 'request' | 'response';
 export type RuntimeImage = 'node-bt' | 'node22';
 
-/** One transform as its fields are typed: text as written, so a half-typed number or JSON is not refused while typing. */
-export interface TransformDraft {
-  /** Stays with the transform while it moves in its list. */
-  key: string;
-  type: TransformType;
-  code: string;
+/** Code's runtime options as the form types them: text as typed, so a half-typed number is not refused while typing. */
+export interface RuntimeDraft {
   image: RuntimeImage;
   /** node22's seconds, as typed; empty: the runtime's default. */
   timeout: string;
   resources: string;
+}
+
+/** One transform as its fields are typed: text as written, so a half-typed number or JSON is not refused while typing. */
+export interface TransformDraft extends RuntimeDraft {
+  /** Stays with the transform while it moves in its list. */
+  key: string;
+  type: TransformType;
+  code: string;
   matcher: 'regex' | 'chase_stratus_pan';
   expression: string;
   replacement: string;
@@ -99,15 +103,20 @@ export function newTransform(type: TransformType, side: Side): TransformDraft {
   };
 }
 
+/** Runtime options as the form types them, from a saved runtime (none: node-bt). */
+export const runtimeDraft = (runtime: RuntimeOptionsView | null | undefined): RuntimeDraft => ({
+  image: runtime?.image ?? 'node-bt',
+  timeout: runtime?.timeout === undefined ? '' : String(runtime.timeout),
+  resources: runtime?.resources ?? '',
+});
+
 function transformDraft(transform: ProxyTransformView, side: Side): TransformDraft {
   const options = transform.options ?? {};
   const runtime = options.runtime;
   return {
     ...newTransform(transform.type, side),
     code: transform.code ?? '',
-    image: runtime?.image ?? 'node-bt',
-    timeout: runtime?.timeout === undefined ? '' : String(runtime.timeout),
-    resources: runtime?.resources ?? '',
+    ...runtimeDraft(runtime),
     matcher: transform.matcher ?? 'chase_stratus_pan',
     expression: transform.expression ?? '',
     replacement: transform.replacement ?? '',
@@ -126,7 +135,7 @@ export function draftOf(proxy: ProxyView | null): ProxyDraft {
     require_auth: proxy?.require_auth ?? true,
     disable_detokenization: proxy?.disable_detokenization ?? false,
     application_id: proxy?.application_id ?? '',
-    configuration: Object.entries(proxy?.configuration ?? {}).map(([name, value]) => ({ name, value, enabled: true })),
+    configuration: configurationRows(proxy?.configuration),
     request: (proxy?.request_transforms ?? []).map((t) => transformDraft(t, 'request')),
     response: (proxy?.response_transforms ?? []).map((t) => transformDraft(t, 'response')),
   };
@@ -134,15 +143,33 @@ export function draftOf(proxy: ProxyView | null): ProxyDraft {
 
 const given = (text: string) => (text === '' ? undefined : text);
 
+/** A configuration as the form's rows. */
+export const configurationRows = (configuration: Record<string, string> | undefined): HeaderRow[] =>
+  Object.entries(configuration ?? {}).map(([name, value]) => ({ name, value, enabled: true }));
+
+/** The configuration the rows name (empty names left out), or the refusal of a name given twice. */
+export function configurationOf(rows: readonly HeaderRow[], problems: Record<string, string[]>): Record<string, string> {
+  const configuration: Record<string, string> = {};
+  for (const row of rows) {
+    if (row.name === '') continue;
+    if (Object.hasOwn(configuration, row.name)) problems.configuration = [`configuration names ${row.name} twice: keep one`];
+    configuration[row.name] = row.value;
+  }
+  return configuration;
+}
+
+/** The runtime object of typed options (node22's only with node22), or the refusal of a timeout that is no number. */
+export function runtimeOf(draft: RuntimeDraft, path: string, problems: Record<string, string[]>) {
+  const timeout = draft.timeout.trim() === '' ? undefined : Number(draft.timeout);
+  if (timeout !== undefined && !Number.isInteger(timeout)) problems[`${path}.timeout`] = ['timeout must be a whole number of seconds'];
+  return draft.image === 'node22' ? { image: draft.image, timeout, resources: given(draft.resources) } : { image: draft.image };
+}
+
 /** A transform as the engine takes it, or the refusal of a field the page can judge itself (JSON that does not parse). */
 function transformOf(draft: TransformDraft, side: Side, index: number, problems: Record<string, string[]>): ProxyTransformView {
   switch (draft.type) {
-    case 'code': {
-      const timeout = draft.timeout.trim() === '' ? undefined : Number(draft.timeout);
-      if (timeout !== undefined && !Number.isInteger(timeout)) problems[transformPath(side, index, 'options.runtime.timeout')] = ['timeout must be a whole number of seconds'];
-      const runtime = draft.image === 'node22' ? { image: draft.image, timeout, resources: given(draft.resources) } : { image: draft.image };
-      return { type: 'code', code: draft.code, options: { runtime } };
-    }
+    case 'code':
+      return { type: 'code', code: draft.code, options: { runtime: runtimeOf(draft, transformPath(side, index, 'options.runtime'), problems) } };
     case 'tokenize': {
       let token: Record<string, unknown> | undefined;
       try {
@@ -165,12 +192,7 @@ function transformOf(draft: TransformDraft, side: Side, index: number, problems:
 /** The definition to save, or the refusals the page found before asking the engine, by the engine's field paths. */
 export function definitionOf(draft: ProxyDraft): { definition: ProxyDefinitionInput } | { problems: Record<string, string[]> } {
   const problems: Record<string, string[]> = {};
-  const configuration: Record<string, string> = {};
-  for (const row of draft.configuration) {
-    if (row.name === '') continue;
-    if (Object.hasOwn(configuration, row.name)) problems.configuration = [`configuration names ${row.name} twice: keep one`];
-    configuration[row.name] = row.value;
-  }
+  const configuration = configurationOf(draft.configuration, problems);
   const definition: ProxyDefinitionInput = {
     name: draft.name,
     destination_url: draft.destination_url,
@@ -189,3 +211,6 @@ export function sameDraft(a: ProxyDraft, b: ProxyDraft): boolean {
   const plain = (draft: ProxyDraft) => JSON.stringify({ ...draft, request: draft.request.map(({ key: _key, ...t }) => t), response: draft.response.map(({ key: _key, ...t }) => t) });
   return plain(a) === plain(b);
 }
+
+/** The Proxies page's drafts, as its form turns them into definitions and back. */
+export const PROXY_DRAFTS = { of: draftOf, same: sameDraft, definition: definitionOf };
