@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SESSION_LIFE_MS } from '../../electron/engine/access/session-store';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** Sessions over plain HTTP: each error row of docs/api.md (Sessions), what a session may do, and its History. */
@@ -86,6 +87,22 @@ describe('POST /sessions/authorize errors', () => {
     const again = await authorize({ nonce: session.nonce, permissions: ['token:read'] });
     expect(again.status).toBe(409);
     expect(again.body.detail).toMatch(/already authorized/);
+  });
+
+  it('answers 404 for the nonce of a session past its three minutes, never authorized', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const inTime = await createSession();
+      const late = await createSession();
+      vi.setSystemTime(Date.now() + SESSION_LIFE_MS - 1000);
+      expect((await authorize({ nonce: inTime.nonce, permissions: ['token:read'] })).status).toBe(204);
+      vi.setSystemTime(Date.now() + 2000);
+      const res = await authorize({ nonce: late.nonce, permissions: ['token:read'] });
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toBe('No session has this nonce: it was never made, or has expired');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -179,6 +179,14 @@ describe('react errors', () => {
     expectProblem(await react(failed.id), 409, /dependency_unavailable/);
   });
 
+  it('answers 409 when the reactor\'s application was deleted, saying to give it another', async () => {
+    const app = await t.call('POST', '/applications', { key: t.managementKey, body: { name: 'gone soon', type: 'private', permissions: ['token:read'] } });
+    const { id } = await createReactor({ application: { id: app.body.id }, code: 'module.exports = async (req) => ({ raw: { bt: req.bt !== null } });' });
+    expect((await react(id)).body).toEqual({ raw: { bt: true } });
+    expect((await t.call('DELETE', `/applications/${app.body.id}`, { key: t.managementKey })).status).toBe(204);
+    expectProblem(await react(id), 409, new RegExp(`application ${app.body.id} no longer exists: give the reactor another with PUT or PATCH /reactors/${id}`));
+  });
+
   it('answers 413 for a body over 1 MB', async () => {
     const { id } = await createReactor({ code: 'module.exports = async () => ({})' });
     expectProblem(await react(id, { args: { big: 'x'.repeat(1024 * 1024) } }), 413);
