@@ -108,6 +108,25 @@ describe('callback_url (legacy)', () => {
     expect(received).toEqual([{ path: '/done', body: { raw: { n: 3 } } }]);
   });
 
+  it('drops a callback_url the destination policy refuses, at once, with a line in the log', async () => {
+    const lines: string[] = [];
+    const strict = await startTestEngine({ inMemory: true, denyPrivateDestinations: true, log: (line) => lines.push(line) });
+    try {
+      const id = (await strict.call('POST', '/reactors', { key: strict.managementKey, body: { name: 'called back', code: 'module.exports = async (req) => ({ raw: req.args });' } })).body.id;
+      for (const [url, reason] of [[`${receiver.url}/refused`, /private destinations are denied/], [`${strict.url}/own`, /Tokenbench's own port/]] as const) {
+        const res = await strict.call('POST', `/reactors/${id}/react`, { key: strict.privateKey, body: { args: { n: 1 }, callback_url: url } });
+        expect(res.status).toBe(202);
+        expect((await resultOf(strict, id, res.body.asyncReactorRequestId)).body).toEqual({ raw: { n: 1 } });
+        const origin = new URL(url).origin;
+        for (let waited = 0; waited < 5000 && !lines.some((l) => l.includes(origin)); waited += 50) await new Promise((r) => setTimeout(r, 50));
+        expect(lines.find((l) => l.includes(origin))).toMatch(new RegExp(`Reactor callback to ${origin}: refused by the destination policy, not sent \\(.*${reason.source}`));
+      }
+      expect(received.filter((r) => r.path === '/refused')).toEqual([]);
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it('refuses a callback_url that is no URL (400) before running anything', async () => {
     const id = await createReactor('module.exports = async () => ({})');
     const res = await t.call('POST', `/reactors/${id}/react`, { key: t.privateKey, body: { args: {}, callbackUrl: 'not a url' } });

@@ -1,10 +1,10 @@
 /**
  * The legacy `callback_url` of a synchronous react (vendor-surfaces.md §3.5, shut down by the vendor on 2025-01-15 and
  * still sent by old SDKs): the call runs as react-async, and its result is POSTed as JSON to the URL, retried with
- * exponential back-off on a failure or a non-2xx reply, then dropped.
+ * exponential back-off on a failure or a non-2xx reply, then dropped; a destination the policy refuses is dropped at once.
  */
 import { parseDestinationUrl } from '../proxy/destination-url';
-import type { Forwarder } from '../proxy/forwarder';
+import { ForwardError, type Forwarder } from '../proxy/forwarder';
 import { ApiProblem } from '../server/problem';
 import type { ReactAnswer } from './reactor-results';
 
@@ -37,6 +37,10 @@ export function deliverCallback(forwarder: Forwarder, url: URL, answer: ReactAns
   const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
   forwarder.forward(request, sink).done.then(
     () => (status >= 200 && status < 300 ? undefined : retry(`status ${status}`)),
-    (error: unknown) => retry((error as Error).message),
+    (error: unknown) =>
+      // A refused destination stays refused: trying again would only repeat the refusal for hours.
+      error instanceof ForwardError && error.kind === 'policy'
+        ? log(`Reactor callback to ${url.origin}: refused by the destination policy, not sent (${error.message})`)
+        : retry((error as Error).message),
   );
 }
