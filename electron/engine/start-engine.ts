@@ -20,6 +20,7 @@ import { startHttpServer, type RunningHttpServer } from './server/http-server';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { revealedOutbound } from './proxy/proxy-history';
+import type { OpenEncryptedHeader } from './proxy/encrypted-root';
 import { createRequestChecks } from './proxy/proxy-check';
 import { createProxyCore } from './proxy/proxy-core';
 import { proxyRoutes } from './proxy/proxy-route';
@@ -169,7 +170,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   const clientKeys = new ClientKeyStore(db, sealer);
   const sessions = new SessionStore(db, sealer);
-  const openEncrypted = (value: string, header: string) => openEncryptedHeader(clientKeys, value, header);
+  const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
   let seedReport: SeedReport | null;

@@ -95,6 +95,8 @@ export const proxyDetailsSchema = z.object({
       detail: z.string().nullable(),
     })
     .optional(),
+  /** The client encryption keys that decrypted the call's PFX-ENCRYPTED header (never its data); absent when none did. */
+  client_encryption_keys: z.array(z.string()).optional(),
   /** The pre-configured proxy the call named by its key; absent for an ephemeral call. */
   proxy: z.object({ id: z.string(), name: z.string() }).optional(),
   /**

@@ -26,6 +26,10 @@ const ephemeral = (encrypted: string | undefined, body: unknown, trace = 'enc') 
     headers: { 'BT-PROXY-URL': echo, 'BT-TRACE-ID': trace, ...(encrypted === undefined ? {} : { 'BT-ENCRYPTED': encrypted }) },
   });
 const sentBody = (res: ApiResponse) => JSON.parse(JSON.parse(res.text).body);
+async function historyOf(trace: string) {
+  await t.engine.history.flush();
+  return (await t.engine.history.list(50)).find((e) => e.trace_id === trace)!;
+}
 
 describe('the ephemeral proxy with BT-ENCRYPTED', () => {
   it('detokenizes a single encrypted token request into the body', async () => {
@@ -47,9 +51,18 @@ describe('the ephemeral proxy with BT-ENCRYPTED', () => {
   it('keeps the decrypted values out of History, as detokenized ones', async () => {
     const encrypted = header({ type: 'token', encrypted: await encryptLikeElements('secret-value-98765', key.public_key_pem, key.key_id) });
     expect((await ephemeral(encrypted, { v: '{{ encrypted | json: "$.data" }}' }, 'enc-history')).status).toBe(200);
-    await t.engine.history.flush();
-    const entry = (await t.engine.history.list(20)).find((e) => e.trace_id === 'enc-history')!;
-    expect(JSON.stringify(entry)).not.toContain('secret-value-98765');
+    expect(JSON.stringify(await historyOf('enc-history'))).not.toContain('secret-value-98765');
+  });
+
+  it('names in History the keys that decrypted the header, as POST /tokens does', async () => {
+    const jwe = await encryptLikeElements(CARD, key.public_key_pem, key.key_id);
+    expect((await ephemeral(header({ card: { type: 'card', encrypted: jwe } }), { n: "{{ encrypted | json: '$.card.data.number' }}" }, 'enc-keys')).status).toBe(200);
+    expect((await historyOf('enc-keys')).details).toMatchObject({ client_encryption_keys: [key.key_id] });
+  });
+
+  it('names no key when the call sent no BT-ENCRYPTED', async () => {
+    expect((await ephemeral(undefined, { n: 'plain' }, 'enc-none')).status).toBe(200);
+    expect((await historyOf('enc-none')).details).not.toHaveProperty('client_encryption_keys');
   });
 
   it.each<[string, () => Promise<string | undefined>, RegExp]>([
@@ -67,7 +80,7 @@ describe('the ephemeral proxy with BT-ENCRYPTED', () => {
 });
 
 /** Calls a new proxy whose tokenize transform makes `token`, with the card encrypted in BT-ENCRYPTED; the body also names the made token. */
-async function callTokenizing(token: Record<string, unknown>, body: Record<string, string>): Promise<ApiResponse> {
+async function callTokenizing(token: Record<string, unknown>, body: Record<string, string>, trace = 'enc-tokenizing'): Promise<ApiResponse> {
   const proxy = (
     await t.call('POST', '/proxies', {
       key: t.managementKey,
@@ -78,7 +91,7 @@ async function callTokenizing(token: Record<string, unknown>, body: Record<strin
   return t.call('POST', '/proxy', {
     key: t.privateKey,
     body: { ...body, token: "{{ tokenize_transform: 'card' | json: '$.id' }}" },
-    headers: { 'BT-PROXY-KEY': proxy.key, 'BT-ENCRYPTED': encrypted },
+    headers: { 'BT-PROXY-KEY': proxy.key, 'BT-ENCRYPTED': encrypted, 'BT-TRACE-ID': trace },
   });
 }
 
@@ -97,5 +110,10 @@ describe('a pre-configured proxy with BT-ENCRYPTED', () => {
     expect(res.status).toBe(200);
     const token = await t.call('GET', `/tokens/${sentBody(res).token}`, { key: t.privateKey });
     expect(token.body).toMatchObject({ metadata: { source: 'web' }, card: { last4: '4242' } });
+  });
+
+  it('names in History the key that decrypted the header', async () => {
+    expect((await callTokenizing({ type: 'card', data: "{{ encrypted | json: '$.data' }}" }, {}, 'enc-preconfigured')).status).toBe(200);
+    expect((await historyOf('enc-preconfigured')).details).toMatchObject({ client_encryption_keys: [key.key_id] });
   });
 });

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
+import { encryptLikeElements } from '../support/client-encryption';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { UI_DIR } from './support/paths';
 import { openWorkbench } from './support/workbench-page';
@@ -113,6 +114,21 @@ test('a detokenized request shows where its values went, masked, and every compa
   await expect(page.locator('body')).not.toContainText(PAN);
   // Chromium logs the refused reveal (400) as a failed resource; nothing else may have gone wrong.
   expect(pageErrors).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+});
+
+test('a call whose BT-ENCRYPTED header was decrypted names its client encryption key, never the data', async ({ page }) => {
+  const key = (await bench.call('POST', '/keys', { key: bench.managementKey, body: {} })).body;
+  const jwe = await encryptLikeElements({ number: PAN, expiration_month: 7, expiration_year: 2031 }, key.public_key_pem, key.key_id);
+  const encrypted = Buffer.from(JSON.stringify({ type: 'card', encrypted: jwe })).toString('base64');
+  const sent = await proxy('/proxy', bench.engine.echoUrl!, { number: "{{ encrypted | json: '$.data.number' }}" }, { 'BT-ENCRYPTED': encrypted, 'BT-TRACE-ID': 'encrypted-call' });
+  expect(sent.status).toBe(200);
+
+  await openWorkbench(page, bench.engine.browserWorkbench!.url, 'History');
+  await openEntry(page, 'encrypted-call');
+  await expect(page.getByTestId('entry-encryption-keys')).toHaveText(`client encryption key ${key.key_id}`);
+  await expect(page.locator('body')).not.toContainText(PAN);
+  if (process.env.SCREENSHOT_DIR) await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/request-panel-encrypted.png`, fullPage: true });
+  expect(pageErrors).toEqual([]);
 });
 
 test("a destination's error and the proxy's own errors never look alike", async ({ page }) => {

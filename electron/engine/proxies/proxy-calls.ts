@@ -134,7 +134,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       if (!caller) throw missingKeyProblem(`${prefix}-API-KEY`);
       requireProxyCaller(caller);
     }
-    const encrypted = await encryptedRoot(ctx, prefix, deps.openEncrypted);
+    const encrypted = await encryptedRoot(ctx, exchange, prefix, deps.openEncrypted);
 
     const target = targetWithoutKey(ctx.req.url ?? '/proxy', keyParam);
     const destination = core.destinationOf(proxy.destination_url, target, 'destination_url');

@@ -1,16 +1,17 @@
 import { ENCRYPTED_KEY, type CompiledBody, type TokenRecord } from '../expressions';
 import type { RequestContext } from '../server/route-types';
+import type { ProxyExchange } from './proxy-history';
 
 /**
  * Opens a proxy call's PFX-ENCRYPTED header (`header` names it as sent) into what the `encrypted` root of its
- * expressions reads; the client encryption keys feature provides it.
+ * expressions reads, telling `opened` each client encryption key used; the client encryption keys feature provides it.
  */
-export type OpenEncryptedHeader = (value: string, header: string) => Promise<TokenRecord>;
+export type OpenEncryptedHeader = (value: string, header: string, opened: (keyId: string) => void) => Promise<TokenRecord>;
 
-/** The call's decrypted PFX-ENCRYPTED requests, or undefined when it sends none. */
-export function encryptedRoot(ctx: RequestContext, prefix: string, open: OpenEncryptedHeader): Promise<TokenRecord> | undefined {
+/** The call's decrypted PFX-ENCRYPTED requests, or undefined when it sends none; the call's History names the keys. */
+export function encryptedRoot(ctx: RequestContext, exchange: ProxyExchange, prefix: string, open: OpenEncryptedHeader): Promise<TokenRecord> | undefined {
   const value = ctx.prefixed('ENCRYPTED');
-  return value === undefined ? undefined : open(value, `${prefix}-ENCRYPTED`);
+  return value === undefined ? undefined : open(value, `${prefix}-ENCRYPTED`, (keyId) => (exchange.clientEncryptionKeys ??= []).push(keyId));
 }
 
 /** The records a body's expressions read: the vault's, and `encrypted` when the call sent it. */

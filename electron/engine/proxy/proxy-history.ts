@@ -38,6 +38,8 @@ export interface ProxyExchange {
   answer?: AnswerCapture;
   response?: { status: number; headers: string[]; bytes: number; headersMs: number };
   failure?: ApiProblem & { kind?: string; reason?: string };
+  /** The client encryption keys that decrypted the call's PFX-ENCRYPTED header, as each was used. */
+  clientEncryptionKeys?: string[];
   /** A pre-configured proxy's call: which proxy, and each step its pipeline went through, recorded as it went. */
   preconfigured?: {
     id: string;
@@ -245,6 +247,7 @@ export function proxyLogDetails(
       ...(kept && { body: kept.facts }),
     },
     failure: failure && { status: failure.status, kind: failure.kind ?? null, reason: failure.reason ?? null, detail: failure.detail ?? null },
+    ...(exchange.clientEncryptionKeys && { client_encryption_keys: exchange.clientEncryptionKeys }),
     ...(exchange.preconfigured && { proxy: { id: exchange.preconfigured.id, name: exchange.preconfigured.name }, trace: referencedTrace(exchange.preconfigured.trace, secrets) }),
     timings: {
       detokenize_ms: round(exchange.detokenizeMs),

@@ -39,7 +39,7 @@ export function proxyRoutes(core: ProxyCore, openEncrypted: OpenEncryptedHeader,
     const headers = outboundHeaders(req.rawHeaders, prefix);
     for (const warning of headers.warnings) exchange.warnings.push(warning.message);
 
-    const encrypted = await encryptedRoot(ctx, prefix, openEncrypted);
+    const encrypted = await encryptedRoot(ctx, exchange, prefix, openEncrypted);
     const received = await core.receive(ctx);
     const outbound = core.detokenize(received, exchange, withEncrypted(core.tokensFor(caller), encrypted));
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };

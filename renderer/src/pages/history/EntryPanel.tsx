@@ -152,6 +152,12 @@ export function EntryPanel() {
               </dd>
             </>
           )}
+          {details.client_encryption_keys && (
+            <>
+              <dt>Decrypted with</dt>
+              <dd data-testid="entry-encryption-keys">client encryption key {details.client_encryption_keys.join(', ')}</dd>
+            </>
+          )}
           {details.failure?.reason && (
             <>
               <dt>Not reached</dt>
