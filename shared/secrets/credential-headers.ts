@@ -7,8 +7,11 @@ import { referencesIn } from './references';
 
 /** Headers whose value is a credential whatever it looks like. */
 const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie']);
-/** A word of a header's name that says its value is one: `X-Api-Key`, `X-Auth-Token`, `X-Client-Secret`, `apikey`. */
-const CREDENTIAL_WORD = /(?:key|token|secret|password|passwd|credentials?)(?![a-z0-9])/i;
+/**
+ * A word of a header's name that says its value is one: `X-Api-Key`, `X-Auth-Token`, `X-Client-Secret`, `apikey`; and
+ * `BT-ENCRYPTED`, data encrypted for a key the vault itself holds, so no less secret than the data.
+ */
+const CREDENTIAL_WORD = /(?:key|token|secret|password|passwd|credentials?|encrypted)(?![a-z0-9])/i;
 /** An idempotency key names a request: it opens nothing. */
 const NOT_CREDENTIAL = /idempotency/i;
 /** What history shows of a credential (`...1a2b`), as a HAR exported from it carries it: no credential. */

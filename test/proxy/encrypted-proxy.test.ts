@@ -54,6 +54,14 @@ describe('the ephemeral proxy with BT-ENCRYPTED', () => {
     expect(JSON.stringify(await historyOf('enc-history'))).not.toContain('secret-value-98765');
   });
 
+  it('keeps the header itself in History only as a hint, as POST /tokens keeps encrypted (the vault holds its key)', async () => {
+    const encrypted = header({ type: 'card', encrypted: await encryptLikeElements(CARD, key.public_key_pem, key.key_id) });
+    expect((await ephemeral(encrypted, { n: "{{ encrypted | json: '$.data.number' }}" }, 'enc-header')).status).toBe(200);
+    const entry = await historyOf('enc-header');
+    expect(JSON.stringify(entry)).not.toContain(encrypted.slice(0, 40));
+    expect(entry.request_headers.find(([name]) => name.toLowerCase() === 'bt-encrypted')?.[1]).toBe(`...${encrypted.slice(-4)}`);
+  });
+
   it('names in History the keys that decrypted the header, as POST /tokens does', async () => {
     const jwe = await encryptLikeElements(CARD, key.public_key_pem, key.key_id);
     expect((await ephemeral(header({ card: { type: 'card', encrypted: jwe } }), { n: "{{ encrypted | json: '$.card.data.number' }}" }, 'enc-keys')).status).toBe(200);
