@@ -36,6 +36,8 @@ export interface EngineConfig {
   proxiesDir: string | null;
   /** How long a new token intent lives, in seconds: 24 h as the vendor's, at most 48 h (its quota). */
   tokenIntentTtlSeconds: number;
+  /** How long an asynchronous node-bt react may run: the vendor's 5 minutes; tests shorten it. */
+  reactorAsyncLimitMs: number;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -68,6 +70,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     codeDependenciesDir: null,
     proxiesDir: null,
     tokenIntentTtlSeconds: DEFAULT_INTENT_TTL_SECONDS,
+    reactorAsyncLimitMs: 5 * 60_000,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

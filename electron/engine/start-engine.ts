@@ -320,7 +320,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...reactorRoutes({
         reactors,
         results: reactorResults,
-        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir }),
+        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, asyncLimitMs: config.reactorAsyncLimitMs }),
         applications,
         tenantId,
         headerPrefix: config.headerPrefix,

@@ -26,8 +26,11 @@ function expectProblem(res: ApiResponse, status: number, detail?: RegExp) {
 const throwing = (error: string, argument = "'why'") =>
   `const errors = require('@basis-theory/basis-theory-reactor-formulas-sdk-js'); module.exports = async () => { throw new errors.${error}(${argument}); };`;
 
+/** The vendor's 5-minute limit of an asynchronous node-bt run, shortened so that a test can see it end one. */
+const ASYNC_LIMIT_MS = 1500;
+
 beforeAll(async () => {
-  t = await startTestEngine({ inMemory: true });
+  t = await startTestEngine({ inMemory: true, reactorAsyncLimitMs: ASYNC_LIMIT_MS });
   const app = await t.call('POST', '/applications', {
     key: t.managementKey,
     body: { name: 'invoker', type: 'private', rules: [{ description: 'general', priority: 1, container: '/general/', transform: 'reveal', permissions: ['reactor:invoke'] }] },
@@ -209,6 +212,16 @@ describe('react-async and results', () => {
     const requestId = started.body.asyncReactorRequestId as string;
     expectProblem(await t.call('GET', `/reactors/${other.id}/results/${requestId}`, { key: invokeKey }), 404);
     expectProblem(await t.call('GET', `/reactors/${id}/results/3f0b2c1e-1d2a-4c3b-9e8f-0a1b2c3d4e5f`, { key: invokeKey }), 404);
+  });
+
+  it('ends an asynchronous node-bt run at its limit, and gives the timeout as its result', { timeout: 15_000 }, async () => {
+    const { id } = await createReactor({ code: 'module.exports = async () => { await new Promise((resolve) => setTimeout(resolve, 60_000)); return {}; };' });
+    const started = await t.call('POST', `/reactors/${id}/react-async`, { key: invokeKey, body: { args: {} } });
+    expect(started.status).toBe(202);
+    let res: ApiResponse;
+    do res = await t.call('GET', `/reactors/${id}/results/${started.body.asyncReactorRequestId}`, { key: invokeKey });
+    while (res.status === 200 && res.body.status === 'pending');
+    expectProblem(res, 408, /longer than its limit/);
   });
 
   it('gives a failed run’s status and problem as its result', async () => {

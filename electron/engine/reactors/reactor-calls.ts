@@ -26,11 +26,10 @@ import type { ReactorStore } from './reactor-store';
 export const MAX_REACTOR_EXPRESSIONS = 100;
 /** A synchronous run's limit (vendor); node22's own `timeout` applies below it. */
 const SYNC_LIMIT_MS = 30_000;
-/** An asynchronous node-bt run's limit (vendor); node22's is its `timeout`, up to 900 s. */
-const ASYNC_NODE_BT_LIMIT_MS = 5 * 60_000;
-
 export interface ReactorCallDeps extends Pick<ProxyCallDeps, 'tokens' | 'expressions' | 'tenantId' | 'codeRuntime' | 'runtimeKey' | 'callKey' | 'dependenciesDir'> {
   reactors: ReactorStore;
+  /** An asynchronous node-bt run's limit (the vendor's 5 minutes); node22's is its `timeout`, up to 900 s. */
+  asyncLimitMs: number;
 }
 
 /** What a react records in History (details.reactor): which reactor, and its trace, masked. */
@@ -133,7 +132,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     const callKey = permissions.length > 0 ? deps.callKey(reactorKeyUser(reactor), permissions) : undefined;
     const applicationKey = runtime.image === 'node-bt' && reactor.application_id !== null ? applicationKeyOf(reactor, reactor.application_id) : callKey?.key;
     const node22Ms = (runtime.timeout ?? 10) * 1000;
-    const timeoutMs = runtime.image === 'node22' ? (async ? node22Ms : Math.min(node22Ms, SYNC_LIMIT_MS)) : async ? ASYNC_NODE_BT_LIMIT_MS : undefined;
+    const timeoutMs = runtime.image === 'node22' ? (async ? node22Ms : Math.min(node22Ms, SYNC_LIMIT_MS)) : async ? deps.asyncLimitMs : undefined;
     let outcome;
     try {
       outcome = await deps.codeRuntime.run({
