@@ -38,6 +38,8 @@ export interface EngineConfig {
   tokenIntentTtlSeconds: number;
   /** How long an asynchronous node-bt react may run: the vendor's 5 minutes; tests shorten it. */
   reactorAsyncLimitMs: number;
+  /** A legacy reactor callback's first retry after a failure (the vendor's old 10 s, doubling); tests shorten it. */
+  reactorCallbackFirstRetryMs: number;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -71,6 +73,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     proxiesDir: null,
     tokenIntentTtlSeconds: DEFAULT_INTENT_TTL_SECONDS,
     reactorAsyncLimitMs: 5 * 60_000,
+    reactorCallbackFirstRetryMs: 10_000,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

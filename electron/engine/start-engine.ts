@@ -325,6 +325,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
         tenantId,
         headerPrefix: config.headerPrefix,
         forwarder,
+        callbackFirstRetryMs: config.reactorCallbackFirstRetryMs,
         codeSaved: codeRuntime.warm,
         dependenciesDir: config.codeDependenciesDir,
         log: config.log,

@@ -127,6 +127,28 @@ describe('callback_url (legacy)', () => {
     }
   });
 
+  it('tries a failing callback 11 times, each wait twice the one before, then gives up with a line in the log', { timeout: 20_000 }, async () => {
+    const lines: string[] = [];
+    const tries: number[] = [];
+    const failing = await startServer((_req, res) => {
+      tries.push(Date.now());
+      res.writeHead(500).end();
+    });
+    const quick = await startTestEngine({ inMemory: true, reactorCallbackFirstRetryMs: 2, log: (line) => lines.push(line) });
+    try {
+      const id = (await quick.call('POST', '/reactors', { key: quick.managementKey, body: { name: 'called back', code: 'module.exports = async () => ({ raw: 1 });' } })).body.id;
+      expect((await quick.call('POST', `/reactors/${id}/react`, { key: quick.privateKey, body: { args: {}, callback_url: `${failing.url}/hook` } })).status).toBe(202);
+      for (let waited = 0; waited < 10_000 && !lines.some((l) => l.includes('given up')); waited += 50) await new Promise((r) => setTimeout(r, 50));
+      expect(lines.find((l) => l.includes('given up'))).toBe(`Reactor callback to ${failing.url}: given up after 11 tries (status 500)`);
+      expect(tries).toHaveLength(11);
+      // The last wait (2 ms × 2⁹) is far longer than the first: the back-off doubles.
+      expect(tries[10] - tries[9]).toBeGreaterThan(tries[1] - tries[0]);
+    } finally {
+      await quick.stop();
+      await failing.close();
+    }
+  });
+
   it('refuses a callback_url that is no URL (400) before running anything', async () => {
     const id = await createReactor('module.exports = async () => ({})');
     const res = await t.call('POST', `/reactors/${id}/react`, { key: t.privateKey, body: { args: {}, callbackUrl: 'not a url' } });

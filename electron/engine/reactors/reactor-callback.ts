@@ -8,9 +8,8 @@ import { ForwardError, type Forwarder } from '../proxy/forwarder';
 import { ApiProblem } from '../server/problem';
 import type { ReactAnswer } from './reactor-results';
 
-/** Tries after the first (the vendor's old rule), the first retry this long after it, each wait twice the one before. */
+/** Tries after the first (the vendor's old rule); each wait is twice the one before. */
 const RETRIES = 10;
-const FIRST_RETRY_MS = 10_000;
 
 /** The URL a react's body names (`callback_url`, or the legacy JS SDK's `callbackUrl`); 400 when it is no usable URL. */
 export function parseCallbackUrl(body: Record<string, unknown>): URL | null {
@@ -26,10 +25,10 @@ export function parseCallbackUrl(body: Record<string, unknown>): URL | null {
  * engine's own port, link-local and metadata addresses refused; private ranges with --deny-private-destinations); the
  * engine's log hears of a delivery given up, never the body.
  */
-export function deliverCallback(forwarder: Forwarder, url: URL, answer: ReactAnswer, log: (line: string) => void, attempt = 0): void {
+export function deliverCallback(forwarder: Forwarder, url: URL, answer: ReactAnswer, log: (line: string) => void, firstRetryMs: number, attempt = 0): void {
   const retry = (why: string) => {
     if (attempt >= RETRIES) return log(`Reactor callback to ${url.origin}: given up after ${RETRIES + 1} tries (${why})`);
-    setTimeout(() => deliverCallback(forwarder, url, answer, log, attempt + 1), FIRST_RETRY_MS * 2 ** attempt).unref();
+    setTimeout(() => deliverCallback(forwarder, url, answer, log, firstRetryMs, attempt + 1), firstRetryMs * 2 ** attempt).unref();
   };
   let status = 0;
   const body = Buffer.from(JSON.stringify(answer.body ?? {}));

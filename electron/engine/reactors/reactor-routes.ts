@@ -30,6 +30,8 @@ export interface ReactorRouteDeps {
   headerPrefix: string;
   /** The proxy's forwarder: a legacy callback_url is delivered under the destination policy. */
   forwarder: Forwarder;
+  /** A failed callback's first retry comes this long after it (the vendor's old 10 s); tests shorten it. */
+  callbackFirstRetryMs: number;
   /** Called when a reactor is saved: the code runtime gets ready before its first call. */
   codeSaved(): void;
   /** The folder whose node_modules holds node22 code's `runtime.dependencies` (null: none named). */
@@ -163,7 +165,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
         const callbackUrl = parseCallbackUrl(react.invocation);
         if (callbackUrl === null) return answerFromCode(ctx.res, await react.run({ async: false }), { [traceHeader]: ctx.traceId });
         // The legacy callback_url turns the call into react-async, its result also posted to the URL (vendor §3.5).
-        return runAsync(ctx, react, (answer) => deliverCallback(deps.forwarder, callbackUrl, answer, deps.log));
+        return runAsync(ctx, react, (answer) => deliverCallback(deps.forwarder, callbackUrl, answer, deps.log, deps.callbackFirstRetryMs));
       },
     },
     {
