@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
@@ -64,13 +64,22 @@ function committer(url: string): TryCommit {
   };
 }
 
-/** Opens one of the killed service's databases read-only, as nothing else would touch it. */
+/**
+ * Reads one of the killed service's databases as its next start will find it: a copy of the file with its WAL and
+ * shared-memory index, opened for writing so that SQLite can recover the WAL (a read-only connection cannot when the
+ * kill left the index stale), while the service's own files stay as the kill left them.
+ */
 function readKilled<T>(file: string, read: (db: Database.Database) => T): T {
-  const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true });
+  const copy = tempDir('tokenbench-killed-');
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (existsSync(join(dataDir, file + suffix))) copyFileSync(join(dataDir, file + suffix), join(copy, file + suffix));
+  }
+  const db = new Database(join(copy, file), { fileMustExist: true });
   try {
     return read(db);
   } finally {
     db.close();
+    rmSync(copy, { recursive: true, force: true });
   }
 }
 const integrityCheck = (file = DATABASE_FILE) => readKilled(file, (db) => db.pragma('integrity_check', { simple: true }));
