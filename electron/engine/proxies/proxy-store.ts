@@ -7,7 +7,7 @@ import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
-import { fileOwned } from './files/file-served';
+import { writable } from './files/file-served';
 import { definitionOf, type ProxyDefinition, type RequestedChange, type StoredProxy } from './proxy-model';
 
 interface ProxyRow {
@@ -137,9 +137,7 @@ export class ProxyStore {
 
   /** A proxy the API may change: 409 for one loaded from a file, whose file is the one place to change it. */
   requireWritable(id: string): StoredProxy {
-    const proxy = this.require(id);
-    if (proxy.file) throw fileOwned('Proxy', proxy.id, proxy.file);
-    return proxy;
+    return writable('Proxy', this.require(id));
   }
 
   /** Puts a file proxy in, or its new version in place of the one before; it is held in memory only. */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { missingDependencies } from '../code-runtime';
-import { fileOwned } from '../proxies/files/file-served';
+import { writable } from '../proxies/files/file-served';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
@@ -84,9 +84,7 @@ export class ReactorStore {
 
   /** A reactor the API may change: 409 for one loaded from a file, whose file is the one place to change it. */
   requireWritable(id: string): StoredReactor {
-    const reactor = this.require(id);
-    if (reactor.file) throw fileOwned('Reactor', reactor.id, reactor.file);
-    return reactor;
+    return writable('Reactor', this.require(id));
   }
 
   /** Puts a file reactor in, or its new version in place of the one before; it is held in memory only. */

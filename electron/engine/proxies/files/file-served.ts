@@ -24,6 +24,11 @@ export function servedFromFile(path: string, identity: { id: string; created_at:
   };
 }
 
-/** The 409 an API write gets for a proxy or reactor whose file is the one place to change it. */
-export const fileOwned = (noun: 'Proxy' | 'Reactor', id: string, file: FileOrigin) =>
-  new ApiProblem(409, `${noun} ${id} is loaded from the file ${file.path} in the proxies folder (${file.folder}): edit the file to change it, or remove the file to delete it`);
+/** The item the API may change; a 409 for a proxy or reactor whose file is the one place to change it. */
+export function writable<T extends { id: string; file?: FileOrigin | null }>(noun: 'Proxy' | 'Reactor', item: T): T {
+  if (!item.file) return item;
+  throw new ApiProblem(
+    409,
+    `${noun} ${item.id} is loaded from the file ${item.file.path} in the proxies folder (${item.file.folder}): edit the file to change it, or remove the file to delete it`,
+  );
+}
