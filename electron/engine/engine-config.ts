@@ -36,6 +36,11 @@ export interface EngineConfig {
   proxiesDir: string | null;
   /** How long a new token intent lives, in seconds: 24 h as the vendor's, at most 48 h (its quota). */
   tokenIntentTtlSeconds: number;
+  /**
+   * How long node-bt code may run in a synchronous call, a proxy's code transform or a `react` (the vendor's 30 s), and
+   * the most a synchronous node22 `react` may run whatever its `timeout`; tests shorten it.
+   */
+  codeSyncLimitMs: number;
   /** How long an asynchronous node-bt react may run: the vendor's 5 minutes; tests shorten it. */
   reactorAsyncLimitMs: number;
   /** A legacy reactor callback's first retry after a failure (the vendor's old 10 s, doubling); tests shorten it. */
@@ -72,6 +77,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     codeDependenciesDir: null,
     proxiesDir: null,
     tokenIntentTtlSeconds: DEFAULT_INTENT_TTL_SECONDS,
+    codeSyncLimitMs: 30_000,
     reactorAsyncLimitMs: 5 * 60_000,
     reactorCallbackFirstRetryMs: 10_000,
     log: (line) => process.stderr.write(line + '\n'),

@@ -211,7 +211,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
-  const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
+  const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log, nodeBtTimeoutMs: config.codeSyncLimitMs }));
   if (proxies.holdsCode() || reactors.holdsAny()) codeRuntime.warm();
   const recordAction = actionRecorder(history);
   const runtimeKey = runtimeKeys(applications, (key, proxy) => void recordAction(undefined, () => key, () => runtimeKeyMade(applications, key, proxy)));
@@ -320,7 +320,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...reactorRoutes({
         reactors,
         results: reactorResults,
-        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, asyncLimitMs: config.reactorAsyncLimitMs }),
+        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, syncLimitMs: config.codeSyncLimitMs, asyncLimitMs: config.reactorAsyncLimitMs }),
         applications,
         tenantId,
         headerPrefix: config.headerPrefix,

@@ -24,10 +24,10 @@ import type { ReactorStore } from './reactor-store';
 
 /** The vendor detokenizes at most this many expressions in one react's args (§3.7). */
 export const MAX_REACTOR_EXPRESSIONS = 100;
-/** A synchronous run's limit (vendor); node22's own `timeout` applies below it. */
-const SYNC_LIMIT_MS = 30_000;
 export interface ReactorCallDeps extends Pick<ProxyCallDeps, 'tokens' | 'expressions' | 'tenantId' | 'codeRuntime' | 'runtimeKey' | 'callKey' | 'dependenciesDir'> {
   reactors: ReactorStore;
+  /** A synchronous run's limit (the vendor's 30 s); node22's own `timeout` applies below it. */
+  syncLimitMs: number;
   /** An asynchronous node-bt run's limit (the vendor's 5 minutes); node22's is its `timeout`, up to 900 s. */
   asyncLimitMs: number;
 }
@@ -132,7 +132,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     const callKey = permissions.length > 0 ? deps.callKey(reactorKeyUser(reactor), permissions) : undefined;
     const applicationKey = runtime.image === 'node-bt' && reactor.application_id !== null ? applicationKeyOf(reactor, reactor.application_id) : callKey?.key;
     const node22Ms = (runtime.timeout ?? 10) * 1000;
-    const timeoutMs = runtime.image === 'node22' ? (async ? node22Ms : Math.min(node22Ms, SYNC_LIMIT_MS)) : async ? deps.asyncLimitMs : undefined;
+    const timeoutMs = runtime.image === 'node22' ? (async ? node22Ms : Math.min(node22Ms, deps.syncLimitMs)) : async ? deps.asyncLimitMs : deps.syncLimitMs;
     let outcome;
     try {
       outcome = await deps.codeRuntime.run({
