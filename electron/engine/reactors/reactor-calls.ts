@@ -109,7 +109,11 @@ export function reactorCalls(deps: ReactorCallDeps) {
       try {
         answer = await execute({ ...reactor, configuration }, invocation, caller, async, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
       } catch (error) {
-        if (!(error instanceof ApiProblem)) throw error;
+        if (!(error instanceof ApiProblem)) {
+          // A fault of the engine's own: the caller answers it; the trace says the run ended there.
+          step('result', { note: '500: the engine failed to run the reactor' });
+          throw error;
+        }
         answer = problemAnswer(error);
       }
       step('result', { note: String(answer.status), body: masked(traceText(answer.body)) });

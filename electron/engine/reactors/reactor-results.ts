@@ -26,6 +26,8 @@ const binding = (id: string) => `reactor-result:${id}`;
 
 export class ReactorResults {
   private readonly stmt;
+  /** Runs whose answer the vault refused to keep, by id, until their time is up. */
+  private readonly unkept = new Map<string, { reactorId: string; expiresAt: number }>();
 
   constructor(
     db: Db,
@@ -40,7 +42,8 @@ export class ReactorResults {
       purge: db.prepare('DELETE FROM reactor_results WHERE expires_at <= ?'),
     };
     const lost = this.stmt.lost.all() as { id: string }[];
-    for (const { id } of lost) this.finish(id, lostRun());
+    const lostRun = failedRun('The engine stopped before the reactor finished: invoke it again');
+    for (const { id } of lost) this.stmt.finish.run(this.sealer.sealJson(lostRun, binding(id)), id);
   }
 
   /** A new pending result; its id is the request id the client polls with. */
@@ -51,12 +54,24 @@ export class ReactorResults {
     return id;
   }
 
-  finish(id: string, answer: ReactAnswer): void {
-    this.stmt.finish.run(this.sealer.sealJson(answer, binding(id)), id);
+  /**
+   * Keeps the run's answer; null, or why the vault refused it. A refused run is remembered here, in memory, as a
+   * failure saying so: its caller would otherwise be told `pending` until the next start.
+   */
+  finish(reactorId: string, id: string, answer: ReactAnswer): string | null {
+    try {
+      this.stmt.finish.run(this.sealer.sealJson(answer, binding(id)), id);
+      return null;
+    } catch (error) {
+      this.unkept.set(id, { reactorId, expiresAt: this.now() + RESULT_TTL_MS });
+      return (error as Error).message;
+    }
   }
 
   /** The result of `reactorId`'s run `id`: pending, its answer, or undefined (unknown, expired, another reactor's). */
   get(reactorId: string, id: string): 'pending' | ReactAnswer | undefined {
+    const unkept = this.unkept.get(id);
+    if (unkept && unkept.expiresAt > this.now()) return unkept.reactorId === reactorId ? failedRun("The engine could not keep the reactor's result: invoke it again") : undefined;
     const row = this.stmt.get.get(id, new Date(this.now()).toISOString()) as ResultRow | undefined;
     if (!row || row.reactor_id !== reactorId) return undefined;
     return row.state === 'pending' ? 'pending' : this.sealer.openJson<ReactAnswer>(row.sealed!, binding(id));
@@ -64,12 +79,14 @@ export class ReactorResults {
 
   /** Drops the results past their time (the engine's housekeeping). */
   purgeExpired(): number {
+    for (const [id, { expiresAt }] of this.unkept) if (expiresAt <= this.now()) this.unkept.delete(id);
     return this.stmt.purge.run(new Date(this.now()).toISOString()).changes;
   }
 }
 
-function lostRun(): ReactAnswer {
+/** A run that failed in the engine, not in its code, as the vendor's reactor error. */
+function failedRun(message: string): ReactAnswer {
   const detail = 'Reactor Runtime Error';
-  const errors = { error: ['The engine stopped before the reactor finished: invoke it again'] };
+  const errors = { error: [message] };
   return { status: 500, headers: {}, body: { title: 'One or more validation errors occurred.', status: 500, detail, errors } };
 }

@@ -200,11 +200,11 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       deps.log(`internal error in reactor ${react.reactor.id}: ${(error as Error)?.stack ?? String(error)}`);
       return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new ApiProblem(500, 'The service failed to run the reactor').toBody() };
     });
-    try {
-      results.finish(requestId, answer);
-    } catch (error) {
-      // The engine stopped while the code ran: the next start reports the run as lost.
-      deps.log(`Reactor ${react.reactor.id}: the result of ${requestId} could not be kept: ${(error as Error).message}`);
+    const refused = results.finish(react.reactor.id, requestId, answer);
+    if (refused !== null) {
+      deps.log(`Reactor ${react.reactor.id}: the result of ${requestId} could not be kept: ${refused}`);
+      const result = react.record.trace.at(-1);
+      if (result) result.note = `${result.note}; not kept: ${refused}`;
     }
     then?.(answer);
     return 'sent';
