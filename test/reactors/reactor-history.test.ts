@@ -60,6 +60,19 @@ describe('History of a react', () => {
     expect(reactor.trace[2].body).toBe('{"raw":{"echoed":"XXXXXXXXXXXX4242","said":"[redacted]"}}');
   });
 
+  it('keeps the data of the tokens the code tokenized out of the trace: the tokenize step counts them, the result shows them masked', async () => {
+    const id = await createReactor("module.exports = async () => ({ raw: 'ok', tokenize: { ssn: { type: 'social_security_number', data: '123-45-6789' }, note: { type: 'token', data: 'made by the code' } } });");
+    const res = await t.call('POST', `/reactors/${id}/react`, { key: t.privateKey, body: { args: {} }, headers: { 'BT-TRACE-ID': 'tokenize-trace' } });
+    expect(res.status, res.text).toBe(200);
+    const entry = await entryOf('tokenize-trace');
+    expect(JSON.stringify(entry)).not.toContain('123-45-6789');
+    expect(JSON.stringify(entry)).not.toContain('made by the code');
+    const { reactor } = entry.details as { reactor: { trace: { step: string; note?: string; body?: string }[] } };
+    expect(reactor.trace.map((s) => s.step)).toEqual(['args', 'code', 'tokenize', 'result']);
+    expect(reactor.trace[2].note).toBe('2 token(s)');
+    expect(reactor.trace[3].body).toContain('XXX-XX-6789');
+  });
+
   it('records an asynchronous react once its run ends, with its request id', async () => {
     const id = await createReactor('module.exports = async (req) => ({ raw: req.args });');
     const res = await t.call('POST', `/reactors/${id}/react-async`, { key: t.privateKey, body: { args: { n: 2 } }, headers: { 'BT-TRACE-ID': 'async-trace' } });

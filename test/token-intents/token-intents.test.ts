@@ -91,7 +91,17 @@ describe('POST /token-intents', () => {
 
   it('answers 401 without a key and 403 without token-intent:create', async () => {
     expect((await t.call('POST', '/token-intents', { body: { type: 'card', data: CARD } })).status).toBe(401);
-    expect((await t.call('POST', '/token-intents', { key: t.privateKey, body: { type: 'card', data: CARD } })).status).toBe(403);
+    const reader = await application({ name: 'reader', type: 'private', permissions: ['token:read'] });
+    expect((await t.call('POST', '/token-intents', { key: reader, body: { type: 'card', data: CARD } })).status).toBe(403);
+  });
+
+  it("lets the first start's back-end key read, convert and delete the intents a browser made", async () => {
+    const read = await t.call('GET', `/token-intents/${await intent(CARD, browser)}`, { key: t.privateKey });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.card.last4).toBe('4242');
+    const converted = await t.call('POST', '/tokens', { key: t.privateKey, body: { token_intent_id: read.body.id } });
+    expect(converted.status, converted.text).toBe(201);
+    expect((await t.call('DELETE', `/token-intents/${await intent(CARD, browser)}`, { key: t.privateKey })).status).toBe(204);
   });
 
   it('answers a repeated request with the same idempotency key with the same intent', async () => {

@@ -160,8 +160,9 @@ test('creates an intent from the page, converts one into a token with containers
 });
 
 test('says what to do when the application acted as may not create intents', async ({ page }) => {
+  await application({ name: 'reader', type: 'private', permissions: ['token:read'] });
   const t = await openIntents(page);
-  await t.actAs('Tokenbench backend · private');
+  await t.actAs('reader · private');
   await t.listPanel.getByRole('button', { name: 'New intent' }).click();
   const form = page.getByRole('form', { name: 'New token intent' });
   await form.getByRole('button', { name: 'Generate test data' }).click();

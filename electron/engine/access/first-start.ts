@@ -1,5 +1,5 @@
 import type { ApplicationStore, NewApiKey } from './application-store';
-import { MANAGEMENT_PERMISSIONS, TOKEN_PERMISSIONS } from './permissions';
+import { MANAGEMENT_PERMISSIONS, TOKEN_INTENT_PERMISSIONS, TOKEN_PERMISSIONS } from './permissions';
 
 /** Keys made on the first start of an empty store: shown once, never stored in plaintext. */
 export interface BootstrapKeys {
@@ -16,6 +16,7 @@ export function bootstrap(applications: ApplicationStore): BootstrapKeys | null 
   };
   return {
     management: make('Tokenbench management', 'management', [...MANAGEMENT_PERMISSIONS]),
-    private: make('Tokenbench backend', 'private', [...TOKEN_PERMISSIONS]),
+    // A back end reads and deletes the intents its browsers create, and converts them (token:create).
+    private: make('Tokenbench backend', 'private', [...TOKEN_PERMISSIONS, ...TOKEN_INTENT_PERMISSIONS]),
   };
 }
