@@ -1,3 +1,4 @@
+import { EventOutbox } from './events/event-outbox';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -148,6 +149,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
+  const outbox = new EventOutbox(db, tenantId);
 
   const applications = new ApplicationStore(db, sealer, tenantId);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });

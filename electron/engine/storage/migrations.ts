@@ -398,6 +398,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_expiry ON sessions(expires_at);
     `,
   },
+  {
+    version: 23,
+    name: 'event outbox',
+    // An event is stored in the transaction of the change that raises it and removed once its deliveries are stored:
+    // seq keeps the order they were raised in, id is the event's own id, the same on every delivery attempt.
+    sql: `
+      CREATE TABLE event_outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        event TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
