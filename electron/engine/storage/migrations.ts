@@ -413,6 +413,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 25,
+    name: 'tenant and monthly active tokens',
+    // The one tenant's name and the settings the API set (keys left out are at their defaults); its id is the
+    // settings row tenant_id, which every token already carries. A token is active in a month when it was created,
+    // read or used in it: one row per token and UTC month ('2030-01'), older months purged.
+    sql: `
+      CREATE TABLE tenant (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+      CREATE TABLE active_tokens (
+        month TEXT NOT NULL,
+        token_id TEXT NOT NULL,
+        PRIMARY KEY (month, token_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -288,6 +288,13 @@ export class TokenStore {
     return (this.stmt.count.get({ now: nowIso() }) as { n: number }).n;
   }
 
+  /** Per type, how many live tokens there are and when the newest was made (the usage report's; reads every row). */
+  countsByType(): { type: string; count: number; last_created_at: string }[] {
+    return this.db
+      .prepare(`SELECT type, COUNT(*) AS count, MAX(created_at) AS last_created_at FROM tokens WHERE ${LIVE} GROUP BY type ORDER BY type`)
+      .all({ now: nowIso() }) as { type: string; count: number; last_created_at: string }[];
+  }
+
   /** Deletes every token (a wipe), and has every cache forget them. */
   deleteAll(): number {
     const ids = this.db.prepare('SELECT id FROM tokens').pluck().all() as string[];
