@@ -23,7 +23,7 @@ export const tenantSettingsMapSchema = z.strictObject({
 export type TenantSettingsMap = z.output<typeof tenantSettingsMapSchema>;
 
 /** A tenant name: what PUT /tenants/self takes. */
-export const tenantNameSchema = z.string().min(1, { error: 'A name is needed' }).max(200, { error: 'At most 200 characters' });
+export const tenantNameSchema = z.string().min(1, { error: 'Give the tenant a name (1 to 200 characters)' }).max(200, { error: 'A tenant name has at most 200 characters' });
 
 /** The tenant as Settings shows it, with its usage report. */
 export const tenantDetailSchema = z.object({
