@@ -136,12 +136,16 @@ describe('GET /tenants/self/reports/usage', () => {
       await fresh.call('POST', '/tokens', { key: fresh.privateKey, body: card() });
       const last = await fresh.call('POST', '/tokens', { key: fresh.privateKey, body: card('5555555555554444') });
       await fresh.call('POST', '/tokens', { key: fresh.privateKey, body: { type: 'token', data: 'secret' } });
+      // Expired, it is no token of the vault's any more (though it was active this month).
+      const soon = new Date(Date.now() + 1000).toISOString();
+      expect((await fresh.call('POST', '/tokens', { key: fresh.privateKey, body: { type: 'token', data: 'brief', expires_at: soon } })).status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       const report = (await fresh.call('GET', '/tenants/self/reports/usage', { key: fresh.managementKey })).body;
       expect(report.total_tokens).toBe(3);
       expect(report.token_report).toEqual({
         metrics_by_type: { card: { count: 2, last_created_at: last.body.created_at }, token: { count: 1, last_created_at: expect.any(String) } },
         included_monthly_active_tokens: 0,
-        monthly_active_tokens: 3,
+        monthly_active_tokens: 4,
         total_tokens: 3,
       });
     } finally {
