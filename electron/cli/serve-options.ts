@@ -32,6 +32,7 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   'code-dependencies': { type: 'string' },
   'token-intent-ttl': { type: 'string' },
+  'allow-tenant-delete': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -58,6 +59,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
   'code-dependencies': ['DIR', "node22 code's runtime.dependencies come from DIR/node_modules (default: none)"],
   'token-intent-ttl': ['SECONDS', `lifetime of a new token intent, at most ${MAX_INTENT_TTL_SECONDS} (default ${DEFAULTS.tokenIntentTtlSeconds})`],
+  'allow-tenant-delete': ['', 'let DELETE /tenants/self wipe the vault, as deleting the tenant (default: refused with 422)'],
   help: ['', 'this text'],
 };
 
@@ -163,6 +165,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     tokenIntentTtlSeconds: wholeNumber('token-intent-ttl', values['token-intent-ttl'], 1, MAX_INTENT_TTL_SECONDS),
     codeDependenciesDir: values['code-dependencies'] === undefined ? undefined : resolve(values['code-dependencies']),
     seed: values.seed ? readSeed(values.seed) : undefined,
+    allowTenantDelete: values['allow-tenant-delete'],
   };
   // The engine's own check of its settings (header prefix, origins) runs here too, so what it refuses is a usage
   // error like every other bad flag rather than a failed start.

@@ -45,6 +45,8 @@ export interface EngineConfig {
   reactorAsyncLimitMs: number;
   /** A legacy reactor callback's first retry after a failure (the vendor's old 10 s, doubling); tests shorten it. */
   reactorCallbackFirstRetryMs: number;
+  /** Whether DELETE /tenants/self may wipe the vault (`--allow-tenant-delete`, or Settings); refused (422) otherwise. */
+  allowTenantDelete: boolean;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -80,6 +82,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     codeSyncLimitMs: 30_000,
     reactorAsyncLimitMs: 5 * 60_000,
     reactorCallbackFirstRetryMs: 10_000,
+    allowTenantDelete: false,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

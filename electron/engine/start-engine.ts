@@ -1,3 +1,4 @@
+import { EventOutbox } from './events/event-outbox';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +69,10 @@ import { openEncryptedHeader } from './encryption-keys/encrypted-header';
 import { clientKeyRoutes } from './encryption-keys/key-routes';
 import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
+import { TENANT_DELETE } from './settings/adjustable-settings';
+import { tenantRoutes, usageReport } from './tenant/tenant-routes';
+import { TenantStore } from './tenant/tenant-store';
+import { ActiveTokens } from './vault/active-tokens';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -148,11 +153,18 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
+  const outbox = new EventOutbox(db, tenantId);
+  const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
+  const tenant = new TenantStore(db, tenantId, outbox);
 
   const applications = new ApplicationStore(db, sealer, tenantId);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
   const tokenStore = new TokenStore(db, sealer);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
+  const activeTokens = new ActiveTokens(db, tokenStore);
+  tokens.useDefaults(() => tenant.rules);
+  tokens.useActivity(activeTokens);
+  const usage = () => usageReport(tokenStore, activeTokens);
   const queries = new TokenQueries(tokenStore, tokens);
   const idempotency = new IdempotencyStore(db, sealer);
   const transactionStore = new TransactionStore(db, sealer);
@@ -262,6 +274,26 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       return { resolved: resolveReferences(request, active, secrets, 'send'), environment: active.environment };
     },
   });
+  /** Empties the vault as if new; the new first keys (if any) wait for the welcome view. */
+  function wipe(refill?: () => void) {
+    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys }, refill);
+    welcome.hold(keys);
+    // Their tokens are gone: so is the plaintext the Composer's answers held of them.
+    door.forgetAnswers();
+    return wiped;
+  }
+  /** DELETE /tenants/self: the vault wiped, the tenant new again, and the service goes on with the seed it started with. */
+  function deleteTenant() {
+    try {
+      wipe(() => {
+        tenant.reset();
+        activeTokens.clear();
+        if (seed) applySeed(seed, applications, tokens);
+      });
+    } finally {
+      tenant.reload();
+    }
+  }
   const workbench = createWorkbenchModel({
     status,
     settings: () => ({
@@ -272,20 +304,16 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       collections: collectionsFolder.state(collections.folder),
       answers: answers.state(),
       tokenIntents: intentTtl.state(),
+      tenantDelete: tenantDelete.state(),
     }),
     changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
     changeHistoryAnswers: (change) => answers.change(change),
     changeTokenIntentTtl: (change) => intentTtl.change(change),
+    changeTenantDelete: (change) => tenantDelete.change(change),
     welcome,
-    wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys });
-      welcome.hold(keys);
-      // Their tokens are gone: so is the plaintext the Composer's answers held of them.
-      door.forgetAnswers();
-      return wiped;
-    },
+    wipe: () => wipe(),
     history,
     events,
     transactions: transactionPanel,
@@ -307,6 +335,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     clientKeys,
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
+    tenant: { store: tenant, usage },
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -316,7 +345,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...transactionRoutes(transactions), ...applicationRoutes(applications),
       ...proxiesRoutes(proxyDeps),
       ...intentRoutes(intents, encrypted),
-      ...proxyRoutes(proxyCore, openEncrypted, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, openEncrypted })),
+      ...proxyRoutes(proxyCore, openEncrypted, preconfiguredCalls({ proxies, core: proxyCore, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, openEncrypted }), () => tenant.rules.ephemeralProxy),
       ...reactorRoutes({
         reactors,
         results: reactorResults,
@@ -332,6 +361,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       }),
       ...clientKeyRoutes(clientKeys),
       ...sessionRoutes(sessions),
+      ...tenantRoutes({ tenant, usage, deletable: () => config.allowTenantDelete, remove: deleteTenant }),
     ],
     authenticator,
     idempotency,
@@ -371,6 +401,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     reactorResults.purgeExpired();
     clientKeys.purgeExpired();
     sessions.purgeExpired();
+    activeTokens.purgeOld();
   }, 60_000).unref();
 
   let stopped = false;
@@ -407,6 +438,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       await Promise.all([http.close(), echo?.close(), forwarder.close(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
+      activeTokens.flush();
       db.close();
     },
   };

@@ -85,6 +85,7 @@ import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, prox
 import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessionRefSchema } from './client-access-contract';
 import type { PageId } from './pages';
 import { newReactorSchema, reactorChangeSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
+import { tenantChangeSchema, tenantDeleteChangeSchema, tenantDetailSchema } from './tenant-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -295,6 +296,12 @@ export const WORKBENCH_METHODS = {
   deleteReactor: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
   /** Invokes a reactor through POST /reactors/{id}/react as an application: the answer's history entry carries the trace. */
   tryReactor: change(reactorTrySchema, exchangeSchema),
+  /** The tenant (its name and settings, as GET /tenants/self answers them) with its usage report. */
+  getTenant: read(nothing, tenantDetailSchema),
+  /** Renames the tenant and replaces its settings, as PUT /tenants/self does (and raises tenant.updated); they apply to the next request. */
+  updateTenant: change(tenantChangeSchema, tenantDetailSchema),
+  /** Allows or refuses DELETE /tenants/self: saved in the vault, unless `--allow-tenant-delete` was given. */
+  changeTenantDelete: change(tenantDeleteChangeSchema, engineSettingsSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

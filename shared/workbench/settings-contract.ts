@@ -62,6 +62,8 @@ export const engineSettingsSchema = z.object({
     historyAnswerBytes: limitStateSchema(HISTORY_ANSWERS.historyAnswerBytes),
   }),
   tokenIntents: z.object({ tokenIntentTtlSeconds: limitStateSchema(TOKEN_INTENT_TTL.tokenIntentTtlSeconds) }),
+  /** Whether DELETE /tenants/self may wipe the vault (`serve --allow-tenant-delete`): an engine setting, not the tenant's. */
+  tenantDelete: z.object({ allowTenantDelete: limitStateSchema(z.boolean()) }),
 });
 
 /** A folder to keep saved requests in from now on (a whole path, or from ~/), or null to go back to the default. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../electron/engine';
+import { parseServeArgs } from '../../electron/cli/serve-options';
 import { runServe } from '../support/serve-process';
 
 describe('tokenbench serve, called the wrong way', () => {
@@ -53,6 +54,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--allow-origin ORIGIN', 'default: none'],
       ['--code-dependencies DIR', 'default: none'],
       ['--token-intent-ttl SECONDS', `default ${defaults.tokenIntentTtlSeconds}`],
+      ['--allow-tenant-delete', 'default: refused with 422'],
       ['-h, --help', 'this text'],
     ];
     const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));
@@ -62,5 +64,12 @@ describe('tokenbench serve, called the wrong way', () => {
       expect(flagLines[i]).toContain(shows);
     });
     expect(output).toMatch(/Exit codes: 0 once stopped by Ctrl-C or SIGTERM[\s\S]*1 when it cannot start[\s\S]*2 for options/);
+  });
+});
+
+describe('tokenbench serve --allow-tenant-delete', () => {
+  it('allows DELETE /tenants/self for this run (an engine setting, off unless given)', () => {
+    expect(parseServeArgs(['--allow-tenant-delete'])).toMatchObject({ allowTenantDelete: true });
+    expect(parseServeArgs([])).toMatchObject({ allowTenantDelete: undefined });
   });
 });

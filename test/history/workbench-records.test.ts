@@ -222,6 +222,14 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },
+  updateTenant: {
+    page: 'settings',
+    request: () => ({
+      name: 'Audited tenant',
+      settings: { deduplicate_tokens: 'true', token_deduplication_behavior: 'read_existing', fingerprint_tokens: 'true', disable_ephemeral_proxy: 'false' },
+    }),
+  },
+  changeTenantDelete: { page: 'settings', request: () => ({ allowTenantDelete: true }) },
 };
 
 /** The destructive ones last, so the others find the vault and history they need. */

@@ -24,6 +24,10 @@ export const MANAGEMENT_PERMISSIONS = [
   'keys:create',
   'keys:read',
   'keys:delete',
+  'tenant:read',
+  'tenant:update',
+  'tenant:delete',
+  'report:read',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
@@ -101,6 +105,10 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'token-intent:create': 'Create Token Intents',
   'token-intent:read': 'Read Token Intents',
   'token-intent:delete': 'Delete Token Intents',
+  'tenant:read': 'Read Tenants',
+  'tenant:update': 'Update Tenants',
+  'tenant:delete': 'Delete Tenants',
+  'report:read': 'Read reports',
 };
 
 export interface PermissionInfo {

@@ -6,6 +6,7 @@ import { encryptedRoot, withEncrypted, type OpenEncryptedHeader } from './encryp
 import { outboundHeaders } from './header-rules';
 import type { ProxyCore } from './proxy-core';
 import { requireProxyCaller } from './proxy-rules';
+import { ApiProblem } from '../server/problem';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -23,7 +24,13 @@ export interface PreconfiguredCalls {
  * thrown here) and never carry the destination-status header. The key is checked by the server when one is given; a
  * pre-configured proxy may do without.
  */
-export function proxyRoutes(core: ProxyCore, openEncrypted: OpenEncryptedHeader, preconfigured?: PreconfiguredCalls): Route[] {
+export function proxyRoutes(
+  core: ProxyCore,
+  openEncrypted: OpenEncryptedHeader,
+  preconfigured?: PreconfiguredCalls,
+  /** The tenant's `disable_ephemeral_proxy` turned off, read at each call. */
+  ephemeralAllowed: () => boolean = () => true,
+): Route[] {
   const { prefix } = core;
   const apiKeyHeader = `${prefix}-API-KEY`;
 
@@ -32,6 +39,7 @@ export function proxyRoutes(core: ProxyCore, openEncrypted: OpenEncryptedHeader,
     const caller = ctx.caller as Caller | undefined;
     if (!caller) throw missingKeyProblem(apiKeyHeader);
     requireProxyCaller(caller);
+    if (!ephemeralAllowed()) throw new ApiProblem(403, "The tenant's disable_ephemeral_proxy setting is on: call a pre-configured proxy by its key instead");
 
     const destination = core.destinationOf(ctx.prefixed('PROXY-URL'), req.url ?? '/proxy');
     exchange.destination = destination.href;

@@ -23,17 +23,18 @@ export interface Wiped {
   tokens: number;
   transactions: number;
   applications: number;
-  /** The new first start's keys: the vault is as new, with its two first applications. */
-  keys: BootstrapKeys;
+  /** The new first start's keys: the vault is as new, with its two first applications; null when `refill` made some. */
+  keys: BootstrapKeys | null;
 }
 
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
  * keys, pre-configured proxies, reactors, token intents, client encryption keys, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
  * transaction: it happens whole or not at all. The master key, the tenant, the saved limits, the secrets that saved
- * requests refer to and the history stay.
+ * requests refer to and the history stay. `refill` runs in the same transaction before the first applications are
+ * made (a deleted tenant's seed applied again).
  */
-export function wipeVault(parts: VaultParts): Wiped {
+export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
   return parts.tokens.db.transaction((): Wiped => {
     const transactions = parts.transactions.wipe();
     const tokens = parts.tokens.deleteAll();
@@ -43,6 +44,7 @@ export function wipeVault(parts: VaultParts): Wiped {
     parts.clientKeys.deleteAll();
     const applications = parts.applications.deleteAll();
     parts.idempotency.clear();
-    return { tokens, transactions, applications, keys: bootstrap(parts.applications)! };
+    refill?.();
+    return { tokens, transactions, applications, keys: bootstrap(parts.applications) };
   })();
 }

@@ -398,6 +398,45 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_expiry ON sessions(expires_at);
     `,
   },
+  {
+    version: 23,
+    name: 'event outbox',
+    // An event is stored in the transaction of the change that raises it and removed once its deliveries are stored:
+    // seq keeps the order they were raised in, id is the event's own id, the same on every delivery attempt.
+    sql: `
+      CREATE TABLE event_outbox (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        type TEXT NOT NULL,
+        event TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 25,
+    name: 'tenant and monthly active tokens',
+    // The one tenant's name and the settings the API set (keys left out are at their defaults); its id is the
+    // settings row tenant_id, which every token already carries. A token is active in a month when it was created,
+    // read or used in it: one row per token and UTC month ('2030-01'), older months purged.
+    sql: `
+      CREATE TABLE tenant (
+        id TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+      CREATE TABLE active_tokens (
+        month TEXT NOT NULL,
+        token_id TEXT NOT NULL,
+        PRIMARY KEY (month, token_id)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -195,13 +195,19 @@ export class TokenQueries {
       .all(where.params) as TokenRow[];
     return {
       pagination: { total_items: total, page_number: page, page_size: size, total_pages: Math.ceil(total / size) },
-      data: this.views(rows, caller, permission),
+      data: this.read(this.views(rows, caller, permission)),
     };
+  }
+
+  /** A wire API page's tokens count as read (monthly active tokens); the workbench's own pages do not. */
+  private read(views: TokenView[]): TokenView[] {
+    this.tokens.markRead(views);
+    return views;
   }
 
   pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): V2Page {
     const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest', false);
-    return { pagination: { next, page_size: size }, data: this.views(rows, caller, permission) };
+    return { pagination: { next, page_size: size }, data: this.read(this.views(rows, caller, permission)) };
   }
 
   /**

@@ -62,6 +62,27 @@ export interface TokenView {
   _extras?: { deduplicated: boolean };
 }
 
+/**
+ * What the tenant's settings decide of token creates (docs/api.md, Tenant): read at each create, so a change applies
+ * from the next request.
+ */
+export interface TokenDefaults {
+  /** `deduplicate_token` when a create leaves it out. */
+  deduplicate: boolean;
+  /** A duplicate create merges its data into the token it matches, instead of answering that token as it is. */
+  updateDuplicate: boolean;
+  /** A token without its own fingerprint expression gets its type's. */
+  fingerprint: boolean;
+}
+
+/** The tenant settings' defaults. */
+export const TOKEN_DEFAULTS: TokenDefaults = { deduplicate: false, updateDuplicate: false, fingerprint: true };
+
+/** Where the tokens a request created, read or used are counted (the usage report's monthly active tokens). */
+export interface TokenActivity {
+  mark(id: string): void;
+}
+
 /** What a write sees of the vault before it is made: the token it changes, whether an id is taken, a duplicate. */
 export type TokenReader = Pick<TokenStore, 'get' | 'idTaken' | 'findByFingerprint'>;
 
@@ -122,7 +143,9 @@ export class TokenService {
   /** Masked data by token id; writes evict (see TokenStore.onWrite). */
   private readonly masked = new LruCache<string, unknown>(10_000);
   /** Plain creates waiting for the next group commit (see createGrouped). */
-  private pendingCreates: { write: CreateWrite; context: WriteContext; settle: (error?: unknown) => void }[] = [];
+  private pendingCreates: { write: TokenWrite; context: WriteContext; settle: (error?: unknown) => void }[] = [];
+  private defaults: () => TokenDefaults = () => TOKEN_DEFAULTS;
+  private activity: TokenActivity = { mark: () => undefined };
   /** The committed token each record handed to expressions came from. */
   private readonly storedOf = new WeakMap<TokenRecord, StoredToken>();
   /**
@@ -145,6 +168,26 @@ export class TokenService {
 
   useWriter(writer: TokenWriter): void {
     this.writer = writer;
+  }
+
+  /** Where the tenant's settings are read at each create. */
+  useDefaults(defaults: () => TokenDefaults): void {
+    this.defaults = defaults;
+  }
+
+  /** Where reads and uses of tokens are counted. */
+  useActivity(activity: TokenActivity): void {
+    this.activity = activity;
+  }
+
+  /** Whether a create deduplicates: as it says, else as the tenant's `deduplicate_tokens` says. */
+  private deduplicates(input: { deduplicate_token?: boolean }): boolean {
+    return input.deduplicate_token ?? this.defaults().deduplicate;
+  }
+
+  /** The fingerprint expression of a token that names none: its type's, unless the tenant fingerprints no such token. */
+  private fingerprintExpressionFor(type: TokenType): string | null {
+    return this.defaults().fingerprint ? defaultFingerprintExpression(type) : null;
   }
 
   /** Where token intents are found for conversions and expressions; without one, no intent exists. */
@@ -241,7 +284,7 @@ export class TokenService {
    */
   private intentToken(intent: LiveIntent): StoredToken {
     const { id, type, data, expires_at, created_by, created_at } = intent;
-    const defaults = { containers: [defaultContainer(type)], mask: defaultMask(type), fingerprint_expression: defaultFingerprintExpression(type) };
+    const defaults = { containers: [defaultContainer(type)], mask: defaultMask(type), fingerprint_expression: this.fingerprintExpressionFor(type) };
     return { id, tenant_id: this.tenantId, type, data, ...defaults, ...UNSET_FIELDS, expires_at, created_by, created_at, metadata: {}, search_indexes: [] };
   }
 
@@ -358,7 +401,7 @@ export class TokenService {
       metadata: input.metadata ?? {},
       mask: input.mask === undefined ? defaultMask(type) : input.mask,
       fingerprint: null,
-      fingerprint_expression: input.fingerprint_expression ?? defaultFingerprintExpression(type),
+      fingerprint_expression: input.fingerprint_expression ?? this.fingerprintExpressionFor(type),
       search_indexes: input.search_indexes ?? [...defaultSearchIndexes(type)],
       expires_at: this.checkExpiry(input.expires_at, errors),
       created_by: caller.application.id,
@@ -375,7 +418,7 @@ export class TokenService {
     // One request: its mask, fingerprint and search indexes are rendered within one budget.
     return this.expressions.withBudget(() => {
       const { token, transform } = this.prepareCreate(input, context.caller);
-      return this.createPrepared(token, transform, input.deduplicate_token === true, context, (write) => this.applyCreates([write], context));
+      return this.createPrepared(token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
     });
   }
 
@@ -387,7 +430,7 @@ export class TokenService {
    * transaction locks) run inside that transaction, as for `create`.
    */
   async createGrouped(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): Promise<TokenView> {
-    if (isConversion(input) || input.deduplicate_token === true || context.transactionId !== undefined) return this.create(input, context);
+    if (isConversion(input) || this.deduplicates(input) || context.transactionId !== undefined) return this.create(input, context);
     let committed: Promise<void> | undefined;
     const view = this.expressions.withBudget(() => {
       const { token, transform } = this.prepareCreate(input, context.caller);
@@ -399,7 +442,7 @@ export class TokenService {
     return view;
   }
 
-  private commitWithOthers(write: CreateWrite, context: WriteContext): Promise<void> {
+  private commitWithOthers(write: TokenWrite, context: WriteContext): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pendingCreates.push({ write, context, settle: (error) => (error === undefined ? resolve() : reject(error)) });
       if (this.pendingCreates.length === 1) setImmediate(this.commitPendingCreates);
@@ -429,19 +472,21 @@ export class TokenService {
   };
 
   /**
-   * Writes a prepared token (or finds its duplicate). `land` puts the write in the vault: at once, with others in a
-   * group commit, or into the batch of a POST /tokenize that the caller applies whole.
+   * Writes a prepared token (or finds its duplicate, and with the tenant's `update_existing` merges the new data into
+   * it). `land` puts the write in the vault: at once, with others in a group commit, or into the batch of a POST
+   * /tokenize that the caller applies whole.
    */
   private createPrepared(
     token: StoredToken,
     transform: Transform,
     deduplicate: boolean,
     context: WriteContext,
-    land: (write: CreateWrite) => void,
+    land: (write: TokenWrite) => void,
     reader: TokenReader = this.writer.readerFor(context),
   ): TokenView {
     if (deduplicate && token.fingerprint) {
       const existing = reader.findByFingerprint(token.type, token.fingerprint);
+      if (existing && this.defaults().updateDuplicate) return this.mergeIntoDuplicate(existing, token, context.caller, land);
       if (existing) {
         // The hosted service hides data and metadata of a deduplicated token from callers that may not read it.
         const read = context.caller.policy.transformFor('token:read', existing.containers, undefined, existing.id);
@@ -469,7 +514,7 @@ export class TokenService {
       const { token, transform } = this.prepareConversion(input, context.caller, '');
       return this.store.db.transaction(() => {
         this.intents.consume([input.token_intent_id], context.transactionId);
-        return this.landConversion(token, transform, input.deduplicate_token === true, context, (write) => this.applyCreates([write], context));
+        return this.landConversion(token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
       })();
     });
   }
@@ -495,7 +540,12 @@ export class TokenService {
     const vault = reader ?? this.writer.readerFor(context);
     const existing = deduplicate && token.fingerprint ? vault.findByFingerprint(token.type, token.fingerprint) : undefined;
     if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, context, land, vault);
-    const { write, view } = this.prepareUpdate(existing, { data: token.data }, context.caller);
+    return this.mergeIntoDuplicate(existing, token, context.caller, land);
+  }
+
+  /** A duplicate updated with the new token's data (a merge patch, needing token:update on it), as the create's answer. */
+  private mergeIntoDuplicate(existing: StoredToken, token: StoredToken, caller: Caller, land: (write: TokenWrite) => void): TokenView {
+    const { write, view } = this.prepareUpdate(existing, { data: token.data }, caller);
     land(write);
     view._extras = { deduplicated: true };
     return view;
@@ -523,7 +573,14 @@ export class TokenService {
 
   read(id: string, caller: Caller): TokenView {
     const token = this.require(id);
-    return this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
+    const view = this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
+    this.activity.mark(id);
+    return view;
+  }
+
+  /** Counts tokens a list answered as read. */
+  markRead(views: readonly TokenView[]): void {
+    for (const view of views) this.activity.mark(view.id);
   }
 
   update(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
@@ -561,7 +618,7 @@ export class TokenService {
       fingerprint_expression:
         patch.fingerprint_expression === undefined
           ? current.fingerprint_expression
-          : (patch.fingerprint_expression ?? defaultFingerprintExpression(type)),
+          : (patch.fingerprint_expression ?? this.fingerprintExpressionFor(type)),
       search_indexes: patch.search_indexes === undefined ? current.search_indexes : (patch.search_indexes ?? [...defaultSearchIndexes(type)]),
       expires_at: patch.expires_at === undefined ? current.expires_at : this.checkExpiry(patch.expires_at, errors),
       modified_by: caller.application.id,
@@ -614,10 +671,10 @@ export class TokenService {
           if (intentIds.includes(input.token_intent_id)) throw validationProblem({ [`${path}.token_intent_id`]: ['A token intent converts once: this one is named twice'] });
           intentIds.push(input.token_intent_id);
           const { token, transform } = this.prepareConversion(input, context.caller, path, group.prepare);
-          return this.landConversion(token, transform, input.deduplicate_token === true, context, land, reader);
+          return this.landConversion(token, transform, this.deduplicates(input), context, land, reader);
         }
         const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
-        return this.createPrepared(token, transform, input.deduplicate_token === true, context, land, reader);
+        return this.createPrepared(token, transform, this.deduplicates(input), context, land, reader);
       };
       const walk = (value: unknown, path: string): unknown => {
         if (value === null || value === undefined) return value;
@@ -654,6 +711,7 @@ export class TokenService {
     const records = new Map<string, TokenRecord>();
     for (const token of found as StoredToken[]) {
       records.set(token.id, this.recordFor(token, caller.policy.require(permission, token.containers, bareTransform, token.id)));
+      this.activity.mark(token.id);
     }
     for (const intent of intents) records.set(INTENT_KEY_PREFIX + intent.id, this.intentRecord(intent, caller, permission, bareTransform));
     return records;

@@ -111,6 +111,9 @@ export class TokenStore {
       purgeExpired: db.prepare('DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?'),
       count: db.prepare(liveCountSql('1')),
       getMany: db.prepare(`SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
+      countByType: db.prepare('SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_fingerprint GROUP BY type ORDER BY type'),
+      expiredByType: db.prepare(`SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} GROUP BY type`),
+      newestOfType: db.prepare(`SELECT created_at FROM tokens INDEXED BY tokens_created WHERE type = @type AND ${LIVE} ORDER BY created_at DESC LIMIT 1`),
     };
     this.applyAll = db.transaction((writes: readonly TokenWrite[]) => {
       for (const write of writes) this.applyOne(write);
@@ -286,6 +289,19 @@ export class TokenStore {
 
   count(): number {
     return (this.stmt.count.get({ now: nowIso() }) as { n: number }).n;
+  }
+
+  /**
+   * Per type, how many live tokens there are and when the newest was made (the usage report's). The counts read the
+   * (type, fingerprint) index rather than the rows, less the expired found through their own index; each type's newest
+   * is found walking the creation index from its end.
+   */
+  countsByType(): { type: string; count: number; last_created_at: string }[] {
+    const now = nowIso();
+    const expired = new Map((this.stmt.expiredByType.all({ now }) as { type: string; count: number }[]).map(({ type, count }) => [type, count]));
+    return (this.stmt.countByType.all() as { type: string; count: number }[])
+      .map(({ type, count }) => ({ type, count: count - (expired.get(type) ?? 0), last_created_at: (this.stmt.newestOfType.get({ type, now }) as { created_at: string } | undefined)?.created_at }))
+      .filter((metric): metric is { type: string; count: number; last_created_at: string } => metric.count > 0 && metric.last_created_at !== undefined);
   }
 
   /** Deletes every token (a wipe), and has every cache forget them. */

@@ -12,8 +12,8 @@ export class Welcome {
     private keys: BootstrapKeys | null,
   ) {}
 
-  /** A new first start (after a wipe): its keys wait for the welcome view. */
-  hold(keys: BootstrapKeys): void {
+  /** A new first start (after a wipe): its keys wait for the welcome view; null when it made none (a seed's applications). */
+  hold(keys: BootstrapKeys | null): void {
     this.keys = keys;
   }
 

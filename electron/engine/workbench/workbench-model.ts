@@ -58,6 +58,8 @@ import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
 import { actionRecorder } from './workbench-actions';
 import { keptKeyMade, recordingActions } from './workbench-records';
+import type { TenantStore } from '../tenant/tenant-store';
+import type { UsageReport } from '../tenant/tenant-routes';
 
 /**
  * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
@@ -123,6 +125,10 @@ export interface WorkbenchSources {
   sessions: SessionStore;
   /** Reactors, as /reactors manages them: the Reactors page's. */
   reactors: ReactorSettings;
+  /** Saves and applies whether DELETE /tenants/self is allowed. */
+  changeTenantDelete: (change: Request<'changeTenantDelete'>) => void;
+  /** The tenant, which Settings renames and sets up as its owner, and its usage report. */
+  tenant: { store: TenantStore; usage: () => UsageReport };
 }
 
 /**
@@ -138,6 +144,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), shown);
   const environments = environmentSettings(sources.environments, secrets);
   const settings = applicationSettings(applications);
+  const tenantDetail = () => {
+    const { total_tokens, token_report } = sources.tenant.usage();
+    return {
+      tenant: sources.tenant.store.view(),
+      usage: { total_tokens, monthly_active_tokens: token_report.monthly_active_tokens, metrics_by_type: token_report.metrics_by_type },
+    };
+  };
   const drafts = new CheckedDrafts(sources.bodyLimit);
   const choice = ({ id, name, type }: Application): ApplicationChoice => {
     const key = applications.keptKeyInfo(id, 'workbench');
@@ -335,6 +348,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     changeTokenIntentTtl(change) {
       sources.changeTokenIntentTtl(change);
+      return sources.settings();
+    },
+    getTenant: () => tenantDetail(),
+    updateTenant(change) {
+      sources.tenant.store.update(change, sources.tenant.store.owner, null);
+      return tenantDetail();
+    },
+    changeTenantDelete(change) {
+      sources.changeTenantDelete(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),

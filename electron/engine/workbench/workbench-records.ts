@@ -291,6 +291,16 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     path: () => '/settings/token-intents',
     summary: (reply) => `${reply ? 'Changed' : 'Could not change'} how long new token intents live: ${settingsChange(request)}`,
   }),
+  updateTenant: (request) => ({
+    method: 'UPDATE',
+    path: () => '/tenants/self',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} the tenant: name ${quoted(request.name)}, ${settingsChange(request.settings)}`,
+  }),
+  changeTenantDelete: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/tenant-delete',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} whether DELETE /tenants/self is allowed: ${settingsChange(request)}`,
+  }),
   clearHistory: () => ({
     method: 'CLEAR',
     path: () => '/history',

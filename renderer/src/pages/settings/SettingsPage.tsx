@@ -14,6 +14,7 @@ import { ProxySection } from './ProxySection';
 import { SecretsSection } from './SecretsSection';
 import { SessionsSection } from './SessionsSection';
 import { TokenIntentsSection } from './TokenIntentsSection';
+import { TenantSection } from './TenantSection';
 import './settings.css';
 
 /** Everything that otherwise takes a management key and curl: addresses, applications and keys, limits, the vault. */
@@ -33,6 +34,7 @@ export function SettingsPage() {
       <ProxySection />
       <HistorySection />
       <TokenIntentsSection />
+      <TenantSection />
       <section className="panel settings-section" aria-labelledby="settings-appearance">
         <h2 id="settings-appearance">Appearance</h2>
         <ThemeSwitch className="settings-theme" />
