@@ -30,7 +30,7 @@ import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
 import { reactorFolderKind } from './reactors/reactor-file';
-import { reactorCalls } from './reactors/reactor-calls';
+import { REACT_ROUTE, reactorCalls } from './reactors/reactor-calls';
 import { ReactorResults } from './reactors/reactor-results';
 import { reactorRoutes } from './reactors/reactor-routes';
 import { ReactorStore } from './reactors/reactor-store';
@@ -295,7 +295,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     frontDoor: door,
     revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
     vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
-    checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
+    checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id), routes: [REACT_ROUTE] }),
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     tokenIntents: intents,

@@ -43,3 +43,17 @@ export const reactorTrySchema = z.strictObject({
   application_id: z.string().min(1).max(200),
   args: z.string().max(1024 * 1024),
 });
+
+/** Where a react's body opens its args: the args text follows, so a flag on the body points this far into the args. */
+const ARGS_OPEN = '{"args":';
+export const ARGS_OFFSET = ARGS_OPEN.length;
+
+/** The react a Try sends (react-async with `async`): the args text, as the user wrote it, as the body's `args`. */
+export function reactRequest(id: string, args: string, async = false) {
+  return {
+    method: 'POST' as const,
+    path: `/reactors/${encodeURIComponent(id)}/${async ? 'react-async' : 'react'}`,
+    headers: [['Content-Type', 'application/json']] as [string, string][],
+    body: `${ARGS_OPEN}${args}}`,
+  };
+}

@@ -98,3 +98,27 @@ test("a client's reactor appears live, and its react's trace reads in History, m
   await expect(steps.nth(1).getByRole('list', { name: /Log lines/ })).toContainText('log: charging 7 in us card');
   await expect(page.locator('body')).not.toContainText(PAN);
 });
+
+test("Try's args editor flags, where they are, a token the chosen application may not use and one the vault does not have", async ({ page }) => {
+  const bench = await workbench.start();
+  expect((await bench.call('POST', '/reactors', { key: bench.managementKey, body: { name: 'flagged', code: CODE } })).status).toBe(201);
+  const rules = [{ description: 'general', priority: 1, container: '/general/', transform: 'reveal', permissions: ['reactor:invoke'] }];
+  expect((await bench.call('POST', '/applications', { key: bench.managementKey, body: { name: 'general only', type: 'private', rules } })).status).toBe(201);
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToReactors(page);
+  const reactors = reactorsPage(page);
+  await reactors.list.getByRole('button', { name: 'flagged', exact: true }).click();
+
+  const unknown = '9f1c1f0e-8e0b-4d5e-9b39-1f0b6c9f3a11';
+  await reactors.args().fill(`{"card": "{{ ${card.body.id} }}", "other": "{{ ${unknown} }}"}`);
+  // As the first private application (token:use everywhere) only the unknown id is wrong.
+  await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${unknown} }}`]);
+  await reactors.tryPanel.getByRole('combobox', { name: 'React as' }).selectOption({ label: 'general only · private' });
+  await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${card.body.id} }}`, `{{ ${unknown} }}`]);
+  await reactors.tryPanel.locator('.cm-lintRange-error').first().hover();
+  await expect(page.getByRole('tooltip').or(page.locator('.cm-tooltip-lint'))).toContainText('no rule of “general only” grants reactor:invoke on /pci/high/');
+
+  await reactors.args().fill(`{"other": "{{ ${unknown} }}",}`);
+  await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${unknown} }}`, '}']);
+});

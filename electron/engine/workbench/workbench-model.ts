@@ -13,6 +13,7 @@ import {
 } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
+import { reactRequest } from '../../../shared/workbench/reactor-contract';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { SessionStore } from '../access/session-store';
 import type { CollectionStore } from '../collections/collection-store';
@@ -290,7 +291,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteReactor: (request) => sources.reactors.remove(request),
     tryReactor({ request_id, id, application_id, args }, page) {
       // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
-      const composed = { id: request_id, application_id, method: 'POST' as const, path: `/reactors/${encodeURIComponent(id)}/react`, headers: [['Content-Type', 'application/json']] as [string, string][], body: `{"args":${args}}` };
+      const composed = { id: request_id, application_id, ...reactRequest(id, args) };
       return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
     },
     listApplicationDetails: () => settings.list(),

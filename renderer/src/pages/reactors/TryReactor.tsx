@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import type { ReactorView } from '../../../../shared/workbench/reactor-contract';
+import { ARGS_OFFSET, reactRequest, type ReactorView } from '../../../../shared/workbench/reactor-contract';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { ApplicationSelect } from '../../components/ApplicationSelect';
 import { CodeEditor } from '../../components/CodeEditor';
 import { ReactorTrace } from '../../components/ReactorTrace';
+import { useEngineFlags } from '../composer/engine-flags';
 import { expressionAssist } from '../composer/expression-assist';
 import { TrySend, useTryAs } from '../proxies/TryOutcome';
-import { useArgsChecks } from './args-checks';
 
 export const FIRST_ARGS = '{\n  "amount": 100\n}';
 
@@ -18,7 +18,8 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
   const api = useWorkbenchApi();
   const tried = useTryAs('react as');
   const { callers, application, choose } = tried;
-  const diagnostics = useArgsChecks(args);
+  // The react Try sends, checked by the engine as the Composer's requests are: the flags point into the args.
+  const diagnostics = useEngineFlags({ application_id: application?.id ?? null, target_id: null, ...reactRequest(reactor.id, args) }, args, ARGS_OFFSET);
   const assist = useMemo(() => expressionAssist(api, () => ({ applicationId: application?.id ?? null, contentType: 'application/json', remote: null })), [api, application]);
   const send = () => tried.send((application_id) => api.tryReactor({ request_id: crypto.randomUUID(), id: reactor.id, application_id, args }));
   return (
@@ -31,7 +32,7 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
         </div>
       )}
       <CodeEditor label="Args" value={args} language="json" onChange={onArgs} onSubmit={() => void send()} extensions={assist} diagnostics={diagnostics} />
-      <p className="muted proxy-hint">Ctrl+Space completes a token id by its mask; JSON the route would refuse is flagged. Ctrl+Enter reacts.</p>
+      <p className="muted proxy-hint">Ctrl+Space completes a token id by its mask; flags on the args are the engine's, as in the Composer. Ctrl+Enter reacts.</p>
       <TrySend tried={tried} label="React" working="Reacting…" send={() => void send()} trace={(entry) => entry.reactor && <ReactorTrace details={entry.reactor} />} />
     </section>
   );
