@@ -84,7 +84,7 @@ import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, pro
 import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
 import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessionRefSchema } from './client-access-contract';
 import type { PageId } from './pages';
-import { newReactorSchema, reactorChangeSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
+import { newReactorSchema, reactorChangeSchema, reactorResultQuerySchema, reactorResultSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -293,8 +293,10 @@ export const WORKBENCH_METHODS = {
   updateReactor: change(reactorChangeSchema, reactorViewSchema),
   /** Deletes a reactor: reacts to it answer 404 from then on. */
   deleteReactor: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
-  /** Invokes a reactor through POST /reactors/{id}/react as an application: the answer's history entry carries the trace. */
+  /** Invokes a reactor through POST /reactors/{id}/react (react-async with `async`) as an application: the answer's history entry carries the trace. */
   tryReactor: change(reactorTrySchema, exchangeSchema),
+  /** Asks for a react-async Try's result as the application, through GET /reactors/{id}/results/{result_id}; once it is there, with the react's History entry. */
+  tryReactorResult: change(reactorResultQuerySchema, reactorResultSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

@@ -122,3 +122,29 @@ test("Try's args editor flags, where they are, a token the chosen application ma
   await reactors.args().fill(`{"other": "{{ ${unknown} }}",}`);
   await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${unknown} }}`, '}']);
 });
+
+test('Try reacts asynchronously: pending while the code runs, then the result with the react-async trace', async ({ page }) => {
+  const { bench, reactors } = await start(page);
+  const slow = `module.exports = async function (req) {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  console.log('done waiting');
+  return { raw: { last4: req.args.card.slice(-4), late: true } };
+};`;
+  expect((await bench.call('POST', '/reactors', { key: bench.managementKey, body: { name: 'slow', code: slow } })).status).toBe(201);
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await reactors.list.getByRole('button', { name: 'slow', exact: true }).click();
+
+  await reactors.args().fill(`{"card": "{{ ${card.body.id} }}"}`);
+  await reactors.tryPanel.getByRole('checkbox', { name: /Asynchronously/ }).check();
+  await reactors.tryPanel.getByRole('button', { name: 'React' }).click();
+  await expect(reactors.tryPanel.getByRole('status').filter({ hasText: /^Pending: react-async accepted as request [0-9a-f-]{36}/ })).toBeVisible();
+  await expect(reactors.tryPanel.getByRole('button', { name: 'Waiting for the result…' })).toBeDisabled();
+
+  await expect(reactors.tryPanel.getByRole('status').filter({ hasText: '200 OK' })).toBeVisible({ timeout: 15_000 });
+  await expect(reactors.tryPanel.getByRole('status').filter({ hasText: /^Pending/ })).toHaveCount(0);
+  await expect(reactors.tryPanel.getByRole('heading', { name: /Reactor “slow” · async request [0-9a-f-]{36}/ })).toBeVisible();
+  await expect(reactors.steps()).toHaveText([/^1\. Args in/, /^2\. Code/, /^3\. Result out/]);
+  await expect(reactors.step('Code').getByRole('list', { name: /Log lines/ })).toContainText('log: done waiting');
+  await expect(reactors.tryPanel.getByRole('region', { name: 'Answer to the client' })).toContainText('"late": true');
+  await expect(page.locator('body')).not.toContainText(PAN);
+});

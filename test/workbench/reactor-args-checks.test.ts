@@ -34,7 +34,7 @@ async function check(args: string, applicationId: string | null = privateApp): P
 
 /** What the route answers the same react, as problem details. */
 async function routeAnswer(args: string, applicationId = privateApp) {
-  const exchange = exchangeSchema.parse(await bench.engine.workbench.tryReactor({ request_id: crypto.randomUUID(), id: reactorId, application_id: applicationId, args }));
+  const exchange = exchangeSchema.parse(await bench.engine.workbench.tryReactor({ request_id: crypto.randomUUID(), id: reactorId, application_id: applicationId, args, async: false }));
   if (exchange.outcome.kind !== 'response') throw new Error('no answer');
   const body = JSON.parse(Buffer.from(exchange.outcome.body_base64, 'base64').toString('utf8')) as { detail?: string };
   return { status: exchange.outcome.status, detail: body.detail };

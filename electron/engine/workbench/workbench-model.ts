@@ -43,13 +43,14 @@ import { SNIPPET_WRITERS, SnippetError, snippetThroughProxy } from '../../../sha
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import { CheckedDrafts } from './checked-drafts';
-import type { FrontDoor } from './front-door';
+import type { FrontDoor, SentExchange } from './front-door';
 import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
 import { environmentSettings } from './environment-settings';
 import { applyPostman } from './postman-import';
 import { checkWithReferences } from './reference-checks';
+import { recordedEntry } from './recorded-entry';
 import type { ProxySettings } from './proxy-settings';
 import type { ReactorSettings } from './reactor-settings';
 import { savedSecrets } from './saved-secrets';
@@ -70,6 +71,17 @@ const EXPORT_PAGE_CHARACTERS = 1024 * 1024;
 function idsAfter(ids: readonly string[], before: string | undefined): string[] {
   const unique = [...new Set(ids)];
   return before === undefined ? unique : unique.slice(unique.indexOf(before) + 1 || unique.length);
+}
+
+/** Whether a results answer says the run goes on: 200 `{"status": "pending"}`, as a client of the route tells it too. */
+function isPendingResult({ outcome }: SentExchange): boolean {
+  if (outcome.kind !== 'response' || outcome.status !== 200 || outcome.truncated) return false;
+  try {
+    const body: unknown = JSON.parse(Buffer.from(outcome.body_base64, 'base64').toString('utf8'));
+    return typeof body === 'object' && body !== null && Object.keys(body).length === 1 && (body as { status?: unknown }).status === 'pending';
+  } catch {
+    return false;
+  }
 }
 
 /** What the workbench model reads and drives: the engine's own objects. */
@@ -289,10 +301,17 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     createReactor: (request) => sources.reactors.create(request),
     updateReactor: (request) => sources.reactors.update(request),
     deleteReactor: (request) => sources.reactors.remove(request),
-    tryReactor({ request_id, id, application_id, args }, page) {
+    tryReactor({ request_id, id, application_id, args, async }, page) {
       // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
-      const composed = { id: request_id, application_id, ...reactRequest(id, args) };
+      const composed = { id: request_id, application_id, ...reactRequest(id, args, async) };
       return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
+    },
+    async tryReactorResult({ request_id, id, application_id, result_id, trace_id }, page) {
+      const path = `/reactors/${encodeURIComponent(id)}/results/${encodeURIComponent(result_id)}`;
+      const composed = { id: request_id, application_id, method: 'GET' as const, path, headers: [], body: null };
+      const exchange = await sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactorResult', page).key, page });
+      const pending = isPendingResult(exchange);
+      return { pending, exchange, reacted: pending ? null : await recordedEntry(sources.history, sources.events, trace_id) };
     },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),

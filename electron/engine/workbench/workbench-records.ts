@@ -448,6 +448,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   ...namedResourceRecords('reactor', 'Reactor', (facts, id) => facts.reactors.nameOf(id)),
   // The react itself is the entry, as the route records it: with its trace, and the page it was sent from.
   tryReactor: SENT_AS_REQUEST,
+  tryReactorResult: SENT_AS_REQUEST,
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {
