@@ -208,6 +208,10 @@ export const WORKBENCH_METHODS = {
   exportProxyToFiles: change(proxyExportSchema, proxyFilesWrittenSchema),
   /** Writes a proxy as the hosted service's GET /proxies/{id} answers it into the proxies folder, keeping its id and key when they are free. */
   importProxyToFiles: change(proxyImportSchema, proxyFilesWrittenSchema),
+  /** Writes a reactor made through the API into the proxies folder as a `.reactor.json` file, secrets moved into Secrets; it is the file's reactor from then on, with its id. */
+  exportReactorToFiles: change(proxyExportSchema, proxyFilesWrittenSchema),
+  /** Writes a reactor as the hosted service's GET /reactors/{id} answers it into the proxies folder, keeping its id when it is free. */
+  importReactorToFiles: change(proxyImportSchema, proxyFilesWrittenSchema),
   /** The secrets saved requests refer to as `${secret:NAME}`, by name, with the requests that use each; never a value. */
   listSecrets: read(nothing, z.array(secretInfoSchema)),
   /** Sets a secret, or replaces the value of one of that name (sealed; never sent back but by revealSecret). */

@@ -29,6 +29,8 @@ export const reactorViewSchema = z.object({
   state: z.string(),
   /** Why the last change asked for is not live (node22 dependencies not found); null when it is. */
   waiting: z.string().nullable(),
+  /** The file of the proxies folder it is loaded from (then changed only there); null: made through the API or the page. */
+  file: z.string().nullable(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
 });

@@ -164,6 +164,19 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
       return { json: JSON.stringify({ name: 'audit import', destination_url: 'https://example.com', configuration: { client_secret: SECRET_VALUE } }) };
     },
   },
+  exportReactorToFiles: {
+    async request() {
+      await model().setProxiesFolder({ folder: proxiesFolder() });
+      const made = await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'audit reactor export', code: 'module.exports = async () => ({});', configuration: { API_KEY: SECRET_VALUE } } });
+      return { id: made.body.id };
+    },
+  },
+  importReactorToFiles: {
+    async request() {
+      await model().setProxiesFolder({ folder: proxiesFolder() });
+      return { json: JSON.stringify({ name: 'audit reactor import', code: 'module.exports = async () => ({});', configuration: { client_secret: SECRET_VALUE } }) };
+    },
+  },
   setSecret: { request: () => ({ name: 'audit-set', value: SECRET_VALUE }) },
   deleteSecret: {
     async request() {

@@ -1,4 +1,6 @@
+import { readdirSync, rmSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { tempDir } from '../support/test-engine';
 import { historyPage } from './support/history-page';
 import { goToReactors, reactorsPage } from './support/reactors-page';
 import { openWorkbench } from './support/workbench-page';
@@ -147,4 +149,36 @@ test('Try reacts asynchronously: pending while the code runs, then the result wi
   await expect(reactors.step('Code').getByRole('list', { name: /Log lines/ })).toContainText('log: done waiting');
   await expect(reactors.tryPanel.getByRole('region', { name: 'Answer to the client' })).toContainText('"late": true');
   await expect(page.locator('body')).not.toContainText(PAN);
+});
+
+test('a reactor made through the API exported to the proxies folder, and a hosted reactor imported there', async ({ page }) => {
+  const folder = tempDir('tokenbench-reactors-ui-');
+  const bench = await workbench.start({ proxiesDir: folder });
+  const API_KEY = 'sk_test_reactor_export_browser_01';
+  const made = await bench.call('POST', '/reactors', { key: bench.managementKey, body: { name: 'Charge', code: CODE, configuration: { region: 'eu', API_KEY } } });
+  expect(made.status).toBe(201);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToReactors(page);
+  const reactors = reactorsPage(page);
+  await reactors.list.getByRole('button', { name: 'Charge', exact: true }).click();
+
+  const files = page.getByRole('region', { name: 'Proxies folder' });
+  await files.getByRole('button', { name: 'Export to the proxies folder' }).click();
+  await expect(files.getByRole('status')).toContainText('Exported to charge.reactor.js, charge.reactor.json: the reactor is the file\'s now, with the same id. Moved into Secrets: reactor-charge-api_key.');
+  await expect(files).toContainText('Loaded from charge.reactor.json in the proxies folder');
+  await expect(page.locator('body')).not.toContainText(API_KEY);
+  // The same id reacts, now from the file, its secret put in from Secrets.
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await reactors.args().fill(`{"card": "{{ ${card.body.id} }}", "amount": 3}`);
+  await reactors.tryPanel.getByRole('button', { name: 'React' }).click();
+  await expect(reactors.step('Code').getByRole('list', { name: /Log lines/ })).toContainText('log: charging 3 in eu card');
+
+  const hosted = { id: '5b0f3a52-9c1e-4d2a-8e7f-0a1b2c3d4e5f', tenant_id: '11111111-2222-4333-8444-555555555555', name: 'Hosted card', code: CODE, configuration: { region: 'us' }, application: null, runtime: null, state: 'active', formula: null };
+  const importing = files.getByRole('form', { name: "Import a reactor's JSON" });
+  await importing.getByRole('textbox', { name: /Reactor JSON/ }).fill(JSON.stringify(hosted));
+  await importing.getByRole('button', { name: 'Import into the folder' }).click();
+  await expect(files.getByRole('status')).toContainText('Imported to hosted-card.reactor.js, hosted-card.reactor.json, with its id.');
+  await expect(reactors.list.getByRole('button', { name: 'Hosted card', exact: true })).toBeVisible();
+  expect(readdirSync(folder).sort()).toEqual(['charge.reactor.js', 'charge.reactor.json', 'hosted-card.reactor.js', 'hosted-card.reactor.json']);
+  rmSync(folder, { recursive: true, force: true });
 });

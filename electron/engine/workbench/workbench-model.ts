@@ -29,6 +29,7 @@ import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import type { ProxyFiles } from '../proxies/files/proxy-files';
+import type { ReactorExport } from '../reactors/reactor-export';
 import { exportSeed } from '../seed/export-seed';
 import { planSeedBetweenRequests } from '../seed/apply-seed';
 import { seedFile } from '../seed/seed-file';
@@ -131,6 +132,8 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
+  /** Reactors exported or imported into the proxies folder. */
+  reactorExport: ReactorExport;
   /** Client encryption keys and sessions, for Settings to show. */
   clientKeys: ClientKeyStore;
   sessions: SessionStore;
@@ -245,6 +248,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     setProxiesFolder: ({ folder }) => sources.proxyFiles.changeFolder(folder),
     exportProxyToFiles: ({ id, file, secret_keys }) => ({ ...sources.proxyFiles.exportProxy(id, file, secret_keys), view: sources.proxyFiles.view() }),
     importProxyToFiles: ({ json, file, secret_keys }) => ({ ...sources.proxyFiles.importProxy(json, file, secret_keys), view: sources.proxyFiles.view() }),
+    exportReactorToFiles: ({ id, file, secret_keys }) => ({ ...sources.reactorExport.exportReactor(id, file, secret_keys), view: sources.proxyFiles.view() }),
+    importReactorToFiles: ({ json, file, secret_keys }) => ({ ...sources.reactorExport.importReactor(json, file, secret_keys), view: sources.proxyFiles.view() }),
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
