@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Exchange } from '../../../../shared/workbench/composer-contract';
+import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
 import { ARGS_OFFSET, reactRequest, type ReactorView } from '../../../../shared/workbench/reactor-contract';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { ApplicationSelect } from '../../components/ApplicationSelect';
@@ -41,6 +42,8 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
   const [async, setAsync] = useState(false);
   /** The react-async whose result is awaited, and how many times it was asked for. */
   const [pending, setPending] = useState<{ resultId: string; asked: number } | null>(null);
+  /** The react-async's own History entry, once its result is there: its trace stands beside the result's answer. */
+  const [reacted, setReacted] = useState<HistoryEntry | null>(null);
   // Counts the reactors left (and the page): a result asked for before is asked for no more.
   const left = useRef(0);
   useEffect(
@@ -53,14 +56,17 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
   const diagnostics = useEngineFlags({ application_id: application?.id ?? null, target_id: null, ...reactRequest(reactor.id, args, async) }, args, ARGS_OFFSET);
   const assist = useMemo(() => expressionAssist(api, () => ({ applicationId: application?.id ?? null, contentType: 'application/json', remote: null })), [api, application]);
 
-  /** The result of an accepted react-async, asked for until it is there; shown with the react's own entry and trace. */
+  /** The result of an accepted react-async, asked for until it is there; its trace is that of the react's own entry. */
   async function resultOf(id: string, application_id: string, run: { resultId: string; traceId: string }): Promise<Exchange> {
     const shownWhenSent = left.current;
     try {
       for (let wait = FIRST_POLL_MS, asked = 1; ; wait = Math.min(wait * 2, LONGEST_POLL_MS), asked++) {
         setPending({ resultId: run.resultId, asked });
         const { pending: still, exchange, reacted } = await api.tryReactorResult({ request_id: crypto.randomUUID(), id, application_id, result_id: run.resultId, trace_id: run.traceId });
-        if (!still) return { ...exchange, entry: reacted ?? exchange.entry };
+        if (!still) {
+          setReacted(reacted);
+          return exchange;
+        }
         if (left.current !== shownWhenSent) throw new Error('Stopped asking for the result: ask again from History, or react again.');
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
@@ -69,8 +75,14 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
     }
   }
 
+  // A react-async's result is a GET of its own: the trace is the react's.
+  const traceOf = (entry: HistoryEntry) => {
+    const details = entry.reactor ?? reacted?.reactor;
+    return details && <ReactorTrace details={details} />;
+  };
   const send = () =>
     tried.send(async (application_id) => {
+      setReacted(null);
       const sent = await api.tryReactor({ request_id: crypto.randomUUID(), id: reactor.id, application_id, args, async });
       const run = async ? acceptedRun(sent, `${prefix}-TRACE-ID`) : null;
       return run ? resultOf(reactor.id, application_id, run) : sent;
@@ -95,7 +107,7 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
           <strong>Pending</strong>: react-async accepted as request {pending.resultId}; asked for its result {pending.asked} {pending.asked === 1 ? 'time' : 'times'} so far.
         </p>
       )}
-      <TrySend tried={tried} label="React" working={pending ? 'Waiting for the result…' : 'Reacting…'} send={() => void send()} trace={(entry) => entry.reactor && <ReactorTrace details={entry.reactor} />} />
+      <TrySend tried={tried} label="React" working={pending ? 'Waiting for the result…' : 'Reacting…'} send={() => void send()} trace={traceOf} />
     </section>
   );
 }
