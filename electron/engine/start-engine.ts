@@ -30,8 +30,9 @@ import { lazyCodeRuntime } from './proxies/code-transform';
 import { preconfiguredCalls } from './proxies/proxy-calls';
 import { proxiesRoutes, type ProxyRouteDeps } from './proxies/proxy-routes';
 import { ProxyStore } from './proxies/proxy-store';
+import { ReactorExport } from './reactors/reactor-export';
 import { reactorFolderKind } from './reactors/reactor-file';
-import { reactorCalls } from './reactors/reactor-calls';
+import { REACT_ROUTE, reactorCalls } from './reactors/reactor-calls';
 import { ReactorResults } from './reactors/reactor-results';
 import { reactorRoutes } from './reactors/reactor-routes';
 import { ReactorStore } from './reactors/reactor-store';
@@ -248,9 +249,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const secrets = new SecretStore(db, sealer);
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
   const fileIdentities = new FileIdentities(db, sealer, 'proxy');
+  const reactorIdentities = new FileIdentities(db, sealer, 'reactor');
   const reactorFiles = reactorFolderKind({
     reactors,
-    identities: new FileIdentities(db, sealer, 'reactor'),
+    identities: reactorIdentities,
     applications,
     secrets,
     dependenciesDir: config.codeDependenciesDir,
@@ -263,6 +265,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir);
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
+  const reactorExport = new ReactorExport({ folder: proxyFolder, reactors, identities: reactorIdentities, secrets, applications });
   proxyFolder.open(proxiesSetting.initial());
   const proxyDeps: ProxyRouteDeps = { proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir };
   const door = frontDoor({
@@ -323,7 +326,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     frontDoor: door,
     revealOutbound: (entry) => revealedOutbound(entry, tokens, expressions, (id) => authenticator.callerFor(id)),
     vault: { tokens, queries, transactions, callerFor: (id) => authenticator.callerFor(id) },
-    checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id) }),
+    checks: createRequestChecks({ tokens, expressions, headerPrefix: config.headerPrefix, callerFor: (id) => authenticator.callerFor(id), routes: [REACT_ROUTE] }),
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     tokenIntents: intents,
@@ -332,6 +335,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
     proxyFiles,
+    reactorExport,
     clientKeys,
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),

@@ -84,7 +84,7 @@ import { proxiesFolderChangeSchema, proxyExportSchema, proxyFilesViewSchema, pro
 import { newProxySchema, proxyChangeSchema, proxyRefSchema, proxyTrySchema, proxyViewSchema } from './proxy-contract';
 import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessionRefSchema } from './client-access-contract';
 import type { PageId } from './pages';
-import { newReactorSchema, reactorChangeSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
+import { newReactorSchema, reactorChangeSchema, reactorResultQuerySchema, reactorResultSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
 import { tenantChangeSchema, tenantDeleteChangeSchema, tenantDetailSchema } from './tenant-contract';
 
 /**
@@ -209,6 +209,10 @@ export const WORKBENCH_METHODS = {
   exportProxyToFiles: change(proxyExportSchema, proxyFilesWrittenSchema),
   /** Writes a proxy as the hosted service's GET /proxies/{id} answers it into the proxies folder, keeping its id and key when they are free. */
   importProxyToFiles: change(proxyImportSchema, proxyFilesWrittenSchema),
+  /** Writes a reactor made through the API into the proxies folder as a `.reactor.json` file, secrets moved into Secrets; it is the file's reactor from then on, with its id. */
+  exportReactorToFiles: change(proxyExportSchema, proxyFilesWrittenSchema),
+  /** Writes a reactor as the hosted service's GET /reactors/{id} answers it into the proxies folder, keeping its id when it is free. */
+  importReactorToFiles: change(proxyImportSchema, proxyFilesWrittenSchema),
   /** The secrets saved requests refer to as `${secret:NAME}`, by name, with the requests that use each; never a value. */
   listSecrets: read(nothing, z.array(secretInfoSchema)),
   /** Sets a secret, or replaces the value of one of that name (sealed; never sent back but by revealSecret). */
@@ -294,7 +298,7 @@ export const WORKBENCH_METHODS = {
   updateReactor: change(reactorChangeSchema, reactorViewSchema),
   /** Deletes a reactor: reacts to it answer 404 from then on. */
   deleteReactor: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
-  /** Invokes a reactor through POST /reactors/{id}/react as an application: the answer's history entry carries the trace. */
+  /** Invokes a reactor through POST /reactors/{id}/react (react-async with `async`) as an application: the answer's history entry carries the trace. */
   tryReactor: change(reactorTrySchema, exchangeSchema),
   /** The tenant (its name and settings, as GET /tenants/self answers them) with its usage report. */
   getTenant: read(nothing, tenantDetailSchema),
@@ -302,6 +306,8 @@ export const WORKBENCH_METHODS = {
   updateTenant: change(tenantChangeSchema, tenantDetailSchema),
   /** Allows or refuses DELETE /tenants/self: saved in the vault, unless `--allow-tenant-delete` was given. */
   changeTenantDelete: change(tenantDeleteChangeSchema, engineSettingsSchema),
+  /** Asks for a react-async Try's result as the application, through GET /reactors/{id}/results/{result_id}; once it is there, with the react's History entry. */
+  tryReactorResult: change(reactorResultQuerySchema, reactorResultSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

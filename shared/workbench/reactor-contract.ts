@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { exchangeSchema } from './composer-contract';
+import { historyEntrySchema } from './history-contract';
 import { runtimeSchema } from './proxy-contract';
 
 /**
@@ -27,6 +29,8 @@ export const reactorViewSchema = z.object({
   state: z.string(),
   /** Why the last change asked for is not live (node22 dependencies not found); null when it is. */
   waiting: z.string().nullable(),
+  /** The file of the proxies folder it is loaded from (then changed only there); null: made through the API or the page. */
+  file: z.string().nullable(),
   created_at: z.string(),
   modified_at: z.string().nullable(),
 });
@@ -42,4 +46,40 @@ export const reactorTrySchema = z.strictObject({
   id: z.string().min(1).max(200),
   application_id: z.string().min(1).max(200),
   args: z.string().max(1024 * 1024),
+  /** To POST /reactors/{id}/react-async: answered 202 with the request id its result is asked for by. */
+  async: z.boolean().default(false),
 });
+
+/** The result of a react-async Try, asked for through GET /reactors/{id}/results/{result_id} as the application. */
+export const reactorResultQuerySchema = z.strictObject({
+  request_id: z.string().min(1).max(100),
+  id: z.string().min(1).max(200),
+  application_id: z.string().min(1).max(200),
+  /** The react-async's `asyncReactorRequestId`. */
+  result_id: z.string().min(1).max(200),
+  /** The react-async's trace id: its History entry, recorded as the run ends, is found by it. */
+  trace_id: z.string().min(1).max(200),
+});
+
+export const reactorResultSchema = z.object({
+  /** The run has not ended: the answer is `{"status": "pending"}`. */
+  pending: z.boolean(),
+  /** The GET of the result, as sendRequest answers. */
+  exchange: exchangeSchema,
+  /** Once the run has ended: the react-async's History entry, with its trace (null when none was found in time). */
+  reacted: historyEntrySchema.nullable(),
+});
+
+/** Where a react's body opens its args: the args text follows, so a flag on the body points this far into the args. */
+const ARGS_OPEN = '{"args":';
+export const ARGS_OFFSET = ARGS_OPEN.length;
+
+/** The react a Try sends (react-async with `async`): the args text, as the user wrote it, as the body's `args`. */
+export function reactRequest(id: string, args: string, async = false) {
+  return {
+    method: 'POST' as const,
+    path: `/reactors/${encodeURIComponent(id)}/${async ? 'react-async' : 'react'}`,
+    headers: [['Content-Type', 'application/json']] as [string, string][],
+    body: `${ARGS_OPEN}${args}}`,
+  };
+}

@@ -164,6 +164,19 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
       return { json: JSON.stringify({ name: 'audit import', destination_url: 'https://example.com', configuration: { client_secret: SECRET_VALUE } }) };
     },
   },
+  exportReactorToFiles: {
+    async request() {
+      await model().setProxiesFolder({ folder: proxiesFolder() });
+      const made = await t.call('POST', '/reactors', { key: t.managementKey, body: { name: 'audit reactor export', code: 'module.exports = async () => ({});', configuration: { API_KEY: SECRET_VALUE } } });
+      return { id: made.body.id };
+    },
+  },
+  importReactorToFiles: {
+    async request() {
+      await model().setProxiesFolder({ folder: proxiesFolder() });
+      return { json: JSON.stringify({ name: 'audit reactor import', code: 'module.exports = async () => ({});', configuration: { client_secret: SECRET_VALUE } }) };
+    },
+  },
   setSecret: { request: () => ({ name: 'audit-set', value: SECRET_VALUE }) },
   deleteSecret: {
     async request() {
@@ -219,6 +232,16 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   tryReactor: {
     page: 'reactors',
     request: async () => ({ request_id: crypto.randomUUID(), application_id: backend, id: (await model().createReactor(reactorDefinition('To try'))).id, args: `{"pan": "{{ ${card} }}"}` }),
+  },
+  tryReactorResult: {
+    page: 'reactors',
+    async request() {
+      const id = (await model().createReactor(reactorDefinition('To try later'))).id;
+      const accepted = await model().tryReactor({ request_id: crypto.randomUUID(), application_id: backend, id, args: '{}', async: true }, 'reactors');
+      const header = (name: string) => (accepted.outcome.kind === 'response' ? accepted.outcome.headers.find(([n]) => n.toLowerCase() === name)![1] : '');
+      const body = accepted.outcome.kind === 'response' ? JSON.parse(Buffer.from(accepted.outcome.body_base64, 'base64').toString('utf8')) : {};
+      return { request_id: crypto.randomUUID(), application_id: backend, id, result_id: body.asyncReactorRequestId, trace_id: header('bt-trace-id') };
+    },
   },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },

@@ -170,3 +170,61 @@ describe('secrets in a reactor file', () => {
     expect(entries).toContain('signing with ${secret:psp-key}');
   });
 });
+
+describe('export and import', () => {
+  const keyed = "module.exports = async (req) => ({ raw: { mark: 'exported', key: req.configuration.API_KEY, region: req.configuration.region } });";
+
+  it('exports a reactor made through the API to files: secrets into Secrets, the same id, a file reactor from then on (and after a restart)', async () => {
+    await start();
+    const made = await t.call('POST', '/reactors', { key: manager, body: { name: 'API card', code: keyed, configuration: { API_KEY: SECRET, region: 'eu' } } });
+    expect(made.status).toBe(201);
+    const exported = await t.engine.workbench.exportReactorToFiles({ id: made.body.id, secret_keys: [] });
+    expect(exported).toMatchObject({
+      path: 'api-card.reactor.json',
+      files: ['api-card.reactor.js', 'api-card.reactor.json'],
+      id: made.body.id,
+      kept_identity: true,
+      moved: [{ key: 'API_KEY', secret: expect.any(String) }],
+    });
+    expect(JSON.parse(readFileSync(join(folder, 'api-card.reactor.json'), 'utf8'))).toEqual({
+      name: 'API card',
+      code_file: 'api-card.reactor.js',
+      configuration: { API_KEY: `\${secret:${exported.moved[0].secret}}`, region: 'eu' },
+    });
+    expect(readFileSync(join(folder, 'api-card.reactor.js'), 'utf8')).toBe(`${keyed}\n`);
+    for (const name of readdirSync(folder)) expect(readFileSync(join(folder, name), 'utf8')).not.toContain(SECRET);
+
+    const check = async () => {
+      expect(await reactorIdOf('api-card.reactor.json')).toBe(made.body.id);
+      const res = await react(made.body.id);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.raw).toEqual({ mark: 'exported', key: SECRET, region: 'eu' });
+      expect((await t.call('DELETE', `/reactors/${made.body.id}`, { key: manager })).status).toBe(409);
+    };
+    await check();
+    await t.stop();
+    await start();
+    await check();
+  });
+
+  it("imports the hosted service's reactor JSON, keeping its id when it is free here", async () => {
+    await start();
+    // The JSON as the service answers GET /reactors/{id}: another engine plays the hosted service.
+    const service = await startTestEngine({ inMemory: true });
+    const created = await service.call('POST', '/reactors', { key: service.managementKey, body: { name: 'Hosted card', code: marking('hosted'), configuration: { client_secret: SECRET } } });
+    expect(created.status).toBe(201);
+    const hosted = (await service.call('GET', `/reactors/${created.body.id}`, { key: service.managementKey })).body;
+    await service.stop();
+    expect(hosted).toMatchObject({ tenant_id: expect.any(String), state: 'active', formula: null });
+    const imported = await t.engine.workbench.importReactorToFiles({ json: JSON.stringify(hosted), secret_keys: [] });
+    expect(imported).toMatchObject({ path: 'hosted-card.reactor.json', id: hosted.id, kept_identity: true, moved: [{ key: 'client_secret' }] });
+    expect(await markOf(hosted.id)).toBe('hosted');
+    for (const name of readdirSync(folder)) expect(readFileSync(join(folder, name), 'utf8')).not.toContain(SECRET);
+
+    // The same reactor again: its id is taken here now, so it gets its own.
+    const again = await t.engine.workbench.importReactorToFiles({ json: JSON.stringify(hosted), file: 'hosted-copy', secret_keys: [] });
+    expect(again).toMatchObject({ path: 'hosted-copy.reactor.json', kept_identity: false });
+    expect(again.id).not.toBe(hosted.id);
+    expect(await markOf(again.id)).toBe('hosted');
+  });
+});

@@ -119,3 +119,16 @@ export async function revealEverythingKey(t: TestEngine, name = 'reveal everythi
   if (app.status !== 201) throw new Error(`could not create the reveal application: ${app.text}`);
   return app.body.key;
 }
+
+/** Makes something through the API and answers its id; anything but a 201 fails the test, with the answer. */
+async function created(t: TestEngine, path: string, key: string, body: Record<string, unknown>): Promise<string> {
+  const res = await t.call('POST', path, { key, body });
+  if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${res.text}`);
+  return res.body.id;
+}
+
+/** A token made by the first private application. */
+export const createToken = (t: TestEngine, type: string, data: unknown, extra: Record<string, unknown> = {}) => created(t, '/tokens', t.privateKey, { type, data, ...extra });
+
+/** A private application (its permissions or rules in `body`) made by the management application. */
+export const createPrivateApplication = (t: TestEngine, name: string, body: Record<string, unknown>) => created(t, '/applications', t.managementKey, { name, type: 'private', ...body });

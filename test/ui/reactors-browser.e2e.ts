@@ -1,4 +1,6 @@
+import { readdirSync, rmSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { tempDir } from '../support/test-engine';
 import { historyPage } from './support/history-page';
 import { goToReactors, reactorsPage } from './support/reactors-page';
 import { openWorkbench } from './support/workbench-page';
@@ -97,4 +99,86 @@ test("a client's reactor appears live, and its react's trace reads in History, m
   await expect(steps).toHaveText([/^1\. Args in/, /^2\. Code/, /^3\. Result out/]);
   await expect(steps.nth(1).getByRole('list', { name: /Log lines/ })).toContainText('log: charging 7 in us card');
   await expect(page.locator('body')).not.toContainText(PAN);
+});
+
+test("Try's args editor flags, where they are, a token the chosen application may not use and one the vault does not have", async ({ page }) => {
+  const bench = await workbench.start();
+  expect((await bench.call('POST', '/reactors', { key: bench.managementKey, body: { name: 'flagged', code: CODE } })).status).toBe(201);
+  const rules = [{ description: 'general', priority: 1, container: '/general/', transform: 'reveal', permissions: ['reactor:invoke'] }];
+  expect((await bench.call('POST', '/applications', { key: bench.managementKey, body: { name: 'general only', type: 'private', rules } })).status).toBe(201);
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToReactors(page);
+  const reactors = reactorsPage(page);
+  await reactors.list.getByRole('button', { name: 'flagged', exact: true }).click();
+
+  const unknown = '9f1c1f0e-8e0b-4d5e-9b39-1f0b6c9f3a11';
+  await reactors.args().fill(`{"card": "{{ ${card.body.id} }}", "other": "{{ ${unknown} }}"}`);
+  // As the first private application (token:use everywhere) only the unknown id is wrong.
+  await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${unknown} }}`]);
+  await reactors.tryPanel.getByRole('combobox', { name: 'React as' }).selectOption({ label: 'general only · private' });
+  await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${card.body.id} }}`, `{{ ${unknown} }}`]);
+  await reactors.tryPanel.locator('.cm-lintRange-error').first().hover();
+  await expect(page.getByRole('tooltip').or(page.locator('.cm-tooltip-lint'))).toContainText('no rule of “general only” grants reactor:invoke on /pci/high/');
+
+  await reactors.args().fill(`{"other": "{{ ${unknown} }}",}`);
+  await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${unknown} }}`, '}']);
+});
+
+test('Try reacts asynchronously: pending while the code runs, then the result with the react-async trace', async ({ page }) => {
+  const { bench, reactors } = await start(page);
+  const slow = `module.exports = async function (req) {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  console.log('done waiting');
+  return { raw: { last4: req.args.card.slice(-4), late: true } };
+};`;
+  expect((await bench.call('POST', '/reactors', { key: bench.managementKey, body: { name: 'slow', code: slow } })).status).toBe(201);
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await reactors.list.getByRole('button', { name: 'slow', exact: true }).click();
+
+  await reactors.args().fill(`{"card": "{{ ${card.body.id} }}"}`);
+  await reactors.tryPanel.getByRole('checkbox', { name: /Asynchronously/ }).check();
+  await reactors.tryPanel.getByRole('button', { name: 'React' }).click();
+  await expect(reactors.tryPanel.getByRole('status').filter({ hasText: /^Pending: react-async accepted as request [0-9a-f-]{36}/ })).toBeVisible();
+  await expect(reactors.tryPanel.getByRole('button', { name: 'Waiting for the result…' })).toBeDisabled();
+
+  await expect(reactors.tryPanel.getByRole('status').filter({ hasText: '200 OK' })).toBeVisible({ timeout: 15_000 });
+  await expect(reactors.tryPanel.getByRole('status').filter({ hasText: /^Pending/ })).toHaveCount(0);
+  await expect(reactors.tryPanel.getByRole('heading', { name: /Reactor “slow” · async request [0-9a-f-]{36}/ })).toBeVisible();
+  await expect(reactors.steps()).toHaveText([/^1\. Args in/, /^2\. Code/, /^3\. Result out/]);
+  await expect(reactors.step('Code').getByRole('list', { name: /Log lines/ })).toContainText('log: done waiting');
+  await expect(reactors.tryPanel.getByRole('region', { name: 'Answer to the client' })).toContainText('"late": true');
+  await expect(page.locator('body')).not.toContainText(PAN);
+});
+
+test('a reactor made through the API exported to the proxies folder, and a hosted reactor imported there', async ({ page }) => {
+  const folder = tempDir('tokenbench-reactors-ui-');
+  const bench = await workbench.start({ proxiesDir: folder });
+  const API_KEY = 'sk_test_reactor_export_browser_01';
+  const made = await bench.call('POST', '/reactors', { key: bench.managementKey, body: { name: 'Charge', code: CODE, configuration: { region: 'eu', API_KEY } } });
+  expect(made.status).toBe(201);
+  await openWorkbench(page, bench.engine.browserWorkbench!.url);
+  await goToReactors(page);
+  const reactors = reactorsPage(page);
+  await reactors.list.getByRole('button', { name: 'Charge', exact: true }).click();
+
+  const files = page.getByRole('region', { name: 'Proxies folder' });
+  await files.getByRole('button', { name: 'Export to the proxies folder' }).click();
+  await expect(files.getByRole('status')).toContainText('Exported to charge.reactor.js, charge.reactor.json: the reactor is the file\'s now, with the same id. Moved into Secrets: reactor-charge-api_key.');
+  await expect(files).toContainText('Loaded from charge.reactor.json in the proxies folder');
+  await expect(page.locator('body')).not.toContainText(API_KEY);
+  // The same id reacts, now from the file, its secret put in from Secrets.
+  const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN } });
+  await reactors.args().fill(`{"card": "{{ ${card.body.id} }}", "amount": 3}`);
+  await reactors.tryPanel.getByRole('button', { name: 'React' }).click();
+  await expect(reactors.step('Code').getByRole('list', { name: /Log lines/ })).toContainText('log: charging 3 in eu card');
+
+  const hosted = { id: '5b0f3a52-9c1e-4d2a-8e7f-0a1b2c3d4e5f', tenant_id: '11111111-2222-4333-8444-555555555555', name: 'Hosted card', code: CODE, configuration: { region: 'us' }, application: null, runtime: null, state: 'active', formula: null };
+  const importing = files.getByRole('form', { name: "Import a reactor's JSON" });
+  await importing.getByRole('textbox', { name: /Reactor JSON/ }).fill(JSON.stringify(hosted));
+  await importing.getByRole('button', { name: 'Import into the folder' }).click();
+  await expect(files.getByRole('status')).toContainText('Imported to hosted-card.reactor.js, hosted-card.reactor.json, with its id.');
+  await expect(reactors.list.getByRole('button', { name: 'Hosted card', exact: true })).toBeVisible();
+  expect(readdirSync(folder).sort()).toEqual(['charge.reactor.js', 'charge.reactor.json', 'hosted-card.reactor.js', 'hosted-card.reactor.json']);
+  rmSync(folder, { recursive: true, force: true });
 });

@@ -6,7 +6,7 @@ import {
   type RequestCheck,
   exchangeSchema,
 } from '../../shared/workbench/composer-contract';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { createPrivateApplication, createToken, startTestEngine, type TestEngine } from '../support/test-engine';
 
 /**
  * The Composer's flags before sending (checkRequest), its hovers (previewExpression) and its token completion
@@ -23,17 +23,8 @@ async function start(options: Parameters<typeof startTestEngine>[0] = {}) {
 }
 afterEach(() => bench?.stop());
 
-async function token(type: string, data: unknown, extra: Record<string, unknown> = {}): Promise<string> {
-  const created = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type, data, ...extra } });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
-
-async function application(name: string, body: Record<string, unknown>): Promise<string> {
-  const created = await bench.call('POST', '/applications', { key: bench.managementKey, body: { name, type: 'private', ...body } });
-  expect(created.status).toBe(201);
-  return created.body.id;
-}
+const token = (type: string, data: unknown, extra: Record<string, unknown> = {}) => createToken(bench, type, data, extra);
+const application = (name: string, body: Record<string, unknown>) => createPrivateApplication(bench, name, body);
 
 interface Composed {
   body: string | null;

@@ -1,12 +1,13 @@
 /**
- * The workbench's checks of a composed proxy request before it is sent: what the proxy would refuse, and where the
- * hosted service would behave differently. Each check is the proxy's own (proxy-rules, destination-url, header-rules,
- * the expression engine's placement and parser, the vault's lookup and the access policy), applied to the request as
- * the Composer would send it, so the editor's flags and the proxy's answers cannot drift apart.
+ * The workbench's checks of a composed request before it is sent, to the proxy or to another route that detokenizes
+ * its body (a react): what the route would refuse, and where the hosted service would behave differently. Each check
+ * is the route's own (proxy-rules, destination-url, header-rules, the JSON body parser, the expression engine's
+ * placement and parser, the vault's lookup and the access policy), applied to the request as the Composer would send
+ * it, so the editor's flags and the route's answers cannot drift apart.
  */
 import type { RequestToCheck, ExpressionPreview, FlagPlace, RequestCheck, RequestFlag } from '../../../shared/workbench/composer-contract';
 import type { Caller } from '../access/authenticator';
-import type { AccessDecision } from '../access/permissions';
+import type { AccessDecision, Permission } from '../access/permissions';
 import {
   type BodyKind,
   bodyKindOf,
@@ -17,6 +18,7 @@ import {
   type InspectedExpression,
   UnclosedExpression,
 } from '../expressions';
+import { parseJsonBody } from '../server/body';
 import { ApiProblem } from '../server/problem';
 import type { StoredToken } from '../vault/token-store';
 import { missingTokensProblem, REDACTED, type TokenService } from '../vault/token-service';
@@ -26,12 +28,32 @@ import { PROXY_MOUNT, resolveDestination } from './destination-url';
 import { outboundHeaders } from './header-rules';
 import { checkExpressionCount, headerExpressionProblem, hostedLimitWarning, requireProxyCaller } from './proxy-rules';
 
+/** A route that detokenizes a request's body, as its checks tell it apart. */
+export interface DetokenizingRoute {
+  /** Its name where a flag quotes its answer: `400 from the proxy: …`. */
+  name: string;
+  matches(path: string): boolean;
+  /** Its refusal of a caller whatever the body holds (a public application's 403), and what to do about it. */
+  requireCaller(caller: Caller): void;
+  callerAdvice: string;
+  /** What it asks an application's rules for on each token's containers. */
+  permission: Permission;
+  /** Who gets what an expression writes: `the destination`. */
+  receiver: string;
+  /** Its own limit of expressions; none: the engine's (`--max-expressions`, Settings), beside the hosted service's. */
+  maxExpressions?: number;
+  /** The body is JSON, parsed before its strings' expressions are detokenized; otherwise its Content-Type says. */
+  json: boolean;
+}
+
 export interface RequestCheckSources {
   tokens: TokenService;
   expressions: ExpressionEngine;
   headerPrefix: string;
-  /** The application as the proxy would see it calling; undefined once it is gone. */
+  /** The application as the route would see it calling; undefined once it is gone. */
   callerFor(applicationId: string): Caller | undefined;
+  /** The routes besides the proxy whose requests are checked. */
+  routes: readonly DetokenizingRoute[];
 }
 
 export interface PreviewQuery {
@@ -62,8 +84,30 @@ const headerValue = (headers: readonly (readonly [string, string])[], name: stri
 
 const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** The answer the proxy would give, as a flag quotes it. */
-const answer = (problem: ApiProblem) => `${problem.status} from the proxy: ${problem.detail ?? problem.message}`;
+const PROXY_ROUTE: DetokenizingRoute = {
+  name: 'the proxy',
+  matches: isProxyPath,
+  requireCaller: requireProxyCaller,
+  callerAdvice: 'Send as a private application that has token:use.',
+  permission: 'token:use',
+  receiver: 'the destination',
+  json: false,
+};
+
+/** The answer `route` would give, as a flag quotes it. */
+const answerOf = (route: DetokenizingRoute) => (problem: ApiProblem) => `${problem.status} from ${route.name}: ${problem.detail ?? problem.message}`;
+
+/** Where JSON.parse stopped in `text` (its message says `position 12` where V8 knows), or the end of the text. */
+function parseStop(text: string): FlagPlace {
+  let at = text.length;
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    const position = /position (\d+)/.exec((error as Error).message);
+    if (position) at = Math.min(Number(position[1]), text.length);
+  }
+  return { part: 'body', from: Math.max(0, Math.min(at, text.length - 1)), to: Math.min(at + 1, text.length) };
+}
 
 /** Runs a check of the proxy's; the problem it would answer with is handed to `refused` instead of thrown. */
 function refusal<T>(check: () => T, refused: (problem: ApiProblem) => void): T | undefined {
@@ -91,17 +135,17 @@ function expressionAdvice(error: ExpressionError): string {
   return CHECK_FILTERS;
 }
 
-/** How an application's rules decide its use of a token, in words. */
-function decidedBy(decision: AccessDecision, caller: Caller): string {
+/** How an application's rules decide `permission` on a token, in words. */
+function decidedBy(decision: AccessDecision, caller: Caller, permission: Permission): string {
   const name = caller.application.name;
   if (decision.uncovered !== null) {
-    const granting = caller.policy.containerPrefixes('token:use');
-    const others = granting.length === 0 ? 'none of its rules grants token:use' : `it has token:use on ${granting.join(', ')} only`;
-    return `no rule of “${name}” grants token:use on ${decision.uncovered}, the token's container (${others})`;
+    const granting = caller.policy.containerPrefixes(permission);
+    const others = granting.length === 0 ? `none of its rules grants ${permission}` : `it has ${permission} on ${granting.join(', ')} only`;
+    return `no rule of “${name}” grants ${permission} on ${decision.uncovered}, the token's container (${others})`;
   }
   const rule = decision.rule!;
   const by = caller.policy.isBarePermissions(rule)
-    ? 'its permissions (token:use reveals)'
+    ? `its permissions (${permission} reveals)`
     : `its rule “${rule.description}” (priority ${rule.priority}, container ${rule.container}, ${rule.transform})`;
   return `“${name}” may use it ${decision.transform === 'reveal' ? 'revealed' : `${decision.transform}ed`}, by ${by}`;
 }
@@ -127,6 +171,7 @@ class Flags {
 
 export function createRequestChecks(sources: RequestCheckSources): RequestChecks {
   const { tokens, expressions, headerPrefix } = sources;
+  const routes = [PROXY_ROUTE, ...sources.routes];
 
   function scopeOf(applicationId: string | null, remote: boolean): Scope {
     if (remote) return { vault: false };
@@ -139,16 +184,65 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
   function check(request: RequestToCheck): RequestCheck {
     const scope = scopeOf(request.application_id, request.target_id !== null);
     const flags = new Flags();
-    // Only the proxy detokenizes; the vault API takes bodies as they are.
-    if (!isProxyPath(request.path)) return { flags: [], expressions: [], vault_checked: scope.vault };
+    // Only a detokenizing route reads expressions; the vault API takes bodies as they are.
+    const route = routes.find((r) => r.matches(request.path));
+    if (!route) return { flags: [], expressions: [], vault_checked: scope.vault };
+    const answer = answerOf(route);
     const caller = scope.vault ? scope.caller : null;
 
     const callerAllowed =
       caller === null ||
       refusal(
-        () => (requireProxyCaller(caller), true),
-        (problem) => flags.add('error', 'refused', REQUEST, answer(problem), 'Send as a private application that has token:use.'),
+        () => (route.requireCaller(caller), true),
+        (problem) => flags.add('error', 'refused', REQUEST, answer(problem), route.callerAdvice),
       ) === true;
+    const warnings = route === PROXY_ROUTE ? checkProxyRequest(request, flags, answer) : [];
+    if (route.json) {
+      const body = request.body ?? '';
+      refusal(
+        () => parseJsonBody({ chunks: [Buffer.from(body, 'utf8')], size: Buffer.byteLength(body, 'utf8') }),
+        (problem) => flags.add('error', 'refused', parseStop(body), answer(problem), 'Fix the JSON where it is marked: quoted keys and strings, no comma before a closing bracket.'),
+      );
+    }
+
+    const kind = route.json ? 'json' : bodyKindOf(headerValue(request.headers, 'content-type'));
+    const inspected = request.body === null ? [] : inspect(request.body, kind, flags, answer);
+    const compiled = inspected.filter((e): e is CompiledAt => e.expression !== undefined);
+
+    const overLimit = (problem: ApiProblem) => {
+      const first = inspected[route.maxExpressions ?? expressions.expressionLimit];
+      const advice = route.maxExpressions === undefined ? 'Send fewer expressions per request, or raise the expression limit in Settings (a --max-expressions given at start wins).' : 'Send fewer expressions per request.';
+      flags.add('error', 'expression_limit', first ? bodyAt(first) : REQUEST, answer(problem), advice);
+    };
+    if (route.maxExpressions !== undefined) {
+      // The route's own limit, the hosted service's too: the same wherever the request goes.
+      refusal(() => expressions.checkExpressionCount(inspected.length, route.maxExpressions), overLimit);
+    } else if (scope.vault) {
+      const hosted = refusal(() => checkExpressionCount(inspected.length, expressions), overLimit);
+      if (hosted) warnings.push(hosted);
+    } else {
+      const hosted = hostedLimitWarning(inspected.length);
+      if (hosted) flags.add('warning', 'expression_limit', REQUEST, sentence(hosted.message), 'Send fewer expressions per request.');
+    }
+
+    for (const warning of warnings) {
+      for (const outside of warning.outside ?? []) {
+        flags.add('warning', 'outside_body', outside, `The ${describeOutside(outside)} holds an expression, which is sent as written: only the body is detokenized`, 'Move the value into the body.');
+      }
+      // The rest describe this engine against the hosted service; a remote target is one or the other already.
+      if (!warning.outside && scope.vault) flags.add('info', 'compatibility', REQUEST, sentence(warning.message), 'Tokenbench allows it; the hosted service would not.');
+    }
+
+    if (scope.vault && compiled.length > 0) checkTokens(compiled, callerAllowed ? caller : null, flags, route);
+    return {
+      flags: flags.list,
+      expressions: compiled.map((e) => ({ from: e.start, to: e.end, token_id: e.expression.ref.id })),
+      vault_checked: scope.vault,
+    };
+  }
+
+  /** The proxy's own checks of where the request goes and of its headers; what they only warn of is returned. */
+  function checkProxyRequest(request: RequestToCheck, flags: Flags, answer: (problem: ApiProblem) => string): CompatibilityWarning[] {
     const warnings: CompatibilityWarning[] = [];
     const destination = refusal(
       () => resolveDestination(headerValue(request.headers, `${headerPrefix}-PROXY-URL`), request.path, headerPrefix),
@@ -168,42 +262,11 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
         (problem) => flags.add('error', 'broken_expression', { part: 'header', name }, answer(headerExpressionProblem(name, problem as ExpressionError)), expressionAdvice(problem as ExpressionError)),
       );
     }
-
-    const inspected = request.body === null ? [] : inspect(request.body, bodyKindOf(headerValue(request.headers, 'content-type')), flags);
-    const compiled = inspected.filter((e): e is CompiledAt => e.expression !== undefined);
-
-    if (scope.vault) {
-      const hosted = refusal(
-        () => checkExpressionCount(inspected.length, expressions),
-        (problem) => {
-          const first = inspected[expressions.expressionLimit];
-          flags.add('error', 'expression_limit', first ? bodyAt(first) : REQUEST, answer(problem), 'Send fewer expressions per request, or raise the expression limit in Settings (a --max-expressions given at start wins).');
-        },
-      );
-      if (hosted) warnings.push(hosted);
-    } else {
-      const hosted = hostedLimitWarning(inspected.length);
-      if (hosted) flags.add('warning', 'expression_limit', REQUEST, sentence(hosted.message), 'Send fewer expressions per request.');
-    }
-
-    for (const warning of warnings) {
-      for (const outside of warning.outside ?? []) {
-        flags.add('warning', 'outside_body', outside, `The ${describeOutside(outside)} holds an expression, which is sent as written: only the body is detokenized`, 'Move the value into the body.');
-      }
-      // The rest describe this engine against the hosted service; a remote target is one or the other already.
-      if (!warning.outside && scope.vault) flags.add('info', 'compatibility', REQUEST, sentence(warning.message), 'Tokenbench allows it; the hosted service would not.');
-    }
-
-    if (scope.vault && compiled.length > 0) checkTokens(compiled, callerAllowed ? caller : null, flags);
-    return {
-      flags: flags.list,
-      expressions: compiled.map((e) => ({ from: e.start, to: e.end, token_id: e.expression.ref.id })),
-      vault_checked: scope.vault,
-    };
+    return warnings;
   }
 
   /** The body's expressions, each that does not compile flagged where it is. */
-  function inspect(body: string, kind: BodyKind, flags: Flags): InspectedExpression[] {
+  function inspect(body: string, kind: BodyKind, flags: Flags, answer: (problem: ApiProblem) => string): InspectedExpression[] {
     try {
       const inspected = expressions.inspectBody(body, kind);
       for (const e of inspected) if (e.error) flags.add('error', 'broken_expression', bodyAt(e), answer(e.error), expressionAdvice(e.error));
@@ -217,12 +280,14 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
   }
 
   /**
-   * The vault's part, as the proxy does it: the ids looked up at once (an unknown or expired one is its 400), the
-   * caller's rules asked for token:use on each token's containers (its 403), then every expression evaluated over the
-   * record the proxy would hand it, within one budget, and the results dropped. `caller` null: no application to
-   * ask about (none chosen, or one the proxy refuses whatever the tokens).
+   * The vault's part, as the route does it: the ids looked up at once (an unknown or expired one is its 400), the
+   * caller's rules asked for the route's permission on each token's containers (its 403), then every expression
+   * evaluated over the record the route would hand it, within one budget, and the results dropped. `caller` null: no
+   * application to ask about (none chosen, or one the route refuses whatever the tokens).
    */
-  function checkTokens(all: readonly CompiledAt[], caller: Caller | null, flags: Flags): void {
+  function checkTokens(all: readonly CompiledAt[], caller: Caller | null, flags: Flags, route: DetokenizingRoute): void {
+    const { permission } = route;
+    const answer = answerOf(route);
     // What the call itself brings (a tokenize transform's token, the PFX-ENCRYPTED requests) is no vault token to check.
     const compiled = all.filter((e) => !e.expression.ref.made);
     const ids = [...new Set(compiled.map((e) => e.expression.ref.id))];
@@ -230,9 +295,9 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     for (const token of tokens.store.getMany(ids)) if (token) stored.set(token.id, token);
     for (const [key, intent] of tokens.intentTokensByKey(ids)) stored.set(key, intent);
     const decisions = new Map<string, AccessDecision>();
-    if (caller) for (const [id, token] of stored) decisions.set(id, caller.policy.decide('token:use', token.containers));
+    if (caller) for (const [id, token] of stored) decisions.set(id, caller.policy.decide(permission, token.containers));
     const usable = [...decisions].filter(([, decision]) => decision.transform !== null).map(([id]) => id);
-    const records = caller && usable.length > 0 ? tokens.tokensForExpressions(usable, caller, 'token:use') : null;
+    const records = caller && usable.length > 0 ? tokens.tokensForExpressions(usable, caller, permission) : null;
     const write = expressions.expressionWriter(new ExpressionBudget());
 
     for (const e of compiled) {
@@ -246,14 +311,14 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
       if (!caller || !decision) continue;
       if (decision.transform === null) {
         refusal(
-          () => caller.policy.require('token:use', token.containers),
+          () => caller.policy.require(permission, token.containers),
           (problem) =>
             flags.add(
               'error',
               'forbidden_token',
               bodyAt(e),
-              `${answer(problem)}: ${decidedBy(decision, caller)}`,
-              `Give “${caller.application.name}” an access rule granting token:use on ${decision.uncovered}, or send as an application that has one.`,
+              `${answer(problem)}: ${decidedBy(decision, caller, permission)}`,
+              `Give “${caller.application.name}” an access rule granting ${permission} on ${decision.uncovered}, or send as an application that has one.`,
             ),
         );
         continue;
@@ -263,7 +328,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
           'info',
           'masked_use',
           bodyAt(e),
-          `${sentence(decidedBy(decision, caller))}: the destination receives the ${decision.transform === 'mask' ? 'masked value' : 'value redacted'}, not the data`,
+          `${sentence(decidedBy(decision, caller, permission))}: ${route.receiver} receives the ${decision.transform === 'mask' ? 'masked value' : 'value redacted'}, not the data`,
           'To send the data itself, the deciding rule must reveal.',
         );
       }
@@ -298,7 +363,7 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     };
     const scope = scopeOf(application_id, false);
     const caller = scope.vault ? scope.caller : null;
-    const access = caller && sentence(decidedBy(caller.policy.decide('token:use', token.containers), caller));
+    const access = caller && sentence(decidedBy(caller.policy.decide('token:use', token.containers), caller, 'token:use'));
     try {
       const produces = expressions.expressionWriter(new ExpressionBudget())(e, masked).text;
       return { from: e.start, to: e.end, token, produces, problem: null, access };

@@ -12,6 +12,7 @@ import { systemCaller } from '../access/system-caller';
 import { type CodeLog, failureProblem, type ReactorInvocation } from '../code-runtime';
 import type { TokenRecord } from '../expressions';
 import type { ProxyCallDeps } from '../proxies/proxy-calls';
+import type { DetokenizingRoute } from '../proxy/proxy-check';
 import { EchoedValues, maskPlaintext } from '../proxy/echoed-values';
 import { BODY_KEPT, type TraceStep } from '../proxy/proxy-history';
 import type { ResolvedSecrets } from '../server/log-headers';
@@ -49,6 +50,18 @@ export function requireInvoker({ application, policy }: Caller): void {
   if (application.type !== 'private') throw new ApiProblem(403, `Reactors take a private application key; this key belongs to a ${application.type} application`);
   if (!policy.has(REACTOR_INVOKE)) throw new ApiProblem(403, 'The application lacks reactor:invoke (or token:use)');
 }
+
+/** react and react-async as the workbench's checks see a request before it is sent: the refusals prepare makes. */
+export const REACT_ROUTE: DetokenizingRoute = {
+  name: 'the reactor',
+  matches: (path) => /^\/reactors\/[^/?]+\/react(-async)?\/?(\?|$)/.test(path),
+  requireCaller: requireInvoker,
+  callerAdvice: 'React as a private application that has reactor:invoke (or token:use).',
+  permission: REACTOR_INVOKE,
+  receiver: 'the code',
+  maxExpressions: MAX_REACTOR_EXPRESSIONS,
+  json: true,
+};
 
 /** A react checked and detokenized, ready to run: what the client is told now, before any code runs (react-async). */
 export interface PreparedReact {

@@ -9,7 +9,7 @@ const WORKBENCH_AUTHOR = 'workbench';
 /** A reactor as the page shows it: the live definition, and why a change asked for since is waiting. */
 function viewOf(reactor: StoredReactor): ReactorView {
   const { id, name, code, configuration, application_id, runtime, state, created_at, modified_at } = reactor;
-  return { id, name, code, configuration, application_id, runtime, state, waiting: reactor.requested?.error_message ?? null, created_at, modified_at };
+  return { id, name, code, configuration, application_id, runtime, state, waiting: reactor.requested?.error_message ?? null, file: reactor.file?.path ?? null, created_at, modified_at };
 }
 
 export type ReactorSettingsDeps = Pick<ReactorRouteDeps, 'reactors' | 'applications' | 'codeSaved' | 'dependenciesDir'>;

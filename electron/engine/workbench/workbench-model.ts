@@ -13,6 +13,7 @@ import {
 } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
 import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
+import { reactRequest } from '../../../shared/workbench/reactor-contract';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { SessionStore } from '../access/session-store';
 import type { CollectionStore } from '../collections/collection-store';
@@ -28,6 +29,7 @@ import type { RequestLog, RequestLogEntry } from '../history/request-log';
 import { version } from '../../../package.json';
 import type { TransactionPanel } from '../transactions/transaction-panel';
 import type { ProxyFiles } from '../proxies/files/proxy-files';
+import type { ReactorExport } from '../reactors/reactor-export';
 import { exportSeed } from '../seed/export-seed';
 import { planSeedBetweenRequests } from '../seed/apply-seed';
 import { seedFile } from '../seed/seed-file';
@@ -42,13 +44,14 @@ import { SNIPPET_WRITERS, SnippetError, snippetThroughProxy } from '../../../sha
 import type { WorkbenchVault } from './acting-as';
 import { applicationSettings, MAX_APPLICATIONS } from './application-settings';
 import { CheckedDrafts } from './checked-drafts';
-import type { FrontDoor } from './front-door';
+import type { FrontDoor, SentExchange } from './front-door';
 import type { Welcome } from './welcome';
 import { LiveFeed } from './live-feed';
 import type { RemoteTargets } from './remote-targets';
 import { environmentSettings } from './environment-settings';
 import { applyPostman } from './postman-import';
 import { checkWithReferences } from './reference-checks';
+import { recordedEntry } from './recorded-entry';
 import type { ProxySettings } from './proxy-settings';
 import type { ReactorSettings } from './reactor-settings';
 import { savedSecrets } from './saved-secrets';
@@ -71,6 +74,17 @@ const EXPORT_PAGE_CHARACTERS = 1024 * 1024;
 function idsAfter(ids: readonly string[], before: string | undefined): string[] {
   const unique = [...new Set(ids)];
   return before === undefined ? unique : unique.slice(unique.indexOf(before) + 1 || unique.length);
+}
+
+/** Whether a results answer says the run goes on: 200 `{"status": "pending"}`, as a client of the route tells it too. */
+function isPendingResult({ outcome }: SentExchange): boolean {
+  if (outcome.kind !== 'response' || outcome.status !== 200 || outcome.truncated) return false;
+  try {
+    const body: unknown = JSON.parse(Buffer.from(outcome.body_base64, 'base64').toString('utf8'));
+    return typeof body === 'object' && body !== null && Object.keys(body).length === 1 && (body as { status?: unknown }).status === 'pending';
+  } catch {
+    return false;
+  }
 }
 
 /** What the workbench model reads and drives: the engine's own objects. */
@@ -120,6 +134,8 @@ export interface WorkbenchSources {
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
   proxyFiles: ProxyFiles;
+  /** Reactors exported or imported into the proxies folder. */
+  reactorExport: ReactorExport;
   /** Client encryption keys and sessions, for Settings to show. */
   clientKeys: ClientKeyStore;
   sessions: SessionStore;
@@ -245,6 +261,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     setProxiesFolder: ({ folder }) => sources.proxyFiles.changeFolder(folder),
     exportProxyToFiles: ({ id, file, secret_keys }) => ({ ...sources.proxyFiles.exportProxy(id, file, secret_keys), view: sources.proxyFiles.view() }),
     importProxyToFiles: ({ json, file, secret_keys }) => ({ ...sources.proxyFiles.importProxy(json, file, secret_keys), view: sources.proxyFiles.view() }),
+    exportReactorToFiles: ({ id, file, secret_keys }) => ({ ...sources.reactorExport.exportReactor(id, file, secret_keys), view: sources.proxyFiles.view() }),
+    importReactorToFiles: ({ json, file, secret_keys }) => ({ ...sources.reactorExport.importReactor(json, file, secret_keys), view: sources.proxyFiles.view() }),
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
@@ -301,10 +319,17 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     createReactor: (request) => sources.reactors.create(request),
     updateReactor: (request) => sources.reactors.update(request),
     deleteReactor: (request) => sources.reactors.remove(request),
-    tryReactor({ request_id, id, application_id, args }, page) {
+    tryReactor({ request_id, id, application_id, args, async }, page) {
       // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
-      const composed = { id: request_id, application_id, method: 'POST' as const, path: `/reactors/${encodeURIComponent(id)}/react`, headers: [['Content-Type', 'application/json']] as [string, string][], body: `{"args":${args}}` };
+      const composed = { id: request_id, application_id, ...reactRequest(id, args, async) };
       return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
+    },
+    async tryReactorResult({ request_id, id, application_id, result_id, trace_id }, page) {
+      const path = `/reactors/${encodeURIComponent(id)}/results/${encodeURIComponent(result_id)}`;
+      const composed = { id: request_id, application_id, method: 'GET' as const, path, headers: [], body: null };
+      const exchange = await sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactorResult', page).key, page });
+      const pending = isPendingResult(exchange);
+      return { pending, exchange, reacted: pending ? null : await recordedEntry(sources.history, sources.events, trace_id) };
     },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),

@@ -95,6 +95,25 @@ const secretNames = (moved: readonly MovedAside[]) => [...new Set(moved.map(({ s
 /** What a save moved into Secrets, as the end of its sentence. */
 const movedInto = (moved: readonly MovedAside[]) => (moved.length === 0 ? '' : `; moved ${counted(moved.length, 'credential')} into Secrets: ${secretNames(moved)}`);
 
+/** What an export or import into the proxies folder wrote: its reply. */
+type FilesWritten = Outcome<'exportProxyToFiles'>;
+const collection = { proxy: 'proxies', reactor: 'reactors' } as const;
+const movedFrom = (reply: NonNullable<FilesWritten>) => movedInto(reply.moved.map(({ key, secret }) => ({ header: key, secret })));
+
+const exportedToFiles = (noun: 'proxy' | 'reactor', id: string): ChangePlan<'exportProxyToFiles'> => ({
+  method: 'EXPORT',
+  path: () => `/${collection[noun]}/${id}`,
+  summary: (reply) => (reply ? `Exported ${noun} ${id} to ${reply.files.join(', ')}${movedFrom(reply)}` : `Could not export ${noun} ${id} to the proxies folder`),
+});
+
+/** `identity`: what an import keeps when it is free here (a proxy's id and key, a reactor's id). */
+const importedToFiles = (noun: 'proxy' | 'reactor', identity: string): ChangePlan<'importProxyToFiles'> => ({
+  method: 'IMPORT',
+  path: () => `/${collection[noun]}`,
+  summary: (reply) =>
+    reply ? `Imported ${noun} ${reply.id} to ${reply.files.join(', ')}${reply.kept_identity ? ` with its ${identity}` : ` with a new ${identity}`}${movedFrom(reply)}` : `Could not import the ${noun} to the proxies folder`,
+});
+
 /** Keys by their last four in a sentence: the first few, then how many more. */
 const KEYS_NAMED = 8;
 const endings = (keys: { key_last4: string }[]) =>
@@ -400,18 +419,11 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     path: () => '/settings/proxies-folder',
     summary: (reply) => (reply ? (reply.folder === null ? 'Loads no proxies from a folder' : `Loads proxies from ${reply.folder}`) : `Could not load proxies from ${folder ?? 'no folder'}`),
   }),
-  // By the proxy's id and the files written; configuration values moved into Secrets by the secrets' names, never a value.
-  exportProxyToFiles: ({ id }) => ({
-    method: 'EXPORT',
-    path: () => `/proxies/${id}`,
-    summary: (reply) => (reply ? `Exported proxy ${id} to ${reply.files.join(', ')}${movedInto(reply.moved.map(({ key, secret }) => ({ header: key, secret })))}` : `Could not export proxy ${id} to the proxies folder`),
-  }),
-  importProxyToFiles: () => ({
-    method: 'IMPORT',
-    path: () => '/proxies',
-    summary: (reply) =>
-      reply ? `Imported proxy ${reply.id} to ${reply.files.join(', ')}${reply.kept_identity ? ' with its id and key' : ' with a new id and key'}${movedInto(reply.moved.map(({ key, secret }) => ({ header: key, secret })))}` : 'Could not import the proxy to the proxies folder',
-  }),
+  // By the id and the files written; configuration values moved into Secrets by the secrets' names, never a value.
+  exportProxyToFiles: ({ id }) => exportedToFiles('proxy', id),
+  importProxyToFiles: () => importedToFiles('proxy', 'id and key'),
+  exportReactorToFiles: ({ id }) => exportedToFiles('reactor', id),
+  importReactorToFiles: () => importedToFiles('reactor', 'id'),
   // By name and count; credentials and secret values moved into Secrets by the secrets' names.
   importPostman: () => ({
     method: 'IMPORT',
@@ -458,6 +470,7 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   ...namedResourceRecords('reactor', 'Reactor', (facts, id) => facts.reactors.nameOf(id)),
   // The react itself is the entry, as the route records it: with its trace, and the page it was sent from.
   tryReactor: SENT_AS_REQUEST,
+  tryReactorResult: SENT_AS_REQUEST,
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {

@@ -16,13 +16,18 @@ const SEVERITY: Record<RequestFlag['severity'], string> = { error: 'Error', warn
 
 const sentenceOf = (flag: RequestFlag) => (flag.advice ? `${flag.message}. What to do: ${flag.advice}` : `${flag.message}.`);
 
-/** The flags on the body as the editor shows them, for the body they were made for. */
-export function bodyDiagnostics(checked: CheckedRequest | null): EditorDiagnostics | null {
+/**
+ * The flags on the body as the editor shows them, for the body they were made for; with `offset`, the editor holds the
+ * part of the request's body from there on (a react's args).
+ */
+export function bodyDiagnostics(checked: CheckedRequest | null, offset = 0): EditorDiagnostics | null {
   if (!checked || checked.body === null) return null;
+  const { body } = checked;
+  const inText = (at: number) => Math.max(0, Math.min(at - offset, body.length));
   const items = checked.result.flags.flatMap((flag) =>
-    flag.at.part === 'body' ? [{ from: flag.at.from, to: flag.at.to, severity: flag.severity, source: 'Tokenbench', message: sentenceOf(flag) }] : [],
+    flag.at.part === 'body' ? [{ from: inText(flag.at.from), to: inText(flag.at.to), severity: flag.severity, source: 'Tokenbench', message: sentenceOf(flag) }] : [],
   );
-  return { text: checked.body, items };
+  return { text: body, items };
 }
 
 /** The editor's flags, from the latest check. */

@@ -1,9 +1,8 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { COMPOSER_METHODS } from '../../../../shared/workbench/collection-contract';
 import type { ProxyView } from '../../../../shared/workbench/proxy-contract';
-import { draftChecker } from '../composer/checked-draft';
 import { expressionAssist } from '../composer/expression-assist';
-import { bodyDiagnostics } from '../composer/RequestFlags';
+import { useEngineFlags } from '../composer/engine-flags';
 import { RowsTable } from '../composer/RowsTable';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { ApplicationSelect } from '../../components/ApplicationSelect';
@@ -37,31 +36,15 @@ export const wireOf = (sample: Sample) => ({
   body: sample.method === 'GET' || sample.body === '' ? null : sample.body,
 });
 
-/** How long typing waits before the body is checked again. */
-const CHECK_AFTER_MS = 300;
-
 /**
  * The engine's flags on the sample's body, as the Composer's editor shows them: the sample checked as a request
  * through the proxy to this proxy's destination, as the chosen application.
  */
 function useSampleChecks(sample: Sample, proxy: ProxyView, applicationId: string | null): EditorDiagnostics | null {
-  const api = useWorkbenchApi();
   const prefix = useHeaderPrefix();
-  const check = useMemo(() => draftChecker(api.checkRequest), [api]);
-  const [diagnostics, setDiagnostics] = useState<EditorDiagnostics | null>(null);
-  useEffect(() => {
-    const wire = wireOf(sample);
-    if (wire.body === null) return;
-    const timer = setTimeout(() => {
-      const headers: [string, string][] = [...wire.headers, [`${prefix}-PROXY-URL`, proxy.destination_url]];
-      check({ application_id: applicationId, target_id: null, ...wire, path: `/proxy${wire.path}`, headers }).then(
-        (result) => setDiagnostics(bodyDiagnostics({ body: wire.body, result })),
-        () => setDiagnostics(null),
-      );
-    }, CHECK_AFTER_MS);
-    return () => clearTimeout(timer);
-  }, [check, sample, proxy.destination_url, applicationId, prefix]);
-  return diagnostics;
+  const wire = wireOf(sample);
+  const headers: [string, string][] = [...wire.headers, [`${prefix}-PROXY-URL`, proxy.destination_url]];
+  return useEngineFlags({ application_id: applicationId, target_id: null, ...wire, path: `/proxy${wire.path}`, headers }, sample.body);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { KEY_VARIABLE, SNIPPET_WRITERS } from '../../../../shared/snippets/request-snippet';
+import { reactRequest } from '../../../../shared/workbench/reactor-contract';
 import { useEngineStore } from '../../state/engine-store';
 import { SnippetPanel } from '../proxies/SnippetPanel';
 
@@ -28,7 +29,8 @@ console.log(result.raw, result.tokens);
 export function ReactorSnippet({ reactor, args }: { reactor: { id: string }; args: string }) {
   const status = useEngineStore((state) => state.status);
   if (!status) return null;
-  const request = { method: 'POST', url: `${status.url}/reactors/${reactor.id}/react`, headers: [['Content-Type', 'application/json']] as const, body: `{"args": ${args}}` };
+  const { path, ...react } = reactRequest(reactor.id, args);
+  const request = { ...react, url: status.url + path };
   return (
     <SnippetPanel
       snippets={{ cURL: SNIPPET_WRITERS.curl(request, { header: `${status.headerPrefix}-API-KEY`, value: null }), 'Node SDK': sdkSnippet(status.url, reactor.id, args) }}

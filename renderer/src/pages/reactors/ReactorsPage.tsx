@@ -3,6 +3,7 @@ import { DefinitionPage } from '../../components/DefinitionPage';
 import { useApplicationsStore } from '../../state/applications-store';
 import { useReactorsStore } from '../../state/reactors-store';
 import { ReactorEditor } from './ReactorEditor';
+import { ReactorFiles } from './ReactorFiles';
 import { ReactorSnippet } from './ReactorSnippet';
 import { FIRST_ARGS, TryReactor } from './TryReactor';
 
@@ -18,7 +19,7 @@ export function ReactorsPage() {
     <DefinitionPage
       store={useReactorsStore}
       editor={(reactor, events) => <ReactorEditor reactor={reactor} {...events} />}
-      panels={(reactor) => [<ReactorSnippet key="snippet" reactor={reactor} args={args} />, <TryReactor key="try" reactor={reactor} args={args} onArgs={setArgs} />]}
+      panels={(reactor) => [<ReactorSnippet key="snippet" reactor={reactor} args={args} />, <TryReactor key="try" reactor={reactor} args={args} onArgs={setArgs} />, <ReactorFiles key="files" reactor={reactor} />]}
       list={{
         plural: 'Reactors',
         one: 'reactor',
