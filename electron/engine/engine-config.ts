@@ -40,6 +40,8 @@ export interface EngineConfig {
   reactorAsyncLimitMs: number;
   /** A legacy reactor callback's first retry after a failure (the vendor's old 10 s, doubling); tests shorten it. */
   reactorCallbackFirstRetryMs: number;
+  /** The waits before a failed webhook delivery's 2nd, 3rd, … attempt (10 s, 1 min, 5 min, 30 min, 2 h); tests shorten them. */
+  webhookRetryDelaysMs: number[];
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -74,6 +76,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     tokenIntentTtlSeconds: DEFAULT_INTENT_TTL_SECONDS,
     reactorAsyncLimitMs: 5 * 60_000,
     reactorCallbackFirstRetryMs: 10_000,
+    webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000],
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

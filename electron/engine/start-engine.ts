@@ -56,7 +56,7 @@ import { TokenStore } from './vault/token-store';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
-import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, webhookSettings, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -69,6 +69,11 @@ import { openEncryptedHeader } from './encryption-keys/encrypted-header';
 import { clientKeyRoutes } from './encryption-keys/key-routes';
 import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
+import { DeliveryStore } from './webhooks/delivery-store';
+import { createWebhookDispatcher, WEBHOOK_TIMEOUT_MS } from './webhooks/webhook-dispatcher';
+import { webhookRoutes } from './webhooks/webhook-routes';
+import { WebhookSigner } from './webhooks/webhook-signer';
+import { WebhookStore } from './webhooks/webhook-store';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -140,6 +145,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const limits = new AdjustableSettings(db, 'adjustable_limits', PROXY_LIMITS, config, partial, (now) => {
     expressions.setExpressionLimit(now.maxExpressions);
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
+    hookForwarder.configure({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: now.denyPrivateDestinations });
   });
   const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
@@ -150,6 +156,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
+  const webhooks = new WebhookStore(db, outbox);
+  const deliveries = new DeliveryStore(db, outbox, webhooks);
+  const webhookSigner = new WebhookSigner(db, sealer);
 
   const applications = new ApplicationStore(db, sealer, tenantId);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -211,6 +220,19 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     denyPrivateDestinations: config.denyPrivateDestinations,
     ownPorts: () => [apiPort],
   });
+  // Webhooks have a forwarder of their own: the same destination policy, and their own deadline.
+  const hookForwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts: () => [apiPort] });
+  const dispatcher = createWebhookDispatcher({
+    outbox,
+    webhooks,
+    deliveries,
+    signer: webhookSigner,
+    forwarder: hookForwarder,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    headerPrefix: config.headerPrefix,
+    log: config.log,
+  });
+  const webhookDeps = { webhooks, tenantId, policy: () => ({ denyPrivateDestinations: config.denyPrivateDestinations, ownPorts: () => [apiPort] }) };
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
@@ -309,6 +331,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     clientKeys,
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
+    webhooks: webhookSettings({ ...webhookDeps, deliveries, signer: webhookSigner, wake: () => dispatcher.wake(), keyUrl: () => `${http.url}/keys/webhooks.v1.key` }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -332,8 +355,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
         dependenciesDir: config.codeDependenciesDir,
         log: config.log,
       }),
-      ...clientKeyRoutes(clientKeys),
+      ...clientKeyRoutes(clientKeys, () => webhookSigner.publicKeyPem()),
       ...sessionRoutes(sessions),
+      ...webhookRoutes(webhookDeps),
     ],
     authenticator,
     idempotency,
@@ -365,6 +389,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   intentStore.purgeExpired();
   // Serving already: tokens from before card search are indexed between requests.
   tokenStore.backlog.start(config.log);
+  // What a previous run left pending is sent again now (at least once), once the service's own port is known.
+  dispatcher.start();
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     intentStore.purgeExpired();
@@ -406,7 +432,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       proxyFolder.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (defaultFolder.temporary && readdirSync(defaultFolder.folder).length === 0) rmdirSync(defaultFolder.folder);
-      await Promise.all([http.close(), echo?.close(), forwarder.close(), codeRuntime.close()]);
+      await dispatcher.stop();
+      await Promise.all([http.close(), echo?.close(), forwarder.close(), hookForwarder.close(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       db.close();

@@ -24,6 +24,10 @@ export const MANAGEMENT_PERMISSIONS = [
   'keys:create',
   'keys:read',
   'keys:delete',
+  'webhook:create',
+  'webhook:read',
+  'webhook:update',
+  'webhook:delete',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
@@ -101,7 +105,14 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'token-intent:create': 'Create Token Intents',
   'token-intent:read': 'Read Token Intents',
   'token-intent:delete': 'Delete Token Intents',
+  'webhook:read': 'Read Webhooks',
+  'webhook:create': 'Create Webhooks',
+  'webhook:update': 'Update Webhooks',
+  'webhook:delete': 'Delete Webhooks',
 };
+
+/** A permission as stored: the vendor's page also spells the webhook ones `webhooks:`, which is read as `webhook:`. */
+export const canonicalPermission = (name: string): string => name.replace(/^webhooks:/, 'webhook:');
 
 export interface PermissionInfo {
   type: string;

@@ -51,6 +51,7 @@ import { applyPostman } from './postman-import';
 import { checkWithReferences } from './reference-checks';
 import type { ProxySettings } from './proxy-settings';
 import type { ReactorSettings } from './reactor-settings';
+import type { WebhookSettings } from './webhook-settings';
 import { savedSecrets } from './saved-secrets';
 import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
@@ -123,6 +124,8 @@ export interface WorkbenchSources {
   sessions: SessionStore;
   /** Reactors, as /reactors manages them: the Reactors page's. */
   reactors: ReactorSettings;
+  /** Webhooks, as /webhooks manages them, with their deliveries and signing key. */
+  webhooks: WebhookSettings;
 }
 
 /**
@@ -293,6 +296,14 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const composed = { id: request_id, application_id, method: 'POST' as const, path: `/reactors/${encodeURIComponent(id)}/react`, headers: [['Content-Type', 'application/json']] as [string, string][], body: `{"args":${args}}` };
       return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
     },
+    listWebhooks: () => sources.webhooks.list(),
+    createWebhook: (request) => sources.webhooks.create(request),
+    updateWebhook: (request) => sources.webhooks.update(request),
+    deleteWebhook: (request) => sources.webhooks.remove(request),
+    listWebhookDeliveries: (request) => sources.webhooks.deliveries(request),
+    redeliverWebhook: (request) => sources.webhooks.redeliver(request),
+    sendWebhookTest: (request) => sources.webhooks.sendTest(request),
+    webhookSigningKey: () => sources.webhooks.signingKey(),
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     listClientKeys: () => sources.clientKeys.details(),
@@ -358,7 +369,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions, reactors: sources.reactors },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions, reactors: sources.reactors, webhooks: sources.webhooks },
   );
 }
 

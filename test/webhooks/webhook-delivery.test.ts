@@ -1,0 +1,182 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * Deliveries to a real receiver on loopback (docs/api.md, Webhooks): signed as §5.4 says, verified with the key the
+ * engine serves; retried on the shortened schedule until a 2xx, exhausted after six attempts; a webhook whose last ten
+ * events exhausted is disabled until a replace enables it. Events come from the workbench's test event.
+ */
+const RETRIES_MS = [20, 20, 20, 20, 20];
+let t: TestEngine;
+const receivers: WebhookReceiver[] = [];
+
+beforeAll(async () => {
+  t = await startTestEngine({ inMemory: true, workbenchRoutes: true, webhookRetryDelaysMs: RETRIES_MS });
+});
+afterAll(() => t.stop());
+afterEach(async () => {
+  for (const webhook of (await t.call('GET', '/webhooks', { key: t.managementKey })).body.data) {
+    await t.call('DELETE', `/webhooks/${webhook.id}`, { key: t.managementKey });
+  }
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+});
+
+async function receiver(answer?: Parameters<typeof startWebhookReceiver>[0]): Promise<WebhookReceiver> {
+  const started = await startWebhookReceiver(answer);
+  started.useKey((await t.call('GET', '/keys/webhooks.v1.key')).text);
+  receivers.push(started);
+  return started;
+}
+
+async function webhookTo(url: string, events = ['token.created']): Promise<string> {
+  const res = await t.call('POST', '/webhooks', { key: t.managementKey, body: { name: 'receiver', url, events } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
+}
+
+const sendTest = async (id: string) => (await t.workbench('sendWebhookTest', { id })).body;
+const deliveriesOf = async (id: string) => (await t.workbench('listWebhookDeliveries', { id })).body;
+
+async function settled(id: string, count: number) {
+  for (let tries = 0; tries < 500; tries++) {
+    const listed = await deliveriesOf(id);
+    if (listed.length >= count && listed.every((d: { state: string }) => d.state !== 'pending')) return listed;
+    await sleep(20);
+  }
+  throw new Error(`deliveries of ${id} did not settle`);
+}
+
+describe('a delivery', () => {
+  it('is POSTed with the envelope and a PSS signature that verifies on the raw bytes and on the re-stringified body', async () => {
+    const hooks = await receiver();
+    const id = await webhookTo(hooks.url);
+    const queued = await sendTest(id);
+    const [delivery] = await hooks.waitFor(1);
+    expect(delivery.headers['content-type']).toBe('application/json');
+    expect(delivery.headers['bt-signature-version']).toBe('1');
+    expect(delivery.rawVerified).toBe(true);
+    expect(delivery.restringifiedVerified).toBe(true);
+    expect(delivery.body).toEqual({
+      delivered_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      event: {
+        id: queued.event_id,
+        type: 'test',
+        tenant_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        timestamp: expect.any(String),
+        trace_id: null,
+        data: { webhook: { id, name: 'receiver' }, actor: { id: 'workbench', name: 'Tokenbench workbench', type: 'user' } },
+      },
+    });
+    // Sent already canonical: keys sorted, no whitespace.
+    expect(delivery.raw.startsWith('{"delivered_at":"')).toBe(true);
+    const [record] = await settled(id, 1);
+    expect(record).toMatchObject({ state: 'delivered', attempts: 1, last_status: 200, error: null, event_type: 'test', body: delivery.raw });
+    expect(record.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('fails verification when the body is altered, so the check above can tell', async () => {
+    const hooks = await receiver();
+    await sendTest(await webhookTo(hooks.url));
+    const [delivery] = await hooks.waitFor(1);
+    const { verify, constants, createPublicKey } = await import('node:crypto');
+    const key = createPublicKey((await t.call('GET', '/keys/webhooks.v1.key')).text);
+    const altered = Buffer.from(delivery.raw.replace('"type":"test"', '"type":"tost"'));
+    const signature = Buffer.from(delivery.headers['bt-signature'] as string, 'base64');
+    expect(verify('sha256', altered, { key, padding: constants.RSA_PKCS1_PSS_PADDING }, signature)).toBe(false);
+  });
+
+  it('is tried again after a failure with the same event id, until a 2xx', async () => {
+    let calls = 0;
+    const hooks = await receiver(() => (++calls <= 2 ? 503 : 204));
+    const id = await webhookTo(hooks.url);
+    await sendTest(id);
+    const attempts = await hooks.waitFor(3);
+    expect(new Set(attempts.map((a) => a.body.event.id)).size).toBe(1);
+    expect(attempts.every((a) => a.rawVerified)).toBe(true);
+    const [record] = await settled(id, 1);
+    expect(record).toMatchObject({ state: 'delivered', attempts: 3, last_status: 204, error: null });
+  });
+
+  it('is exhausted after six failed attempts, saying what the receiver answered', async () => {
+    const hooks = await receiver(() => 500);
+    const id = await webhookTo(hooks.url);
+    await sendTest(id);
+    await hooks.waitFor(6);
+    const [record] = await settled(id, 1);
+    expect(record).toMatchObject({ state: 'exhausted', attempts: 6, last_status: 500, error: 'the receiver answered 500' });
+    await sleep(RETRIES_MS[0] * 5);
+    expect(hooks.received).toHaveLength(6);
+  });
+
+  it('disables a webhook whose last ten events all exhausted, until a replace enables it', async () => {
+    const hooks = await receiver(() => 500);
+    const id = await webhookTo(hooks.url);
+    for (let i = 0; i < 9; i++) await sendTest(id);
+    await settled(id, 9);
+    expect((await t.call('GET', `/webhooks/${id}`, { key: t.managementKey })).body.status).toBe('enabled');
+    await sendTest(id);
+    await settled(id, 10);
+    const disabled = (await t.call('GET', `/webhooks/${id}`, { key: t.managementKey })).body;
+    expect(disabled.status).toBe('disabled');
+
+    // Nothing is sent to a disabled webhook; a replace without a status keeps it disabled.
+    const before = hooks.received.length;
+    await sendTest(id);
+    const { id: _id, tenant_id: _t, status: _s, created_by: _c, created_at: _a, modified_by: _m, modified_at: _n, ...fields } = disabled;
+    expect((await t.call('PUT', `/webhooks/${id}`, { key: t.managementKey, body: fields })).body.status).toBe('disabled');
+    await sleep(100);
+    expect(hooks.received).toHaveLength(before);
+
+    // Enabled again: the delivery that waited goes out.
+    const enabled = await t.call('PUT', `/webhooks/${id}`, { key: t.managementKey, body: { ...fields, status: 'enabled' } });
+    expect(enabled.body.status).toBe('enabled');
+    await hooks.waitFor(before + 1);
+  });
+
+  it('is queued again from its first attempt by a redelivery, with the same event', async () => {
+    const hooks = await receiver();
+    const id = await webhookTo(hooks.url);
+    const first = await sendTest(id);
+    await hooks.waitFor(1);
+    const again = (await t.workbench('redeliverWebhook', { delivery_id: first.id })).body;
+    expect(again).toMatchObject({ event_id: first.event_id, state: 'pending', attempts: 0 });
+    expect(again.id).not.toBe(first.id);
+    const both = await hooks.waitFor(2);
+    expect(both.map((d) => d.body.event.id)).toEqual([first.event_id, first.event_id]);
+    expect((await t.workbench('redeliverWebhook', { delivery_id: crypto.randomUUID() })).status).toBe(404);
+  });
+});
+
+describe('the destination policy', () => {
+  it("refuses a webhook to Tokenbench's own port, on create and on replace", async () => {
+    const own = `${t.url}/tokens`;
+    const created = await t.call('POST', '/webhooks', { key: t.managementKey, body: { name: 'loop', url: own, events: ['token.created'] } });
+    expect(created.status).toBe(400);
+    expect(created.body.errors.url[0]).toMatch(/^url is refused by the destination policy: .*Tokenbench's own port/);
+    const hooks = await receiver();
+    const id = await webhookTo(hooks.url);
+    const replaced = await t.call('PUT', `/webhooks/${id}`, { key: t.managementKey, body: { name: 'loop', url: own.replace('127.0.0.1', 'localhost'), events: ['token.created'] } });
+    expect(replaced.status).toBe(400);
+    expect((await t.call('GET', `/webhooks/${id}`, { key: t.managementKey })).body.url).toBe(hooks.url);
+  });
+
+  it('fails an attempt when private destinations were denied since the webhook was saved', async () => {
+    const hooks = await receiver();
+    const id = await webhookTo(hooks.url);
+    expect((await t.workbench('changeLimits', { denyPrivateDestinations: true })).status).toBe(200);
+    try {
+      await sendTest(id);
+      await sleep(RETRIES_MS[0] * 2);
+      const [record] = await deliveriesOf(id);
+      expect(record.error).toMatch(/refused by policy: .*private destinations are denied/);
+      expect(record.last_status).toBeNull();
+      expect(hooks.received).toHaveLength(0);
+      const refused = await t.call('POST', '/webhooks', { key: t.managementKey, body: { name: 'private', url: hooks.url, events: ['token.created'] } });
+      expect(refused.status).toBe(400);
+    } finally {
+      await t.workbench('changeLimits', { denyPrivateDestinations: null });
+    }
+  });
+});
