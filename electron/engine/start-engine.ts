@@ -212,6 +212,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
   intents.on('change', (change) => events.emit('tokenIntent', change));
+  deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
 
   let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.

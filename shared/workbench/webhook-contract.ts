@@ -60,6 +60,8 @@ export const deliveryViewSchema = z.object({
   body: z.string().nullable(),
   created_at: z.string(),
   attempted_at: z.string().nullable(),
+  /** When a pending delivery is tried next; null once it is finished. */
+  next_attempt_at: z.string().nullable(),
 });
 export type DeliveryView = z.output<typeof deliveryViewSchema>;
 

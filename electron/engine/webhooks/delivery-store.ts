@@ -28,6 +28,8 @@ export interface DeliveryRecord {
   body: string | null;
   created_at: string;
   attempted_at: string | null;
+  /** When a pending delivery is tried next (its webhook enabled); null once it is finished. */
+  next_attempt_at: string | null;
 }
 
 /** A pending delivery whose time has come. */
@@ -51,12 +53,14 @@ export const KEPT_FINISHED = 100;
 /** Events handed over per transaction. */
 const HANDOVER_BATCH = 500;
 
-const RECORD_COLUMNS = 'id, webhook_id, event_id, event_type, state, attempts, last_status, latency_ms, error, body, created_at, attempted_at';
+const RECORD_COLUMNS = `id, webhook_id, event_id, event_type, state, attempts, last_status, latency_ms, error, body, created_at, attempted_at,
+  CASE WHEN state = 'pending' THEN strftime('%Y-%m-%dT%H:%M:%fZ', next_at / 1000.0, 'unixepoch') END AS next_attempt_at`;
 
 export class DeliveryStore {
   private readonly stmt;
   private readonly handOverBatch: () => number;
   private readonly record: (delivery: DueDelivery, outcome: AttemptOutcome, state: DeliveryState, retryAt: number | null, streak: number) => boolean;
+  private readonly listeners = new Set<(webhookId: string) => void>();
 
   constructor(db: Db, outbox: EventOutbox, webhooks: WebhookStore) {
     this.stmt = {
@@ -87,6 +91,7 @@ export class DeliveryStore {
     this.record = db.transaction((delivery: DueDelivery, outcome: AttemptOutcome, state: DeliveryState, retryAt: number | null, streak: number) => {
       const { attempted, prune, lastFinished } = this.stmt;
       attempted.run({ id: delivery.id, state, next_at: retryAt ?? 0, status: outcome.status, latency: Math.round(outcome.latencyMs), error: outcome.error, body: outcome.body, at: nowIso() });
+      this.changed(delivery.webhook_id);
       if (state === 'pending') return false;
       prune.run({ webhook: delivery.webhook_id, kept: KEPT_FINISHED });
       if (state === 'delivered') return false;
@@ -143,9 +148,19 @@ export class DeliveryStore {
     return row && { webhook_id: row.webhook_id, event: JSON.parse(row.event) as DeliveredEvent };
   }
 
+  /** Hears the webhook of each delivery queued or attempted (the workbench's live feed). */
+  onChange(listener: (webhookId: string) => void): void {
+    this.listeners.add(listener);
+  }
+
   private insert(webhookId: string, event: DeliveredEvent): string {
     const id = randomUUID();
     this.stmt.insert.run(id, webhookId, event.id, event.type, JSON.stringify(event), Date.now(), nowIso());
+    this.changed(webhookId);
     return id;
+  }
+
+  private changed(webhookId: string): void {
+    for (const listener of this.listeners) listener(webhookId);
   }
 }
