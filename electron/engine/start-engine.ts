@@ -286,7 +286,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeTokenIntentTtl: (change) => intentTtl.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys, webhooks: webhooks.store });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();

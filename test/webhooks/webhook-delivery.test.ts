@@ -180,3 +180,19 @@ describe('the destination policy', () => {
     }
   });
 });
+
+describe('a wipe of the vault', () => {
+  it('takes the webhooks and their deliveries with it, and keeps the signing key', async () => {
+    const key = (await t.call('GET', '/keys/webhooks.v1.key')).text;
+    const hooks = await receiver();
+    const id = await webhookTo(hooks.url);
+    await sendTest(id);
+    await hooks.waitFor(1);
+    expect((await t.workbench('wipeVault', { confirm: 'wipe' })).status).toBe(200);
+    // The vault's new first keys: the other tests' clean-up needs the management one.
+    t.managementKey = (await t.workbench('takeWelcome')).body.keys.management.key;
+    expect((await t.workbench('listWebhooks')).body.webhooks).toEqual([]);
+    expect((await t.workbench('listWebhookDeliveries', { id })).status).toBe(404);
+    expect((await t.call('GET', '/keys/webhooks.v1.key')).text).toBe(key);
+  });
+});
