@@ -1,6 +1,11 @@
+import Database from 'better-sqlite3';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
+import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -194,5 +199,26 @@ describe('a wipe of the vault', () => {
     expect((await t.workbench('listWebhooks')).body.webhooks).toEqual([]);
     expect((await t.workbench('listWebhookDeliveries', { id })).status).toBe(404);
     expect((await t.call('GET', '/keys/webhooks.v1.key')).text).toBe(key);
+  });
+});
+
+describe('the signing key', () => {
+  it('is kept across a restart, its private half sealed in the vault', async () => {
+    const dataDir = tempDir();
+    const first = await startTestEngine({ dataDir });
+    const pem = (await first.call('GET', '/keys/webhooks.v1.key')).text;
+    await first.stop();
+    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+    const { sealed_private } = db.prepare('SELECT sealed_private FROM webhook_signing_key').get() as { sealed_private: Buffer };
+    db.close();
+    expect(() => createPrivateKey({ key: sealed_private, format: 'der', type: 'pkcs8' })).toThrow();
+    expect(sealed_private.includes(Buffer.from(createPublicKey(pem).export({ format: 'jwk' }).n!, 'base64url').subarray(0, 32))).toBe(false);
+    const second = await startTestEngine({ dataDir });
+    try {
+      expect((await second.call('GET', '/keys/webhooks.v1.key')).text).toBe(pem);
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
