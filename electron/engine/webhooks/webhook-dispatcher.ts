@@ -55,18 +55,21 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       deliveries.handOver();
       pump();
     } catch (error) {
-      deps.log(`Webhooks: could not hand events over: ${(error as Error).message}`);
+      // The vault's file failed (a full disk): what is pending stays, and the next wake or sweep tries again.
+      deps.log(`Webhooks: could not hand events over or send them: ${(error as Error).message}`);
     }
   }
 
   function pump(): void {
-    if (stopped) return;
+    if (stopped || inFlight.size >= CONCURRENCY) return;
     const busy = new Set(inFlight.keys());
     for (const delivery of deliveries.due(CONCURRENCY - inFlight.size, busy)) {
-      const attempt = send(delivery).finally(() => {
-        inFlight.delete(delivery.id);
-        pump();
-      });
+      const attempt = send(delivery)
+        .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
+        .finally(() => {
+          inFlight.delete(delivery.id);
+          wake();
+        });
       inFlight.set(delivery.id, attempt);
     }
     schedule();
@@ -78,7 +81,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     timer = null;
     const next = deliveries.nextDueAt(new Set(inFlight.keys()));
     if (next === null || inFlight.size >= CONCURRENCY) return;
-    timer = setTimeout(pump, Math.max(0, next - Date.now())).unref();
+    timer = setTimeout(wake, Math.max(0, next - Date.now())).unref();
   }
 
   async function send(delivery: DueDelivery): Promise<void> {
