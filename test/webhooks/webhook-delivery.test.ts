@@ -222,3 +222,36 @@ describe('the signing key', () => {
     }
   });
 });
+
+describe('a stop', () => {
+  it('does not wait for a receiver that holds a delivery, and the next start sends that delivery again', async () => {
+    const dataDir = tempDir();
+    const held: import('node:http').ServerResponse[] = [];
+    const { createServer } = await import('node:http');
+    const holding = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const first = await startTestEngine({ dataDir, workbenchRoutes: true });
+    const url = `http://127.0.0.1:${(holding.address() as import('node:net').AddressInfo).port}/hooks`;
+    const id = (await first.call('POST', '/webhooks', { key: first.managementKey, body: { name: 'held', url, events: ['token.created'] } })).body.id;
+    const queued = (await first.workbench('sendWebhookTest', { id })).body;
+    while (held.length === 0) await sleep(10);
+    // Well under the 10 s a receiver has to answer: the stop did not wait for it.
+    expect(await Promise.race([first.stop().then(() => 'stopped'), sleep(5_000).then(() => 'still stopping')])).toBe('stopped');
+    holding.closeAllConnections();
+    holding.close();
+
+    const hooks = await startWebhookReceiver();
+    // Its first attempt goes to the closed address; the retry, to the new one.
+    const second = await startTestEngine({ dataDir, workbenchRoutes: true, webhookRetryDelaysMs: RETRIES_MS });
+    try {
+      const webhook = (await second.workbench('listWebhooks')).body.webhooks[0];
+      await second.workbench('updateWebhook', { ...webhook, url: hooks.url, warnings: undefined, created_at: undefined, modified_at: undefined });
+      const [again] = await hooks.waitFor(1);
+      expect(again.body.event.id).toBe(queued.event_id);
+    } finally {
+      await second.stop();
+      await hooks.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -44,6 +44,8 @@ export interface WebhookDispatcher {
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { outbox, webhooks, deliveries, signer, forwarder, retryDelaysMs } = deps;
   const inFlight = new Map<string, Promise<void>>();
+  /** Stops the POSTs under way; a stop calls them, leaving those deliveries pending for the next start. */
+  const cancels = new Set<() => void>();
   let timer: NodeJS.Timeout | null = null;
   let sweep: NodeJS.Timeout | null = null;
   let started = false;
@@ -116,10 +118,14 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       body: Buffer.from(body),
     };
     const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
-    return forwarder.forward(request, sink).done.then(
-      () => ({ status, latencyMs: performance.now() - started, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`, body }),
-      (error: unknown) => ({ status: null, latencyMs: performance.now() - started, error: (error as Error).message, body }),
-    );
+    const forwarding = forwarder.forward(request, sink);
+    cancels.add(forwarding.cancel);
+    return forwarding.done
+      .then(
+        () => ({ status, latencyMs: performance.now() - started, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`, body }),
+        (error: unknown) => ({ status: null, latencyMs: performance.now() - started, error: (error as Error).message, body }),
+      )
+      .finally(() => cancels.delete(forwarding.cancel));
   }
 
   return {
@@ -133,6 +139,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     async stop() {
       stopped = true;
       if (sweep) clearInterval(sweep);
+      // A receiver that holds a delivery must not hold the engine's stop for the 10 s deadline.
+      for (const cancel of cancels) cancel();
       if (timer) clearTimeout(timer);
       await Promise.allSettled(inFlight.values());
     },
