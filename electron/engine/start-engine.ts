@@ -69,11 +69,8 @@ import { openEncryptedHeader } from './encryption-keys/encrypted-header';
 import { clientKeyRoutes } from './encryption-keys/key-routes';
 import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
-import { DeliveryStore } from './webhooks/delivery-store';
-import { createWebhookDispatcher, WEBHOOK_TIMEOUT_MS } from './webhooks/webhook-dispatcher';
 import { webhookRoutes } from './webhooks/webhook-routes';
-import { WebhookSigner } from './webhooks/webhook-signer';
-import { WebhookStore } from './webhooks/webhook-store';
+import { createWebhooks } from './webhooks/webhooks';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -145,7 +142,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const limits = new AdjustableSettings(db, 'adjustable_limits', PROXY_LIMITS, config, partial, (now) => {
     expressions.setExpressionLimit(now.maxExpressions);
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
-    hookForwarder.configure({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: now.denyPrivateDestinations });
+    webhooks.policyChanged(now.denyPrivateDestinations);
   });
   const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
@@ -156,9 +153,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
-  const webhooks = new WebhookStore(db, outbox);
-  const deliveries = new DeliveryStore(db, outbox, webhooks);
-  const webhookSigner = new WebhookSigner(db, sealer);
+  let apiPort = config.port;
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort] });
 
   const applications = new ApplicationStore(db, sealer, tenantId);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -212,28 +208,14 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
   intents.on('change', (change) => events.emit('tokenIntent', change));
-  deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
+  webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
 
-  let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
   const forwarder = createForwarder({
     timeoutMs: config.proxyTimeoutMs,
     denyPrivateDestinations: config.denyPrivateDestinations,
     ownPorts: () => [apiPort],
   });
-  // Webhooks have a forwarder of their own: the same destination policy, and their own deadline.
-  const hookForwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts: () => [apiPort] });
-  const dispatcher = createWebhookDispatcher({
-    outbox,
-    webhooks,
-    deliveries,
-    signer: webhookSigner,
-    forwarder: hookForwarder,
-    retryDelaysMs: config.webhookRetryDelaysMs,
-    headerPrefix: config.headerPrefix,
-    log: config.log,
-  });
-  const webhookDeps = { webhooks, tenantId, policy: () => ({ denyPrivateDestinations: config.denyPrivateDestinations, ownPorts: () => [apiPort] }) };
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
@@ -305,7 +287,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeTokenIntentTtl: (change) => intentTtl.change(change),
     welcome,
     wipe() {
-      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys });
+      const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys, webhooks: webhooks.store });
       welcome.hold(keys);
       // Their tokens are gone: so is the plaintext the Composer's answers held of them.
       door.forgetAnswers();
@@ -332,7 +314,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     clientKeys,
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
-    webhooks: webhookSettings({ ...webhookDeps, deliveries, signer: webhookSigner, wake: () => dispatcher.wake(), keyUrl: () => `${http.url}/keys/webhooks.v1.key` }),
+    webhooks: webhookSettings({ ...webhooks.routes, deliveries: webhooks.deliveries, signer: webhooks.signer, wake: webhooks.dispatcher.wake, keyUrl: () => `${http.url}/keys/webhooks.v1.key` }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -356,9 +338,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
         dependenciesDir: config.codeDependenciesDir,
         log: config.log,
       }),
-      ...clientKeyRoutes(clientKeys, () => webhookSigner.publicKeyPem()),
+      ...clientKeyRoutes(clientKeys, () => webhooks.signer.publicKeyPem()),
       ...sessionRoutes(sessions),
-      ...webhookRoutes(webhookDeps),
+      ...webhookRoutes(webhooks.routes),
     ],
     authenticator,
     idempotency,
@@ -391,7 +373,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Serving already: tokens from before card search are indexed between requests.
   tokenStore.backlog.start(config.log);
   // What a previous run left pending is sent again now (at least once), once the service's own port is known.
-  dispatcher.start();
+  webhooks.dispatcher.start();
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     intentStore.purgeExpired();
@@ -433,8 +415,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       proxyFolder.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (defaultFolder.temporary && readdirSync(defaultFolder.folder).length === 0) rmdirSync(defaultFolder.folder);
-      await dispatcher.stop();
-      await Promise.all([http.close(), echo?.close(), forwarder.close(), hookForwarder.close(), codeRuntime.close()]);
+      await Promise.all([http.close(), echo?.close(), forwarder.close(), webhooks.stop(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       db.close();

@@ -1,6 +1,11 @@
+import Database from 'better-sqlite3';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { DATABASE_FILE } from '../../electron/engine/storage/database';
+import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -177,6 +182,76 @@ describe('the destination policy', () => {
       expect(refused.status).toBe(400);
     } finally {
       await t.workbench('changeLimits', { denyPrivateDestinations: null });
+    }
+  });
+});
+
+describe('a wipe of the vault', () => {
+  it('takes the webhooks and their deliveries with it, and keeps the signing key', async () => {
+    const key = (await t.call('GET', '/keys/webhooks.v1.key')).text;
+    const hooks = await receiver();
+    const id = await webhookTo(hooks.url);
+    await sendTest(id);
+    await hooks.waitFor(1);
+    expect((await t.workbench('wipeVault', { confirm: 'wipe' })).status).toBe(200);
+    // The vault's new first keys: the other tests' clean-up needs the management one.
+    t.managementKey = (await t.workbench('takeWelcome')).body.keys.management.key;
+    expect((await t.workbench('listWebhooks')).body.webhooks).toEqual([]);
+    expect((await t.workbench('listWebhookDeliveries', { id })).status).toBe(404);
+    expect((await t.call('GET', '/keys/webhooks.v1.key')).text).toBe(key);
+  });
+});
+
+describe('the signing key', () => {
+  it('is kept across a restart, its private half sealed in the vault', async () => {
+    const dataDir = tempDir();
+    const first = await startTestEngine({ dataDir });
+    const pem = (await first.call('GET', '/keys/webhooks.v1.key')).text;
+    await first.stop();
+    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+    const { sealed_private } = db.prepare('SELECT sealed_private FROM webhook_signing_key').get() as { sealed_private: Buffer };
+    db.close();
+    expect(() => createPrivateKey({ key: sealed_private, format: 'der', type: 'pkcs8' })).toThrow();
+    expect(sealed_private.includes(Buffer.from(createPublicKey(pem).export({ format: 'jwk' }).n!, 'base64url').subarray(0, 32))).toBe(false);
+    const second = await startTestEngine({ dataDir });
+    try {
+      expect((await second.call('GET', '/keys/webhooks.v1.key')).text).toBe(pem);
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a stop', () => {
+  it('does not wait for a receiver that holds a delivery, and the next start sends that delivery again', async () => {
+    const dataDir = tempDir();
+    const held: import('node:http').ServerResponse[] = [];
+    const { createServer } = await import('node:http');
+    const holding = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const first = await startTestEngine({ dataDir, workbenchRoutes: true });
+    const url = `http://127.0.0.1:${(holding.address() as import('node:net').AddressInfo).port}/hooks`;
+    const id = (await first.call('POST', '/webhooks', { key: first.managementKey, body: { name: 'held', url, events: ['token.created'] } })).body.id;
+    const queued = (await first.workbench('sendWebhookTest', { id })).body;
+    while (held.length === 0) await sleep(10);
+    // Well under the 10 s a receiver has to answer: the stop did not wait for it.
+    expect(await Promise.race([first.stop().then(() => 'stopped'), sleep(5_000).then(() => 'still stopping')])).toBe('stopped');
+    holding.closeAllConnections();
+    holding.close();
+
+    const hooks = await startWebhookReceiver();
+    // Its first attempt goes to the closed address; the retry, to the new one.
+    const second = await startTestEngine({ dataDir, workbenchRoutes: true, webhookRetryDelaysMs: RETRIES_MS });
+    try {
+      const webhook = (await second.workbench('listWebhooks')).body.webhooks[0];
+      await second.workbench('updateWebhook', { ...webhook, url: hooks.url, warnings: undefined, created_at: undefined, modified_at: undefined });
+      const [again] = await hooks.waitFor(1);
+      expect(again.body.event.id).toBe(queued.event_id);
+    } finally {
+      await second.stop();
+      await hooks.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

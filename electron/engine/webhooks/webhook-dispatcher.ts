@@ -44,6 +44,8 @@ export interface WebhookDispatcher {
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { outbox, webhooks, deliveries, signer, forwarder, retryDelaysMs } = deps;
   const inFlight = new Map<string, Promise<void>>();
+  /** Stops the POSTs under way; a stop calls them, leaving those deliveries pending for the next start. */
+  const cancels = new Set<() => void>();
   let timer: NodeJS.Timeout | null = null;
   let sweep: NodeJS.Timeout | null = null;
   let started = false;
@@ -55,18 +57,21 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       deliveries.handOver();
       pump();
     } catch (error) {
-      deps.log(`Webhooks: could not hand events over: ${(error as Error).message}`);
+      // The vault's file failed (a full disk): what is pending stays, and the next wake or sweep tries again.
+      deps.log(`Webhooks: could not hand events over or send them: ${(error as Error).message}`);
     }
   }
 
   function pump(): void {
-    if (stopped) return;
+    if (stopped || inFlight.size >= CONCURRENCY) return;
     const busy = new Set(inFlight.keys());
     for (const delivery of deliveries.due(CONCURRENCY - inFlight.size, busy)) {
-      const attempt = send(delivery).finally(() => {
-        inFlight.delete(delivery.id);
-        pump();
-      });
+      const attempt = send(delivery)
+        .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
+        .finally(() => {
+          inFlight.delete(delivery.id);
+          wake();
+        });
       inFlight.set(delivery.id, attempt);
     }
     schedule();
@@ -78,7 +83,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     timer = null;
     const next = deliveries.nextDueAt(new Set(inFlight.keys()));
     if (next === null || inFlight.size >= CONCURRENCY) return;
-    timer = setTimeout(pump, Math.max(0, next - Date.now())).unref();
+    timer = setTimeout(wake, Math.max(0, next - Date.now())).unref();
   }
 
   async function send(delivery: DueDelivery): Promise<void> {
@@ -113,10 +118,14 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       body: Buffer.from(body),
     };
     const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
-    return forwarder.forward(request, sink).done.then(
-      () => ({ status, latencyMs: performance.now() - started, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`, body }),
-      (error: unknown) => ({ status: null, latencyMs: performance.now() - started, error: (error as Error).message, body }),
-    );
+    const forwarding = forwarder.forward(request, sink);
+    cancels.add(forwarding.cancel);
+    return forwarding.done
+      .then(
+        () => ({ status, latencyMs: performance.now() - started, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`, body }),
+        (error: unknown) => ({ status: null, latencyMs: performance.now() - started, error: (error as Error).message, body }),
+      )
+      .finally(() => cancels.delete(forwarding.cancel));
   }
 
   return {
@@ -130,6 +139,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     async stop() {
       stopped = true;
       if (sweep) clearInterval(sweep);
+      // A receiver that holds a delivery must not hold the engine's stop for the 10 s deadline.
+      for (const cancel of cancels) cancel();
       if (timer) clearTimeout(timer);
       await Promise.allSettled(inFlight.values());
     },

@@ -12,6 +12,7 @@ import type { Db } from '../storage/database';
 
 const BINDING = 'webhook-signing-key';
 const makePair = promisify(generateKeyPair);
+const signAsync = promisify(sign);
 
 interface SigningKey {
   privateKey: KeyObject;
@@ -36,10 +37,13 @@ export class WebhookSigner {
     return (await this.signingKey()).publicPem;
   }
 
-  /** The base64 signature of `body` (PFX-SIGNATURE). */
+  /**
+   * The base64 signature of `body` (PFX-SIGNATURE). Signed on libuv's thread pool: an RSA-2048 signature takes
+   * milliseconds, which a burst of events would otherwise take from every other client on the main thread.
+   */
   async sign(body: string): Promise<string> {
     const { privateKey } = await this.signingKey();
-    return sign('sha256', Buffer.from(body), { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }).toString('base64');
+    return (await signAsync('sha256', Buffer.from(body), { key: privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 })).toString('base64');
   }
 
   private signingKey(): Promise<SigningKey> {
