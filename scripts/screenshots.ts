@@ -149,6 +149,20 @@ const SCENES: Record<string, Scene> = {
     await page.getByRole('region', { name: 'Requests', exact: true }).getByRole('button', { name: '/proxy/charges' }).click();
     await page.getByRole('list', { name: 'Pipeline steps' }).scrollIntoViewIfNeeded();
   },
+  webhooks: async (page, engine) => {
+    const management = { 'BT-API-KEY': engine.bootstrapKeys!.management.key };
+    await call(engine, 'POST', '/webhooks', { name: 'local app', url: `${engine.echoUrl}/hooks`, events: ['token.created', 'token.updated', 'proxy.invoked'] }, management);
+    // Nothing listens on the discard port: its deliveries fail and wait for a retry.
+    await call(engine, 'POST', '/webhooks', { name: 'staging receiver', url: 'http://127.0.0.1:9/hooks', events: ['token.created'] }, management);
+    await page.keyboard.press('Control+8');
+    await page.getByRole('button', { name: 'local app', exact: true }).click();
+    const deliveries = page.getByRole('region', { name: 'Deliveries', exact: true });
+    for (let sent = 1; sent <= 2; sent++) {
+      await deliveries.getByRole('button', { name: 'Send test event' }).click();
+      await deliveries.getByRole('row').filter({ hasText: 'delivered' }).nth(sent - 1).waitFor();
+    }
+    await deliveries.evaluate((panel) => panel.scrollIntoView({ block: 'start' }));
+  },
   welcome: async (page) => {
     await page.getByRole('dialog', { name: 'Welcome to Tokenbench' }).getByRole('group', { name: /^Private key/ }).waitFor();
   },

@@ -47,6 +47,8 @@ export interface EngineConfig {
   reactorCallbackFirstRetryMs: number;
   /** Whether DELETE /tenants/self may wipe the vault (`--allow-tenant-delete`, or Settings); refused (422) otherwise. */
   allowTenantDelete: boolean;
+  /** The waits before a failed webhook delivery's 2nd, 3rd, … attempt (10 s, 1 min, 5 min, 30 min, 2 h); tests shorten them. */
+  webhookRetryDelaysMs: number[];
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -83,6 +85,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     reactorAsyncLimitMs: 5 * 60_000,
     reactorCallbackFirstRetryMs: 10_000,
     allowTenantDelete: false,
+    webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000],
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };

@@ -25,6 +25,8 @@ export interface EngineEventMap {
   historyReset: [];
   /** A token intent was created, converted or deleted: its id, no data. */
   tokenIntent: [IntentChange];
+  /** A webhook's delivery was queued or attempted: the webhook's id. */
+  webhookDelivery: [string];
 }
 
 const CHANGES: Record<TokenWrite['op'], TokenChange['change']> = { create: 'created', update: 'changed', delete: 'deleted' };

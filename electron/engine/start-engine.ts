@@ -57,7 +57,7 @@ import { TokenStore } from './vault/token-store';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
-import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, type BrowserWorkbenchOptions } from './workbench';
+import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, webhookSettings, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
@@ -74,6 +74,8 @@ import { TENANT_DELETE } from './settings/adjustable-settings';
 import { tenantRoutes, usageReport } from './tenant/tenant-routes';
 import { TenantStore } from './tenant/tenant-store';
 import { ActiveTokens } from './vault/active-tokens';
+import { webhookRoutes } from './webhooks/webhook-routes';
+import { createWebhooks } from './webhooks/webhooks';
 
 export type { BootstrapKeys } from './access/first-start';
 
@@ -145,6 +147,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const limits = new AdjustableSettings(db, 'adjustable_limits', PROXY_LIMITS, config, partial, (now) => {
     expressions.setExpressionLimit(now.maxExpressions);
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
+    webhooks.policyChanged(now.denyPrivateDestinations);
   });
   const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
@@ -157,6 +160,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const outbox = new EventOutbox(db, tenantId);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
+  let apiPort = config.port;
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort] });
 
   const applications = new ApplicationStore(db, sealer, tenantId);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -214,8 +219,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
   intents.on('change', (change) => events.emit('tokenIntent', change));
+  webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
 
-  let apiPort = config.port;
   // The proxy must never loop back into this service; the echo destination stays reachable on purpose.
   const forwarder = createForwarder({
     timeoutMs: config.proxyTimeoutMs,
@@ -279,7 +284,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   /** Empties the vault as if new; the new first keys (if any) wait for the welcome view. */
   function wipe(refill?: () => void) {
-    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys }, refill);
+    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys, webhooks: webhooks.store }, refill);
     welcome.hold(keys);
     // Their tokens are gone: so is the plaintext the Composer's answers held of them.
     door.forgetAnswers();
@@ -340,6 +345,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
     tenant: { store: tenant, usage },
+    webhooks: webhookSettings({ ...webhooks.routes, deliveries: webhooks.deliveries, signer: webhooks.signer, wake: webhooks.dispatcher.wake, keyUrl: () => `${http.url}/keys/webhooks.v1.key` }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
   const http: RunningHttpServer = await startHttpServer({
@@ -363,9 +369,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
         dependenciesDir: config.codeDependenciesDir,
         log: config.log,
       }),
-      ...clientKeyRoutes(clientKeys),
+      ...clientKeyRoutes(clientKeys, () => webhooks.signer.publicKeyPem()),
       ...sessionRoutes(sessions),
       ...tenantRoutes({ tenant, usage, deletable: () => config.allowTenantDelete, remove: deleteTenant }),
+      ...webhookRoutes(webhooks.routes),
     ],
     authenticator,
     idempotency,
@@ -397,6 +404,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   intentStore.purgeExpired();
   // Serving already: tokens from before card search are indexed between requests.
   tokenStore.backlog.start(config.log);
+  // What a previous run left pending is sent again now (at least once), once the service's own port is known.
+  webhooks.dispatcher.start();
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     intentStore.purgeExpired();
@@ -439,7 +448,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       proxyFolder.close();
       // A throwaway vault's temporary folder goes too, unless the user saved requests in it.
       if (defaultFolder.temporary && readdirSync(defaultFolder.folder).length === 0) rmdirSync(defaultFolder.folder);
-      await Promise.all([http.close(), echo?.close(), forwarder.close(), codeRuntime.close()]);
+      await Promise.all([http.close(), echo?.close(), forwarder.close(), webhooks.stop(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       activeTokens.flush();

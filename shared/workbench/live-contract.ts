@@ -45,6 +45,8 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     historyReset: z.boolean().default(false),
     /** Token intents were created, converted or deleted since the last update: list them again. */
     tokenIntents: z.boolean().default(false),
+    /** Webhooks whose deliveries were queued or attempted since the last update: their deliveries read again. */
+    webhooks: z.array(z.string()).default([]),
   }),
 ]);
 export type LiveEvent = z.output<typeof liveEventSchema>;

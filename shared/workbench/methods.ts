@@ -86,6 +86,17 @@ import { clientKeyRefSchema, newClientKeyReplySchema, newClientKeySchema, sessio
 import type { PageId } from './pages';
 import { newReactorSchema, reactorChangeSchema, reactorResultQuerySchema, reactorResultSchema, reactorTrySchema, reactorViewSchema } from './reactor-contract';
 import { tenantChangeSchema, tenantDeleteChangeSchema, tenantDetailSchema } from './tenant-contract';
+import {
+  deliveryQuerySchema,
+  deliveryViewSchema,
+  newWebhookSchema,
+  redeliverySchema,
+  webhookChangeSchema,
+  webhookKeySchema,
+  webhookListSchema,
+  webhookRefSchema,
+  webhookViewSchema,
+} from './webhook-contract';
 
 /**
  * The workbench's methods, each written once: its name, what it takes and what it answers, or the events it streams.
@@ -308,6 +319,22 @@ export const WORKBENCH_METHODS = {
   changeTenantDelete: change(tenantDeleteChangeSchema, engineSettingsSchema),
   /** Asks for a react-async Try's result as the application, through GET /reactors/{id}/results/{result_id}; once it is there, with the react's History entry. */
   tryReactorResult: change(reactorResultQuerySchema, reactorResultSchema),
+  /** The webhooks in creation order, the event types they may subscribe to, and how many a tenant may have. */
+  listWebhooks: read(nothing, webhookListSchema),
+  /** Creates a webhook, validated as POST /webhooks (a 400 naming each field; 422 for a sixth). */
+  createWebhook: change(newWebhookSchema, webhookViewSchema),
+  /** Replaces a webhook, validated as PUT /webhooks/{id}; status enabled re-enables one the service disabled. */
+  updateWebhook: change(webhookChangeSchema, webhookViewSchema),
+  /** Deletes a webhook, and its deliveries, pending ones too. */
+  deleteWebhook: change(webhookRefSchema, z.object({ deleted: z.literal(true) })),
+  /** A webhook's deliveries, newest first: event, attempts, last status, latency, error and the body as sent. */
+  listWebhookDeliveries: read(deliveryQuerySchema, z.array(deliveryViewSchema)),
+  /** Sends a delivery's event to its webhook again, as a new delivery (the same event id), from its first attempt. */
+  redeliverWebhook: change(redeliverySchema, deliveryViewSchema),
+  /** Sends the webhook a real, signed delivery of an event of type `test`. */
+  sendWebhookTest: change(webhookRefSchema, deliveryViewSchema),
+  /** The public key that verifies every delivery's signature, as GET /keys/webhooks.v1.key serves it. */
+  webhookSigningKey: read(nothing, webhookKeySchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

@@ -12,6 +12,7 @@ export const WORKBENCH_PAGES = {
   settings: 'Settings',
   proxies: 'Proxies',
   reactors: 'Reactors',
+  webhooks: 'Webhooks',
 } as const;
 
 export type PageId = keyof typeof WORKBENCH_PAGES;

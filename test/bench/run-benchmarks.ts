@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors, webhooks)
  *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
@@ -32,6 +32,7 @@ import { runStartupBench } from './startup-bench';
 import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
 import { runVaultBench } from './vault-bench';
+import { runWebhookBench } from './webhook-bench';
 
 const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 
@@ -126,6 +127,12 @@ const SUITES: Record<string, Suite> = {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
     run: (settings) => runReactorBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 2,000 reacts of a trivial reactor and 2,000 token reads, in turn`,
+  },
+  // Events one at a time, in rounds of a fixed count: connections and durations do not apply.
+  webhooks: {
+    defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    run: (settings) => runWebhookBench({ rounds: settings.rounds, log: settings.log }),
+    describe: ({ rounds }) => `${rounds} round(s) of 500 events raised one at a time, each to its signed delivery`,
   },
 };
 

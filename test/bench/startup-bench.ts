@@ -36,6 +36,7 @@ const READY: Record<PageId, { selector: string; focus: boolean }> = {
   settings: { selector: 'h2#settings-appearance', focus: false },
   proxies: { selector: 'h2#proxies-title', focus: false },
   reactors: { selector: 'h2#reactors-title', focus: false },
+  webhooks: { selector: 'h2#webhooks-title', focus: false },
 };
 
 /** The renderer's sessionStorage key for the browser session (renderer/src/api/session.ts). */

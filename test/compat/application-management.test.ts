@@ -113,14 +113,15 @@ describe('the permissions each application type may hold (GET /permissions?appli
     'keys:read',
     'keys:delete',
   ];
+  const WEBHOOKS = ['webhook:read', 'webhook:create', 'webhook:update', 'webhook:delete'];
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {
     const all = await management.permissions.list();
-    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT, ...TOKEN_INTENTS, ...TENANT]);
+    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT, ...TOKEN_INTENTS, ...TENANT, ...WEBHOOKS]);
     expect(all.find((p) => p.type === 'token:create')).toEqual({ type: 'token:create', description: 'Create Tokens', applicationTypes: ['public', 'private'] });
     for (const permission of all) expect(permission.description).toMatch(/\w/);
     expect((await management.permissions.list({ applicationType: 'private' })).map((p) => p.type)).toEqual([...PRIVATE, ...TOKEN_INTENTS]);
-    expect((await management.permissions.list({ applicationType: 'management' })).map((p) => p.type)).toEqual([...MANAGEMENT, ...TENANT]);
+    expect((await management.permissions.list({ applicationType: 'management' })).map((p) => p.type)).toEqual([...MANAGEMENT, ...TENANT, ...WEBHOOKS]);
   });
 
   it('answers any valid key, through the legacy SDK', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CompactEncrypt, importJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,10 +52,15 @@ describe('/keys errors', () => {
     expect((await t.call('DELETE', `/keys/${doomed.key_id}`, { key: t.managementKey })).status).toBe(404);
   });
 
-  it('keeps webhooks.v1.key for the webhooks: a 404 without a key, saying so', async () => {
+  it('serves webhooks.v1.key without a key: the webhooks\' RSA public key as PEM, the same on every call', async () => {
     const res = await t.call('GET', '/keys/webhooks.v1.key');
-    expect(res.status).toBe(404);
-    expect(res.body.detail).toMatch(/arrives with webhooks/);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-pem-file');
+    const key = createPublicKey(res.text);
+    expect(key.asymmetricKeyType).toBe('rsa');
+    expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(res.text).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
+    expect((await t.call('GET', '/keys/webhooks.v1.key')).text).toBe(res.text);
   });
 
   it('forgets a key once it expires: gone from the list, and it decrypts nothing', async () => {

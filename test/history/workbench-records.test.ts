@@ -81,6 +81,10 @@ const proxyDefinition = (name: string) => ({
   disable_detokenization: false,
 });
 const reactorDefinition = (name: string) => ({ name, code: 'module.exports = async (req) => ({ raw: req.args });', configuration: {}, application_id: null, runtime: null });
+const webhookDefinition = (name: string) => ({ name, url: `${t.engine.echoUrl!}/hooks`, notify_email: null, events: ['token.created'] });
+/** One webhook for the deliveries' records, made on first use: a tenant may have only five. */
+let delivered: string | undefined;
+const webhookToDeliver = async () => (delivered ??= (await model().createWebhook(webhookDefinition('Delivered to'))).id);
 let cancelled: Promise<unknown> = Promise.resolve();
 let proxies: string | undefined;
 const proxiesFolder = () => (proxies ??= tempDir('tokenbench-proxies-'));
@@ -243,6 +247,11 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
       return { request_id: crypto.randomUUID(), application_id: backend, id, result_id: body.asyncReactorRequestId, trace_id: header('bt-trace-id') };
     },
   },
+  createWebhook: { request: () => webhookDefinition('Audited webhook') },
+  updateWebhook: { request: async () => ({ id: (await model().createWebhook(webhookDefinition('To change'))).id, ...webhookDefinition('Changed'), status: 'enabled' as const }) },
+  deleteWebhook: { request: async () => ({ id: (await model().createWebhook(webhookDefinition('To delete'))).id }) },
+  sendWebhookTest: { request: async () => ({ id: await webhookToDeliver() }) },
+  redeliverWebhook: { request: async () => ({ delivery_id: (await model().sendWebhookTest({ id: await webhookToDeliver() })).id }) },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },
   updateTenant: {

@@ -89,5 +89,6 @@ describe('applications in Settings', () => {
     expect(permissions).toContainEqual({ type: 'token:create', description: 'Create Tokens', application_types: ['public', 'private'] });
     expect(permissions).toContainEqual({ type: 'proxy:invoke', description: 'Invoke Proxies', application_types: ['private'] });
     expect(permissions).toContainEqual({ type: 'proxy:create', description: 'Create Proxies', application_types: ['management'] });
+    expect(permissions).toContainEqual({ type: 'webhook:update', description: 'Update Webhooks', application_types: ['management'] });
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { unsupported } from '../server/validation';
 import { validateContainer, normalizeContainer } from './containers';
-import { ALLOWED_PERMISSIONS, APPLICATION_TYPES, type AccessRule, type ApplicationType } from './permissions';
+import { ALLOWED_PERMISSIONS, APPLICATION_TYPES, canonicalPermission, type AccessRule, type ApplicationType } from './permissions';
 
 /** An access rule, as applications and session authorizations take it. */
 export const accessRule = z.object({
@@ -22,7 +22,7 @@ export const accessRule = z.object({
 /** What create and update share: the vendor's update takes exactly these (docs/api.md, Applications and keys). */
 const applicationFields = {
   name: z.string().trim().min(1, 'name is required').max(200),
-  permissions: z.array(z.string()).default([]),
+  permissions: z.array(z.string().transform(canonicalPermission)).default([]),
   rules: z.array(accessRule).default([]),
 };
 

@@ -28,6 +28,10 @@ export const MANAGEMENT_PERMISSIONS = [
   'tenant:update',
   'tenant:delete',
   'report:read',
+  'webhook:create',
+  'webhook:read',
+  'webhook:update',
+  'webhook:delete',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
@@ -109,7 +113,14 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'tenant:update': 'Update Tenants',
   'tenant:delete': 'Delete Tenants',
   'report:read': 'Read reports',
+  'webhook:read': 'Read Webhooks',
+  'webhook:create': 'Create Webhooks',
+  'webhook:update': 'Update Webhooks',
+  'webhook:delete': 'Delete Webhooks',
 };
+
+/** A permission as stored: the vendor's page also spells the webhook ones `webhooks:`, which is read as `webhook:`. */
+export const canonicalPermission = (name: string): string => name.replace(/^webhooks:/, 'webhook:');
 
 export interface PermissionInfo {
   type: string;

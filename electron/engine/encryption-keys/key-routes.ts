@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { managed } from '../access/managed-route';
-import { ApiProblem } from '../server/problem';
 import type { Route } from '../server/route-types';
 import { futureInstant, parseWith } from '../server/validation';
 import type { ClientKeyStore } from './client-key-store';
@@ -16,9 +15,9 @@ export const createKeyRequest = z.object({
 
 /**
  * Client encryption keys (docs/api.md, Client encryption keys), for management applications holding `keys:*`; and the
- * path the webhooks' signing key is published at, which is no key id.
+ * path the webhooks' signing key is published at (`webhookKeyPem`, the public half as PEM), which is no key id.
  */
-export function clientKeyRoutes(keys: ClientKeyStore): Route[] {
+export function clientKeyRoutes(keys: ClientKeyStore, webhookKeyPem: () => Promise<string>): Route[] {
   const id = (params: Record<string, string | undefined>) => params.id as string;
   return [
     {
@@ -44,8 +43,12 @@ export function clientKeyRoutes(keys: ClientKeyStore): Route[] {
       method: 'GET',
       path: '/keys/webhooks.v1.key',
       public: true,
-      handler: () => {
-        throw new ApiProblem(404, 'webhooks.v1.key is the public key that verifies webhook signatures; it arrives with webhooks, which Tokenbench does not send yet');
+      // Served as the vendor's CDN serves its own: the PEM text, for a receiver to verify PFX-SIGNATURE with.
+      handler: async (ctx): Promise<'sent'> => {
+        const pem = await webhookKeyPem();
+        ctx.res.writeHead(200, { 'content-type': 'application/x-pem-file', 'content-length': Buffer.byteLength(pem) });
+        ctx.res.end(pem);
+        return 'sent';
       },
     },
     {

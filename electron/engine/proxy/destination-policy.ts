@@ -167,3 +167,17 @@ export function createPolicyConnector(policy: DestinationPolicy, options: buildC
     connect(target, callback);
   };
 }
+
+/**
+ * Why the policy would refuse to connect to `url` now (its host resolved as a connection would resolve it), or
+ * undefined when it would not, or when the name does not resolve at all: that is a delivery's failure to report, not
+ * a refusal.
+ */
+export function destinationRefusal(url: URL, policy: DestinationPolicy): Promise<string | undefined> {
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0) return Promise.resolve(refusalReason(host, port, policy));
+  return new Promise((resolve) => {
+    policyLookup(port, policy)(host, { all: true }, (err) => resolve(err instanceof DestinationRefusedError ? err.message : undefined));
+  });
+}

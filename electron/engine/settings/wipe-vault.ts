@@ -7,6 +7,7 @@ import type { IdempotencyStore } from '../server/idempotency';
 import type { TransactionManager } from '../transactions/transaction-manager';
 import type { IntentStore } from '../token-intents/intent-store';
 import type { TokenStore } from '../vault/token-store';
+import type { WebhookStore } from '../webhooks/webhook-store';
 
 export interface VaultParts {
   tokens: TokenStore;
@@ -17,6 +18,7 @@ export interface VaultParts {
   reactors: ReactorStore;
   intents: IntentStore;
   clientKeys: ClientKeyStore;
+  webhooks: WebhookStore;
 }
 
 export interface Wiped {
@@ -29,8 +31,8 @@ export interface Wiped {
 
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
- * keys, pre-configured proxies, reactors, token intents, client encryption keys, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
- * transaction: it happens whole or not at all. The master key, the tenant, the saved limits, the secrets that saved
+ * keys, pre-configured proxies, reactors, token intents, client encryption keys, webhooks with their deliveries, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
+ * transaction: it happens whole or not at all. The master key, the webhooks' signing key, the tenant, the saved limits, the secrets that saved
  * requests refer to and the history stay. `refill` runs in the same transaction before the first applications are
  * made (a deleted tenant's seed applied again).
  */
@@ -42,6 +44,7 @@ export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
     parts.reactors.deleteAll();
     parts.intents.deleteAll();
     parts.clientKeys.deleteAll();
+    parts.webhooks.deleteAll();
     const applications = parts.applications.deleteAll();
     parts.idempotency.clear();
     refill?.();

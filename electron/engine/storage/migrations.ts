@@ -414,6 +414,51 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 24,
+    name: 'webhooks',
+    // The install's one signing key pair (its private half sealed), the webhooks, and one row per event and webhook
+    // to deliver: pending rows are what a restart resumes, finished ones the recent deliveries the workbench shows.
+    sql: `
+      CREATE TABLE webhook_signing_key (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sealed_private BLOB NOT NULL,
+        public_pem TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        notify_email TEXT,
+        events TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('enabled', 'disabled')),
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        modified_by TEXT,
+        modified_at TEXT
+      );
+      CREATE TABLE webhook_deliveries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        webhook_id TEXT NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        event_id TEXT NOT NULL,
+        event_type TEXT NOT NULL,
+        event TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'exhausted')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at INTEGER NOT NULL,
+        last_status INTEGER,
+        latency_ms INTEGER,
+        error TEXT,
+        body TEXT,
+        created_at TEXT NOT NULL,
+        attempted_at TEXT
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_at);
+      CREATE INDEX webhook_deliveries_of ON webhook_deliveries(webhook_id, seq);
+    `,
+  },
+  {
     version: 25,
     name: 'tenant and monthly active tokens',
     // The one tenant's name and the settings the API set (keys left out are at their defaults); its id is the

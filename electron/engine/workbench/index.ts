@@ -4,6 +4,7 @@ export { callMethod, createWorkbenchModel, problemOf, type WorkbenchSources } fr
 export { frontDoor, type FrontDoor } from './front-door';
 export { proxySettings } from './proxy-settings';
 export { reactorSettings } from './reactor-settings';
+export { webhookSettings } from './webhook-settings';
 export { RemoteTargets } from './remote-targets';
 export { Welcome } from './welcome';
 export { actionRecorder } from './workbench-actions';

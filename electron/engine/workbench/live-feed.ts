@@ -31,6 +31,7 @@ export class LiveFeed {
   private moreTokens = false;
   private historyReset = false;
   private tokenIntents = false;
+  private readonly webhooks = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -51,6 +52,7 @@ export class LiveFeed {
       this.events.on('token', this.collectToken);
       this.events.on('historyReset', this.collectHistoryReset);
       this.events.on('tokenIntent', this.collectIntent);
+      this.events.on('webhookDelivery', this.collectDelivery);
     }
     this.listeners.add(listener);
     return () => {
@@ -61,6 +63,7 @@ export class LiveFeed {
       this.events.off('token', this.collectToken);
       this.events.off('historyReset', this.collectHistoryReset);
       this.events.off('tokenIntent', this.collectIntent);
+      this.events.off('webhookDelivery', this.collectDelivery);
       this.reset();
     };
   }
@@ -96,6 +99,11 @@ export class LiveFeed {
     this.schedule();
   };
 
+  private readonly collectDelivery = (webhookId: string) => {
+    this.webhooks.add(webhookId);
+    this.schedule();
+  };
+
   private readonly collectHistoryReset = () => {
     // The entries collected so far may be among those gone: the reader reads the history again instead.
     this.entries = [];
@@ -123,6 +131,7 @@ export class LiveFeed {
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
       historyReset: this.historyReset,
       tokenIntents: this.tokenIntents,
+      webhooks: [...this.webhooks],
     };
     this.reset();
     for (const listener of this.listeners) listener(update);
@@ -138,5 +147,6 @@ export class LiveFeed {
     this.moreTokens = false;
     this.historyReset = false;
     this.tokenIntents = false;
+    this.webhooks.clear();
   }
 }

@@ -54,6 +54,7 @@ import { checkWithReferences } from './reference-checks';
 import { recordedEntry } from './recorded-entry';
 import type { ProxySettings } from './proxy-settings';
 import type { ReactorSettings } from './reactor-settings';
+import type { WebhookSettings } from './webhook-settings';
 import { savedSecrets } from './saved-secrets';
 import { withSendAs } from './send-as';
 import { readTokenAs, revealToken, tokenDetail } from './token-access';
@@ -145,6 +146,8 @@ export interface WorkbenchSources {
   changeTenantDelete: (change: Request<'changeTenantDelete'>) => void;
   /** The tenant, which Settings renames and sets up as its owner, and its usage report. */
   tenant: { store: TenantStore; usage: () => UsageReport };
+  /** Webhooks, as /webhooks manages them, with their deliveries and signing key. */
+  webhooks: WebhookSettings;
 }
 
 /**
@@ -331,6 +334,14 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const pending = isPendingResult(exchange);
       return { pending, exchange, reacted: pending ? null : await recordedEntry(sources.history, sources.events, trace_id) };
     },
+    listWebhooks: () => sources.webhooks.list(),
+    createWebhook: (request) => sources.webhooks.create(request),
+    updateWebhook: (request) => sources.webhooks.update(request),
+    deleteWebhook: (request) => sources.webhooks.remove(request),
+    listWebhookDeliveries: (request) => sources.webhooks.deliveries(request),
+    redeliverWebhook: (request) => sources.webhooks.redeliver(request),
+    sendWebhookTest: (request) => sources.webhooks.sendTest(request),
+    webhookSigningKey: () => sources.webhooks.signingKey(),
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     listClientKeys: () => sources.clientKeys.details(),
@@ -405,7 +416,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     },
     record,
-    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions, reactors: sources.reactors },
+    { applications, remoteTargets, history: sources.history, secrets, proxies: sources.proxies, sessions: sources.sessions, reactors: sources.reactors, webhooks: sources.webhooks },
   );
 }
 

@@ -21,6 +21,7 @@ import type { RequestLog } from '../history/request-log';
 import type { SecretStore } from '../secrets/secret-store';
 import type { ProxySettings } from './proxy-settings';
 import type { ReactorSettings } from './reactor-settings';
+import type { WebhookSettings } from './webhook-settings';
 import type { RemoteTargets } from './remote-targets';
 import type { ActionRecord, RecordAction } from './workbench-actions';
 
@@ -33,6 +34,7 @@ export interface RecordFacts {
   proxies: ProxySettings;
   sessions: SessionStore;
   reactors: ReactorSettings;
+  webhooks: WebhookSettings;
 }
 
 type Outcome<N extends CallName> = Awaited<SentReply<N>> | undefined;
@@ -170,8 +172,8 @@ async function proxiedReveal(id: string, facts: RecordFacts, target: 'outbound' 
  * The records of a named resource's create, update and delete (a proxy, a reactor): by name, and for a rename the name
  * it had, read before the call changes it.
  */
-function namedResourceRecords<T extends 'proxy' | 'reactor', U extends 'Proxy' | 'Reactor'>(noun: T, title: U, nameIn: (facts: RecordFacts, id: string) => string | undefined) {
-  const path = `/${noun === 'proxy' ? 'proxies' : 'reactors'}`;
+function namedResourceRecords<T extends 'proxy' | 'reactor' | 'webhook', U extends 'Proxy' | 'Reactor' | 'Webhook'>(noun: T, title: U, nameIn: (facts: RecordFacts, id: string) => string | undefined) {
+  const path = `/${noun === 'proxy' ? 'proxies' : `${noun}s`}`;
   const create: Describe<`create${U}`, ChangePlan<`create${U}`>> = ({ name }) => ({
     method: 'CREATE',
     path: (reply) => (reply ? `${path}/${reply.id}` : path),
@@ -471,6 +473,23 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   // The react itself is the entry, as the route records it: with its trace, and the page it was sent from.
   tryReactor: SENT_AS_REQUEST,
   tryReactorResult: SENT_AS_REQUEST,
+
+  ...namedResourceRecords('webhook', 'Webhook', (facts, id) => facts.webhooks.nameOf(id)),
+  // By the event's type and id and the webhook's name: the body is in the delivery's own record.
+  redeliverWebhook: ({ delivery_id }, facts) => {
+    const delivery = facts.webhooks.deliveryOf(delivery_id);
+    const to = delivery ? ` to webhook ${quoted(facts.webhooks.nameOf(delivery.webhook_id) ?? delivery.webhook_id)}` : '';
+    return {
+      method: 'SEND',
+      path: () => (delivery ? `/webhooks/${delivery.webhook_id}` : '/webhooks'),
+      summary: (reply) => (reply ? `Queued ${reply.event_type} event ${reply.event_id} again${to}` : `Could not deliver ${delivery_id} again${to}`),
+    };
+  },
+  sendWebhookTest: ({ id }, facts) => {
+    const name = facts.webhooks.nameOf(id);
+    const what = name === undefined ? `webhook ${id}` : `webhook ${quoted(name)}`;
+    return { method: 'SEND', path: () => `/webhooks/${id}`, summary: (reply) => (reply ? `Queued a test event ${reply.event_id} to ${what}` : `Could not send a test event to ${what}`) };
+  },
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {

@@ -16,12 +16,13 @@ import '../pages/tokens/tokens.css';
 import '../pages/settings/settings.css';
 import '../pages/transactions/transactions.css';
 import '../pages/proxies/proxies.css';
+import '../pages/webhooks/webhooks.css';
 
 export interface PageDefinition {
   /** Its address: `#/<id>`; the engine's history names it by this id too. */
   id: PageId;
   title: string;
-  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5, Proxies 6, Reactors 7. */
+  /** Ctrl (⌘ on a Mac) and this digit open it: Composer 1, Tokens 2, Transactions 3, History 4, Settings 5, Proxies 6, Reactors 7, Webhooks 8. */
   shortcut: string;
   /** Suspends until its code is loaded, unless it is already: render it inside a Suspense boundary. */
   Page: ComponentType;
@@ -54,6 +55,7 @@ export const PAGES: readonly PageDefinition[] = (
     { id: 'settings', shortcut: '5', ...onDemand(() => import('../pages/settings/SettingsPage').then((module) => module.SettingsPage)) },
     { id: 'proxies', shortcut: '6', ...onDemand(() => import('../pages/proxies/ProxiesPage').then((module) => module.ProxiesPage)) },
     { id: 'reactors', shortcut: '7', ...onDemand(() => import('../pages/reactors/ReactorsPage').then((module) => module.ReactorsPage)) },
+    { id: 'webhooks', shortcut: '8', ...onDemand(() => import('../pages/webhooks/WebhooksPage').then((module) => module.WebhooksPage)) },
   ] as const
 ).map((page) => ({ ...page, title: WORKBENCH_PAGES[page.id] }));
 

@@ -13,9 +13,9 @@ interface Definition {
   modified_at: string | null;
 }
 
-/** A resource store of a list of definitions, read on each visit (resource-store.ts). */
+/** A resource store of a list of definitions, read on each visit (resource-store.ts): the page reads its value and problem. */
 interface ListStore<V> {
-  <T>(selector: (state: ResourceState<V[]>) => T): T;
+  <T>(selector: (state: Pick<ResourceState<V[]>, 'value' | 'problem'>) => T): T;
   useRefreshed(): void;
 }
 

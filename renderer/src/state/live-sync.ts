@@ -10,6 +10,7 @@ import { useReactorsStore } from './reactors-store';
 import { useTokenIntentsStore } from './token-intents-store';
 import { useTokensStore } from './tokens-store';
 import { loadTransactions, useTransactionsStore } from './transactions-store';
+import { useWebhookDeliveriesHeard, useWebhooksStore } from './webhooks-store';
 
 /** Whether a history entry is a change to the reactors that succeeded (not a react, which changes none). */
 const changesReactors = (entry: SentHistoryEntry) =>
@@ -67,6 +68,11 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       // The engine sends no event of its own for reactors: a write to /reactors that succeeded, by any client or by
       // this workbench, is heard as its history entry, and a list on show reads itself again.
       if (useReactorsStore.getState().value !== null && event.entries.some(changesReactors)) void useReactorsStore.refresh(api);
+      // A delivery queued or attempted may have disabled its webhook; a client's change to /webhooks is heard as its entry.
+      if (useWebhooksStore.getState().value !== null && (event.webhooks.length > 0 || event.entries.some((entry) => entry.path.startsWith('/webhooks')))) {
+        void useWebhooksStore.refresh(api);
+      }
+      if (event.webhooks.length > 0) useWebhookDeliveriesHeard.getState().heard(event.webhooks);
       transactions.merge(event.transactions, event.transactionCounts);
       if (event.collections) {
         useCollectionsStore.getState().loaded(event.collections);

@@ -1,0 +1,148 @@
+/**
+ * Delivers webhooks (vendor-surfaces.md §5.4): woken when events are raised (and at start, and every few seconds in
+ * case a wake was missed), it hands the outbox's events over as deliveries, then POSTs each due delivery, signed,
+ * through its own forwarder (the proxy's, under the destination policy) with a 10 s deadline. A 2xx is success;
+ * anything else is tried again after each wait of the schedule, then the event is exhausted; a webhook whose last
+ * events all exhausted is disabled.
+ */
+import { nowIso } from '../clock';
+import type { EventOutbox } from '../events/event-outbox';
+import type { Forwarder } from '../proxy/forwarder';
+import type { DeliveryStore, DueDelivery, AttemptOutcome } from './delivery-store';
+import { canonicalJson, type WebhookSigner } from './webhook-signer';
+import type { WebhookStore } from './webhook-store';
+
+/** A receiver must answer within this long. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** A webhook whose last this many finished events all exhausted their attempts is disabled. */
+export const DISABLE_AFTER_EXHAUSTED = 10;
+/** Deliveries in flight at once, over all webhooks. */
+const CONCURRENCY = 16;
+/** How often the outbox and the due deliveries are looked at without a wake. */
+const SWEEP_MS = 5_000;
+
+export interface WebhookDispatcherDeps {
+  outbox: EventOutbox;
+  webhooks: WebhookStore;
+  deliveries: DeliveryStore;
+  signer: WebhookSigner;
+  forwarder: Forwarder;
+  /** The waits before the 2nd, 3rd, … attempt (the engine's `webhookRetryDelaysMs`). */
+  retryDelaysMs: readonly number[];
+  headerPrefix: string;
+  log(line: string): void;
+}
+
+export interface WebhookDispatcher {
+  /** Starts listening to the outbox and sends what a previous run left pending; nothing is sent before. */
+  start(): void;
+  /** Hands over what the outbox holds and sends what is due (also what the workbench just queued). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
+  const { outbox, webhooks, deliveries, signer, forwarder, retryDelaysMs } = deps;
+  const inFlight = new Map<string, Promise<void>>();
+  /** Stops the POSTs under way; a stop calls them, leaving those deliveries pending for the next start. */
+  const cancels = new Set<() => void>();
+  let timer: NodeJS.Timeout | null = null;
+  let sweep: NodeJS.Timeout | null = null;
+  let started = false;
+  let stopped = false;
+
+  function wake(): void {
+    if (!started || stopped) return;
+    try {
+      deliveries.handOver();
+      pump();
+    } catch (error) {
+      // The vault's file failed (a full disk): what is pending stays, and the next wake or sweep tries again.
+      deps.log(`Webhooks: could not hand events over or send them: ${(error as Error).message}`);
+    }
+  }
+
+  function pump(): void {
+    if (stopped || inFlight.size >= CONCURRENCY) return;
+    const busy = new Set(inFlight.keys());
+    for (const delivery of deliveries.due(CONCURRENCY - inFlight.size, busy)) {
+      const attempt = send(delivery)
+        .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
+        .finally(() => {
+          inFlight.delete(delivery.id);
+          wake();
+        });
+      inFlight.set(delivery.id, attempt);
+    }
+    schedule();
+  }
+
+  /** One timer, for the next delivery due that is not in flight. */
+  function schedule(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const next = deliveries.nextDueAt(new Set(inFlight.keys()));
+    if (next === null || inFlight.size >= CONCURRENCY) return;
+    timer = setTimeout(wake, Math.max(0, next - Date.now())).unref();
+  }
+
+  async function send(delivery: DueDelivery): Promise<void> {
+    const webhook = webhooks.get(delivery.webhook_id);
+    if (!webhook) return;
+    const body = canonicalJson({ delivered_at: nowIso(), event: delivery.event });
+    const started = performance.now();
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await post(new URL(webhook.url), body, await signer.sign(body));
+    } catch (error) {
+      outcome = { status: null, latencyMs: performance.now() - started, error: (error as Error).message, body };
+    }
+    if (stopped) return;
+    const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+    const wait = retryDelaysMs[delivery.attempts];
+    const retryAt = delivered || wait === undefined ? null : Date.now() + wait;
+    if (deliveries.attempted(delivery, outcome, delivered, retryAt, DISABLE_AFTER_EXHAUSTED)) {
+      webhooks.disable(webhook.id);
+      deps.log(`Webhook ${webhook.id} disabled: its last ${DISABLE_AFTER_EXHAUSTED} events failed every attempt`);
+    }
+  }
+
+  function post(url: URL, body: string, signature: string): Promise<AttemptOutcome> {
+    const started = performance.now();
+    let status = 0;
+    const request = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers: ['content-type', 'application/json', `${deps.headerPrefix}-SIGNATURE`, signature, `${deps.headerPrefix}-SIGNATURE-VERSION`, '1'],
+      body: Buffer.from(body),
+    };
+    const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
+    const forwarding = forwarder.forward(request, sink);
+    cancels.add(forwarding.cancel);
+    return forwarding.done
+      .then(
+        () => ({ status, latencyMs: performance.now() - started, error: status >= 200 && status < 300 ? null : `the receiver answered ${status}`, body }),
+        (error: unknown) => ({ status: null, latencyMs: performance.now() - started, error: (error as Error).message, body }),
+      )
+      .finally(() => cancels.delete(forwarding.cancel));
+  }
+
+  return {
+    start() {
+      started = true;
+      outbox.onRaised(wake);
+      sweep = setInterval(wake, SWEEP_MS).unref();
+      wake();
+    },
+    wake,
+    async stop() {
+      stopped = true;
+      if (sweep) clearInterval(sweep);
+      // A receiver that holds a delivery must not hold the engine's stop for the 10 s deadline.
+      for (const cancel of cancels) cancel();
+      if (timer) clearTimeout(timer);
+      await Promise.allSettled(inFlight.values());
+    },
+  };
+}

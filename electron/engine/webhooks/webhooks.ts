@@ -1,0 +1,61 @@
+/**
+ * The webhooks feature put together over the engine's database and outbox: the store, the deliveries, the signing key,
+ * a forwarder of its own (the proxy's destination policy, the webhooks' deadline) and the dispatcher.
+ */
+import type { EngineConfig } from '../engine-config';
+import type { EventOutbox } from '../events/event-outbox';
+import { createForwarder } from '../proxy/forwarder';
+import type { Sealer } from '../storage/crypto';
+import type { Db } from '../storage/database';
+import { DeliveryStore } from './delivery-store';
+import { createWebhookDispatcher, WEBHOOK_TIMEOUT_MS } from './webhook-dispatcher';
+import type { WebhookRouteDeps } from './webhook-routes';
+import { WebhookSigner } from './webhook-signer';
+import { WebhookStore } from './webhook-store';
+
+export interface WebhooksOptions {
+  db: Db;
+  sealer: Sealer;
+  outbox: EventOutbox;
+  tenantId: string;
+  /** Read when used: Settings may change the destination policy while the engine runs. */
+  config: Pick<EngineConfig, 'denyPrivateDestinations' | 'webhookRetryDelaysMs' | 'headerPrefix' | 'log'>;
+  /** Tokenbench's own ports, which no webhook may reach (a delivery to itself would raise events in a loop). */
+  ownPorts: () => readonly number[];
+}
+
+export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts }: WebhooksOptions) {
+  const store = new WebhookStore(db, outbox);
+  const deliveries = new DeliveryStore(db, outbox, store);
+  const signer = new WebhookSigner(db, sealer);
+  const forwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts });
+  const dispatcher = createWebhookDispatcher({
+    outbox,
+    webhooks: store,
+    deliveries,
+    signer,
+    forwarder,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    headerPrefix: config.headerPrefix,
+    log: config.log,
+  });
+  const routes: WebhookRouteDeps = { webhooks: store, tenantId, policy: () => ({ denyPrivateDestinations: config.denyPrivateDestinations, ownPorts }) };
+  return {
+    store,
+    deliveries,
+    signer,
+    dispatcher,
+    /** What the routes and the workbench's settings check a webhook with. */
+    routes,
+    /** The destination policy changed in Settings: deliveries from now on follow it. */
+    policyChanged(denyPrivateDestinations: boolean): void {
+      forwarder.configure({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations });
+    },
+    async stop(): Promise<void> {
+      await dispatcher.stop();
+      await forwarder.close();
+    },
+  };
+}
+
+export type Webhooks = ReturnType<typeof createWebhooks>;
