@@ -83,6 +83,8 @@ export interface Engine {
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
+  /** The events this engine raised for its webhooks (the webhooks set what it keeps; tests may too). */
+  readonly outbox: EventOutbox;
   /** Where saved requests are kept now (Settings may change it while the engine runs). */
   readonly collectionsFolder: string;
   /** Every kept transaction as the workbench shows it. */
@@ -151,9 +153,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
 
-  const applications = new ApplicationStore(db, sealer, tenantId);
+  const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
-  const tokenStore = new TokenStore(db, sealer);
+  const tokenStore = new TokenStore(db, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const queries = new TokenQueries(tokenStore, tokens);
   const idempotency = new IdempotencyStore(db, sealer);
@@ -164,7 +166,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const reactors = new ReactorStore(db, sealer);
   const reactorResults = new ReactorResults(db, sealer);
   const intentStore = new IntentStore(db, sealer);
-  const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds);
+  const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
   // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.
   transactions.on('change', ({ id, state }) => {
@@ -322,7 +324,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...reactorRoutes({
         reactors,
         results: reactorResults,
-        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, asyncLimitMs: config.reactorAsyncLimitMs }),
+        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, asyncLimitMs: config.reactorAsyncLimitMs, outbox }),
         applications,
         tenantId,
         headerPrefix: config.headerPrefix,
@@ -385,6 +387,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bootstrapKeys,
     seedReport,
     history,
+    outbox,
     get collectionsFolder() {
       return collections.folder;
     },

@@ -10,6 +10,18 @@ export interface EventActor {
   type: 'application' | 'user' | 'admin' | 'system';
 }
 
+/** What caused a change: the actor and trace id of every event it raises (`actor` absent when nobody authenticated). */
+export interface EventCause {
+  actor?: EventActor;
+  traceId: string | null;
+}
+
+/** The engine acting on its own (an expiry, a purge): no request caused it. */
+export const SYSTEM_CAUSE: EventCause = { actor: { id: 'system', name: 'Tokenbench', type: 'system' }, traceId: null };
+
+/** The workbench's user, who acts on the engine directly, as the hosted service's portal user does. */
+export const WORKBENCH_CAUSE: EventCause = { actor: { id: 'workbench', name: 'Tokenbench workbench', type: 'user' }, traceId: null };
+
 /** The `event` member of a delivery's envelope: the same on every attempt (its id too). */
 export interface OutboxEvent {
   id: string;
@@ -45,6 +57,9 @@ export class EventOutbox {
     pending: Database.Statement;
     remove: Database.Statement;
   };
+  /** Events of reads waiting for the end of the turn, when they are stored together (see raiseSoon). */
+  private soon: OutboxEvent[] = [];
+  private readonly storeSoon: () => void;
   private wanted: ReadonlySet<EventType> = new Set();
   private readonly listeners: (() => void)[] = [];
   private wakeQueued = false;
@@ -57,6 +72,17 @@ export class EventOutbox {
       insert: db.prepare('INSERT INTO event_outbox (id, type, event, created_at) VALUES (?, ?, ?, ?)'),
       pending: db.prepare('SELECT seq, event FROM event_outbox ORDER BY seq LIMIT ?'),
       remove: db.prepare('DELETE FROM event_outbox WHERE seq = ?'),
+    };
+    const storeAll = db.transaction((events: OutboxEvent[]) => {
+      for (const event of events) this.insert(event);
+    });
+    this.storeSoon = () => {
+      const events = this.soon;
+      this.soon = [];
+      // A stop closes the database at once: the reads of its last turn raise nothing then.
+      if (!db.open) return;
+      storeAll(events);
+      this.wakeSoon();
     };
   }
 
@@ -71,9 +97,23 @@ export class EventOutbox {
   }
 
   /** Stores the event, unless no subscription wants its type (then it never existed for anyone). */
-  raise({ type, data, actor, traceId }: RaisedEvent): void {
-    if (!this.wanted.has(type)) return;
-    const event: OutboxEvent = {
+  raise(raised: RaisedEvent): void {
+    if (!this.wanted.has(raised.type)) return;
+    this.insert(this.eventOf(raised));
+    this.wakeSoon();
+  }
+
+  /**
+   * For what changes nothing (a read): the event is stored with the others of this turn, in one transaction at its
+   * end, so that many reads cost one commit. Unless no subscription wants its type.
+   */
+  raiseSoon(raised: RaisedEvent): void {
+    if (!this.wanted.has(raised.type)) return;
+    if (this.soon.push(this.eventOf(raised)) === 1) setImmediate(this.storeSoon);
+  }
+
+  private eventOf({ type, data, actor, traceId }: RaisedEvent): OutboxEvent {
+    return {
       id: randomUUID(),
       tenant_id: this.tenantId,
       type,
@@ -81,8 +121,10 @@ export class EventOutbox {
       trace_id: traceId ?? null,
       data: actor ? { ...data(), actor } : data(),
     };
-    this.stmt.insert.run(event.id, type, JSON.stringify(event), event.timestamp);
-    this.wakeSoon();
+  }
+
+  private insert(event: OutboxEvent): void {
+    this.stmt.insert.run(event.id, event.type, JSON.stringify(event), event.timestamp);
   }
 
   /** Called once after the turn in which events were raised. */

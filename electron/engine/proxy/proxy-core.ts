@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Caller } from '../access/authenticator';
+import type { EventCause } from '../events/event-outbox';
 import { type BodyKind, bodyKindOf, type CompiledBody, ExpressionBudget, ExpressionError, type ExpressionEngine, markersEnd, type TemplateScope, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { asBody, type BodyChunks, chunksAreUtf8, joinChunks, prefixOf } from '../server/body-chunks';
@@ -138,7 +139,8 @@ export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService,
   }
 
   /** The vault's tokens for a body's expressions, as `caller` may use them (token:use, or proxy:invoke). */
-  const tokensFor = (caller: Caller) => (compiled: CompiledBody) => tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use');
+  /** The tokens a body's expressions name, for the caller; each raises token.read naming the call (`readBy`). */
+  const tokensFor = (caller: Caller, readBy: EventCause) => (compiled: CompiledBody) => tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use', undefined, readBy);
 
   /**
    * The headers to forward, with every proxy expression evaluated over `scope` (the `proxy` object); history keeps the

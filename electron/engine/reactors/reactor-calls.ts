@@ -10,6 +10,7 @@ import { REACTOR_INVOKE } from '../access/permissions';
 import type { CallKeyUser } from '../access/runtime-keys';
 import { systemCaller } from '../access/system-caller';
 import { type CodeLog, failureProblem, type ReactorInvocation } from '../code-runtime';
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import type { TokenRecord } from '../expressions';
 import type { ProxyCallDeps } from '../proxies/proxy-calls';
 import { EchoedValues, maskPlaintext } from '../proxy/echoed-values';
@@ -30,6 +31,8 @@ export interface ReactorCallDeps extends Pick<ProxyCallDeps, 'tokens' | 'express
   reactors: ReactorStore;
   /** An asynchronous node-bt run's limit (the vendor's 5 minutes); node22's is its `timeout`, up to 900 s. */
   asyncLimitMs: number;
+  /** Where a run raises reactor.invoked, then reactor.completed or reactor.failed. */
+  outbox: EventOutbox;
 }
 
 /** What a react records in History (details.reactor): which reactor, and its trace, masked. */
@@ -64,6 +67,13 @@ export interface PreparedReact {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const problemAnswer = (problem: ApiProblem): ReactAnswer => ({ status: problem.status, headers: { 'content-type': 'application/problem+json' }, body: problem.toBody() });
 
+/** What a failed answer says went wrong: its problem's detail (or title), else its status. */
+function errorOf({ status, body }: ReactAnswer): string {
+  const problem = typeof body === 'object' && body !== null ? (body as { detail?: unknown; title?: unknown }) : {};
+  const said = typeof problem.detail === 'string' ? problem.detail : problem.title;
+  return typeof said === 'string' ? said : `The reactor answered ${status}`;
+}
+
 /** The text of a value as a trace keeps it: JSON, as far as History keeps a body. */
 const traceText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, BODY_KEPT);
 
@@ -78,7 +88,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
   }
 
   /** Checks the caller and the body, and detokenizes the args (§3.4): every 4xx a react can have before its code runs. */
-  function prepare(caller: Caller, reactorId: string, body: unknown): PreparedReact {
+  function prepare(caller: Caller, reactorId: string, body: unknown, cause: EventCause): PreparedReact {
     requireInvoker(caller);
     const reactor = current(reactorId);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiProblem(400, 'The body of a react is a JSON object: { "args": … }');
@@ -95,7 +105,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     let invocation = body as ReactorInvocation;
     let echoes: EchoedValues | undefined;
     if (expressionCount > 0) {
-      const records: Map<string, TokenRecord> = tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE);
+      const records: Map<string, TokenRecord> = tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE, undefined, cause);
       invocation = expressions.detokenizeJson(body, records) as ReactorInvocation;
       echoes = new EchoedValues([...records.values()].map((record) => record.data));
     }
@@ -105,14 +115,16 @@ export function reactorCalls(deps: ReactorCallDeps) {
     const record: ReactRecord = { id: reactor.id, name: reactor.name, trace };
 
     async function run({ async }: { async: boolean }): Promise<ReactAnswer> {
+      const ran = raiseRun(reactor, { id: record.async_request_id ?? cause.traceId, invocation_type: async ? 'async' : 'sync' }, cause);
       let answer: ReactAnswer;
       try {
-        answer = await execute({ ...reactor, configuration }, invocation, caller, async, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
+        answer = await execute({ ...reactor, configuration }, invocation, caller, async, cause, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
       } catch (error) {
         if (!(error instanceof ApiProblem)) throw error;
         answer = problemAnswer(error);
       }
       step('result', { note: String(answer.status), body: masked(traceText(answer.body)) });
+      ran(answer, (text) => masked(text));
       return answer;
     }
     return { reactor, invocation, record, secrets, run };
@@ -124,6 +136,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     invocation: ReactorInvocation,
     caller: Caller,
     async: boolean,
+    cause: EventCause,
     ran: (logs: CodeLog[], note: string) => void,
     tokenized: (note: string) => void,
   ): Promise<ReactAnswer> {
@@ -159,20 +172,35 @@ export function reactorCalls(deps: ReactorCallDeps) {
     if (value.image === 'node22') return { status: value.statusCode, headers: value.headers, body: value.body };
     const { image: _image, tokenize, ...returned } = value;
     if (tokenize === undefined) return { status: 200, headers: JSON_HEADERS, body: returned };
-    const made = tokenizeFor(caller, tokenize);
+    const made = tokenizeFor(caller, tokenize, cause);
     tokenized(`${made.count} token(s)`);
     return { status: 200, headers: JSON_HEADERS, body: { ...returned, tokens: made.tokens } };
   }
 
   /** What the code's `tokenize` asks for, as POST /tokenize makes it, by the invoking application (no token:create needed). */
-  function tokenizeFor(caller: Caller, tokenize: unknown): { tokens: unknown; count: number } {
+  function tokenizeFor(caller: Caller, tokenize: unknown, cause: EventCause): { tokens: unknown; count: number } {
     let count = 0;
     const writer = systemCaller(tenantId, { id: caller.application.id, name: caller.application.name });
-    const made = tokens.tokenize(tokenize, { caller: writer }, (value, path) => {
+    const made = tokens.tokenize(tokenize, { caller: writer, cause }, (value, path) => {
       count++;
       return parseWith(createTokenRequest, value, path);
     });
     return { tokens: made, count };
+  }
+
+  /**
+   * reactor.invoked now; the function it answers raises reactor.completed (a 2xx or 3xx answer) or reactor.failed
+   * (the answer's problem detail as the error, masked as the trace masks it), with the run's time.
+   */
+  function raiseRun(reactor: StoredReactor, request: { id: string | null; invocation_type: 'sync' | 'async' }, cause: EventCause) {
+    const started = performance.now();
+    const named = { reactor: { id: reactor.id, name: reactor.name }, request };
+    deps.outbox.raise({ type: 'reactor.invoked', data: () => named, ...cause });
+    return (answer: ReactAnswer, masked: (text: string) => string) => {
+      const elapsed_ms = Math.round(performance.now() - started);
+      if (answer.status < 400) deps.outbox.raise({ type: 'reactor.completed', data: () => ({ ...named, elapsed_ms }), ...cause });
+      else deps.outbox.raise({ type: 'reactor.failed', data: () => ({ ...named, elapsed_ms, error: masked(errorOf(answer)) }), ...cause });
+    };
   }
 
   /** The runtime key of the reactor's application; one deleted since the reactor was saved is the reactor's to fix. */

@@ -9,6 +9,7 @@ import { dropCallKeyApplications } from '../access/runtime-keys';
 import { missingDependencies } from '../code-runtime';
 import { answerFromCode } from '../proxies/code-transform';
 import type { Forwarder } from '../proxy/forwarder';
+import { causeOf } from '../server/event-cause';
 import { requireMergePatchType } from '../server/merge-patch-type';
 import { offsetPage } from '../server/offset-page';
 import { ApiProblem, validationProblem } from '../server/problem';
@@ -87,7 +88,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
     const body = await ctx.json();
     // Expressions, not values: the body as sent is safe to keep, as /detokenize's is.
     ctx.log.requestBody = body;
-    const prepared = calls.prepare(ctx.caller, id(ctx), body);
+    const prepared = calls.prepare(ctx.caller, id(ctx), body, causeOf(ctx));
     ctx.log.details = { reactor: prepared.record };
     ctx.log.secrets ??= prepared.secrets ?? undefined;
     return prepared;

@@ -58,6 +58,7 @@ import { searchTokens } from './token-search';
 import { writeToken } from './token-writes';
 import { actionRecorder } from './workbench-actions';
 import { keptKeyMade, recordingActions } from './workbench-records';
+import { WORKBENCH_CAUSE } from '../events/event-outbox';
 
 /**
  * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
@@ -238,7 +239,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
     revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');
-      if (key) applications.deleteKey(application_id, key.id);
+      if (key) applications.deleteKey(application_id, key.id, WORKBENCH_CAUSE);
       return choice(applications.require(application_id));
     },
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
