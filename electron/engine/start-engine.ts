@@ -162,8 +162,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionStore = new TransactionStore(db, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
-  const proxies = new ProxyStore(db, sealer);
-  const reactors = new ReactorStore(db, sealer);
+  const proxies = new ProxyStore(db, sealer, outbox);
+  const reactors = new ReactorStore(db, sealer, outbox);
   const reactorResults = new ReactorResults(db, sealer);
   const intentStore = new IntentStore(db, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
@@ -173,7 +173,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
   const clientKeys = new ClientKeyStore(db, sealer);
-  const sessions = new SessionStore(db, sealer);
+  const sessions = new SessionStore(db, sealer, outbox);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
@@ -214,7 +214,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     ownPorts: () => [apiPort],
   });
 
-  const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
+  const proxyCore = createProxyCore(config, tokens, expressions, forwarder, outbox);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log }));
   if (proxies.holdsCode() || reactors.holdsAny()) codeRuntime.warm();
   const recordAction = actionRecorder(history);

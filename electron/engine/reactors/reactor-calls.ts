@@ -67,11 +67,12 @@ export interface PreparedReact {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const problemAnswer = (problem: ApiProblem): ReactAnswer => ({ status: problem.status, headers: { 'content-type': 'application/problem+json' }, body: problem.toBody() });
 
-/** What a failed answer says went wrong: its problem's detail (or title), else its status. */
+/** What a failed answer says went wrong: its problem's detail and error messages, else its status. */
 function errorOf({ status, body }: ReactAnswer): string {
-  const problem = typeof body === 'object' && body !== null ? (body as { detail?: unknown; title?: unknown }) : {};
-  const said = typeof problem.detail === 'string' ? problem.detail : problem.title;
-  return typeof said === 'string' ? said : `The reactor answered ${status}`;
+  const problem = typeof body === 'object' && body !== null ? (body as { detail?: unknown; errors?: unknown }) : {};
+  const messages: unknown[] = typeof problem.errors === 'object' && problem.errors !== null ? Object.values(problem.errors as Record<string, unknown>).flat() : [];
+  const said = [problem.detail, ...messages].filter((part): part is string => typeof part === 'string');
+  return said.length > 0 ? said.join(': ') : `The reactor answered ${status}`;
 }
 
 /** The text of a value as a trace keeps it: JSON, as far as History keeps a body. */

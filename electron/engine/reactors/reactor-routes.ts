@@ -5,6 +5,7 @@
  */
 import type { ApplicationStore } from '../access/application-store';
 import { managed } from '../access/managed-route';
+import type { EventCause } from '../events/event-outbox';
 import { dropCallKeyApplications } from '../access/runtime-keys';
 import { missingDependencies } from '../code-runtime';
 import { answerFromCode } from '../proxies/code-transform';
@@ -66,9 +67,9 @@ export function acceptedReactor(body: unknown, { applications, codeSaved }: Pick
 }
 
 /** Deletes a reactor, and the applications that held its node22 code's keys: the route's and the workbench's one way. */
-export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string): void {
+export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): void {
   const reactor = reactors.requireWritable(id);
-  reactors.delete(reactor.id);
+  reactors.delete(reactor.id, cause);
   dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
 }
 
@@ -111,7 +112,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       idempotent: true,
       handler: managed('reactor:create', async (ctx) => {
         const definition = accepted(await ctx.json());
-        return { status: 201, body: view(reactors.create(definition, ctx.caller.application.id, failure(definition))) };
+        return { status: 201, body: view(reactors.create(definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
       }),
     },
     {
@@ -134,7 +135,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       handler: managed('reactor:update', async (ctx) => {
         reactors.requireWritable(id(ctx));
         const definition = accepted(await ctx.json());
-        return { status: 200, body: view(reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition))) };
+        return { status: 200, body: view(reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
       }),
     },
     {
@@ -146,7 +147,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
         const stored = reactors.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const definition = accepted(mergePatch(stored.requested?.definition ?? definitionOf(stored), reactorPatch(await ctx.json())));
-        reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition));
+        reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition), causeOf(ctx));
         return { status: 204 };
       }),
     },
@@ -154,7 +155,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       method: 'DELETE',
       path: '/reactors/:id',
       handler: managed('reactor:delete', (ctx) => {
-        deleteReactor(deps, id(ctx));
+        deleteReactor(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },

@@ -1,3 +1,4 @@
+import { WORKBENCH_CAUSE } from '../../events/event-outbox';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProxyFilesView } from '../../../../shared/workbench/proxy-files-contract';
@@ -81,7 +82,7 @@ export class ProxyFiles {
   exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): ProxyFilesWritten {
     const proxy = this.deps.proxies.requireWritable(id);
     const { id: proxyId, key, created_at } = proxy;
-    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name), secretKeys, () => this.deps.proxies.delete(proxyId));
+    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name), secretKeys, () => this.deps.proxies.delete(proxyId, WORKBENCH_CAUSE));
   }
 
   /**
