@@ -11,9 +11,12 @@ export async function engineKeeping(types: readonly EventType[], options: StartO
   return t;
 }
 
-/** The events the engine raised and still holds, oldest first, after the turn that raised the last of them. */
+/**
+ * The events the engine raised and still holds, oldest first: read once the reads' batch is stored (a timer due
+ * after the batch's own always fires after it).
+ */
 export async function raised(t: TestEngine, type?: EventType): Promise<OutboxEvent[]> {
-  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 50));
   const events = t.engine.outbox.pending(10_000).map((p) => p.event);
   return type === undefined ? events : events.filter((event) => event.type === type);
 }

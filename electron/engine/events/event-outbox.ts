@@ -3,6 +3,13 @@ import type Database from 'better-sqlite3';
 import { nowIso } from '../clock';
 import type { EventType } from './event-types';
 
+/**
+ * How long a read's event may wait to be stored with others, and how many may wait: a read needs no commit of its
+ * own, and a commit per request is most of what a subscribed token.read would cost.
+ */
+const READ_BATCH_MS = 20;
+const READ_BATCH_MAX = 1000;
+
 /** Who caused an event, as the vendor's envelope names them. */
 export interface EventActor {
   id: string;
@@ -79,8 +86,8 @@ export class EventOutbox {
     this.storeSoon = () => {
       const events = this.soon;
       this.soon = [];
-      // A stop closes the database at once: the reads of its last turn raise nothing then.
-      if (!db.open) return;
+      // Already stored by a full batch's flush; and a stop closes the database at once: its last reads raise nothing.
+      if (events.length === 0 || !db.open) return;
       storeAll(events);
       this.wakeSoon();
     };
@@ -104,12 +111,15 @@ export class EventOutbox {
   }
 
   /**
-   * For what changes nothing (a read): the event is stored with the others of this turn, in one transaction at its
-   * end, so that many reads cost one commit. Unless no subscription wants its type.
+   * For what changes nothing (a read): the event is stored with the others raised within READ_BATCH_MS, in one
+   * transaction, so that a stream of reads costs a commit per batch instead of one per request. Unless no subscription
+   * wants its type.
    */
   raiseSoon(raised: RaisedEvent): void {
     if (!this.wanted.has(raised.type)) return;
-    if (this.soon.push(this.eventOf(raised)) === 1) setImmediate(this.storeSoon);
+    const queued = this.soon.push(this.eventOf(raised));
+    if (queued === 1) setTimeout(this.storeSoon, READ_BATCH_MS).unref();
+    else if (queued === READ_BATCH_MAX) setImmediate(this.storeSoon);
   }
 
   private eventOf({ type, data, actor, traceId }: RaisedEvent): OutboxEvent {
