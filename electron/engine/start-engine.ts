@@ -90,6 +90,8 @@ export interface Engine {
   readonly bootstrapKeys: BootstrapKeys | null;
   readonly seedReport: SeedReport | null;
   readonly history: RequestLog;
+  /** The events this engine raised for its webhooks (the webhooks set what it keeps; tests may too). */
+  readonly outbox: EventOutbox;
   /** Where saved requests are kept now (Settings may change it while the engine runs). */
   readonly collectionsFolder: string;
   /** Every kept transaction as the workbench shows it. */
@@ -163,9 +165,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let apiPort = config.port;
   const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort] });
 
-  const applications = new ApplicationStore(db, sealer, tenantId);
+  const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
-  const tokenStore = new TokenStore(db, sealer);
+  const tokenStore = new TokenStore(db, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const activeTokens = new ActiveTokens(db, tokenStore);
   tokens.useDefaults(() => tenant.rules);
@@ -176,18 +178,18 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionStore = new TransactionStore(db, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
-  const proxies = new ProxyStore(db, sealer);
-  const reactors = new ReactorStore(db, sealer);
+  const proxies = new ProxyStore(db, sealer, outbox);
+  const reactors = new ReactorStore(db, sealer, outbox);
   const reactorResults = new ReactorResults(db, sealer);
   const intentStore = new IntentStore(db, sealer);
-  const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds);
+  const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
   // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.
   transactions.on('change', ({ id, state }) => {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
   const clientKeys = new ClientKeyStore(db, sealer);
-  const sessions = new SessionStore(db, sealer);
+  const sessions = new SessionStore(db, sealer, outbox);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
@@ -228,7 +230,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     ownPorts: () => [apiPort],
   });
 
-  const proxyCore = createProxyCore(config, tokens, expressions, forwarder);
+  const proxyCore = createProxyCore(config, tokens, expressions, forwarder, outbox);
   const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log, nodeBtTimeoutMs: config.codeSyncLimitMs }));
   if (proxies.holdsCode() || reactors.holdsAny()) codeRuntime.warm();
   const recordAction = actionRecorder(history);
@@ -359,7 +361,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...reactorRoutes({
         reactors,
         results: reactorResults,
-        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, syncLimitMs: config.codeSyncLimitMs, asyncLimitMs: config.reactorAsyncLimitMs }),
+        calls: reactorCalls({ reactors, tokens, expressions, tenantId, codeRuntime, runtimeKey, callKey, dependenciesDir: config.codeDependenciesDir, syncLimitMs: config.codeSyncLimitMs, asyncLimitMs: config.reactorAsyncLimitMs, outbox }),
         applications,
         tenantId,
         headerPrefix: config.headerPrefix,
@@ -427,6 +429,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bootstrapKeys,
     seedReport,
     history,
+    outbox,
     get collectionsFolder() {
       return collections.folder;
     },

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { ApplicationStore } from '../../electron/engine/access/application-store';
+import { EventOutbox } from '../../electron/engine/events/event-outbox';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { applyMigrations, MIGRATIONS } from '../../electron/engine/storage/migrations';
 
@@ -18,13 +19,13 @@ it('keeps the workbench keys a vault made before export keys, sealed as they wer
   db.prepare("INSERT INTO workbench_keys (key_id, application_id, sealed) VALUES ('key', 'app', ?)").run(sealer.seal(secret, 'workbench-key:app:key'));
 
   applyMigrations(db);
-  const applications = new ApplicationStore(db, sealer, 't');
+  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(db, 't'));
   expect(applications.keptKey('app', 'workbench')).toMatchObject({ id: 'key', key: secret, made: false });
   expect(applications.keptKeyInfo('app', 'export')).toBeNull();
   expect(applications.keptKey('app', 'export')).toMatchObject({ made: true });
   expect([...applications.keyFacts('app').values()].map((key) => key.kept).sort()).toEqual(['export', 'workbench']);
   // Revoked like any key: the kept row goes with it.
-  applications.deleteKey('app', 'key');
+  applications.deleteKey('app', 'key', null);
   expect(applications.keptKeyInfo('app', 'workbench')).toBeNull();
   db.close();
 });
@@ -40,8 +41,8 @@ it('keeps the last four of every key made from now on, and none for the keys mad
   db.prepare("INSERT INTO api_keys (id, application_id, key_hash, created_at) VALUES ('old', 'app', ?, ?)").run(sealer.hashApiKey('key_local_made_before_endings_were_kept'), now);
 
   applyMigrations(db);
-  const applications = new ApplicationStore(db, sealer, 't');
-  const made = applications.createKey('app', null);
+  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(db, 't'));
+  const made = applications.createKey('app', null, null);
   const kept = applications.keptKey('app', 'workbench');
   expect(Object.fromEntries(applications.keyFacts('app'))).toEqual({
     old: { key_last4: null, kept: null },

@@ -20,7 +20,7 @@ const APP = { id: 'app-1', name: 'ops', type: 'application' as const };
 describe('tenant.updated', () => {
   it('is stored with the update: the tenant’s id, name and times, the actor and the trace id, never its settings', () => {
     const { tenant, outbox } = tenantWithOutbox();
-    const updated = tenant.update(SETTINGS, APP, 'trace-1');
+    const updated = tenant.update(SETTINGS, { actor: APP, traceId: 'trace-1' });
     const [{ event }] = outbox.pending(10);
     expect(event).toMatchObject({ type: 'tenant.updated', tenant_id: 'tenant-1', trace_id: 'trace-1' });
     expect(event.data).toEqual({
@@ -31,14 +31,14 @@ describe('tenant.updated', () => {
 
   it('names the workbench’s user, the tenant’s owner, for a change made in Settings', () => {
     const { tenant, outbox } = tenantWithOutbox();
-    tenant.update(SETTINGS, tenant.owner, null);
+    tenant.update(SETTINGS, { actor: tenant.owner, traceId: null });
     expect(outbox.pending(10)[0].event.data.actor).toEqual({ id: tenant.view().owner_id, type: 'user' });
   });
 
   it('and the change commit or roll back together: an event that cannot be stored leaves the tenant and its rules as they were', () => {
     const { tenant, outbox } = tenantWithOutbox();
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON event_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END");
-    expect(() => tenant.update(SETTINGS, APP, null)).toThrow('disk full');
+    expect(() => tenant.update(SETTINGS, { actor: APP, traceId: null })).toThrow('disk full');
     expect(outbox.pending(10)).toEqual([]);
     expect(tenant.rules.deduplicate).toBe(false);
     expect(tenant.view().name).toBe('Tokenbench');

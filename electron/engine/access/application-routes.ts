@@ -1,3 +1,4 @@
+import { causeOf } from '../server/event-cause';
 import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { Application, ApplicationStore, NewApiKey } from './application-store';
@@ -32,7 +33,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       handler: managed('application:create', async (ctx) => {
         const input = parseWith(applicationRequest, await ctx.json());
         ctx.log.requestBody = input;
-        const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key });
+        const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key }, causeOf(ctx));
         return { status: 201, body: withNewKey(application, key) };
       }),
     },
@@ -78,14 +79,14 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
         const { type } = applications.require(id(ctx.params));
         const input = parseWith(applicationUpdateRequest(type), await ctx.json());
         ctx.log.requestBody = input;
-        return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id) };
+        return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id, causeOf(ctx)) };
       }),
     },
     {
       method: 'DELETE',
       path: '/applications/:id',
       handler: managed('application:delete', (ctx) => {
-        applications.delete(id(ctx.params));
+        applications.delete(id(ctx.params), causeOf(ctx));
         return { status: 204 };
       }),
     },
@@ -94,7 +95,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       path: '/applications/:id/regenerate',
       idempotent: true,
       handler: managed('application:update', (ctx) => {
-        const { application, key } = applications.regenerateKey(id(ctx.params), ctx.caller.application.id);
+        const { application, key } = applications.regenerateKey(id(ctx.params), ctx.caller.application.id, causeOf(ctx));
         return { status: 200, body: withNewKey(application, key) };
       }),
     },
@@ -102,7 +103,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'POST',
       path: '/applications/:id/keys',
       idempotent: true,
-      handler: managed('application:update', (ctx) => ({ status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id) })),
+      handler: managed('application:update', (ctx) => ({ status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id, causeOf(ctx)) })),
     },
     {
       method: 'GET',
@@ -124,7 +125,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'DELETE',
       path: '/applications/:id/keys/:keyId',
       handler: managed('application:update', (ctx) => {
-        applications.deleteKey(id(ctx.params), ctx.params.keyId as string);
+        applications.deleteKey(id(ctx.params), ctx.params.keyId as string, causeOf(ctx));
         return { status: 204 };
       }),
     },

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
 import { ApiProblem } from '../server/problem';
@@ -93,6 +94,8 @@ export class ApplicationStore {
     private readonly db: Db,
     private readonly sealer: Sealer,
     readonly tenantId: string,
+    /** Where changes to applications and their keys raise their events. */
+    private readonly outbox: EventOutbox,
   ) {
     this.stmt = {
       insert: db.prepare(`INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_by, created_at)
@@ -129,8 +132,12 @@ export class ApplicationStore {
     };
   }
 
-  /** `id` is given only by the engine, for an application it keeps under a name of its own (a node22 transform's). */
-  create(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }, id: string = randomUUID()) {
+  /**
+   * `id` is given only by the engine, for an application it keeps under a name of its own (a node22 transform's).
+   * `cause`, here and in every change below: who asked, which the events name; null for the engine's own applications
+   * and keys (first start, seed, a node22 call's key), which raise none.
+   */
+  create(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }, cause: EventCause | null, id: string = randomUUID()) {
     const now = new Date().toISOString();
     let newKey: NewApiKey | undefined;
     this.db.transaction(() => {
@@ -145,6 +152,8 @@ export class ApplicationStore {
         created_at: now,
       });
       if (key.create) newKey = this.insertKey(id, createdBy, key.secret);
+      this.raise('application.created', id, cause);
+      if (newKey) this.raiseKey('application.key.created', id, newKey, cause);
     })();
     this.version++;
     return { application: this.get(id)!, key: newKey };
@@ -179,24 +188,51 @@ export class ApplicationStore {
     return { total: (this.stmt.countWhere.get(params) as { n: number }).n, items: rows.map((r) => this.hydrate(r)) };
   }
 
-  update(id: string, input: ApplicationInput, modifiedBy: string | null): Application {
+  update(id: string, input: ApplicationInput, modifiedBy: string | null, cause: EventCause | null): Application {
     this.require(id);
-    this.stmt.update.run({
-      id,
-      name: input.name,
-      type: input.type,
-      permissions: JSON.stringify(input.permissions),
-      rules: JSON.stringify(input.rules),
-      modified_by: modifiedBy,
-      modified_at: new Date().toISOString(),
-    });
+    this.db.transaction(() => {
+      this.stmt.update.run({
+        id,
+        name: input.name,
+        type: input.type,
+        permissions: JSON.stringify(input.permissions),
+        rules: JSON.stringify(input.rules),
+        modified_by: modifiedBy,
+        modified_at: new Date().toISOString(),
+      });
+      this.raise('application.updated', id, cause);
+    })();
     this.version++;
     return this.require(id);
   }
 
-  delete(id: string): void {
-    if (this.stmt.delete.run(id).changes === 0) throw new ApiProblem(404, `Application ${id} not found`);
+  delete(id: string, cause: EventCause | null): void {
+    this.db.transaction(() => {
+      // Raised first: the event shows the application as it was.
+      this.raise('application.deleted', id, cause);
+      if (this.stmt.delete.run(id).changes === 0) throw new ApiProblem(404, `Application ${id} not found`);
+    })();
     this.version++;
+  }
+
+  /** An application event: the application as it stands, without its keys. */
+  private raise(type: 'application.created' | 'application.updated' | 'application.deleted', id: string, cause: EventCause | null): void {
+    if (cause === null) return;
+    this.outbox.raise({
+      type,
+      data: () => {
+        const { keys: _keys, ...application } = this.get(id) ?? { id, keys: [] };
+        return { application };
+      },
+      ...cause,
+    });
+  }
+
+  /** A key event: the key without its secret. */
+  private raiseKey(type: 'application.key.created' | 'application.key.deleted', applicationId: string, key: ApiKeyInfo, cause: EventCause | null): void {
+    if (cause === null) return;
+    const { id, created_by, created_at } = key;
+    this.outbox.raise({ type, data: () => ({ application_key: { id, application_id: applicationId, created_by, created_at } }), ...cause });
   }
 
   /** Deletes every application, their keys with them (a wipe). */
@@ -206,9 +242,13 @@ export class ApplicationStore {
     return deleted;
   }
 
-  createKey(applicationId: string, createdBy: string | null, secret?: string): NewApiKey {
+  createKey(applicationId: string, createdBy: string | null, cause: EventCause | null, secret?: string): NewApiKey {
     this.require(applicationId);
-    const key = this.insertKey(applicationId, createdBy, secret);
+    const key = this.db.transaction(() => {
+      const made = this.insertKey(applicationId, createdBy, secret);
+      this.raiseKey('application.key.created', applicationId, made, cause);
+      return made;
+    })();
     this.version++;
     return key;
   }
@@ -217,7 +257,7 @@ export class ApplicationStore {
    * The vendor's deprecated helper for an application with exactly one key: that key is revoked and a new one made,
    * in one transaction. With no key or several it refuses (422), as the vendor does: which key would go is unclear.
    */
-  regenerateKey(applicationId: string, createdBy: string | null): { application: Application; key: NewApiKey } {
+  regenerateKey(applicationId: string, createdBy: string | null, cause: EventCause | null): { application: Application; key: NewApiKey } {
     const key = this.db.transaction(() => {
       // The keys Tokenbench keeps (the workbench's, the seed files') are not the client's: they neither count nor go.
       const facts = this.keyFacts(applicationId);
@@ -226,7 +266,10 @@ export class ApplicationStore {
         throw new ApiProblem(422, `Only an application with exactly one key can regenerate it; this one has ${keys.length}. Create and delete keys under /applications/${applicationId}/keys instead`);
       }
       this.stmt.deleteKey.run(applicationId, keys[0].id);
-      return this.insertKey(applicationId, createdBy);
+      this.raiseKey('application.key.deleted', applicationId, keys[0], cause);
+      const made = this.insertKey(applicationId, createdBy);
+      this.raiseKey('application.key.created', applicationId, made, cause);
+      return made;
     })();
     this.version++;
     return { application: this.require(applicationId), key };
@@ -283,10 +326,14 @@ export class ApplicationStore {
     return key;
   }
 
-  deleteKey(applicationId: string, keyId: string): void {
-    if (this.stmt.deleteKey.run(applicationId, keyId).changes === 0) {
-      throw new ApiProblem(404, `Key ${keyId} not found on application ${applicationId}`);
-    }
+  deleteKey(applicationId: string, keyId: string, cause: EventCause | null): void {
+    this.db.transaction(() => {
+      const key = this.stmt.key.get(applicationId, keyId) as ApiKeyInfo | undefined;
+      if (!key || this.stmt.deleteKey.run(applicationId, keyId).changes === 0) {
+        throw new ApiProblem(404, `Key ${keyId} not found on application ${applicationId}`);
+      }
+      this.raiseKey('application.key.deleted', applicationId, key, cause);
+    })();
     this.version++;
   }
 

@@ -1,3 +1,4 @@
+import type { EventActor } from '../events/event-outbox';
 import { ApiProblem } from '../server/problem';
 import type { Application, ApplicationStore } from './application-store';
 import { AccessPolicy } from './permissions';
@@ -10,6 +11,9 @@ export interface Caller {
   /** Set when the key is a session's: which one, and when it ends. */
   session?: { id: string; expiresMs: number };
 }
+
+/** The caller as the events of its requests name it: a session acts as its application. */
+export const actorOf = (caller: Caller): EventActor => ({ id: caller.application.id, name: caller.application.name, type: 'application' });
 
 /** What a request without a key gets where it needs one. */
 export const missingKeyProblem = (headerName: string) => new ApiProblem(401, `Missing ${headerName} header`);

@@ -11,7 +11,7 @@ export interface BootstrapKeys {
 export function bootstrap(applications: ApplicationStore): BootstrapKeys | null {
   if (applications.count() > 0) return null;
   const make = (name: string, type: 'management' | 'private', permissions: string[]) => {
-    const { application, key } = applications.create({ name, type, permissions, rules: [] }, null, { create: true });
+    const { application, key } = applications.create({ name, type, permissions, rules: [] }, null, { create: true }, null);
     return { ...key!, application_id: application.id };
   };
   return {

@@ -61,7 +61,7 @@ function callKeyApplicationId(user: CallKeyUser): string {
 export function dropCallKeyApplications(applications: ApplicationStore, users: readonly CallKeyUser[]): void {
   for (const user of users) {
     const id = callKeyApplicationId(user);
-    if (applications.get(id)) applications.delete(id);
+    if (applications.get(id)) applications.delete(id, null);
   }
 }
 
@@ -86,9 +86,9 @@ export function callKeys(applications: ApplicationStore, changed: (application: 
     };
     const app = applications.get(id);
     if (!app || !sameAccess(app, wanted)) {
-      changed(app ? applications.update(id, wanted, null) : applications.create(wanted, null, { create: false }, id).application, user);
+      changed(app ? applications.update(id, wanted, null, null) : applications.create(wanted, null, { create: false }, null, id).application, user);
     }
-    const made = applications.createKey(id, null);
+    const made = applications.createKey(id, null, null);
     let revoked = false;
     return {
       key: made.key,
@@ -96,7 +96,7 @@ export function callKeys(applications: ApplicationStore, changed: (application: 
         if (revoked) return;
         revoked = true;
         // Someone may have revoked it (or deleted the application) while the call ran: gone is what was wanted.
-        if (applications.get(id)?.keys.some((k) => k.id === made.id)) applications.deleteKey(id, made.id);
+        if (applications.get(id)?.keys.some((k) => k.id === made.id)) applications.deleteKey(id, made.id, null);
       },
     };
   };

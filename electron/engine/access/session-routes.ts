@@ -1,3 +1,4 @@
+import { causeOf } from '../server/event-cause';
 import { z } from 'zod';
 import type { Route } from '../server/route-types';
 import { ApiProblem } from '../server/problem';
@@ -75,7 +76,7 @@ export function sessionRoutes(sessions: SessionStore): Route[] {
       idempotent: true,
       handler: (ctx) => {
         requireApplicationOfType(ctx.caller, 'public', 'create sessions');
-        const { id, ...created } = sessions.create(ctx.caller.application.id);
+        const { id, ...created } = sessions.create(ctx.caller.application.id, causeOf(ctx));
         ctx.log.details = { session: id, session_expires_at: created.expires_at };
         return { status: 201, body: created };
       },
@@ -93,7 +94,7 @@ export function sessionRoutes(sessions: SessionStore): Route[] {
         for (const permission of new Set([...input.permissions, ...input.rules.flatMap((r) => r.permissions)])) {
           if (!ctx.caller.policy.has(permission as Permission)) throw new ApiProblem(403, `The application lacks ${permission}, so it cannot grant it to a session`);
         }
-        const grant = sessions.authorize(input.nonce, input, ctx.caller.application.id);
+        const grant = sessions.authorize(input.nonce, input, ctx.caller.application.id, causeOf(ctx));
         ctx.log.details = { session: grant.id, session_expires_at: grant.expires_at };
         return { status: 204 };
       },

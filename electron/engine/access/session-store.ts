@@ -1,3 +1,4 @@
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
@@ -68,8 +69,10 @@ export class SessionStore {
   private readonly stmt;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly sealer: Sealer,
+    /** Where making and authorizing a session raise their events (never with its key or nonce). */
+    private readonly outbox: EventOutbox,
   ) {
     this.stmt = {
       insert: db.prepare(`INSERT INTO sessions (id, application_id, key_hash, nonce_hash, created_at, expires_at)
@@ -84,13 +87,18 @@ export class SessionStore {
     };
   }
 
-  create(applicationId: string): NewSession {
+  create(applicationId: string, cause: EventCause): NewSession {
     const id = randomUUID();
     const sessionKey = `key_local_sess_${randomBytes(32).toString('base64url')}`;
     const nonce = randomBytes(16).toString('base64url');
     const now = Date.now();
     const expiresAt = new Date(now + SESSION_LIFE_MS).toISOString();
-    this.stmt.insert.run(id, applicationId, this.sealer.hashApiKey(sessionKey), this.sealer.hashApiKey(nonce), new Date(now).toISOString(), expiresAt);
+    const createdAt = new Date(now).toISOString();
+    this.db.transaction(() => {
+      this.stmt.insert.run(id, applicationId, this.sealer.hashApiKey(sessionKey), this.sealer.hashApiKey(nonce), createdAt, expiresAt);
+      const session = { id, application_id: applicationId, created_at: createdAt, expires_at: expiresAt };
+      this.outbox.raise({ type: 'session.created', data: () => ({ session }), ...cause });
+    })();
     return { id, session_key: sessionKey, nonce, expires_at: expiresAt };
   }
 
@@ -104,7 +112,7 @@ export class SessionStore {
    * Grants a live session what `authorization` says, once: an unknown or expired nonce is a 404, one already authorized
    * a 409, as the node SDK's error list for authorize has them.
    */
-  authorize(nonce: string, authorization: Authorization, authorizedBy: string): SessionGrant {
+  authorize(nonce: string, authorization: Authorization, authorizedBy: string, cause: EventCause): SessionGrant {
     const row = this.stmt.byNonce.get(this.sealer.hashApiKey(nonce), nowIso()) as SessionRow | undefined;
     if (!row) throw new ApiProblem(404, 'No session has this nonce: it was never made, or has expired');
     const granted = {
@@ -115,7 +123,11 @@ export class SessionStore {
       at: nowIso(),
       expires_at: authorization.expires_at ?? row.expires_at,
     };
-    if (this.stmt.authorize.run(granted).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
+    this.db.transaction(() => {
+      if (this.stmt.authorize.run(granted).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
+      const session = { id: row.id, application_id: row.application_id, authorized_by: authorizedBy, authorized_at: granted.at, expires_at: granted.expires_at };
+      this.outbox.raise({ type: 'session.authorized', data: () => ({ session }), ...cause });
+    })();
     this.version++;
     return { ...grantOf(row), permissions: authorization.permissions, rules: authorization.rules, expires_at: granted.expires_at };
   }

@@ -3,12 +3,31 @@ import type Database from 'better-sqlite3';
 import { nowIso } from '../clock';
 import type { EventType } from './event-types';
 
+/**
+ * How long a read's event may wait to be stored with others, and how many may wait: a read needs no commit of its
+ * own, and a commit per request is most of what a subscribed token.read would cost.
+ */
+const READ_BATCH_MS = 20;
+const READ_BATCH_MAX = 1000;
+
 /** Who caused an event, as the vendor's envelope names them. */
 export interface EventActor {
   id: string;
   name?: string;
   type: 'application' | 'user' | 'admin' | 'system';
 }
+
+/** What caused a change: the actor and trace id of every event it raises (`actor` absent when nobody authenticated). */
+export interface EventCause {
+  actor?: EventActor;
+  traceId: string | null;
+}
+
+/** The engine acting on its own (an expiry, a purge): no request caused it. */
+export const SYSTEM_CAUSE: EventCause = { actor: { id: 'system', name: 'Tokenbench', type: 'system' }, traceId: null };
+
+/** The workbench's user, who acts on the engine directly, as the hosted service's portal user does. */
+export const WORKBENCH_CAUSE: EventCause = { actor: { id: 'workbench', name: 'Tokenbench workbench', type: 'user' }, traceId: null };
 
 /** The `event` member of a delivery's envelope: the same on every attempt (its id too). */
 export interface OutboxEvent {
@@ -45,6 +64,9 @@ export class EventOutbox {
     pending: Database.Statement;
     remove: Database.Statement;
   };
+  /** Events of reads waiting for the end of the turn, when they are stored together (see raiseSoon). */
+  private soon: OutboxEvent[] = [];
+  private readonly storeSoon: () => void;
   private wanted: ReadonlySet<EventType> = new Set();
   private readonly listeners: (() => void)[] = [];
   private wakeQueued = false;
@@ -54,9 +76,20 @@ export class EventOutbox {
     private readonly tenantId: string,
   ) {
     this.stmt = {
-      insert: db.prepare('INSERT INTO event_outbox (id, type, event, created_at) VALUES (?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO event_outbox (event) VALUES (?)'),
       pending: db.prepare('SELECT seq, event FROM event_outbox ORDER BY seq LIMIT ?'),
       remove: db.prepare('DELETE FROM event_outbox WHERE seq = ?'),
+    };
+    const storeAll = db.transaction((events: OutboxEvent[]) => {
+      for (const event of events) this.insert(event);
+    });
+    this.storeSoon = () => {
+      const events = this.soon;
+      this.soon = [];
+      // Already stored by a full batch's flush; and a stop closes the database at once: its last reads raise nothing.
+      if (events.length === 0 || !db.open) return;
+      storeAll(events);
+      this.wakeSoon();
     };
   }
 
@@ -71,9 +104,26 @@ export class EventOutbox {
   }
 
   /** Stores the event, unless no subscription wants its type (then it never existed for anyone). */
-  raise({ type, data, actor, traceId }: RaisedEvent): void {
-    if (!this.wanted.has(type)) return;
-    const event: OutboxEvent = {
+  raise(raised: RaisedEvent): void {
+    if (!this.wanted.has(raised.type)) return;
+    this.insert(this.eventOf(raised));
+    this.wakeSoon();
+  }
+
+  /**
+   * For what changes nothing (a read): the event is stored with the others raised within READ_BATCH_MS, in one
+   * transaction, so that a stream of reads costs a commit per batch instead of one per request. Unless no subscription
+   * wants its type.
+   */
+  raiseSoon(raised: RaisedEvent): void {
+    if (!this.wanted.has(raised.type)) return;
+    const queued = this.soon.push(this.eventOf(raised));
+    if (queued === 1) setTimeout(this.storeSoon, READ_BATCH_MS).unref();
+    else if (queued === READ_BATCH_MAX) setImmediate(this.storeSoon);
+  }
+
+  private eventOf({ type, data, actor, traceId }: RaisedEvent): OutboxEvent {
+    return {
       id: randomUUID(),
       tenant_id: this.tenantId,
       type,
@@ -81,8 +131,10 @@ export class EventOutbox {
       trace_id: traceId ?? null,
       data: actor ? { ...data(), actor } : data(),
     };
-    this.stmt.insert.run(event.id, type, JSON.stringify(event), event.timestamp);
-    this.wakeSoon();
+  }
+
+  private insert(event: OutboxEvent): void {
+    this.stmt.insert.run(JSON.stringify(event));
   }
 
   /** Called once after the turn in which events were raised. */

@@ -13,6 +13,8 @@ import { type BodyChunks, prefixOf } from '../server/body-chunks';
 import { headersForLog } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext } from '../server/route-types';
+import { causeOf } from '../server/event-cause';
+import type { EventCause } from '../events/event-outbox';
 import { parseWith } from '../server/validation';
 import { createTokenRequest } from '../vault/token-requests';
 import type { TokenService } from '../vault/token-service';
@@ -130,6 +132,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const proxy = current.file ? current.file.atCall(ctx.log) : current;
     const trace: TraceStep[] = [];
     const caller = ctx.caller as Caller | undefined;
+    const cause = causeOf(ctx);
     if (proxy.require_auth) {
       if (!caller) throw missingKeyProblem(`${prefix}-API-KEY`);
       requireProxyCaller(caller);
@@ -179,7 +182,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     // Parsed only for tokenize transforms: a proxy without them costs no parse of the body.
     const requestScope = tokenizing.length > 0 ? { req: parsedBody(received.chunks, received.kind), ...(encrypted && { encrypted }) } : {};
     for (const transform of tokenizing) {
-      const token = tokenize(transform, requestScope, proxy, caller);
+      const token = tokenize(transform, requestScope, proxy, caller, cause);
       made.set(madeTokenKey(transform.options?.identifier ?? ''), token);
       step('tokenize', { note: `${transform.options?.identifier ?? '(no identifier)'}: token ${token.id}` });
     }
@@ -192,7 +195,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         if (encrypted) found.set(ENCRYPTED_KEY, encrypted);
         if (compiled.tokenIds.length === 0) return found;
         if (!caller) throw new ApiProblem(401, `authentication required to detokenize: send ${prefix}-API-KEY`);
-        for (const [id, record] of core.tokensFor(caller)(compiled)) found.set(id, record);
+        for (const [id, record] of core.tokensFor(caller, cause)(compiled)) found.set(id, record);
         return found;
       });
       if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: () => maskedOutboundView(exchange) });
@@ -246,7 +249,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     if (response.status >= 200 && response.status < 300) {
       const identifiers = new Map<string, TokenRecord>([...made].map(([k, v]) => [k.slice(madeTokenKey('').length), v]));
       for (const transform of proxy.response_transforms) {
-        const done = await responseTransform(transform, response, proxy, caller, identifiers);
+        const done = await responseTransform(transform, response, proxy, caller, cause, identifiers);
         if ('answer' in done) {
           step(transform.type, { note: `answered ${done.answer.status}`, logs: done.logs });
           return answerFromCode(ctx.res, done.answer);
@@ -262,14 +265,14 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   }
 
   /** A token made from `transform.options.token` rendered over `scope`, as POST /tokens makes one; returned without its data. */
-  function tokenize(transform: ProxyTransform, scope: Record<string, unknown>, proxy: StoredProxy, caller: Caller | undefined): TokenRecord {
+  function tokenize(transform: ProxyTransform, scope: Record<string, unknown>, proxy: StoredProxy, caller: Caller | undefined, cause: EventCause): TokenRecord {
     const rendered = expressions.renderTemplate(transform.options!.token, scope) as Record<string, unknown>;
     // A single PFX-ENCRYPTED request is merged into the token (vendor-surfaces.md §2.8): its data replaces the template's.
     const single = scope.encrypted as { type?: unknown; data?: unknown } | undefined;
     if (typeof single?.type === 'string' && 'data' in single) rendered.data = single.data;
     const input = parseWith(createTokenRequest, rendered);
     const writer = systemCaller(tenantId, caller ? { id: caller.application.id, name: caller.application.name } : { id: proxy.id, name: proxy.name });
-    const { data: _data, ...token } = tokens.create(input, { caller: writer });
+    const { data: _data, ...token } = tokens.create(input, { caller: writer, cause });
     return token as unknown as TokenRecord;
   }
 
@@ -300,6 +303,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     response: GatheredResponse,
     proxy: StoredProxy,
     caller: Caller | undefined,
+    cause: EventCause,
     identifiers: Map<string, TokenRecord>,
   ): Promise<ResponseStep> {
     const kind = bodyKindOf(contentTypeOf(response.headers));
@@ -319,7 +323,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       case 'append_header':
         return { response: { ...response, headers: appendHeader(response.headers, options.location!, render(options.value!)) } };
       case 'tokenize': {
-        const token = tokenize(transform, { res: res(), transform_identifier: Object.fromEntries(identifiers) }, proxy, caller);
+        const token = tokenize(transform, { res: res(), transform_identifier: Object.fromEntries(identifiers) }, proxy, caller, cause);
         identifiers.set(options.identifier ?? '', token);
         return { response };
       }

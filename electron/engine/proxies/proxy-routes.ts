@@ -4,10 +4,12 @@
  */
 import type { ApplicationStore } from '../access/application-store';
 import { managed } from '../access/managed-route';
+import type { EventCause } from '../events/event-outbox';
 import { dropCallKeyApplications } from '../access/runtime-keys';
 import { syntaxError } from '../code-runtime';
 import { type ExpressionEngine, ExpressionError } from '../expressions';
 import { validationProblem } from '../server/problem';
+import { causeOf } from '../server/event-cause';
 import type { RequestContext, Route } from '../server/route-types';
 import { requireMergePatchType } from '../server/merge-patch-type';
 import { offsetPage } from '../server/offset-page';
@@ -78,9 +80,9 @@ export function acceptedDefinition(body: unknown, deps: ProxyRouteDeps): ProxyDe
 }
 
 /** A proxy of the API goes, and with it the applications the engine kept for its node22 code's keys. */
-export function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string): void {
+export function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string, cause: EventCause): void {
   const proxy = proxies.requireWritable(id);
-  proxies.delete(proxy.id);
+  proxies.delete(proxy.id, cause);
   dropCallKeyApplications(applications, callKeyUsersOf(proxy));
 }
 
@@ -97,7 +99,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       idempotent: true,
       handler: managed('proxy:create', async (ctx) => {
         const created = definition(await ctx.json());
-        return { status: 201, body: view(proxies.create(created, ctx.caller.application.id, failure(created))) };
+        return { status: 201, body: view(proxies.create(created, ctx.caller.application.id, failure(created), causeOf(ctx))) };
       }),
     },
     {
@@ -121,7 +123,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       handler: managed('proxy:update', async (ctx) => {
         proxies.requireWritable(id(ctx));
         const replaced = definition(await ctx.json());
-        return { status: 200, body: view(proxies.replace(id(ctx), replaced, ctx.caller.application.id, failure(replaced))) };
+        return { status: 200, body: view(proxies.replace(id(ctx), replaced, ctx.caller.application.id, failure(replaced), causeOf(ctx))) };
       }),
     },
     {
@@ -133,7 +135,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
         const stored = proxies.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const merged = definition(mergePatch(stored.requested?.definition ?? definitionOf(stored), patchInTermsOfDefinition(await ctx.json())));
-        proxies.replace(stored.id, merged, ctx.caller.application.id, failure(merged));
+        proxies.replace(stored.id, merged, ctx.caller.application.id, failure(merged), causeOf(ctx));
         return { status: 204 };
       }),
     },
@@ -141,7 +143,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       method: 'DELETE',
       path: '/proxies/:id',
       handler: managed('proxy:delete', (ctx) => {
-        deleteProxy(deps, id(ctx));
+        deleteProxy(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },

@@ -2,6 +2,7 @@
  * Pre-configured proxies in SQLite (migration 13), all held in memory as well: a /proxy call finds its proxy by key
  * with one map lookup, and there are few proxies. The key and the configuration are sealed at rest.
  */
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
@@ -68,6 +69,13 @@ export interface ProxyListQuery {
   name: string | undefined;
 }
 
+/** A proxy as its events show it (vendor-surfaces.md §5.5): never its key, transforms or configuration. */
+function proxyEventFields(proxy: StoredProxy, updated: boolean): Record<string, unknown> {
+  const { id, name, application_id, destination_url, require_auth, created_at, created_by } = proxy;
+  const fields = { id, name, application_id, destination_url, require_authentication: require_auth, created_at, created_by };
+  return updated ? { ...fields, modified_at: proxy.modified_at, modified_by: proxy.modified_by, proxy_host: null, timeout: null } : fields;
+}
+
 export class ProxyStore {
   private readonly byId = new Map<string, StoredProxy>();
   private readonly byKey = new Map<string, StoredProxy>();
@@ -76,6 +84,8 @@ export class ProxyStore {
   constructor(
     readonly db: Db,
     private readonly sealer: Sealer,
+    /** Where the API's changes to proxies raise their events. */
+    private readonly outbox: EventOutbox,
   ) {
     this.stmt = {
       all: db.prepare('SELECT * FROM proxies ORDER BY created_at, id'),
@@ -113,7 +123,8 @@ export class ProxyStore {
     return { ...proxy, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(proxy.id)) };
   }
 
-  create(definition: ProxyDefinition, createdBy: string, failure: SaveFailure = null): StoredProxy {
+  /** `cause`, here and in replace and delete: who asked, which the events name. */
+  create(definition: ProxyDefinition, createdBy: string, failure: SaveFailure, cause: EventCause): StoredProxy {
     const proxy: StoredProxy = {
       ...saved(null, definition, failure),
       id: randomUUID(),
@@ -123,7 +134,10 @@ export class ProxyStore {
       modified_by: null,
       modified_at: null,
     };
-    this.stmt.insert.run(this.rowOf(proxy));
+    this.db.transaction(() => {
+      this.stmt.insert.run(this.rowOf(proxy));
+      this.outbox.raise({ type: 'proxy.created', data: () => ({ proxy: proxyEventFields(proxy, false) }), ...cause });
+    })();
     this.remember(proxy);
     return proxy;
   }
@@ -166,10 +180,13 @@ export class ProxyStore {
   }
 
   /** A new definition in place (live, or requested when it cannot be): the id, key and creation stay. */
-  replace(id: string, definition: ProxyDefinition, modifiedBy: string, failure: SaveFailure = null): StoredProxy {
+  replace(id: string, definition: ProxyDefinition, modifiedBy: string, failure: SaveFailure, cause: EventCause): StoredProxy {
     const old = this.requireWritable(id);
     const proxy: StoredProxy = { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() };
-    this.stmt.update.run(this.rowOf(proxy));
+    this.db.transaction(() => {
+      this.stmt.update.run(this.rowOf(proxy));
+      this.outbox.raise({ type: 'proxy.updated', data: () => ({ proxy: proxyEventFields(proxy, true) }), ...cause });
+    })();
     this.remember(proxy);
     return proxy;
   }
@@ -183,9 +200,12 @@ export class ProxyStore {
     return proxy;
   }
 
-  delete(id: string): void {
+  delete(id: string, cause: EventCause): void {
     const proxy = this.requireWritable(id);
-    this.stmt.delete.run(proxy.id);
+    this.db.transaction(() => {
+      this.stmt.delete.run(proxy.id);
+      this.outbox.raise({ type: 'proxy.deleted', data: () => ({ proxy: { id: proxy.id } }), ...cause });
+    })();
     this.byId.delete(proxy.id);
     this.byKey.delete(proxy.key);
   }

@@ -5,9 +5,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Caller } from '../access/authenticator';
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import { type BodyKind, bodyKindOf, type CompiledBody, ExpressionBudget, ExpressionError, type ExpressionEngine, markersEnd, type TemplateScope, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
 import { asBody, type BodyChunks, chunksAreUtf8, joinChunks, prefixOf } from '../server/body-chunks';
+import { causeOf } from '../server/event-cause';
 import { ApiProblem } from '../server/problem';
 import { withoutHeaders } from '../server/raw-headers';
 import type { RequestContext } from '../server/route-types';
@@ -18,6 +20,7 @@ import { ForwardError, forwardFailure, type Forwarder, type ForwardRequest } fro
 import type { OutboundHeaders } from './header-rules';
 import { AnswerCapture } from './kept-answer';
 import { BODY_KEPT, echoesOf, proxyLogDetails, type ProxyExchange } from './proxy-history';
+import { raiseInvoked } from './proxy-invoked';
 import { checkExpressionCount, headerExpressionProblem } from './proxy-rules';
 import { clientResponseHeaders } from './response-headers';
 
@@ -78,7 +81,7 @@ export const bodyText = (body: Buffer | BodyChunks): string => (Buffer.isBuffer(
 
 export type ProxyCore = ReturnType<typeof createProxyCore>;
 
-export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService, expressions: ExpressionEngine, forwarder: Forwarder) {
+export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService, expressions: ExpressionEngine, forwarder: Forwarder, outbox: EventOutbox) {
   const prefix = options.headerPrefix;
   const responseHeaders = clientResponseHeaders(prefix);
   // A client calls the same few endpoints over and over: parse each proxy URL + path once.
@@ -138,7 +141,8 @@ export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService,
   }
 
   /** The vault's tokens for a body's expressions, as `caller` may use them (token:use, or proxy:invoke). */
-  const tokensFor = (caller: Caller) => (compiled: CompiledBody) => tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use');
+  /** The tokens a body's expressions name, for the caller; each raises token.read naming the call (`readBy`). */
+  const tokensFor = (caller: Caller, readBy: EventCause) => (compiled: CompiledBody) => tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use', undefined, readBy);
 
   /**
    * The headers to forward, with every proxy expression evaluated over `scope` (the `proxy` object); history keeps the
@@ -272,6 +276,7 @@ export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService,
       ctx.log.details = details;
       ctx.log.answerText = answerText;
       ctx.log.outboundText = outboundText;
+      raiseInvoked(outbox, exchange, { details, answerText, clientBody: ctx.log.rawBody, status: ctx.res.statusCode }, causeOf(ctx));
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Caller } from '../access/authenticator';
 import { missingKeyProblem } from '../access/authenticator';
 import type { ProxyExchange } from './proxy-history';
+import { causeOf } from '../server/event-cause';
 import type { RequestContext, Route } from '../server/route-types';
 import { encryptedRoot, withEncrypted, type OpenEncryptedHeader } from './encrypted-root';
 import { outboundHeaders } from './header-rules';
@@ -49,7 +50,7 @@ export function proxyRoutes(
 
     const encrypted = await encryptedRoot(ctx, exchange, prefix, openEncrypted);
     const received = await core.receive(ctx);
-    const outbound = core.detokenize(received, exchange, withEncrypted(core.tokensFor(caller), encrypted));
+    const outbound = core.detokenize(received, exchange, withEncrypted(core.tokensFor(caller, causeOf(ctx)), encrypted));
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };
     const sent = core.evaluateHeaders(headers, core.proxyScope(ctx, outbound, {}));
     return core.relay(ctx, exchange, { origin: destination.origin, path: destination.path, method: ctx.method, headers: sent, body: outbound });

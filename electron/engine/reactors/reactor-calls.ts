@@ -10,6 +10,7 @@ import { REACTOR_INVOKE } from '../access/permissions';
 import type { CallKeyUser } from '../access/runtime-keys';
 import { systemCaller } from '../access/system-caller';
 import { type CodeLog, failureProblem, type ReactorInvocation } from '../code-runtime';
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import type { TokenRecord } from '../expressions';
 import type { ProxyCallDeps } from '../proxies/proxy-calls';
 import type { DetokenizingRoute } from '../proxy/proxy-check';
@@ -31,6 +32,8 @@ export interface ReactorCallDeps extends Pick<ProxyCallDeps, 'tokens' | 'express
   syncLimitMs: number;
   /** An asynchronous node-bt run's limit (the vendor's 5 minutes); node22's is its `timeout`, up to 900 s. */
   asyncLimitMs: number;
+  /** Where a run raises reactor.invoked, then reactor.completed or reactor.failed. */
+  outbox: EventOutbox;
 }
 
 /** What a react records in History (details.reactor): which reactor, and its trace, masked. */
@@ -77,6 +80,14 @@ export interface PreparedReact {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const problemAnswer = (problem: ApiProblem): ReactAnswer => ({ status: problem.status, headers: { 'content-type': 'application/problem+json' }, body: problem.toBody() });
 
+/** What a failed answer says went wrong: its problem's detail and error messages, else its status. */
+function errorOf({ status, body }: ReactAnswer): string {
+  const problem = typeof body === 'object' && body !== null ? (body as { detail?: unknown; errors?: unknown }) : {};
+  const messages: unknown[] = typeof problem.errors === 'object' && problem.errors !== null ? Object.values(problem.errors as Record<string, unknown>).flat() : [];
+  const said = [problem.detail, ...messages].filter((part): part is string => typeof part === 'string');
+  return said.length > 0 ? said.join(': ') : `The reactor answered ${status}`;
+}
+
 /** The text of a value as a trace keeps it: JSON, as far as History keeps a body. */
 const traceText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, BODY_KEPT);
 
@@ -91,7 +102,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
   }
 
   /** Checks the caller and the body, and detokenizes the args (§3.4): every 4xx a react can have before its code runs. */
-  function prepare(caller: Caller, reactorId: string, body: unknown): PreparedReact {
+  function prepare(caller: Caller, reactorId: string, body: unknown, cause: EventCause): PreparedReact {
     requireInvoker(caller);
     const reactor = current(reactorId);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiProblem(400, 'The body of a react is a JSON object: { "args": … }');
@@ -108,7 +119,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     let invocation = body as ReactorInvocation;
     let echoes: EchoedValues | undefined;
     if (expressionCount > 0) {
-      const records: Map<string, TokenRecord> = tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE);
+      const records: Map<string, TokenRecord> = tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE, undefined, cause);
       invocation = expressions.detokenizeJson(body, records) as ReactorInvocation;
       echoes = new EchoedValues([...records.values()].map((record) => record.data));
     }
@@ -118,9 +129,10 @@ export function reactorCalls(deps: ReactorCallDeps) {
     const record: ReactRecord = { id: reactor.id, name: reactor.name, trace };
 
     async function run({ async }: { async: boolean }): Promise<ReactAnswer> {
+      const ran = raiseRun(reactor, { id: record.async_request_id ?? cause.traceId, invocation_type: async ? 'async' : 'sync' }, cause);
       let answer: ReactAnswer;
       try {
-        answer = await execute({ ...reactor, configuration }, invocation, caller, async, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
+        answer = await execute({ ...reactor, configuration }, invocation, caller, async, cause, (logs, note) => step('code', { note, ...(logs.length > 0 && { logs: logs.map((l) => masked(`${l.level}: ${l.message}`)) }) }), (note) => step('tokenize', { note }));
       } catch (error) {
         if (!(error instanceof ApiProblem)) {
           // A fault of the engine's own: the caller answers it; the trace says the run ended there.
@@ -130,6 +142,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
         answer = problemAnswer(error);
       }
       step('result', { note: String(answer.status), body: masked(traceText(answer.body)) });
+      ran(answer, (text) => masked(text));
       return answer;
     }
     return { reactor, invocation, record, secrets, run };
@@ -141,6 +154,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     invocation: ReactorInvocation,
     caller: Caller,
     async: boolean,
+    cause: EventCause,
     ran: (logs: CodeLog[], note: string) => void,
     tokenized: (note: string) => void,
   ): Promise<ReactAnswer> {
@@ -176,20 +190,35 @@ export function reactorCalls(deps: ReactorCallDeps) {
     if (value.image === 'node22') return { status: value.statusCode, headers: value.headers, body: value.body };
     const { image: _image, tokenize, ...returned } = value;
     if (tokenize === undefined) return { status: 200, headers: JSON_HEADERS, body: returned };
-    const made = tokenizeFor(caller, tokenize);
+    const made = tokenizeFor(caller, tokenize, cause);
     tokenized(`${made.count} token(s)`);
     return { status: 200, headers: JSON_HEADERS, body: { ...returned, tokens: made.tokens } };
   }
 
   /** What the code's `tokenize` asks for, as POST /tokenize makes it, by the invoking application (no token:create needed). */
-  function tokenizeFor(caller: Caller, tokenize: unknown): { tokens: unknown; count: number } {
+  function tokenizeFor(caller: Caller, tokenize: unknown, cause: EventCause): { tokens: unknown; count: number } {
     let count = 0;
     const writer = systemCaller(tenantId, { id: caller.application.id, name: caller.application.name });
-    const made = tokens.tokenize(tokenize, { caller: writer }, (value, path) => {
+    const made = tokens.tokenize(tokenize, { caller: writer, cause }, (value, path) => {
       count++;
       return parseWith(createTokenRequest, value, path);
     });
     return { tokens: made, count };
+  }
+
+  /**
+   * reactor.invoked now; the function it answers raises reactor.completed (a 2xx or 3xx answer) or reactor.failed
+   * (the answer's problem detail as the error, masked as the trace masks it), with the run's time.
+   */
+  function raiseRun(reactor: StoredReactor, request: { id: string | null; invocation_type: 'sync' | 'async' }, cause: EventCause) {
+    const started = performance.now();
+    const named = { reactor: { id: reactor.id, name: reactor.name }, request };
+    deps.outbox.raise({ type: 'reactor.invoked', data: () => named, ...cause });
+    return (answer: ReactAnswer, masked: (text: string) => string) => {
+      const elapsed_ms = Math.round(performance.now() - started);
+      if (answer.status < 400) deps.outbox.raise({ type: 'reactor.completed', data: () => ({ ...named, elapsed_ms }), ...cause });
+      else deps.outbox.raise({ type: 'reactor.failed', data: () => ({ ...named, elapsed_ms, error: masked(errorOf(answer)) }), ...cause });
+    };
   }
 
   /** The runtime key of the reactor's application; one deleted since the reactor was saved is the reactor's to fix. */

@@ -5,10 +5,12 @@
  */
 import type { ApplicationStore } from '../access/application-store';
 import { managed } from '../access/managed-route';
+import type { EventCause } from '../events/event-outbox';
 import { dropCallKeyApplications } from '../access/runtime-keys';
 import { missingDependencies } from '../code-runtime';
 import { answerFromCode } from '../proxies/code-transform';
 import type { Forwarder } from '../proxy/forwarder';
+import { causeOf } from '../server/event-cause';
 import { requireMergePatchType } from '../server/merge-patch-type';
 import { offsetPage } from '../server/offset-page';
 import { ApiProblem, validationProblem } from '../server/problem';
@@ -65,9 +67,9 @@ export function acceptedReactor(body: unknown, { applications, codeSaved }: Pick
 }
 
 /** Deletes a reactor, and the applications that held its node22 code's keys: the route's and the workbench's one way. */
-export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string): void {
+export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): void {
   const reactor = reactors.requireWritable(id);
-  reactors.delete(reactor.id);
+  reactors.delete(reactor.id, cause);
   dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
 }
 
@@ -87,7 +89,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
     const body = await ctx.json();
     // Expressions, not values: the body as sent is safe to keep, as /detokenize's is.
     ctx.log.requestBody = body;
-    const prepared = calls.prepare(ctx.caller, id(ctx), body);
+    const prepared = calls.prepare(ctx.caller, id(ctx), body, causeOf(ctx));
     ctx.log.details = { reactor: prepared.record };
     ctx.log.secrets ??= prepared.secrets ?? undefined;
     return prepared;
@@ -110,7 +112,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       idempotent: true,
       handler: managed('reactor:create', async (ctx) => {
         const definition = accepted(await ctx.json());
-        return { status: 201, body: view(reactors.create(definition, ctx.caller.application.id, failure(definition))) };
+        return { status: 201, body: view(reactors.create(definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
       }),
     },
     {
@@ -133,7 +135,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       handler: managed('reactor:update', async (ctx) => {
         reactors.requireWritable(id(ctx));
         const definition = accepted(await ctx.json());
-        return { status: 200, body: view(reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition))) };
+        return { status: 200, body: view(reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
       }),
     },
     {
@@ -145,7 +147,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
         const stored = reactors.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const definition = accepted(mergePatch(stored.requested?.definition ?? definitionOf(stored), reactorPatch(await ctx.json())));
-        reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition));
+        reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition), causeOf(ctx));
         return { status: 204 };
       }),
     },
@@ -153,7 +155,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       method: 'DELETE',
       path: '/reactors/:id',
       handler: managed('reactor:delete', (ctx) => {
-        deleteReactor(deps, id(ctx));
+        deleteReactor(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },

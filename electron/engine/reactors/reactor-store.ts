@@ -2,6 +2,7 @@
  * Reactors in SQLite (migration 17), all held in memory as well: there are few, and each react reads one. The code
  * and the configuration are sealed at rest.
  */
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { missingDependencies } from '../code-runtime';
@@ -44,8 +45,10 @@ export class ReactorStore {
   private readonly stmt;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly sealer: Sealer,
+    /** Where the API's changes to reactors raise their events. */
+    private readonly outbox: EventOutbox,
   ) {
     this.stmt = {
       insert: db.prepare(`INSERT INTO reactors (id, name, definition, sealed, state, created_by, created_at)
@@ -70,9 +73,17 @@ export class ReactorStore {
     return reactor;
   }
 
-  create(definition: ReactorDefinition, createdBy: string, failure: ReactorSaveFailure): StoredReactor {
+  /** `cause`, here and in replace and delete: who asked, which the events name. */
+  create(definition: ReactorDefinition, createdBy: string, failure: ReactorSaveFailure, cause: EventCause): StoredReactor {
     const base = { id: randomUUID(), created_by: createdBy, created_at: nowIso(), modified_by: null, modified_at: null };
-    return this.write('insert', { ...saved(null, definition, failure), ...base });
+    return this.db.transaction(() => this.raised('reactor.created', this.write('insert', { ...saved(null, definition, failure), ...base }), cause))();
+  }
+
+  /** The reactor's event, in the transaction of its write: its id, name and who made and changed it when. */
+  private raised(type: 'reactor.created' | 'reactor.updated', reactor: StoredReactor, cause: EventCause): StoredReactor {
+    const { id, name, created_at, created_by, modified_at, modified_by } = reactor;
+    this.outbox.raise({ type, data: () => ({ reactor: { id, name, created_at, created_by, modified_at, modified_by } }), ...cause });
+    return reactor;
   }
 
   /** 404 for an unknown id, and for one that is no UUID. */
@@ -97,9 +108,10 @@ export class ReactorStore {
     if (this.byId.get(id)?.file) this.byId.delete(id);
   }
 
-  replace(id: string, definition: ReactorDefinition, modifiedBy: string, failure: ReactorSaveFailure): StoredReactor {
+  replace(id: string, definition: ReactorDefinition, modifiedBy: string, failure: ReactorSaveFailure, cause: EventCause): StoredReactor {
     const old = this.requireWritable(id);
-    return this.write('update', { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() });
+    const reactor: StoredReactor = { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() };
+    return this.db.transaction(() => this.raised('reactor.updated', this.write('update', reactor), cause))();
   }
 
   /**
@@ -113,9 +125,12 @@ export class ReactorStore {
     return this.write('update', { ...reactor, ...saved(reactor, reactor.requested.definition, null) });
   }
 
-  delete(id: string): void {
+  delete(id: string, cause: EventCause): void {
     const reactor = this.requireWritable(id);
-    this.stmt.delete.run(reactor.id);
+    this.db.transaction(() => {
+      this.stmt.delete.run(reactor.id);
+      this.outbox.raise({ type: 'reactor.deleted', data: () => ({ reactor: { id: reactor.id } }), ...cause });
+    })();
     this.byId.delete(reactor.id);
   }
 

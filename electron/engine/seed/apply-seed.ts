@@ -105,8 +105,9 @@ function writeNew(planned: SeedReport, entries: NewEntries, applications: Applic
   const found = tokens.store.getMany(ids);
   const existing = new Map(ids.map((id, i) => [id, found[i]]));
   const newTokens = entries.tokens.filter((write) => stillNew(judgeToken(write.token, existing.get(write.token.id))));
-  for (const { key, create_key: _ignored, ...input } of newApplications) applications.create(input, null, { create: true, secret: key });
-  tokens.applyCreates(newTokens, { caller: systemCaller(applications.tenantId) });
+  for (const { key, create_key: _ignored, ...input } of newApplications) applications.create(input, null, { create: true, secret: key }, null);
+  // A seed raises no events: it is the vault's starting state, applied before any client could act.
+  tokens.applyCreates(newTokens, { caller: systemCaller(applications.tenantId), cause: null });
   return done;
 }
 

@@ -402,14 +402,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 23,
     name: 'event outbox',
     // An event is stored in the transaction of the change that raises it and removed once its deliveries are stored:
-    // seq keeps the order they were raised in, id is the event's own id, the same on every delivery attempt.
+    // seq keeps the order they were raised in; the row is the event alone, with no index to keep, since a subscribed
+    // token.read stores one per read.
     sql: `
       CREATE TABLE event_outbox (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        type TEXT NOT NULL,
-        event TEXT NOT NULL,
-        created_at TEXT NOT NULL
+        seq INTEGER PRIMARY KEY,
+        event TEXT NOT NULL
       );
     `,
   },

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { managed } from '../access/managed-route';
-import type { Caller } from '../access/authenticator';
-import type { EventActor } from '../events/event-outbox';
+import { causeOf } from '../server/event-cause';
 import { ApiProblem } from '../server/problem';
 import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
@@ -47,8 +46,6 @@ export function usageReport(tokens: TokenStore, active: ActiveTokens): UsageRepo
   };
 }
 
-const actorOf = (caller: Caller): EventActor => ({ id: caller.application.id, name: caller.application.name, type: 'application' });
-
 export interface TenantRouteDeps {
   tenant: TenantStore;
   usage: () => UsageReport;
@@ -69,7 +66,7 @@ export function tenantRoutes({ tenant, usage, deletable, remove }: TenantRouteDe
       handler: managed('tenant:update', async (ctx) => {
         const input = parseWith(updateTenantRequest, await ctx.json());
         ctx.log.requestBody = input;
-        return { status: 200, body: tenant.update(input, actorOf(ctx.caller), ctx.traceId) };
+        return { status: 200, body: tenant.update(input, causeOf(ctx)) };
       }),
     },
     {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
-import type { EventActor, EventOutbox } from '../events/event-outbox';
+import type { EventActor, EventCause, EventOutbox } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { TenantSettingsMap } from '../../../shared/workbench/tenant-contract';
 import { rulesOf, settingsMap, type TenantRules, type TenantSettings } from './tenant-settings';
@@ -91,10 +91,10 @@ export class TenantStore {
    * Replaces the name and the whole settings map (a key left out goes back to its default) and raises
    * `tenant.updated` in the same transaction; the rules apply from the next request.
    */
-  update(change: TenantChange, actor: EventActor, traceId: string | null): Tenant {
+  update(change: TenantChange, { actor, traceId }: EventCause): Tenant {
     try {
       this.db.transaction(() => {
-        this.stmt.update.run({ id: this.id, name: change.name, settings: JSON.stringify(change.settings), modified_by: actor.id, modified_at: nowIso() });
+        this.stmt.update.run({ id: this.id, name: change.name, settings: JSON.stringify(change.settings), modified_by: actor?.id ?? this.owner.id, modified_at: nowIso() });
         this.row = this.stmt.get.get(this.id) as TenantRow;
         this.outbox.raise({
           type: 'tenant.updated',

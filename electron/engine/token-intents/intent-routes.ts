@@ -1,4 +1,5 @@
 import { decryptedWith, type EncryptedRequests } from '../encryption-keys/encrypted-requests';
+import { causeOf } from '../server/event-cause';
 import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import { parseTokenRequest } from '../vault/token-request-log';
@@ -18,7 +19,7 @@ export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests
       handler: async (ctx) => {
         const sent = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createIntentRequest, body));
         const input = await encrypted.open(sent, 'encrypted', decryptedWith(ctx));
-        return { status: 201, body: intents.create(input, ctx.caller) };
+        return { status: 201, body: intents.create(input, ctx.caller, causeOf(ctx)) };
       },
     },
     {
@@ -30,7 +31,7 @@ export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests
       method: 'DELETE',
       path: '/token-intents/:id',
       handler: (ctx) => {
-        intents.delete(ctx.params.id as string, ctx.caller);
+        intents.delete(ctx.params.id as string, ctx.caller, causeOf(ctx));
         return { status: 204 };
       },
     },

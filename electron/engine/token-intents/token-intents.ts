@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Caller } from '../access/authenticator';
+import type { EventCause, EventOutbox } from '../events/event-outbox';
 import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails, isCardType, type CardDetails } from '../vault/card-details';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/intent-source';
@@ -58,11 +59,12 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     private readonly tenantId: string,
     /** The time to live of a new intent, in seconds (a setting: read at each create). */
     private readonly ttlSeconds: () => number,
+    private readonly outbox: EventOutbox,
   ) {
     super();
   }
 
-  create(input: CreateIntentRequest, caller: Caller): IntentView {
+  create(input: CreateIntentRequest, caller: Caller, cause: EventCause): IntentView {
     caller.policy.requireHeld('token-intent:create');
     if (input.type === 'network_token') {
       throw new ApiProblem(422, 'network_token intents are not available: Tokenbench has no network tokens');
@@ -80,7 +82,11 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
       expires_at: new Date(now + this.ttlSeconds() * 1000).toISOString(),
     };
     const intent: StoredIntent = { ...live, fingerprint: this.tokens.intentFingerprint(live), details: detailsOf(type, input.data) };
-    this.store.insert(intent);
+    const { id, fingerprint, created_by, created_at, expires_at } = intent;
+    this.store.db.transaction(() => {
+      this.store.insert(intent);
+      this.outbox.raise({ type: 'token-intent.created', data: () => ({ token_intent: { id, type, fingerprint, created_by, created_at, expires_at } }), ...cause });
+    })();
     this.emit('change', { id: intent.id, change: 'created' });
     return this.view(intent);
   }
@@ -90,9 +96,14 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return this.view(this.require(id));
   }
 
-  delete(id: string, caller: Caller): void {
+  delete(id: string, caller: Caller, cause: EventCause): void {
     caller.policy.requireHeld('token-intent:delete');
-    if (!this.store.delete(id)) throw this.notFound(id);
+    const deleted = this.store.db.transaction(() => {
+      if (!this.store.delete(id)) return false;
+      this.outbox.raise({ type: 'token-intent.deleted', data: () => ({ token_intent: { id } }), ...cause });
+      return true;
+    })();
+    if (!deleted) throw this.notFound(id);
     this.emit('change', { id, change: 'deleted' });
   }
 

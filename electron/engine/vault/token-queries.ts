@@ -1,10 +1,12 @@
 import type { Caller } from '../access/authenticator';
 import type { Permission } from '../access/permissions';
+import type { EventCause } from '../events/event-outbox';
 import { ApiProblem } from '../server/problem';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
 import { textTerms, type TermField } from './search-terms';
+import { raiseRead } from './token-events';
 import { LIVE, liveCountSql, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';
 import { withoutPlaintext, type TokenService, type TokenView } from './token-service';
@@ -178,16 +180,21 @@ export class TokenQueries {
     return where;
   }
 
-  /** `masked`: a caller that may see plaintext gets the mask instead (the workbench shows plaintext on a reveal only). */
-  private views(rows: TokenRow[], caller: Caller, permission: Permission, masked = false): TokenView[] {
-    return rows.map((row) => {
+  /**
+   * `masked`: a caller that may see plaintext gets the mask instead (the workbench shows plaintext on a reveal only).
+   * `readBy`: the request listing them, whose token.read each token shown with its data raises.
+   */
+  private views(rows: TokenRow[], caller: Caller, permission: Permission, masked = false, readBy?: EventCause): TokenView[] {
+    const views = rows.map((row) => {
       const token = this.store.hydrate(row);
       const transform = caller.policy.transformFor(permission, token.containers) ?? 'redact';
       return this.tokens.view(token, masked ? withoutPlaintext(transform) : transform, { stored: true });
     });
+    if (readBy) raiseRead(this.store.outbox, views.filter((view) => view.data !== undefined), readBy);
+    return views;
   }
 
-  pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number): V1Page {
+  pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number, readBy?: EventCause): V1Page {
     const total = this.count(caller, permission, filter);
     const where = this.where(caller, permission, filter);
     const rows = this.store.db
@@ -195,7 +202,7 @@ export class TokenQueries {
       .all(where.params) as TokenRow[];
     return {
       pagination: { total_items: total, page_number: page, page_size: size, total_pages: Math.ceil(total / size) },
-      data: this.read(this.views(rows, caller, permission)),
+      data: this.read(this.views(rows, caller, permission, false, readBy)),
     };
   }
 
@@ -205,9 +212,9 @@ export class TokenQueries {
     return views;
   }
 
-  pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number): V2Page {
+  pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number, readBy?: EventCause): V2Page {
     const { rows, next } = this.cursorPage(this.where(caller, permission, filter), start, size, 'oldest', false);
-    return { pagination: { next, page_size: size }, data: this.read(this.views(rows, caller, permission)) };
+    return { pagination: { next, page_size: size }, data: this.read(this.views(rows, caller, permission, false, readBy)) };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { decryptedWith, type EncryptedRequests } from '../encryption-keys/encrypted-requests';
+import { causeOf } from '../server/event-cause';
 import { ApiProblem } from '../server/problem';
 import type { RequestContext, Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
@@ -24,7 +25,7 @@ import { TOKENS_PER_BUDGET, TOO_MANY_TOKENS, type TokenService, type WriteContex
 function writeContext(ctx: RequestContext): WriteContext {
   const transactionId = ctx.prefixed('TRANSACTION-ID');
   ctx.log.transactionId = transactionId;
-  return { caller: ctx.caller, transactionId };
+  return { caller: ctx.caller, transactionId, cause: causeOf(ctx) };
 }
 
 /**
@@ -47,7 +48,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
     {
       method: 'GET',
       path: '/tokens/:id',
-      handler: (ctx) => ({ status: 200, body: tokens.read(id(ctx), ctx.caller) }),
+      handler: (ctx) => ({ status: 200, body: tokens.read(id(ctx), ctx.caller, causeOf(ctx)) }),
     },
     {
       method: 'PATCH',
@@ -77,7 +78,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
         const query = ctx.query();
         const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
         const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query, 'ignore'), metadataAnyCase: true };
-        return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size) };
+        return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size, causeOf(ctx)) };
       },
     },
     {
@@ -88,7 +89,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
         requireSingleValues(query);
         const q = parseWith(listV2Query, Object.fromEntries(query));
         const filter: TokenFilter = { ...q, metadata: metadataFilter(query, 'refuse') };
-        return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size) };
+        return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size, causeOf(ctx)) };
       },
     },
     {
@@ -97,7 +98,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const body = parseWith(searchV1Request, await ctx.json());
         const filter = { search: parseSearchQuery(body.query), metadataAnyCase: true };
-        return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size) };
+        return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size, causeOf(ctx)) };
       },
     },
     {
@@ -106,7 +107,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const body = parseWith(searchV2Request, await ctx.json());
         const filter = { search: parseSearchQuery(body.query) };
-        return { status: 200, body: queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size) };
+        return { status: 200, body: queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size, causeOf(ctx)) };
       },
     },
     {
@@ -128,7 +129,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
         const body = await ctx.json();
         // Expressions, not values: the body as sent is safe to keep.
         ctx.log.requestBody = body;
-        return { status: 200, body: tokens.detokenize(body, ctx.caller) };
+        return { status: 200, body: tokens.detokenize(body, ctx.caller, causeOf(ctx)) };
       },
     },
   ];

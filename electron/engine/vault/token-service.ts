@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../access/authenticator';
+import type { EventCause } from '../events/event-outbox';
 import type { Permission, Transform } from '../access/permissions';
 import { ExpressionError, type ExpressionEngine, ExpressionOverBudget, INTENT_KEY_PREFIX, type TokenRecord } from '../expressions';
 import { LruCache } from '../lru-cache';
@@ -11,7 +12,8 @@ import { mergePatch } from './merge-patch';
 import { termHash, type TermField } from './search-terms';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from './intent-source';
 import { isConversion, type CreateTokenRequest, type IntentConversionRequest, type UpdateTokenRequest } from './token-requests';
-import { type StoredToken, type TokenRow, type TokenStore, type TokenWrite } from './token-store';
+import { raiseRead } from './token-events';
+import { type ConvertedIntent, type StoredToken, type TokenRow, type TokenStore, type TokenWrite } from './token-store';
 import { nowIso } from '../clock';
 import { validateTokenId } from './token-id';
 import {
@@ -100,7 +102,12 @@ export interface WriteContext {
   caller: Caller;
   /** PFX-TRANSACTION-ID, when the request enlists in a transaction. */
   transactionId?: string;
+  /** The request whose writes these are, named by their events; null for the start-up seed, which raises none. */
+  cause: EventCause | null;
 }
+
+/** The writes as they go to the writer: each carries its cause, to its commit if a transaction holds it back. */
+const caused = <W extends TokenWrite>(writes: W[], cause: EventCause | null): W[] => (cause === null ? writes : writes.map((write) => ({ ...write, cause })));
 
 type FieldErrors = Record<string, string[]>;
 const addError = (errors: FieldErrors, field: string, message: string) => (errors[field] ??= []).push(message);
@@ -514,7 +521,7 @@ export class TokenService {
       const { token, transform } = this.prepareConversion(input, context.caller, '');
       return this.store.db.transaction(() => {
         this.intents.consume([input.token_intent_id], context.transactionId);
-        return this.landConversion(token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
+        return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
       })();
     });
   }
@@ -536,11 +543,14 @@ export class TokenService {
    * Lands a converted token. With deduplication on, a token of the same fingerprint in the same containers is updated
    * with the intent's data instead (a merge patch) and returned: intents always update the duplicate (vendor).
    */
-  private landConversion(token: StoredToken, transform: Transform, deduplicate: boolean, context: WriteContext, land: (write: TokenWrite) => void, reader?: TokenReader): TokenView {
+  private landConversion(intentId: string, token: StoredToken, transform: Transform, deduplicate: boolean, context: WriteContext, land: (write: TokenWrite) => void, reader?: TokenReader): TokenView {
     const vault = reader ?? this.writer.readerFor(context);
+    // The write names the intent it consumed: its token-intent.converted event is raised where the write lands.
+    const intent: ConvertedIntent = { id: intentId, type: token.type };
     const existing = deduplicate && token.fingerprint ? vault.findByFingerprint(token.type, token.fingerprint) : undefined;
-    if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, context, land, vault);
-    return this.mergeIntoDuplicate(existing, token, context.caller, land);
+    const withIntent = (write: TokenWrite) => land({ ...write, intent });
+    if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, context, withIntent, vault);
+    return this.mergeIntoDuplicate(existing, token, context.caller, withIntent);
   }
 
   /** A duplicate updated with the new token's data (a merge patch, needing token:update on it), as the create's answer. */
@@ -557,7 +567,7 @@ export class TokenService {
    */
   applyCreates(writes: TokenWrite[], context: WriteContext): void {
     try {
-      this.writer.apply(writes, context);
+      this.writer.apply(caused(writes, context.cause), context);
     } catch (error) {
       if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
       const taken = writes.map((w) => (w.op === 'delete' ? w.id : w.token.id)).filter((id) => this.store.idTaken(id));
@@ -571,10 +581,11 @@ export class TokenService {
     return token;
   }
 
-  read(id: string, caller: Caller): TokenView {
+  read(id: string, caller: Caller, cause: EventCause): TokenView {
     const token = this.require(id);
     const view = this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
     this.activity.mark(id);
+    raiseRead(this.store.outbox, [token], cause);
     return view;
   }
 
@@ -589,12 +600,12 @@ export class TokenService {
 
   private updateWithin(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
     const { write, view } = this.prepareUpdate(this.require(id, this.writer.readerFor(context)), patch, context.caller);
-    this.writer.apply([write], context);
+    this.writer.apply(caused([write], context.cause), context);
     return view;
   }
 
   /** The write a merge patch of `current` makes, and the caller's view of the result. */
-  private prepareUpdate(current: StoredToken, patch: UpdateTokenRequest, caller: Caller): { write: TokenWrite; view: TokenView } {
+  private prepareUpdate(current: StoredToken, patch: UpdateTokenRequest, caller: Caller): { write: Extract<TokenWrite, { op: 'update' }>; view: TokenView } {
     const { id } = current;
     const { policy } = caller;
     policy.require('token:update', current.containers, undefined, id);
@@ -633,7 +644,7 @@ export class TokenService {
   delete(id: string, context: WriteContext): void {
     const token = this.require(id, this.writer.readerFor(context));
     context.caller.policy.require('token:delete', token.containers, undefined, id);
-    this.writer.apply([{ op: 'delete', id }], context);
+    this.writer.apply(caused([{ op: 'delete', id }], context.cause), context);
   }
 
   // ---- tokenize / detokenize -----------------------------------------------------------------------------------
@@ -671,7 +682,7 @@ export class TokenService {
           if (intentIds.includes(input.token_intent_id)) throw validationProblem({ [`${path}.token_intent_id`]: ['A token intent converts once: this one is named twice'] });
           intentIds.push(input.token_intent_id);
           const { token, transform } = this.prepareConversion(input, context.caller, path, group.prepare);
-          return this.landConversion(token, transform, this.deduplicates(input), context, land, reader);
+          return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context, land, reader);
         }
         const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
         return this.createPrepared(token, transform, this.deduplicates(input), context, land, reader);
@@ -697,9 +708,10 @@ export class TokenService {
 
   /**
    * Live tokens by id for expressions (POST /detokenize, the proxy), in one query, each with its data after the
-   * caller's transform for `permission`. Unknown or expired ids are a 400 that names them.
+   * caller's transform for `permission`. Unknown or expired ids are a 400 that names them. `readBy`: the request that
+   * detokenizes them, each token's token.read naming it (none for the workbench's own checks and reveals).
    */
-  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform): Map<string, TokenRecord> {
+  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform, readBy?: EventCause): Map<string, TokenRecord> {
     const intentKeys = ids.some((id) => id.startsWith(INTENT_KEY_PREFIX)) ? ids.filter((id) => id.startsWith(INTENT_KEY_PREFIX)) : [];
     const tokenIds = intentKeys.length === 0 ? ids : ids.filter((id) => !id.startsWith(INTENT_KEY_PREFIX));
     const found = this.store.getMany(tokenIds);
@@ -714,6 +726,7 @@ export class TokenService {
       this.activity.mark(token.id);
     }
     for (const intent of intents) records.set(INTENT_KEY_PREFIX + intent.id, this.intentRecord(intent, caller, permission, bareTransform));
+    if (readBy) raiseRead(this.store.outbox, found as StoredToken[], readBy);
     return records;
   }
 
@@ -778,11 +791,11 @@ export class TokenService {
     return view;
   }
 
-  detokenize(body: unknown, caller: Caller): unknown {
+  detokenize(body: unknown, caller: Caller, cause: EventCause): unknown {
     const { tokenIds, expressionCount } = this.expressions.collectJsonTokenIds(body);
     if (expressionCount === 0) return body;
     // "token:read (reveal)" (docs/api.md, Tokenize and detokenize): bare permissions reveal here; an access rule's own
     // transform still applies.
-    return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal'));
+    return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal', cause));
   }
 }

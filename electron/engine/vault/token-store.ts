@@ -1,3 +1,4 @@
+import { type EventCause, type EventOutbox, SYSTEM_CAUSE } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
 import { nowIso } from '../clock';
@@ -27,12 +28,20 @@ export interface StoredToken {
  * One change to the vault. Writes are values, not calls, so a transaction can hold them back and apply them all
  * at commit (docs/api.md, Transactions) through the same `apply` as a direct write. `searchTerms` are the hashes of
  * the token's search indexes, rendered when the write was made; the terms derived from the token itself (card
- * details, metadata values) are added as it is applied.
+ * details, metadata values) are added as it is applied. `cause` is the request that made the write, which its events
+ * name when it lands (a transaction's at its commit); a write without one (the start-up seed's) raises none. `intent` is
+ * the token intent a conversion's write came from.
  */
 export type TokenWrite =
-  | { op: 'create'; token: StoredToken; searchTerms: string[] }
-  | { op: 'update'; token: StoredToken; searchTerms: string[] }
-  | { op: 'delete'; id: string };
+  | { op: 'create'; token: StoredToken; searchTerms: string[]; cause?: EventCause; intent?: ConvertedIntent }
+  | { op: 'update'; token: StoredToken; searchTerms: string[]; cause?: EventCause; intent?: ConvertedIntent }
+  | { op: 'delete'; id: string; cause?: EventCause };
+
+/** The intent a conversion consumed, as its token-intent.converted event names it. */
+export interface ConvertedIntent {
+  id: string;
+  type: string;
+}
 
 export interface TokenRow {
   id: string;
@@ -68,6 +77,43 @@ export const liveCountSql = (where: string, matching?: string) =>
 const HOT_TOKEN_MS = 5_000;
 const HOT_TOKENS = 2_000;
 
+/** A token as its events show it (vendor-surfaces.md §5.5): every field but its data and mask. */
+function tokenFields(token: StoredToken, updated: boolean): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    id: token.id,
+    type: token.type,
+    metadata: token.metadata,
+    containers: token.containers,
+    fingerprint: token.fingerprint,
+    fingerprint_expression: token.fingerprint_expression,
+    search_indexes: token.search_indexes,
+    created_by: token.created_by,
+    created_at: token.created_at,
+    expires_at: token.expires_at,
+  };
+  if (updated) {
+    fields.modified_by = token.modified_by;
+    fields.modified_at = token.modified_at;
+  }
+  return fields;
+}
+
+/** The events of one write as it lands, in its transaction: what it did to the token, and the intent it converted. */
+function raiseWritten(outbox: EventOutbox, write: TokenWrite, cause: EventCause): void {
+  if (write.op === 'delete') {
+    outbox.raise({ type: 'token.deleted', data: () => ({ token: { id: write.id } }), ...cause });
+    return;
+  }
+  const { token, intent } = write;
+  outbox.raise({ type: write.op === 'create' ? 'token.created' : 'token.updated', data: () => ({ token: tokenFields(token, write.op === 'update') }), ...cause });
+  if (intent) outbox.raise({ type: 'token-intent.converted', data: () => ({ token_intent: intent, token: { id: token.id, type: token.type } }), ...cause });
+}
+
+/** token.expired for tokens whose expiry removed them, in the transaction that removed them: the engine's own act. */
+function raiseExpired(outbox: EventOutbox, ids: readonly string[]): void {
+  for (const id of ids) outbox.raise({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
+}
+
 const live = (token: StoredToken, now: string) => token.expires_at === null || token.expires_at > now;
 
 export class TokenStore {
@@ -82,18 +128,22 @@ export class TokenStore {
   /** Data sealed before its write (see sealAhead), by token object; only ciphertext. */
   private readonly sealedAhead = new WeakMap<StoredToken, Buffer>();
   readonly applyAll: (writes: readonly TokenWrite[]) => void;
+  /** Removes the expired tokens among `ids` (null: all of them), each raising token.expired; answers how many. */
+  private readonly removeExpired: (ids: readonly string[] | null) => number;
   /** The tokens from before card and metadata search, whose terms are still to be derived. */
   readonly backlog: TermBacklog;
 
   constructor(
     readonly db: Db,
     private readonly sealer: Sealer,
+    /** Where the vault's changes raise their events. */
+    readonly outbox: EventOutbox,
   ) {
     this.backlog = new TermBacklog(db, sealer, (row) => this.openData(row));
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
       exists: db.prepare(`SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
-      deleteExpired: db.prepare('DELETE FROM tokens WHERE id = @id AND expires_at IS NOT NULL AND expires_at <= @now'),
+      deleteExpiredOf: db.prepare(`DELETE FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${EXPIRED} RETURNING id`).pluck(),
       insert: db.prepare(`INSERT INTO tokens (id, tenant_id, type, containers, metadata, mask, fingerprint,
           fingerprint_expression, search_indexes, sealed, expires_at, created_by, created_at, modified_by, modified_at)
         VALUES (@id, @tenant_id, @type, @containers, @metadata, @mask, @fingerprint, @fingerprint_expression,
@@ -108,7 +158,7 @@ export class TokenStore {
       byFingerprint: db.prepare(
         `SELECT * FROM tokens WHERE type = @type AND fingerprint = @fingerprint AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
       ),
-      purgeExpired: db.prepare('DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?'),
+      purgeExpired: db.prepare('DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id').pluck(),
       count: db.prepare(liveCountSql('1')),
       getMany: db.prepare(`SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
       countByType: db.prepare('SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_fingerprint GROUP BY type ORDER BY type'),
@@ -117,6 +167,11 @@ export class TokenStore {
     };
     this.applyAll = db.transaction((writes: readonly TokenWrite[]) => {
       for (const write of writes) this.applyOne(write);
+    });
+    this.removeExpired = db.transaction((ids: readonly string[] | null) => {
+      const removed = (ids === null ? this.stmt.purgeExpired.all(nowIso()) : this.stmt.deleteExpiredOf.all({ ids: JSON.stringify(ids), now: nowIso() })) as string[];
+      raiseExpired(this.outbox, removed);
+      return removed.length;
     });
   }
 
@@ -175,6 +230,7 @@ export class TokenStore {
   }
 
   private applyOne(write: TokenWrite): void {
+    if (write.cause) raiseWritten(this.outbox, write, write.cause);
     if (write.op === 'delete') {
       this.stmt.delete.run(write.id);
       return;
@@ -198,7 +254,7 @@ export class TokenStore {
       this.stmt.insert.run(row);
     } catch (error) {
       const taken = (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-      if (!taken || this.stmt.deleteExpired.run({ id: row.id, now: nowIso() }).changes === 0) throw error;
+      if (!taken || this.removeExpired([row.id]) === 0) throw error;
       this.stmt.insert.run(row);
     }
   }
@@ -253,7 +309,17 @@ export class TokenStore {
     const hot = this.hotGet(id, now, Date.now());
     if (hot) return hot;
     const row = this.stmt.get.get({ id, now }) as TokenRow | undefined;
+    if (!row) this.foundMissing([id]);
     return row && this.hydrate(row);
+  }
+
+  /**
+   * Ids a read found no live token of: any of them found expired is removed now, so that its token.expired is raised
+   * when a client first notices (once: the row goes with it). Only when some subscription wants the event, so a miss
+   * costs nothing more otherwise.
+   */
+  private foundMissing(ids: readonly string[]): void {
+    if (this.outbox.wants('token.expired')) this.removeExpired(ids);
   }
 
   /** Whether a live token has the id: an expired token's id is free (see insert). */
@@ -284,6 +350,7 @@ export class TokenStore {
     if (!cold) return found;
     const rows = this.stmt.getMany.all({ ids: JSON.stringify([...cold.keys()]), now }) as TokenRow[];
     for (const row of rows) found[cold.get(row.id)!] = this.hotSet(this.hydrate(row));
+    if (rows.length < cold.size) this.foundMissing([...cold.keys()].filter((id) => found[cold.get(id)!] === undefined));
     return found;
   }
 
@@ -314,6 +381,6 @@ export class TokenStore {
   }
 
   purgeExpired(): number {
-    return this.stmt.purgeExpired.run(nowIso()).changes;
+    return this.removeExpired(null);
   }
 }

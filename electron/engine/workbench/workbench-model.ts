@@ -64,6 +64,7 @@ import { actionRecorder } from './workbench-actions';
 import { keptKeyMade, recordingActions } from './workbench-records';
 import type { TenantStore } from '../tenant/tenant-store';
 import type { UsageReport } from '../tenant/tenant-routes';
+import { WORKBENCH_CAUSE } from '../events/event-outbox';
 
 /**
  * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
@@ -272,7 +273,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
     revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');
-      if (key) applications.deleteKey(application_id, key.id);
+      if (key) applications.deleteKey(application_id, key.id, WORKBENCH_CAUSE);
       return choice(applications.require(application_id));
     },
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
@@ -388,7 +389,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     getTenant: () => tenantDetail(),
     updateTenant(change) {
-      sources.tenant.store.update(change, sources.tenant.store.owner, null);
+      sources.tenant.store.update(change, { actor: sources.tenant.store.owner, traceId: null });
       return tenantDetail();
     },
     changeTenantDelete(change) {

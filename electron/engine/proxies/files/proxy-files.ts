@@ -1,3 +1,4 @@
+import { WORKBENCH_CAUSE } from '../../events/event-outbox';
 import type { ProxyFilesView } from '../../../../shared/workbench/proxy-files-contract';
 import type { SecretStore } from '../../secrets/secret-store';
 import type { ProxyDefinition, ProxyTransform } from '../proxy-model';
@@ -58,7 +59,7 @@ export class ProxyFiles {
   exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
     const proxy = this.deps.proxies.requireWritable(id);
     const { id: proxyId, key, created_at } = proxy;
-    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.delete(proxyId));
+    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.delete(proxyId, WORKBENCH_CAUSE));
   }
 
   /**
