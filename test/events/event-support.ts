@@ -2,23 +2,53 @@ import { expect } from 'vitest';
 import type { EventType } from '../../electron/engine/events/event-types';
 import type { OutboxEvent } from '../../electron/engine/events/event-outbox';
 import type { StartOptions } from '../../electron/engine';
+import type { DeliveryView } from '../../shared/workbench/webhook-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
-/** A real engine whose outbox keeps the given event types (what a webhook subscribed to them would make it keep). */
+/** Each engine's webhook and the receiver its deliveries go to. */
+const subscriptions = new WeakMap<TestEngine, { webhookId: string; receiver: WebhookReceiver }>();
+
+/**
+ * A real engine with a webhook subscribed to the given event types, delivering to a receiver on loopback that
+ * verifies each signature: the events are seen as a user's receiver sees them.
+ */
 export async function engineKeeping(types: readonly EventType[], options: StartOptions & { inMemory?: boolean; workbenchRoutes?: boolean } = {}): Promise<TestEngine> {
-  const t = await startTestEngine({ inMemory: true, ...options });
-  t.engine.outbox.subscribe(types);
+  const t = await startTestEngine({ inMemory: true, ...options, workbenchRoutes: true });
+  const receiver = await startWebhookReceiver();
+  receiver.useKey((await t.call('GET', '/keys/webhooks.v1.key')).text);
+  const created = await t.call('POST', '/webhooks', { key: t.managementKey, body: { name: 'events under test', url: receiver.url, events: types } });
+  expect(created.status, created.text).toBe(201);
+  subscriptions.set(t, { webhookId: created.body.id, receiver });
+  const stop = t.stop.bind(t);
+  t.stop = async () => {
+    await stop();
+    await receiver.close();
+  };
   return t;
 }
 
 /**
- * The events the engine raised and still holds, oldest first: read once the reads' batch is stored (a timer due
- * after the batch's own always fires after it).
+ * The events the engine raised, oldest first, each delivered and its signature verified: read once the reads' batch is
+ * stored (a timer due after the batch's own always fires after it) and every delivery of them has settled.
  */
 export async function raised(t: TestEngine, type?: EventType): Promise<OutboxEvent[]> {
+  const { webhookId, receiver } = subscriptions.get(t)!;
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const events = t.engine.outbox.pending(10_000).map((p) => p.event);
-  return type === undefined ? events : events.filter((event) => event.type === type);
+  for (let tries = 0; ; tries++) {
+    const deliveries: DeliveryView[] = (await t.workbench('listWebhookDeliveries', { id: webhookId, limit: 100 })).body;
+    if (t.engine.outbox.pending(1).length === 0 && deliveries.every((delivery) => delivery.state === 'delivered')) {
+      const byId = new Map(receiver.received.map((delivery) => [delivery.body.event.id, delivery]));
+      const events = deliveries.reverse().map((delivery) => {
+        const received = byId.get(delivery.event_id)!;
+        expect(received.rawVerified).toBe(true);
+        return received.body.event as OutboxEvent;
+      });
+      return type === undefined ? events : events.filter((event) => event.type === type);
+    }
+    if (tries === 250) throw new Error('the events raised were not all delivered within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The envelope every event has (vendor-surfaces.md §5.4), with the actor and the trace id of its cause. */

@@ -27,6 +27,10 @@ import {
 
 export type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
 
+
+/** A write that lands a token (a create, or the update of a duplicate), never a delete. */
+type LandedWrite = Exclude<TokenWrite, { op: 'delete' }>;
+
 /** The most token creates one expression budget covers: a POST /tokenize request's, one slice of a seed file's. */
 export const TOKENS_PER_BUDGET = 100;
 /** The 400 of a POST /tokenize past that many tokens. */
@@ -488,7 +492,7 @@ export class TokenService {
     transform: Transform,
     deduplicate: boolean,
     context: WriteContext,
-    land: (write: TokenWrite) => void,
+    land: (write: LandedWrite) => void,
     reader: TokenReader = this.writer.readerFor(context),
   ): TokenView {
     if (deduplicate && token.fingerprint) {
@@ -548,13 +552,13 @@ export class TokenService {
     // The write names the intent it consumed: its token-intent.converted event is raised where the write lands.
     const intent: ConvertedIntent = { id: intentId, type: token.type };
     const existing = deduplicate && token.fingerprint ? vault.findByFingerprint(token.type, token.fingerprint) : undefined;
-    const withIntent = (write: TokenWrite) => land({ ...write, intent });
+    const withIntent = (write: LandedWrite) => land({ ...write, intent });
     if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, context, withIntent, vault);
     return this.mergeIntoDuplicate(existing, token, context.caller, withIntent);
   }
 
   /** A duplicate updated with the new token's data (a merge patch, needing token:update on it), as the create's answer. */
-  private mergeIntoDuplicate(existing: StoredToken, token: StoredToken, caller: Caller, land: (write: TokenWrite) => void): TokenView {
+  private mergeIntoDuplicate(existing: StoredToken, token: StoredToken, caller: Caller, land: (write: LandedWrite) => void): TokenView {
     const { write, view } = this.prepareUpdate(existing, { data: token.data }, caller);
     land(write);
     view._extras = { deduplicated: true };
