@@ -27,7 +27,6 @@ import {
 
 export type CreateWrite = Extract<TokenWrite, { op: 'create' }>;
 
-
 /** A write that lands a token (a create, or the update of a duplicate), never a delete. */
 type LandedWrite = Exclude<TokenWrite, { op: 'delete' }>;
 
