@@ -59,7 +59,8 @@ import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
-import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
+import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, LOG_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
+import { logRoutes } from './logs/log-routes';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 import { ClientKeyStore } from './encryption-keys/client-key-store';
@@ -146,6 +147,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // The proxy reads both from the config at each request: nothing else holds a copy.
   const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
+  const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
 
@@ -189,6 +191,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     dataDir: config.dataDir,
     limit: config.historyLimit,
     maxAgeDays: config.historyMaxAgeDays,
+    logRetentionHours: config.logRetentionHours,
     nativeBinding: config.nativeBinding,
     log: config.log,
   }).catch((error) => {
@@ -272,12 +275,14 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       collections: collectionsFolder.state(collections.folder),
       answers: answers.state(),
       tokenIntents: intentTtl.state(),
+      logs: logRetention.state(),
     }),
     changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
     changeHistoryAnswers: (change) => answers.change(change),
     changeTokenIntentTtl: (change) => intentTtl.change(change),
+    changeLogRetention: (change) => logRetention.change(change),
     welcome,
     wipe() {
       const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys });
@@ -332,6 +337,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       }),
       ...clientKeyRoutes(clientKeys),
       ...sessionRoutes(sessions),
+      ...logRoutes(history, tenantId),
     ],
     authenticator,
     idempotency,

@@ -53,6 +53,7 @@ import {
   limitsChangeSchema,
   retentionChangeSchema,
   tokenIntentTtlChangeSchema,
+  logRetentionChangeSchema,
 } from './settings-contract';
 import { tokenIntentListSchema } from './token-intent-contract';
 import { transactionPageSchema, transactionQuerySchema } from './transaction-contract';
@@ -295,6 +296,8 @@ export const WORKBENCH_METHODS = {
   deleteReactor: change(proxyRefSchema, z.object({ deleted: z.literal(true) })),
   /** Invokes a reactor through POST /reactors/{id}/react as an application: the answer's history entry carries the trace. */
   tryReactor: change(reactorTrySchema, exchangeSchema),
+  /** Changes how many hours `GET /logs` keeps its lines, trimming older ones at once: saved in the vault, unless a start flag set it. */
+  changeLogRetention: change(logRetentionChangeSchema, engineSettingsSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

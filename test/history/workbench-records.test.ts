@@ -220,6 +220,7 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
     page: 'reactors',
     request: async () => ({ request_id: crypto.randomUUID(), application_id: backend, id: (await model().createReactor(reactorDefinition('To try'))).id, args: `{"pan": "{{ ${card} }}"}` }),
   },
+  changeLogRetention: { request: () => ({ logRetentionHours: 48 }) },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },
 };

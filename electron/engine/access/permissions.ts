@@ -24,6 +24,7 @@ export const MANAGEMENT_PERMISSIONS = [
   'keys:create',
   'keys:read',
   'keys:delete',
+  'log:read',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
@@ -101,6 +102,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'token-intent:create': 'Create Token Intents',
   'token-intent:read': 'Read Token Intents',
   'token-intent:delete': 'Delete Token Intents',
+  'log:read': 'Read audit logs',
 };
 
 export interface PermissionInfo {

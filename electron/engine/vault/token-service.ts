@@ -573,10 +573,12 @@ export class TokenService {
     return { write: { op: 'update', token, searchTerms: this.searchTermsOf(token) }, view: this.view(token, transform) };
   }
 
-  delete(id: string, context: WriteContext): void {
+  /** Answers the deleted token's type. */
+  delete(id: string, context: WriteContext): string {
     const token = this.require(id, this.writer.readerFor(context));
     context.caller.policy.require('token:delete', token.containers, undefined, id);
     this.writer.apply([{ op: 'delete', id }], context);
+    return token.type;
   }
 
   // ---- tokenize / detokenize -----------------------------------------------------------------------------------

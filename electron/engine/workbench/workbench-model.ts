@@ -87,6 +87,8 @@ export interface WorkbenchSources {
   changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
   /** Saves and applies a change to how long new token intents live. */
   changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => void;
+  /** Saves and applies a change to how long log lines are kept. */
+  changeLogRetention: (change: Request<'changeLogRetention'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -292,6 +294,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
       const composed = { id: request_id, application_id, method: 'POST' as const, path: `/reactors/${encodeURIComponent(id)}/react`, headers: [['Content-Type', 'application/json']] as [string, string][], body: `{"args":${args}}` };
       return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
+    },
+    changeLogRetention(change) {
+      sources.changeLogRetention(change);
+      return sources.settings();
     },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),

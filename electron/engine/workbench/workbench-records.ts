@@ -448,6 +448,11 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   ...namedResourceRecords('reactor', 'Reactor', (facts, id) => facts.reactors.nameOf(id)),
   // The react itself is the entry, as the route records it: with its trace, and the page it was sent from.
   tryReactor: SENT_AS_REQUEST,
+  changeLogRetention: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/logs',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} how long log lines are kept: ${settingsChange(request)}`,
+  }),
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {
