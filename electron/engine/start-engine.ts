@@ -61,6 +61,8 @@ import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
 import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, LOG_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
 import { logRoutes } from './logs/log-routes';
+import { catalogueRoutes } from './access/catalogue-routes';
+import { enrichmentRoutes } from './vault/enrichment-routes';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 import { ClientKeyStore } from './encryption-keys/client-key-store';
@@ -338,6 +340,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...clientKeyRoutes(clientKeys),
       ...sessionRoutes(sessions),
       ...logRoutes(history, tenantId),
+      ...catalogueRoutes(),
+      ...enrichmentRoutes(),
     ],
     authenticator,
     idempotency,
