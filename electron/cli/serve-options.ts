@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MAX_INTENT_TTL_SECONDS, resolveConfig, seedFile, type StartOptions } from '../engine';
+import { MAX_INTENT_TTL_SECONDS, MAX_LOG_RETENTION_HOURS, resolveConfig, seedFile, type StartOptions } from '../engine';
 
 /** A mistake in how serve was called, as opposed to a failure while starting: exit code 2. */
 export class UsageError extends Error {}
@@ -33,6 +33,7 @@ const OPTIONS = {
   'code-dependencies': { type: 'string' },
   'token-intent-ttl': { type: 'string' },
   'allow-tenant-delete': { type: 'boolean' },
+  'log-retention': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -60,6 +61,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'code-dependencies': ['DIR', "node22 code's runtime.dependencies come from DIR/node_modules (default: none)"],
   'token-intent-ttl': ['SECONDS', `lifetime of a new token intent, at most ${MAX_INTENT_TTL_SECONDS} (default ${DEFAULTS.tokenIntentTtlSeconds})`],
   'allow-tenant-delete': ['', 'let DELETE /tenants/self wipe the vault, as deleting the tenant (default: refused with 422)'],
+  'log-retention': ['HOURS', `how long GET /logs keeps its lines, at most ${MAX_LOG_RETENTION_HOURS} (default ${DEFAULTS.logRetentionHours})`],
   help: ['', 'this text'],
 };
 
@@ -163,6 +165,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     historyAnswerBytes: wholeNumber('history-answer-bytes', values['history-answer-bytes'], 1024, 1024 * 1024),
     allowedOrigins: values['allow-origin'],
     tokenIntentTtlSeconds: wholeNumber('token-intent-ttl', values['token-intent-ttl'], 1, MAX_INTENT_TTL_SECONDS),
+    logRetentionHours: wholeNumber('log-retention', values['log-retention'], 1, MAX_LOG_RETENTION_HOURS),
     codeDependenciesDir: values['code-dependencies'] === undefined ? undefined : resolve(values['code-dependencies']),
     seed: values.seed ? readSeed(values.seed) : undefined,
     allowTenantDelete: values['allow-tenant-delete'],

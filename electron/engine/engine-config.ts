@@ -1,5 +1,6 @@
 import { HOSTED_EXPRESSION_LIMIT } from './expressions';
 import { normalizeOrigin } from './server/cross-origin';
+import { DEFAULT_LOG_RETENTION_HOURS, MAX_LOG_RETENTION_HOURS } from './logs/log-store';
 
 /** Everything a caller (CLI, Electron main, a test) can set when starting the engine. */
 export interface EngineConfig {
@@ -49,6 +50,8 @@ export interface EngineConfig {
   allowTenantDelete: boolean;
   /** The waits before a failed webhook delivery's 2nd, 3rd, … attempt (10 s, 1 min, 5 min, 30 min, 2 h); tests shorten them. */
   webhookRetryDelaysMs: number[];
+  /** How many hours `GET /logs` keeps its lines: the vendor's 24 by default, at most 30 days. */
+  logRetentionHours: number;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -86,6 +89,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     reactorCallbackFirstRetryMs: 10_000,
     allowTenantDelete: false,
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000],
+    logRetentionHours: DEFAULT_LOG_RETENTION_HOURS,
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };
@@ -94,6 +98,9 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
   }
   if (!Number.isInteger(config.tokenIntentTtlSeconds) || config.tokenIntentTtlSeconds < 1 || config.tokenIntentTtlSeconds > MAX_INTENT_TTL_SECONDS) {
     throw new Error(`A token intent's time to live must be a whole number of seconds from 1 to ${MAX_INTENT_TTL_SECONDS} (48 h)`);
+  }
+  if (!Number.isInteger(config.logRetentionHours) || config.logRetentionHours < 1 || config.logRetentionHours > MAX_LOG_RETENTION_HOURS) {
+    throw new Error(`The logs' retention must be a whole number of hours from 1 to ${MAX_LOG_RETENTION_HOURS} (30 days)`);
   }
   config.allowedOrigins = config.allowedOrigins.map((value) => {
     const origin = normalizeOrigin(value);

@@ -61,7 +61,10 @@ import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor
 import type { EngineStatus } from '../../shared/workbench/live-contract';
 import type { WorkbenchModel } from '../../shared/workbench/methods';
 import { engineEvents, type EngineEvents } from './engine-events';
-import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
+import { AdjustableSettings, HISTORY_ANSWERS, HISTORY_RETENTION, LOG_RETENTION, PROXY_LIMITS, TOKEN_INTENT_TTL } from './settings/adjustable-settings';
+import { logRoutes } from './logs/log-routes';
+import { catalogueRoutes } from './access/catalogue-routes';
+import { enrichmentRoutes } from './vault/enrichment-routes';
 import { CollectionsFolder } from './settings/collections-folder';
 import { wipeVault } from './settings/wipe-vault';
 import { ClientKeyStore } from './encryption-keys/client-key-store';
@@ -157,6 +160,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // The proxy reads both from the config at each request: nothing else holds a copy.
   const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
+  const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
@@ -209,6 +213,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     dataDir: config.dataDir,
     limit: config.historyLimit,
     maxAgeDays: config.historyMaxAgeDays,
+    logRetentionHours: config.logRetentionHours,
     nativeBinding: config.nativeBinding,
     log: config.log,
   }).catch((error) => {
@@ -315,6 +320,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       answers: answers.state(),
       tokenIntents: intentTtl.state(),
       tenantDelete: tenantDelete.state(),
+      logs: logRetention.state(),
     }),
     changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
@@ -322,6 +328,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     changeHistoryAnswers: (change) => answers.change(change),
     changeTokenIntentTtl: (change) => intentTtl.change(change),
     changeTenantDelete: (change) => tenantDelete.change(change),
+    changeLogRetention: (change) => logRetention.change(change),
     welcome,
     wipe: () => wipe(),
     history,
@@ -375,6 +382,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       ...sessionRoutes(sessions),
       ...tenantRoutes({ tenant, usage, deletable: () => config.allowTenantDelete, remove: deleteTenant }),
       ...webhookRoutes(webhooks.routes),
+      ...logRoutes(history, tenantId),
+      ...catalogueRoutes(),
+      ...enrichmentRoutes(),
     ],
     authenticator,
     idempotency,

@@ -53,6 +53,7 @@ import {
   limitsChangeSchema,
   retentionChangeSchema,
   tokenIntentTtlChangeSchema,
+  logRetentionChangeSchema,
 } from './settings-contract';
 import { tokenIntentListSchema } from './token-intent-contract';
 import { transactionPageSchema, transactionQuerySchema } from './transaction-contract';
@@ -335,6 +336,8 @@ export const WORKBENCH_METHODS = {
   sendWebhookTest: change(webhookRefSchema, deliveryViewSchema),
   /** The public key that verifies every delivery's signature, as GET /keys/webhooks.v1.key serves it. */
   webhookSigningKey: read(nothing, webhookKeySchema),
+  /** Changes how many hours `GET /logs` keeps its lines, trimming older ones at once: saved in the vault, unless a start flag set it. */
+  changeLogRetention: change(logRetentionChangeSchema, engineSettingsSchema),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

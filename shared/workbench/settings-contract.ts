@@ -39,6 +39,11 @@ export const TOKEN_INTENT_TTL = {
   tokenIntentTtlSeconds: z.number().int().min(1).max(48 * 60 * 60),
 };
 
+/** How many hours `GET /logs` keeps its lines: 24 by default, the vendor's quota; at most 30 days (docs/api.md, Logs). */
+export const LOG_RETENTION = {
+  logRetentionHours: z.number().int().min(1).max(30 * 24),
+};
+
 /** How the engine is set up, as the Settings page shows it and the pages that explain a limit read it. */
 export const engineSettingsSchema = z.object({
   /** Lifetime of a transaction (`serve --transaction-ttl`); it is rolled back when it runs out. */
@@ -64,6 +69,7 @@ export const engineSettingsSchema = z.object({
   tokenIntents: z.object({ tokenIntentTtlSeconds: limitStateSchema(TOKEN_INTENT_TTL.tokenIntentTtlSeconds) }),
   /** Whether DELETE /tenants/self may wipe the vault (`serve --allow-tenant-delete`): an engine setting, not the tenant's. */
   tenantDelete: z.object({ allowTenantDelete: limitStateSchema(z.boolean()) }),
+  logs: z.object({ logRetentionHours: limitStateSchema(LOG_RETENTION.logRetentionHours) }),
 });
 
 /** A folder to keep saved requests in from now on (a whole path, or from ~/), or null to go back to the default. */
@@ -89,5 +95,9 @@ export const historyAnswersChangeSchema = z.strictObject({
 /** A change to how long new token intents live, likewise. */
 export const tokenIntentTtlChangeSchema = z.strictObject({
   tokenIntentTtlSeconds: TOKEN_INTENT_TTL.tokenIntentTtlSeconds.nullable().optional(),
+});
+/** A change to how long log lines are kept, likewise. */
+export const logRetentionChangeSchema = z.strictObject({
+  logRetentionHours: LOG_RETENTION.logRetentionHours.nullable().optional(),
 });
 export type EngineSettings = z.output<typeof engineSettingsSchema>;

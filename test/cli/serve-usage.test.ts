@@ -15,6 +15,7 @@ describe('tokenbench serve, called the wrong way', () => {
     [['--history-max-age', 'week'], '--history-max-age must be a whole number from 0 to 36500, got week'],
     [['--history-answer-bytes', '100'], '--history-answer-bytes must be a whole number from 1024 to 1048576, got 100'],
     [['--token-intent-ttl', '172801'], '--token-intent-ttl must be a whole number from 1 to 172800, got 172801'],
+    [['--log-retention', '0'], '--log-retention must be a whole number from 1 to 720, got 0'],
     [['--port', '4780', '--echo-port', '4780'], '--port and --echo-port are both 4780: pick two ports'],
     [['--port', '4781'], '--port and --echo-port are both 4781 (--echo-port by default): pick two ports'],
     [['--in-memory', '--data-dir', '/tmp/x'], '--in-memory and --data-dir exclude each other'],
@@ -55,6 +56,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--code-dependencies DIR', 'default: none'],
       ['--token-intent-ttl SECONDS', `default ${defaults.tokenIntentTtlSeconds}`],
       ['--allow-tenant-delete', 'default: refused with 422'],
+      ['--log-retention HOURS', `default ${defaults.logRetentionHours}`],
       ['-h, --help', 'this text'],
     ];
     const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));

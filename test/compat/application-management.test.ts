@@ -117,11 +117,11 @@ describe('the permissions each application type may hold (GET /permissions?appli
 
   it('lists them with descriptions through the node SDK, filtered by the documented application_type', async () => {
     const all = await management.permissions.list();
-    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT, ...TOKEN_INTENTS, ...TENANT, ...WEBHOOKS]);
+    expect(all.map((p) => p.type)).toEqual([...PRIVATE, ...MANAGEMENT, ...TOKEN_INTENTS, ...TENANT, ...WEBHOOKS, 'log:read']);
     expect(all.find((p) => p.type === 'token:create')).toEqual({ type: 'token:create', description: 'Create Tokens', applicationTypes: ['public', 'private'] });
     for (const permission of all) expect(permission.description).toMatch(/\w/);
     expect((await management.permissions.list({ applicationType: 'private' })).map((p) => p.type)).toEqual([...PRIVATE, ...TOKEN_INTENTS]);
-    expect((await management.permissions.list({ applicationType: 'management' })).map((p) => p.type)).toEqual([...MANAGEMENT, ...TENANT, ...WEBHOOKS]);
+    expect((await management.permissions.list({ applicationType: 'management' })).map((p) => p.type)).toEqual([...MANAGEMENT, ...TENANT, ...WEBHOOKS, 'log:read']);
   });
 
   it('answers any valid key, through the legacy SDK', async () => {

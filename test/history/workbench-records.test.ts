@@ -252,6 +252,7 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
   deleteWebhook: { request: async () => ({ id: (await model().createWebhook(webhookDefinition('To delete'))).id }) },
   sendWebhookTest: { request: async () => ({ id: await webhookToDeliver() }) },
   redeliverWebhook: { request: async () => ({ delivery_id: (await model().sendWebhookTest({ id: await webhookToDeliver() })).id }) },
+  changeLogRetention: { request: () => ({ logRetentionHours: 48 }) },
   revealToken: { page: 'tokens', request: () => ({ application_id: backend, token_id: card }) },
   writeToken: { page: 'tokens', request: () => ({ action: 'create', application_id: backend, token: { type: 'card_number', data: PAN } }) },
   updateTenant: {

@@ -482,3 +482,21 @@ test("the runtime key proxy transforms call back with is shown apart as the runt
   await page.getByRole('combobox', { name: 'Show' }).selectOption('changes');
   await expect(page.getByTestId('history-path').filter({ hasText: `/applications/${backend}/keys/` })).toHaveCount(3);
 });
+
+test("offers log:read to a management application, and keeps GET /logs lines for the hours set beside History's retention, which clearing History leaves alone", async ({ page }) => {
+  await openSettings(page);
+  const form = settingsSection(page, 'Applications').getByRole('form', { name: 'New application' });
+  await form.getByRole('combobox', { name: 'Type of the new application' }).selectOption('management');
+  await expect(form.getByRole('checkbox', { name: 'log:read Read audit logs' })).toBeVisible();
+
+  const history = settingsSection(page, 'History');
+  await expect(history).toContainText('Now GET /logs keeps who did what for 24 hours. Default 24.');
+  await history.getByRole('spinbutton', { name: /Log lines kept/ }).fill('48');
+  await page.keyboard.press('Enter');
+  await expect(history.getByRole('status').filter({ hasText: 'Applied and saved in the vault' })).toBeVisible();
+  await expect(history).toContainText('Now GET /logs keeps who did what for 48 hours.');
+  expect((await bench.workbench('getSettings')).body.logs.logRetentionHours).toMatchObject({ value: 48, stored: 48 });
+
+  await history.getByRole('button', { name: 'Clear history…' }).click();
+  await expect(page.getByRole('alertdialog', { name: 'Clear the whole history?' })).toContainText('The lines GET /logs reads are not removed');
+});

@@ -32,6 +32,7 @@ export const MANAGEMENT_PERMISSIONS = [
   'webhook:read',
   'webhook:update',
   'webhook:delete',
+  'log:read',
 ] as const;
 /** What the proxy asks for (both kinds); token:use stays accepted in its place (docs/api.md, Permissions and access rules). */
 export const PROXY_INVOKE = 'proxy:invoke';
@@ -117,6 +118,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   'webhook:create': 'Create Webhooks',
   'webhook:update': 'Update Webhooks',
   'webhook:delete': 'Delete Webhooks',
+  'log:read': 'Read audit logs',
 };
 
 /** A permission as stored: the vendor's page also spells the webhook ones `webhooks:`, which is read as `webhook:`. */

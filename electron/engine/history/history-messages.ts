@@ -1,8 +1,9 @@
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';
+import type { LogQuery, StoredLine } from '../logs/log-store';
 
-/** What the worker is started with (its log lines come back as messages). */
-export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'>;
+/** What the worker is started with (its log lines come back as messages), and how many hours it keeps `GET /logs` lines. */
+export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'> & { logRetentionHours: number };
 
 /** A read (or a barrier: `flush`) that the worker answers with a `result` carrying the same request id. */
 export type HistoryQuery =
@@ -14,16 +15,20 @@ export type HistoryQuery =
   | { type: 'get'; id: string }
   | { type: 'flush' }
   /** Removes every entry: answered with how many there were. */
-  | { type: 'clear' };
+  | { type: 'clear' }
+  /** A page of `GET /logs` lines: answered as a LogPage. */
+  | { type: 'logs'; query: LogQuery };
 
 /**
  * Main thread → worker. The worker handles messages in order, so a query's result reflects every append posted
  * before it. `close` writes nothing new: the worker closes the database and exits.
  */
 export type HistoryRequest =
-  | { type: 'append'; entries: StoredEntry[] }
+  | { type: 'append'; entries: StoredEntry[]; lines: StoredLine[] }
   /** Keeps to a new retention from now on, trimming at once. */
   | { type: 'retain'; retention: HistoryRetention }
+  /** Keeps `GET /logs` lines this many hours from now on, trimming at once. */
+  | { type: 'retain-logs'; hours: number }
   | { type: 'query'; requestId: number; query: HistoryQuery }
   | { type: 'close' };
 
@@ -34,6 +39,6 @@ export type HistoryWorkerMessage =
   | { type: 'log'; line: string }
   /**
    * `list`: a JSON array of entries; `page`, `pick`: an EntryPage as JSON; `get`: one entry's JSON, or null when
-   * unknown; `flush`: null; `clear`: a count.
+   * unknown; `flush`: null; `clear`: a count; `logs`: a LogPage.
    */
   | { type: 'result'; requestId: number; json: string | null };

@@ -268,6 +268,11 @@ export class HistoryStore {
     return row && entryJson(row);
   }
 
+  /** The open file: the log lines are kept beside the entries (logs/log-store). */
+  get file(): Database.Database {
+    return this.db;
+  }
+
   close(): void {
     this.db.close();
   }

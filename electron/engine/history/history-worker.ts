@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerData, HistoryWorkerMessage } from './history-messages';
 import { HistoryStore, type EntryPage } from './history-store';
+import { LogStore } from '../logs/log-store';
 
 /*
  * The request history's worker thread: every SQLite write and read of the history happens here, off the engine's
@@ -13,7 +14,7 @@ const post = (message: HistoryWorkerMessage) => port.postMessage(message);
 /** A page as JSON, its entries spliced in as they are (already JSON). */
 const pageJson = ({ entries, next }: EntryPage) => `{"entries":[${entries.join(',')}],"next":${JSON.stringify(next)}}`;
 
-function answer(store: HistoryStore, query: HistoryQuery): string | null {
+function answer(store: HistoryStore, logs: LogStore, query: HistoryQuery): string | null {
   switch (query.type) {
     case 'list':
       return `[${store.list(query.limit, query.before, query.filter).join(',')}]`;
@@ -28,6 +29,8 @@ function answer(store: HistoryStore, query: HistoryQuery): string | null {
       return null;
     case 'clear':
       return String(store.clear());
+    case 'logs':
+      return JSON.stringify(logs.list(query.query));
   }
 }
 
@@ -36,22 +39,31 @@ const TRIM_EVERY_MS = 60_000;
 
 function serve(): void {
   let store: HistoryStore;
+  let logs: LogStore;
+  const { logRetentionHours, ...options } = workerData as HistoryWorkerData;
   try {
-    store = HistoryStore.open({ ...(workerData as HistoryWorkerData), log: (line) => post({ type: 'log', line }) });
+    store = HistoryStore.open({ ...options, log: (line) => post({ type: 'log', line }) });
+    logs = new LogStore(store.file, logRetentionHours);
   } catch (error) {
     // No message listener is attached, so the worker exits after this.
     post({ type: 'start-failed', message: (error as Error).message });
     return;
   }
-  const trimming = setInterval(() => store.trim(), TRIM_EVERY_MS).unref();
+  const trimming = setInterval(() => {
+    store.trim();
+    logs.trim();
+  }, TRIM_EVERY_MS).unref();
   const handle = (message: HistoryRequest) => {
     switch (message.type) {
       case 'append':
-        return store.append(message.entries);
+        store.append(message.entries);
+        return logs.append(message.lines);
       case 'retain':
         return store.retain(message.retention);
+      case 'retain-logs':
+        return logs.retain(message.hours);
       case 'query':
-        return post({ type: 'result', requestId: message.requestId, json: answer(store, message.query) });
+        return post({ type: 'result', requestId: message.requestId, json: answer(store, logs, message.query) });
       case 'close':
         clearInterval(trimming);
         store.close();

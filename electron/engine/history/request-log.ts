@@ -2,12 +2,14 @@ import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
-import type { HistoryQuery, HistoryRequest, HistoryWorkerMessage } from './history-messages';
+import type { HistoryQuery, HistoryRequest, HistoryWorkerData, HistoryWorkerMessage } from './history-messages';
 import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';
 import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
 import { cardNumbersMasked, outboundShown, shownBody, type KeptBody, withOutboundBody } from './kept-body';
+import type { Activity } from '../logs/entity-activity';
+import { DEFAULT_LOG_RETENTION_HOURS, type LogPage, type LogQuery, type StoredLine } from '../logs/log-store';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -26,9 +28,14 @@ export interface RequestLogPage {
  * `answer_text` is the proxy's answer body, masked, which is stored beside the entry and read only with it alone.
  * `outbound_text` is the proxy's outbound body, its detokenized values masked: the history worker masks its card
  * numbers, as it masks those of the kept request body, and stores it beside the entry; a read puts it in
- * `details.outbound.detokenized_body`.
+ * `details.outbound.detokenized_body`. `activities` are the request's `GET /logs` lines, written with the entry.
  */
-export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & { raw_body?: KeptBody; answer_text?: string; outbound_text?: string };
+export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & {
+  raw_body?: KeptBody;
+  answer_text?: string;
+  outbound_text?: string;
+  activities?: Activity[];
+};
 
 const POST_EVERY_MS = 100;
 /** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
@@ -63,6 +70,7 @@ function serialized(entry: RequestLogEntry): string {
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: [] }> {
   /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
   private queue: StoredEntry[] = [];
+  private lines: StoredLine[] = [];
   private queuedBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private state: State = 'running';
@@ -72,8 +80,12 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
   private readonly exited: Promise<void>;
 
   /** Resolves once the worker has opened the history; rejects with the reason it could not. */
-  static start({ log, ...workerData }: HistoryStoreOptions): Promise<RequestLog> {
-    const worker = startHistoryWorker(workerData);
+  static start({
+    log,
+    logRetentionHours = DEFAULT_LOG_RETENTION_HOURS,
+    ...options
+  }: HistoryStoreOptions & Partial<Pick<HistoryWorkerData, 'logRetentionHours'>>): Promise<RequestLog> {
+    const worker = startHistoryWorker({ ...options, logRetentionHours });
     return new Promise((resolve, reject) => {
       const fail = (why: string) => reject(new Error(`The request history could not start: ${why}`));
       const onError = (error: Error) => fail(error.message);
@@ -134,6 +146,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
       const answer = draft.answer_text ?? null;
       const outbound = draft.outbound_text ?? null;
       this.queue.push([entry.id, json, raw?.kept ?? null, answer, outbound]);
+      if (draft.activities) for (const activity of draft.activities) this.lines.push([timeOrderedId(), entry.at, activity]);
       this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0) + (answer?.length ?? 0) + (outbound?.length ?? 0);
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();
@@ -179,7 +192,19 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     this.emit('reset');
   }
 
-  /** Removes every entry recorded so far (queued ones too); resolves with how many there were. */
+  /** Keeps `GET /logs` lines this many hours from now on, trimming at once. */
+  retainLogs(hours: number): void {
+    if (this.state !== 'running') return;
+    this.postQueue();
+    this.send({ type: 'retain-logs', hours });
+  }
+
+  /** A page of `GET /logs` lines: a table of their own, which `clear` leaves alone. */
+  async logs(query: LogQuery): Promise<LogPage> {
+    return JSON.parse((await this.query({ type: 'logs', query }))!) as LogPage;
+  }
+
+  /** Removes every entry recorded so far (queued ones too), not the log lines; resolves with how many there were. */
   async clear(): Promise<number> {
     const cleared = Number(await this.query({ type: 'clear' }));
     this.emit('reset');
@@ -205,8 +230,9 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.queue.length === 0) return;
-    this.send({ type: 'append', entries: this.queue });
+    this.send({ type: 'append', entries: this.queue, lines: this.lines });
     this.queue = [];
+    this.lines = [];
     this.queuedBytes = 0;
   };
 
@@ -233,6 +259,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     this.state = cleanly ? 'closed' : 'failed';
     if (this.timer) clearTimeout(this.timer);
     this.queue = [];
+    this.lines = [];
     if (!cleanly) {
       // The error is SQLite's or Node's, about the file or the thread: it never holds entry contents.
       const why = this.failure?.message ?? `exit code ${code}`;

@@ -17,6 +17,7 @@ import type { LogDraft, RequestContext, Route, WorkbenchSent } from './route-typ
 import { headersForLog, pathForLog, withReferences } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 import { localUrl } from './local-url';
+import { activitiesOf } from '../logs/entity-activity';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
 const PROXY_REQUEST_LINE = /^[A-Z]+ (?:https?:\/\/[^/\s]*)?\/proxy(?:[/?\s]|$)/i;
@@ -165,8 +166,11 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     // Every request that reaches the engine is recorded, once the response is gone and the route has finished
     // filling in its log (the proxy completes its entry after streaming the destination's body).
     let waitingFor = 2; // the response's 'close' and the route's end, in either order
+    // The route that handled the request and its JSON answer: what its `GET /logs` lines are made of.
+    let handled: { route: Route; params: Record<string, string | undefined>; body: unknown } | undefined;
     const settle = () => {
       if (--waitingFor > 0) return;
+      const succeeded = handled !== undefined && res.statusCode < 400;
       requestLog.record({
         kind: log.kind,
         method,
@@ -186,6 +190,14 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         answer_text: log.secrets && log.answerText ? log.secrets.asReferences(log.answerText) : log.answerText,
         outbound_text: log.outboundText,
         details: log.details,
+        activities: succeeded
+          ? activitiesOf(`${handled!.route.method} ${handled!.route.path}`, log.applicationId, {
+              params: handled!.params,
+              body: handled!.body,
+              details: log.details,
+              tokenType: log.tokenType,
+            })
+          : undefined,
       });
     };
     const guard = guardFailure(req, port, origins, absolute?.host);
@@ -257,6 +269,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
             },
           )
         : await route.handler(ctx);
+      handled = { route, params: match.params, body: reply === 'sent' ? undefined : reply.body };
       if (reply !== 'sent') {
         // Passed to writeHead, never setHeader: Node drops duplicate raw headers (the proxy's Set-Cookie) once
         // setHeader has been used on a response.

@@ -70,6 +70,9 @@ function decodedName(pair: string): string {
   }
 }
 
+const BIN_LOOKUP = '/enrichments/card-details?';
+const binOnly = (value: string) => (value.length > 8 ? `${value.slice(0, 8)}…` : value);
+
 /** The workbench's paths without their last slash, so `/ui?…` (which redirects to the page) is one of them. */
 const WORKBENCH_PREFIXES = Object.values(WORKBENCH_PATHS).map((path) => path.slice(0, -1));
 
@@ -77,21 +80,24 @@ const WORKBENCH_PREFIXES = Object.values(WORKBENCH_PATHS).map((path) => path.sli
  * The request target as sent, with a credential in its query cut to a hint like a credential header: the workbench
  * session of a workbench path (the live stream takes it as a query parameter, since EventSource sends no headers, and
  * the page's address sends it when typed with `?session=`), and a proxy key (`<prefix>-proxy-key`) of a /proxy call.
+ * A card-details lookup's `bin` keeps its first 8 characters: a client may send a whole card number there.
  */
 export function pathForLog(target: string, proxyKeyParam?: string): string {
   const queryAt = target.indexOf('?');
   if (queryAt === -1) return target;
-  const secret = WORKBENCH_PREFIXES.some((prefix) => target.startsWith(prefix))
-    ? SESSION_QUERY
+  const [secret, shorten] = WORKBENCH_PREFIXES.some((prefix) => target.startsWith(prefix))
+    ? [SESSION_QUERY, hint]
     : proxyKeyParam !== undefined && (target.startsWith('/proxy/') || target.startsWith('/proxy?'))
-      ? proxyKeyParam
-      : undefined;
+      ? [proxyKeyParam, hint]
+      : target.startsWith(BIN_LOOKUP)
+        ? ['bin', binOnly]
+        : [undefined, hint];
   if (secret === undefined) return target;
   const pairs = target.slice(queryAt + 1).split('&');
   const cut = pairs.map((pair) => {
     if (decodedName(pair).toLowerCase() !== secret) return pair;
     const equals = pair.indexOf('=');
-    return equals === -1 ? pair : pair.slice(0, equals + 1) + hint(pair.slice(equals + 1));
+    return equals === -1 ? pair : pair.slice(0, equals + 1) + shorten(pair.slice(equals + 1));
   });
   return `${target.slice(0, queryAt)}?${cut.join('&')}`;
 }

@@ -7,7 +7,8 @@ import { parseWith } from './validation';
  * `size` give the v1 page shape, `start` instead of `page` the v2 cursor shape. The lists are few and held in memory.
  */
 
-const listQuery = z.object({
+/** `page`, `size` and `start` as every offset list takes them; lists read from a store extend it with their filters. */
+export const listQuery = z.object({
   page: z.coerce.number().int().min(1).optional(),
   size: z.coerce.number().int().min(1).max(100).default(20),
   start: z.string().optional(),

@@ -54,6 +54,8 @@ export interface LogDraft {
   details?: Record<string, unknown>;
   /** The transaction the request worked in (a write staged, a read of its view, its commit or rollback). */
   transactionId?: string;
+  /** The type of the token a request deleted, which its empty answer does not show: its log line names card, bank or token. */
+  tokenType?: string;
 }
 
 export interface RequestContext {

@@ -32,6 +32,11 @@ export const TENANT_DELETE = {
   allowTenantDelete: '--allow-tenant-delete',
 } as const satisfies Partial<Record<keyof EngineConfig, string>>;
 
+/** How long `GET /logs` keeps its lines, likewise. */
+export const LOG_RETENTION = {
+  logRetentionHours: '--log-retention',
+} as const satisfies Partial<Record<keyof EngineConfig, string>>;
+
 type Values<Name extends keyof EngineConfig> = Pick<EngineConfig, Name>;
 /** A change: a value, or null to go back to the default. */
 export type SettingsChange<Name extends keyof EngineConfig> = { [K in Name]?: EngineConfig[K] | null };

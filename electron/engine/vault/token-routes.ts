@@ -67,7 +67,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       method: 'DELETE',
       path: '/tokens/:id',
       handler: (ctx) => {
-        tokens.delete(id(ctx), writeContext(ctx));
+        ctx.log.tokenType = tokens.delete(id(ctx), writeContext(ctx));
         return { status: 204 };
       },
     },

@@ -644,10 +644,12 @@ export class TokenService {
     return { write: { op: 'update', token, searchTerms: this.searchTermsOf(token) }, view: this.view(token, transform) };
   }
 
-  delete(id: string, context: WriteContext): void {
+  /** Answers the deleted token's type. */
+  delete(id: string, context: WriteContext): string {
     const token = this.require(id, this.writer.readerFor(context));
     context.caller.policy.require('token:delete', token.containers, undefined, id);
     this.writer.apply(caused([{ op: 'delete', id }], context.cause), context);
+    return token.type;
   }
 
   // ---- tokenize / detokenize -----------------------------------------------------------------------------------

@@ -105,6 +105,8 @@ export interface WorkbenchSources {
   changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
   /** Saves and applies a change to how long new token intents live. */
   changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => void;
+  /** Saves and applies a change to how long log lines are kept. */
+  changeLogRetention: (change: Request<'changeLogRetention'>) => void;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -343,6 +345,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     redeliverWebhook: (request) => sources.webhooks.redeliver(request),
     sendWebhookTest: (request) => sources.webhooks.sendTest(request),
     webhookSigningKey: () => sources.webhooks.signingKey(),
+    changeLogRetention(change) {
+      sources.changeLogRetention(change);
+      return sources.settings();
+    },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     listClientKeys: () => sources.clientKeys.details(),

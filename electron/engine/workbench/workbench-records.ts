@@ -490,6 +490,11 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     const what = name === undefined ? `webhook ${id}` : `webhook ${quoted(name)}`;
     return { method: 'SEND', path: () => `/webhooks/${id}`, summary: (reply) => (reply ? `Queued a test event ${reply.event_id} to ${what}` : `Could not send a test event to ${what}`) };
   },
+  changeLogRetention: (request) => ({
+    method: 'UPDATE',
+    path: () => '/settings/logs',
+    summary: (reply) => `${reply ? 'Changed' : 'Could not change'} how long log lines are kept: ${settingsChange(request)}`,
+  }),
 
   // ---- Reveals -----------------------------------------------------------------------------------------------------
   revealToken: ({ application_id, token_id, transaction_id }, facts) => {

@@ -10,6 +10,7 @@ import { ActionOutcome, AppliedSettingsSection, ApplyActions, backToDefaults, ch
 
 type Retention = EngineSettings['retention'];
 type Answers = EngineSettings['answers'];
+type Logs = EngineSettings['logs'];
 
 const RETENTION: Record<keyof Retention, NumberSetting> = {
   historyLimit: {
@@ -36,11 +37,19 @@ const ANSWER_BOUND: NumberSetting = {
   beside: 'From 1,024 to 1,048,576; a compressed answer counts once decompressed.',
 };
 
+const LOG_RETENTION: NumberSetting = {
+  label: 'Log lines kept',
+  unit: 'hours',
+  min: 1,
+  words: (hours) => `GET /logs keeps who did what for ${hours} ${hours === 1 ? 'hour' : 'hours'}`,
+  beside: 'From 1 to 720 (30 days); 24 is the hosted service’s. Clearing History leaves these lines alone.',
+};
+
 /**
  * The history form, started from the engine's values; every change the engine confirms restarts it (keyed). What it
  * keeps and for how long are two settings of the engine, each changed (and recorded in History) only when it changed.
  */
-function HistoryForm({ retention, answers, onApplied }: { retention: Retention; answers: Answers; onApplied: (applied: boolean) => void }) {
+function HistoryForm({ retention, answers, logs, onApplied }: { retention: Retention; answers: Answers; logs: Logs; onApplied: (applied: boolean) => void }) {
   const api = useWorkbenchApi();
   const loaded = useSettingsStore((state) => state.loaded);
   const [texts, setTexts] = useState<Record<keyof Retention, string>>({
@@ -49,14 +58,17 @@ function HistoryForm({ retention, answers, onApplied }: { retention: Retention; 
   });
   const [keepAnswers, setKeepAnswers] = useState(answers.historyAnswers.value);
   const [boundText, setBoundText] = useState(String(answers.historyAnswerBytes.value));
+  const [logsText, setLogsText] = useState(String(logs.logRetentionHours.value));
   const { busy, problem, run } = useEngineCall();
   const edited = () => onApplied(false);
-  const send = (retentionChange: Request<'changeRetention'>, answersChange: Request<'changeHistoryAnswers'>) =>
+  const send = (retentionChange: Request<'changeRetention'>, answersChange: Request<'changeHistoryAnswers'>, logsChange: Request<'changeLogRetention'>) =>
     run(async () => {
       const answersChanged = Object.keys(answersChange).length > 0;
+      const logsChanged = Object.keys(logsChange).length > 0;
       // Applying with nothing changed still says so, as the retention always did.
-      if (Object.keys(retentionChange).length > 0 || !answersChanged) loaded(await api.changeRetention(retentionChange));
+      if (Object.keys(retentionChange).length > 0 || (!answersChanged && !logsChanged)) loaded(await api.changeRetention(retentionChange));
       if (answersChanged) loaded(await api.changeHistoryAnswers(answersChange));
+      if (logsChanged) loaded(await api.changeLogRetention(logsChange));
       onApplied(true);
     });
   const answersChange = () => ({
@@ -67,7 +79,7 @@ function HistoryForm({ retention, answers, onApplied }: { retention: Retention; 
     <form
       onSubmit={(event) => {
         event.preventDefault();
-        void send(changedNumbers(texts, retention), answersChange());
+        void send(changedNumbers(texts, retention), answersChange(), changedNumbers({ logRetentionHours: logsText }, logs));
       }}
     >
       {(Object.keys(RETENTION) as (keyof Retention)[]).map((name) => (
@@ -103,7 +115,16 @@ function HistoryForm({ retention, answers, onApplied }: { retention: Retention; 
           edited();
         }}
       />
-      <ApplyActions busy={busy} problem={problem} onDefaults={() => void send(backToDefaults(retention), backToDefaults(answers))} />
+      <NumberRow
+        spec={LOG_RETENTION}
+        setting={logs.logRetentionHours}
+        text={logsText}
+        onText={(text) => {
+          setLogsText(text);
+          edited();
+        }}
+      />
+      <ApplyActions busy={busy} problem={problem} onDefaults={() => void send(backToDefaults(retention), backToDefaults(answers), backToDefaults(logs))} />
     </form>
   );
 }
@@ -142,6 +163,7 @@ function ClearHistory() {
           onClose={() => setAsking(false)}
         >
           <p>Every request and change History holds is removed; one entry saying so is kept. There is no undo.</p>
+          <p>The lines GET /logs reads are not removed: they leave when older than the hours set above.</p>
         </ConfirmDialog>
       )}
       <ActionOutcome done={done} problem={null} />
@@ -150,19 +172,25 @@ function ClearHistory() {
 }
 
 /**
- * How much request history the engine keeps, and whether it keeps the destinations' answers: applied at once (older
- * entries leave now), kept in the vault; and clearing it.
+ * How much request history the engine keeps, whether it keeps the destinations' answers, and how long the log lines
+ * derived from it are kept: applied at once (older entries leave now), kept in the vault; and clearing it.
  */
 export function HistorySection() {
   return (
     <AppliedSettingsSection
       id="settings-history"
       title="History"
-      hint="What the History page can show. Applied at once, and kept in the vault for the next start."
+      hint="What the History page can show, and how long GET /logs keeps its lines. Applied at once, and kept in the vault for the next start."
       reading="Reading the retention…"
       applied="Applied and saved in the vault: History keeps to these from now on."
       form={(settings, onApplied) => (
-        <HistoryForm key={JSON.stringify([settings.retention, settings.answers])} retention={settings.retention} answers={settings.answers} onApplied={onApplied} />
+        <HistoryForm
+          key={JSON.stringify([settings.retention, settings.answers, settings.logs])}
+          retention={settings.retention}
+          answers={settings.answers}
+          logs={settings.logs}
+          onApplied={onApplied}
+        />
       )}
     >
       <ClearHistory />
