@@ -167,6 +167,28 @@ describe('the lines of the other surfaces', () => {
   });
 });
 
+describe('the lines of the tenant and webhooks', () => {
+  it('logs webhooks (create, read, replace, delete) and the tenant (read, update)', async () => {
+    const since = new Date();
+    const webhook = await management.webhooks.create({ name: 'logged', url: t.engine.echoUrl!, events: ['token.created'] });
+    await management.webhooks.get(webhook.id);
+    await management.webhooks.update(webhook.id, { name: 'logged again', url: t.engine.echoUrl!, events: ['token.updated'] });
+    await management.webhooks.delete(webhook.id);
+    const tenant = await management.tenants.self.get();
+    await management.tenants.self.update({ name: 'Logged tenant' });
+
+    const lines = await logsOnceIn({ startDate: since }, 6);
+    expect(lines.map((l) => [l.entityType, l.entityId, l.operation, l.message])).toEqual([
+      ['tenant', tenant.id, 'update', 'Tenant updated'],
+      ['tenant', tenant.id, 'read', 'Tenant retrieved'],
+      ['webhook', webhook.id, 'delete', 'Webhook deleted'],
+      ['webhook', webhook.id, 'update', 'Webhook updated'],
+      ['webhook', webhook.id, 'read', 'Webhook retrieved'],
+      ['webhook', webhook.id, 'create', 'Webhook created'],
+    ]);
+  });
+});
+
 describe('log:read and the errors of /logs', () => {
   it('is a management permission in GET /permissions', async () => {
     const listed = await management.permissions.list({ applicationType: 'management' });

@@ -130,6 +130,9 @@ export const ACTIVITIES: Readonly<Record<string, ActivityRow>> = {
   'POST /token-intents': { operation: 'create', message: 'Token intent created', entities: byAnswer('token_intent') },
   'GET /token-intents/:id': { operation: 'read', message: 'Token intent retrieved', entities: byParam('token_intent') },
   'DELETE /token-intents/:id': { operation: 'delete', message: 'Token intent deleted', entities: byParam('token_intent') },
+  ...crud('webhook', 'Webhook', '/webhooks'),
+  'GET /tenants/self': { operation: 'read', message: 'Tenant retrieved', entities: byAnswer('tenant') },
+  'PUT /tenants/self': { operation: 'update', message: 'Tenant updated', entities: byAnswer('tenant') },
 };
 
 /** The log lines of a request that succeeded on route `route` (`GET /tokens/:id`); none for a route not in the table. */
