@@ -2,12 +2,12 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors, webhooks)
- *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors, webhooks, events-cost)
+ *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50; events-cost 1,10)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
  *   --rounds N          runs per system and cell, interleaved; the median is reported (default 3)
- *   --tokens N          tokens in the vault and tokens-page suites (100000)
+ *   --tokens N          tokens in the vault, tokens-page and events-cost suites (100000)
  *   --entries N         requests seeded into the history-page suite's history (10000, what the engine keeps)
  *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
 import { runCodeRuntimeBench } from './code-runtime-bench';
+import { runEventsCostBench } from './events-cost-bench';
 import { runProxyFilesBench } from './proxy-files-bench';
 import { runReactorBench } from './reactor-bench';
 import { runFlagBench } from './flag-bench';
@@ -134,6 +135,11 @@ const SUITES: Record<string, Suite> = {
     run: (settings) => runWebhookBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 500 events raised one at a time, each to its signed delivery`,
   },
+  // The token and proxy cells again, side by side without and with a webhook on every event.
+  'events-cost': {
+    defaults: { connections: [1, 10], durationSeconds: 3, warmupSeconds: 1 },
+    run: (settings, tokens) => runEventsCostBench({ ...settings, tokens }),
+  },
 };
 
 /** A number of seconds; a warm-up may be 0 (skipped), a measured run may not. */
@@ -203,7 +209,7 @@ async function main(): Promise<number> {
     results.push(await SUITES[name].run(settings, tokens));
   }
 
-  const shown = { ...runSettings, ...((suites.includes('vault') || suites.includes('tokens-page')) && { tokens }), profiled: values.profile };
+  const shown = { ...runSettings, ...(['vault', 'tokens-page', 'events-cost'].some((s) => suites.includes(s)) && { tokens }), profiled: values.profile };
   const report = buildReport(machine, shown, results);
   process.stdout.write(writeReport(report, RESULTS_DIR));
   log(`Results in ${RESULTS_DIR}/latest.{json,md}`);

@@ -480,6 +480,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 26,
+    name: 'finished webhook deliveries',
+    // Recording each attempt prunes a webhook's finished deliveries to the newest kept; without this index that walked
+    // every row of the webhook, its pending backlog included, so a backlog made each delivery slower still.
+    sql: `
+      CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(webhook_id, seq) WHERE state != 'pending';
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
