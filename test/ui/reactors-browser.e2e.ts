@@ -120,6 +120,10 @@ test("Try's args editor flags, where they are, a token the chosen application ma
   await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${card.body.id} }}`, `{{ ${unknown} }}`]);
   await reactors.tryPanel.locator('.cm-lintRange-error').first().hover();
   await expect(page.getByRole('tooltip').or(page.locator('.cm-tooltip-lint'))).toContainText('no rule of “general only” grants reactor:invoke on /pci/high/');
+  // The expression's own hover asks the engine as the application chosen now, not the one chosen when the editor was made.
+  await page.mouse.move(0, 0);
+  await reactors.tryPanel.locator('.cm-expression').first().hover();
+  await expect(page.locator('.expression-facts')).toContainText('“general only”');
 
   await reactors.args().fill(`{"other": "{{ ${unknown} }}",}`);
   await expect(reactors.tryPanel.locator('.cm-lintRange-error')).toHaveText([`{{ ${unknown} }}`, '}']);

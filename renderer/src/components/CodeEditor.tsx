@@ -135,6 +135,8 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const languageSlot = useRef(new Compartment());
+  // The caller's extensions close over what it knows now (the application a hover asks as): a new set replaces the old.
+  const extensionsSlot = useRef(new Compartment());
   // The latest callbacks, read by the editor's keymap and listener, which are made once.
   const callbacks = useRef({ onChange, onSubmit, onEscape, onSelectionChange });
   callbacks.current = { onChange, onSubmit, onEscape, onSelectionChange };
@@ -173,7 +175,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
             const { from, to } = update.state.selection.main;
             if (update.selectionSet) callbacks.current.onSelectionChange?.(from, to);
           }),
-          extensions,
+          extensionsSlot.current.of(extensions),
           readOnly ? readOnlyText : NO_EXTENSIONS,
         ],
       }),
@@ -193,6 +195,10 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
   useEffect(() => {
     view.current?.dispatch({ effects: languageSlot.current.reconfigure(LANGUAGES[language]()) });
   }, [language]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: extensionsSlot.current.reconfigure(extensions) });
+  }, [extensions]);
 
   useEffect(() => {
     const editor = view.current;
