@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEngine } from '../../electron/engine';
-import { timeOrderedId } from '../../electron/engine/history/entry-id';
 import { LOG_LINE_LIMIT, LogStore, type StoredLine } from '../../electron/engine/logs/log-store';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
@@ -9,7 +8,6 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 const HOUR = 60 * 60 * 1000;
 const line = (entityId: string): StoredLine => [
-  timeOrderedId(),
   new Date().toISOString(),
   { actor_id: null, entity_type: 'token', entity_id: entityId, operation: 'read', message: 'Token retrieved' },
 ];

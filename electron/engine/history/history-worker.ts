@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerData, HistoryWorkerMessage } from './history-messages';
-import { HistoryStore, type EntryPage } from './history-store';
-import { LogStore } from '../logs/log-store';
+import { HistoryStore, type EntryPage, type StoredEntry } from './history-store';
+import { LogStore, type StoredLine } from '../logs/log-store';
 
 /*
  * The request history's worker thread: every SQLite write and read of the history happens here, off the engine's
@@ -53,11 +53,15 @@ function serve(): void {
     store.trim();
     logs.trim();
   }, TRIM_EVERY_MS).unref();
+  // One transaction per batch: each costs the file a journal cycle (their own ones nest as savepoints).
+  const append = store.file.transaction((entries: StoredEntry[], lines: StoredLine[]) => {
+    store.append(entries);
+    logs.append(lines);
+  });
   const handle = (message: HistoryRequest) => {
     switch (message.type) {
       case 'append':
-        store.append(message.entries);
-        return logs.append(message.lines);
+        return append(message.entries, message.lines);
       case 'retain':
         return store.retain(message.retention);
       case 'retain-logs':

@@ -146,7 +146,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
       const answer = draft.answer_text ?? null;
       const outbound = draft.outbound_text ?? null;
       this.queue.push([entry.id, json, raw?.kept ?? null, answer, outbound]);
-      if (draft.activities) for (const activity of draft.activities) this.lines.push([timeOrderedId(), entry.at, activity]);
+      if (draft.activities) for (const activity of draft.activities) this.lines.push([entry.at, activity]);
       this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0) + (answer?.length ?? 0) + (outbound?.length ?? 0);
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { managed } from '../access/managed-route';
 import type { RequestLog } from '../history/request-log';
-import { listQuery } from '../server/offset-page';
-import { decodeCursor, encodeCursor } from '../server/page-cursor';
+import { listQuery, numberCursor, numberOfCursor } from '../server/offset-page';
 import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import { ENTITY_TYPES } from './entity-activity';
@@ -53,10 +52,11 @@ export function logRoutes(history: RequestLog, tenantId: string): Route[] {
         const { page, size, start, entity_type, entity_id, start_date, end_date } = parseWith(logsQuery, Object.fromEntries(ctx.query()));
         const filter = { entity_type, entity_id, start: start_date, end: end_date, size };
         if (start !== undefined && page === undefined) {
-          const after = start === '' ? undefined : decodeCursor(start, 'start').id;
+          // The cursor is the place of the page's last line; '' starts from the newest.
+          const after = start === '' ? undefined : numberOfCursor(start);
           const { lines, more } = await history.logs({ ...filter, after });
           const last = lines.at(-1);
-          return { status: 200, body: { pagination: { next: more && last ? encodeCursor(last) : null, page_size: size }, data: lines.map(shown) } };
+          return { status: 200, body: { pagination: { next: more && last ? numberCursor(last.seq) : null, page_size: size }, data: lines.map(shown) } };
         }
         const number = page ?? 1;
         const { lines, total = 0 } = await history.logs({ ...filter, page: number });

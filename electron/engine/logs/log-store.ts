@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { idTimePrefix } from '../history/entry-id';
+import { timeOrderedId } from '../history/entry-id';
 import type { Activity } from './entity-activity';
 
 /**
@@ -8,11 +8,12 @@ import type { Activity } from './entity-activity';
  * leave by their own retention: older than its hours, or beyond the newest LOG_LINE_LIMIT.
  */
 
-/** One line as the worker receives it: the activity, its id (time-ordered) and the time of its request. */
-export type StoredLine = [id: string, createdAt: string, activity: Activity];
+/** One line as the worker receives it: the time of its request and the activity; the worker gives it its id. */
+export type StoredLine = [createdAt: string, activity: Activity];
 
-/** A line as the store answers it: what the log object shows but its tenant. */
+/** A line as the store answers it: what the log object shows but its tenant, and its place for the next page's cursor. */
 export interface LogLine extends Activity {
+  seq: number;
   id: string;
   created_at: string;
 }
@@ -23,7 +24,7 @@ export const DEFAULT_LOG_RETENTION_HOURS = 24;
 export const MAX_LOG_RETENTION_HOURS = 30 * 24;
 
 /** However long the retention, no more lines than this are kept, so a sustained load cannot fill the disk. */
-export const LOG_LINE_LIMIT = 200_000;
+export const LOG_LINE_LIMIT = 100_000;
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -36,8 +37,8 @@ export interface LogQuery {
   end?: string;
   size: number;
   page?: number;
-  /** The id of the last line of the page before: the lines older than it. */
-  after?: string;
+  /** The place (seq) of the last line of the page before: the lines older than it. */
+  after?: number;
 }
 
 export interface LogPage {
@@ -61,19 +62,18 @@ export class LogStore {
     private readonly db: Database.Database,
     private retentionHours: number,
   ) {
-    // A table the history's own schema version does not cover: older versions of Tokenbench leave it alone.
+    // A table the history's own schema version does not cover: older versions of Tokenbench leave it alone. No index
+    // but seq, which orders the lines: every write costs a core the engine shares, and a read scans a bounded table.
     db.exec(`
       CREATE TABLE IF NOT EXISTS logs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, created_at TEXT NOT NULL, actor_id TEXT,
         entity_type TEXT NOT NULL, entity_id TEXT NOT NULL, operation TEXT NOT NULL, message TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS logs_id ON logs(id);
-      CREATE INDEX IF NOT EXISTS logs_entity ON logs(entity_id);
     `);
     this.insert = db.prepare(`INSERT INTO logs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     // seq only grows and lines leave oldest first, so the newest LOG_LINE_LIMIT lines are the last seqs.
     this.trimCount = db.prepare('DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs) - ?');
-    this.trimOlder = db.prepare('DELETE FROM logs WHERE id < ?');
+    this.trimOlder = db.prepare('DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs WHERE created_at < ?)');
     this.appendBatch = db.transaction((lines: StoredLine[]) => {
-      for (const [id, createdAt, a] of lines) this.insert.run(id, createdAt, a.actor_id, a.entity_type, a.entity_id, a.operation, a.message);
+      for (const [createdAt, a] of lines) this.insert.run(timeOrderedId(), createdAt, a.actor_id, a.entity_type, a.entity_id, a.operation, a.message);
       this.trimCount.run(LOG_LINE_LIMIT);
     });
     this.trim();
@@ -85,7 +85,7 @@ export class LogStore {
 
   /** Removes the lines older than the retention. */
   trim(now = Date.now()): void {
-    this.trimOlder.run(idTimePrefix(now - this.retentionHours * HOUR_MS));
+    this.trimOlder.run(new Date(now - this.retentionHours * HOUR_MS).toISOString());
   }
 
   /** Keeps lines this many hours from now on, trimming at once to it. */
@@ -97,8 +97,8 @@ export class LogStore {
   /** Newest first. */
   list(query: LogQuery): LogPage {
     const where: string[] = [];
-    const args: string[] = [];
-    const narrow = (clause: string, value: string | undefined) => {
+    const args: (string | number)[] = [];
+    const narrow = (clause: string, value: string | number | undefined) => {
       if (value === undefined) return;
       where.push(clause);
       args.push(value);
@@ -107,15 +107,13 @@ export class LogStore {
     narrow('entity_id = ?', query.entity_id);
     narrow('created_at >= ?', query.start);
     narrow('created_at < ?', query.end);
-    const filtered = where.join(' AND ');
     if (query.page === undefined) {
-      const cursorWhere = [...where, ...(query.after === undefined ? [] : ['seq < (SELECT seq FROM logs WHERE id = ?)'])].join(' AND ');
-      const cursorArgs = query.after === undefined ? args : [...args, query.after];
+      narrow('seq < ?', query.after);
       // One more than a page: whether it came tells if another page follows.
-      const lines = this.statements(cursorWhere).page.all(...cursorArgs, query.size + 1, 0) as LogLine[];
+      const lines = this.statements(where.join(' AND ')).page.all(...args, query.size + 1, 0) as LogLine[];
       return { lines: lines.slice(0, query.size), more: lines.length > query.size };
     }
-    const { page, count } = this.statements(filtered);
+    const { page, count } = this.statements(where.join(' AND '));
     const lines = page.all(...args, query.size, (query.page - 1) * query.size) as LogLine[];
     return { lines, total: (count.get(...args) as { n: number }).n };
   }
@@ -126,7 +124,7 @@ export class LogStore {
     if (!made) {
       const clause = where ? `WHERE ${where}` : '';
       made = {
-        page: this.db.prepare(`SELECT ${COLUMNS} FROM logs ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`),
+        page: this.db.prepare(`SELECT seq, ${COLUMNS} FROM logs ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`),
         count: this.db.prepare(`SELECT COUNT(*) AS n FROM logs ${clause}`),
       };
       this.reads.set(where, made);

@@ -14,14 +14,23 @@ export const listQuery = z.object({
   start: z.string().optional(),
 });
 
+/** A cursor naming a number (an offset, a row's place): opaque to clients. */
+export const numberCursor = (n: number): string => Buffer.from(String(n)).toString('base64url');
+
+/** The number a cursor names ('' names 0); 400 naming `start` when it is not one this service returned. */
+export function numberOfCursor(start: string): number {
+  const n = start === '' ? 0 : Number.parseInt(Buffer.from(start, 'base64url').toString('utf8'), 10);
+  if (!Number.isSafeInteger(n) || n < 0) throw new ApiProblem(400, 'start is not a cursor this service returned', { start: ['Unknown cursor'] });
+  return n;
+}
+
 /** One page of `items` as the query asks for it. */
 export function offsetPage<T>(items: readonly T[], query: URLSearchParams) {
   const { page, size, start } = parseWith(listQuery, Object.fromEntries(query));
   if (start !== undefined && page === undefined) {
     // The cursor is the offset of the next page.
-    const from = start === '' ? 0 : Number.parseInt(Buffer.from(start, 'base64url').toString('utf8'), 10);
-    if (!Number.isSafeInteger(from) || from < 0) throw new ApiProblem(400, 'start is not a cursor this service returned', { start: ['Unknown cursor'] });
-    const next = from + size < items.length ? Buffer.from(String(from + size)).toString('base64url') : null;
+    const from = numberOfCursor(start);
+    const next = from + size < items.length ? numberCursor(from + size) : null;
     return { pagination: { next, page_size: size }, data: items.slice(from, from + size) };
   }
   const number = page ?? 1;
