@@ -9,9 +9,12 @@ import { createToken, startTestEngine, type TestEngine } from '../support/test-e
  * with the react's own History entry and its trace.
  */
 const PAN = '4242424242424242';
-/** Long enough that the first poll finds the run still going. */
+/**
+ * Long enough that the first poll finds the run still going: longer than the 2 s the workbench's sender waits for a
+ * request's History entry, which a react-async writes only when its run ends.
+ */
 const CODE = `module.exports = async function (req) {
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await new Promise((resolve) => setTimeout(resolve, 3500));
   return { raw: { last4: req.args.card.slice(-4) } };
 };`;
 let bench: TestEngine;
