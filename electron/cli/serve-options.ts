@@ -25,11 +25,14 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'max-expressions': { type: 'string' },
   'deny-private-destinations': { type: 'boolean' },
+  'allow-private-destinations': { type: 'boolean' },
   'history-limit': { type: 'string' },
   'history-max-age': { type: 'string' },
   'history-answers': { type: 'boolean' },
   'history-answer-bytes': { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
+  'public-url': { type: 'string', multiple: true },
+  'allow-code': { type: 'boolean' },
   'code-dependencies': { type: 'string' },
   'token-intent-ttl': { type: 'string' },
   'allow-tenant-delete': { type: 'boolean' },
@@ -52,12 +55,15 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'proxy-timeout': ['MS', `destination timeout of the proxy (default ${DEFAULTS.proxyTimeoutMs})`],
   'max-body': ['BYTES', `largest request body (default ${DEFAULTS.maxBodyBytes})`],
   'max-expressions': ['N', `most token expressions in one /proxy or /detokenize request (default ${DEFAULTS.maxExpressions})`],
-  'deny-private-destinations': ['', "refuse loopback, private and this machine's own addresses as destinations (default: allowed)"],
+  'deny-private-destinations': ['', "refuse loopback, private and this machine's own addresses as destinations (default: allowed on loopback, refused beyond)"],
+  'allow-private-destinations': ['', 'let the proxy and webhooks reach them even beyond loopback, where they are refused by default'],
   'history-limit': ['N', `request history entries kept, the oldest leaving first (default ${DEFAULTS.historyLimit})`],
   'history-max-age': ['DAYS', 'request history entries older than this leave (default 0: kept whatever their age)'],
   'history-answers': ['', "keep destinations' answer bodies in history, masked (default: not kept)"],
   'history-answer-bytes': ['BYTES', `largest answer body kept, 1024 to 1048576 (default ${DEFAULTS.historyAnswerBytes})`],
   'allow-origin': ['ORIGIN', 'let browser pages of ORIGIN (http://localhost:3000) call the API; repeatable (default: none)'],
+  'public-url': ['URL', 'a name it is reached at (https://tokenbench.example.com, behind a reverse proxy): its Host and origin pass the guards, the first is the workbench address; repeatable'],
+  'allow-code': ['', 'run code transforms and reactors beyond loopback, where they are refused by default (code runs as the server user)'],
   'code-dependencies': ['DIR', "node22 code's runtime.dependencies come from DIR/node_modules (default: none)"],
   'token-intent-ttl': ['SECONDS', `lifetime of a new token intent, at most ${MAX_INTENT_TTL_SECONDS} (default ${DEFAULTS.tokenIntentTtlSeconds})`],
   'allow-tenant-delete': ['', 'let DELETE /tenants/self wipe the vault, as deleting the tenant (default: refused with 422)'],
@@ -140,6 +146,9 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
   const values = parseFlags(argv);
   if (values.help) return 'help';
   if (values['in-memory'] && values['data-dir']) throw new UsageError('--in-memory and --data-dir exclude each other');
+  if (values['deny-private-destinations'] && values['allow-private-destinations']) {
+    throw new UsageError('--deny-private-destinations and --allow-private-destinations exclude each other');
+  }
   const apiPort = port('port', values.port) ?? DEFAULTS.port;
   const echoPort = port('echo-port', values['echo-port']) ?? DEFAULTS.echoPort;
   if (apiPort !== 0 && apiPort === echoPort) {
@@ -158,12 +167,14 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     proxyTimeoutMs: wholeNumber('proxy-timeout', values['proxy-timeout'], 1),
     maxBodyBytes: wholeNumber('max-body', values['max-body'], 1),
     maxExpressions: wholeNumber('max-expressions', values['max-expressions'], 0),
-    denyPrivateDestinations: values['deny-private-destinations'],
+    denyPrivateDestinations: values['allow-private-destinations'] ? false : values['deny-private-destinations'],
     historyLimit: wholeNumber('history-limit', values['history-limit'], 1, 1_000_000),
     historyMaxAgeDays: wholeNumber('history-max-age', values['history-max-age'], 0, 36_500),
     historyAnswers: values['history-answers'],
     historyAnswerBytes: wholeNumber('history-answer-bytes', values['history-answer-bytes'], 1024, 1024 * 1024),
     allowedOrigins: values['allow-origin'],
+    publicUrls: values['public-url'],
+    allowCode: values['allow-code'],
     tokenIntentTtlSeconds: wholeNumber('token-intent-ttl', values['token-intent-ttl'], 1, MAX_INTENT_TTL_SECONDS),
     logRetentionHours: wholeNumber('log-retention', values['log-retention'], 1, MAX_LOG_RETENTION_HOURS),
     codeDependenciesDir: values['code-dependencies'] === undefined ? undefined : resolve(values['code-dependencies']),

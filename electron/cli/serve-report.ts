@@ -1,14 +1,10 @@
 /** What `tokenbench serve` tells its user: where things are once it runs, the risk of its host, why it did not start. */
-import { isIPv4 } from 'node:net';
-import { isWildcardHost, type Engine, type StartOptions } from '../engine';
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
-}
+import { isLoopbackHost, isWildcardHost, type Engine, type StartOptions } from '../engine';
 
 export function startupReport(engine: Engine): string {
   // The engine's URLs are already the ones a client here uses (a wildcard bind is announced at loopback).
   const lines = [`Tokenbench is serving ${engine.url}`];
+  if (engine.config.publicUrls.length > 0) lines.push(`Public URL: ${engine.config.publicUrls.join(', ')}`);
   if (engine.echoUrl) lines.push(`Echo destination at ${engine.echoUrl}`);
   lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
   lines.push(`Saved requests: ${engine.collectionsFolder}`);
@@ -33,19 +29,32 @@ export function startupReport(engine: Engine): string {
   return lines.join('\n') + '\n';
 }
 
-/** Said when serve binds beyond loopback, which the security notes otherwise promise; null on loopback. */
+/**
+ * Said when serve binds beyond loopback, which the security notes otherwise promise: who can reach what, and the
+ * safe defaults in force there, each with the flag that changes it; null on loopback.
+ */
 export function exposureWarning(engine: Engine): string | null {
-  const host = engine.config.host;
-  if (isLoopback(host)) return null;
+  const { host, publicUrls, denyPrivateDestinations, allowCode, collectionsDir, proxiesDir } = engine.config;
+  if (isLoopbackHost(host)) return null;
   const lines = [
     `Warning: --host ${host} opens Tokenbench to other machines, not only this one. Whoever can reach this machine can use:`,
     `  - the API on port ${engine.port}: with a key, create, read and reveal tokens, and send requests from here through /proxy.`,
   ];
   if (engine.echoUrl) lines.push(`  - the echo destination on port ${new URL(engine.echoUrl).port}, without a key.`);
   lines.push("  The Host check stops other web sites' pages, not other programs.");
-  if (!isWildcardHost(host)) {
-    lines.push(`  It admits only localhost, 127.0.0.1 and [::1]: requests addressed to ${host} are refused.`);
-  }
+  const names = ['localhost, 127.0.0.1 and [::1]', ...publicUrls.map((url) => new URL(url).host)].join(', ');
+  if (!isWildcardHost(host)) lines.push(`  It admits only ${names}: requests addressed to ${host} are refused unless --public-url names it.`);
+  else lines.push(`  It admits only the Host names ${names} (--public-url adds one).`);
+  lines.push(
+    'In force beyond loopback:',
+    denyPrivateDestinations
+      ? "  - private destinations refused: the proxy and webhooks reach no loopback, private or own address but the echo destination (--allow-private-destinations lets them)"
+      : '  - private destinations allowed by --allow-private-destinations: the proxy and webhooks reach this network',
+    allowCode
+      ? "  - code runs (--allow-code): anyone with a management key runs code transforms and reactors as this server's user"
+      : '  - code transforms and reactors refused, saved or called (--allow-code runs them)',
+    `  - saved requests in ${engine.collectionsFolder}${collectionsDir === null ? '' : ' (--collections)'}, proxies and reactors ${proxiesDir === null ? 'from no folder' : `from ${proxiesDir} (--proxies)`}: fixed by these flags, never chosen in Settings`,
+  );
   lines.push('  Keep the default --host 127.0.0.1 unless you mean this (inside a container, say).');
   return lines.join('\n') + '\n';
 }

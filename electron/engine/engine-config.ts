@@ -21,6 +21,13 @@ export interface EngineConfig {
   denyPrivateDestinations: boolean;
   /** Browser origins (`http://localhost:3000`) allowed to call the wire API, besides the workbench's own. */
   allowedOrigins: string[];
+  /**
+   * The origins (`https://tokenbench.example.com`) this engine is reached at besides its loopback names, as behind a
+   * reverse proxy: their Host values and origins pass the guards as its own, and the first is the workbench's address.
+   */
+  publicUrls: string[];
+  /** Whether the code runtime (code transforms, reactors) runs when the engine listens beyond loopback; on loopback it always does. */
+  allowCode: boolean;
   /** How many request-log entries the history keeps. */
   historyLimit: number;
   /** Entries older than this many days leave the history; 0 keeps them whatever their age. */
@@ -76,6 +83,8 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     maxExpressions: HOSTED_EXPRESSION_LIMIT,
     denyPrivateDestinations: false,
     allowedOrigins: [],
+    publicUrls: [],
+    allowCode: false,
     historyLimit: 10_000,
     historyMaxAgeDays: 0,
     historyAnswers: false,
@@ -102,10 +111,13 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
   if (!Number.isInteger(config.logRetentionHours) || config.logRetentionHours < 1 || config.logRetentionHours > MAX_LOG_RETENTION_HOURS) {
     throw new Error(`The logs' retention must be a whole number of hours from 1 to ${MAX_LOG_RETENTION_HOURS} (30 days)`);
   }
-  config.allowedOrigins = config.allowedOrigins.map((value) => {
-    const origin = normalizeOrigin(value);
-    if (typeof origin !== 'string') throw new Error(`Allowed origin ${origin.problem}`);
-    return origin;
-  });
+  const origins = (values: string[], what: string) =>
+    values.map((value) => {
+      const origin = normalizeOrigin(value);
+      if (typeof origin !== 'string') throw new Error(`${what} ${origin.problem}`);
+      return origin;
+    });
+  config.allowedOrigins = origins(config.allowedOrigins, 'Allowed origin');
+  config.publicUrls = origins(config.publicUrls, 'Public URL');
   return config;
 }

@@ -4,5 +4,5 @@ export { resolveConfig, DEFAULT_PORT, DEFAULT_ECHO_PORT, MAX_INTENT_TTL_SECONDS,
 export { MAX_LOG_RETENTION_HOURS } from './logs/log-store';
 export { seedFile, type SeedFile, type SeedReport } from './seed/seed-file';
 export { callMethod, problemOf } from './workbench';
-export { isWildcardHost } from './server/local-url';
+export { isLoopbackHost, isWildcardHost } from './server/local-url';
 export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';

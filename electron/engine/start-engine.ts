@@ -18,6 +18,7 @@ import { RequestLog } from './history/request-log';
 import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer, type RunningHttpServer } from './server/http-server';
+import { isLoopbackHost } from './server/local-url';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { revealedOutbound } from './proxy/proxy-history';
@@ -123,6 +124,16 @@ export interface StartOptions extends Partial<EngineConfig> {
   proxyFilesReport?: (line: string) => void;
 }
 
+/** What the refused code runtime answers: it would run anyone's code with a management key as the server's user. */
+const CODE_OFF = 'The code runtime is off: this Tokenbench listens beyond loopback, where code transforms and reactors run only when serve is started with --allow-code';
+
+/** The flag that fixes the private-destination policy, as Settings names it: given, or implied beyond loopback. */
+function privateDestinationsFlag(given: Partial<EngineConfig>, operatorFixed: string | null): string {
+  if (given.denyPrivateDestinations === false) return '--allow-private-destinations';
+  if (given.denyPrivateDestinations === undefined && operatorFixed !== null) return operatorFixed;
+  return PROXY_LIMITS.denyPrivateDestinations;
+}
+
 function tenantIdOf(db: Db): string {
   const row = db.prepare("SELECT value FROM settings WHERE key = 'tenant_id'").get() as { value: string } | undefined;
   if (row) return row.value;
@@ -145,11 +156,16 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, ...partial } = options;
   const config = resolveConfig(partial);
+  // Beyond loopback, other machines reach the engine: the operator's flags, not a page, decide what it may do.
+  const operatorFixed = isLoopbackHost(config.host) ? null : `--host ${config.host}`;
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
-  const limits = new AdjustableSettings(db, 'adjustable_limits', PROXY_LIMITS, config, partial, (now) => {
+  const limits = new AdjustableSettings(db, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
+    ...partial,
+    denyPrivateDestinations: partial.denyPrivateDestinations ?? (operatorFixed === null ? undefined : true),
+  }, (now) => {
     expressions.setExpressionLimit(now.maxExpressions);
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
     webhooks.policyChanged(now.denyPrivateDestinations);
@@ -167,7 +183,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort] });
+  let echo: EchoServer | null = null;
+  const echoPorts = () => (echo ? [echo.port] : []);
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -221,7 +239,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   const defaultFolder = defaultCollectionsFolder(config);
-  const collectionsFolder = new CollectionsFolder(db, { pinned: config.collectionsDir, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
+  const collectionsFolder = new CollectionsFolder(db, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
   const collections = new CollectionStore(collectionsFolder.initial());
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
@@ -233,17 +251,23 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     timeoutMs: config.proxyTimeoutMs,
     denyPrivateDestinations: config.denyPrivateDestinations,
     ownPorts: () => [apiPort],
+    echoPorts,
   });
 
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder, outbox);
-  const codeRuntime = lazyCodeRuntime(() => createCodeRuntime({ engineUrl: () => http.url, log: config.log, nodeBtTimeoutMs: config.codeSyncLimitMs }));
-  if (proxies.holdsCode() || reactors.holdsAny()) codeRuntime.warm();
+  const codeAllowed = operatorFixed === null || config.allowCode;
+  const codeRuntime = lazyCodeRuntime(
+    () => createCodeRuntime({ engineUrl: () => http.url, log: config.log, nodeBtTimeoutMs: config.codeSyncLimitMs }),
+    codeAllowed ? null : CODE_OFF,
+  );
+  if (codeAllowed && (proxies.holdsCode() || reactors.holdsAny())) codeRuntime.warm();
   const recordAction = actionRecorder(history);
   const runtimeKey = runtimeKeys(applications, (key, proxy) => void recordAction(undefined, () => key, () => runtimeKeyMade(applications, key, proxy)));
   const callKey = callKeys(applications, (app, proxy) => void recordAction(undefined, () => app, () => callKeyApplicationSet(app, proxy)));
 
-  let echo: EchoServer | null = null;
   const startedAt = new Date().toISOString();
+  /** Where people reach the engine: its first public URL, else its local one. */
+  const publicUrl = () => config.publicUrls[0] ?? http.url;
   // A declaration, so the workbench can take it before `http` exists; nothing calls it until a request arrives.
   function status(): EngineStatus {
     return {
@@ -275,7 +299,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     secrets,
     report: proxyFilesReport ?? config.log,
   });
-  const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir);
+  const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir, operatorFixed);
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   const reactorExport = new ReactorExport({ folder: proxyFolder, reactors, identities: reactorIdentities, secrets, applications });
   proxyFolder.open(proxiesSetting.initial());
@@ -313,7 +337,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     status,
     settings: () => ({
       transactionTtlSeconds: config.transactionTtlSeconds,
-      workbenchUrl: browserWorkbench?.url(http.url) ?? null,
+      workbenchUrl: browserWorkbench?.url(publicUrl()) ?? null,
       limits: limits.state(),
       retention: retention.state(),
       collections: collectionsFolder.state(collections.folder),
@@ -389,7 +413,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     authenticator,
     idempotency,
     requestLog: history,
-    fallback: browserWorkbench?.routes(workbench, () => http.url),
+    fallback: browserWorkbench?.routes(workbench, publicUrl),
     workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
     proxyFolder.close();
@@ -446,9 +470,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     transactions: transactionPanel,
     workbench,
     browserWorkbench: browserWorkbench && {
-      url: browserWorkbench.url(http.url),
+      url: browserWorkbench.url(publicUrl()),
       session: browserWorkbench.session,
-      launchUrl: () => browserWorkbench.launchUrl(http.url),
+      launchUrl: () => browserWorkbench.launchUrl(publicUrl()),
     },
     status,
     async stop() {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { localUrl } from '../server/local-url';
 import { readBody } from '../server/body';
 import { joinChunks } from '../server/body-chunks';
-import { guardFailure, ownOrigins } from '../server/guards';
+import { allowedHosts, guardFailure, ownOrigins } from '../server/guards';
 import { answerClientError, sendJson } from '../server/http-server';
 import { ApiProblem } from '../server/problem';
 
@@ -117,9 +117,9 @@ export function startEchoServer(options: EchoServerOptions): Promise<EchoServer>
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let origins = new Set<string>();
-  let port = options.port;
+  let hosts = new Set<string>();
   const server = http.createServer({ keepAlive: true, requireHostHeader: false }, (req, res) => {
-    const guard = guardFailure(req, port, origins);
+    const guard = guardFailure(req, hosts, origins);
     if (guard) return sendProblem(res, guard);
     // Whatever goes wrong here stays with this request: the echo runs in the engine's process.
     echo(req, res, maxBodyBytes).catch((error: unknown) => {
@@ -132,8 +132,9 @@ export function startEchoServer(options: EchoServerOptions): Promise<EchoServer>
     server.once('error', reject);
     server.listen(options.port, host, () => {
       server.off('error', reject);
-      port = (server.address() as AddressInfo).port;
+      const port = (server.address() as AddressInfo).port;
       origins = new Set([...ownOrigins(port), ...(options.allowedOrigins ?? [])]);
+      hosts = allowedHosts(port);
       resolve({
         url: localUrl(host, port),
         port,

@@ -41,14 +41,18 @@ export async function runCode(runtime: CodeRuntime, call: CodeCall): Promise<{ r
 
 /**
  * The engine's code runtime, started when first needed: its pool of workers costs an engine that never runs code
- * nothing. `warm()` starts it ahead of the first call (a proxy with a code transform was saved, or is stored).
+ * nothing. `warm()` starts it ahead of the first call (a proxy with a code transform was saved, or is stored). With a
+ * `refusal` (the operator has not allowed code), saving code (`warm`) and running it are both refused with it (403).
  */
-export function lazyCodeRuntime(make: () => CodeRuntime): CodeRuntime & { warm(): void } {
+export function lazyCodeRuntime(make: () => CodeRuntime, refusal: string | null = null): CodeRuntime & { warm(): void } {
   let runtime: CodeRuntime | undefined;
-  const started = () => (runtime ??= make());
+  const started = () => {
+    if (refusal !== null) throw new ApiProblem(403, refusal);
+    return (runtime ??= make());
+  };
   return {
     warm: () => void started(),
-    run: (call) => started().run(call),
+    run: async (call) => started().run(call),
     close: () => runtime?.close() ?? Promise.resolve(),
   };
 }

@@ -13,6 +13,11 @@ export interface DestinationPolicy {
   denyPrivateDestinations: boolean;
   /** Tokenbench's own listening ports, read at every connect since they can change while running. */
   ownPorts: () => readonly number[];
+  /**
+   * The built-in echo destination's ports: on this machine it stays reachable when private destinations are denied,
+   * allowed by what it is (this engine's own server), never by an address range.
+   */
+  echoPorts?: () => readonly number[];
   /** This machine's interface addresses; by default read from the system at every check, as they can change. */
   localAddresses?: () => readonly string[];
   /** Resolves a destination's name to all its addresses: the system's resolver (`dns.lookup`) unless another is given. */
@@ -126,6 +131,7 @@ export function refusalReason(address: string, port: number, policy: Destination
     if (refused !== undefined) return refused;
   }
   if (!policy.denyPrivateDestinations) return undefined;
+  if (policy.echoPorts?.().includes(port) && (inRanges(LOOPBACK)(ip) || isOwn(ip))) return undefined;
   return (
     because('loopback or private address, and private destinations are denied by the settings', (ip) => inRanges(LOOPBACK)(ip) || inRanges(PRIVATE)(ip)) ??
     because('an address of this machine, and private destinations are denied by the settings', isOwn)

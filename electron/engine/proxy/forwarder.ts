@@ -70,6 +70,7 @@ export interface ForwarderOptions {
   timeoutMs: number;
   denyPrivateDestinations: boolean;
   ownPorts: () => readonly number[];
+  echoPorts?: () => readonly number[];
   /** Most sockets kept per destination origin. */
   connections?: number;
 }
@@ -115,7 +116,7 @@ function undiciBody(body: Buffer | BodyChunks | null, headers: string[]): Buffer
 export function createForwarder(options: ForwarderOptions): Forwarder {
   let { timeoutMs, denyPrivateDestinations } = options;
   const agentFor = (deny: boolean) =>
-    new Agent({ connections: options.connections ?? 32, connect: createPolicyConnector({ denyPrivateDestinations: deny, ownPorts: options.ownPorts }) });
+    new Agent({ connections: options.connections ?? 32, connect: createPolicyConnector({ denyPrivateDestinations: deny, ownPorts: options.ownPorts, echoPorts: options.echoPorts }) });
   let agent = agentFor(denyPrivateDestinations);
   /** Agents replaced by a policy change, closing once their requests are done. */
   const retired = new Set<Promise<void>>();

@@ -27,7 +27,7 @@ export interface ReactorFileDeps {
   secrets: SecretStore;
   /** Where node22 code finds its dependencies (`serve --code-dependencies DIR`); null: none. */
   dependenciesDir: string | null;
-  /** A reactor was loaded: the code runtime gets ready before its first react. */
+  /** A reactor file is being loaded: the code runtime gets ready before its first react, or refuses it where code is off. */
   codeLoaded(): void;
 }
 
@@ -55,6 +55,7 @@ export function reactorFolderKind(deps: ReactorFileDeps): FolderKind<ReactorDefi
       check(json) {
         const definition = parseReactorRequest(json);
         checkApplication(definition, deps.applications);
+        deps.codeLoaded();
         return { definition, configuration: definition.configuration, lacking: dependencyFailure(definition, deps.dependenciesDir)?.error_details ?? null };
       },
     },
@@ -72,7 +73,6 @@ export function reactorFolderKind(deps: ReactorFileDeps): FolderKind<ReactorDefi
         },
       };
       reactors.install(reactor);
-      deps.codeLoaded();
       return reactor;
     },
     uninstall: (id) => reactors.uninstall(id),

@@ -5,20 +5,29 @@ import { ApiProblem } from './problem';
  * DNS-rebinding and cross-site defences, checked before any body byte is read and for every method: a rebound
  * page reaches us with a foreign Host; a cross-site page carries a foreign Origin.
  */
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOCAL_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-export function isAllowedHost(host: string | undefined, port: number): boolean {
-  if (!host) return false;
-  const lower = host.toLowerCase();
-  if (LOCAL_HOSTS.has(lower)) return true;
-  const colon = lower.lastIndexOf(':');
-  if (colon <= 0) return false;
-  return LOCAL_HOSTS.has(lower.slice(0, colon)) && lower.slice(colon + 1) === String(port);
+/**
+ * Every Host value this service answers to: its loopback names, bare or with its port, and each public URL's host
+ * (`--public-url`), with or without its scheme's default port, as a client may send either.
+ */
+export function allowedHosts(port: number, publicUrls: readonly string[] = []): Set<string> {
+  const hosts = new Set(LOCAL_NAMES.flatMap((name) => [name, `${name}:${port}`]));
+  for (const origin of publicUrls) {
+    const url = new URL(origin);
+    hosts.add(url.host);
+    hosts.add(`${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`);
+  }
+  return hosts;
 }
 
-/** Our own origins: the workbench UI served by the engine. */
-export function ownOrigins(port: number): Set<string> {
-  return new Set(['localhost', '127.0.0.1', '[::1]'].map((h) => `http://${h}:${port}`));
+export function isAllowedHost(host: string | undefined, hosts: ReadonlySet<string>): boolean {
+  return host !== undefined && hosts.has(host.toLowerCase());
+}
+
+/** Our own origins: the workbench UI served by the engine, at its loopback names and its public URLs. */
+export function ownOrigins(port: number, publicUrls: readonly string[] = []): Set<string> {
+  return new Set([...LOCAL_NAMES.map((h) => `http://${h}:${port}`), ...publicUrls]);
 }
 
 const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)(.*)$/i;
@@ -44,16 +53,17 @@ function hostHeaderCount(req: IncomingMessage): number {
 
 /**
  * Why a request is refused before anything else is done with it, or null.
+ * @param hosts every Host value this service answers to (allowedHosts)
  * @param origins every origin a browser may call us from: our own and those allowed by setting
  * @param targetHost the host an absolute-form target names, which stands in for Host
  */
-export function guardFailure(req: IncomingMessage, port: number, origins: Set<string>, targetHost?: string): ApiProblem | null {
+export function guardFailure(req: IncomingMessage, hosts: ReadonlySet<string>, origins: Set<string>, targetHost?: string): ApiProblem | null {
   if (targetHost === undefined) {
     const hosts = hostHeaderCount(req);
     if (hosts === 0) return new ApiProblem(400, 'The Host header is required');
     if (hosts > 1) return new ApiProblem(400, `The Host header is given ${hosts} times; send it once`);
   }
-  if (!isAllowedHost(targetHost ?? req.headers.host, port)) return new ApiProblem(403, 'Host header is not a local address of this service');
+  if (!isAllowedHost(targetHost ?? req.headers.host, hosts)) return new ApiProblem(403, 'Host header is not a local address or public URL of this service');
   const origin = req.headers.origin;
   if (origin !== undefined && !origins.has(origin.toLowerCase())) {
     return new ApiProblem(403, 'Cross-origin requests are not accepted (serve --allow-origin lets a named origin call the API)');

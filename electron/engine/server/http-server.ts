@@ -10,7 +10,7 @@ import type { EngineConfig } from '../engine-config';
 import { readBody, parseJsonBody } from './body';
 import type { BodyChunks } from './body-chunks';
 import { grantCrossOrigin, preflightHeaders } from './cross-origin';
-import { absoluteTarget, guardFailure, ownOrigins } from './guards';
+import { absoluteTarget, allowedHosts, guardFailure, ownOrigins } from './guards';
 import type { IdempotencyStore } from './idempotency';
 import { ApiProblem } from './problem';
 import type { LogDraft, RequestContext, Route, WorkbenchSent } from './route-types';
@@ -146,8 +146,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
 
   let port = config.port;
   const allowedOrigins = new Set(config.allowedOrigins);
-  let own = ownOrigins(port);
+  let own = ownOrigins(port, config.publicUrls);
   let origins = new Set([...own, ...allowedOrigins]);
+  let hosts = allowedHosts(port, config.publicUrls);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
@@ -200,7 +201,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
           : undefined,
       });
     };
-    const guard = guardFailure(req, port, origins, absolute?.host);
+    const guard = guardFailure(req, hosts, origins, absolute?.host);
     if (guard) {
       res.shouldKeepAlive = false;
       const problem = guard.toBody();
@@ -303,8 +304,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
       port = (server.address() as AddressInfo).port;
-      own = ownOrigins(port);
+      own = ownOrigins(port, config.publicUrls);
       origins = new Set([...own, ...allowedOrigins]);
+      hosts = allowedHosts(port, config.publicUrls);
       resolve({
         server,
         port,

@@ -1,3 +1,5 @@
+import { isIPv4 } from 'node:net';
+
 /** The Host guard admits loopback names only, so a wildcard bind is reached, and announced, at the loopback name. */
 const LOOPBACK_FOR_WILDCARD: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '::1' };
 
@@ -9,3 +11,8 @@ export function localUrl(host: string, port: number): string {
 
 /** Whether `host` binds every interface (then the server is reached here at loopback). */
 export const isWildcardHost = (host: string) => host in LOOPBACK_FOR_WILDCARD;
+
+/** Whether `host` is a loopback address or name: anything else lets other machines in ("beyond loopback"). */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
+}

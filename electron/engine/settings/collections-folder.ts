@@ -13,7 +13,10 @@ export interface CollectionsFolderState {
   default: string;
   /** The folder Settings chose; null: none. */
   stored: string | null;
-  /** `--collections DIR` given at start, which wins over Settings until the engine starts without it; null: none. */
+  /**
+   * What fixes the folder: `--collections DIR` given at start, which wins over Settings until the engine starts
+   * without it, or the bind beyond loopback (`--host 0.0.0.0`), where only the operator's flags choose; null: none.
+   */
   pinnedBy: string | null;
 }
 
@@ -28,6 +31,11 @@ function realOf(path: string): string {
 }
 /** Whether `path` is `folder` or inside it, both real paths. */
 const isWithin = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
+
+/** Why a page may not choose a folder of a shared engine (bound beyond loopback): its operator's flags do. */
+export function operatorFixedProblem(folder: string, flag: string, host: string): ApiProblem {
+  return new ApiProblem(409, `The ${folder} folder is fixed by the operator: serve ${host} listens beyond loopback, where only its start flag ${flag} chooses it`);
+}
 
 /** A path as a user types it: `~/` is the home folder; anything else must be whole. */
 export function expanded(path: string): string {
@@ -59,7 +67,14 @@ export class CollectionsFolder {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { pinned: string | null; default: string; dataDir: string | null; log: (line: string) => void },
+    private readonly options: {
+      pinned: string | null;
+      /** The bind beyond loopback (`--host …`) that leaves the choice to the operator's flags; null on loopback. */
+      operatorFixed: string | null;
+      default: string;
+      dataDir: string | null;
+      log: (line: string) => void;
+    },
   ) {
     const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
     this.stored = row ? (JSON.parse(row.value) as string) : null;
@@ -70,7 +85,8 @@ export class CollectionsFolder {
    * gives way to the default, said in the log, and stays chosen for the next start.
    */
   initial(): string {
-    if (this.options.pinned !== null || this.stored === null) return this.options.pinned ?? this.options.default;
+    const fixed = this.options.pinned !== null || this.options.operatorFixed !== null;
+    if (fixed || this.stored === null) return this.options.pinned ?? this.options.default;
     try {
       return this.usable(this.stored);
     } catch (error) {
@@ -80,7 +96,11 @@ export class CollectionsFolder {
   }
 
   state(folder: string): CollectionsFolderState {
-    return { folder, default: this.options.default, stored: this.stored, pinnedBy: this.options.pinned === null ? null : `--collections ${this.options.pinned}` };
+    return { folder, default: this.options.default, stored: this.stored, pinnedBy: this.fixedBy() };
+  }
+
+  private fixedBy(): string | null {
+    return this.options.pinned !== null ? `--collections ${this.options.pinned}` : this.options.operatorFixed;
   }
 
   /**
@@ -88,6 +108,7 @@ export class CollectionsFolder {
    * `--collections`, and (400, 403) for a folder the engine cannot use.
    */
   change(path: string | null): string {
+    if (this.options.operatorFixed !== null) throw operatorFixedProblem('collections', '--collections', this.options.operatorFixed);
     if (this.options.pinned !== null) {
       throw new ApiProblem(409, `The collections folder is fixed by the start flag --collections ${this.options.pinned}: start the engine without it to choose one here`);
     }

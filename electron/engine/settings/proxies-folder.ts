@@ -1,6 +1,6 @@
 import { ApiProblem } from '../server/problem';
 import type { Db } from '../storage/database';
-import { expanded, madeFolder } from './collections-folder';
+import { expanded, madeFolder, operatorFixedProblem } from './collections-folder';
 
 /** The row of the vault's settings table that keeps the proxies folder Settings chose. */
 const KEY = 'proxies_folder';
@@ -15,6 +15,8 @@ export class ProxiesFolderSetting {
   constructor(
     private readonly db: Db,
     private readonly pinned: string | null,
+    /** The bind beyond loopback (`--host …`) that leaves the folder to the operator's flags; null on loopback. */
+    private readonly operatorFixed: string | null = null,
   ) {
     const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
     this.stored = row ? (JSON.parse(row.value) as string | null) : null;
@@ -22,15 +24,16 @@ export class ProxiesFolderSetting {
 
   /** The folder to start with. */
   initial(): string | null {
-    return this.pinned ?? this.stored;
+    return this.operatorFixed === null ? (this.pinned ?? this.stored) : this.pinned;
   }
 
   state(): { stored: string | null; pinnedBy: string | null } {
-    return { stored: this.stored, pinnedBy: this.pinned === null ? null : `--proxies ${this.pinned}` };
+    return { stored: this.stored, pinnedBy: this.pinned === null ? this.operatorFixed : `--proxies ${this.pinned}` };
   }
 
   /** Checks and saves a new folder (made if new; null: none), and answers it; refused (409) under `--proxies`. */
   change(path: string | null): string | null {
+    if (this.operatorFixed !== null) throw operatorFixedProblem('proxies', '--proxies', this.operatorFixed);
     if (this.pinned !== null) throw new ApiProblem(409, `The proxies folder is fixed by the start flag --proxies ${this.pinned}: start the engine without it to choose one here`);
     const folder = path === null ? null : madeFolder(expanded(path));
     this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, JSON.stringify(folder));

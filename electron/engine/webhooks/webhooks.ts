@@ -22,13 +22,15 @@ export interface WebhooksOptions {
   config: Pick<EngineConfig, 'denyPrivateDestinations' | 'webhookRetryDelaysMs' | 'headerPrefix' | 'log'>;
   /** Tokenbench's own ports, which no webhook may reach (a delivery to itself would raise events in a loop). */
   ownPorts: () => readonly number[];
+  /** The echo destination's ports, which the destination policy lets through as the proxy's does. */
+  echoPorts?: () => readonly number[];
 }
 
-export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts }: WebhooksOptions) {
+export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts, echoPorts }: WebhooksOptions) {
   const store = new WebhookStore(db, outbox);
   const deliveries = new DeliveryStore(db, outbox, store);
   const signer = new WebhookSigner(db, sealer);
-  const forwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts });
+  const forwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts, echoPorts });
   const dispatcher = createWebhookDispatcher({
     outbox,
     webhooks: store,
@@ -39,7 +41,7 @@ export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts 
     headerPrefix: config.headerPrefix,
     log: config.log,
   });
-  const routes: WebhookRouteDeps = { webhooks: store, tenantId, policy: () => ({ denyPrivateDestinations: config.denyPrivateDestinations, ownPorts }) };
+  const routes: WebhookRouteDeps = { webhooks: store, tenantId, policy: () => ({ denyPrivateDestinations: config.denyPrivateDestinations, ownPorts, echoPorts }) };
   return {
     store,
     deliveries,

@@ -60,8 +60,8 @@ function transformsOf(json: Record<string, unknown>): CodeSlot[] {
   return found;
 }
 
-/** Proxy files, checked as the API checks a proxy. */
-function proxyFileKind(checks: ProxyFileChecks): DefinitionFileKind<ProxyDefinition> {
+/** Proxy files, checked as the API checks a proxy; `codeLoaded` refuses code where the code runtime is off. */
+function proxyFileKind(checks: ProxyFileChecks, codeLoaded: () => void): DefinitionFileKind<ProxyDefinition> {
   return {
     noun: 'proxy',
     body: 'POST /proxies',
@@ -71,6 +71,7 @@ function proxyFileKind(checks: ProxyFileChecks): DefinitionFileKind<ProxyDefinit
     check(json) {
       const definition = parseProxyRequest(json);
       checkDefinition(definition, checks);
+      if ([...definition.request_transforms, ...definition.response_transforms].some((t) => t.type === 'code')) codeLoaded();
       return { definition, configuration: definition.configuration, lacking: dependencyFailure(definition, checks.dependenciesDir)?.error_details ?? null };
     },
   };
@@ -85,7 +86,7 @@ export function proxyFolderKind(deps: { proxies: ProxyStore; identities: FileIde
   return {
     kind: 'proxy',
     suffix: PROXY_FILE_SUFFIX,
-    file: proxyFileKind(deps.checks),
+    file: proxyFileKind(deps.checks, deps.codeLoaded),
     identities: deps.identities,
     install({ path, folder, identity }, definition, before) {
       const referencing = Object.values(definition.configuration).some((value) => value.includes('${'));
@@ -105,7 +106,6 @@ export function proxyFolderKind(deps: { proxies: ProxyStore; identities: FileIde
         },
       };
       deps.proxies.install(proxy);
-      if ([...proxy.request_transforms, ...proxy.response_transforms].some((t) => t.type === 'code')) deps.codeLoaded();
       return proxy;
     },
     uninstall: (id) => deps.proxies.uninstall(id),
