@@ -30,8 +30,9 @@ interface FolderFormProps {
 }
 
 /**
- * A folder chosen with a path (the browser workbench) or the system's picker (the desktop app); fixed when a start
- * flag names it. Started from the engine's folder: the caller keys it by that folder so a confirmed change restarts it.
+ * A folder chosen with a path (the browser workbench) or the system's picker (the desktop app). Fixed by the operator
+ * (a start flag names it, or the engine listens beyond loopback): then only shown, with no chooser. Started from the
+ * engine's folder: the caller keys it by that folder so a confirmed change restarts it.
  */
 export function FolderForm({ setting, purpose, formLabel, pathLabel, placeholder, useLabel, clearLabel, hint, onChoose }: FolderFormProps) {
   const [path, setPath] = useState(setting.folder ?? '');
@@ -50,6 +51,16 @@ export function FolderForm({ setting, purpose, formLabel, pathLabel, placeholder
       setPath(chosen);
       await onChoose(chosen);
     });
+  if (pinned) {
+    return (
+      <div className="folder-form" role="group" aria-label={formLabel}>
+        <p>{setting.folder === null ? 'No folder' : <code>{setting.folder}</code>}</p>
+        <p className="limit-pinned">
+          Fixed by the operator with the start flag <code>{setting.pinnedBy}</code>: Settings cannot change it.
+        </p>
+      </div>
+    );
+  }
   return (
     <form className="folder-form" aria-label={formLabel} onSubmit={submit}>
       <div className="settings-inline">
@@ -59,32 +70,25 @@ export function FolderForm({ setting, purpose, formLabel, pathLabel, placeholder
           aria-label={pathLabel}
           spellCheck={false}
           required
-          disabled={pinned}
           value={path}
           onChange={(event) => setPath(event.target.value)}
           placeholder={placeholder}
         />
         {picker && (
-          <button type="button" disabled={busy || pinned} onClick={pick}>
+          <button type="button" disabled={busy} onClick={pick}>
             Choose…
           </button>
         )}
-        <button type="submit" className="primary" disabled={busy || pinned || path.trim() === (setting.folder ?? '')}>
+        <button type="submit" className="primary" disabled={busy || path.trim() === (setting.folder ?? '')}>
           {useLabel}
         </button>
-        {setting.stored !== null && !pinned && (
+        {setting.stored !== null && (
           <button type="button" disabled={busy} onClick={() => void choose(null)}>
             {clearLabel}
           </button>
         )}
       </div>
-      {pinned ? (
-        <p className="limit-pinned">
-          Fixed by the start flag <code>{setting.pinnedBy}</code>: start the engine without it to choose the folder here.
-        </p>
-      ) : (
-        hint && <p className="muted settings-hint">{hint}</p>
-      )}
+      {hint && <p className="muted settings-hint">{hint}</p>}
       <Alert message={problem} />
     </form>
   );
