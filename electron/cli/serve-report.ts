@@ -1,6 +1,7 @@
 /** What `tokenbench serve` tells its user: where things are once it runs, the risk of its host, why it did not start. */
 import { isIPv4 } from 'node:net';
-import { isWildcardHost, type Engine, type StartOptions } from '../engine';
+import { isWildcardHost, WrongMasterKeyError, type Engine, type StartOptions } from '../engine';
+import { MASTER_KEY_ENV } from './serve-options';
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
@@ -56,6 +57,9 @@ export function startFailure(error: unknown, options: StartOptions): string {
   if (code === 'EADDRINUSE' && port !== undefined) {
     const flag = port === options.port ? '--port' : '--echo-port';
     return `Port ${port} is in use (another Tokenbench?): pick another with ${flag}`;
+  }
+  if (error instanceof WrongMasterKeyError) {
+    return `this vault was sealed with another master key: start with the key it was made with (${MASTER_KEY_ENV} / --master-key-file / the key file in ${error.dataDir})`;
   }
   return message;
 }
