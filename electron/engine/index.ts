@@ -8,3 +8,4 @@ export { isWildcardHost } from './server/local-url';
 export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';
 export { parseMasterKey } from './storage/crypto';
 export { WrongMasterKeyError } from './storage/vault-key';
+export { backupVault, BackupError } from './storage/backup';
