@@ -3,8 +3,11 @@
 require('tsx/cjs');
 const { main } = require('../electron/cli/serve.ts');
 const args = process.argv.slice(2);
-if (args[0] !== 'serve' && args[0] !== undefined && !args[0].startsWith('-')) {
+if (args[0] === 'backup') {
+  require('../electron/cli/backup.ts').main(args.slice(1)).then((code) => process.exit(code));
+} else if (args[0] !== 'serve' && args[0] !== undefined && !args[0].startsWith('-')) {
   process.stderr.write(`tokenbench: unknown command "${args[0]}" (try: tokenbench serve --help)\n`);
   process.exit(2);
+} else {
+  main(args[0] === 'serve' ? args.slice(1) : args).then((code) => process.exit(code));
 }
-main(args[0] === 'serve' ? args.slice(1) : args).then((code) => process.exit(code));

@@ -1,13 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MAX_INTENT_TTL_SECONDS, MAX_LOG_RETENTION_HOURS, resolveConfig, seedFile, type StartOptions } from '../engine';
+import { MAX_INTENT_TTL_SECONDS, MAX_LOG_RETENTION_HOURS, parseMasterKey, resolveConfig, seedFile, type StartOptions } from '../engine';
 
 /** A mistake in how serve was called, as opposed to a failure while starting: exit code 2. */
 export class UsageError extends Error {}
 
 const DEFAULTS = resolveConfig();
-const DEFAULT_DATA_DIR = '.tokenbench';
+export const DEFAULT_DATA_DIR = '.tokenbench';
+export const MASTER_KEY_ENV = 'TOKENBENCH_MASTER_KEY';
 const MAX_PORT = 65_535;
 
 const OPTIONS = {
@@ -37,6 +38,7 @@ const OPTIONS = {
   'token-intent-ttl': { type: 'string' },
   'allow-tenant-delete': { type: 'boolean' },
   'log-retention': { type: 'string' },
+  'master-key-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -68,6 +70,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'token-intent-ttl': ['SECONDS', `lifetime of a new token intent, at most ${MAX_INTENT_TTL_SECONDS} (default ${DEFAULTS.tokenIntentTtlSeconds})`],
   'allow-tenant-delete': ['', 'let DELETE /tenants/self wipe the vault, as deleting the tenant (default: refused with 422)'],
   'log-retention': ['HOURS', `how long GET /logs keeps its lines, at most ${MAX_LOG_RETENTION_HOURS} (default ${DEFAULTS.logRetentionHours})`],
+  'master-key-file': ['FILE', `the vault's master key (32 bytes, base64) from FILE, or from ${MASTER_KEY_ENV}; none is written to the data folder (default: its master.key, made on a first start)`],
   help: ['', 'this text'],
 };
 
@@ -142,7 +145,26 @@ function readSeed(path: string) {
   return parsed.data;
 }
 
-export function parseServeArgs(argv: string[]): StartOptions | 'help' {
+/** The key given in the environment or a file; what is wrong with it is said without ever echoing it. */
+function suppliedMasterKey(file: string | undefined, env: NodeJS.ProcessEnv): Buffer | undefined {
+  const fromEnv = env[MASTER_KEY_ENV];
+  if (file !== undefined && fromEnv !== undefined) throw new UsageError(`${MASTER_KEY_ENV} and --master-key-file exclude each other: give the key once`);
+  if (fromEnv === undefined && file === undefined) return undefined;
+  const [text, expected] = fromEnv !== undefined ? [fromEnv, `${MASTER_KEY_ENV} must be`] : [readKeyFile(file!), `--master-key-file ${file} must hold`];
+  const key = parseMasterKey(text);
+  if (!key) throw new UsageError(`${expected} 32 random bytes in base64 (make one with: openssl rand -base64 32)`);
+  return key;
+}
+
+function readKeyFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--master-key-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): StartOptions | 'help' {
   const values = parseFlags(argv);
   if (values.help) return 'help';
   if (values['in-memory'] && values['data-dir']) throw new UsageError('--in-memory and --data-dir exclude each other');
@@ -180,6 +202,7 @@ export function parseServeArgs(argv: string[]): StartOptions | 'help' {
     codeDependenciesDir: values['code-dependencies'] === undefined ? undefined : resolve(values['code-dependencies']),
     seed: values.seed ? readSeed(values.seed) : undefined,
     allowTenantDelete: values['allow-tenant-delete'],
+    masterKey: suppliedMasterKey(values['master-key-file'], env),
   };
   // The engine's own check of its settings (header prefix, origins) runs here too, so what it refuses is a usage
   // error like every other bad flag rather than a failed start.

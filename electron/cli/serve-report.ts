@@ -1,5 +1,6 @@
 /** What `tokenbench serve` tells its user: where things are once it runs, the risk of its host, why it did not start. */
-import { isLoopbackHost, isWildcardHost, type Engine, type StartOptions } from '../engine';
+import { isLoopbackHost, isWildcardHost, WrongMasterKeyError, type Engine, type StartOptions } from '../engine';
+import { MASTER_KEY_ENV } from './serve-options';
 
 export function startupReport(engine: Engine): string {
   // The engine's URLs are already the ones a client here uses (a wildcard bind is announced at loopback).
@@ -65,6 +66,9 @@ export function startFailure(error: unknown, options: StartOptions): string {
   if (code === 'EADDRINUSE' && port !== undefined) {
     const flag = port === options.port ? '--port' : '--echo-port';
     return `Port ${port} is in use (another Tokenbench?): pick another with ${flag}`;
+  }
+  if (error instanceof WrongMasterKeyError) {
+    return `this vault was sealed with another master key: start with the key it was made with (${MASTER_KEY_ENV} / --master-key-file / the key file in ${error.dataDir})`;
   }
   return message;
 }

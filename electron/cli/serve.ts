@@ -30,10 +30,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`tokenbench: could not start: ${startFailure(error, options)}\n`);
     return 1;
   }
-  process.stdout.write(startupReport(engine));
-  const warning = exposureWarning(engine);
-  if (warning) process.stderr.write(warning);
-  await new Promise<void>((done) => {
+  // Listening before the start lines: a supervisor may signal as soon as it reads them, and would otherwise kill the
+  // process before the history is written.
+  const stopped = new Promise<void>((done) => {
     const stop = (signal: string) => {
       process.stdout.write(`${signal}: stopping\n`);
       engine.stop().then(done, done);
@@ -41,6 +40,10 @@ export async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+  process.stdout.write(startupReport(engine));
+  const warning = exposureWarning(engine);
+  if (warning) process.stderr.write(warning);
+  await stopped;
   return 0;
 }
 

@@ -6,3 +6,6 @@ export { seedFile, type SeedFile, type SeedReport } from './seed/seed-file';
 export { callMethod, problemOf } from './workbench';
 export { isLoopbackHost, isWildcardHost } from './server/local-url';
 export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';
+export { parseMasterKey } from './storage/crypto';
+export { WrongMasterKeyError } from './storage/vault-key';
+export { backupVault, BackupError } from './storage/backup';

@@ -48,7 +48,8 @@ import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
 import { TransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
-import { loadOrCreateMasterKey, Sealer } from './storage/crypto';
+import type { Sealer } from './storage/crypto';
+import { recordKeyCheck, unlockVault } from './storage/vault-key';
 import { openDatabase, type Db } from './storage/database';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
@@ -122,6 +123,8 @@ export interface StartOptions extends Partial<EngineConfig> {
   welcome?: boolean;
   /** Where the proxies folder's lines go (a file loaded, broken, removed); default: the config's log. */
   proxyFilesReport?: (line: string) => void;
+  /** The vault's master key (32 bytes) from the caller; default: the data folder's key file, made on a first start. */
+  masterKey?: Buffer;
 }
 
 /** What the refused code runtime answers: it would run anyone's code with a management key as the server's user. */
@@ -154,13 +157,15 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, ...partial } = options;
   const config = resolveConfig(partial);
   // Beyond loopback, other machines reach the engine: the operator's flags, not a page, decide what it may do.
   const operatorFixed = isLoopbackHost(config.host) ? null : `--host ${config.host}`;
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
-  const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
+  let sealer!: Sealer;
+  const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, beforeMigrations: (opened) => (sealer = unlockVault(opened, config.dataDir, masterKey)) });
+  recordKeyCheck(db, sealer);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(db, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -177,7 +182,6 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
-  const sealer = new Sealer(loadOrCreateMasterKey(config.dataDir));
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);

@@ -60,6 +60,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--token-intent-ttl SECONDS', `default ${defaults.tokenIntentTtlSeconds}`],
       ['--allow-tenant-delete', 'default: refused with 422'],
       ['--log-retention HOURS', `default ${defaults.logRetentionHours}`],
+      ['--master-key-file FILE', 'default: its master.key'],
       ['-h, --help', 'this text'],
     ];
     const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));

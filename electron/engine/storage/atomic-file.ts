@@ -21,25 +21,41 @@ export type Placement = 'replace' | 'create';
  */
 export function writeFileAtomic(file: string, text: string, placement: Placement): void {
   const bytes = Buffer.from(text);
-  const folder = dirname(file);
-  // Unguessable, so no one can plant a link under the name first; short, so any name the file system takes fits.
-  const temp = join(folder, `.tokenbench-${randomBytes(12).toString('hex')}.tmp`);
-  const fd = openSync(temp, CREATE_NEW, 0o600);
+  const { temp, fd } = createTempBeside(file);
   try {
     try {
-      // Exactly 0600, whatever the umask: the owner reads and writes it, no one else.
-      fchmodSync(fd, 0o600);
       writeAll(fd, bytes);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    if (placement === 'replace') renameSync(temp, file);
-    else linkSync(temp, file);
+    placeTemp(temp, file, placement);
   } finally {
     rmSync(temp, { force: true });
   }
-  syncFolder(folder);
+}
+
+/** A new empty file beside `file`, exactly 0600 whatever the umask, for a content that takes `file`'s name whole. */
+export function createTempBeside(file: string): { temp: string; fd: number } {
+  // Unguessable, so no one can plant a link under the name first; short, so any name the file system takes fits.
+  const temp = join(dirname(file), `.tokenbench-${randomBytes(12).toString('hex')}.tmp`);
+  const fd = openSync(temp, CREATE_NEW, 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  return { temp, fd };
+}
+
+/** Gives a flushed temporary file `file`'s name by `placement` and makes the new name outlive a power cut. */
+export function placeTemp(temp: string, file: string, placement: Placement): void {
+  if (placement === 'replace') renameSync(temp, file);
+  else linkSync(temp, file);
+  rmSync(temp, { force: true });
+  syncFolder(dirname(file));
 }
 
 /** Every byte, or an error: a write may take fewer bytes than it was given. */

@@ -42,6 +42,11 @@ export class Sealer {
   private readonly wrapKey: Buffer;
   private readonly fingerprintKey: Buffer;
   private readonly apiKeyHashKey: Buffer;
+  /**
+   * Stored with the vault so a start with another key is refused before it writes: a MAC of a fixed label under a
+   * key derived for this alone, which tells whether a key is the vault's and nothing about the key itself.
+   */
+  readonly checkValue: Buffer;
 
   /** Sub-keys are derived from the master key so one secret file (or one keychain entry) protects the install. */
   constructor(masterKey: Buffer) {
@@ -50,6 +55,7 @@ export class Sealer {
     this.wrapKey = derive('tokenbench/wrap-data-keys');
     this.fingerprintKey = derive('tokenbench/fingerprints');
     this.apiKeyHashKey = derive('tokenbench/api-key-hashes');
+    this.checkValue = createHmac('sha256', derive('tokenbench/master-key-check')).update('tokenbench master key check').digest();
   }
 
   seal(plaintext: Buffer | string, associatedData: string): Buffer {
@@ -107,24 +113,38 @@ export class Sealer {
   }
 }
 
+/** The form of a master key anywhere it is given: 32 bytes in standard base64 (`openssl rand -base64 32`). */
+export function parseMasterKey(text: string): Buffer | null {
+  const trimmed = text.trim();
+  return /^[A-Za-z0-9+/]{43}=$/.test(trimmed) ? Buffer.from(trimmed, 'base64') : null;
+}
+
+/** The key file a data folder holds, or null where it holds none. */
+export function readMasterKeyFile(dataDir: string): Buffer | null {
+  const file = join(dataDir, MASTER_KEY_FILE);
+  if (!existsSync(file)) return null;
+  ensurePrivateFileIfPresent(file);
+  const key = parseMasterKey(readFileSync(file, 'utf8'));
+  if (!key) throw new SealError(`${file} does not hold a 32-byte base64 key`);
+  return key;
+}
+
+function createMasterKeyFile(dataDir: string): Buffer {
+  try {
+    writeFileAtomic(join(dataDir, MASTER_KEY_FILE), randomBytes(KEY).toString('base64') + '\n', 'create');
+  } catch (error) {
+    // Another start made the key first (two first starts at once): its key is the install's, and data may already
+    // be sealed under it, so it is read below rather than replaced.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readMasterKeyFile(dataDir)!;
+}
+
 /**
- * Headless installs keep the master key in a 0600 file beside the database; the desktop app will wrap it with the
- * OS keychain instead. In-memory runs get a throwaway key.
+ * Headless installs without a key of their own keep it in a 0600 file beside the database, made on the first start;
+ * the desktop app will wrap it with the OS keychain instead. In-memory runs get a throwaway key.
  */
 export function loadOrCreateMasterKey(dataDir: string | null): Buffer {
   if (dataDir === null) return randomBytes(KEY);
-  const file = join(dataDir, MASTER_KEY_FILE);
-  if (!existsSync(file)) {
-    try {
-      writeFileAtomic(file, randomBytes(KEY).toString('base64') + '\n', 'create');
-    } catch (error) {
-      // Another start made the key first (two first starts at once): its key is the install's, and data may already
-      // be sealed under it, so it is read below rather than replaced.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  ensurePrivateFileIfPresent(file);
-  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== KEY) throw new SealError(`${file} does not hold a 32-byte base64 key`);
-  return key;
+  return readMasterKeyFile(dataDir) ?? createMasterKeyFile(dataDir);
 }

@@ -10,11 +10,13 @@ export interface OpenDatabaseOptions {
   dataDir: string | null;
   /** Path to a better-sqlite3 binary built for another ABI (Electron); tests and the CLI use the default. */
   nativeBinding?: string;
+  /** Runs before the migrations, which write: what it refuses (a wrong master key) leaves the file as it was. */
+  beforeMigrations?: (db: Db) => void;
 }
 
 export const DATABASE_FILE = 'tokenbench.sqlite';
 
-export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): Db {
+export function openDatabase({ dataDir, nativeBinding, beforeMigrations }: OpenDatabaseOptions): Db {
   let file = ':memory:';
   if (dataDir !== null) {
     ensurePrivateDir(dataDir);
@@ -36,6 +38,12 @@ export function openDatabase({ dataDir, nativeBinding }: OpenDatabaseOptions): D
   db.pragma('mmap_size = 1073741824');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  applyMigrations(db);
+  try {
+    beforeMigrations?.(db);
+    applyMigrations(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
 }
