@@ -6,3 +6,4 @@ export { seedFile, type SeedFile, type SeedReport } from './seed/seed-file';
 export { callMethod, problemOf } from './workbench';
 export { isWildcardHost } from './server/local-url';
 export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';
+export { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret';

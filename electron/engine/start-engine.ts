@@ -42,6 +42,9 @@ import { proxyFolderKind } from './proxies/files/proxy-file';
 import { ProxyFolder } from './proxies/files/proxy-folder';
 import { ProxiesFolderSetting } from './settings/proxies-folder';
 import { SecretStore } from './secrets/secret-store';
+import { actingPerson } from './people/acting-person';
+import { CredentialStore } from './people/credential-store';
+import { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
@@ -105,7 +108,9 @@ export interface Engine {
    * Set when started with `workbench`: the browser GUI's address (with this run's session), the session, and new
    * launch links (a one-time code in place of the session, for a browser's command line).
    */
-  readonly browserWorkbench: { url: string; session: string; launchUrl(): string } | null;
+  readonly browserWorkbench: { url: string; session: string; sessionInAddress: boolean; launchUrl(): string } | null;
+  /** The named workbench credentials (Settings and `tokenbench credentials` manage them). */
+  readonly credentials: CredentialStore;
   status(): EngineStatus;
   stop(): Promise<void>;
 }
@@ -121,6 +126,11 @@ export interface StartOptions extends Partial<EngineConfig> {
   welcome?: boolean;
   /** Where the proxies folder's lines go (a file loaded, broken, removed); default: the config's log. */
   proxyFilesReport?: (line: string) => void;
+  /**
+   * The browser workbench owner's session secret (TOKENBENCH_SESSION_SECRET: base64 or base64url of at least 32
+   * bytes), so that it survives a restart; default: a random one per run.
+   */
+  sessionSecret?: string;
 }
 
 function tenantIdOf(db: Db): string {
@@ -143,10 +153,13 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, sessionSecret, ...partial } = options;
   const config = resolveConfig(partial);
+  const ownerSession = sessionSecret === undefined ? undefined : sessionFromSecret(sessionSecret);
+  if (ownerSession === null) throw new Error(`The session secret must be ${SESSION_SECRET_RULE}`);
+  const identity = config.identityHeader === null ? undefined : { header: config.identityHeader, trustedProxies: config.trustedProxies };
   // Reads the UI build first: a missing build fails before anything is opened.
-  const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
+  const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding });
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(db, 'adjustable_limits', PROXY_LIMITS, config, partial, (now) => {
@@ -194,6 +207,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   const clientKeys = new ClientKeyStore(db, sealer);
   const sessions = new SessionStore(db, sealer, outbox);
+  const credentials = new CredentialStore(db);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
@@ -313,7 +327,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     status,
     settings: () => ({
       transactionTtlSeconds: config.transactionTtlSeconds,
-      workbenchUrl: browserWorkbench?.url(http.url) ?? null,
+      // A named person is never shown the owner's session.
+      workbenchUrl: browserWorkbench?.url(http.url, actingPerson() === undefined) ?? null,
       limits: limits.state(),
       retention: retention.state(),
       collections: collectionsFolder.state(collections.folder),
@@ -354,6 +369,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
     tenant: { store: tenant, usage },
+    credentials,
     webhooks: webhookSettings({ ...webhooks.routes, deliveries: webhooks.deliveries, signer: webhooks.signer, wake: webhooks.dispatcher.wake, keyUrl: () => `${http.url}/keys/webhooks.v1.key` }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
@@ -389,7 +405,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     authenticator,
     idempotency,
     requestLog: history,
-    fallback: browserWorkbench?.routes(workbench, () => http.url),
+    fallback: browserWorkbench?.routes(workbench, () => http.url, credentials),
     workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
     proxyFolder.close();
@@ -445,9 +461,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     },
     transactions: transactionPanel,
     workbench,
+    credentials,
     browserWorkbench: browserWorkbench && {
       url: browserWorkbench.url(http.url),
       session: browserWorkbench.session,
+      sessionInAddress: browserWorkbench.sessionInAddress,
       launchUrl: () => browserWorkbench.launchUrl(http.url),
     },
     status,

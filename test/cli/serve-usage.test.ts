@@ -57,6 +57,8 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--token-intent-ttl SECONDS', `default ${defaults.tokenIntentTtlSeconds}`],
       ['--allow-tenant-delete', 'default: refused with 422'],
       ['--log-retention HOURS', `default ${defaults.logRetentionHours}`],
+      ['--identity-header NAME', 'default: none'],
+      ['--trusted-proxy ADDR', 'default: none'],
       ['-h, --help', 'this text'],
     ];
     const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));

@@ -15,6 +15,8 @@ export interface ServeOptions {
    */
   ownGroup?: boolean;
   timeoutMs?: number;
+  /** Variables added to the test's environment for the process (TOKENBENCH_SESSION_SECRET, say). */
+  env?: Record<string, string>;
 }
 
 export interface ServeProcess {
@@ -27,8 +29,8 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-function spawnServe(args: string[], { command = SERVE_COMMAND, ownGroup = false }: ServeOptions) {
-  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup });
+function spawnServe(args: string[], { command = SERVE_COMMAND, ownGroup = false, env }: ServeOptions) {
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup, env: env && { ...process.env, ...env } });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
@@ -69,8 +71,8 @@ export function startServe(args: string[], options: ServeOptions = {}): Promise<
  * Runs `tokenbench serve ARGS` expecting it to exit on its own (bad arguments, a failed start). One that is still
  * running after `timeoutMs` is killed and reported with code null, so a hang fails the test instead of outliving it.
  */
-export async function runServe(args: string[], timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
-  const { child, output, exited } = spawnServe(args, {});
+export async function runServe(args: string[], timeoutMs = 15_000, env?: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const { child, output, exited } = spawnServe(args, { env });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await exited;
   clearTimeout(timer);
