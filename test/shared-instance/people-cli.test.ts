@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../electron/cli/serve-options';
 import { LAUNCH_PATHS } from '../../shared/workbench/transport';
 import { runServe } from '../support/serve-process';
-import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { filesIn, startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /**
  * `tokenbench credentials` in its own process, beside an engine running on the same data folder: what it creates signs
@@ -50,6 +51,13 @@ describe('tokenbench credentials', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^NAME\s+CREATED\s+LAST USED\nalice\s+\d{4}-\d\d-\d\dT\S+\s+\d{4}-\d\d-\d\dT\S+$/m);
     expect(listed.stdout).not.toContain(secret!.slice(4));
+    // Kept only as a hash: no file of the data folder (the vault, its WAL, History) holds the secret or the session.
+    await engine.engine.history.flush();
+    for (const file of filesIn(dataDir)) {
+      const bytes = readFileSync(file);
+      expect(bytes.includes(secret!.slice(4)), file).toBe(false);
+      expect(bytes.includes(session), file).toBe(false);
+    }
 
     const taken = await credentials('create', 'alice', '--data-dir', dataDir);
     expect(taken.code).toBe(1);
