@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Runs the TypeScript CLI through tsx, so `tokenbench serve` needs no build step.
 require('tsx/cjs');
-const { main } = require('../electron/cli/serve.ts');
 const args = process.argv.slice(2);
+if (args[0] === 'credentials') process.exit(require('../electron/cli/credentials.ts').main(args.slice(1)));
 if (args[0] === 'backup') {
   require('../electron/cli/backup.ts').main(args.slice(1)).then((code) => process.exit(code));
 } else if (args[0] !== 'serve' && args[0] !== undefined && !args[0].startsWith('-')) {
-  process.stderr.write(`tokenbench: unknown command "${args[0]}" (try: tokenbench serve --help)\n`);
+  process.stderr.write(`tokenbench: unknown command "${args[0]}" (try: tokenbench serve --help, tokenbench credentials --help, tokenbench backup --help)\n`);
   process.exit(2);
 } else {
-  main(args[0] === 'serve' ? args.slice(1) : args).then((code) => process.exit(code));
+  require('../electron/cli/serve.ts').main(args[0] === 'serve' ? args.slice(1) : args).then((code) => process.exit(code));
 }

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MAX_INTENT_TTL_SECONDS, MAX_LOG_RETENTION_HOURS, parseMasterKey, resolveConfig, seedFile, type StartOptions } from '../engine';
+import { MAX_INTENT_TTL_SECONDS, MAX_LOG_RETENTION_HOURS, parseMasterKey, resolveConfig, seedFile, SESSION_SECRET_RULE, sessionFromSecret, type StartOptions } from '../engine';
 
 /** A mistake in how serve was called, as opposed to a failure while starting: exit code 2. */
 export class UsageError extends Error {}
@@ -39,6 +39,8 @@ const OPTIONS = {
   'allow-tenant-delete': { type: 'boolean' },
   'log-retention': { type: 'string' },
   'master-key-file': { type: 'string' },
+  'identity-header': { type: 'string' },
+  'trusted-proxy': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -71,6 +73,8 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'allow-tenant-delete': ['', 'let DELETE /tenants/self wipe the vault, as deleting the tenant (default: refused with 422)'],
   'log-retention': ['HOURS', `how long GET /logs keeps its lines, at most ${MAX_LOG_RETENTION_HOURS} (default ${DEFAULTS.logRetentionHours})`],
   'master-key-file': ['FILE', `the vault's master key (32 bytes, base64) from FILE, or from ${MASTER_KEY_ENV}; none is written to the data folder (default: its master.key, made on a first start)`],
+  'identity-header': ['NAME', "trust header NAME, from a --trusted-proxy only, to name the workbench's person by a credential's name (default: none)"],
+  'trusted-proxy': ['ADDR', 'address or CIDR range of the reverse proxy that sets --identity-header; repeatable (default: none)'],
   help: ['', 'this text'],
 };
 
@@ -84,6 +88,9 @@ export const USAGE = [
   '',
   'Exit codes: 0 once stopped by Ctrl-C or SIGTERM (the history is written first), 1 when it cannot start',
   '(a port in use, an unusable data folder), 2 for options it cannot take.',
+  '',
+  `TOKENBENCH_SESSION_SECRET: the workbench owner's session, ${SESSION_SECRET_RULE}, kept across restarts`,
+  '(default: a new one each start, in the Workbench address printed).',
   '',
 ].join('\n');
 
@@ -164,6 +171,16 @@ function readKeyFile(file: string): string {
   }
 }
 
+export const SESSION_SECRET_VARIABLE = 'TOKENBENCH_SESSION_SECRET';
+
+/** The owner's session secret from the environment, checked here so that a bad one is a usage error; never repeated. */
+function sessionSecretOf(env: NodeJS.ProcessEnv): string | undefined {
+  const secret = env[SESSION_SECRET_VARIABLE];
+  if (secret === undefined) return undefined;
+  if (sessionFromSecret(secret) === null) throw new UsageError(`${SESSION_SECRET_VARIABLE} must be ${SESSION_SECRET_RULE}; the value set is not (it is not shown)`);
+  return secret;
+}
+
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): StartOptions | 'help' {
   const values = parseFlags(argv);
   if (values.help) return 'help';
@@ -203,6 +220,9 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     seed: values.seed ? readSeed(values.seed) : undefined,
     allowTenantDelete: values['allow-tenant-delete'],
     masterKey: suppliedMasterKey(values['master-key-file'], env),
+    identityHeader: values['identity-header'],
+    trustedProxies: values['trusted-proxy'],
+    sessionSecret: sessionSecretOf(env),
   };
   // The engine's own check of its settings (header prefix, origins) runs here too, so what it refuses is a usage
   // error like every other bad flag rather than a failed start.

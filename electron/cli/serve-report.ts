@@ -10,10 +10,14 @@ export function startupReport(engine: Engine): string {
   lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
   lines.push(`Saved requests: ${engine.collectionsFolder}`);
   lines.push(
-    engine.browserWorkbench
-      ? `Workbench: ${engine.browserWorkbench.url}`
-      : 'Workbench: not built; run `npm run build`, then start serve again',
+    !engine.browserWorkbench
+      ? 'Workbench: not built; run `npm run build`, then start serve again'
+      : engine.browserWorkbench.sessionInAddress
+        ? `Workbench: ${engine.browserWorkbench.url}`
+        : `Workbench: ${engine.browserWorkbench.url} (sign in with TOKENBENCH_SESSION_SECRET or a workbench credential)`,
   );
+  const { identityHeader, trustedProxies } = engine.config;
+  if (identityHeader !== null) lines.push(`Identity header: ${identityHeader} names the workbench's person on requests from ${trustedProxies.join(', ')} only`);
   const report = engine.seedReport;
   if (report) {
     lines.push(`Seed: ${report.created.length} created, ${report.unchanged.length} unchanged, ${report.conflicts.length} conflicts`);

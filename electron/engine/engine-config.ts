@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { HOSTED_EXPRESSION_LIMIT } from './expressions';
 import { normalizeOrigin } from './server/cross-origin';
 import { DEFAULT_LOG_RETENTION_HOURS, MAX_LOG_RETENTION_HOURS } from './logs/log-store';
@@ -59,6 +60,13 @@ export interface EngineConfig {
   webhookRetryDelaysMs: number[];
   /** How many hours `GET /logs` keeps its lines: the vendor's 24 by default, at most 30 days. */
   logRetentionHours: number;
+  /**
+   * A header an authenticating reverse proxy sets to a person's credential name, trusted only from `trustedProxies`;
+   * null: none is trusted (the default).
+   */
+  identityHeader: string | null;
+  /** Addresses or CIDR ranges (`10.0.0.5`, `10.0.0.0/8`) whose connections may carry the identity header. */
+  trustedProxies: string[];
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never token data). Default: stderr. */
@@ -69,6 +77,31 @@ export const DEFAULT_PORT = 4780;
 export const DEFAULT_ECHO_PORT = 4781;
 export const DEFAULT_INTENT_TTL_SECONDS = 24 * 60 * 60;
 export const MAX_INTENT_TTL_SECONDS = 48 * 60 * 60;
+
+/** A header's name (RFC 9110 token characters); the workbench's own headers and the Host and Origin it guards are refused. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = new Set(['host', 'origin', 'cookie', 'authorization', 'content-type', 'content-length', 'x-tokenbench-session', 'x-tokenbench-page']);
+
+/** A CIDR suffix, when given, is within its family's bits. */
+function isAddressOrRange(value: string): boolean {
+  const [ip, prefix, ...rest] = value.split('/');
+  const family = isIP(ip);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+function checkIdentityHeader({ identityHeader, trustedProxies }: EngineConfig): void {
+  if (identityHeader === null) {
+    if (trustedProxies.length > 0) throw new Error('--trusted-proxy needs --identity-header: it names the addresses whose identity header is trusted');
+    return;
+  }
+  if (!HEADER_NAME.test(identityHeader) || RESERVED_HEADERS.has(identityHeader.toLowerCase())) {
+    throw new Error(`--identity-header must be a header's name of your own (X-Forwarded-User, say), got "${identityHeader}"`);
+  }
+  if (trustedProxies.length === 0) throw new Error('--identity-header needs --trusted-proxy ADDR: the reverse proxy whose header is trusted (no address is trusted by default)');
+  const wrong = trustedProxies.find((address) => !isAddressOrRange(address));
+  if (wrong !== undefined) throw new Error(`--trusted-proxy takes an IP address or a CIDR range (10.0.0.5, 10.0.0.0/8), got "${wrong}"`);
+}
 
 export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
   const config: EngineConfig = {
@@ -99,6 +132,8 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     allowTenantDelete: false,
     webhookRetryDelaysMs: [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000],
     logRetentionHours: DEFAULT_LOG_RETENTION_HOURS,
+    identityHeader: null,
+    trustedProxies: [],
     log: (line) => process.stderr.write(line + '\n'),
     ...Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined)),
   };
@@ -111,6 +146,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
   if (!Number.isInteger(config.logRetentionHours) || config.logRetentionHours < 1 || config.logRetentionHours > MAX_LOG_RETENTION_HOURS) {
     throw new Error(`The logs' retention must be a whole number of hours from 1 to ${MAX_LOG_RETENTION_HOURS} (30 days)`);
   }
+  checkIdentityHeader(config);
   const origins = (values: string[], what: string) =>
     values.map((value) => {
       const origin = normalizeOrigin(value);

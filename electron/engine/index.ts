@@ -9,3 +9,4 @@ export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';
 export { parseMasterKey } from './storage/crypto';
 export { WrongMasterKeyError } from './storage/vault-key';
 export { backupVault, BackupError } from './storage/backup';
+export { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret';

@@ -43,6 +43,9 @@ import { proxyFolderKind } from './proxies/files/proxy-file';
 import { ProxyFolder } from './proxies/files/proxy-folder';
 import { ProxiesFolderSetting } from './settings/proxies-folder';
 import { SecretStore } from './secrets/secret-store';
+import { actingPerson } from './people/acting-person';
+import { CredentialStore } from './people/credential-store';
+import { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret';
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
@@ -107,7 +110,9 @@ export interface Engine {
    * Set when started with `workbench`: the browser GUI's address (with this run's session), the session, and new
    * launch links (a one-time code in place of the session, for a browser's command line).
    */
-  readonly browserWorkbench: { url: string; session: string; launchUrl(): string } | null;
+  readonly browserWorkbench: { url: string; session: string; sessionInAddress: boolean; launchUrl(): string } | null;
+  /** The named workbench credentials (Settings and `tokenbench credentials` manage them). */
+  readonly credentials: CredentialStore;
   status(): EngineStatus;
   stop(): Promise<void>;
 }
@@ -123,6 +128,11 @@ export interface StartOptions extends Partial<EngineConfig> {
   welcome?: boolean;
   /** Where the proxies folder's lines go (a file loaded, broken, removed); default: the config's log. */
   proxyFilesReport?: (line: string) => void;
+  /**
+   * The browser workbench owner's session secret (TOKENBENCH_SESSION_SECRET: base64 or base64url of at least 32
+   * bytes), so that it survives a restart; default: a random one per run.
+   */
+  sessionSecret?: string;
   /** The vault's master key (32 bytes) from the caller; default: the data folder's key file, made on a first start. */
   masterKey?: Buffer;
 }
@@ -157,12 +167,15 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, sessionSecret, ...partial } = options;
   const config = resolveConfig(partial);
+  const ownerSession = sessionSecret === undefined ? undefined : sessionFromSecret(sessionSecret);
+  if (ownerSession === null) throw new Error(`The session secret must be ${SESSION_SECRET_RULE}`);
+  const identity = config.identityHeader === null ? undefined : { header: config.identityHeader, trustedProxies: config.trustedProxies };
   // Beyond loopback, other machines reach the engine: the operator's flags, not a page, decide what it may do.
   const operatorFixed = isLoopbackHost(config.host) ? null : `--host ${config.host}`;
   // Reads the UI build first: a missing build fails before anything is opened.
-  const browserWorkbench = browserOptions ? createBrowserWorkbench(browserOptions) : null;
+  const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   let sealer!: Sealer;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, beforeMigrations: (opened) => (sealer = unlockVault(opened, config.dataDir, masterKey)) });
   recordKeyCheck(db, sealer);
@@ -216,6 +229,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   const clientKeys = new ClientKeyStore(db, sealer);
   const sessions = new SessionStore(db, sealer, outbox);
+  const credentials = new CredentialStore(db);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
@@ -341,7 +355,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     status,
     settings: () => ({
       transactionTtlSeconds: config.transactionTtlSeconds,
-      workbenchUrl: browserWorkbench?.url(publicUrl()) ?? null,
+      // A named person is never shown the owner's session.
+      workbenchUrl: browserWorkbench?.url(publicUrl(), actingPerson() === undefined) ?? null,
       limits: limits.state(),
       retention: retention.state(),
       collections: collectionsFolder.state(collections.folder),
@@ -382,6 +397,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     sessions,
     reactors: reactorSettings({ reactors, applications, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir }),
     tenant: { store: tenant, usage },
+    credentials,
     webhooks: webhookSettings({ ...webhooks.routes, deliveries: webhooks.deliveries, signer: webhooks.signer, wake: webhooks.dispatcher.wake, keyUrl: () => `${http.url}/keys/webhooks.v1.key` }),
   });
   // Typed: the workbench's fallback reads the server's URL, so inference would go round in a circle.
@@ -417,7 +433,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     authenticator,
     idempotency,
     requestLog: history,
-    fallback: browserWorkbench?.routes(workbench, publicUrl),
+    fallback: browserWorkbench?.routes(workbench, publicUrl, credentials),
     workbenchSentOn: (socket) => door.claim(socket),
   }).catch(async (error) => {
     proxyFolder.close();
@@ -473,9 +489,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     },
     transactions: transactionPanel,
     workbench,
+    credentials,
     browserWorkbench: browserWorkbench && {
       url: browserWorkbench.url(publicUrl()),
       session: browserWorkbench.session,
+      sessionInAddress: browserWorkbench.sessionInAddress,
       launchUrl: () => browserWorkbench.launchUrl(publicUrl()),
     },
     status,

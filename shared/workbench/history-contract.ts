@@ -129,6 +129,11 @@ const sentHistoryEntrySchema = z.object({
    * was chosen). Absent for any other client's request, and in entries older than the field.
    */
   workbench_environment: z.string().nullable().optional(),
+  /**
+   * Set when a named person (a workbench credential's holder) sent the request or made the change: the credential's id
+   * and name. Absent for the workbench's owner, for any other client, and in entries older than the field.
+   */
+  workbench_person: z.object({ id: z.string(), name: z.string() }).optional(),
   trace_id: z.string().nullable(),
   /** The transaction the request worked in; absent in entries older than the field. */
   transaction_id: z.string().nullable().optional(),

@@ -39,6 +39,7 @@ export interface FilterableEntry {
   status: number;
   application_id: string | null;
   workbench_page?: string | null;
+  workbench_person?: { name: string };
   trace_id: string | null;
   transaction_id?: string | null;
   details?: unknown;
@@ -100,5 +101,5 @@ export function matchesHistoryFilter(entry: FilterableEntry, filter: HistoryFilt
   }
   const needle = filter.text.trim().toLowerCase();
   const sender = entry.workbench_page === undefined ? '' : workbenchLabel(entry.workbench_page);
-  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender, summaryOf(entry)].some((field) => field.toLowerCase().includes(needle));
+  return needle === '' || [entry.method, entry.path, String(entry.status), entry.trace_id ?? '', sender, entry.workbench_person?.name ?? '', summaryOf(entry)].some((field) => field.toLowerCase().includes(needle));
 }

@@ -46,6 +46,7 @@ import {
   historyEntryQuerySchema,
 } from './history-contract';
 import { engineStatusSchema, liveEventSchema } from './live-contract';
+import { credentialInfoSchema, credentialRefSchema, identitySchema, newCredentialReplySchema, newCredentialSchema } from './people-contract';
 import {
   collectionsFolderChangeSchema,
   engineSettingsSchema,
@@ -338,6 +339,14 @@ export const WORKBENCH_METHODS = {
   webhookSigningKey: read(nothing, webhookKeySchema),
   /** Changes how many hours `GET /logs` keeps its lines, trimming older ones at once: saved in the vault, unless a start flag set it. */
   changeLogRetention: change(logRetentionChangeSchema, engineSettingsSchema),
+  /** Who this page's workbench acts for: a named person (their credential), or the owner. */
+  getIdentity: read(nothing, identitySchema),
+  /** The named workbench credentials, oldest first: name, made, last used; never a secret. */
+  listCredentials: read(nothing, z.array(credentialInfoSchema)),
+  /** Makes a named credential (names unique): its secret is in this answer only, the engine keeps its hash. */
+  createCredential: change(newCredentialSchema, newCredentialReplySchema),
+  /** Deletes a credential by name: its holder's sessions end at once (404: none has that name). */
+  revokeCredential: change(credentialRefSchema, z.object({ revoked: z.literal(true) })),
   /** The engine's live event road: new history entries, transaction and token changes, with the status. */
   live: stream(liveEventSchema),
 } as const;

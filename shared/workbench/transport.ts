@@ -23,10 +23,12 @@ export const SESSION_QUERY = 'session';
 /**
  * A launch link (`/ui/#launch=<code>`) is what `npm start` opens a browser with: a browser's command line can be read
  * by other local users, so it carries a one-time code, which the page trades for the session with a POST to
- * `session` (`{"code"}` → `{"session"}`). Whoever holds the session may ask `link` for a new link.
+ * `session` (`{"code"}` → `{"session"}`). Whoever holds the owner's session may ask `link` for a new link. A person
+ * signs in with a workbench credential at `signIn` (`{"credential"}` → `{"session", "name"}`), which gives a session
+ * of their own (name null: the owner's secret was given).
  */
 export const LAUNCH_QUERY = 'launch';
-export const LAUNCH_PATHS = { session: '/_workbench-launch/session', link: '/_workbench-launch/link' } as const;
+export const LAUNCH_PATHS = { session: '/_workbench-launch/session', link: '/_workbench-launch/link', signIn: '/_workbench-launch/sign-in' } as const;
 export const launchUrl = (baseUrl: string, code: string) => `${baseUrl}${WORKBENCH_PATHS.ui}#${LAUNCH_QUERY}=${code}`;
 /**
  * The workbench page a call is made on, for the audit trail: a header beside the session over HTTP, the invoke's

@@ -61,6 +61,8 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--allow-tenant-delete', 'default: refused with 422'],
       ['--log-retention HOURS', `default ${defaults.logRetentionHours}`],
       ['--master-key-file FILE', 'default: its master.key'],
+      ['--identity-header NAME', 'default: none'],
+      ['--trusted-proxy ADDR', 'default: none'],
       ['-h, --help', 'this text'],
     ];
     const flagLines = output.split('\n').filter((line) => /^\s+-/.test(line));

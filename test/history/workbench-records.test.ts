@@ -21,6 +21,8 @@ const SECRET_VALUE = 'sk_test_secret_never_in_history';
 const PASTED_VALUE = 'sk_test_pasted_never_in_history';
 /** A whole key as the engine makes them (key_local_ and 43 characters); history may hold four of them, never more. */
 const WHOLE_KEY = /key_local_[\w-]{12,}/;
+/** A workbench credential's secret (tbw_ and 43 characters): never in history, not even in part. */
+const WHOLE_CREDENTIAL = /tbw_[\w-]{4,}/;
 
 let t: TestEngine;
 let backend: string;
@@ -263,6 +265,8 @@ const FIXTURES: { [N in Recorded]: Fixture<N> } = {
     }),
   },
   changeTenantDelete: { page: 'settings', request: () => ({ allowTenantDelete: true }) },
+  createCredential: { request: () => ({ name: 'audited person' }) },
+  revokeCredential: { request: async () => ({ name: (await model().createCredential({ name: 'to revoke' })).credential.name }) },
 };
 
 /** The destructive ones last, so the others find the vault and history they need. */
@@ -290,6 +294,7 @@ it.each(recorded)('records %s in history, with its page, and no secret', async (
   expect(kept).not.toContain(PAN);
   for (const secret of [REMOTE_KEY, SECRET_VALUE, PASTED_VALUE]) expect(kept).not.toContain(secret);
   expect(kept).not.toMatch(WHOLE_KEY);
+  expect(kept).not.toMatch(WHOLE_CREDENTIAL);
 });
 
 it('refuses to build the model when a change or reveal has no history record, or a read has one, naming the method', () => {

@@ -15,7 +15,7 @@ export interface ServeOptions {
    */
   ownGroup?: boolean;
   timeoutMs?: number;
-  /** The service's environment (default: this process's), for what it reads from there (TOKENBENCH_MASTER_KEY). */
+  /** Variables added to the test's environment for the process (TOKENBENCH_MASTER_KEY, TOKENBENCH_SESSION_SECRET). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -30,7 +30,7 @@ export interface ServeProcess {
 }
 
 function spawnServe(args: string[], { command = SERVE_COMMAND, ownGroup = false, env }: ServeOptions) {
-  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup, env });
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: ownGroup, env: env && { ...process.env, ...env } });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));

@@ -76,17 +76,18 @@ test('shows the engine status, then a new token and its request appear live', as
   expect(pageErrors).toEqual([]);
 });
 
-test('a wrong session shows a clear error instead of data', async ({ page }) => {
+test('a wrong session shows a clear error and the sign-in form instead of data', async ({ page }) => {
   await openWorkbench(page, `${bench.url}/ui/#session=not-this-runs-session`);
   await expect(page.getByRole('alert')).toContainText('session');
   await expect(page.getByRole('alert')).toContainText('tokenbench serve');
-  await expect(connectionState(page)).toHaveText('not connected');
+  await expect(page.getByRole('textbox', { name: 'Workbench credential' })).toBeFocused();
   await expect(engineFact(page, 'Tokens')).toHaveCount(0);
 });
 
-test('a page opened without any session says how to get one', async ({ page }) => {
+test('a page opened without any session says how to get one, beside the sign-in form', async ({ page }) => {
   await openWorkbench(page, `${bench.url}/ui/`);
-  await expect(page.getByRole('alert')).toContainText('without a workbench session');
+  await expect(page.getByRole('form', { name: 'Sign in to Tokenbench' })).toContainText('without a workbench session');
+  await expect(page.getByRole('alert')).toHaveCount(0);
 });
 
 test('the production build of serve runs its history thread and serves the workbench beside it', async ({ page }) => {

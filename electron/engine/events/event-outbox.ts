@@ -26,7 +26,7 @@ export interface EventCause {
 /** The engine acting on its own (an expiry, a purge): no request caused it. */
 export const SYSTEM_CAUSE: EventCause = { actor: { id: 'system', name: 'Tokenbench', type: 'system' }, traceId: null };
 
-/** The workbench's user, who acts on the engine directly, as the hosted service's portal user does. */
+/** The workbench's owner (the desktop app, the session serve prints), who acts on the engine directly, as the hosted service's portal user does; a named person's cause is workbenchCause()'s. */
 export const WORKBENCH_CAUSE: EventCause = { actor: { id: 'workbench', name: 'Tokenbench workbench', type: 'user' }, traceId: null };
 
 /** The `event` member of a delivery's envelope: the same on every attempt (its id too). */

@@ -134,6 +134,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
       application_id: draft.application_id,
       workbench_page: draft.workbench_page,
       workbench_environment: draft.workbench_environment,
+      workbench_person: draft.workbench_person,
       trace_id: draft.trace_id,
       transaction_id: draft.transaction_id,
       request_headers: draft.request_headers,

@@ -3,7 +3,7 @@
  * hosted service's GET /reactors/{id} object imported, as a `.reactor.json` file with its code beside it, written by
  * the proxies' own writer (secrets into Secrets, identity kept for the path, whole or not at all).
  */
-import { WORKBENCH_CAUSE } from '../events/event-outbox';
+import { workbenchCause } from '../people/acting-person';
 import type { ApplicationStore } from '../access/application-store';
 import { CODE_FILE_SUFFIX } from '../proxies/files/definition-file';
 import { type DefinitionFilesWritten, fileBaseOf, hostedObject, keptIdentity, writeDefinitionFiles } from '../proxies/files/definition-writer';
@@ -30,7 +30,7 @@ export class ReactorExport {
     const { id: reactorId, created_at } = reactor;
     // What a failed reactor asked for is what its file should hold: the folder reports what it still lacks.
     const definition = reactor.requested?.definition ?? reactor;
-    return this.write(definition, { id: reactorId, key: '', created_at }, file ?? fileBaseOf(reactor.name, 'reactor'), secretKeys, () => this.deps.reactors.delete(reactorId, WORKBENCH_CAUSE));
+    return this.write(definition, { id: reactorId, key: '', created_at }, file ?? fileBaseOf(reactor.name, 'reactor'), secretKeys, () => this.deps.reactors.delete(reactorId, workbenchCause()));
   }
 
   /** Writes the hosted service's reactor object as a reactor file, with its id when no reactor here has it. */

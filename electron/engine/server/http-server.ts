@@ -181,6 +181,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
         application_id: log.applicationId,
         workbench_page: log.workbenchPage,
         workbench_environment: log.workbenchEnvironment,
+        workbench_person: sent?.person,
         trace_id: traceId,
         // A refused request worked in no transaction, whatever its header named.
         transaction_id: res.statusCode < 400 ? (log.transactionId ?? null) : null,

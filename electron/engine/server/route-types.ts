@@ -25,6 +25,8 @@ export interface WorkbenchSent {
   writtenPath?: string;
   /** The environment active when it was sent; null: none. */
   environment: string | null;
+  /** The named person the workbench sent it for; undefined for its owner. */
+  person?: { id: string; name: string };
   /** Set by the proxy once it has detokenized the request, for the front door to mask the answer it shows. */
   answer?: AnswerMasker;
 }

@@ -489,6 +489,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_finished ON webhook_deliveries(webhook_id, seq) WHERE state != 'pending';
     `,
   },
+  {
+    version: 27,
+    name: 'workbench credentials',
+    // A person's credential is kept only as the SHA-256 of its 256-bit secret, as is each session it signed in: a
+    // copy of the data folder holds nothing that signs anyone in. Deleting a credential (a revoke) ends its sessions.
+    sql: `
+      CREATE TABLE workbench_credentials (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        secret_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT
+      );
+      CREATE TABLE workbench_sessions (
+        hash TEXT PRIMARY KEY,
+        credential_id TEXT NOT NULL REFERENCES workbench_credentials(id) ON DELETE CASCADE,
+        expires_at TEXT NOT NULL
+      );
+      CREATE INDEX workbench_sessions_of ON workbench_sessions(credential_id);
+    `,
+  },
 ];
 
 const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');

@@ -3,7 +3,7 @@ import type { Request, SentReply } from '../../../shared/workbench/methods';
 import { applicationRequest, applicationUpdateRequest } from '../access/application-requests';
 import type { Application, ApplicationStore } from '../access/application-store';
 import { listPermissions } from '../access/permissions';
-import { WORKBENCH_CAUSE } from '../events/event-outbox';
+import { workbenchCause } from '../people/acting-person';
 import { parseWith } from '../server/validation';
 
 /** More applications than a local vault holds: Settings and the pickers list them all. */
@@ -33,23 +33,23 @@ export function applicationSettings(applications: ApplicationStore) {
     permissions: (): PermissionInfo[] => listPermissions(),
     create({ name, type, permissions, rules }: Request<'createApplication'>): ApplicationDetail {
       const input = parseWith(applicationRequest, { name, type, permissions, rules, create_key: false });
-      return detail(applications.create(input, null, { create: false }, WORKBENCH_CAUSE).application);
+      return detail(applications.create(input, null, { create: false }, workbenchCause()).application);
     },
     update({ id, name, permissions, rules }: Request<'updateApplication'>): ApplicationDetail {
       const { type } = applications.require(id);
       const input = parseWith(applicationUpdateRequest(type), { name, permissions, rules });
-      return detail(applications.update(id, input, null, WORKBENCH_CAUSE));
+      return detail(applications.update(id, input, null, workbenchCause()));
     },
     remove({ application_id }: Request<'deleteApplication'>): SentReply<'deleteApplication'> {
-      applications.delete(application_id, WORKBENCH_CAUSE);
+      applications.delete(application_id, workbenchCause());
       return { deleted: true };
     },
     createKey({ application_id }: Request<'createApplicationKey'>): SentReply<'createApplicationKey'> {
-      const { id, created_at, key } = applications.createKey(application_id, null, WORKBENCH_CAUSE);
+      const { id, created_at, key } = applications.createKey(application_id, null, workbenchCause());
       return { application: detail(applications.require(application_id)), key: { id, created_at, key } };
     },
     revokeKey({ application_id, key_id }: Request<'revokeApplicationKey'>): ApplicationDetail {
-      applications.deleteKey(application_id, key_id, WORKBENCH_CAUSE);
+      applications.deleteKey(application_id, key_id, workbenchCause());
       return detail(applications.require(application_id));
     },
   };

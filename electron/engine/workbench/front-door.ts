@@ -5,6 +5,7 @@ import type { ComposedRequest, Exchange } from '../../../shared/workbench/compos
 import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { EngineEvents } from '../engine-events';
+import { actingPerson } from '../people/acting-person';
 import type { ResolvedRequest, WireParts } from '../environments/resolve-references';
 import type { ValuesAsReferences } from '../secrets/values-as-references';
 import { headersForLog } from '../server/log-headers';
@@ -188,6 +189,7 @@ export function frontDoor(options: FrontDoorOptions): FrontDoor {
       secrets,
       writtenPath: resolution?.resolved.writtenPath,
       environment: resolution?.environment ?? null,
+      person: actingPerson(),
     };
     try {
       const response = await exchange(url, composed.method, headers.flat(), body, controller.signal, (socket) =>

@@ -1,4 +1,4 @@
-import { WORKBENCH_CAUSE } from '../events/event-outbox';
+import { workbenchCause } from '../people/acting-person';
 import type { Request, SentReply } from '../../../shared/workbench/methods';
 import type { ProxyView } from '../../../shared/workbench/proxy-contract';
 import type { ProxyFileState } from '../proxies/files/proxy-folder';
@@ -52,15 +52,15 @@ export function proxySettings(deps: ProxyRouteDeps, folderFiles: () => readonly 
     get: ({ id }: Request<'getProxy'>): ProxyView => viewed(proxies.require(id)),
     create(definition: Request<'createProxy'>): ProxyView {
       const accepted = acceptedDefinition(definition, deps);
-      return viewed(proxies.create(accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), WORKBENCH_CAUSE));
+      return viewed(proxies.create(accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
     },
     update({ id, ...definition }: Request<'updateProxy'>): ProxyView {
       proxies.requireWritable(id);
       const accepted = acceptedDefinition(definition, deps);
-      return viewed(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), WORKBENCH_CAUSE));
+      return viewed(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
     },
     remove({ id }: Request<'deleteProxy'>): SentReply<'deleteProxy'> {
-      deleteProxy(deps, id, WORKBENCH_CAUSE);
+      deleteProxy(deps, id, workbenchCause());
       return { deleted: true };
     },
     /** The key a Try calls the proxy with: it goes into the request the engine sends, never to the page. */

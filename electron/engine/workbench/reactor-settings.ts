@@ -1,4 +1,4 @@
-import { WORKBENCH_CAUSE } from '../events/event-outbox';
+import { workbenchCause } from '../people/acting-person';
 import type { Request, SentReply } from '../../../shared/workbench/methods';
 import type { ReactorView } from '../../../shared/workbench/reactor-contract';
 import type { StoredReactor } from '../reactors/reactor-model';
@@ -26,14 +26,14 @@ export function reactorSettings(deps: ReactorSettingsDeps) {
     if (id !== null) reactors.requireWritable(id);
     const accepted = acceptedReactor(definition, deps);
     const failure = dependencyFailure(accepted, deps.dependenciesDir);
-    return viewOf(id === null ? reactors.create(accepted, WORKBENCH_AUTHOR, failure, WORKBENCH_CAUSE) : reactors.replace(id, accepted, WORKBENCH_AUTHOR, failure, WORKBENCH_CAUSE));
+    return viewOf(id === null ? reactors.create(accepted, WORKBENCH_AUTHOR, failure, workbenchCause()) : reactors.replace(id, accepted, WORKBENCH_AUTHOR, failure, workbenchCause()));
   }
   return {
     list: (): ReactorView[] => reactors.list([], undefined).map(viewOf),
     create: (definition: Request<'createReactor'>) => save(null, definition),
     update: ({ id, ...definition }: Request<'updateReactor'>) => save(id, definition),
     remove({ id }: Request<'deleteReactor'>): SentReply<'deleteReactor'> {
-      deleteReactor(deps, id, WORKBENCH_CAUSE);
+      deleteReactor(deps, id, workbenchCause());
       return { deleted: true };
     },
     /** The reactor's name for History's sentences; undefined when there is none by that id. */

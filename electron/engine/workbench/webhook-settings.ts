@@ -3,6 +3,7 @@ import type { Request, SentReply } from '../../../shared/workbench/methods';
 import type { DeliveryView, WebhookView } from '../../../shared/workbench/webhook-contract';
 import { nowIso } from '../clock';
 import { EVENT_TYPES } from '../events/event-types';
+import { workbenchCause } from '../people/acting-person';
 import { ApiProblem } from '../server/problem';
 import type { DeliveredEvent, DeliveryStore } from '../webhooks/delivery-store';
 import { MAX_WEBHOOKS, webhookWarnings, type StoredWebhook } from '../webhooks/webhook-model';
@@ -11,8 +12,6 @@ import type { WebhookSigner } from '../webhooks/webhook-signer';
 
 /** Who a webhook the workbench's user saved was created or changed by, where the API names the calling application. */
 const WORKBENCH_AUTHOR = 'workbench';
-/** The actor of the workbench's test event. */
-const WORKBENCH_ACTOR = { id: WORKBENCH_AUTHOR, name: 'Tokenbench workbench', type: 'user' } as const;
 
 export interface WebhookSettingsDeps extends WebhookRouteDeps {
   deliveries: DeliveryStore;
@@ -63,7 +62,7 @@ export function webhookSettings(deps: WebhookSettingsDeps) {
     },
     sendTest({ id }: Request<'sendWebhookTest'>): DeliveryView {
       const webhook = webhooks.require(id);
-      const data = { webhook: { id: webhook.id, name: webhook.name }, actor: WORKBENCH_ACTOR };
+      const data = { webhook: { id: webhook.id, name: webhook.name }, actor: workbenchCause().actor };
       return queue(webhook.id, { id: randomUUID(), tenant_id: deps.tenantId, type: 'test', timestamp: nowIso(), trace_id: null, data });
     },
     signingKey: async (): Promise<SentReply<'webhookSigningKey'>> => ({ public_key_pem: await deps.signer.publicKeyPem(), url: deps.keyUrl() }),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { RequestLog } from '../history/request-log';
+import { actingPerson } from '../people/acting-person';
 import { ApiProblem } from '../server/problem';
 
 /** How one of the workbench's own actions reads in history, decided once its outcome is known. */
@@ -38,6 +39,7 @@ export function actionRecorder(history: RequestLog): RecordAction {
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         application_id,
         workbench_page: page ?? null,
+        workbench_person: actingPerson(),
         // Its own trace id, as every request the service answers has one, so the audit trail can name each action.
         trace_id: randomUUID(),
         transaction_id,

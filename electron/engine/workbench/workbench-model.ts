@@ -64,7 +64,8 @@ import { actionRecorder } from './workbench-actions';
 import { keptKeyMade, recordingActions } from './workbench-records';
 import type { TenantStore } from '../tenant/tenant-store';
 import type { UsageReport } from '../tenant/tenant-routes';
-import { WORKBENCH_CAUSE } from '../events/event-outbox';
+import { actingPerson, workbenchCause } from '../people/acting-person';
+import type { CredentialStore } from '../people/credential-store';
 
 /**
  * How much of the history's JSON one page of an export reads: the engine's thread parses it, fills in the masked
@@ -151,6 +152,8 @@ export interface WorkbenchSources {
   tenant: { store: TenantStore; usage: () => UsageReport };
   /** Webhooks, as /webhooks manages them, with their deliveries and signing key. */
   webhooks: WebhookSettings;
+  /** The named workbench credentials. */
+  credentials: CredentialStore;
 }
 
 /**
@@ -275,7 +278,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
     revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');
-      if (key) applications.deleteKey(application_id, key.id, WORKBENCH_CAUSE);
+      if (key) applications.deleteKey(application_id, key.id, workbenchCause());
       return choice(applications.require(application_id));
     },
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
@@ -412,6 +415,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteClientKey({ key_id }) {
       sources.clientKeys.delete(key_id);
       return { deleted: true };
+    },
+    getIdentity: () => ({ person: actingPerson() ?? null }),
+    listCredentials: () => sources.credentials.list(),
+    createCredential: ({ name }) => sources.credentials.create(name),
+    revokeCredential({ name }) {
+      if (!sources.credentials.revoke(name)) throw new ApiProblem(404, `No workbench credential is named “${name}”`);
+      return { revoked: true };
     },
     revokeSession({ id }) {
       sources.sessions.revoke(id);

@@ -458,6 +458,16 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     path: () => `/keys/${key_id}`,
     summary: (reply) => `${reply ? 'Deleted' : 'Could not delete'} client encryption key ${key_id}`,
   }),
+  createCredential: ({ name }) => ({
+    method: 'CREATE',
+    path: (reply) => `/workbench-credentials${reply ? `/${reply.credential.id}` : ''}`,
+    summary: (reply) => `${reply ? 'Created' : 'Could not create'} workbench credential ${quoted(name)}`,
+  }),
+  revokeCredential: ({ name }) => ({
+    method: 'DELETE',
+    path: () => '/workbench-credentials',
+    summary: (reply) => `${reply ? 'Revoked' : 'Could not revoke'} workbench credential ${quoted(name)}; its sessions end at once`,
+  }),
   // By id and the public application it belonged to, read before it goes.
   revokeSession: ({ id }, facts) => {
     const session = facts.sessions.list().find((candidate) => candidate.id === id);

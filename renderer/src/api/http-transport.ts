@@ -1,7 +1,11 @@
 import { httpPath, LAUNCH_PATHS, PAGE_HEADER, SESSION_HEADER, SESSION_QUERY, WorkbenchError, type Problem } from '../../../shared/workbench/transport';
 import type { Transport } from './transport';
 
-const OPEN_THE_PRINTED_URL = 'Open the Workbench URL that “tokenbench serve” printed, or run “npm start” again for a new link.';
+const OPEN_THE_PRINTED_URL = 'Sign in with your workbench credential, open the Workbench URL that “tokenbench serve” printed, or run “npm start” again for a new link.';
+/** Why a page without any session asks who you are: no fault of anyone's, so the sign-in form says it as a hint. */
+export const NO_SESSION = `This page was opened without a workbench session. ${OPEN_THE_PRINTED_URL}`;
+/** The engine refused this tab's session (revoked, expired, another run's): the sign-in form says so. */
+export const SESSION_ENDED = `Your workbench session has ended: it was revoked, it expired, or the engine started again with a new one. ${OPEN_THE_PRINTED_URL}`;
 const UNREACHABLE = 'Cannot reach the Tokenbench engine. Is it still running (“npm start” or “tokenbench serve”)?';
 
 /** A problem the page tells itself, when the engine could not be asked. */
@@ -35,6 +39,13 @@ export async function tradeLaunchCode(code: string): Promise<string> {
   return session;
 }
 
+/** A workbench credential (or the owner's session secret) traded for a session of its own: the engine says why not. */
+export async function signIn(credential: string): Promise<string> {
+  const { session } = (await post(LAUNCH_PATHS.signIn, 'the sign-in', {}, { credential })) as { session?: unknown };
+  if (typeof session !== 'string') throw new WorkbenchError(problem(502, 'The engine answered the sign-in without a session.'));
+  return session;
+}
+
 /**
  * The method table over the engine's HTTP endpoints (same origin): a POST per call, Server-Sent Events per stream.
  * The session may still be on its way (a launch link's code being traded); a failed trade fails every call with its
@@ -44,13 +55,13 @@ export function httpTransport(session: Promise<string | null>): Transport {
   return {
     async call(name, request, page) {
       const current = await session;
-      if (!current) throw new WorkbenchError(problem(401, `This page was opened without a workbench session. ${OPEN_THE_PRINTED_URL}`));
+      // No session may still be signed in by a trusted reverse proxy's identity header: the engine decides.
       return post(
         httpPath(name),
         name,
-        { [SESSION_HEADER]: current, ...(page && { [PAGE_HEADER]: page }) },
+        { ...(current && { [SESSION_HEADER]: current }), ...(page && { [PAGE_HEADER]: page }) },
         request,
-        `The workbench session in this link is not the running engine's (each start makes a new one). ${OPEN_THE_PRINTED_URL}`,
+        current ? SESSION_ENDED : NO_SESSION,
       );
     },
     subscribe(name, onEvent, onLost) {
@@ -59,7 +70,7 @@ export function httpTransport(session: Promise<string | null>): Transport {
       session.then(
         (current) => {
           if (closed) return;
-          source = new EventSource(`${httpPath(name)}?${new URLSearchParams({ [SESSION_QUERY]: current ?? '' })}`);
+          source = new EventSource(`${httpPath(name)}${current ? `?${new URLSearchParams({ [SESSION_QUERY]: current })}` : ''}`);
           source.onmessage = (message: MessageEvent<string>) => onEvent(JSON.parse(message.data));
           // EventSource retries by itself unless the engine refused it (then it is CLOSED).
           source.onerror = () => onLost(source!.readyState !== EventSource.CLOSED);

@@ -1,4 +1,5 @@
 import { useEngineStore, type Connection } from '../state/engine-store';
+import { useIdentityStore } from '../state/identity-store';
 
 const CONNECTION_LABELS: Record<Connection, string> = { connecting: 'connecting', live: 'live', lost: 'disconnected', failed: 'not connected' };
 
@@ -6,6 +7,7 @@ const CONNECTION_LABELS: Record<Connection, string> = { connecting: 'connecting'
 export function StatusBar() {
   const connection = useEngineStore((state) => state.connection);
   const status = useEngineStore((state) => state.status);
+  const person = useIdentityStore((state) => state.person);
   return (
     <footer className="status-bar" aria-label="Engine">
       <span className={`connection connection-${connection}`} role="status" aria-label="Connection">
@@ -33,6 +35,12 @@ export function StatusBar() {
             <dt>Applications</dt>
             <dd className="number">{status.applicationCount}</dd>
           </div>
+          {person && (
+            <div>
+              <dt>Signed in as</dt>
+              <dd>{person.name}</dd>
+            </div>
+          )}
         </dl>
       )}
     </footer>

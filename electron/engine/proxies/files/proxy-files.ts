@@ -1,4 +1,4 @@
-import { WORKBENCH_CAUSE } from '../../events/event-outbox';
+import { workbenchCause } from '../../people/acting-person';
 import type { ProxyFilesView } from '../../../../shared/workbench/proxy-files-contract';
 import type { SecretStore } from '../../secrets/secret-store';
 import type { ProxyDefinition, ProxyTransform } from '../proxy-model';
@@ -59,7 +59,7 @@ export class ProxyFiles {
   exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
     const proxy = this.deps.proxies.requireWritable(id);
     const { id: proxyId, key, created_at } = proxy;
-    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.delete(proxyId, WORKBENCH_CAUSE));
+    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.delete(proxyId, workbenchCause()));
   }
 
   /**

@@ -10,6 +10,7 @@ import { DangerZone } from './DangerZone';
 import { EndpointSection } from './EndpointSection';
 import { EnvironmentsSection } from './EnvironmentsSection';
 import { HistorySection } from './HistorySection';
+import { PeopleSection } from './PeopleSection';
 import { ProxySection } from './ProxySection';
 import { SecretsSection } from './SecretsSection';
 import { SessionsSection } from './SessionsSection';
@@ -27,6 +28,7 @@ export function SettingsPage() {
       <ApplicationsSection />
       <ClientKeysSection />
       <SessionsSection />
+      <PeopleSection />
       <SecretsSection />
       <EnvironmentsSection />
       <CollectionsFolderSection />
