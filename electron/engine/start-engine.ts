@@ -18,6 +18,7 @@ import { RequestLog } from './history/request-log';
 import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer, type RunningHttpServer } from './server/http-server';
+import { ClientActivity } from './server/client-activity';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { revealedOutbound } from './proxy/proxy-history';
@@ -167,7 +168,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort] });
+  const clients = new ClientActivity();
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], sinceLastRequest: () => clients.sinceLastRequest() });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -388,6 +390,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     ],
     authenticator,
     idempotency,
+    clients,
     requestLog: history,
     fallback: browserWorkbench?.routes(workbench, () => http.url),
     workbenchSentOn: (socket) => door.claim(socket),
