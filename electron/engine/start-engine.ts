@@ -19,6 +19,7 @@ import { applySeed } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer, type RunningHttpServer } from './server/http-server';
 import { isLoopbackHost } from './server/local-url';
+import { ClientActivity } from './server/client-activity';
 import { IdempotencyStore } from './server/idempotency';
 import { createForwarder } from './proxy/forwarder';
 import { revealedOutbound } from './proxy/proxy-history';
@@ -202,7 +203,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let apiPort = config.port;
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts });
+  const clients = new ClientActivity();
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, sinceLastRequest: () => clients.sinceLastRequest() });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -432,6 +434,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     ],
     authenticator,
     idempotency,
+    clients,
     requestLog: history,
     fallback: browserWorkbench?.routes(workbench, publicUrl, credentials),
     workbenchSentOn: (socket) => door.claim(socket),

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { resolveConfig } from '../../electron/engine/engine-config';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
+import { ClientActivity } from '../../electron/engine/server/client-activity';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { openDatabase } from '../../electron/engine/storage/database';
 import { createWebhooks } from '../../electron/engine/webhooks/webhooks';
@@ -32,7 +33,9 @@ export async function runWebhookBench({ rounds, log }: WebhookBenchOptions): Pro
   // A vault on disk, as a user's: the outbox and the deliveries are written to a WAL file.
   const db = openDatabase({ dataDir: tempDir('tokenbench-webhook-bench-') });
   const outbox = new EventOutbox(db, 'bench-tenant');
-  const webhooks = createWebhooks({ db, sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'bench-tenant', config: resolveConfig({ log }), ownPorts: () => [] });
+  // Each event stands for a client's request that raised it, so deliveries are paced as they are in a serving engine.
+  const clients = new ClientActivity();
+  const webhooks = createWebhooks({ db, sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'bench-tenant', config: resolveConfig({ log }), ownPorts: () => [], sinceLastRequest: () => clients.sinceLastRequest() });
   const waiting = new Map<string, () => void>();
   const receiver = await startWebhookReceiver(({ body }) => {
     waiting.get((body.event.data.token as { id: string }).id)?.();
@@ -45,6 +48,7 @@ export async function runWebhookBench({ rounds, log }: WebhookBenchOptions): Pro
     const id = `token-${n}`;
     const arrived = new Promise<number>((resolve) => waiting.set(id, () => resolve(performance.now())));
     const raised = performance.now();
+    clients.noteRequest();
     db.transaction(() => outbox.raise({ type: 'token.created', data: () => ({ token: { id, type: 'card_number' } }), actor: { id: 'bench', type: 'application' } }))();
     const ms = (await arrived) - raised;
     waiting.delete(id);

@@ -80,15 +80,14 @@ export class EventOutbox {
       pending: db.prepare('SELECT seq, event FROM event_outbox ORDER BY seq LIMIT ?'),
       remove: db.prepare('DELETE FROM event_outbox WHERE seq = ?'),
     };
-    const storeAll = db.transaction((events: OutboxEvent[]) => {
-      for (const event of events) this.insert(event);
-    });
     this.storeSoon = () => {
       const events = this.soon;
       this.soon = [];
       // Already stored by a full batch's flush; and a stop closes the database at once: its last reads raise nothing.
       if (events.length === 0 || !db.open) return;
-      storeAll(events);
+      // One row for the batch: a read raises many events (a proxy call one per token), and a row each would cost
+      // each of them a write.
+      this.stmt.insert.run(JSON.stringify(events));
       this.wakeSoon();
     };
   }
@@ -142,12 +141,15 @@ export class EventOutbox {
     this.listeners.push(listener);
   }
 
-  /** The oldest events still to hand over, at most `limit`. */
+  /** The oldest events still to hand over, from at most `limit` rows (a batch of reads is one row: its events share its seq). */
   pending(limit: number): PendingEvent[] {
-    return (this.stmt.pending.all(limit) as { seq: number; event: string }[]).map(({ seq, event }) => ({ seq, event: JSON.parse(event) as OutboxEvent }));
+    return (this.stmt.pending.all(limit) as { seq: number; event: string }[]).flatMap(({ seq, event }) => {
+      const stored = JSON.parse(event) as OutboxEvent | OutboxEvent[];
+      return Array.isArray(stored) ? stored.map((one) => ({ seq, event: one })) : [{ seq, event: stored }];
+    });
   }
 
-  /** Forgets an event once its deliveries are stored (call in the same transaction as storing them). */
+  /** Forgets an event (a batch: all its events) once its deliveries are stored (call in the same transaction as storing them). */
   handedOver(seq: number): void {
     this.stmt.remove.run(seq);
   }

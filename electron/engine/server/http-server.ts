@@ -17,6 +17,7 @@ import type { LogDraft, RequestContext, Route, WorkbenchSent } from './route-typ
 import { headersForLog, pathForLog, withReferences } from './log-headers';
 import { endAtTurnEnd } from './turn-end-writes';
 import { localUrl } from './local-url';
+import type { ClientActivity } from './client-activity';
 import { activitiesOf } from '../logs/entity-activity';
 
 const TRAILING_SLASH = /(?<=.)\/$/;
@@ -44,6 +45,8 @@ export interface HttpServerDeps {
   authenticator: Authenticator;
   idempotency: IdempotencyStore;
   requestLog: RequestLog;
+  /** Told of every request, so background work can yield while clients are served. */
+  clients: ClientActivity;
   /** Routes that do not belong to the wire API (the workbench UI); answers true when it handled the request. */
   fallback?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
   /**
@@ -152,6 +155,7 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
+    deps.clients.noteRequest();
     // Rewritten in place, so that every route (the proxy's destination, the workbench's query) reads the origin form.
     const absolute = absoluteTarget(req.url ?? '/');
     if (absolute) req.url = absolute.path;

@@ -8,6 +8,7 @@
 import { nowIso } from '../clock';
 import type { EventOutbox } from '../events/event-outbox';
 import type { Forwarder } from '../proxy/forwarder';
+import type { DeliveryPacer } from './delivery-pacer';
 import type { DeliveryStore, DueDelivery, AttemptOutcome } from './delivery-store';
 import { canonicalJson, type WebhookSigner } from './webhook-signer';
 import type { WebhookStore } from './webhook-store';
@@ -27,6 +28,8 @@ export interface WebhookDispatcherDeps {
   deliveries: DeliveryStore;
   signer: WebhookSigner;
   forwarder: Forwarder;
+  /** Holds deliveries back to their share of the engine while clients are being served. */
+  pacer: DeliveryPacer;
   /** The waits before the 2nd, 3rd, … attempt (the engine's `webhookRetryDelaysMs`). */
   retryDelaysMs: readonly number[];
   headerPrefix: string;
@@ -42,19 +45,32 @@ export interface WebhookDispatcher {
 }
 
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
-  const { outbox, webhooks, deliveries, signer, forwarder, retryDelaysMs } = deps;
+  const { outbox, webhooks, deliveries, signer, forwarder, pacer, retryDelaysMs } = deps;
   const inFlight = new Map<string, Promise<void>>();
   /** Stops the POSTs under way; a stop calls them, leaving those deliveries pending for the next start. */
   const cancels = new Set<() => void>();
   let timer: NodeJS.Timeout | null = null;
+  /** The wake after a wait the pacer asked for. */
+  let paced: NodeJS.Timeout | null = null;
   let sweep: NodeJS.Timeout | null = null;
   let started = false;
   let stopped = false;
 
   function wake(): void {
     if (!started || stopped) return;
+    // Held back: the events stay in the outbox, and even handing them over waits.
+    const wait = pacer.waitMs();
+    if (wait > 0) {
+      paced ??= setTimeout(() => {
+        paced = null;
+        wake();
+      }, wait).unref();
+      return;
+    }
     try {
+      const handingOver = performance.now();
       deliveries.handOver();
+      pacer.spent(performance.now() - handingOver);
       pump();
     } catch (error) {
       // The vault's file failed (a full disk): what is pending stays, and the next wake or sweep tries again.
@@ -66,10 +82,12 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     if (stopped || inFlight.size >= CONCURRENCY) return;
     const busy = new Set(inFlight.keys());
     for (const delivery of deliveries.due(CONCURRENCY - inFlight.size, busy)) {
+      pacer.started();
       const attempt = send(delivery)
         .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
         .finally(() => {
           inFlight.delete(delivery.id);
+          pacer.finished();
           wake();
         });
       inFlight.set(delivery.id, attempt);
@@ -142,6 +160,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       // A receiver that holds a delivery must not hold the engine's stop for the 10 s deadline.
       for (const cancel of cancels) cancel();
       if (timer) clearTimeout(timer);
+      if (paced) clearTimeout(paced);
       await Promise.allSettled(inFlight.values());
     },
   };

@@ -19,7 +19,8 @@ const timeOf = (iso: string) => new Date(iso).toLocaleTimeString();
 function StateCell({ delivery, now }: { delivery: DeliveryView; now: number }) {
   if (delivery.state === 'delivered') return <span className="status-ok">delivered</span>;
   if (delivery.state === 'exhausted') return <span className="problem">failed every attempt</span>;
-  if (delivery.next_attempt_at === null || delivery.attempts === 0) return <span>sending…</span>;
+  // Not tried yet: sent now, or waiting while the engine serves requests (deliveries give way to them).
+  if (delivery.next_attempt_at === null || delivery.attempts === 0) return <span>queued</span>;
   const left = Date.parse(delivery.next_attempt_at) - now;
   return <span className="status-warn">{left > 0 ? `retry in ${formatCountdown(left)}` : 'retrying…'}</span>;
 }
