@@ -169,7 +169,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
   const clients = new ClientActivity();
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], sinceLastRequest: () => clients.sinceLastRequest() });
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], clients });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
