@@ -3,15 +3,19 @@ import { DeliveryPacer, IDLE_AFTER_MS, SHARE_WHILE_BUSY } from '../../electron/e
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** Clients as the pacer sees them: a request being answered or not, and since when none has been. */
+/** Clients as the pacer sees them: a request being answered or not, since when, and the time spent answering. */
 function clients() {
   let serving = false;
-  let quietSince = performance.now();
+  let since = performance.now();
+  let servedBefore = 0;
   return {
     serving: () => serving,
-    quietFor: () => (serving ? 0 : performance.now() - quietSince),
+    quietFor: () => (serving ? 0 : performance.now() - since),
+    servedMs: () => servedBefore + (serving ? performance.now() - since : 0),
     set(now: boolean) {
-      if (serving && !now) quietSince = performance.now();
+      if (serving === now) return;
+      if (serving) servedBefore += performance.now() - since;
+      since = performance.now();
       serving = now;
     },
   };
@@ -25,12 +29,30 @@ describe('DeliveryPacer', () => {
     await sleep(60);
     pacer.finished();
     expect(pacer.waitMs()).toBe(0);
+    expect(pacer.atOnce()).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('lets a lone delivery go at once while a request is being answered', () => {
+  it('lets a lone delivery go at once while a request is being answered, but only one at a time', () => {
     const load = clients();
     load.set(true);
-    expect(new DeliveryPacer(load).waitMs()).toBe(0);
+    const pacer = new DeliveryPacer(load);
+    expect(pacer.waitMs()).toBe(0);
+    expect(pacer.atOnce()).toBe(1);
+  });
+
+  it('does not count a delivery in flight while no request is, as a client waiting for each webhook has it', async () => {
+    const load = clients();
+    const pacer = new DeliveryPacer(load);
+    for (let i = 0; i < 5; i++) {
+      load.set(true);
+      await sleep(10);
+      load.set(false);
+      pacer.started();
+      await sleep(10);
+      pacer.finished();
+    }
+    load.set(true);
+    expect(pacer.waitMs()).toBe(0);
   });
 
   it('holds deliveries back once they overlapped requests beyond their share, until the clients pause', async () => {

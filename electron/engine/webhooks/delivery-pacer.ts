@@ -1,10 +1,11 @@
 /**
  * How much of the engine's time webhook deliveries may take while clients are being served. A webhook on a frequent
  * event (every `token.read`) would otherwise make each request pay for a signed POST, and an integration's load test
- * would measure the webhooks instead of the vault. Time during which a delivery is in flight while a client's request
- * is being answered is spent from a credit that grows at SHARE_WHILE_BUSY of the time; once it is spent, deliveries
- * wait (in order) until it has grown back or the clients pause for IDLE_AFTER_MS. A client that waits for each
- * webhook before its next request never overlaps a delivery, so it is never held back. Nothing is dropped.
+ * would measure the webhooks instead of the vault. While clients are served, deliveries go one at a time, and the
+ * time one is in flight while a request is being answered is spent from a credit that grows at SHARE_WHILE_BUSY of
+ * the time; once it is spent, deliveries wait (in order) until it has grown back or the clients pause for
+ * IDLE_AFTER_MS, when all go at full speed. A client that waits for each webhook before its next request never
+ * overlaps a delivery, so it is never held back. Nothing is dropped.
  */
 export const SHARE_WHILE_BUSY = 0.05;
 /** Without a request being answered for this long, the engine counts as idle: everything waiting goes. */
@@ -18,14 +19,23 @@ const DEBT_MS = 100;
 export interface ClientLoad {
   serving(): boolean;
   quietFor(): number;
+  servedMs(): number;
 }
 
 export class DeliveryPacer {
   private credit = BURST_MS;
   private settledAt = performance.now();
   private inFlight = 0;
+  private servedAt: number;
 
-  constructor(private readonly clients: ClientLoad) {}
+  constructor(private readonly clients: ClientLoad) {
+    this.servedAt = clients.servedMs();
+  }
+
+  /** How many deliveries may be in flight at once now: one while clients are served, so their time is their cost. */
+  atOnce(): number {
+    return this.clients.quietFor() >= IDLE_AFTER_MS ? Number.POSITIVE_INFINITY : 1;
+  }
 
   /** Milliseconds before the next delivery may start; 0 when it may start now. */
   waitMs(): number {
@@ -51,12 +61,14 @@ export class DeliveryPacer {
     this.inFlight--;
   }
 
-  /** Credit grows at the share; time since the last look with a delivery in flight and a request being answered is spent. */
+  /** Credit grows at the share; since the last look, time with a delivery in flight and a request being answered is spent. */
   private settle(): void {
     const now = performance.now();
     const elapsed = now - this.settledAt;
     this.settledAt = now;
-    const spent = this.inFlight > 0 && this.clients.serving() ? elapsed : 0;
+    const served = this.clients.servedMs();
+    const spent = this.inFlight > 0 ? Math.min(elapsed, served - this.servedAt) : 0;
+    this.servedAt = served;
     this.credit = Math.max(-DEBT_MS, Math.min(BURST_MS, this.credit + elapsed * SHARE_WHILE_BUSY - spent));
   }
 }
