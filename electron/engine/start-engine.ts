@@ -204,7 +204,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
   const clients = new ClientActivity();
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, sinceLastRequest: () => clients.sinceLastRequest() });
+  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });

@@ -52,7 +52,9 @@ function backlogOf(databaseFile: string): number {
   try {
     db.pragma('busy_timeout = 5000');
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    return count('SELECT count(*) AS n FROM event_outbox') + count("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
+    // A batch of reads' events is one outbox row holding a JSON array.
+    const outboxEvents = count("SELECT coalesce(sum(CASE json_type(event) WHEN 'array' THEN json_array_length(event) ELSE 1 END), 0) AS n FROM event_outbox");
+    return outboxEvents + count("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
   } finally {
     db.close();
   }

@@ -3,55 +3,82 @@ import { DeliveryPacer, IDLE_AFTER_MS, SHARE_WHILE_BUSY } from '../../electron/e
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** A pacer whose clients last asked `since()` ms ago. */
-function pacerWith(since: () => number) {
-  return new DeliveryPacer(since);
+/** Clients as the pacer sees them: a request being answered or not, since when, and the time spent answering. */
+function clients() {
+  let serving = false;
+  let since = performance.now();
+  let servedBefore = 0;
+  return {
+    serving: () => serving,
+    quietFor: () => (serving ? 0 : performance.now() - since),
+    servedMs: () => servedBefore + (serving ? performance.now() - since : 0),
+    set(now: boolean) {
+      if (serving === now) return;
+      if (serving) servedBefore += performance.now() - since;
+      since = performance.now();
+      serving = now;
+    },
+  };
 }
 
 describe('DeliveryPacer', () => {
-  it('lets every delivery go at once while no client is being served', async () => {
-    const pacer = pacerWith(() => Number.POSITIVE_INFINITY);
+  it('never holds deliveries back while no request is being answered', async () => {
+    const load = clients();
+    const pacer = new DeliveryPacer(load);
     pacer.started();
     await sleep(60);
     pacer.finished();
-    pacer.spent(500);
     expect(pacer.waitMs()).toBe(0);
+    expect(pacer.atOnce()).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it('lets a lone delivery go at once while clients are served', () => {
-    const pacer = pacerWith(() => 0);
+  it('lets a lone delivery go at once while a request is being answered, but only one at a time', () => {
+    const load = clients();
+    load.set(true);
+    const pacer = new DeliveryPacer(load);
     expect(pacer.waitMs()).toBe(0);
+    expect(pacer.atOnce()).toBe(1);
   });
 
-  it('holds deliveries back once they used their share while clients are served, until the clients pause', async () => {
-    let lastRequest = performance.now();
-    const pacer = pacerWith(() => performance.now() - lastRequest);
-    pacer.started();
-    // Clients keep asking while the delivery is in flight, for longer than the burst it may take at once.
-    for (let i = 0; i < 6; i++) {
+  it('does not count a delivery in flight while no request is, as a client waiting for each webhook has it', async () => {
+    const load = clients();
+    const pacer = new DeliveryPacer(load);
+    for (let i = 0; i < 5; i++) {
+      load.set(true);
       await sleep(10);
-      lastRequest = performance.now();
+      load.set(false);
+      pacer.started();
+      await sleep(10);
+      pacer.finished();
     }
+    load.set(true);
+    expect(pacer.waitMs()).toBe(0);
+  });
+
+  it('holds deliveries back once they overlapped requests beyond their share, until the clients pause', async () => {
+    const load = clients();
+    load.set(true);
+    const pacer = new DeliveryPacer(load);
+    pacer.started();
+    for (let i = 0; i < 6; i++) await sleep(10);
     pacer.finished();
     const wait = pacer.waitMs();
     expect(wait).toBeGreaterThan(0);
-    // It waits no longer than the clients' pause that would make the engine idle.
-    expect(wait).toBeLessThanOrEqual(IDLE_AFTER_MS);
+    load.set(false);
+    expect(pacer.waitMs()).toBeLessThanOrEqual(IDLE_AFTER_MS);
     await sleep(IDLE_AFTER_MS + 5);
     expect(pacer.waitMs()).toBe(0);
   });
 
   it('gives deliveries their share back as time passes under load', async () => {
-    let lastRequest = performance.now();
-    const pacer = pacerWith(() => performance.now() - lastRequest);
+    const load = clients();
+    load.set(true);
+    const pacer = new DeliveryPacer(load);
     pacer.spent(5 / SHARE_WHILE_BUSY);
     expect(pacer.waitMs()).toBeGreaterThan(0);
-    // Clients keep asking: the share earns the debt back (at most 100 ms of it) within 100 / share ms.
+    // The clients keep being served: the share earns the debt (at most 100 ms of it) back within 100 / share ms.
     const until = performance.now() + 100 / SHARE_WHILE_BUSY + 50;
-    while (pacer.waitMs() > 0 && performance.now() < until) {
-      await sleep(20);
-      lastRequest = performance.now();
-    }
+    while (pacer.waitMs() > 0 && performance.now() < until) await sleep(20);
     expect(pacer.waitMs()).toBe(0);
   }, 10_000);
 });

@@ -39,6 +39,18 @@ export interface OutboxEvent {
   data: Record<string, unknown> & { actor?: EventActor };
 }
 
+/**
+ * Events of one type raised together by one read (a proxy call's tokens), as a batch stores them: what they share once,
+ * and each one's `data`. Each gets its id when it is handed over, and keeps it on every delivery.
+ */
+interface RaisedTogether {
+  type: EventType;
+  timestamp: string;
+  trace_id: string | null;
+  actor?: EventActor;
+  data: Record<string, unknown>[];
+}
+
 export interface PendingEvent {
   seq: number;
   event: OutboxEvent;
@@ -64,8 +76,9 @@ export class EventOutbox {
     pending: Database.Statement;
     remove: Database.Statement;
   };
-  /** Events of reads waiting for the end of the turn, when they are stored together (see raiseSoon). */
-  private soon: OutboxEvent[] = [];
+  /** Events of reads waiting to be stored together (see raiseSoon), and how many there are. */
+  private soon: RaisedTogether[] = [];
+  private soonCount = 0;
   private readonly storeSoon: () => void;
   private wanted: ReadonlySet<EventType> = new Set();
   private readonly listeners: (() => void)[] = [];
@@ -83,6 +96,7 @@ export class EventOutbox {
     this.storeSoon = () => {
       const events = this.soon;
       this.soon = [];
+      this.soonCount = 0;
       // Already stored by a full batch's flush; and a stop closes the database at once: its last reads raise nothing.
       if (events.length === 0 || !db.open) return;
       // One row for the batch: a read raises many events (a proxy call one per token), and a row each would cost
@@ -110,15 +124,17 @@ export class EventOutbox {
   }
 
   /**
-   * For what changes nothing (a read): the event is stored with the others raised within READ_BATCH_MS, in one
-   * transaction, so that a stream of reads costs a commit per batch instead of one per request. Unless no subscription
-   * wants its type.
+   * For what changes nothing (a read): one event of `type` per `data`, stored with the others raised within
+   * READ_BATCH_MS in one row, so that a stream of reads costs a write per batch instead of one per request, and a read
+   * of many tokens costs little more than a read of one. Unless no subscription wants the type.
    */
-  raiseSoon(raised: RaisedEvent): void {
-    if (!this.wanted.has(raised.type)) return;
-    const queued = this.soon.push(this.eventOf(raised));
+  raiseSoon(type: EventType, data: Record<string, unknown>[], { actor, traceId }: EventCause): void {
+    if (!this.wanted.has(type) || data.length === 0) return;
+    const queued = this.soon.push({ type, timestamp: nowIso(), trace_id: traceId ?? null, ...(actor && { actor }), data });
+    const before = this.soonCount;
+    this.soonCount += data.length;
     if (queued === 1) setTimeout(this.storeSoon, READ_BATCH_MS).unref();
-    else if (queued === READ_BATCH_MAX) setImmediate(this.storeSoon);
+    else if (before < READ_BATCH_MAX && this.soonCount >= READ_BATCH_MAX) setImmediate(this.storeSoon);
   }
 
   private eventOf({ type, data, actor, traceId }: RaisedEvent): OutboxEvent {
@@ -143,9 +159,12 @@ export class EventOutbox {
 
   /** The oldest events still to hand over, from at most `limit` rows (a batch of reads is one row: its events share its seq). */
   pending(limit: number): PendingEvent[] {
-    return (this.stmt.pending.all(limit) as { seq: number; event: string }[]).flatMap(({ seq, event }) => {
-      const stored = JSON.parse(event) as OutboxEvent | OutboxEvent[];
-      return Array.isArray(stored) ? stored.map((one) => ({ seq, event: one })) : [{ seq, event: stored }];
+    return (this.stmt.pending.all(limit) as { seq: number; event: string }[]).flatMap(({ seq, event }): PendingEvent[] => {
+      const stored = JSON.parse(event) as OutboxEvent | RaisedTogether[];
+      if (!Array.isArray(stored)) return [{ seq, event: stored }];
+      return stored.flatMap(({ type, timestamp, trace_id, actor, data }) =>
+        data.map((one) => ({ seq, event: { id: randomUUID(), tenant_id: this.tenantId, type, timestamp, trace_id, data: actor ? { ...one, actor } : one } })),
+      );
     });
   }
 

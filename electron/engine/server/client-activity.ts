@@ -1,16 +1,35 @@
 /**
- * When a client last sent the service a request: what lets background work (webhook deliveries) tell an engine that
- * is serving clients from one that is idle. One number written per request, so it costs the request nothing.
+ * When the service is answering clients' API requests: what lets background work (webhook deliveries) give way to
+ * clients. A counter and a clock read per request, so it costs a request nothing.
  */
 export class ClientActivity {
-  private lastAt = Number.NEGATIVE_INFINITY;
+  private inFlight = 0;
+  private lastEndedAt = Number.NEGATIVE_INFINITY;
+  private servingSince = 0;
+  private servedBefore = 0;
 
-  noteRequest(): void {
-    this.lastAt = performance.now();
+  requestStarted(): void {
+    if (this.inFlight++ === 0) this.servingSince = performance.now();
   }
 
-  /** Milliseconds since the last request (Infinity before the first). */
-  sinceLastRequest(): number {
-    return performance.now() - this.lastAt;
+  requestEnded(): void {
+    const now = performance.now();
+    if (--this.inFlight === 0) this.servedBefore += now - this.servingSince;
+    this.lastEndedAt = now;
+  }
+
+  /** Milliseconds during which at least one request was being answered, since the start. */
+  servedMs(): number {
+    return this.servedBefore + (this.inFlight > 0 ? performance.now() - this.servingSince : 0);
+  }
+
+  /** Whether some request is being answered now. */
+  serving(): boolean {
+    return this.inFlight > 0;
+  }
+
+  /** Milliseconds without any request being answered (0 while one is; Infinity before the first). */
+  quietFor(): number {
+    return this.inFlight > 0 ? 0 : performance.now() - this.lastEndedAt;
   }
 }

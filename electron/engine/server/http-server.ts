@@ -45,7 +45,7 @@ export interface HttpServerDeps {
   authenticator: Authenticator;
   idempotency: IdempotencyStore;
   requestLog: RequestLog;
-  /** Told of every request, so background work can yield while clients are served. */
+  /** Told of each routed request's start and end, so background work can give way while clients are served. */
   clients: ClientActivity;
   /** Routes that do not belong to the wire API (the workbench UI); answers true when it handled the request. */
   fallback?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
@@ -155,7 +155,6 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const startedAt = performance.now();
-    deps.clients.noteRequest();
     // Rewritten in place, so that every route (the proxy's destination, the workbench's query) reads the origin form.
     const absolute = absoluteTarget(req.url ?? '/');
     if (absolute) req.url = absolute.path;
@@ -171,10 +170,12 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
     // Every request that reaches the engine is recorded, once the response is gone and the route has finished
     // filling in its log (the proxy completes its entry after streaming the destination's body).
     let waitingFor = 2; // the response's 'close' and the route's end, in either order
+    let routed = false;
     // The route that handled the request and its JSON answer: what its `GET /logs` lines are made of.
     let handled: { route: Route; params: Record<string, string | undefined>; body: unknown } | undefined;
     const settle = () => {
       if (--waitingFor > 0) return;
+      if (routed) deps.clients.requestEnded();
       const succeeded = handled !== undefined && res.statusCode < 400;
       requestLog.record({
         kind: log.kind,
@@ -232,6 +233,9 @@ export function startHttpServer(deps: HttpServerDeps): Promise<RunningHttpServer
       return;
     }
     const route = match.store as Route;
+    // Only routed requests count as clients being served: refusals cost little, and the workbench's streams never end.
+    routed = true;
+    deps.clients.requestStarted();
     if (route.proxy) log.kind = 'proxy';
     res.once('close', settle);
 

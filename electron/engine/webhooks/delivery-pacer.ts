@@ -1,38 +1,54 @@
 /**
  * How much of the engine's time webhook deliveries may take while clients are being served. A webhook on a frequent
  * event (every `token.read`) would otherwise make each request pay for a signed POST, and an integration's load test
- * would measure the webhooks instead of the vault. So while a client has asked anything within IDLE_AFTER_MS,
- * deliveries get SHARE_WHILE_BUSY of the time, measured as the wall time during which any delivery is in flight
- * (which over-counts a slow receiver and never under-counts the engine); the rest wait in order, and go at full speed
- * once the clients pause. Nothing is dropped: a delivery waits, it is never skipped.
+ * would measure the webhooks instead of the vault. While clients are served, deliveries go one at a time, and the
+ * time one is in flight while a request is being answered is spent from a credit that grows at SHARE_WHILE_BUSY of
+ * the time; once it is spent, deliveries wait (in order) until it has grown back or the clients pause for
+ * IDLE_AFTER_MS, when all go at full speed. A client that waits for each webhook before its next request never
+ * overlaps a delivery, so it is never held back. Nothing is dropped.
  */
 export const SHARE_WHILE_BUSY = 0.05;
-/** Without a request for this long, the engine counts as idle. */
-export const IDLE_AFTER_MS = 100;
-/** Time deliveries may take at once after a pause: a lone event is delivered at once even under load. */
+/** Without a request being answered for this long, the engine counts as idle: everything waiting goes. */
+export const IDLE_AFTER_MS = 50;
+/** Time deliveries may overlap requests at once: a lone event is delivered at once even under load. */
 const BURST_MS = 20;
 /** The most a long delivery can put deliveries behind, so none waits more than DEBT_MS / SHARE_WHILE_BUSY for the next. */
 const DEBT_MS = 100;
+
+/** What the pacer reads of the clients (server/client-activity.ts). */
+export interface ClientLoad {
+  serving(): boolean;
+  quietFor(): number;
+  servedMs(): number;
+}
 
 export class DeliveryPacer {
   private credit = BURST_MS;
   private settledAt = performance.now();
   private inFlight = 0;
+  private servedAt: number;
 
-  constructor(private readonly sinceLastRequest: () => number) {}
+  constructor(private readonly clients: ClientLoad) {
+    this.servedAt = clients.servedMs();
+  }
+
+  /** How many deliveries may be in flight at once now: one while clients are served, so their time is their cost. */
+  atOnce(): number {
+    return this.clients.quietFor() >= IDLE_AFTER_MS ? Number.POSITIVE_INFINITY : 1;
+  }
 
   /** Milliseconds before the next delivery may start; 0 when it may start now. */
   waitMs(): number {
     this.settle();
-    const idleIn = IDLE_AFTER_MS - this.sinceLastRequest();
+    const idleIn = IDLE_AFTER_MS - this.clients.quietFor();
     if (idleIn <= 0 || this.credit > 0) return 0;
-    return Math.min(Math.ceil(-this.credit / SHARE_WHILE_BUSY), Math.ceil(idleIn));
+    return Math.ceil(Math.min(-this.credit / SHARE_WHILE_BUSY, idleIn));
   }
 
-  /** Synchronous work done for deliveries outside an attempt (handing events over). */
+  /** Synchronous work done for deliveries outside an attempt (handing events over), spent while clients are served. */
   spent(ms: number): void {
     this.settle();
-    if (this.sinceLastRequest() < IDLE_AFTER_MS) this.credit = Math.max(-DEBT_MS, this.credit - ms);
+    if (this.clients.serving()) this.credit = Math.max(-DEBT_MS, this.credit - ms);
   }
 
   started(): void {
@@ -45,13 +61,14 @@ export class DeliveryPacer {
     this.inFlight--;
   }
 
-  /** Credit accrues at the share; time with a delivery in flight is spent, but only while clients are served. */
+  /** Credit grows at the share; since the last look, time with a delivery in flight and a request being answered is spent. */
   private settle(): void {
     const now = performance.now();
     const elapsed = now - this.settledAt;
     this.settledAt = now;
-    const busy = this.sinceLastRequest() < IDLE_AFTER_MS;
-    const spent = busy && this.inFlight > 0 ? elapsed : 0;
+    const served = this.clients.servedMs();
+    const spent = this.inFlight > 0 ? Math.min(elapsed, served - this.servedAt) : 0;
+    this.servedAt = served;
     this.credit = Math.max(-DEBT_MS, Math.min(BURST_MS, this.credit + elapsed * SHARE_WHILE_BUSY - spent));
   }
 }

@@ -58,7 +58,7 @@ const RECORD_COLUMNS = `id, webhook_id, event_id, event_type, state, attempts, l
 
 export class DeliveryStore {
   private readonly stmt;
-  private readonly handOverBatch: () => number;
+  private readonly handOverBatch: (rows: number) => number;
   private readonly record: (delivery: DueDelivery, outcome: AttemptOutcome, state: DeliveryState, retryAt: number | null, streak: number) => boolean;
   private readonly listeners = new Set<(webhookId: string) => void>();
 
@@ -80,13 +80,13 @@ export class DeliveryStore {
       get: db.prepare(`SELECT ${RECORD_COLUMNS} FROM webhook_deliveries WHERE id = ?`),
       event: db.prepare('SELECT webhook_id, event FROM webhook_deliveries WHERE id = ?'),
     };
-    this.handOverBatch = db.transaction(() => {
-      const events = outbox.pending(HANDOVER_BATCH);
+    this.handOverBatch = db.transaction((rows: number) => {
+      const events = outbox.pending(rows);
       for (const { seq, event } of events) {
         for (const webhook of webhooks.wanting(event.type)) this.insert(webhook.id, event);
         outbox.handedOver(seq);
       }
-      return events.length;
+      return new Set(events.map((e) => e.seq)).size;
     });
     this.record = db.transaction((delivery: DueDelivery, outcome: AttemptOutcome, state: DeliveryState, retryAt: number | null, streak: number) => {
       const { attempted, prune, lastFinished } = this.stmt;
@@ -100,9 +100,19 @@ export class DeliveryStore {
     });
   }
 
-  /** Turns the outbox's events into deliveries to the webhooks that want them now, each batch in one transaction. */
-  handOver(): void {
-    while (this.handOverBatch() === HANDOVER_BATCH);
+  /**
+   * Turns the outbox's events into deliveries to the webhooks that want them now, each batch in one transaction: all
+   * of them, or those of the oldest `rows` outbox rows (a row holds one event, or a batch of reads).
+   */
+  handOver(rows = Number.POSITIVE_INFINITY): void {
+    for (let left = rows; left > 0; left -= HANDOVER_BATCH) {
+      if (this.handOverBatch(Math.min(left, HANDOVER_BATCH)) < Math.min(left, HANDOVER_BATCH)) return;
+    }
+  }
+
+  /** Whether some delivery not in flight is due now. */
+  anyDue(busy: ReadonlySet<string>): boolean {
+    return this.due(1, busy).length > 0;
   }
 
   /** A delivery of `event` to one webhook, due at once (the workbench's test event, a redelivery). */

@@ -69,7 +69,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     }
     try {
       const handingOver = performance.now();
-      deliveries.handOver();
+      // While clients are served, only as many events become deliveries as are about to be sent: handing over costs
+      // about as much per event as a delivery's own bookkeeping.
+      if (pacer.atOnce() === Number.POSITIVE_INFINITY) deliveries.handOver();
+      else if (!deliveries.anyDue(new Set(inFlight.keys()))) deliveries.handOver(1);
       pacer.spent(performance.now() - handingOver);
       pump();
     } catch (error) {
@@ -79,9 +82,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   function pump(): void {
-    if (stopped || inFlight.size >= CONCURRENCY) return;
+    const atOnce = Math.min(CONCURRENCY, pacer.atOnce());
+    if (stopped || inFlight.size >= atOnce) return;
     const busy = new Set(inFlight.keys());
-    for (const delivery of deliveries.due(CONCURRENCY - inFlight.size, busy)) {
+    for (const delivery of deliveries.due(atOnce - inFlight.size, busy)) {
       pacer.started();
       const attempt = send(delivery)
         .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
@@ -100,7 +104,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     if (timer) clearTimeout(timer);
     timer = null;
     const next = deliveries.nextDueAt(new Set(inFlight.keys()));
-    if (next === null || inFlight.size >= CONCURRENCY) return;
+    if (next === null || inFlight.size >= Math.min(CONCURRENCY, pacer.atOnce())) return;
     timer = setTimeout(wake, Math.max(0, next - Date.now())).unref();
   }
 

@@ -7,7 +7,7 @@ import type { EventOutbox } from '../events/event-outbox';
 import { createForwarder } from '../proxy/forwarder';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
-import { DeliveryPacer } from './delivery-pacer';
+import { DeliveryPacer, type ClientLoad } from './delivery-pacer';
 import { DeliveryStore } from './delivery-store';
 import { createWebhookDispatcher, WEBHOOK_TIMEOUT_MS } from './webhook-dispatcher';
 import type { WebhookRouteDeps } from './webhook-routes';
@@ -25,11 +25,11 @@ export interface WebhooksOptions {
   ownPorts: () => readonly number[];
   /** The echo destination's ports, which the destination policy lets through as the proxy's does. */
   echoPorts?: () => readonly number[];
-  /** Milliseconds since a client last sent a request: deliveries yield to clients (delivery-pacer.ts). */
-  sinceLastRequest: () => number;
+  /** Whether clients are being served: deliveries give way to them (delivery-pacer.ts). */
+  clients: ClientLoad;
 }
 
-export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts, echoPorts, sinceLastRequest }: WebhooksOptions) {
+export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts, echoPorts, clients }: WebhooksOptions) {
   const store = new WebhookStore(db, outbox);
   const deliveries = new DeliveryStore(db, outbox, store);
   const signer = new WebhookSigner(db, sealer);
@@ -40,7 +40,7 @@ export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts,
     deliveries,
     signer,
     forwarder,
-    pacer: new DeliveryPacer(sinceLastRequest),
+    pacer: new DeliveryPacer(clients),
     retryDelaysMs: config.webhookRetryDelaysMs,
     headerPrefix: config.headerPrefix,
     log: config.log,
