@@ -111,6 +111,8 @@ test('a shared instance beyond loopback: its name only, no private destinations 
   browser = await browserResolvingTokenbenchTest();
   const asAlice = await (await browser.newContext()).newPage();
   await signIn(asAlice, publicUrl, alice);
+  // The first to open the workbench is shown the first start's keys (serve printed them too), once.
+  await asAlice.getByRole('dialog', { name: 'Welcome to Tokenbench' }).getByRole('button', { name: 'I have saved the keys' }).click();
   await expect(engineFact(asAlice, 'Signed in as')).toHaveText('alice');
   await makeCredentialIn(asAlice, 'carol');
   const asBob = await (await browser.newContext()).newPage();
@@ -151,9 +153,10 @@ test('a shared instance beyond loopback: its name only, no private destinations 
   // With the right one, every acknowledged token is there with its value.
   const again = await startServe(['--port', '0', '--echo-port', '0', '--data-dir', restored], { env: { TOKENBENCH_MASTER_KEY: key } });
   running.push(again);
-  for (const { id, value } of beforeBackup) {
-    const read = await callApi(again.url, 'GET', `/tokens/${id}`, { key: privateKey });
-    expect(read.status, id).toBe(200);
-    expect(read.body.data).toBe(value);
+  for (let at = 0; at < beforeBackup.length; at += 20) {
+    const batch = beforeBackup.slice(at, at + 20);
+    const detokenized = await callApi(again.url, 'POST', '/detokenize', { key: privateKey, body: Object.fromEntries(batch.map(({ id }) => [id, `{{ ${id} }}`])) });
+    expect(detokenized.status).toBe(200);
+    expect(detokenized.body).toEqual(Object.fromEntries(batch.map(({ id, value }) => [id, value])));
   }
 });

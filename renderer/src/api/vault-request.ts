@@ -1,4 +1,5 @@
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
+import { randomId } from './random-id';
 
 /** What the vault answered a call the workbench made for the user: its status and its JSON body (undefined when empty). */
 export interface VaultAnswer {
@@ -15,7 +16,7 @@ const decode = (base64: string) => new TextDecoder().decode(Uint8Array.from(atob
  */
 export async function vaultRequest(api: WorkbenchApi, applicationId: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<VaultAnswer> {
   const exchange = await api.sendRequest({
-    id: crypto.randomUUID(),
+    id: randomId(),
     application_id: applicationId,
     method,
     path,

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { copyText } from './clipboard';
 import './components.css';
 
 /** How long "Copied" stays beside the button. */
@@ -16,7 +17,7 @@ export function CopyButton({ text, label, caption = 'Copy', className = 'small' 
     return () => clearTimeout(timer);
   }, [said]);
   const copy = () =>
-    navigator.clipboard.writeText(text).then(
+    copyText(text).then(
       () => setSaid('Copied'),
       () => setSaid('Could not copy: select the text and press Ctrl+C'),
     );

@@ -4,6 +4,7 @@ import type { RemoteTarget, Exchange } from '../../../shared/workbench/composer-
 import type { SavedRequest } from '../../../shared/workbench/collection-contract';
 import { sameRequest } from './collections-store';
 import { lazyStorage } from './lazy-storage';
+import { randomId } from '../api/random-id';
 
 /** The request being composed: the shape a collection saves it in. */
 export type ComposerDraft = SavedRequest;
@@ -55,7 +56,7 @@ export interface OpenRequest {
 export const isBlank = (draft: ComposerDraft) => sameRequest(draft, EMPTY_DRAFT);
 /** Whether two places name the same saved request (none is the same as nothing). */
 export const samePlace = (a: SavedPlace | null, b: SavedPlace | null) => a !== null && b !== null && a.collection === b.collection && a.name === b.name;
-const newTab = (): OpenRequest => ({ id: crypto.randomUUID(), draft: EMPTY_DRAFT, savedAs: null, result: null });
+const newTab = (): OpenRequest => ({ id: randomId(), draft: EMPTY_DRAFT, savedAs: null, result: null });
 
 /** A closed request, with the place its tab had, for Reopen. */
 export interface ClosedRequest {

@@ -13,6 +13,7 @@ import { useProxyChoicesStore } from '../../state/proxy-choices-store';
 import { proxyOf, sendTarget } from './composer-actions';
 import { headerPrefix } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
+import { copyText } from '../../components/clipboard';
 
 const FORMATS: Record<SnippetFormat, string> = { curl: 'cURL', node: 'Node' };
 
@@ -45,7 +46,7 @@ export function CopyAsCode() {
       const proxy = proxyOf(draft, useProxyChoicesStore.getState().value, target.remote !== null);
       if (typeof proxy === 'string') return refused(proxy);
       const reply = await api.requestSnippet({ ...target.to, ...proxy, ...wire, format, include_key: includeKey });
-      await navigator.clipboard.writeText(reply.snippet);
+      await copyText(reply.snippet);
       // Writing the key in made it, on its first use: the Composer says which key it sends with.
       if (reply.key && !target.application?.workbench_key) void useApplicationsStore.refresh(api);
       const keyHeader = `${headerPrefix()}-API-KEY`.toLowerCase();

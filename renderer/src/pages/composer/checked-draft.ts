@@ -1,5 +1,6 @@
 import type { BodyEdit, RequestCheck, RequestCheckQuery } from '../../../../shared/workbench/composer-contract';
 import { WorkbenchError } from '../../../../shared/workbench/transport';
+import { randomId } from '../../api/random-id';
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
@@ -25,7 +26,7 @@ export type WholeCheckQuery = Omit<RequestCheckQuery, 'draft'>;
  * limit). Checks must not overlap.
  */
 export function draftChecker(checkRequest: (query: RequestCheckQuery) => Promise<RequestCheck>): (query: WholeCheckQuery) => Promise<RequestCheck> {
-  const id = crypto.randomUUID();
+  const id = randomId();
   let revision = 0;
   /** The body of the last check the engine answered: it keeps that one. */
   let answered: { revision: number; body: string } | null = null;

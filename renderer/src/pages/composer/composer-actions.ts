@@ -11,6 +11,7 @@ import { useProxyChoicesStore } from '../../state/proxy-choices-store';
 import type { ProxyChoice } from '../../../../shared/workbench/composer-contract';
 import { headerPrefix, useEngineStore } from '../../state/engine-store';
 import { wireRequest } from './wire-request';
+import { randomId } from '../../api/random-id';
 
 /** Where a composed request goes: a remote target with its key, or this engine as the chosen application. */
 export type SendTarget =
@@ -67,7 +68,7 @@ export async function sendComposed(api: WorkbenchApi): Promise<void> {
   if (typeof target === 'string') return composer.refused(target);
   const proxy = proxyOf(composer.draft, useProxyChoicesStore.getState().value, target.remote !== null);
   if (typeof proxy === 'string') return composer.refused(proxy);
-  const id = crypto.randomUUID();
+  const id = randomId();
   composer.started(id);
   try {
     const exchange = await api.sendRequest({ id, ...target.to, ...proxy, ...wire });
@@ -121,7 +122,7 @@ export async function startWithTestCard(api: WorkbenchApi): Promise<void> {
   const application = applicationToUse(useApplicationsStore.getState().value, composer.applicationId);
   if (!application) return composer.refused('There is no application to create the test card with.');
   const created = await api.sendRequest({
-    id: crypto.randomUUID(),
+    id: randomId(),
     application_id: application.id,
     method: 'POST',
     path: '/tokens',

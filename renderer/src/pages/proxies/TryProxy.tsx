@@ -11,6 +11,7 @@ import { PipelineTrace } from '../../components/PipelineTrace';
 import { TrySend, useTryAs } from './TryOutcome';
 import type { HeaderRow } from '../../state/composer-store';
 import { useHeaderPrefix } from '../../state/engine-store';
+import { randomId } from '../../api/random-id';
 
 /** The sample request Try sends, and the invocation snippet writes as code. */
 export interface Sample {
@@ -66,7 +67,7 @@ export function TryProxy({ proxy, sample, onSample }: { proxy: ProxyView; sample
     [api, application, sample.headers],
   );
   const edit = (patch: Partial<Sample>) => onSample({ ...sample, ...patch });
-  const send = () => tried.send((application_id) => api.tryProxy({ request_id: crypto.randomUUID(), id: proxy.id, application_id, ...wireOf(sample) }));
+  const send = () => tried.send((application_id) => api.tryProxy({ request_id: randomId(), id: proxy.id, application_id, ...wireOf(sample) }));
   return (
     <section className="panel proxy-try" aria-labelledby="proxy-try-title">
       <h2 id="proxy-try-title">Try</h2>

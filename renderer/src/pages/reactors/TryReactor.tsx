@@ -10,6 +10,7 @@ import { useHeaderPrefix } from '../../state/engine-store';
 import { useEngineFlags } from '../composer/engine-flags';
 import { expressionAssist } from '../composer/expression-assist';
 import { TrySend, useTryAs } from '../proxies/TryOutcome';
+import { randomId } from '../../api/random-id';
 
 export const FIRST_ARGS = '{\n  "amount": 100\n}';
 
@@ -62,7 +63,7 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
     try {
       for (let wait = FIRST_POLL_MS, asked = 1; ; wait = Math.min(wait * 2, LONGEST_POLL_MS), asked++) {
         setPending({ resultId: run.resultId, asked });
-        const { pending: still, exchange, reacted } = await api.tryReactorResult({ request_id: crypto.randomUUID(), id, application_id, result_id: run.resultId, trace_id: run.traceId });
+        const { pending: still, exchange, reacted } = await api.tryReactorResult({ request_id: randomId(), id, application_id, result_id: run.resultId, trace_id: run.traceId });
         if (!still) {
           setReacted(reacted);
           return exchange;
@@ -83,7 +84,7 @@ export function TryReactor({ reactor, args, onArgs }: { reactor: ReactorView; ar
   const send = () =>
     tried.send(async (application_id) => {
       setReacted(null);
-      const sent = await api.tryReactor({ request_id: crypto.randomUUID(), id: reactor.id, application_id, args, async });
+      const sent = await api.tryReactor({ request_id: randomId(), id: reactor.id, application_id, args, async });
       const run = async ? acceptedRun(sent, `${prefix}-TRACE-ID`) : null;
       return run ? resultOf(reactor.id, application_id, run) : sent;
     });
