@@ -74,6 +74,26 @@ describe('named workbench credentials', () => {
     expect((await engine.workbench('getIdentity')).body).toEqual({ person: null });
   });
 
+  it('names the person in GET /logs for what the workbench does itself, and the application for API calls', async () => {
+    const engine = await start({ inMemory: true });
+    const alice = await person(engine, 'alice');
+    const byAlice = await engine.workbench('createApplication', { name: 'Made by Alice', type: 'private', permissions: [], rules: [] }, { session: alice.session });
+    expect(byAlice.status, byAlice.text).toBe(200);
+    const byOwner = await engine.workbench('createApplication', { name: 'Made by the owner', type: 'private', permissions: [], rules: [] });
+    expect(byOwner.status, byOwner.text).toBe(200);
+    const byApi = await engine.call('POST', '/applications', { key: engine.managementKey, body: { name: 'Made through the API', type: 'private' } });
+    expect(byApi.status, byApi.text).toBe(201);
+    await engine.engine.history.flush();
+
+    const logs = await engine.call('GET', '/logs?entity_type=application', { key: engine.managementKey });
+    expect(logs.status, logs.text).toBe(200);
+    const lineOf = (id: string) => logs.body.data.find((line: { entity_id: string; operation: string }) => line.entity_id === id && line.operation === 'create');
+    expect(lineOf(byAlice.body.id)).toMatchObject({ actor_id: alice.id, actor_type: 'user', entity_type: 'application' });
+    expect(lineOf(byAlice.body.id).message).toContain('Made by Alice');
+    expect(lineOf(byOwner.body.id)).toMatchObject({ actor_id: 'workbench', actor_type: 'user' });
+    expect(lineOf(byApi.body.id)).toMatchObject({ actor_type: 'application', message: 'Application created' });
+  });
+
   it('lists credentials without their secrets, refuses a taken or malformed name, and never shows a person the owner session', async () => {
     const engine = await start({ inMemory: true });
     const alice = await person(engine, 'alice');

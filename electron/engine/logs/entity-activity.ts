@@ -22,8 +22,13 @@ export type Operation = 'create' | 'read' | 'update' | 'delete' | 'invoke';
 
 /** One log line's facts: the store adds its id, tenant and time. */
 export interface Activity {
-  /** The application whose key the request carried; null for a call that needed none (a proxy without require_auth). */
+  /**
+   * The application whose key the request carried; null for a call that needed none (a proxy without require_auth).
+   * For the workbench's own actions, the person (`actor_type` "user"): a credential's id, or `workbench` for its owner.
+   */
   actor_id: string | null;
+  /** "user" for a workbench person; absent for an application. */
+  actor_type?: 'user';
   entity_type: EntityType;
   entity_id: string;
   operation: Operation;
@@ -140,4 +145,35 @@ export function activitiesOf(route: string, actorId: string | null, request: Han
   const row = ACTIVITIES[route];
   if (row === undefined) return [];
   return row.entities(request).map(({ type, id }) => ({ actor_id: actorId, entity_type: type, entity_id: id, operation: row.operation, message: row.message }));
+}
+
+/** The collections of the workbench's own action paths (`/proxies/{id}`, `/applications/{id}/keys/…`) and their entity types. */
+const ACTION_ENTITIES: Readonly<Record<string, EntityType>> = {
+  applications: 'application',
+  proxies: 'proxy',
+  reactors: 'reactor',
+  webhooks: 'webhook',
+  tokens: 'token',
+  'token-intents': 'token_intent',
+  tenants: 'tenant',
+};
+const ACTION_OPERATIONS: Readonly<Record<string, Operation>> = { CREATE: 'create', IMPORT: 'create', UPDATE: 'update', DELETE: 'delete', REVEAL: 'read', SEND: 'invoke' };
+const ACTION_PATH = /^\/([a-z-]+)\/([^/?#]+)(\/[^?#]*)?/;
+/** A log message is at most 250 characters (vendor-surfaces.md §6.2). */
+const MESSAGE_LIMIT = 250;
+
+/**
+ * The log line of an action the workbench took itself (a change in Settings, a reveal), which reaches no route: its
+ * entity from the action's path, by `actor` (docs/api.md, Logs). None for actions on no entity (a saved request, a
+ * wipe). A nested path (an application's key) is an update of its parent; a token is logged as `token`, whatever its
+ * type, as the action does not say it.
+ */
+export function workbenchActivities(action: { method: string; path: string; summary: string | undefined }, actorId: string): Activity[] {
+  const operation = ACTION_OPERATIONS[action.method];
+  const match = ACTION_PATH.exec(action.path);
+  const type = match && ACTION_ENTITIES[match[1]];
+  if (!operation || !match || !type) return [];
+  const nested = match[3] !== undefined && match[3] !== '/';
+  const message = (action.summary ?? `${ENTITY_TYPES[type]} ${operation}d`).slice(0, MESSAGE_LIMIT);
+  return [{ actor_id: actorId, actor_type: 'user', entity_type: type, entity_id: decodeURIComponent(match[2]), operation: nested && operation !== 'read' ? 'update' : operation, message }];
 }

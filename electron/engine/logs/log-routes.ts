@@ -37,7 +37,7 @@ export function logRoutes(history: RequestLog, tenantId: string): Route[] {
     id: line.id,
     tenant_id: tenantId,
     actor_id: line.actor_id,
-    actor_type: line.actor_id === null ? null : 'application',
+    actor_type: line.actor_type ?? (line.actor_id === null ? null : 'application'),
     entity_type: line.entity_type,
     entity_id: line.entity_id,
     operation: line.operation,

@@ -49,7 +49,7 @@ export interface LogPage {
   more?: boolean;
 }
 
-const COLUMNS = 'id, created_at, actor_id, entity_type, entity_id, operation, message';
+const COLUMNS = 'id, created_at, actor_id, actor_type, entity_type, entity_id, operation, message';
 
 export class LogStore {
   private readonly insert;
@@ -68,12 +68,18 @@ export class LogStore {
       CREATE TABLE IF NOT EXISTS logs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, created_at TEXT NOT NULL, actor_id TEXT,
         entity_type TEXT NOT NULL, entity_id TEXT NOT NULL, operation TEXT NOT NULL, message TEXT NOT NULL);
     `);
-    this.insert = db.prepare(`INSERT INTO logs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    // Added with workbench people; a table made before has no such column (null there: an application).
+    if (!(db.prepare('PRAGMA table_info(logs)').all() as { name: string }[]).some((column) => column.name === 'actor_type')) {
+      db.exec('ALTER TABLE logs ADD COLUMN actor_type TEXT');
+    }
+    this.insert = db.prepare(`INSERT INTO logs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     // seq only grows and lines leave oldest first, so the newest LOG_LINE_LIMIT lines are the last seqs.
     this.trimCount = db.prepare('DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs) - ?');
     this.trimOlder = db.prepare('DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs WHERE created_at < ?)');
     this.appendBatch = db.transaction((lines: StoredLine[]) => {
-      for (const [createdAt, a] of lines) this.insert.run(timeOrderedId(), createdAt, a.actor_id, a.entity_type, a.entity_id, a.operation, a.message);
+      for (const [createdAt, a] of lines) {
+        this.insert.run(timeOrderedId(), createdAt, a.actor_id, a.actor_type ?? null, a.entity_type, a.entity_id, a.operation, a.message);
+      }
       this.trimCount.run(LOG_LINE_LIMIT);
     });
     this.trim();

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PageId } from '../../../shared/workbench/pages';
 import type { RequestLog } from '../history/request-log';
+import { WORKBENCH_CAUSE } from '../events/event-outbox';
+import { workbenchActivities } from '../logs/entity-activity';
 import { actingPerson } from '../people/acting-person';
 import { ApiProblem } from '../server/problem';
 
@@ -23,6 +25,12 @@ export interface ActionRecord {
  */
 export type RecordAction = <T>(page: PageId | undefined, run: () => T | Promise<T>, describe: (result: T | undefined) => ActionRecord | null) => Promise<T>;
 
+/** What History says the action did: a change's or a reveal's summary. */
+function summaryOf({ details }: ActionRecord): string | undefined {
+  const said = (details.change ?? details.reveal) as { summary?: unknown } | undefined;
+  return typeof said?.summary === 'string' ? said.summary : undefined;
+}
+
 const statusOf = (error: unknown) => (error instanceof ApiProblem ? error.status : 500);
 
 export function actionRecorder(history: RequestLog): RecordAction {
@@ -32,6 +40,7 @@ export function actionRecorder(history: RequestLog): RecordAction {
       const action = describe(result);
       if (!action) return;
       const { application_id = null, transaction_id = null, ...rest } = action;
+      const person = actingPerson();
       history.record({
         kind: 'workbench',
         ...rest,
@@ -39,11 +48,13 @@ export function actionRecorder(history: RequestLog): RecordAction {
         duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
         application_id,
         workbench_page: page ?? null,
-        workbench_person: actingPerson(),
+        workbench_person: person,
         // Its own trace id, as every request the service answers has one, so the audit trail can name each action.
         trace_id: randomUUID(),
         transaction_id,
         request_headers: [],
+        // GET /logs names the person, as the hosted service's logs name a portal user.
+        activities: status < 400 ? workbenchActivities({ ...action, summary: summaryOf(action) }, person?.id ?? WORKBENCH_CAUSE.actor!.id) : undefined,
       });
     };
     try {
