@@ -52,8 +52,10 @@ function backlogOf(databaseFile: string): number {
   try {
     db.pragma('busy_timeout = 5000');
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    // A batch of reads' events is one outbox row holding a JSON array.
-    const outboxEvents = count("SELECT coalesce(sum(CASE json_type(event) WHEN 'array' THEN json_array_length(event) ELSE 1 END), 0) AS n FROM event_outbox");
+    // A batch of reads is one outbox row: an array of groups, each with the data of its events.
+    const outboxEvents =
+      count("SELECT count(*) AS n FROM event_outbox WHERE json_type(event) != 'array'") +
+      count("SELECT coalesce(sum(json_array_length(g.value, '$.data')), 0) AS n FROM event_outbox, json_each(event_outbox.event) AS g WHERE json_type(event_outbox.event) = 'array'");
     return outboxEvents + count("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
   } finally {
     db.close();
