@@ -41,8 +41,8 @@ export async function runChecks() {
     console.log(`${result.passed ? ' ✓' : ' ✗'} ${result.name} (npm run ${result.script}) ${result.seconds.toFixed(1)} s`);
     if (!result.passed) console.log(`${result.output.replace(/^/gm, '   ')}\n`);
   }
-  const failed = results.filter((result) => !result.passed).length;
-  return { passed: results.length - failed, failed, skipped: 0 };
+  const failedNames = results.filter((result) => !result.passed).map((result) => `check: ${result.name} (npm run ${result.script})`);
+  return { passed: results.length - failedNames.length, failed: failedNames.length, skipped: 0, failedNames };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

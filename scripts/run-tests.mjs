@@ -45,6 +45,29 @@ function playwrightCounts(report) {
   return { passed: expected + flaky, failed: unexpected + (report.errors?.length ?? 0), skipped };
 }
 
+/** Failed vitest tests by file and full name; a file that failed to load is named with its error's first line. */
+function vitestFailures(report) {
+  return report.testResults.flatMap((file) => {
+    const name = relative(root, file.name);
+    const failedTests = file.assertionResults.filter((t) => t.status === 'failed');
+    if (file.status === 'failed' && failedTests.length === 0) return [`vitest: ${name}: ${(file.message ?? 'failed to load').split('\n')[0]}`];
+    return failedTests.map((t) => `vitest: ${name} › ${t.fullName}`);
+  });
+}
+
+/** Failed and flaky Playwright tests with their project, file and title. */
+function playwrightFailures(report) {
+  const specs = (suite) => [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
+  return [
+    ...report.suites.flatMap(specs).flatMap((spec) =>
+      spec.tests
+        .filter((test) => test.status === 'unexpected' || test.status === 'flaky')
+        .map((test) => `playwright${test.status === 'flaky' ? ' (flaky, passed on retry)' : ''}: [${test.projectName}] ${spec.file}:${spec.line} › ${spec.title}`),
+    ),
+    ...(report.errors ?? []).map((error) => `playwright: ${(error.message ?? 'error outside any test').split('\n')[0]}`),
+  ];
+}
+
 /** Skipped e2e tests with their reasons (the list reporter shows no reason), e.g. the Electron test without a binary. */
 function playwrightSkips(report) {
   const specs = (suite) => [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
@@ -88,9 +111,18 @@ const playwrightResults = readReport(playwrightReport);
 const skips = playwrightResults ? playwrightSkips(playwrightResults) : [];
 if (skips.length > 0) console.log(`\nSkipped end-to-end tests:\n${skips.join('\n')}`);
 
+// Named again just above the closing line, so the end of a long log says what failed.
+const vitestResults = readReport(vitestReport);
+const failures = [
+  ...checkCounts.failedNames,
+  ...(vitestResults ? vitestFailures(vitestResults) : []),
+  ...(playwrightResults ? playwrightFailures(playwrightResults) : []),
+];
+if (failures.length > 0) console.log(`\nFailed:\n${failures.map((line) => `  ${line}`).join('\n')}`);
+
 const sum = (a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped });
 const tests = [
-  tally('vitest', vitestExit, readReport(vitestReport), vitestCounts),
+  tally('vitest', vitestExit, vitestResults, vitestCounts),
   tally('playwright', playwrightExit, playwrightResults, playwrightCounts),
 ].reduce(sum);
 const totals = sum(checkCounts, tests);
