@@ -33,7 +33,9 @@ function backup(args: string[]): Promise<{ code: number | null; output: string }
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
 }
 
-describe('tokenbench backup', () => {
+// Each test starts several processes that compile the CLI as they start: on a loaded machine (CI) that takes longer
+// than one test usually may.
+describe('tokenbench backup', { timeout: 90_000 }, () => {
   it('copies the vault while serve takes writes: everything acknowledged before it began is in the copy, which serves again', async () => {
     const dir = tempDir();
     const p = await serve(dir);

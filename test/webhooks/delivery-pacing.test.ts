@@ -25,10 +25,10 @@ it('holds most token.read deliveries back while clients read, then delivers ever
   const made = await t.call('POST', '/webhooks', { key: t.managementKey, body: { name: 'reads', url: hooks.url, events: ['token.read'] } });
   expect(made.status, made.text).toBe(201);
 
+  // A count of reads, not a time: a loaded machine (CI) reads slower, and the share is what is checked.
   let reads = 0;
-  const until = performance.now() + 1500;
   const reader = async () => {
-    while (performance.now() < until) {
+    while (reads < 400) {
       const res = await t.call('GET', `/tokens/${tokenId}`, { key: t.privateKey });
       expect(res.status).toBe(200);
       reads++;
@@ -36,7 +36,6 @@ it('holds most token.read deliveries back while clients read, then delivers ever
   };
   await Promise.all([reader(), reader(), reader(), reader()]);
   const duringLoad = hooks.received.length;
-  expect(reads).toBeGreaterThan(100);
   expect(duringLoad).toBeLessThan(reads / 2);
 
   for (let waited = 0; new Set(hooks.received.map((d) => d.body.event.id)).size < reads && waited < 20_000; waited += 50) await sleep(50);
