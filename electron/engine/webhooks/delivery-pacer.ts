@@ -45,7 +45,7 @@ export class DeliveryPacer {
     return Math.ceil(Math.min(-this.credit / SHARE_WHILE_BUSY, idleIn));
   }
 
-  /** Synchronous work done for deliveries outside an attempt (handing events over), spent while clients are served. */
+  /** Synchronous work done for deliveries outside an attempt (handing events over, reading what is due), spent while clients are served. */
   spent(ms: number): void {
     this.settle();
     if (this.clients.serving()) this.credit = Math.max(-DEBT_MS, this.credit - ms);

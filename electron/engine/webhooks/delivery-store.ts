@@ -1,7 +1,7 @@
 /**
  * One row per event and webhook to deliver it to (migration 24). A pending row is what a restart resumes, so a
  * delivery in flight when the engine was killed is sent again (at least once); a finished row, delivered or exhausted,
- * is what the workbench shows of a webhook's recent deliveries, the newest `KEPT_FINISHED` per webhook.
+ * is what the workbench shows of a webhook's recent deliveries, at least the newest `KEPT_FINISHED` per webhook.
  */
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
@@ -50,6 +50,8 @@ export interface AttemptOutcome {
 
 /** Finished deliveries kept per webhook for the workbench (pending ones are all kept). */
 export const KEPT_FINISHED = 100;
+/** A webhook's finished deliveries are pruned back to KEPT_FINISHED once this many more have finished: a prune per delivery would cost each one a scan. */
+const PRUNE_EVERY = 50;
 /** Events handed over per transaction. */
 const HANDOVER_BATCH = 500;
 
@@ -61,6 +63,8 @@ export class DeliveryStore {
   private readonly handOverBatch: (rows: number) => number;
   private readonly record: (delivery: DueDelivery, outcome: AttemptOutcome, state: DeliveryState, retryAt: number | null, streak: number) => boolean;
   private readonly listeners = new Set<(webhookId: string) => void>();
+  /** Deliveries finished per webhook since its last prune. */
+  private readonly finishedSincePrune = new Map<string, number>();
 
   constructor(db: Db, outbox: EventOutbox, webhooks: WebhookStore) {
     this.stmt = {
@@ -93,7 +97,9 @@ export class DeliveryStore {
       attempted.run({ id: delivery.id, state, next_at: retryAt ?? 0, status: outcome.status, latency: Math.round(outcome.latencyMs), error: outcome.error, body: outcome.body, at: nowIso() });
       this.changed(delivery.webhook_id);
       if (state === 'pending') return false;
-      prune.run({ webhook: delivery.webhook_id, kept: KEPT_FINISHED });
+      const finished = (this.finishedSincePrune.get(delivery.webhook_id) ?? 0) + 1;
+      this.finishedSincePrune.set(delivery.webhook_id, finished % PRUNE_EVERY);
+      if (finished === PRUNE_EVERY) prune.run({ webhook: delivery.webhook_id, kept: KEPT_FINISHED });
       if (state === 'delivered') return false;
       const last = lastFinished.all(delivery.webhook_id, streak) as { state: DeliveryState }[];
       return last.length === streak && last.every((row) => row.state === 'exhausted');

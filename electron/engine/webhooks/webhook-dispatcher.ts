@@ -56,8 +56,15 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   let started = false;
   let stopped = false;
 
+  /** Whether as many deliveries are in flight as may be now: the next wake is the one a finishing delivery makes. */
+  function full(): boolean {
+    return inFlight.size >= Math.min(CONCURRENCY, pacer.atOnce());
+  }
+
   function wake(): void {
     if (!started || stopped) return;
+    // Under load every stored batch of reads wakes the dispatcher; while it is full, looking at the outbox is waste.
+    if (full()) return;
     // Held back: the events stay in the outbox, and even handing them over waits.
     const wait = pacer.waitMs();
     if (wait > 0) {
@@ -67,25 +74,27 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       }, wait).unref();
       return;
     }
+    const working = performance.now();
     try {
-      const handingOver = performance.now();
       // While clients are served, only as many events become deliveries as are about to be sent: handing over costs
       // about as much per event as a delivery's own bookkeeping.
       if (pacer.atOnce() === Number.POSITIVE_INFINITY) deliveries.handOver();
       else if (!deliveries.anyDue(new Set(inFlight.keys()))) deliveries.handOver(1);
-      pacer.spent(performance.now() - handingOver);
       pump();
     } catch (error) {
       // The vault's file failed (a full disk): what is pending stays, and the next wake or sweep tries again.
       deps.log(`Webhooks: could not hand events over or send them: ${(error as Error).message}`);
+    } finally {
+      // The main thread's own work for deliveries (handing over, reading what is due, starting the POST) is their
+      // cost too, beside the time they are in flight.
+      pacer.spent(performance.now() - working);
     }
   }
 
   function pump(): void {
-    const atOnce = Math.min(CONCURRENCY, pacer.atOnce());
-    if (stopped || inFlight.size >= atOnce) return;
+    if (stopped || full()) return;
     const busy = new Set(inFlight.keys());
-    for (const delivery of deliveries.due(atOnce - inFlight.size, busy)) {
+    for (const delivery of deliveries.due(Math.min(CONCURRENCY, pacer.atOnce()) - inFlight.size, busy)) {
       pacer.started();
       const attempt = send(delivery)
         .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
@@ -103,8 +112,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function schedule(): void {
     if (timer) clearTimeout(timer);
     timer = null;
+    if (full()) return;
     const next = deliveries.nextDueAt(new Set(inFlight.keys()));
-    if (next === null || inFlight.size >= Math.min(CONCURRENCY, pacer.atOnce())) return;
+    if (next === null) return;
     timer = setTimeout(wake, Math.max(0, next - Date.now())).unref();
   }
 
