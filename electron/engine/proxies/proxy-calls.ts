@@ -21,7 +21,7 @@ import type { TokenService } from '../vault/token-service';
 import { outboundHeaders } from '../proxy/header-rules';
 import { bodyText, type GatheredResponse, headerObject, type ProxyCore } from '../proxy/proxy-core';
 import { maskPlaintext } from '../proxy/echoed-values';
-import { BODY_KEPT, maskedOutboundView, type ProxyExchange, recordedEchoes, type TraceStep } from '../proxy/proxy-history';
+import { BODY_KEPT, maskedOutboundView, outboundValuesMasked, type ProxyExchange, recordedEchoes, type TraceStep } from '../proxy/proxy-history';
 import { encryptedRoot, type OpenEncryptedHeader } from '../proxy/encrypted-root';
 import type { PreconfiguredCalls } from '../proxy/proxy-route';
 import { requireProxyCaller } from '../proxy/proxy-rules';
@@ -187,6 +187,8 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       step('tokenize', { note: `${transform.options?.identifier ?? '(no identifier)'}: token ${token.id}` });
     }
 
+    /** The step whose body is the one that left (set once the request's pipeline is through). */
+    let outboundStep: TraceStep | undefined;
     // 3. Detokenization, unless the proxy turns it off; without a caller only made tokens can be read.
     let body: Buffer | BodyChunks = received.chunks;
     if (!proxy.disable_detokenization) {
@@ -198,7 +200,10 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
         for (const [id, record] of core.tokensFor(caller, cause)(compiled)) found.set(id, record);
         return found;
       });
-      if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: () => maskedOutboundView(exchange) });
+      // Its body is the entry's outbound body unless code changes it after, and the history worker masks the card
+      // numbers of that one: doing it here too would cost the serving thread a pass over the body for nothing.
+      const view = () => (outboundStep?.step === 'detokenize' ? outboundValuesMasked(exchange) : maskedOutboundView(exchange));
+      if (exchange.render) step('detokenize', { note: `${exchange.expressionCount} expression(s)`, body: view });
     }
 
     // 4. The code transform, over the detokenized body.
@@ -225,6 +230,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     // The body that left is kept once, as the entry's outbound body; the step that made it points there.
     const lastStep = trace.at(-1);
     if (lastStep && (exchange.render || code)) {
+      outboundStep = lastStep;
       settling.push(() => {
         if (lastStep.body === undefined) return;
         exchange.preconfigured!.revealable = lastStep.step === 'detokenize';

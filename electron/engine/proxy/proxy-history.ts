@@ -31,8 +31,6 @@ export interface ProxyExchange {
   echoes?: EchoedValues;
   /** Made from them once (recordedEchoes), for what the call's record keeps besides the answer. */
   recorded?: EchoedValues;
-  /** The body as it left, masked (maskedOutboundView), once made. */
-  maskedBody?: string | null;
   outbound?: { method: string; headers: string[]; bytes: number };
   /** The answer body as it streamed, when Settings has history keep answers; masked before it is recorded. */
   answer?: AnswerCapture;
@@ -107,17 +105,16 @@ const round = (ms: number | undefined) => (ms === undefined ? null : Math.round(
  * wrote replaced by what maskedValue shows of it, placed where the value went (no expression evaluated again); any
  * card number the client wrote itself is still there (null: no expression).
  */
-function outboundValuesMasked({ render, detokenized }: ProxyExchange): string | null {
+export function outboundValuesMasked({ render, detokenized }: ProxyExchange): string | null {
   // A render that failed part way never left: it has no view.
   if (!render || detokenized?.length !== render.compiled.expressionCount) return null;
   return render.compiled.renderResults(detokenized.map(maskedValue), BODY_KEPT, render.chunks);
 }
 
-/** outboundValuesMasked with every card number masked too: made once, when the call happens. */
+/** outboundValuesMasked with every card number masked too, for a trace step that keeps it. */
 export function maskedOutboundView(exchange: ProxyExchange): string | null {
-  if (exchange.maskedBody !== undefined) return exchange.maskedBody;
   const view = outboundValuesMasked(exchange);
-  return (exchange.maskedBody = view === null ? null : maskCardNumbers(view).text);
+  return view === null ? null : maskCardNumbers(view).text;
 }
 
 /**
