@@ -1,7 +1,10 @@
 import { describe, inject } from 'vitest';
 import { createDatabase } from './postgres-cluster';
 
-const cluster = inject('postgres');
+const cluster = inject('postgres') as ReturnType<typeof inject<'postgres'>> | undefined;
+if (cluster === undefined) {
+  throw new Error('Only the postgres project (vitest.config.ts) has a cluster: name a PostgreSQL suite postgres-*.test.ts');
+}
 
 /** The run's cluster (superuser URL), or null where the suites skip for want of PostgreSQL. */
 export const postgresUrl: string | null = 'url' in cluster ? cluster.url : null;
