@@ -512,9 +512,26 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
+export const checksum = (m: Migration) => createHash('sha256').update(m.sql).digest('hex');
 
 export class MigrationError extends Error {}
+
+/**
+ * The migrations a database still needs, given the versions (and checksums) it recorded; shared by the SQLite and
+ * PostgreSQL runners. Refuses an applied migration whose text changed.
+ */
+export function pendingMigrations(migrations: readonly Migration[], applied: ReadonlyMap<number, string>): Migration[] {
+  return migrations.filter((m) => {
+    const recorded = applied.get(m.version);
+    if (recorded === undefined) return true;
+    if (recorded !== checksum(m)) {
+      throw new MigrationError(
+        `Migration ${m.version} (${m.name}) was edited after it was applied to this database; add a new migration instead`,
+      );
+    }
+    return false;
+  });
+}
 
 export function applyMigrations(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -524,16 +541,7 @@ export function applyMigrations(db: Database.Database, migrations: readonly Migr
       (r) => [r.version, r.checksum],
     ),
   );
-  for (const m of migrations) {
-    const recorded = applied.get(m.version);
-    if (recorded !== undefined) {
-      if (recorded !== checksum(m)) {
-        throw new MigrationError(
-          `Migration ${m.version} (${m.name}) was edited after it was applied to this database; add a new migration instead`,
-        );
-      }
-      continue;
-    }
+  for (const m of pendingMigrations(migrations, applied)) {
     db.transaction(() => {
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)').run(

@@ -1,0 +1,38 @@
+import pg from 'pg';
+
+/**
+ * BIGINT columns (epoch ms, counters, sequences) as JavaScript numbers, as better-sqlite3 gives them; a value beyond
+ * 2^53 would come back changed, so it is refused instead.
+ */
+function int8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`BIGINT ${text} is beyond what a JavaScript number holds exactly`);
+  return value;
+}
+const types: pg.CustomTypesConfig = {
+  getTypeParser: (oid, format) => (oid === pg.types.builtins.INT8 ? int8 : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)),
+};
+
+export class DatabaseUrlError extends Error {}
+
+/**
+ * A pool of connections to the database at `url` (postgres:// or postgresql://). TLS comes from the URL as pg reads it
+ * (sslmode, sslrootcert, sslcert, sslkey); the pool's size from its `max` parameter (pg's own option name), else pg's
+ * default of 10. Nothing connects until the first query.
+ */
+export function openPostgresPool(url: string): pg.Pool {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new DatabaseUrlError('The database URL is not a URL: give postgres://user:password@host:port/database');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new DatabaseUrlError(`The database URL starts with ${parsed.protocol}, not postgres: give postgres://user:password@host:port/database`);
+  }
+  const max = parsed.searchParams.get('max');
+  if (max !== null && !/^[1-9]\d{0,3}$/.test(max)) {
+    throw new DatabaseUrlError(`The database URL's max=${max} is not a pool size: give a whole number from 1 to 9999`);
+  }
+  return new pg.Pool({ connectionString: url, types, ...(max === null ? {} : { max: Number(max) }) });
+}
