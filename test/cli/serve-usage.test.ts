@@ -1,7 +1,28 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../electron/engine';
+import { main } from '../../electron/cli/serve';
 import { parseServeArgs } from '../../electron/cli/serve-options';
 import { runServe } from '../support/serve-process';
+
+/**
+ * The CLI's main() in this process, what it writes captured: a usage error is decided before anything starts, so a
+ * process per case (each compiling the CLI) would test nothing more. One case below runs as a process.
+ */
+async function serveHere(args: string[]): Promise<{ code: number; output: string }> {
+  let output = '';
+  const capture = (chunk: string | Uint8Array) => {
+    output += String(chunk);
+    return true;
+  };
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+  try {
+    return { code: await main(args), output };
+  } finally {
+    stderr.mockRestore();
+    stdout.mockRestore();
+  }
+}
 
 describe('tokenbench serve, called the wrong way', () => {
   it.each([
@@ -24,13 +45,19 @@ describe('tokenbench serve, called the wrong way', () => {
     [['--proxies', '/nonexistent/proxies'], '--proxies /nonexistent/proxies: no such folder'],
     [['--bogus'], "Unknown option '--bogus'"],
   ])('%j: exit code 2, one line saying what is wrong, and a pointer to --help', async (args, message) => {
-    const { code, output } = await runServe(args);
+    const { code, output } = await serveHere(args);
     expect(code).toBe(2);
     expect(output).toBe(`tokenbench serve: ${message}\nSee --help for every option.\n`);
   });
 
+  it('as a process too: exit code 2 and that one line on stderr', async () => {
+    const { code, output } = await runServe(['--port', '70000']);
+    expect(code).toBe(2);
+    expect(output).toBe('tokenbench serve: --port must be a whole number from 0 to 65535, got 70000\nSee --help for every option.\n');
+  });
+
   it('--help lists every flag, with the defaults the engine really uses, and the exit codes', async () => {
-    const { code, output } = await runServe(['--help']);
+    const { code, output } = await serveHere(['--help']);
     expect(code).toBe(0);
     const defaults = resolveConfig();
     const expected: [flag: string, shows: string][] = [
