@@ -218,7 +218,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
   const queries = new TokenQueries(tokenStore, tokens);
-  const idempotency = new IdempotencyStore(db, sealer);
+  const idempotency = new IdempotencyStore(db, units, sealer);
   const transactionStore = new TransactionStore(db, units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);

@@ -48,13 +48,8 @@ export class TransactionWriter implements TokenWriter {
   }
 
   apply(writes: TokenWrite[], context: WriteContext): void {
-    const { writing } = this.tokenStore;
     if (context.transactionId === undefined) {
-      // The direct write unit.
-      this.tokenStore.runWrites(writes, function* () {
-        yield* checkLocks(writes, null);
-        yield* applyTokenWrites(writing, writes);
-      });
+      this.tokenStore.runWrites(writes, () => this.direct(writes));
       return;
     }
     const { id } = this.transactions.requireOpen(context.transactionId, this.headerName);
@@ -66,6 +61,11 @@ export class TransactionWriter implements TokenWriter {
     });
     this.viewOf(id).add(writes);
     this.transactions.enlisted(id);
+  }
+
+  *direct(writes: readonly TokenWrite[]): Unit<void> {
+    yield* checkLocks(writes, null);
+    yield* applyTokenWrites(this.tokenStore.writing, writes);
   }
 
   readerFor(context: WriteContext): TokenReader {
