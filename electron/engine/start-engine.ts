@@ -55,6 +55,7 @@ import { TransactionWriter } from './transactions/transaction-writer';
 import type { Sealer } from './storage/crypto';
 import { recordKeyCheck, unlockVault } from './storage/vault-key';
 import { openDatabase, type Db } from './storage/database';
+import { SqliteUnits } from './storage/sqlite/unit-driver';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
@@ -198,6 +199,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
+  /** Every transactional unit of this engine runs here, over its one connection. */
+  const units = new SqliteUnits(db);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
@@ -208,15 +211,15 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
-  const tokenStore = new TokenStore(db, sealer, outbox);
+  const tokenStore = new TokenStore(db, units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const activeTokens = new ActiveTokens(db, tokenStore);
   tokens.useDefaults(() => tenant.rules);
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
   const queries = new TokenQueries(tokenStore, tokens);
-  const idempotency = new IdempotencyStore(db, sealer);
-  const transactionStore = new TransactionStore(db, sealer);
+  const idempotency = new IdempotencyStore(db, units, sealer);
+  const transactionStore = new TransactionStore(db, units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer, outbox);

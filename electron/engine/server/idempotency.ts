@@ -1,9 +1,48 @@
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
+import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { ApiProblem } from './problem';
 import type { JsonReply } from './route-types';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
+
+interface Scope {
+  applicationId: string;
+  key: string;
+  method: string;
+  path: string;
+}
+
+interface StoredAnswer {
+  method: string;
+  path: string;
+  status: number;
+  sealed_response: Buffer;
+}
+
+const answers = {
+  get: query<StoredAnswer>('kept answer', 'SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at > ?'),
+  put: query(
+    'keep answer',
+    `INSERT OR REPLACE INTO idempotency_keys
+    (application_id, key, method, path, status, sealed_response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    {
+      postgres: `INSERT INTO idempotency_keys (application_id, key, method, path, status, sealed_response, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (application_id, key) DO UPDATE SET method = EXCLUDED.method,
+    path = EXCLUDED.path, status = EXCLUDED.status, sealed_response = EXCLUDED.sealed_response, created_at = EXCLUDED.created_at`,
+    },
+  ),
+};
+
+/** The idempotent request's first unit: the answer kept for the key, if any within the retention. */
+function* keptAnswer(scope: Scope, since: string): Unit<StoredAnswer | undefined> {
+  return yield* tx.get(answers.get, [scope.applicationId, scope.key, since]);
+}
+
+/** Its second, once the handler succeeded: the answer kept, sealed. */
+function* keepAnswer(scope: Scope, status: number, sealed: Buffer, at: string): Unit<void> {
+  yield* tx.run(answers.put, [scope.applicationId, scope.key, scope.method, scope.path, status, sealed, at]);
+}
 
 /**
  * PFX-IDEMPOTENCY-KEY: the first success for a key is kept for 24 h and replayed to repeats; a repeat while the first is
@@ -15,12 +54,10 @@ export class IdempotencyStore {
 
   constructor(
     private readonly db: Db,
+    private readonly units: UnitRunner,
     private readonly sealer: Sealer,
   ) {
     this.stmt = {
-      get: db.prepare('SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at > ?'),
-      put: db.prepare(`INSERT OR REPLACE INTO idempotency_keys
-        (application_id, key, method, path, status, sealed_response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
       prune: db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?'),
     };
   }
@@ -31,15 +68,13 @@ export class IdempotencyStore {
   }
 
   async run(
-    scope: { applicationId: string; key: string; method: string; path: string },
+    scope: Scope,
     handler: () => Promise<JsonReply>,
   ): Promise<JsonReply & { replayed?: boolean }> {
     const id = `${scope.applicationId}\n${scope.key}`;
     if (this.inFlight.has(id)) throw new ApiProblem(409, 'A request with this idempotency key is still in progress');
     const since = new Date(Date.now() - RETENTION_MS).toISOString();
-    const stored = this.stmt.get.get(scope.applicationId, scope.key, since) as
-      | { method: string; path: string; status: number; sealed_response: Buffer }
-      | undefined;
+    const stored = this.units.read(() => keptAnswer(scope, since));
     if (stored) {
       if (stored.method !== scope.method || stored.path !== scope.path) {
         throw new ApiProblem(422, `The idempotency key was first used for ${stored.method} ${stored.path}`);
@@ -50,15 +85,9 @@ export class IdempotencyStore {
     try {
       const reply = await handler();
       if (reply.status >= 200 && reply.status < 300) {
-        this.stmt.put.run(
-          scope.applicationId,
-          scope.key,
-          scope.method,
-          scope.path,
-          reply.status,
-          this.sealer.sealJson(reply, id),
-          new Date().toISOString(),
-        );
+        const sealed = this.sealer.sealJson(reply, id);
+        const at = new Date().toISOString();
+        this.units.run(() => keepAnswer(scope, reply.status, sealed, at));
       }
       return reply;
     } finally {

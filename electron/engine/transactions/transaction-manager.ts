@@ -4,10 +4,12 @@ import { z } from 'zod';
 import type { Caller } from '../access/authenticator';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
-import { type TokenStore, type TokenWrite } from '../vault/token-store';
+import type { Sealer } from '../storage/crypto';
+import type { Unit } from '../storage/unit';
+import { applyTokenWrites, idTaken, type TokenStore, type TokenWrite, type TokenWriting } from '../vault/token-store';
 import { nowIso } from '../clock';
 import { ExpiryScheduler } from './expiry-scheduler';
-import { tokenIdOf, type TransactionRecord, type TransactionState, type TransactionStore } from './transaction-store';
+import { endTransaction, stagedWrites, tokenIdOf, type TransactionRecord, type TransactionState, type TransactionStore } from './transaction-store';
 
 /** Ended transactions stay listed (and answer 409 with their state) this long. */
 const ENDED_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -28,12 +30,38 @@ export interface TransactionManagerEvents {
 }
 
 /**
+ * Locks keep staged writes valid, but a token can still expire (and be purged) under a staged update, or a seed can
+ * take a staged id at start-up. Such a commit is refused with a 409 and the transaction stays open.
+ */
+function* checkApplicable(writes: readonly TokenWrite[]): Unit<void> {
+  const exists = new Map<string, boolean>();
+  for (const write of writes) {
+    const id = tokenIdOf(write);
+    const before = exists.get(id) ?? (yield* idTaken(id));
+    if (write.op === 'create' && before) throw new ApiProblem(409, `Cannot commit: token id ${id} was taken outside the transaction`);
+    if (write.op === 'update' && !before) throw new ApiProblem(409, `Cannot commit: token ${id} no longer exists`);
+    exists.set(id, write.op !== 'delete');
+  }
+}
+
+/**
+ * The commit unit: every staged write applied and the transaction marked committed, all or nothing. Answers the writes
+ * it applied. A transaction another commit or rollback ended first is not open any more: 409, and nothing is applied.
+ */
+function* commitUnit(sealer: Sealer, writing: TokenWriting, id: string): Unit<TokenWrite[]> {
+  const writes = yield* stagedWrites(sealer, id);
+  yield* checkApplicable(writes);
+  yield* applyTokenWrites(writing, writes);
+  if (!(yield* endTransaction(id, 'committed', nowIso()))) throw new ApiProblem(409, `Transaction ${id} is not open any more`);
+  return writes;
+}
+
+/**
  * The life of a transaction (docs/api.md, Transactions): open → committed | rolled_back | expired. Commit applies
  * every staged write and marks the transaction committed in one SQLite transaction, so a crash leaves all or nothing.
  */
 export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
   private readonly scheduler: ExpiryScheduler;
-  private readonly applyCommit: (id: string) => void;
 
   constructor(
     readonly store: TransactionStore,
@@ -45,12 +73,6 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
       () => store.nextExpiry(),
       () => this.expireDue(),
     );
-    this.applyCommit = store.db.transaction((id: string) => {
-      const writes = store.stagedWrites(id);
-      this.checkApplicable(writes);
-      tokenStore.apply(writes);
-      store.end(id, 'committed', nowIso());
-    });
   }
 
   /** Rolls back what expired while the service was stopped, forgets old ended transactions, arms the expiry timer. */
@@ -102,7 +124,10 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
   /** Returns only after SQLite has committed, so the 200 that follows is never premature. */
   commit(rawId: string): void {
     const { id } = this.requireOpen(rawId, 'id');
-    this.applyCommit(id);
+    const { sealer } = this.store;
+    const { writing } = this.tokenStore;
+    const writes = this.store.units.run(() => commitUnit(sealer, writing, id));
+    this.tokenStore.settle(writes, true);
     this.emit('change', { id, state: 'committed' });
   }
 
@@ -134,20 +159,5 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
 
   private end(id: string, state: 'rolled_back' | 'expired'): void {
     if (this.store.end(id, state, nowIso())) this.emit('change', { id, state });
-  }
-
-  /**
-   * Locks keep staged writes valid, but a token can still expire (and be purged) under a staged update, or a seed
-   * can take a staged id at start-up. Such a commit is refused with a 409 and the transaction stays open.
-   */
-  private checkApplicable(writes: readonly TokenWrite[]): void {
-    const exists = new Map<string, boolean>();
-    for (const write of writes) {
-      const id = tokenIdOf(write);
-      const before = exists.get(id) ?? this.tokenStore.idTaken(id);
-      if (write.op === 'create' && before) throw new ApiProblem(409, `Cannot commit: token id ${id} was taken outside the transaction`);
-      if (write.op === 'update' && !before) throw new ApiProblem(409, `Cannot commit: token ${id} no longer exists`);
-      exists.set(id, write.op !== 'delete');
-    }
   }
 }

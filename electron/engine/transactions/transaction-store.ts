@@ -2,6 +2,7 @@ import type { TransactionCounts, TransactionFilter } from '../../../shared/workb
 import type { PagePosition } from '../server/page-cursor';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
+import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import type { TokenWrite } from '../vault/token-store';
 
 export type TransactionState = 'open' | 'committed' | 'rolled_back' | 'expired';
@@ -42,6 +43,71 @@ export const tokenIdOf = (write: TokenWrite): string => (write.op === 'delete' ?
 /** A batch of ids as one parameter: a JSON array, read back by json_each. */
 const idList = (ids: readonly string[]) => JSON.stringify(ids);
 
+const unitQueries = {
+  nextSeq: query<{ seq: number }>('next staged seq', 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transaction_writes WHERE transaction_id = ?'),
+  insertWrite: query('stage write', `INSERT INTO transaction_writes (transaction_id, seq, op, token_id, sealed, enlisted_at, enlisted_by)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`),
+  operations: query<OperationRow>('staged writes', 'SELECT * FROM transaction_writes WHERE transaction_id = ? ORDER BY seq'),
+  end: query('end transaction', "UPDATE transactions SET state = @state, ended_at = @endedAt WHERE id = @id AND state = 'open'"),
+  forget: query('forget staged writes', 'UPDATE transaction_writes SET sealed = NULL WHERE transaction_id = ?'),
+  anyLive: query('any live transaction', "SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
+  holders: query<string>(
+    'transactions holding a token',
+    `SELECT DISTINCT w.transaction_id FROM transaction_writes w JOIN transactions t ON t.id = w.transaction_id
+    WHERE w.token_id = @tokenId AND t.state = 'open' AND t.expires_at > @now`,
+    { pluck: true },
+  ),
+};
+
+const aad = (transactionId: string, seq: number) => `transaction:${transactionId}:${seq}`;
+
+/** The stage unit: `writes` appended to an open transaction's staged writes, each sealed to its place. */
+export function* stageWrites(sealer: Sealer, transactionId: string, writes: readonly TokenWrite[], enlistedBy: string): Unit<void> {
+  let seq = (yield* tx.get(unitQueries.nextSeq, [transactionId]))!.seq;
+  const now = new Date().toISOString();
+  for (const write of writes) {
+    const sealed = sealer.sealJson(write, aad(transactionId, seq));
+    yield* tx.run(unitQueries.insertWrite, [transactionId, seq, write.op, tokenIdOf(write), sealed, now, enlistedBy]);
+    seq += 1;
+  }
+}
+
+/** Moves an open transaction to its final state and drops the sealed copies of its writes. False if not open. */
+export function* endTransaction(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): Unit<boolean> {
+  if ((yield* tx.run(unitQueries.end, { id, state, endedAt })).changes === 0) return false;
+  yield* tx.run(unitQueries.forget, [id]);
+  return true;
+}
+
+function staged(sealer: Sealer, row: OperationRow): StagedOperation {
+  return {
+    token_id: row.token_id,
+    op: row.op,
+    enlisted_at: row.enlisted_at,
+    enlisted_by: row.enlisted_by,
+    write: row.sealed && sealer.openJson<TokenWrite>(row.sealed, aad(row.transaction_id, row.seq)),
+  };
+}
+
+/** The writes to apply at commit, in enlisting order. */
+export function* stagedWrites(sealer: Sealer, transactionId: string): Unit<TokenWrite[]> {
+  const rows = yield* tx.all(unitQueries.operations, [transactionId]);
+  return rows.flatMap((row) => {
+    const { write } = staged(sealer, row);
+    return write ? [write] : [];
+  });
+}
+
+/** The open, unexpired transactions with a staged write on `tokenId` (they hold it). */
+export function* holdersOf(tokenId: string, now: string): Unit<string[]> {
+  return yield* tx.all(unitQueries.holders, { tokenId, now });
+}
+
+/** Whether any transaction could hold a lock now: one indexed probe, so writes skip lock lookups when none is. */
+export function* anyLive(now: string): Unit<boolean> {
+  return (yield* tx.get(unitQueries.anyLive, [now])) !== undefined;
+}
+
 /**
  * Persistence of transactions and their staged writes (migration 2). Staged writes carry token data, so each is
  * sealed like a token row, bound to its transaction and position so a blob cannot be replayed elsewhere.
@@ -50,35 +116,25 @@ export class TransactionStore {
   private readonly stmt;
   /** Per list (every transaction, one state, the ended ones): its first page, and the pages after a cursor. */
   private readonly pages;
-  readonly stage: (transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => void;
-  /** Moves an open transaction to its final state and drops the sealed copies of its writes. False if not open. */
-  readonly end: (id: string, state: Exclude<TransactionState, 'open'>, endedAt: string) => boolean;
 
   constructor(
     readonly db: Db,
-    private readonly sealer: Sealer,
+    /** Runs the transactional units, the vault's with them. */
+    readonly units: UnitRunner,
+    readonly sealer: Sealer,
   ) {
     this.stmt = {
       insert: db.prepare(`INSERT INTO transactions (id, state, created_by, created_at, expires_at, ended_at)
         VALUES (@id, @state, @created_by, @created_at, @expires_at, @ended_at)`),
       get: db.prepare('SELECT * FROM transactions WHERE id = ?'),
       counts: db.prepare('SELECT state, COUNT(*) AS n FROM transactions GROUP BY state'),
-      operations: db.prepare('SELECT * FROM transaction_writes WHERE transaction_id = ? ORDER BY seq'),
       operationsOf: db.prepare(`SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT value FROM json_each(?))
         ORDER BY transaction_id, seq`),
       endOpen: db.prepare("UPDATE transactions SET state = @state, ended_at = @endedAt WHERE state = 'open' RETURNING id").pluck(),
       forgetAll: db.prepare('UPDATE transaction_writes SET sealed = NULL WHERE transaction_id IN (SELECT value FROM json_each(?))'),
       deleteAll: db.prepare('DELETE FROM transactions'),
-      nextSeq: db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transaction_writes WHERE transaction_id = ?'),
-      insertWrite: db.prepare(`INSERT INTO transaction_writes (transaction_id, seq, op, token_id, sealed, enlisted_at, enlisted_by)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`),
-      holders: db.prepare(`SELECT DISTINCT w.transaction_id FROM transaction_writes w JOIN transactions t ON t.id = w.transaction_id
-        WHERE w.token_id = @tokenId AND t.state = 'open' AND t.expires_at > @now`).pluck(),
-      end: db.prepare("UPDATE transactions SET state = @state, ended_at = @endedAt WHERE id = @id AND state = 'open'"),
-      forget: db.prepare('UPDATE transaction_writes SET sealed = NULL WHERE transaction_id = ?'),
       due: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at"),
       nextExpiry: db.prepare("SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
-      anyLive: db.prepare("SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
       live: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at > ? ORDER BY created_at DESC, id DESC").pluck(),
       prune: db.prepare('DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
     };
@@ -88,24 +144,6 @@ export class TransactionStore {
       db.prepare(`SELECT * FROM transactions WHERE ${where}${from} ORDER BY created_at DESC, id DESC LIMIT @limit`);
     const pagesOf = (where: string) => ({ first: page(where, ''), after: page(where, ' AND (created_at, id) < (@created_at, @id)') });
     this.pages = { all: pagesOf('1'), state: pagesOf('state = @state'), ended: pagesOf('ended_at IS NOT NULL') };
-    this.stage = db.transaction((transactionId: string, writes: readonly TokenWrite[], enlistedBy: string) => {
-      let seq = (this.stmt.nextSeq.get(transactionId) as { seq: number }).seq;
-      const now = new Date().toISOString();
-      for (const write of writes) {
-        const sealed = this.sealer.sealJson(write, this.aad(transactionId, seq));
-        this.stmt.insertWrite.run(transactionId, seq, write.op, tokenIdOf(write), sealed, now, enlistedBy);
-        seq += 1;
-      }
-    });
-    this.end = db.transaction((id: string, state: Exclude<TransactionState, 'open'>, endedAt: string) => {
-      if (this.stmt.end.run({ id, state, endedAt }).changes === 0) return false;
-      this.stmt.forget.run(id);
-      return true;
-    });
-  }
-
-  private aad(transactionId: string, seq: number): string {
-    return `transaction:${transactionId}:${seq}`;
   }
 
   insert(record: TransactionRecord): void {
@@ -137,7 +175,7 @@ export class TransactionStore {
   }
 
   operations(transactionId: string): StagedOperation[] {
-    return (this.stmt.operations.all(transactionId) as OperationRow[]).map((row) => this.staged(row));
+    return this.units.read(() => tx.all(unitQueries.operations, [transactionId])).map((row) => staged(this.sealer, row));
   }
 
   /** The operations of several transactions in one query, by transaction id (none listed for one without any). */
@@ -145,20 +183,10 @@ export class TransactionStore {
     const byTransaction = new Map<string, StagedOperation[]>();
     for (const row of this.stmt.operationsOf.all(idList(transactionIds)) as OperationRow[]) {
       const operations = byTransaction.get(row.transaction_id) ?? [];
-      operations.push(this.staged(row));
+      operations.push(staged(this.sealer, row));
       byTransaction.set(row.transaction_id, operations);
     }
     return byTransaction;
-  }
-
-  private staged(row: OperationRow): StagedOperation {
-    return {
-      token_id: row.token_id,
-      op: row.op,
-      enlisted_at: row.enlisted_at,
-      enlisted_by: row.enlisted_by,
-      write: row.sealed && this.sealer.openJson<TokenWrite>(row.sealed, this.aad(row.transaction_id, row.seq)),
-    };
   }
 
   /** Ends every open transaction in `state` in two statements, whatever their number; answers their ids. */
@@ -175,14 +203,14 @@ export class TransactionStore {
     return this.stmt.deleteAll.run().changes;
   }
 
-  /** The writes to apply at commit, in enlisting order. */
+  /** The writes a commit would apply, in enlisting order. */
   stagedWrites(transactionId: string): TokenWrite[] {
-    return this.operations(transactionId).flatMap((o) => (o.write ? [o.write] : []));
+    return this.units.read(() => stagedWrites(this.sealer, transactionId));
   }
 
-  /** Whether any transaction could hold a lock now: one indexed probe, so writes skip lock lookups when none is. */
-  anyLive(now: string): boolean {
-    return this.stmt.anyLive.get(now) !== undefined;
+  /** Moves an open transaction to its final state, in a transaction of its own (see endTransaction). */
+  end(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): boolean {
+    return this.units.run(() => endTransaction(id, state, endedAt));
   }
 
   /** The open, unexpired transactions, newest first. */
@@ -192,7 +220,7 @@ export class TransactionStore {
 
   /** The open, unexpired transactions with a staged write on this token id (they hold it). */
   holders(tokenId: string, now: string): string[] {
-    return this.stmt.holders.all({ tokenId, now }) as string[];
+    return this.units.read(() => holdersOf(tokenId, now));
   }
 
   /** Open transactions whose expiry is at or before `now`. */

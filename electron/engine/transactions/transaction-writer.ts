@@ -1,10 +1,30 @@
 import { ApiProblem } from '../server/problem';
-import { type TokenStore, type TokenWrite } from '../vault/token-store';
+import type { Unit } from '../storage/unit';
+import { applyTokenWrites, type TokenStore, type TokenWrite } from '../vault/token-store';
 import { nowIso } from '../clock';
 import type { TokenReader, TokenWriter, WriteContext } from '../vault/token-service';
 import { StagedView } from './staged-view';
 import type { TransactionManager } from './transaction-manager';
-import { tokenIdOf } from './transaction-store';
+import { anyLive, holdersOf, stageWrites, tokenIdOf } from './transaction-store';
+
+/**
+ * A token changed or deleted in an open transaction is locked, and an id created in one is reserved: no other
+ * transaction and no direct write may touch it until that transaction ends (409). Checked inside the unit that writes,
+ * so the check and the write it guards are one transaction.
+ */
+function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null): Unit<void> {
+  const now = nowIso();
+  if (!(yield* anyLive(now))) return;
+  for (const write of writes) {
+    const tokenId = tokenIdOf(write);
+    const held = (yield* holdersOf(tokenId, now)).some((holder) => holder !== transactionId);
+    if (!held) continue;
+    throw new ApiProblem(
+      409,
+      write.op === 'create' ? `Token id ${tokenId} is taken by another open transaction` : `Token ${tokenId} is locked by another open transaction`,
+    );
+  }
+}
 
 /**
  * The vault's writer once transactions exist: a write with PFX-TRANSACTION-ID is staged in that open transaction
@@ -29,15 +49,23 @@ export class TransactionWriter implements TokenWriter {
 
   apply(writes: TokenWrite[], context: WriteContext): void {
     if (context.transactionId === undefined) {
-      this.checkLocks(writes, null);
-      this.tokenStore.apply(writes);
+      this.tokenStore.runWrites(writes, () => this.direct(writes));
       return;
     }
     const { id } = this.transactions.requireOpen(context.transactionId, this.headerName);
-    this.checkLocks(writes, id);
-    this.transactions.store.stage(id, writes, context.caller.application.id);
+    const { store } = this.transactions;
+    const enlistedBy = context.caller.application.id;
+    store.units.run(function* () {
+      yield* checkLocks(writes, id);
+      yield* stageWrites(store.sealer, id, writes, enlistedBy);
+    });
     this.viewOf(id).add(writes);
     this.transactions.enlisted(id);
+  }
+
+  *direct(writes: readonly TokenWrite[]): Unit<void> {
+    yield* checkLocks(writes, null);
+    yield* applyTokenWrites(this.tokenStore.writing, writes);
   }
 
   readerFor(context: WriteContext): TokenReader {
@@ -52,25 +80,5 @@ export class TransactionWriter implements TokenWriter {
       this.views.set(id, view);
     }
     return view;
-  }
-
-  /**
-   * A token changed or deleted in an open transaction is locked, and an id created in one is reserved: no other
-   * transaction and no direct write may touch it until that transaction ends (409).
-   */
-  private checkLocks(writes: readonly TokenWrite[], transactionId: string | null): void {
-    const now = nowIso();
-    if (!this.transactions.store.anyLive(now)) return;
-    for (const write of writes) {
-      const tokenId = tokenIdOf(write);
-      const held = this.transactions.store.holders(tokenId, now).some((holder) => holder !== transactionId);
-      if (!held) continue;
-      throw new ApiProblem(
-        409,
-        write.op === 'create'
-          ? `Token id ${tokenId} is taken by another open transaction`
-          : `Token ${tokenId} is locked by another open transaction`,
-      );
-    }
   }
 }

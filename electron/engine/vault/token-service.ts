@@ -8,12 +8,22 @@ import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails, isCardType, type CardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
+import { isDuplicateKey, tx, type Unit } from '../storage/unit';
 import { mergePatch } from './merge-patch';
 import { termHash, type TermField } from './search-terms';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from './intent-source';
 import { isConversion, type CreateTokenRequest, type IntentConversionRequest, type UpdateTokenRequest } from './token-requests';
 import { raiseRead } from './token-events';
-import { type ConvertedIntent, type StoredToken, type TokenRow, type TokenStore, type TokenWrite } from './token-store';
+import {
+  applyTokenWrites,
+  idTaken,
+  writtenIds,
+  type ConvertedIntent,
+  type StoredToken,
+  type TokenRow,
+  type TokenStore,
+  type TokenWrite,
+} from './token-store';
 import { nowIso } from '../clock';
 import { validateTokenId } from './token-id';
 import {
@@ -97,6 +107,8 @@ export type TokenReader = Pick<TokenStore, 'get' | 'idTaken' | 'findByFingerprin
  */
 export interface TokenWriter {
   apply(writes: TokenWrite[], context: WriteContext): void;
+  /** The direct write unit (a context without a transaction): what `apply` runs then, for a larger unit to compose. */
+  direct(writes: readonly TokenWrite[]): Unit<void>;
   /** The vault as a write in `context` sees it: inside a transaction, its own earlier writes included. */
   readerFor(context: WriteContext): TokenReader;
 }
@@ -107,6 +119,14 @@ export interface WriteContext {
   transactionId?: string;
   /** The request whose writes these are, named by their events; null for the start-up seed, which raises none. */
   cause: EventCause | null;
+}
+
+/** What a create that failed answers: a 409 naming the ids that were taken (a duplicate key), else its error. */
+function* createFailure(error: unknown, writes: readonly TokenWrite[]): Unit<unknown> {
+  if (!isDuplicateKey(error)) return error ?? new Error('The create failed');
+  const taken: string[] = [];
+  for (const id of writtenIds(writes)) if (yield* idTaken(id)) taken.push(id);
+  return new ApiProblem(409, `A token with id ${taken.join(', ')} already exists`);
 }
 
 /** The writes as they go to the writer: each carries its cause, to its commit if a transaction holds it back. */
@@ -173,7 +193,7 @@ export class TokenService {
     private readonly tenantId: string,
   ) {
     store.onWrite((ids) => ids.forEach((id) => this.masked.delete(id)));
-    this.writer = { apply: (writes) => store.apply(writes), readerFor: () => store };
+    this.writer = { apply: (writes) => store.apply(writes), direct: (writes) => applyTokenWrites(store.writing, writes), readerFor: () => store };
   }
 
   useWriter(writer: TokenWriter): void {
@@ -459,26 +479,28 @@ export class TokenService {
     });
   }
 
+  /** The group commit unit: each create in a savepoint of its own, so one's failure undoes that create only. */
   private readonly commitPendingCreates = (): void => {
-    const group = this.pendingCreates;
+    const group = this.pendingCreates.map(({ write, context, settle }) => ({ writes: caused([write], context.cause), settle }));
     this.pendingCreates = [];
+    const { writer } = this;
     let outcomes: unknown[];
     try {
-      outcomes = this.store.db.transaction(() =>
-        group.map(({ write, context }) => {
-          try {
-            // Nested in this transaction, the store's own transaction is a savepoint: a failure undoes this write only.
-            this.applyCreates([write], context);
-            return undefined;
-          } catch (error) {
-            return error ?? new Error('The create failed');
-          }
-        }),
-      )();
+      outcomes = this.store.units.run(function* () {
+        const failures: unknown[] = [];
+        for (const { writes } of group) {
+          const attempt = yield* tx.savepoint(writer.direct(writes));
+          failures.push(attempt.ok ? undefined : yield* createFailure(attempt.error, writes));
+        }
+        return failures;
+      });
     } catch (error) {
       outcomes = group.map(() => error);
     }
-    group.forEach(({ settle }, i) => settle(outcomes[i]));
+    group.forEach(({ writes, settle }, i) => {
+      this.store.settle(writes, outcomes[i] === undefined);
+      settle(outcomes[i]);
+    });
   };
 
   /**
@@ -572,9 +594,8 @@ export class TokenService {
     try {
       this.writer.apply(caused(writes, context.cause), context);
     } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
-      const taken = writes.map((w) => (w.op === 'delete' ? w.id : w.token.id)).filter((id) => this.store.idTaken(id));
-      throw new ApiProblem(409, `A token with id ${taken.join(', ')} already exists`);
+      if (!isDuplicateKey(error)) throw error;
+      throw this.store.units.read(() => createFailure(error, writes));
     }
   }
 

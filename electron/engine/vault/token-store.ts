@@ -1,6 +1,7 @@
 import { type EventCause, type EventOutbox, SYSTEM_CAUSE } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
+import { isDuplicateKey, query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { nowIso } from '../clock';
 import { derivedTermHashes } from './search-terms';
 import { TermBacklog } from './term-backlog';
@@ -116,6 +117,87 @@ function raiseExpired(outbox: EventOutbox, ids: readonly string[]): void {
 
 const live = (token: StoredToken, now: string) => token.expires_at === null || token.expires_at > now;
 
+const writes = {
+  insert: query('insert token', `INSERT INTO tokens (id, tenant_id, type, containers, metadata, mask, fingerprint,
+      fingerprint_expression, search_indexes, sealed, expires_at, created_by, created_at, modified_by, modified_at)
+    VALUES (@id, @tenant_id, @type, @containers, @metadata, @mask, @fingerprint, @fingerprint_expression,
+      @search_indexes, @sealed, @expires_at, @created_by, @created_at, @modified_by, @modified_at)`),
+  update: query('update token', `UPDATE tokens SET containers = @containers, metadata = @metadata, mask = @mask,
+      fingerprint = @fingerprint, fingerprint_expression = @fingerprint_expression, search_indexes = @search_indexes,
+      sealed = @sealed, expires_at = @expires_at, modified_by = @modified_by, modified_at = @modified_at
+    WHERE id = @id`),
+  delete: query('delete token', 'DELETE FROM tokens WHERE id = ?'),
+  deleteTerms: query('delete search terms', 'DELETE FROM token_search_terms WHERE token_id = ?'),
+  insertTerm: query('insert search term', 'INSERT OR IGNORE INTO token_search_terms (token_id, term_hash) VALUES (?, ?)', {
+    postgres: 'INSERT INTO token_search_terms (token_id, term_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+  }),
+  exists: query('live token exists', `SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
+  deleteExpiredOf: query<string>(
+    'delete expired tokens of ids',
+    `DELETE FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${EXPIRED} RETURNING id`,
+    { pluck: true, postgres: `DELETE FROM tokens WHERE id = ANY(@ids) AND ${EXPIRED} RETURNING id` },
+  ),
+  purgeExpired: query<string>('purge expired tokens', 'DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id', { pluck: true }),
+};
+
+/** What writing tokens needs besides its statements: where their events go, and a token's row (its data sealed). */
+export interface TokenWriting {
+  readonly outbox: EventOutbox;
+  readonly sealer: Sealer;
+  row(token: StoredToken): TokenRow;
+}
+
+/** Whether a live token has the id: an expired token's id is free (see insertToken). */
+export function* idTaken(id: string): Unit<boolean> {
+  return (yield* tx.get(writes.exists, { id, now: nowIso() })) !== undefined;
+}
+
+/** Removes the expired tokens among `ids` (null: all of them), each raising token.expired; answers how many. */
+export function* removeExpired(outbox: EventOutbox, ids: readonly string[] | null): Unit<number> {
+  const removed = ids === null ? yield* tx.all(writes.purgeExpired, [nowIso()]) : yield* tx.all(writes.deleteExpiredOf, { ids: JSON.stringify(ids), now: nowIso() });
+  raiseExpired(outbox, removed);
+  return removed.length;
+}
+
+/**
+ * An expired token is gone for every read (docs/api.md, Tokens), so its id is free again although the periodic purge
+ * may not have removed its row yet. Only a taken id pays for the check.
+ */
+function* insertToken(writing: TokenWriting, row: TokenRow): Unit<void> {
+  try {
+    yield* tx.run(writes.insert, row);
+  } catch (error) {
+    if (!isDuplicateKey(error) || (yield* removeExpired(writing.outbox, [row.id])) === 0) throw error;
+    yield* tx.run(writes.insert, row);
+  }
+}
+
+function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
+  if (write.cause) raiseWritten(writing.outbox, write, write.cause);
+  if (write.op === 'delete') {
+    yield* tx.run(writes.delete, [write.id]);
+    return;
+  }
+  const row = writing.row(write.token);
+  if (write.op === 'create') yield* insertToken(writing, row);
+  else {
+    yield* tx.run(writes.update, row);
+    yield* tx.run(writes.deleteTerms, [row.id]);
+  }
+  // Derived here, where every write lands (direct, grouped, tokenized, or a transaction's at its commit).
+  for (const term of [...write.searchTerms, ...derivedTermHashes(writing.sealer, write.token)]) yield* tx.run(writes.insertTerm, [row.id, term]);
+}
+
+/**
+ * The vault's write unit: `writes` in order, each raising its events in the same transaction. Every write to the vault
+ * goes through it (direct, grouped, a transaction's at its commit); its caller then tells the store (TokenStore.settle).
+ */
+export function* applyTokenWrites(writing: TokenWriting, list: readonly TokenWrite[]): Unit<void> {
+  for (const write of list) yield* applyOne(writing, write);
+}
+
+export const writtenIds = (list: readonly TokenWrite[]): string[] => list.map((w) => (w.op === 'delete' ? w.id : w.token.id));
+
 export class TokenStore {
   private readonly stmt;
   /**
@@ -127,14 +209,15 @@ export class TokenStore {
   private readonly hot = new Map<string, { token: StoredToken; until: number }>();
   /** Data sealed before its write (see sealAhead), by token object; only ciphertext. */
   private readonly sealedAhead = new WeakMap<StoredToken, Buffer>();
-  readonly applyAll: (writes: readonly TokenWrite[]) => void;
-  /** Removes the expired tokens among `ids` (null: all of them), each raising token.expired; answers how many. */
-  private readonly removeExpired: (ids: readonly string[] | null) => number;
+  /** What the vault's write unit needs of this store. */
+  readonly writing: TokenWriting;
   /** The tokens from before card and metadata search, whose terms are still to be derived. */
   readonly backlog: TermBacklog;
 
   constructor(
     readonly db: Db,
+    /** Runs the vault's transactional units. */
+    readonly units: UnitRunner,
     private readonly sealer: Sealer,
     /** Where the vault's changes raise their events. */
     readonly outbox: EventOutbox,
@@ -142,37 +225,16 @@ export class TokenStore {
     this.backlog = new TermBacklog(db, sealer, (row) => this.openData(row));
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
-      exists: db.prepare(`SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
-      deleteExpiredOf: db.prepare(`DELETE FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${EXPIRED} RETURNING id`).pluck(),
-      insert: db.prepare(`INSERT INTO tokens (id, tenant_id, type, containers, metadata, mask, fingerprint,
-          fingerprint_expression, search_indexes, sealed, expires_at, created_by, created_at, modified_by, modified_at)
-        VALUES (@id, @tenant_id, @type, @containers, @metadata, @mask, @fingerprint, @fingerprint_expression,
-          @search_indexes, @sealed, @expires_at, @created_by, @created_at, @modified_by, @modified_at)`),
-      update: db.prepare(`UPDATE tokens SET containers = @containers, metadata = @metadata, mask = @mask,
-          fingerprint = @fingerprint, fingerprint_expression = @fingerprint_expression, search_indexes = @search_indexes,
-          sealed = @sealed, expires_at = @expires_at, modified_by = @modified_by, modified_at = @modified_at
-        WHERE id = @id`),
-      delete: db.prepare('DELETE FROM tokens WHERE id = ?'),
-      deleteTerms: db.prepare('DELETE FROM token_search_terms WHERE token_id = ?'),
-      insertTerm: db.prepare('INSERT OR IGNORE INTO token_search_terms (token_id, term_hash) VALUES (?, ?)'),
       byFingerprint: db.prepare(
         `SELECT * FROM tokens WHERE type = @type AND fingerprint = @fingerprint AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
       ),
-      purgeExpired: db.prepare('DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id').pluck(),
       count: db.prepare(liveCountSql('1')),
       getMany: db.prepare(`SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
       countByType: db.prepare('SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_fingerprint GROUP BY type ORDER BY type'),
       expiredByType: db.prepare(`SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} GROUP BY type`),
       newestOfType: db.prepare(`SELECT created_at FROM tokens INDEXED BY tokens_created WHERE type = @type AND ${LIVE} ORDER BY created_at DESC LIMIT 1`),
     };
-    this.applyAll = db.transaction((writes: readonly TokenWrite[]) => {
-      for (const write of writes) this.applyOne(write);
-    });
-    this.removeExpired = db.transaction((ids: readonly string[] | null) => {
-      const removed = (ids === null ? this.stmt.purgeExpired.all(nowIso()) : this.stmt.deleteExpiredOf.all({ ids: JSON.stringify(ids), now: nowIso() })) as string[];
-      raiseExpired(this.outbox, removed);
-      return removed.length;
-    });
+    this.writing = { outbox, sealer, row: (token) => this.toRow(token) };
   }
 
   /** Field by field, like hydrate: no copy of the whole token, whose plaintext `data` has no place in a row. */
@@ -229,36 +291,6 @@ export class TokenStore {
     return this.sealer.openJson<{ data: unknown }>(row.sealed, row.id).data;
   }
 
-  private applyOne(write: TokenWrite): void {
-    if (write.cause) raiseWritten(this.outbox, write, write.cause);
-    if (write.op === 'delete') {
-      this.stmt.delete.run(write.id);
-      return;
-    }
-    const row = this.toRow(write.token);
-    if (write.op === 'create') this.insert(row);
-    else {
-      this.stmt.update.run(row);
-      this.stmt.deleteTerms.run(row.id);
-    }
-    // Derived here, where every write lands (direct, grouped, tokenized, or a transaction's at its commit).
-    for (const term of [...write.searchTerms, ...derivedTermHashes(this.sealer, write.token)]) this.stmt.insertTerm.run(row.id, term);
-  }
-
-  /**
-   * An expired token is gone for every read (docs/api.md, Tokens), so its id is free again although the periodic purge
-   * may not have removed its row yet. Only a taken id pays for the check.
-   */
-  private insert(row: TokenRow): void {
-    try {
-      this.stmt.insert.run(row);
-    } catch (error) {
-      const taken = (error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-      if (!taken || this.removeExpired([row.id]) === 0) throw error;
-      this.stmt.insert.run(row);
-    }
-  }
-
   private readonly writeListeners: ((ids: readonly string[]) => void)[] = [];
 
   /** Called with the ids of tokens a write may have changed, so caches of derived values can forget them. */
@@ -273,16 +305,32 @@ export class TokenStore {
     this.appliedListeners.push(listener);
   }
 
+  /** A direct write: the vault's write unit alone, in a transaction of its own. */
   apply(writes: readonly TokenWrite[]): void {
+    this.runWrites(writes, () => applyTokenWrites(this.writing, writes));
+  }
+
+  /** Runs a unit that writes `writes` (among what else it does), then settles them. */
+  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T {
+    let landed = false;
     try {
-      this.applyAll(writes);
+      const value = this.units.run(start);
+      landed = true;
+      return value;
     } finally {
-      // Also after a failure: forgetting is always safe, and the caller's outer transaction may still roll back.
-      const ids = writes.map((w) => (w.op === 'delete' ? w.id : w.token.id));
-      for (const id of ids) this.hot.delete(id);
-      for (const listener of this.writeListeners) listener(ids);
+      this.settle(writes, landed);
     }
-    for (const listener of this.appliedListeners) listener(writes);
+  }
+
+  /**
+   * After a unit that wrote `writes` has ended: caches forget their tokens, also after a failure (forgetting is always
+   * safe, and an enclosing transaction may still roll back), and once they landed the listeners hear of them.
+   */
+  settle(writes: readonly TokenWrite[], landed: boolean): void {
+    const ids = writtenIds(writes);
+    for (const id of ids) this.hot.delete(id);
+    for (const listener of this.writeListeners) listener(ids);
+    if (landed) for (const listener of this.appliedListeners) listener(writes);
   }
 
   /**
@@ -319,12 +367,12 @@ export class TokenStore {
    * costs nothing more otherwise.
    */
   private foundMissing(ids: readonly string[]): void {
-    if (this.outbox.wants('token.expired')) this.removeExpired(ids);
+    if (this.outbox.wants('token.expired')) this.units.run(() => removeExpired(this.outbox, ids));
   }
 
   /** Whether a live token has the id: an expired token's id is free (see insert). */
   idTaken(id: string): boolean {
-    return this.stmt.exists.get({ id, now: nowIso() }) !== undefined;
+    return this.units.read(() => idTaken(id));
   }
 
   findByFingerprint(type: string, fingerprint: string): StoredToken | undefined {
@@ -381,6 +429,6 @@ export class TokenStore {
   }
 
   purgeExpired(): number {
-    return this.removeExpired(null);
+    return this.units.run(() => removeExpired(this.outbox, null));
   }
 }

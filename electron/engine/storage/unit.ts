@@ -1,0 +1,92 @@
+/**
+ * The transaction interface every storage driver runs. A transactional unit (a commit, a stage, a wipe…) is written
+ * once, as a generator: it yields the statements it needs through `tx` and receives their results, so the SQLite driver
+ * can step it synchronously inside one `db.transaction` and an asynchronous driver can await each statement between
+ * BEGIN and COMMIT, running the same unit again on a serialization failure. A unit does nothing but compute and yield:
+ * it may be run more than once, so what it tells the world (caches, events to listeners) its caller does once it has
+ * committed.
+ */
+
+/**
+ * One named statement. `sql` is SQLite's, with `@name` parameters (or `?`s, bound in order); `postgres` is given where
+ * the dialects differ. `pluck` answers each row's first column instead of the row.
+ */
+export interface Query<Row = unknown> {
+  readonly name: string;
+  readonly sql: string;
+  readonly postgres?: string;
+  readonly pluck?: boolean;
+  /** Carries the row type only; never set. */
+  readonly row?: Row;
+}
+
+/** Defines a query once, at module level: drivers prepare and cache it by identity. */
+export const query = <Row = unknown>(name: string, sql: string, options: { postgres?: string; pluck?: boolean } = {}): Query<Row> => ({
+  name,
+  sql,
+  ...options,
+});
+
+/** Named parameters (an object), or parameters in order (an array). */
+export type Params = object;
+
+/** What a `run` changed: how many rows. */
+export interface RunResult {
+  changes: number;
+}
+
+/** How a savepoint's unit ended: its value, or what it threw (its writes then undone, the enclosing unit's kept). */
+export type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** What a unit yields: a statement to execute, or a unit to run within a savepoint of the current transaction. */
+export type Step =
+  | { readonly op: 'get' | 'all' | 'run'; readonly query: Query; readonly params: Params | undefined }
+  | { readonly op: 'savepoint'; readonly unit: Unit<unknown> };
+
+/** A transactional unit answering T. A unit nested with `yield*` joins the transaction of the one that runs it. */
+export type Unit<T> = Generator<Step, T, unknown>;
+
+/** The statements a unit yields; each answers its result to the unit (a failing statement throws inside the unit). */
+export const tx = {
+  /** The first row, or undefined. */
+  *get<Row>(q: Query<Row>, params?: Params): Unit<Row | undefined> {
+    return (yield { op: 'get', query: q, params }) as Row | undefined;
+  },
+  *all<Row>(q: Query<Row>, params?: Params): Unit<Row[]> {
+    return (yield { op: 'all', query: q, params }) as Row[];
+  },
+  *run(q: Query, params?: Params): Unit<RunResult> {
+    return (yield { op: 'run', query: q, params }) as RunResult;
+  },
+  /** Runs `unit` in a savepoint: if it throws, its own writes are undone and the enclosing unit goes on. */
+  *savepoint<T>(unit: Unit<T>): Unit<Attempt<T>> {
+    return (yield { op: 'savepoint', unit }) as Attempt<T>;
+  },
+};
+
+/** Runs units in transactions of the embedded database: synchronously, so callers on the hot path stay synchronous. */
+export interface UnitRunner {
+  /**
+   * Runs the unit `start` makes in one transaction and answers its value once committed; what it throws rolls all of
+   * it back and is thrown here. Called while another unit runs on this runner, it joins that one's transaction.
+   */
+  run<T>(start: () => Unit<T>): T;
+  /** Runs a unit that only reads and needs no snapshot across its statements, without a transaction of its own. */
+  read<T>(start: () => Unit<T>): T;
+}
+
+/**
+ * The same for a database across the network (PostgreSQL): each statement is awaited, and the whole unit runs again,
+ * from a new generator, when the database refuses its commit for a serialization failure.
+ */
+export interface AsyncUnitRunner {
+  run<T>(start: () => Unit<T>): Promise<T>;
+  read<T>(start: () => Unit<T>): Promise<T>;
+}
+
+/** Whether a failed statement inserted a primary key that was taken, whichever driver ran it. */
+export function isDuplicateKey(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // SQLite's extended result code; PostgreSQL's SQLSTATE unique_violation.
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
+}
