@@ -117,10 +117,7 @@ describePostgres('the same units on SQLite and PostgreSQL', () => {
     expect((inSqlite.tokens as { id: string }[]).map((t) => t.id)).toEqual(['t-a', 't-c']);
   });
 
-  // Known failure: token-store.ts's PostgreSQL form of deleteExpiredOf binds the JSON text of the ids to ANY(), which
-  // wants an array, so creating over an expired token's id fails there; this case turns green (then drop `.fails`)
-  // once that form reads the JSON list.
-  it.fails('create a token over the id of an expired one on both, through the failed insert the unit catches', async () => {
+  it('create a token over the id of an expired one on both, through the failed insert the unit catches', async () => {
     const { writing } = store;
     await both(() => applyTokenWrites(writing, [create(token('t-reused', '4200', '2020-01-01T00:00:00.000Z'))]));
     await both(() => applyTokenWrites(writing, [create(token('t-reused', '4201'))]));

@@ -135,7 +135,7 @@ const writes = {
   deleteExpiredOf: query<string>(
     'delete expired tokens of ids',
     `DELETE FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${EXPIRED} RETURNING id`,
-    { pluck: true, postgres: `DELETE FROM tokens WHERE id = ANY(@ids) AND ${EXPIRED} RETURNING id` },
+    { pluck: true, postgres: `DELETE FROM tokens WHERE id IN (SELECT json_array_elements_text(@ids::json)) AND ${EXPIRED} RETURNING id` },
   ),
   purgeExpired: query<string>('purge expired tokens', 'DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id', { pluck: true }),
 };
