@@ -100,19 +100,14 @@ function tokenFields(token: StoredToken, updated: boolean): Record<string, unkno
 }
 
 /** The events of one write as it lands, in its transaction: what it did to the token, and the intent it converted. */
-function raiseWritten(outbox: EventOutbox, write: TokenWrite, cause: EventCause): void {
+function* storeWritten(outbox: EventOutbox, write: TokenWrite, cause: EventCause): Unit<void> {
   if (write.op === 'delete') {
-    outbox.raise({ type: 'token.deleted', data: () => ({ token: { id: write.id } }), ...cause });
+    yield* outbox.store({ type: 'token.deleted', data: () => ({ token: { id: write.id } }), ...cause });
     return;
   }
   const { token, intent } = write;
-  outbox.raise({ type: write.op === 'create' ? 'token.created' : 'token.updated', data: () => ({ token: tokenFields(token, write.op === 'update') }), ...cause });
-  if (intent) outbox.raise({ type: 'token-intent.converted', data: () => ({ token_intent: intent, token: { id: token.id, type: token.type } }), ...cause });
-}
-
-/** token.expired for tokens whose expiry removed them, in the transaction that removed them: the engine's own act. */
-function raiseExpired(outbox: EventOutbox, ids: readonly string[]): void {
-  for (const id of ids) outbox.raise({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
+  yield* outbox.store({ type: write.op === 'create' ? 'token.created' : 'token.updated', data: () => ({ token: tokenFields(token, write.op === 'update') }), ...cause });
+  if (intent) yield* outbox.store({ type: 'token-intent.converted', data: () => ({ token_intent: intent, token: { id: token.id, type: token.type } }), ...cause });
 }
 
 const live = (token: StoredToken, now: string) => token.expires_at === null || token.expires_at > now;
@@ -152,10 +147,13 @@ export function* idTaken(id: string): Unit<boolean> {
   return (yield* tx.get(writes.exists, { id, now: nowIso() })) !== undefined;
 }
 
-/** Removes the expired tokens among `ids` (null: all of them), each raising token.expired; answers how many. */
+/**
+ * Removes the expired tokens among `ids` (null: all of them), each storing token.expired in the same transaction, the
+ * engine's own act; answers how many. Its caller wakes the outbox's readers once committed.
+ */
 export function* removeExpired(outbox: EventOutbox, ids: readonly string[] | null): Unit<number> {
   const removed = ids === null ? yield* tx.all(writes.purgeExpired, [nowIso()]) : yield* tx.all(writes.deleteExpiredOf, { ids: JSON.stringify(ids), now: nowIso() });
-  raiseExpired(outbox, removed);
+  for (const id of removed) yield* outbox.store({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
   return removed.length;
 }
 
@@ -173,7 +171,7 @@ function* insertToken(writing: TokenWriting, row: TokenRow): Unit<void> {
 }
 
 function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
-  if (write.cause) raiseWritten(writing.outbox, write, write.cause);
+  if (write.cause) yield* storeWritten(writing.outbox, write, write.cause);
   if (write.op === 'delete') {
     yield* tx.run(writes.delete, [write.id]);
     return;
@@ -330,7 +328,9 @@ export class TokenStore {
     const ids = writtenIds(writes);
     for (const id of ids) this.hot.delete(id);
     for (const listener of this.writeListeners) listener(ids);
-    if (landed) for (const listener of this.appliedListeners) listener(writes);
+    if (!landed) return;
+    this.outbox.committed();
+    for (const listener of this.appliedListeners) listener(writes);
   }
 
   /**
@@ -367,7 +367,9 @@ export class TokenStore {
    * costs nothing more otherwise.
    */
   private foundMissing(ids: readonly string[]): void {
-    if (this.outbox.wants('token.expired')) this.units.run(() => removeExpired(this.outbox, ids));
+    if (!this.outbox.wants('token.expired')) return;
+    this.units.run(() => removeExpired(this.outbox, ids));
+    this.outbox.committed();
   }
 
   /** Whether a live token has the id: an expired token's id is free (see insert). */
@@ -429,6 +431,8 @@ export class TokenStore {
   }
 
   purgeExpired(): number {
-    return this.units.run(() => removeExpired(this.outbox, null));
+    const removed = this.units.run(() => removeExpired(this.outbox, null));
+    this.outbox.committed();
+    return removed;
   }
 }
