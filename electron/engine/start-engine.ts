@@ -338,7 +338,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   /** Empties the vault as if new; the new first keys (if any) wait for the welcome view. */
   function wipe(refill?: () => void) {
-    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys, webhooks: webhooks.store }, refill);
+    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, proxies, reactors, webhooks: webhooks.store }, refill);
     welcome.hold(keys);
     // Their tokens are gone: so is the plaintext the Composer's answers held of them.
     door.forgetAnswers();

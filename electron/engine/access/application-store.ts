@@ -4,6 +4,10 @@ import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
 import { ApiProblem } from '../server/problem';
 import type { AccessRule, ApplicationType } from './permissions';
+import { query } from '../storage/unit';
+
+/** The vault's wipe: every application goes, its keys with it (ApplicationStore.forgetAll once committed). */
+export const deleteAllApplications = query('delete all applications', 'DELETE FROM applications');
 
 export interface ApiKeyInfo {
   id: string;
@@ -235,11 +239,9 @@ export class ApplicationStore {
     this.outbox.raise({ type, data: () => ({ application_key: { id, application_id: applicationId, created_by, created_at } }), ...cause });
   }
 
-  /** Deletes every application, their keys with them (a wipe). */
-  deleteAll(): number {
-    const deleted = this.db.prepare('DELETE FROM applications').run().changes;
+  /** After the vault's wipe (deleteAllApplications): what was read of the applications is stale. */
+  forgetAll(): void {
     this.version++;
-    return deleted;
   }
 
   createKey(applicationId: string, createdBy: string | null, cause: EventCause | null, secret?: string): NewApiKey {

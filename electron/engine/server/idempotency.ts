@@ -4,6 +4,9 @@ import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { ApiProblem } from './problem';
 import type { JsonReply } from './route-types';
 
+/** The vault's wipe: every kept answer goes, for it may hold token data of tokens that are gone. */
+export const forgetAllAnswers = query('forget all kept answers', 'DELETE FROM idempotency_keys');
+
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
 interface Scope {
@@ -53,18 +56,13 @@ export class IdempotencyStore {
   private readonly stmt;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly units: UnitRunner,
     private readonly sealer: Sealer,
   ) {
     this.stmt = {
       prune: db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?'),
     };
-  }
-
-  /** Forgets every kept answer (a wipe): they may hold token data of tokens that are gone. */
-  clear(): void {
-    this.db.prepare('DELETE FROM idempotency_keys').run();
   }
 
   async run(

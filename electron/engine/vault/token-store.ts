@@ -132,6 +132,7 @@ const writes = {
     `DELETE FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${EXPIRED} RETURNING id`,
     { pluck: true, postgres: `DELETE FROM tokens WHERE id = ANY(@ids) AND ${EXPIRED} RETURNING id` },
   ),
+  deleteAll: query<string>('delete all tokens', 'DELETE FROM tokens RETURNING id', { pluck: true }),
   purgeExpired: query<string>('purge expired tokens', 'DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id', { pluck: true }),
 };
 
@@ -155,6 +156,11 @@ export function* removeExpired(outbox: EventOutbox, ids: readonly string[] | nul
   const removed = ids === null ? yield* tx.all(writes.purgeExpired, [nowIso()]) : yield* tx.all(writes.deleteExpiredOf, { ids: JSON.stringify(ids), now: nowIso() });
   for (const id of removed) yield* outbox.store({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
   return removed.length;
+}
+
+/** The wipe's part: every token goes; answers their ids, for the store to forget once committed (TokenStore.forgetAll). */
+export function* deleteAllTokens(): Unit<string[]> {
+  return yield* tx.all(writes.deleteAll);
 }
 
 /**
@@ -421,13 +427,10 @@ export class TokenStore {
       .filter((metric): metric is { type: string; count: number; last_created_at: string } => metric.count > 0 && metric.last_created_at !== undefined);
   }
 
-  /** Deletes every token (a wipe), and has every cache forget them. */
-  deleteAll(): number {
-    const ids = this.db.prepare('SELECT id FROM tokens').pluck().all() as string[];
-    this.db.prepare('DELETE FROM tokens').run();
+  /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
+  forgetAll(ids: readonly string[]): void {
     this.hot.clear();
     for (const listener of this.writeListeners) listener(ids);
-    return ids.length;
   }
 
   purgeExpired(): number {
