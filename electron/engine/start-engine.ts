@@ -55,7 +55,7 @@ import { TransactionWriter } from './transactions/transaction-writer';
 import type { Sealer } from './storage/crypto';
 import { recordKeyCheck, unlockVault } from './storage/vault-key';
 import { openDatabase, type Db } from './storage/database';
-import { SqliteUnits } from './storage/sqlite/unit-driver';
+import { unitsOf } from './storage/sqlite/unit-driver';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
@@ -200,7 +200,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
   /** Every transactional unit of this engine runs here, over its one connection. */
-  const units = new SqliteUnits(db);
+  const units = unitsOf(db);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;

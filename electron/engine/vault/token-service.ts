@@ -599,6 +599,16 @@ export class TokenService {
     }
   }
 
+  /**
+   * Prepared creates within a unit of the caller's (a seed's, with its applications), through the writer, which checks
+   * transaction locks: in a savepoint, so that a taken id is read after it and answered as the client's 409, not a 500.
+   * The caller settles the writes once committed (TokenStore.runWrites).
+   */
+  *creatingAll(writes: TokenWrite[], cause: EventCause | null): Unit<void> {
+    const attempt = yield* tx.savepoint(this.writer.direct(caused(writes, cause)));
+    if (!attempt.ok) throw yield* createFailure(attempt.error, writes);
+  }
+
   private require(id: string, reader: TokenReader = this.store): StoredToken {
     const token = reader.get(id);
     if (!token) throw new ApiProblem(404, `Token ${id} not found`);
