@@ -60,7 +60,7 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
-import { TokenStore } from './vault/token-store';
+import { SqliteTokenStore } from './vault/token-store';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
@@ -211,7 +211,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
-  const tokenStore = new TokenStore(db, units, sealer, outbox);
+  const tokenStore = new SqliteTokenStore(db, units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const activeTokens = new ActiveTokens(db, tokenStore);
   tokens.useDefaults(() => tenant.rules);

@@ -142,7 +142,7 @@ function* planning(seed: SeedFile, applications: ApplicationStore, tokens: Token
     const slice = seed.tokens.slice(start, start + TOKENS_PER_BUDGET);
     tokens.inTokenGroup(`A slice of a seed holds at most ${TOKENS_PER_BUDGET} tokens`, (group) => planSlice(group, slice));
   }
-  return { report, apply: tokens.store.db.transaction(() => writeNew(report, entries, applications, tokens)) };
+  return { report, apply: () => tokens.store.together(() => writeNew(report, entries, applications, tokens)) };
 }
 
 /** Plans a seed a slice at a time, answering other clients between slices: the workbench's import (see planning). */

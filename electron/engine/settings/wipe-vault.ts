@@ -40,7 +40,7 @@ export interface Wiped {
  * the first applications are made (a deleted tenant's seed applied again).
  */
 export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
-  return parts.tokens.db.transaction((): Wiped => {
+  return parts.tokens.together((): Wiped => {
     const wiped = parts.tokens.units.run(() => wipeUnit(parts.transactions.store.sealer));
     parts.transactions.wiped(wiped.ended);
     parts.tokens.forgetAll(wiped.tokenIds);
@@ -50,7 +50,7 @@ export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
     parts.applications.forgetAll();
     refill?.();
     return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: bootstrap(parts.applications) };
-  })();
+  });
 }
 
 /** The wipe unit: every store's rows gone in one transaction; what they held in memory its caller forgets. */

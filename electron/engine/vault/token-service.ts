@@ -544,10 +544,10 @@ export class TokenService {
   private convert(input: IntentConversionRequest, context: WriteContext): TokenView {
     return this.expressions.withBudget(() => {
       const { token, transform } = this.prepareConversion(input, context.caller, '');
-      return this.store.db.transaction(() => {
+      return this.store.together(() => {
         this.intents.consume([input.token_intent_id], context.transactionId);
         return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
-      })();
+      });
     });
   }
 
@@ -735,10 +735,10 @@ export class TokenService {
       return walk(body, '');
     });
     // The intents go in the same SQLite transaction as the tokens they become: both land, or neither.
-    this.store.db.transaction(() => {
+    this.store.together(() => {
       if (intentIds.length > 0) this.intents.consume(intentIds, context.transactionId);
       if (batch.length > 0) this.applyCreates(batch, context);
-    })();
+    });
     return result;
   }
 

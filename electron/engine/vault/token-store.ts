@@ -202,7 +202,64 @@ export function* applyTokenWrites(writing: TokenWriting, list: readonly TokenWri
 
 export const writtenIds = (list: readonly TokenWrite[]): string[] => list.map((w) => (w.op === 'delete' ? w.id : w.token.id));
 
-export class TokenStore {
+/** Folds case in search as JavaScript does (SQLite's own lower() folds ASCII only): registered on the connection. */
+export const UNICODE_LOWER = 'unicode_lower';
+
+/**
+ * The vault's tokens as the services see them, whichever database holds them. `get` and `getMany` stay synchronous
+ * (the proxy's cache hits answer without waiting). `search` and `countMatching` take the filter the search builds
+ * (vault/token-queries.ts) as SQL over `tokens`.
+ */
+export interface TokenStore {
+  /** Runs the vault's transactional units. */
+  readonly units: UnitRunner;
+  /** Where the vault's changes raise their events. */
+  readonly outbox: EventOutbox;
+  /** What the vault's write unit needs of this store. */
+  readonly writing: TokenWriting;
+  /** The tokens from before card and metadata search, whose terms are still to be derived. */
+  readonly backlog: TermBacklog;
+  /** Seals a token's data now, for a write of that token object to come (see SqliteTokenStore.sealAhead). */
+  sealAhead(token: StoredToken): void;
+  hydrate(row: TokenRow): StoredToken;
+  openData(row: Pick<TokenRow, 'id' | 'sealed'>): unknown;
+  /** Called with the ids of tokens a write may have changed, so caches of derived values can forget them. */
+  onWrite(listener: (ids: readonly string[]) => void): void;
+  /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
+  onApplied(listener: (writes: readonly TokenWrite[]) => void): void;
+  /** A direct write: the vault's write unit alone, in a transaction of its own. */
+  apply(writes: readonly TokenWrite[]): void;
+  /** Runs a unit that writes `writes` (among what else it does), then settles them. */
+  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T;
+  /** After a unit that wrote `writes` has ended (see SqliteTokenStore.settle). */
+  settle(writes: readonly TokenWrite[], landed: boolean): void;
+  /**
+   * Runs `work`, whose store calls span stores not yet written as units (a conversion consumes its intent as its token
+   * lands), in one transaction: all of it or none.
+   */
+  together<T>(work: () => T): T;
+  /** A live (not expired) token, or undefined. */
+  get(id: string): StoredToken | undefined;
+  /** Many live tokens in one query, in the order of `ids`, undefined where none is live. */
+  getMany(ids: readonly string[]): (StoredToken | undefined)[];
+  idTaken(id: string): boolean;
+  findByFingerprint(type: string, fingerprint: string): StoredToken | undefined;
+  count(): number;
+  countsByType(): { type: string; count: number; last_created_at: string }[];
+  /** The tokens `where` (over `tokens`, with its `params`) matches, ordered and limited by `tail`, as rows. */
+  search(where: string, params: object, tail: string, indexedByCreation?: boolean): TokenRow[];
+  /** The count a search's `countSql` answers. */
+  countMatching(countSql: string, params: object): number;
+  /** Every live token, oldest first (an exported seed's). */
+  liveByCreation(): StoredToken[];
+  /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
+  forgetAll(ids: readonly string[]): void;
+  purgeExpired(): number;
+}
+
+const liveByCreation = query<TokenRow>('live tokens by creation', `SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at, id`);
+
+export class SqliteTokenStore implements TokenStore {
   private readonly stmt;
   /**
    * Tokens decrypted in the last few seconds, so a client that detokenizes the same tokens request after request
@@ -219,7 +276,7 @@ export class TokenStore {
   readonly backlog: TermBacklog;
 
   constructor(
-    readonly db: Db,
+    private readonly db: Db,
     /** Runs the vault's transactional units. */
     readonly units: UnitRunner,
     private readonly sealer: Sealer,
@@ -227,6 +284,7 @@ export class TokenStore {
     readonly outbox: EventOutbox,
   ) {
     this.backlog = new TermBacklog(db, sealer, (row) => this.openData(row));
+    db.function(UNICODE_LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
       byFingerprint: db.prepare(
@@ -425,6 +483,23 @@ export class TokenStore {
     return (this.stmt.countByType.all() as { type: string; count: number }[])
       .map(({ type, count }) => ({ type, count: count - (expired.get(type) ?? 0), last_created_at: (this.stmt.newestOfType.get({ type, now }) as { created_at: string } | undefined)?.created_at }))
       .filter((metric): metric is { type: string; count: number; last_created_at: string } => metric.count > 0 && metric.last_created_at !== undefined);
+  }
+
+  together<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  /** Prepared per call: a search's SQL varies with its filter, and a cache of every shape would only grow. */
+  search(where: string, params: object, tail: string, indexedByCreation = false): TokenRow[] {
+    return this.db.prepare(`SELECT * FROM tokens${indexedByCreation ? ' INDEXED BY tokens_created' : ''} WHERE ${where} ${tail}`).all(params) as TokenRow[];
+  }
+
+  countMatching(countSql: string, params: object): number {
+    return (this.db.prepare(countSql).get(params) as { n: number }).n;
+  }
+
+  liveByCreation(): StoredToken[] {
+    return this.units.read(() => tx.all(liveByCreation, { now: nowIso() })).map((row) => this.hydrate(row));
   }
 
   /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
