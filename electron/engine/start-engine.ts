@@ -50,7 +50,7 @@ import { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret'
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
-import { TransactionStore } from './transactions/transaction-store';
+import { SqliteTransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
 import type { Sealer } from './storage/crypto';
 import { recordKeyCheck, unlockVault } from './storage/vault-key';
@@ -218,8 +218,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
   const queries = new TokenQueries(tokenStore, tokens);
-  const idempotency = new IdempotencyStore(db, units, sealer);
-  const transactionStore = new TransactionStore(db, units, sealer);
+  const idempotency = new IdempotencyStore(units, sealer);
+  const transactionStore = new SqliteTransactionStore(db, units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer, outbox);

@@ -1,4 +1,3 @@
-import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
 import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { ApiProblem } from './problem';
@@ -24,6 +23,7 @@ interface StoredAnswer {
 }
 
 const answers = {
+  prune: query('forget old answers', 'DELETE FROM idempotency_keys WHERE created_at <= ?'),
   get: query<StoredAnswer>('kept answer', 'SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at > ?'),
   put: query(
     'keep answer',
@@ -53,17 +53,12 @@ function* keepAnswer(scope: Scope, status: number, sealed: Buffer, at: string): 
  */
 export class IdempotencyStore {
   private readonly inFlight = new Set<string>();
-  private readonly stmt;
 
   constructor(
-    db: Db,
+    /** Any driver's: the kept answers are read and written only through units. */
     private readonly units: UnitRunner,
     private readonly sealer: Sealer,
-  ) {
-    this.stmt = {
-      prune: db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?'),
-    };
-  }
+  ) {}
 
   async run(
     scope: Scope,
@@ -94,6 +89,7 @@ export class IdempotencyStore {
   }
 
   prune(): void {
-    this.stmt.prune.run(new Date(Date.now() - RETENTION_MS).toISOString());
+    const before = new Date(Date.now() - RETENTION_MS).toISOString();
+    this.units.run(() => tx.run(answers.prune, [before]));
   }
 }

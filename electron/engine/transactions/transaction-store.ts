@@ -141,17 +141,45 @@ export function* anyLive(now: string): Unit<boolean> {
   return (yield* tx.get(unitQueries.anyLive, [now])) !== undefined;
 }
 
+/** Transactions and their staged writes as the manager, the writer and the panel see them, whichever database holds them. */
+export interface TransactionStore {
+  /** Runs the transactional units, the vault's with them. */
+  readonly units: UnitRunner;
+  readonly sealer: Sealer;
+  insert(record: TransactionRecord): void;
+  get(id: string): TransactionRecord | undefined;
+  /** Up to `limit` kept transactions that `filter` lets through (all when absent), newest first, from just past `after`. */
+  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): TransactionRecord[];
+  counts(): TransactionCounts;
+  operations(transactionId: string): StagedOperation[];
+  /** The operations of several transactions in one query, by transaction id (none listed for one without any). */
+  operationsOf(transactionIds: readonly string[]): Map<string, StagedOperation[]>;
+  /** The writes a commit would apply, in enlisting order. */
+  stagedWrites(transactionId: string): TokenWrite[];
+  /** Moves an open transaction to its final state, in a transaction of its own (see endTransaction). */
+  end(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): boolean;
+  /** The open, unexpired transactions, newest first. */
+  liveIds(now: string): string[];
+  /** The open, unexpired transactions with a staged write on this token id (they hold it). */
+  holders(tokenId: string, now: string): string[];
+  /** Open transactions whose expiry is at or before `now`. */
+  due(now: string): string[];
+  nextExpiry(): string | null;
+  /** Deletes transactions that ended at or before `before` (their writes go with them). */
+  prune(before: string): number;
+}
+
 /**
  * Persistence of transactions and their staged writes (migration 2). Staged writes carry token data, so each is
  * sealed like a token row, bound to its transaction and position so a blob cannot be replayed elsewhere.
  */
-export class TransactionStore {
+export class SqliteTransactionStore implements TransactionStore {
   private readonly stmt;
   /** Per list (every transaction, one state, the ended ones): its first page, and the pages after a cursor. */
   private readonly pages;
 
   constructor(
-    readonly db: Db,
+    db: Db,
     /** Runs the transactional units, the vault's with them. */
     readonly units: UnitRunner,
     readonly sealer: Sealer,
