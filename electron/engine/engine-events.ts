@@ -59,8 +59,8 @@ export function engineEvents(history: RequestLog, transactions: TransactionManag
     }
   });
   history.on('reset', () => events.emit('historyReset'));
-  transactions.on('change', ({ id }) => {
-    if (events.listenerCount('transaction') > 0) events.emit('transaction', panel.get(id)!);
+  transactions.on('change', ({ id, ended }) => {
+    if (events.listenerCount('transaction') > 0) events.emit('transaction', ended ? panel.view(ended.record, ended.operations) : panel.get(id)!);
   });
   tokens.onApplied((writes) => {
     if (events.listenerCount('token') === 0) return;

@@ -50,17 +50,17 @@ import { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret'
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
-import { TransactionStore } from './transactions/transaction-store';
+import { SqliteTransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
 import type { Sealer } from './storage/crypto';
 import { recordKeyCheck, unlockVault } from './storage/vault-key';
 import { openDatabase, type Db } from './storage/database';
-import { SqliteUnits } from './storage/sqlite/unit-driver';
+import { unitsOf } from './storage/sqlite/unit-driver';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
-import { TokenStore } from './vault/token-store';
+import { SqliteTokenStore } from './vault/token-store';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
@@ -200,7 +200,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
   /** Every transactional unit of this engine runs here, over its one connection. */
-  const units = new SqliteUnits(db);
+  const units = unitsOf(db);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
@@ -211,15 +211,15 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
-  const tokenStore = new TokenStore(db, units, sealer, outbox);
+  const tokenStore = new SqliteTokenStore(db, units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
   const activeTokens = new ActiveTokens(db, tokenStore);
   tokens.useDefaults(() => tenant.rules);
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
   const queries = new TokenQueries(tokenStore, tokens);
-  const idempotency = new IdempotencyStore(db, units, sealer);
-  const transactionStore = new TransactionStore(db, units, sealer);
+  const idempotency = new IdempotencyStore(units, sealer);
+  const transactionStore = new SqliteTransactionStore(db, units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(db, sealer, outbox);
@@ -338,7 +338,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   });
   /** Empties the vault as if new; the new first keys (if any) wait for the welcome view. */
   function wipe(refill?: () => void) {
-    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, idempotency, proxies, reactors, intents: intentStore, clientKeys, webhooks: webhooks.store }, refill);
+    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, proxies, reactors, webhooks: webhooks.store }, refill);
     welcome.hold(keys);
     // Their tokens are gone: so is the plaintext the Composer's answers held of them.
     door.forgetAnswers();

@@ -1,9 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EventCause, EventOutbox } from '../events/event-outbox';
+import type { EventCause, EventOutbox, RaisedEvent } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
+import { unitsOf } from '../storage/sqlite/unit-driver';
+import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { ApiProblem } from '../server/problem';
 import type { AccessRule, ApplicationType } from './permissions';
+
+/** The vault's wipe: every application goes, its keys with it (ApplicationStore.forgetAll once committed). */
+export const deleteAllApplications = query('delete all applications', 'DELETE FROM applications');
 
 export interface ApiKeyInfo {
   id: string;
@@ -50,6 +55,21 @@ interface ApplicationRow {
   modified_at: string | null;
 }
 
+const creates = {
+  insert: query('insert application', `INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_by, created_at)
+    VALUES (@id, @tenant_id, @name, @type, @permissions, @rules, @created_by, @created_at)`),
+  keyTaken: query('api key hash taken', 'SELECT 1 FROM api_keys WHERE key_hash = ?'),
+  insertKey: query('insert api key', 'INSERT INTO api_keys (id, application_id, key_hash, key_last4, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+};
+
+type KeyEventType = 'application.key.created' | 'application.key.deleted';
+
+/** A key event: the key without its secret. */
+function keyEvent(type: KeyEventType, applicationId: string, key: ApiKeyInfo, cause: EventCause): RaisedEvent {
+  const { id, created_by, created_at } = key;
+  return { type, data: () => ({ application_key: { id, application_id: applicationId, created_by, created_at } }), ...cause };
+}
+
 /** The list filters: a null parameter does not filter. */
 const LIST_FILTER = `(@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
   AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))`;
@@ -89,6 +109,8 @@ export class ApplicationStore {
   /** Bumped on every change, so callers can drop what they cached about keys and rules. */
   version = 0;
   private readonly stmt;
+  /** Runs the units that create applications (see creating). */
+  private readonly units: UnitRunner;
 
   constructor(
     private readonly db: Db,
@@ -97,9 +119,8 @@ export class ApplicationStore {
     /** Where changes to applications and their keys raise their events. */
     private readonly outbox: EventOutbox,
   ) {
+    this.units = unitsOf(db);
     this.stmt = {
-      insert: db.prepare(`INSERT INTO applications (id, tenant_id, name, type, permissions, rules, created_by, created_at)
-        VALUES (@id, @tenant_id, @name, @type, @permissions, @rules, @created_by, @created_at)`),
       get: db.prepare('SELECT * FROM applications WHERE id = ?'),
       count: db.prepare('SELECT COUNT(*) AS n FROM applications'),
       countWhere: db.prepare(`SELECT COUNT(*) AS n FROM applications WHERE ${LIST_FILTER}`),
@@ -108,9 +129,6 @@ export class ApplicationStore {
       update: db.prepare(`UPDATE applications SET name = @name, type = @type, permissions = @permissions, rules = @rules,
         modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
       delete: db.prepare('DELETE FROM applications WHERE id = ?'),
-      insertKey: db.prepare(
-        'INSERT INTO api_keys (id, application_id, key_hash, key_last4, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
       keys: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? ORDER BY created_at, id'),
       key: db.prepare('SELECT id, created_by, created_at FROM api_keys WHERE application_id = ? AND id = ?'),
       deleteKey: db.prepare('DELETE FROM api_keys WHERE application_id = ? AND id = ?'),
@@ -138,25 +156,41 @@ export class ApplicationStore {
    * and keys (first start, seed, a node22 call's key), which raise none.
    */
   create(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }, cause: EventCause | null, id: string = randomUUID()) {
-    const now = new Date().toISOString();
-    let newKey: NewApiKey | undefined;
-    this.db.transaction(() => {
-      this.stmt.insert.run({
-        id,
-        tenant_id: this.tenantId,
-        name: input.name,
-        type: input.type,
-        permissions: JSON.stringify(input.permissions),
-        rules: JSON.stringify(input.rules),
-        created_by: createdBy,
-        created_at: now,
-      });
-      if (key.create) newKey = this.insertKey(id, createdBy, key.secret);
-      this.raise('application.created', id, cause);
-      if (newKey) this.raiseKey('application.key.created', id, newKey, cause);
-    })();
-    this.version++;
+    const newKey = this.units.run(() => this.creating(input, createdBy, key, cause, id));
+    this.created();
     return { application: this.get(id)!, key: newKey };
+  }
+
+  /**
+   * The create unit, for a unit of the caller's that makes applications among other things (a seed): the application,
+   * its key when asked, and their events. Answers the key; its caller calls `created` once committed.
+   */
+  *creating(input: ApplicationInput, createdBy: string | null, key: { create: boolean; secret?: string }, cause: EventCause | null, id: string = randomUUID()): Unit<NewApiKey | undefined> {
+    const row: ApplicationRow = {
+      id,
+      tenant_id: this.tenantId,
+      name: input.name,
+      type: input.type,
+      permissions: JSON.stringify(input.permissions),
+      rules: JSON.stringify(input.rules),
+      created_by: createdBy,
+      created_at: new Date().toISOString(),
+      modified_by: null,
+      modified_at: null,
+    };
+    yield* tx.run(creates.insert, row);
+    const newKey = key.create ? yield* this.insertingKey(id, createdBy, key.secret) : undefined;
+    if (cause === null) return newKey;
+    const application = { ...row, permissions: input.permissions, rules: input.rules };
+    yield* this.outbox.store({ type: 'application.created', data: () => ({ application }), ...cause });
+    if (newKey) yield* this.outbox.store(keyEvent('application.key.created', id, newKey, cause));
+    return newKey;
+  }
+
+  /** After a unit with `creating` in it has committed. */
+  created(): void {
+    this.version++;
+    this.outbox.committed();
   }
 
   get(id: string): Application | undefined {
@@ -228,18 +262,13 @@ export class ApplicationStore {
     });
   }
 
-  /** A key event: the key without its secret. */
-  private raiseKey(type: 'application.key.created' | 'application.key.deleted', applicationId: string, key: ApiKeyInfo, cause: EventCause | null): void {
-    if (cause === null) return;
-    const { id, created_by, created_at } = key;
-    this.outbox.raise({ type, data: () => ({ application_key: { id, application_id: applicationId, created_by, created_at } }), ...cause });
+  private raiseKey(type: KeyEventType, applicationId: string, key: ApiKeyInfo, cause: EventCause | null): void {
+    if (cause !== null) this.outbox.raise(keyEvent(type, applicationId, key, cause));
   }
 
-  /** Deletes every application, their keys with them (a wipe). */
-  deleteAll(): number {
-    const deleted = this.db.prepare('DELETE FROM applications').run().changes;
+  /** After the vault's wipe (deleteAllApplications): what was read of the applications is stale. */
+  forgetAll(): void {
     this.version++;
-    return deleted;
   }
 
   createKey(applicationId: string, createdBy: string | null, cause: EventCause | null, secret?: string): NewApiKey {
@@ -307,11 +336,16 @@ export class ApplicationStore {
     return new Map(rows.map(({ id, key_last4, kept }) => [id, { key_last4, kept }]));
   }
 
-  private insertKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): NewApiKey {
+  /** Inside the caller's SQLite transaction, where it joins as a savepoint. */
+  private insertKey(applicationId: string, createdBy: string | null, secret?: string): NewApiKey {
+    return this.units.run(() => this.insertingKey(applicationId, createdBy, secret));
+  }
+
+  private *insertingKey(applicationId: string, createdBy: string | null, secret = generateApiKey()): Unit<NewApiKey> {
     const info = { id: randomUUID(), created_by: createdBy, created_at: new Date().toISOString() };
     const hash = this.sealer.hashApiKey(secret);
-    if (this.stmt.byKeyHash.get(hash)) throw new ApiProblem(409, 'That key is already in use');
-    this.stmt.insertKey.run(info.id, applicationId, hash, keyLast4(secret), info.created_by, info.created_at);
+    if (yield* tx.get(creates.keyTaken, [hash])) throw new ApiProblem(409, 'That key is already in use');
+    yield* tx.run(creates.insertKey, [info.id, applicationId, hash, keyLast4(secret), info.created_by, info.created_at]);
     return { ...info, key: secret };
   }
 

@@ -3,6 +3,10 @@ import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
+import { query } from '../storage/unit';
+
+/** The vault's wipe: every client encryption key goes. */
+export const deleteAllClientKeys = query('delete all client keys', 'DELETE FROM client_keys');
 
 /** A client encryption key as every route but create answers it: never its public or private half. */
 export interface ClientKeyInfo {
@@ -45,7 +49,7 @@ export class ClientKeyStore {
   private readonly stmt;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly sealer: Sealer,
   ) {
     this.stmt = {
@@ -99,9 +103,5 @@ export class ClientKeyStore {
   /** Deletes the keys past their expiry; the reads above already treat them as gone. */
   purgeExpired(): number {
     return this.stmt.purge.run(nowIso()).changes;
-  }
-
-  deleteAll(): number {
-    return this.db.prepare('DELETE FROM client_keys').run().changes;
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { nowIso } from '../clock';
+import { query, tx, type Unit } from '../storage/unit';
 import type { EventType } from './event-types';
 
 /**
@@ -64,11 +65,13 @@ export interface RaisedEvent {
   traceId?: string | null;
 }
 
+const insertEvent = query('store event', 'INSERT INTO event_outbox (event) VALUES (?)');
+
 /**
  * The events the engine raised and has not yet handed to their webhooks. `raise` writes on the caller's database
- * connection, so a change made in a transaction and the event it raises commit or roll back together (a BETA
- * transaction's write raises its event when the write is applied at commit, never before). Readers are woken after the
- * current turn, when the raising transaction has ended one way or the other.
+ * connection, and `store` is a statement of the caller's unit, so a change made in a transaction and the event it
+ * raises commit or roll back together (a BETA transaction's write raises its event when the write is applied at commit,
+ * never before). Readers are woken after the current turn, when the raising transaction has ended one way or the other.
  */
 export class EventOutbox {
   private readonly stmt: {
@@ -89,7 +92,7 @@ export class EventOutbox {
     private readonly tenantId: string,
   ) {
     this.stmt = {
-      insert: db.prepare('INSERT INTO event_outbox (event) VALUES (?)'),
+      insert: db.prepare(insertEvent.sql),
       pending: db.prepare('SELECT seq, event FROM event_outbox ORDER BY seq LIMIT ?'),
       remove: db.prepare('DELETE FROM event_outbox WHERE seq = ?'),
     };
@@ -121,6 +124,14 @@ export class EventOutbox {
     if (!this.wanted.has(raised.type)) return;
     this.insert(this.eventOf(raised));
     this.wakeSoon();
+  }
+
+  /**
+   * The same as a statement of the unit that makes the change, so that both commit or roll back together whichever
+   * driver runs it. The unit's caller wakes the readers once it has committed (see committed).
+   */
+  *store(raised: RaisedEvent): Unit<void> {
+    if (this.wanted.has(raised.type)) yield* tx.run(insertEvent, [JSON.stringify(this.eventOf(raised))]);
   }
 
   /**
@@ -171,6 +182,14 @@ export class EventOutbox {
   /** Forgets an event (a batch: all its events) once its deliveries are stored (call in the same transaction as storing them). */
   handedOver(seq: number): void {
     this.stmt.remove.run(seq);
+  }
+
+  /**
+   * Called once a unit that may have stored events (see store) has committed: wakes the readers after the current turn,
+   * unless no subscription wants anything (then the unit stored nothing).
+   */
+  committed(): void {
+    if (this.wanted.size > 0) this.wakeSoon();
   }
 
   private wakeSoon(): void {

@@ -10,6 +10,10 @@ import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
 import { writable } from './files/file-served';
 import { definitionOf, type ProxyDefinition, type RequestedChange, type StoredProxy } from './proxy-model';
+import { query } from '../storage/unit';
+
+/** The vault's wipe: every proxy of the API goes (ProxyStore.forgetAll once committed). */
+export const deleteAllProxies = query('delete all proxies', 'DELETE FROM proxies');
 
 interface ProxyRow {
   id: string;
@@ -94,7 +98,6 @@ export class ProxyStore {
       update: db.prepare(`UPDATE proxies SET name = @name, destination_url = @destination_url, definition = @definition, sealed = @sealed,
         state = @state, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
       delete: db.prepare('DELETE FROM proxies WHERE id = ?'),
-      deleteAll: db.prepare('DELETE FROM proxies'),
     };
     for (const row of this.stmt.all.all() as ProxyRow[]) this.remember(this.hydrate(row));
   }
@@ -221,15 +224,13 @@ export class ProxyStore {
     return [...this.byId.values()].some((p) => [...p.request_transforms, ...p.response_transforms].some((t) => t.type === 'code'));
   }
 
-  /** The vault's wipe: every proxy of the API goes, inside its transaction; those of the folder's files stay. */
-  deleteAll(): number {
-    const count = this.stmt.deleteAll.run().changes;
+  /** After the vault's wipe (deleteAllProxies): the proxies of the API go from memory; those of the folder's files stay. */
+  forgetAll(): void {
     for (const proxy of [...this.byId.values()]) {
       if (proxy.file) continue;
       this.byId.delete(proxy.id);
       this.byKey.delete(proxy.key);
     }
-    return count;
   }
 }
 

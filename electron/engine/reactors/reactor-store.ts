@@ -11,6 +11,10 @@ import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
 import { definitionOf, type ReactorDefinition, type RequestedReactorChange, type StoredReactor } from './reactor-model';
+import { query } from '../storage/unit';
+
+/** The vault's wipe: every reactor of the API goes (ReactorStore.forgetAll once committed). */
+export const deleteAllReactors = query('delete all reactors', 'DELETE FROM reactors');
 
 interface ReactorRow {
   id: string;
@@ -56,7 +60,6 @@ export class ReactorStore {
       update: db.prepare(`UPDATE reactors SET name = @name, definition = @definition, sealed = @sealed, state = @state,
         modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
       delete: db.prepare('DELETE FROM reactors WHERE id = ?'),
-      deleteAll: db.prepare('DELETE FROM reactors'),
     };
     for (const row of db.prepare('SELECT * FROM reactors ORDER BY created_at, id').all() as ReactorRow[]) {
       const plain = JSON.parse(row.definition) as PlainPart;
@@ -145,10 +148,8 @@ export class ReactorStore {
     return this.byId.size > 0;
   }
 
-  /** The vault's wipe: every reactor of the API goes, inside its transaction; those of the folder's files stay. */
-  deleteAll(): number {
-    const count = this.stmt.deleteAll.run().changes;
+  /** After the vault's wipe (deleteAllReactors): the reactors of the API go from memory; those of the folder's files stay. */
+  forgetAll(): void {
     for (const reactor of [...this.byId.values()]) if (!reactor.file) this.byId.delete(reactor.id);
-    return count;
   }
 }

@@ -105,9 +105,13 @@ function writeNew(planned: SeedReport, entries: NewEntries, applications: Applic
   const found = tokens.store.getMany(ids);
   const existing = new Map(ids.map((id, i) => [id, found[i]]));
   const newTokens = entries.tokens.filter((write) => stillNew(judgeToken(write.token, existing.get(write.token.id))));
-  for (const { key, create_key: _ignored, ...input } of newApplications) applications.create(input, null, { create: true, secret: key }, null);
-  // A seed raises no events: it is the vault's starting state, applied before any client could act.
-  tokens.applyCreates(newTokens, { caller: systemCaller(applications.tenantId), cause: null });
+  // One unit: the applications and the tokens. A seed raises no events: it is the vault's starting state, applied
+  // before any client could act.
+  tokens.store.runWrites(newTokens, function* () {
+    for (const { key, create_key: _ignored, ...input } of newApplications) yield* applications.creating(input, null, { create: true, secret: key }, null);
+    yield* tokens.creatingAll(newTokens, null);
+  });
+  if (newApplications.length > 0) applications.created();
   return done;
 }
 
@@ -138,7 +142,7 @@ function* planning(seed: SeedFile, applications: ApplicationStore, tokens: Token
     const slice = seed.tokens.slice(start, start + TOKENS_PER_BUDGET);
     tokens.inTokenGroup(`A slice of a seed holds at most ${TOKENS_PER_BUDGET} tokens`, (group) => planSlice(group, slice));
   }
-  return { report, apply: tokens.store.db.transaction(() => writeNew(report, entries, applications, tokens)) };
+  return { report, apply: () => tokens.store.together(() => writeNew(report, entries, applications, tokens)) };
 }
 
 /** Plans a seed a slice at a time, answering other clients between slices: the workbench's import (see planning). */

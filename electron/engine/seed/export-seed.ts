@@ -1,7 +1,6 @@
 import { keyLast4, type ApplicationStore } from '../access/application-store';
 import type { TokenService } from '../vault/token-service';
-import { LIVE, type StoredToken, type TokenRow } from '../vault/token-store';
-import { nowIso } from '../clock';
+import type { StoredToken } from '../vault/token-store';
 
 /** A seed file as `serve --seed` reads it (docs/api.md, Seed file), written from the vault. */
 export interface ExportedSeed {
@@ -39,8 +38,7 @@ function asCreateRequest(token: StoredToken): Record<string, unknown> {
  * exported carries the same keys, which work on this vault and on any vault seeded from it.
  */
 export function exportSeed(applications: ApplicationStore, tokens: TokenService, includeTokens: boolean): { seed: ExportedSeed; keys: ExportKey[] } {
-  const db = tokens.store.db;
-  return db.transaction(() => {
+  return tokens.store.together(() => {
     const keys: ExportKey[] = [];
     const seed: ExportedSeed = {
       applications: applications.page(1, Number.MAX_SAFE_INTEGER).items.map((application) => {
@@ -50,9 +48,8 @@ export function exportSeed(applications: ApplicationStore, tokens: TokenService,
       }),
     };
     if (includeTokens) {
-      const rows = db.prepare(`SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at, id`).all({ now: nowIso() }) as TokenRow[];
-      seed.tokens = rows.map((row) => asCreateRequest(tokens.store.hydrate(row)));
+      seed.tokens = tokens.store.liveByCreation().map(asCreateRequest);
     }
     return { seed, keys };
-  })();
+  });
 }

@@ -1,8 +1,10 @@
-import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
 import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { ApiProblem } from './problem';
 import type { JsonReply } from './route-types';
+
+/** The vault's wipe: every kept answer goes, for it may hold token data of tokens that are gone. */
+export const forgetAllAnswers = query('forget all kept answers', 'DELETE FROM idempotency_keys');
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
@@ -21,6 +23,7 @@ interface StoredAnswer {
 }
 
 const answers = {
+  prune: query('forget old answers', 'DELETE FROM idempotency_keys WHERE created_at <= ?'),
   get: query<StoredAnswer>('kept answer', 'SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at > ?'),
   put: query(
     'keep answer',
@@ -50,22 +53,12 @@ function* keepAnswer(scope: Scope, status: number, sealed: Buffer, at: string): 
  */
 export class IdempotencyStore {
   private readonly inFlight = new Set<string>();
-  private readonly stmt;
 
   constructor(
-    private readonly db: Db,
+    /** Any driver's: the kept answers are read and written only through units. */
     private readonly units: UnitRunner,
     private readonly sealer: Sealer,
-  ) {
-    this.stmt = {
-      prune: db.prepare('DELETE FROM idempotency_keys WHERE created_at <= ?'),
-    };
-  }
-
-  /** Forgets every kept answer (a wipe): they may hold token data of tokens that are gone. */
-  clear(): void {
-    this.db.prepare('DELETE FROM idempotency_keys').run();
-  }
+  ) {}
 
   async run(
     scope: Scope,
@@ -96,6 +89,7 @@ export class IdempotencyStore {
   }
 
   prune(): void {
-    this.stmt.prune.run(new Date(Date.now() - RETENTION_MS).toISOString());
+    const before = new Date(Date.now() - RETENTION_MS).toISOString();
+    this.units.run(() => tx.run(answers.prune, [before]));
   }
 }

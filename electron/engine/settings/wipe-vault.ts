@@ -1,23 +1,25 @@
-import type { ApplicationStore } from '../access/application-store';
-import type { ClientKeyStore } from '../encryption-keys/client-key-store';
+import { type ApplicationStore, deleteAllApplications } from '../access/application-store';
+import { deleteAllClientKeys } from '../encryption-keys/client-key-store';
 import { bootstrap, type BootstrapKeys } from '../access/first-start';
-import type { ProxyStore } from '../proxies/proxy-store';
-import type { ReactorStore } from '../reactors/reactor-store';
-import type { IdempotencyStore } from '../server/idempotency';
+import { deleteAllProxies, type ProxyStore } from '../proxies/proxy-store';
+import { deleteAllReactors, type ReactorStore } from '../reactors/reactor-store';
+import { forgetAllAnswers } from '../server/idempotency';
+import type { Sealer } from '../storage/crypto';
+import { tx, type Unit } from '../storage/unit';
+import { nowIso } from '../clock';
 import type { TransactionManager } from '../transactions/transaction-manager';
-import type { IntentStore } from '../token-intents/intent-store';
-import type { TokenStore } from '../vault/token-store';
-import type { WebhookStore } from '../webhooks/webhook-store';
+import { deleteAllTransactions, type EndedTransaction } from '../transactions/transaction-store';
+import { deleteAllIntents } from '../token-intents/intent-store';
+import { deleteAllTokens, type TokenStore } from '../vault/token-store';
+import { deleteAllWebhooks, type WebhookStore } from '../webhooks/webhook-store';
 
+/** The stores a wipe empties that keep something in memory, told once their rows are gone. */
 export interface VaultParts {
   tokens: TokenStore;
   transactions: TransactionManager;
   applications: ApplicationStore;
-  idempotency: IdempotencyStore;
   proxies: ProxyStore;
   reactors: ReactorStore;
-  intents: IntentStore;
-  clientKeys: ClientKeyStore;
   webhooks: WebhookStore;
 }
 
@@ -31,23 +33,32 @@ export interface Wiped {
 
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
- * keys, pre-configured proxies, reactors, token intents, client encryption keys, webhooks with their deliveries, and the answers kept for idempotent replays; then makes the first two applications again. One SQLite
- * transaction: it happens whole or not at all. The master key, the webhooks' signing key, the tenant, the saved limits, the secrets that saved
- * requests refer to and the history stay. `refill` runs in the same transaction before the first applications are
- * made (a deleted tenant's seed applied again).
+ * keys, pre-configured proxies, reactors, token intents, client encryption keys, webhooks with their deliveries, and
+ * the answers kept for idempotent replays (one unit, wipeUnit); then makes the first two applications again. One SQLite
+ * transaction: it happens whole or not at all. The master key, the webhooks' signing key, the tenant, the saved
+ * limits, the secrets that saved requests refer to and the history stay. `refill` runs in the same transaction before
+ * the first applications are made (a deleted tenant's seed applied again).
  */
 export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
-  return parts.tokens.db.transaction((): Wiped => {
-    const transactions = parts.transactions.wipe();
-    const tokens = parts.tokens.deleteAll();
-    parts.proxies.deleteAll();
-    parts.reactors.deleteAll();
-    parts.intents.deleteAll();
-    parts.clientKeys.deleteAll();
-    parts.webhooks.deleteAll();
-    const applications = parts.applications.deleteAll();
-    parts.idempotency.clear();
+  return parts.tokens.together((): Wiped => {
+    const wiped = parts.tokens.units.run(() => wipeUnit(parts.transactions.store.sealer));
+    parts.transactions.wiped(wiped.ended);
+    parts.tokens.forgetAll(wiped.tokenIds);
+    parts.proxies.forgetAll();
+    parts.reactors.forgetAll();
+    parts.webhooks.forgetAll();
+    parts.applications.forgetAll();
     refill?.();
-    return { tokens, transactions, applications, keys: bootstrap(parts.applications) };
-  })();
+    return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: bootstrap(parts.applications) };
+  });
+}
+
+/** The wipe unit: every store's rows gone in one transaction; what they held in memory its caller forgets. */
+function* wipeUnit(sealer: Sealer): Unit<{ transactions: number; ended: EndedTransaction[]; tokenIds: string[]; applications: number }> {
+  const { count: transactions, ended } = yield* deleteAllTransactions(sealer, nowIso());
+  const tokenIds = yield* deleteAllTokens();
+  for (const statement of [deleteAllProxies, deleteAllReactors, deleteAllIntents, deleteAllClientKeys, deleteAllWebhooks]) yield* tx.run(statement);
+  const applications = (yield* tx.run(deleteAllApplications)).changes;
+  yield* tx.run(forgetAllAnswers);
+  return { transactions, ended, tokenIds, applications };
 }

@@ -4,6 +4,10 @@ import type { Db } from '../storage/database';
 import type { CardDetails } from '../vault/card-details';
 import type { LiveIntent } from '../vault/intent-source';
 import type { TokenType } from '../vault/token-types';
+import { query } from '../storage/unit';
+
+/** The vault's wipe: every token intent goes. */
+export const deleteAllIntents = query('delete all token intents', 'DELETE FROM token_intents');
 
 /** The card or bank summary an intent shows (never its data). */
 export type IntentDetails = { card: CardDetails } | { bank: { routing_number: string; account_number_last4: string } } | Record<string, never>;
@@ -75,7 +79,6 @@ export class IntentStore {
       releaseEnded: db.prepare(`UPDATE token_intents SET held_by = NULL WHERE held_by IS NOT NULL
         AND held_by NOT IN (SELECT id FROM transactions WHERE state IN ('open', 'committed'))`),
       consumeCommitted: db.prepare(`DELETE FROM token_intents WHERE held_by IN (SELECT id FROM transactions WHERE state = 'committed')`),
-      deleteAll: db.prepare('DELETE FROM token_intents'),
       // Without the sealed data: a list never opens it.
       newest: db.prepare(`SELECT ${SUMMARY} FROM token_intents WHERE ${LIVE}
         ORDER BY created_at DESC, rowid DESC LIMIT @limit`),
@@ -137,10 +140,6 @@ export class IntentStore {
 
   purgeExpired(): number {
     return this.stmt.purge.run(nowIso()).changes;
-  }
-
-  deleteAll(): number {
-    return this.stmt.deleteAll.run().changes;
   }
 
   private hydrate(row: IntentRow): StoredIntent {

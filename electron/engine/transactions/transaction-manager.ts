@@ -9,7 +9,15 @@ import type { Unit } from '../storage/unit';
 import { applyTokenWrites, idTaken, type TokenStore, type TokenWrite, type TokenWriting } from '../vault/token-store';
 import { nowIso } from '../clock';
 import { ExpiryScheduler } from './expiry-scheduler';
-import { endTransaction, stagedWrites, tokenIdOf, type TransactionRecord, type TransactionState, type TransactionStore } from './transaction-store';
+import {
+  endTransaction,
+  type EndedTransaction,
+  stagedWrites,
+  tokenIdOf,
+  type TransactionRecord,
+  type TransactionState,
+  type TransactionStore,
+} from './transaction-store';
 
 /** Ended transactions stay listed (and answer 409 with their state) this long. */
 const ENDED_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -22,6 +30,8 @@ export type TransactionCreated = Pick<TransactionRecord, 'id' | 'created_at' | '
 export interface TransactionChange {
   id: string;
   state: TransactionState;
+  /** The transaction as it ended, when it is gone from the store already (a wipe's). */
+  ended?: EndedTransaction;
 }
 
 export interface TransactionManagerEvents {
@@ -141,12 +151,10 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
     this.emit('change', { id, state: 'open' });
   }
 
-  /** Rolls back every open transaction (its listeners hear it), then forgets them all (a wipe); answers how many there were. */
-  wipe(): number {
-    for (const id of this.store.endAllOpen('rolled_back', nowIso())) this.emit('change', { id, state: 'rolled_back' });
-    const wiped = this.store.deleteAll();
+  /** After a wipe (deleteAllTransactions) has committed: the listeners hear of the open ones it rolled back. */
+  wiped(ended: readonly EndedTransaction[]): void {
+    for (const transaction of ended) this.emit('change', { id: transaction.record.id, state: 'rolled_back', ended: transaction });
     this.scheduler.reschedule();
-    return wiped;
   }
 
   expireDue(): void {

@@ -71,7 +71,7 @@ export class TransactionPanel {
     return record && this.view(record, this.store.operations(id));
   }
 
-  private view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView {
+  view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView {
     const open = record.state === 'open';
     const timeLeft = open ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
     return {

@@ -50,6 +50,19 @@ const unitQueries = {
   operations: query<OperationRow>('staged writes', 'SELECT * FROM transaction_writes WHERE transaction_id = ? ORDER BY seq'),
   end: query('end transaction', "UPDATE transactions SET state = @state, ended_at = @endedAt WHERE id = @id AND state = 'open'"),
   forget: query('forget staged writes', 'UPDATE transaction_writes SET sealed = NULL WHERE transaction_id = ?'),
+  rollBackAll: query<TransactionRecord>(
+    'roll back every open transaction',
+    "UPDATE transactions SET state = 'rolled_back', ended_at = ? WHERE state = 'open' RETURNING *",
+  ),
+  // Without their sealed copies: the transactions have ended.
+  endedOperationsOf: query<OperationRow>(
+    'operations of ended transactions',
+    `SELECT transaction_id, seq, op, token_id, NULL AS sealed, enlisted_at, enlisted_by FROM transaction_writes
+    WHERE transaction_id IN (SELECT value FROM json_each(@ids)) ORDER BY transaction_id, seq`,
+    { postgres: `SELECT transaction_id, seq, op, token_id, NULL AS sealed, enlisted_at, enlisted_by FROM transaction_writes
+    WHERE transaction_id = ANY(@ids) ORDER BY transaction_id, seq` },
+  ),
+  deleteAll: query('delete all transactions', 'DELETE FROM transactions'),
   anyLive: query('any live transaction', "SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
   holders: query<string>(
     'transactions holding a token',
@@ -77,6 +90,26 @@ export function* endTransaction(id: string, state: Exclude<TransactionState, 'op
   if ((yield* tx.run(unitQueries.end, { id, state, endedAt })).changes === 0) return false;
   yield* tx.run(unitQueries.forget, [id]);
   return true;
+}
+
+/** A transaction as the wipe rolled it back, with its operations (their data gone): what its listeners are told. */
+export interface EndedTransaction {
+  record: TransactionRecord;
+  operations: StagedOperation[];
+}
+
+/**
+ * The wipe's part: every open transaction rolled back, then every transaction gone, its staged writes with it (their
+ * foreign key cascades). Answers how many there were, and the open ones as they ended, which the manager tells once
+ * committed (TransactionManager.wiped).
+ */
+export function* deleteAllTransactions(sealer: Sealer, endedAt: string): Unit<{ count: number; ended: EndedTransaction[] }> {
+  const records = yield* tx.all(unitQueries.rollBackAll, [endedAt]);
+  const ended = new Map(records.map((record): [string, EndedTransaction] => [record.id, { record, operations: [] }]));
+  if (ended.size > 0) {
+    for (const row of yield* tx.all(unitQueries.endedOperationsOf, { ids: idList([...ended.keys()]) })) ended.get(row.transaction_id)!.operations.push(staged(sealer, row));
+  }
+  return { count: (yield* tx.run(unitQueries.deleteAll)).changes, ended: [...ended.values()] };
 }
 
 function staged(sealer: Sealer, row: OperationRow): StagedOperation {
@@ -108,17 +141,45 @@ export function* anyLive(now: string): Unit<boolean> {
   return (yield* tx.get(unitQueries.anyLive, [now])) !== undefined;
 }
 
+/** Transactions and their staged writes as the manager, the writer and the panel see them, whichever database holds them. */
+export interface TransactionStore {
+  /** Runs the transactional units, the vault's with them. */
+  readonly units: UnitRunner;
+  readonly sealer: Sealer;
+  insert(record: TransactionRecord): void;
+  get(id: string): TransactionRecord | undefined;
+  /** Up to `limit` kept transactions that `filter` lets through (all when absent), newest first, from just past `after`. */
+  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): TransactionRecord[];
+  counts(): TransactionCounts;
+  operations(transactionId: string): StagedOperation[];
+  /** The operations of several transactions in one query, by transaction id (none listed for one without any). */
+  operationsOf(transactionIds: readonly string[]): Map<string, StagedOperation[]>;
+  /** The writes a commit would apply, in enlisting order. */
+  stagedWrites(transactionId: string): TokenWrite[];
+  /** Moves an open transaction to its final state, in a transaction of its own (see endTransaction). */
+  end(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): boolean;
+  /** The open, unexpired transactions, newest first. */
+  liveIds(now: string): string[];
+  /** The open, unexpired transactions with a staged write on this token id (they hold it). */
+  holders(tokenId: string, now: string): string[];
+  /** Open transactions whose expiry is at or before `now`. */
+  due(now: string): string[];
+  nextExpiry(): string | null;
+  /** Deletes transactions that ended at or before `before` (their writes go with them). */
+  prune(before: string): number;
+}
+
 /**
  * Persistence of transactions and their staged writes (migration 2). Staged writes carry token data, so each is
  * sealed like a token row, bound to its transaction and position so a blob cannot be replayed elsewhere.
  */
-export class TransactionStore {
+export class SqliteTransactionStore implements TransactionStore {
   private readonly stmt;
   /** Per list (every transaction, one state, the ended ones): its first page, and the pages after a cursor. */
   private readonly pages;
 
   constructor(
-    readonly db: Db,
+    db: Db,
     /** Runs the transactional units, the vault's with them. */
     readonly units: UnitRunner,
     readonly sealer: Sealer,
@@ -130,9 +191,6 @@ export class TransactionStore {
       counts: db.prepare('SELECT state, COUNT(*) AS n FROM transactions GROUP BY state'),
       operationsOf: db.prepare(`SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT value FROM json_each(?))
         ORDER BY transaction_id, seq`),
-      endOpen: db.prepare("UPDATE transactions SET state = @state, ended_at = @endedAt WHERE state = 'open' RETURNING id").pluck(),
-      forgetAll: db.prepare('UPDATE transaction_writes SET sealed = NULL WHERE transaction_id IN (SELECT value FROM json_each(?))'),
-      deleteAll: db.prepare('DELETE FROM transactions'),
       due: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at"),
       nextExpiry: db.prepare("SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
       live: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at > ? ORDER BY created_at DESC, id DESC").pluck(),
@@ -187,20 +245,6 @@ export class TransactionStore {
       byTransaction.set(row.transaction_id, operations);
     }
     return byTransaction;
-  }
-
-  /** Ends every open transaction in `state` in two statements, whatever their number; answers their ids. */
-  endAllOpen(state: Exclude<TransactionState, 'open'>, endedAt: string): string[] {
-    return this.db.transaction(() => {
-      const ids = this.stmt.endOpen.all({ state, endedAt }) as string[];
-      this.stmt.forgetAll.run(idList(ids));
-      return ids;
-    })();
-  }
-
-  /** Deletes every transaction and its writes; answers how many transactions there were. */
-  deleteAll(): number {
-    return this.stmt.deleteAll.run().changes;
   }
 
   /** The writes a commit would apply, in enlisting order. */

@@ -7,7 +7,7 @@ import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
 import { textTerms, type TermField } from './search-terms';
 import { raiseRead } from './token-events';
-import { LIVE, liveCountSql, type TokenRow, type TokenStore } from './token-store';
+import { LIVE, liveCountSql, type TokenRow, type TokenStore, UNICODE_LOWER } from './token-store';
 import { nowIso } from '../clock';
 import { withoutPlaintext, type TokenService, type TokenView } from './token-service';
 
@@ -31,9 +31,6 @@ export interface TokenFilter {
   /** Metadata keys and values match in any case: the v1 list and search do, v2 matches exactly. */
   metadataAnyCase?: boolean;
 }
-
-/** SQL function that lower-cases as JavaScript does: SQLite's own lower() knows ASCII only. */
-const LOWER = 'unicode_lower';
 
 const COLUMN: Record<string, string> = {
   id: 'id',
@@ -79,7 +76,7 @@ class WhereBuilder {
   metadataEquals(key: string, value: string): string {
     if (this.metadataAnyCase) {
       const [k, v] = [this.bind(key.toLowerCase()), this.bind(value.toLowerCase())];
-      return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE ${LOWER}(m.key) = ${k} AND ${LOWER}(m.value) = ${v})`;
+      return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE ${UNICODE_LOWER}(m.key) = ${k} AND ${UNICODE_LOWER}(m.value) = ${v})`;
     }
     return `EXISTS (SELECT 1 FROM json_each(tokens.metadata) m WHERE m.key = ${this.bind(key)} AND m.value = ${this.bind(value)})`;
   }
@@ -169,9 +166,7 @@ export class TokenQueries {
   constructor(
     private readonly store: TokenStore,
     private readonly tokens: TokenService,
-  ) {
-    store.db.function(LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
-  }
+  ) {}
 
   private where(caller: Caller, permission: Permission, filter: TokenFilter, inOrder = false): WhereBuilder {
     const where = new WhereBuilder((field, value) => this.tokens.termHash(field, value), inOrder);
@@ -197,9 +192,7 @@ export class TokenQueries {
   pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number, readBy?: EventCause): V1Page {
     const total = this.count(caller, permission, filter);
     const where = this.where(caller, permission, filter);
-    const rows = this.store.db
-      .prepare(`SELECT * FROM tokens WHERE ${where.sql} ORDER BY created_at, id LIMIT ${where.bind(size)} OFFSET ${where.bind((page - 1) * size)}`)
-      .all(where.params) as TokenRow[];
+    const rows = this.store.search(where.sql, where.params, `ORDER BY created_at, id LIMIT ${where.bind(size)} OFFSET ${where.bind((page - 1) * size)}`);
     return {
       pagination: { total_items: total, page_number: page, page_size: size, total_pages: Math.ceil(total / size) },
       data: this.read(this.views(rows, caller, permission, false, readBy)),
@@ -239,7 +232,7 @@ export class TokenQueries {
   /** How many tokens a search matches (the workbench shows it; the wire API's v2 pages do not count). */
   count(caller: Caller, permission: Permission, filter: TokenFilter): number {
     const where = this.where(caller, permission, filter);
-    return (this.store.db.prepare(where.countSql).get(where.params) as { n: number }).n;
+    return this.store.countMatching(where.countSql, where.params);
   }
 
   /** One page in creation order (or its reverse) after the cursor's token, and the cursor of the next page; `inOrder` walks the creation-order index. */
@@ -249,9 +242,7 @@ export class TokenQueries {
       const position = decodeCursor(start, 'start');
       where.clauses.push(`(created_at, id) ${after} (${where.bind(position.created_at)}, ${where.bind(position.id)})`);
     }
-    const rows = this.store.db
-      .prepare(`SELECT * FROM tokens${inOrder ? ' INDEXED BY tokens_created' : ''} WHERE ${where.sql} ORDER BY created_at ${order}, id ${order} LIMIT ${where.bind(size + 1)}`)
-      .all(where.params) as TokenRow[];
+    const rows = this.store.search(where.sql, where.params, `ORDER BY created_at ${order}, id ${order} LIMIT ${where.bind(size + 1)}`, inOrder);
     const more = rows.length > size;
     const pageRows = more ? rows.slice(0, size) : rows;
     return { rows: pageRows, next: more ? encodeCursor(pageRows[pageRows.length - 1]) : null };

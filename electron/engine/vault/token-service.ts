@@ -544,10 +544,10 @@ export class TokenService {
   private convert(input: IntentConversionRequest, context: WriteContext): TokenView {
     return this.expressions.withBudget(() => {
       const { token, transform } = this.prepareConversion(input, context.caller, '');
-      return this.store.db.transaction(() => {
+      return this.store.together(() => {
         this.intents.consume([input.token_intent_id], context.transactionId);
         return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
-      })();
+      });
     });
   }
 
@@ -597,6 +597,16 @@ export class TokenService {
       if (!isDuplicateKey(error)) throw error;
       throw this.store.units.read(() => createFailure(error, writes));
     }
+  }
+
+  /**
+   * Prepared creates within a unit of the caller's (a seed's, with its applications), through the writer, which checks
+   * transaction locks: in a savepoint, so that a taken id is read after it and answered as the client's 409, not a 500.
+   * The caller settles the writes once committed (TokenStore.runWrites).
+   */
+  *creatingAll(writes: TokenWrite[], cause: EventCause | null): Unit<void> {
+    const attempt = yield* tx.savepoint(this.writer.direct(caused(writes, cause)));
+    if (!attempt.ok) throw yield* createFailure(attempt.error, writes);
   }
 
   private require(id: string, reader: TokenReader = this.store): StoredToken {
@@ -725,10 +735,10 @@ export class TokenService {
       return walk(body, '');
     });
     // The intents go in the same SQLite transaction as the tokens they become: both land, or neither.
-    this.store.db.transaction(() => {
+    this.store.together(() => {
       if (intentIds.length > 0) this.intents.consume(intentIds, context.transactionId);
       if (batch.length > 0) this.applyCreates(batch, context);
-    })();
+    });
     return result;
   }
 

@@ -100,19 +100,14 @@ function tokenFields(token: StoredToken, updated: boolean): Record<string, unkno
 }
 
 /** The events of one write as it lands, in its transaction: what it did to the token, and the intent it converted. */
-function raiseWritten(outbox: EventOutbox, write: TokenWrite, cause: EventCause): void {
+function* storeWritten(outbox: EventOutbox, write: TokenWrite, cause: EventCause): Unit<void> {
   if (write.op === 'delete') {
-    outbox.raise({ type: 'token.deleted', data: () => ({ token: { id: write.id } }), ...cause });
+    yield* outbox.store({ type: 'token.deleted', data: () => ({ token: { id: write.id } }), ...cause });
     return;
   }
   const { token, intent } = write;
-  outbox.raise({ type: write.op === 'create' ? 'token.created' : 'token.updated', data: () => ({ token: tokenFields(token, write.op === 'update') }), ...cause });
-  if (intent) outbox.raise({ type: 'token-intent.converted', data: () => ({ token_intent: intent, token: { id: token.id, type: token.type } }), ...cause });
-}
-
-/** token.expired for tokens whose expiry removed them, in the transaction that removed them: the engine's own act. */
-function raiseExpired(outbox: EventOutbox, ids: readonly string[]): void {
-  for (const id of ids) outbox.raise({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
+  yield* outbox.store({ type: write.op === 'create' ? 'token.created' : 'token.updated', data: () => ({ token: tokenFields(token, write.op === 'update') }), ...cause });
+  if (intent) yield* outbox.store({ type: 'token-intent.converted', data: () => ({ token_intent: intent, token: { id: token.id, type: token.type } }), ...cause });
 }
 
 const live = (token: StoredToken, now: string) => token.expires_at === null || token.expires_at > now;
@@ -137,6 +132,7 @@ const writes = {
     `DELETE FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${EXPIRED} RETURNING id`,
     { pluck: true, postgres: `DELETE FROM tokens WHERE id IN (SELECT json_array_elements_text(@ids::json)) AND ${EXPIRED} RETURNING id` },
   ),
+  deleteAll: query<string>('delete all tokens', 'DELETE FROM tokens RETURNING id', { pluck: true }),
   purgeExpired: query<string>('purge expired tokens', 'DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id', { pluck: true }),
 };
 
@@ -152,11 +148,19 @@ export function* idTaken(id: string): Unit<boolean> {
   return (yield* tx.get(writes.exists, { id, now: nowIso() })) !== undefined;
 }
 
-/** Removes the expired tokens among `ids` (null: all of them), each raising token.expired; answers how many. */
+/**
+ * Removes the expired tokens among `ids` (null: all of them), each storing token.expired in the same transaction, the
+ * engine's own act; answers how many. Its caller wakes the outbox's readers once committed.
+ */
 export function* removeExpired(outbox: EventOutbox, ids: readonly string[] | null): Unit<number> {
   const removed = ids === null ? yield* tx.all(writes.purgeExpired, [nowIso()]) : yield* tx.all(writes.deleteExpiredOf, { ids: JSON.stringify(ids), now: nowIso() });
-  raiseExpired(outbox, removed);
+  for (const id of removed) yield* outbox.store({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
   return removed.length;
+}
+
+/** The wipe's part: every token goes; answers their ids, for the store to forget once committed (TokenStore.forgetAll). */
+export function* deleteAllTokens(): Unit<string[]> {
+  return yield* tx.all(writes.deleteAll);
 }
 
 /**
@@ -173,7 +177,7 @@ function* insertToken(writing: TokenWriting, row: TokenRow): Unit<void> {
 }
 
 function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
-  if (write.cause) raiseWritten(writing.outbox, write, write.cause);
+  if (write.cause) yield* storeWritten(writing.outbox, write, write.cause);
   if (write.op === 'delete') {
     yield* tx.run(writes.delete, [write.id]);
     return;
@@ -198,7 +202,64 @@ export function* applyTokenWrites(writing: TokenWriting, list: readonly TokenWri
 
 export const writtenIds = (list: readonly TokenWrite[]): string[] => list.map((w) => (w.op === 'delete' ? w.id : w.token.id));
 
-export class TokenStore {
+/** Folds case in search as JavaScript does (SQLite's own lower() folds ASCII only): registered on the connection. */
+export const UNICODE_LOWER = 'unicode_lower';
+
+/**
+ * The vault's tokens as the services see them, whichever database holds them. `get` and `getMany` stay synchronous
+ * (the proxy's cache hits answer without waiting). `search` and `countMatching` take the filter the search builds
+ * (vault/token-queries.ts) as SQL over `tokens`.
+ */
+export interface TokenStore {
+  /** Runs the vault's transactional units. */
+  readonly units: UnitRunner;
+  /** Where the vault's changes raise their events. */
+  readonly outbox: EventOutbox;
+  /** What the vault's write unit needs of this store. */
+  readonly writing: TokenWriting;
+  /** The tokens from before card and metadata search, whose terms are still to be derived. */
+  readonly backlog: TermBacklog;
+  /** Seals a token's data now, for a write of that token object to come (see SqliteTokenStore.sealAhead). */
+  sealAhead(token: StoredToken): void;
+  hydrate(row: TokenRow): StoredToken;
+  openData(row: Pick<TokenRow, 'id' | 'sealed'>): unknown;
+  /** Called with the ids of tokens a write may have changed, so caches of derived values can forget them. */
+  onWrite(listener: (ids: readonly string[]) => void): void;
+  /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
+  onApplied(listener: (writes: readonly TokenWrite[]) => void): void;
+  /** A direct write: the vault's write unit alone, in a transaction of its own. */
+  apply(writes: readonly TokenWrite[]): void;
+  /** Runs a unit that writes `writes` (among what else it does), then settles them. */
+  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T;
+  /** After a unit that wrote `writes` has ended (see SqliteTokenStore.settle). */
+  settle(writes: readonly TokenWrite[], landed: boolean): void;
+  /**
+   * Runs `work`, whose store calls span stores not yet written as units (a conversion consumes its intent as its token
+   * lands), in one transaction: all of it or none.
+   */
+  together<T>(work: () => T): T;
+  /** A live (not expired) token, or undefined. */
+  get(id: string): StoredToken | undefined;
+  /** Many live tokens in one query, in the order of `ids`, undefined where none is live. */
+  getMany(ids: readonly string[]): (StoredToken | undefined)[];
+  idTaken(id: string): boolean;
+  findByFingerprint(type: string, fingerprint: string): StoredToken | undefined;
+  count(): number;
+  countsByType(): { type: string; count: number; last_created_at: string }[];
+  /** The tokens `where` (over `tokens`, with its `params`) matches, ordered and limited by `tail`, as rows. */
+  search(where: string, params: object, tail: string, indexedByCreation?: boolean): TokenRow[];
+  /** The count a search's `countSql` answers. */
+  countMatching(countSql: string, params: object): number;
+  /** Every live token, oldest first (an exported seed's). */
+  liveByCreation(): StoredToken[];
+  /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
+  forgetAll(ids: readonly string[]): void;
+  purgeExpired(): number;
+}
+
+const liveByCreation = query<TokenRow>('live tokens by creation', `SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at, id`);
+
+export class SqliteTokenStore implements TokenStore {
   private readonly stmt;
   /**
    * Tokens decrypted in the last few seconds, so a client that detokenizes the same tokens request after request
@@ -215,7 +276,7 @@ export class TokenStore {
   readonly backlog: TermBacklog;
 
   constructor(
-    readonly db: Db,
+    private readonly db: Db,
     /** Runs the vault's transactional units. */
     readonly units: UnitRunner,
     private readonly sealer: Sealer,
@@ -223,6 +284,7 @@ export class TokenStore {
     readonly outbox: EventOutbox,
   ) {
     this.backlog = new TermBacklog(db, sealer, (row) => this.openData(row));
+    db.function(UNICODE_LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
       byFingerprint: db.prepare(
@@ -330,7 +392,9 @@ export class TokenStore {
     const ids = writtenIds(writes);
     for (const id of ids) this.hot.delete(id);
     for (const listener of this.writeListeners) listener(ids);
-    if (landed) for (const listener of this.appliedListeners) listener(writes);
+    if (!landed) return;
+    this.outbox.committed();
+    for (const listener of this.appliedListeners) listener(writes);
   }
 
   /**
@@ -367,7 +431,9 @@ export class TokenStore {
    * costs nothing more otherwise.
    */
   private foundMissing(ids: readonly string[]): void {
-    if (this.outbox.wants('token.expired')) this.units.run(() => removeExpired(this.outbox, ids));
+    if (!this.outbox.wants('token.expired')) return;
+    this.units.run(() => removeExpired(this.outbox, ids));
+    this.outbox.committed();
   }
 
   /** Whether a live token has the id: an expired token's id is free (see insert). */
@@ -419,16 +485,32 @@ export class TokenStore {
       .filter((metric): metric is { type: string; count: number; last_created_at: string } => metric.count > 0 && metric.last_created_at !== undefined);
   }
 
-  /** Deletes every token (a wipe), and has every cache forget them. */
-  deleteAll(): number {
-    const ids = this.db.prepare('SELECT id FROM tokens').pluck().all() as string[];
-    this.db.prepare('DELETE FROM tokens').run();
+  together<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  /** Prepared per call: a search's SQL varies with its filter, and a cache of every shape would only grow. */
+  search(where: string, params: object, tail: string, indexedByCreation = false): TokenRow[] {
+    return this.db.prepare(`SELECT * FROM tokens${indexedByCreation ? ' INDEXED BY tokens_created' : ''} WHERE ${where} ${tail}`).all(params) as TokenRow[];
+  }
+
+  countMatching(countSql: string, params: object): number {
+    return (this.db.prepare(countSql).get(params) as { n: number }).n;
+  }
+
+  liveByCreation(): StoredToken[] {
+    return this.units.read(() => tx.all(liveByCreation, { now: nowIso() })).map((row) => this.hydrate(row));
+  }
+
+  /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
+  forgetAll(ids: readonly string[]): void {
     this.hot.clear();
     for (const listener of this.writeListeners) listener(ids);
-    return ids.length;
   }
 
   purgeExpired(): number {
-    return this.units.run(() => removeExpired(this.outbox, null));
+    const removed = this.units.run(() => removeExpired(this.outbox, null));
+    this.outbox.committed();
+    return removed;
   }
 }

@@ -1,6 +1,7 @@
 import type { TokenSuggestion } from '../../../shared/workbench/composer-contract';
 import { nowIso } from '../clock';
 import { toText } from '../expressions/rendered-value';
+import { query, tx } from '../storage/unit';
 import { LIVE, type TokenRow, type TokenStore } from './token-store';
 import type { TokenService } from './token-service';
 
@@ -13,40 +14,45 @@ export const MASKED_SEARCH_WINDOW = 2000;
 /** The largest code point: an id range `[text, text + this)` holds every id that starts with `text`. */
 const LAST_CHARACTER = '\u{10FFFF}';
 
+const found = {
+  newest: query<TokenRow>('newest tokens', `SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT @limit`),
+  idStart: query<TokenRow>('tokens by id start', `SELECT * FROM tokens WHERE id >= @text AND id < @end AND ${LIVE} ORDER BY id LIMIT @limit`),
+  holding: query<TokenRow>(
+    'tokens holding text',
+    `SELECT * FROM tokens WHERE ${LIVE} AND (instr(lower(id), @text) OR instr(lower(type), @text)
+    OR instr(lower(containers), @text) OR instr(lower(metadata), @text)) ORDER BY created_at DESC, id DESC LIMIT @limit`,
+  ),
+};
+
 /**
  * The tokens the editor offers while the user writes an expression, a page at a time: found by the start of their id
  * (through the primary key), by any text in their id, type, containers or metadata (a scan that stops at the limit),
  * or in their masked data among the newest tokens. Every token is shown masked, whoever will use it.
  */
 export class TokenSuggestions {
-  private readonly stmt;
-
   constructor(
-    store: TokenStore,
+    private readonly store: TokenStore,
     private readonly tokens: TokenService,
-  ) {
-    this.stmt = {
-      newest: store.db.prepare(`SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT @limit`),
-      idStart: store.db.prepare(`SELECT * FROM tokens WHERE id >= @text AND id < @end AND ${LIVE} ORDER BY id LIMIT @limit`),
-      holding: store.db.prepare(`SELECT * FROM tokens WHERE ${LIVE} AND (instr(lower(id), @text) OR instr(lower(type), @text)
-        OR instr(lower(containers), @text) OR instr(lower(metadata), @text)) ORDER BY created_at DESC, id DESC LIMIT @limit`),
-    };
+  ) {}
+
+  private rows(q: (typeof found)[keyof typeof found], params: object): TokenRow[] {
+    return this.store.units.read(() => tx.all(q, params));
   }
 
   suggest(text: string, limit: number): TokenSuggestion[] {
     const now = nowIso();
     const wanted = text.trim();
-    if (wanted === '') return (this.stmt.newest.all({ now, limit }) as TokenRow[]).map((row) => this.suggestion(row));
-    const found = new Map<string, TokenRow>();
-    const add = (rows: TokenRow[]) => rows.forEach((row) => found.size < limit && !found.has(row.id) && found.set(row.id, row));
-    add(this.stmt.idStart.all({ now, text: wanted, end: wanted + LAST_CHARACTER, limit }) as TokenRow[]);
+    if (wanted === '') return this.rows(found.newest, { now, limit }).map((row) => this.suggestion(row));
+    const offered = new Map<string, TokenRow>();
+    const add = (rows: TokenRow[]) => rows.forEach((row) => offered.size < limit && !offered.has(row.id) && offered.set(row.id, row));
+    add(this.rows(found.idStart, { now, text: wanted, end: wanted + LAST_CHARACTER, limit }));
     const lower = wanted.toLowerCase();
-    if (found.size < limit) add(this.stmt.holding.all({ now, text: lower, limit }) as TokenRow[]);
-    if (found.size < limit) {
-      const recent = this.stmt.newest.all({ now, limit: MASKED_SEARCH_WINDOW }) as TokenRow[];
+    if (offered.size < limit) add(this.rows(found.holding, { now, text: lower, limit }));
+    if (offered.size < limit) {
+      const recent = this.rows(found.newest, { now, limit: MASKED_SEARCH_WINDOW });
       add(recent.filter((row) => toText(this.tokens.storedMaskedDataOfRow(row)).toLowerCase().includes(lower)));
     }
-    return [...found.values()].map((row) => this.suggestion(row));
+    return [...offered.values()].map((row) => this.suggestion(row));
   }
 
   private suggestion(row: TokenRow): TokenSuggestion {

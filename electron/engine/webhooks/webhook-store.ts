@@ -10,6 +10,10 @@ import type { EventOutbox } from '../events/event-outbox';
 import { ApiProblem } from '../server/problem';
 import type { Db } from '../storage/database';
 import { MAX_WEBHOOKS, type StoredWebhook, type WebhookDefinition } from './webhook-model';
+import { query } from '../storage/unit';
+
+/** The vault's wipe: every webhook goes, its deliveries with it (WebhookStore.forgetAll once committed). */
+export const deleteAllWebhooks = query('delete all webhooks', 'DELETE FROM webhooks');
 
 type WebhookRow = Omit<StoredWebhook, 'events'> & { events: string };
 
@@ -30,7 +34,7 @@ export class WebhookStore {
         status = @status, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
       status: db.prepare('UPDATE webhooks SET status = ? WHERE id = ?'),
       delete: db.prepare('DELETE FROM webhooks WHERE id = ?'),
-      deleteAll: db.prepare('DELETE FROM webhooks'),
+      deleteAll: db.prepare(deleteAllWebhooks.sql),
     };
     for (const row of db.prepare('SELECT * FROM webhooks ORDER BY created_at, id').all() as WebhookRow[]) {
       this.byId.set(row.id, { ...row, events: JSON.parse(row.events) as EventType[] });
@@ -92,9 +96,14 @@ export class WebhookStore {
 
   deleteAll(): number {
     const removed = this.stmt.deleteAll.run().changes;
+    this.forgetAll();
+    return removed;
+  }
+
+  /** After the vault's wipe (deleteAllWebhooks): none is left to want events. */
+  forgetAll(): void {
     this.byId.clear();
     this.subscribe();
-    return removed;
   }
 
   /** In creation order. */

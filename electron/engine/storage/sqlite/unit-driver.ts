@@ -4,6 +4,18 @@ import type { Attempt, Query, Step, Unit, UnitRunner } from '../unit';
 
 const NO_ARGS: readonly unknown[] = [];
 
+const runners = new WeakMap<Db, SqliteUnits>();
+
+/** The connection's one runner, so every store on it shares its prepared statements and its open transaction. */
+export function unitsOf(db: Db): SqliteUnits {
+  let units = runners.get(db);
+  if (!units) {
+    units = new SqliteUnits(db);
+    runners.set(db, units);
+  }
+  return units;
+}
+
 /**
  * Steps units synchronously inside better-sqlite3's `db.transaction`, each query prepared once and kept, so a unit
  * costs what the same statements written inline cost. A unit run inside another (or inside any `db.transaction`), and
