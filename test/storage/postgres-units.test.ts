@@ -8,10 +8,10 @@ import { openDatabase, type Db } from '../../electron/engine/storage/database';
 import { openPostgresPool } from '../../electron/engine/storage/postgres/connection';
 import { migratePostgres } from '../../electron/engine/storage/postgres/migrate';
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
-import { SqliteUnits } from '../../electron/engine/storage/sqlite/unit-driver';
+import { type SqliteUnits, unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { query, tx, type Unit } from '../../electron/engine/storage/unit';
 import { anyLive, endTransaction, holdersOf, stagedWrites, stageWrites } from '../../electron/engine/transactions/transaction-store';
-import { applyTokenWrites, idTaken, removeExpired, TokenStore, type StoredToken, type TokenWrite } from '../../electron/engine/vault/token-store';
+import { applyTokenWrites, idTaken, removeExpired, SqliteTokenStore, type StoredToken, type TokenStore, type TokenWrite } from '../../electron/engine/vault/token-store';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 import { tempDir } from '../support/test-engine';
 
@@ -57,9 +57,9 @@ const sealer = new Sealer(randomBytes(32));
 beforeAll(async () => {
   dir = tempDir();
   db = openDatabase({ dataDir: dir });
-  sqlite = new SqliteUnits(db);
+  sqlite = unitsOf(db);
   // No subscription wants an event, so the outbox stores none on either side.
-  store = new TokenStore(db, sqlite, sealer, new EventOutbox(db, TENANT));
+  store = new SqliteTokenStore(db, sqlite, sealer, new EventOutbox(db, TENANT));
   pool = openPostgresPool(await freshDatabase('units'));
   await migratePostgres(pool);
   postgres = new PostgresUnits(pool);
