@@ -56,10 +56,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   let started = false;
   let stopped = false;
 
+  /** How many deliveries may be in flight now. */
+  const limit = () => Math.min(CONCURRENCY, pacer.atOnce());
   /** Whether as many deliveries are in flight as may be now: the next wake is the one a finishing delivery makes. */
-  function full(): boolean {
-    return inFlight.size >= Math.min(CONCURRENCY, pacer.atOnce());
-  }
+  const full = () => inFlight.size >= limit();
 
   function wake(): void {
     if (!started || stopped) return;
@@ -94,7 +94,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function pump(): void {
     if (stopped || full()) return;
     const busy = new Set(inFlight.keys());
-    for (const delivery of deliveries.due(Math.min(CONCURRENCY, pacer.atOnce()) - inFlight.size, busy)) {
+    for (const delivery of deliveries.due(limit() - inFlight.size, busy)) {
       pacer.started();
       const attempt = send(delivery)
         .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
