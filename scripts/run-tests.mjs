@@ -45,24 +45,35 @@ function playwrightCounts(report) {
   return { passed: expected + flaky, failed: unexpected + (report.errors?.length ?? 0), skipped };
 }
 
-/** Failed vitest tests by file and full name; a file that failed to load is named with its error's first line. */
+/** A failure's message without colours or library frames, and where in our code it was: enough to say what broke. */
+function why(message) {
+  const lines = (message ?? '').replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '').split('\n').map((line) => line.trim()).filter(Boolean);
+  const said = lines.filter((line) => !line.startsWith('at ')).slice(0, 6);
+  const where = lines.find((line) => line.startsWith('at ') && !line.includes('node_modules'));
+  return [...said, ...(where ? [where] : [])].map((line) => `\n      ${line.slice(0, 240)}`).join('');
+}
+
+/** Failed vitest tests by file and full name, each with why; a file that failed to load is named with its error. */
 function vitestFailures(report) {
   return report.testResults.flatMap((file) => {
     const name = relative(root, file.name);
     const failedTests = file.assertionResults.filter((t) => t.status === 'failed');
     if (file.status === 'failed' && failedTests.length === 0) return [`vitest: ${name}: ${(file.message ?? 'failed to load').split('\n')[0]}`];
-    return failedTests.map((t) => `vitest: ${name} › ${t.fullName}`);
+    return failedTests.map((t) => `vitest: ${name} › ${t.fullName}${why(t.failureMessages?.[0])}`);
   });
 }
 
-/** Failed and flaky Playwright tests with their project, file and title. */
+/** Failed and flaky Playwright tests with their project, file, title and why. */
 function playwrightFailures(report) {
   const specs = (suite) => [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
   return [
     ...report.suites.flatMap(specs).flatMap((spec) =>
       spec.tests
         .filter((test) => test.status === 'unexpected' || test.status === 'flaky')
-        .map((test) => `playwright${test.status === 'flaky' ? ' (flaky, passed on retry)' : ''}: [${test.projectName}] ${spec.file}:${spec.line} › ${spec.title}`),
+        .map(
+          (test) =>
+            `playwright${test.status === 'flaky' ? ' (flaky, passed on retry)' : ''}: [${test.projectName}] ${spec.file}:${spec.line} › ${spec.title}${why(test.results?.find((r) => r.error)?.error?.message)}`,
+        ),
     ),
     ...(report.errors ?? []).map((error) => `playwright: ${(error.message ?? 'error outside any test').split('\n')[0]}`),
   ];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Exchange } from '../../shared/workbench/composer-contract';
 import { historyListSchema, type HistoryEntry } from '../../shared/workbench/history-contract';
 import type { PageId } from '../../shared/workbench/pages';
 import { PAGE_HEADER } from '../../shared/workbench/transport';
@@ -94,9 +95,12 @@ async function onPage<T = any>(page: PageId | null, name: string, request: unkno
   return res.body;
 }
 
-/** A request the Composer (or a page calling the vault as it does) sends as the private application; answers its trace id. */
+/**
+ * A request the Composer (or a page calling the vault as it does) sends as the private application; answers the trace id
+ * its answer carried, as a user reads it (the exchange's entry is only waited for a while, which a loaded machine may miss).
+ */
 async function sent(page: PageId | null, method: string, path: string, body?: unknown, headers: [string, string][] = []): Promise<string> {
-  const exchange = await onPage<{ entry: HistoryEntry | null }>(page, 'sendRequest', {
+  const exchange = await onPage<Exchange>(page, 'sendRequest', {
     id: crypto.randomUUID(),
     application_id: privateApp,
     method,
@@ -104,7 +108,9 @@ async function sent(page: PageId | null, method: string, path: string, body?: un
     headers: body === undefined ? headers : [...headers, ['Content-Type', 'application/json']],
     body: body === undefined ? null : JSON.stringify(body),
   });
-  return exchange.entry!.trace_id!;
+  const trace = exchange.outcome.kind === 'response' ? exchange.outcome.headers.find(([name]) => name.toLowerCase() === 'bt-trace-id')?.[1] : undefined;
+  expect(trace, `${method} ${path}: ${JSON.stringify(exchange.outcome)}`).toBeDefined();
+  return trace!;
 }
 
 const byTrace = async (trace: string) => (await entries()).find((e) => e.trace_id === trace)!;
