@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openPostgresPool } from '../../electron/engine/storage/postgres/connection';
+import { NotifyChannel } from '../../electron/engine/storage/postgres/notify-channel';
 import { StatementTranslationError } from '../../electron/engine/storage/postgres/statements';
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
 import { isDuplicateKey, query, tx, type Unit } from '../../electron/engine/storage/unit';
@@ -146,5 +147,49 @@ describePostgres('the PostgreSQL unit driver', () => {
     await expect(units.read(() => tx.all(literal, ['a']))).rejects.toThrow(StatementTranslationError);
     const mixed = query('mixed', 'SELECT id FROM notes WHERE body = @body OR id = ?');
     await expect(units.read(() => tx.all(mixed, ['a']))).rejects.toThrow(StatementTranslationError);
+  });
+
+  it("tells this replica's feed at commit, and another replica's feed as its notify connection hears it; nothing rolled back", async () => {
+    const other = new PostgresUnits(pool);
+    // Each replica has its own notify connection.
+    const channels = [new NotifyChannel(pool.options.connectionString!), new NotifyChannel(pool.options.connectionString!)];
+    await Promise.all(channels.map((c) => c.start()));
+    const stops = [await units.hear(channels[0]), await other.hear(channels[1])];
+    const here: string[] = [];
+    const there: string[] = [];
+    units.changes.listen('note', (id, origin) => here.push(`${id} ${origin}`));
+    other.changes.listen('note', (id, origin) => there.push(`${id} ${origin}`));
+    try {
+      await units.run(function* () {
+        yield* putNotes('a');
+        yield* tx.notify('note', 'a');
+        const undone = yield* tx.savepoint(
+          (function* () {
+            yield* tx.notify('note', 'undone');
+            throw new Error('rolled back');
+          })(),
+        );
+        expect(undone.ok).toBe(false);
+      });
+      // This replica's listeners hear it before run() resolves; the other's as PostgreSQL delivers it, once.
+      expect(here).toEqual(['a here']);
+      await expect.poll(() => there).toEqual(['a elsewhere']);
+
+      await expect(
+        units.run(function* () {
+          yield* tx.notify('note', 'b');
+          throw new Error('halfway');
+        }),
+      ).rejects.toThrow('halfway');
+      await other.run(function* () {
+        yield* tx.notify('note', 'from-other');
+      });
+      await expect.poll(() => here).toEqual(['a here', 'from-other elsewhere']);
+      expect(there).toEqual(['a elsewhere', 'from-other here']);
+      await expect(units.read(() => tx.notify('note', 'c'))).rejects.toThrow('cannot notify');
+    } finally {
+      for (const stop of stops) await stop();
+      for (const channel of channels) await channel.stop();
+    }
   });
 });

@@ -110,4 +110,38 @@ describe('the SQLite unit driver', () => {
     expect(outcomes).toEqual(['this one only', { ok: true, value: 'fine' }]);
     expect(committed()).toEqual(['before', 'kept']);
   });
+
+  it('tells the change feed what committed units changed, once committed, and nothing of what rolled back', () => {
+    const heard: string[] = [];
+    units.changes.listen('note', (id, origin) => heard.push(`${id} ${origin}`));
+    units.changes.listen('other', (id) => heard.push(`other ${id}`));
+    const during = units.run(function* () {
+      yield* putNotes('a');
+      yield* tx.notify('note', 'a');
+      yield* tx.notify('note', 'a');
+      yield* tx.savepoint(
+        (function* () {
+          yield* tx.notify('note', 'undone');
+          throw new Error('rolled back');
+        })(),
+      );
+      units.run(function* () {
+        yield* tx.notify('other', 'joined');
+      });
+      return [...heard];
+    });
+    // Nothing before the commit; then each notice once, in order, and none of the savepoint rolled back.
+    expect(during).toEqual([]);
+    expect(heard).toEqual(['a here', 'other joined']);
+
+    heard.length = 0;
+    expect(() =>
+      units.run(function* () {
+        yield* tx.notify('note', 'b');
+        throw new Error('halfway');
+      }),
+    ).toThrow('halfway');
+    expect(heard).toEqual([]);
+    expect(() => units.read(() => tx.notify('note', 'c'))).toThrow('cannot notify');
+  });
 });

@@ -7,6 +7,8 @@
  * committed.
  */
 
+import type { ChangeFeed, ChangeNotice } from './change-feed';
+
 /**
  * One named statement. `sql` is SQLite's, with `@name` parameters (or `?`s, bound in order); `postgres` is given where
  * the dialects differ. `pluck` answers each row's first column instead of the row.
@@ -38,10 +40,14 @@ export interface RunResult {
 /** How a savepoint's unit ended: its value, or what it threw (its writes then undone, the enclosing unit's kept). */
 export type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-/** What a unit yields: a statement to execute, or a unit to run within a savepoint of the current transaction. */
+/**
+ * What a unit yields: a statement to execute, a unit to run within a savepoint of the current transaction, or a notice
+ * of a change for the change feed once the transaction commits.
+ */
 export type Step =
   | { readonly op: 'get' | 'all' | 'run'; readonly query: Query; readonly params: Params | undefined }
-  | { readonly op: 'savepoint'; readonly unit: Unit<unknown> };
+  | { readonly op: 'savepoint'; readonly unit: Unit<unknown> }
+  | { readonly op: 'notify'; readonly notice: ChangeNotice };
 
 /** A transactional unit answering T. A unit nested with `yield*` joins the transaction of the one that runs it. */
 export type Unit<T> = Generator<Step, T, unknown>;
@@ -62,6 +68,13 @@ export const tx = {
   *savepoint<T>(unit: Unit<T>): Unit<Attempt<T>> {
     return (yield { op: 'savepoint', unit }) as Attempt<T>;
   },
+  /**
+   * Tells the change feed's listeners, in this process and every replica, that `id` on `channel` changed, once the
+   * transaction commits; a savepoint or transaction rolled back takes its notices with it.
+   */
+  *notify(channel: string, id: string): Unit<void> {
+    yield { op: 'notify', notice: { channel, id } };
+  },
 };
 
 /** Runs units in transactions of the embedded database: synchronously, so callers on the hot path stay synchronous. */
@@ -73,6 +86,8 @@ export interface UnitRunner {
   run<T>(start: () => Unit<T>): T;
   /** Runs a unit that only reads and needs no snapshot across its statements, without a transaction of its own. */
   read<T>(start: () => Unit<T>): T;
+  /** The notices of the units it committed, as soon as each commits. */
+  readonly changes: ChangeFeed;
 }
 
 /**
@@ -82,6 +97,8 @@ export interface UnitRunner {
 export interface AsyncUnitRunner {
   run<T>(start: () => Unit<T>): Promise<T>;
   read<T>(start: () => Unit<T>): Promise<T>;
+  /** The notices of the units it committed (before `run` resolves), and of other replicas' as they arrive. */
+  readonly changes: ChangeFeed;
 }
 
 /** Whether a failed statement inserted a primary key that was taken, whichever driver ran it. */

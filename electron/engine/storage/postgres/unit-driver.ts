@@ -1,8 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { ChangeFeed, NOTIFY_IN_READ, type ChangeNotice } from '../change-feed';
 import type { Attempt, AsyncUnitRunner, Step, Unit } from '../unit';
+import type { NotifyChannel } from './notify-channel';
 import { postgresStatement, statementValues } from './statements';
+
+/** The one PostgreSQL channel every replica's change notices travel on: `origin channel id`, each without spaces. */
+const CHANGES_CHANNEL = 'tokenbench_changes';
 
 /** SQLSTATEs after which the whole unit runs again: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -45,6 +51,8 @@ interface Transaction {
   readonly guarded: boolean;
   open: boolean;
   savepoints: number;
+  /** Its change notices, handed to this process's feed once it commits (the others hear them from PostgreSQL). */
+  readonly notices: ChangeNotice[];
   /** A signal raised by a unit that joined, which the running unit then raises in turn. */
   signal: GuardNeeded | RunAgain | null;
 }
@@ -68,8 +76,22 @@ const retryable = (error: unknown) => error instanceof pg.DatabaseError && RETRY
  */
 export class PostgresUnits implements AsyncUnitRunner {
   private readonly current = new AsyncLocalStorage<Frame>();
+  readonly changes = new ChangeFeed();
+  /** This runner's name on the changes channel, so it does not hear its own notices twice. */
+  private readonly origin = randomUUID();
 
   constructor(readonly pool: pg.Pool) {}
+
+  /**
+   * Hands other replicas' change notices, heard on `channel`, to this runner's feed. The channel's owner calls
+   * `changes.resync()` when it reconnects: notices sent while it was down are lost.
+   */
+  hear(channel: NotifyChannel): Promise<() => Promise<void>> {
+    return channel.listen(CHANGES_CHANNEL, (payload) => {
+      const [origin, channelName, id] = payload.split(' ');
+      if (origin !== this.origin && id !== undefined) this.changes.deliver([{ channel: channelName, id }], 'elsewhere');
+    });
+  }
 
   async run<T>(start: () => Unit<T>): Promise<T> {
     const frame = this.current.getStore();
@@ -91,7 +113,7 @@ export class PostgresUnits implements AsyncUnitRunner {
     let guarded = false;
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
-      const transaction: Transaction = { client, guarded, open: true, savepoints: 0, signal: null };
+      const transaction: Transaction = { client, guarded, open: true, savepoints: 0, signal: null, notices: [] };
       let released = false;
       try {
         await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
@@ -102,6 +124,7 @@ export class PostgresUnits implements AsyncUnitRunner {
           if ((await client.query('COMMIT')).command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at COMMIT');
         });
         transaction.open = false;
+        this.changes.deliver(transaction.notices, 'here');
         return value as T;
       } catch (error) {
         transaction.open = false;
@@ -165,6 +188,14 @@ export class PostgresUnits implements AsyncUnitRunner {
       raise(transaction);
       return attempt;
     }
+    if (step.op === 'notify') {
+      const { channel, id } = step.notice;
+      if (/\s/.test(channel + id)) throw new Error(`A change notice's channel and id hold no spaces: "${channel}" "${id}"`);
+      // Sent with the transaction's commit, and dropped with a savepoint rolled back, by PostgreSQL itself.
+      await transaction.client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${this.origin} ${channel} ${id}`]);
+      transaction.notices.push(step.notice);
+      return undefined;
+    }
     if (!transaction.guarded) return statement(transaction.client, step);
     const name = `tokenbench_statement`;
     await transaction.client.query(`SAVEPOINT ${name}`);
@@ -182,6 +213,7 @@ export class PostgresUnits implements AsyncUnitRunner {
   private async attempt(frame: Frame, unit: Unit<unknown>): Promise<Attempt<unknown>> {
     const { transaction } = frame;
     const name = `tokenbench_savepoint_${++transaction.savepoints}`;
+    const mark = transaction.notices.length;
     await transaction.client.query(`SAVEPOINT ${name}`);
     try {
       const value = await this.step({ transaction, turns: new Turns() }, unit);
@@ -193,6 +225,7 @@ export class PostgresUnits implements AsyncUnitRunner {
         throw transaction.signal;
       }
       await transaction.client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      transaction.notices.length = mark;
       return { ok: false, error };
     }
   }
@@ -207,6 +240,7 @@ export class PostgresUnits implements AsyncUnitRunner {
       const step = next.value;
       let result: unknown;
       try {
+        if (step.op === 'notify') throw new Error(NOTIFY_IN_READ);
         result = step.op === 'savepoint' ? await this.readAttempt(client, step.unit) : await statement(client, step);
       } catch (error) {
         next = unit.throw(error);
@@ -236,7 +270,7 @@ function raise(transaction: Transaction): void {
 }
 
 /** One yielded statement on `client`, answered as better-sqlite3 answers it. */
-async function statement(client: pg.PoolClient, step: Exclude<Step, { op: 'savepoint' }>): Promise<unknown> {
+async function statement(client: pg.PoolClient, step: Extract<Step, { op: 'get' | 'all' | 'run' }>): Promise<unknown> {
   const prepared = postgresStatement(step.query);
   const values = statementValues(prepared, step.params);
   const result = await client.query({ name: prepared.name, text: prepared.text, values, ...(prepared.pluck ? { rowMode: 'array' } : {}) });

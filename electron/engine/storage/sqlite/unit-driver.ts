@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { ChangeFeed, NOTIFY_IN_READ, type ChangeNotice } from '../change-feed';
 import type { Db } from '../database';
 import type { Attempt, Query, Step, Unit, UnitRunner } from '../unit';
 
@@ -24,13 +25,26 @@ export function unitsOf(db: Db): SqliteUnits {
 export class SqliteUnits implements UnitRunner {
   private readonly statements = new Map<Query, Statement>();
   private readonly inTransaction: (unit: Unit<unknown>) => unknown;
+  readonly changes = new ChangeFeed();
+  /** The notices of the transaction a unit runs in (null: none runs), handed to the feed when it commits. */
+  private notices: ChangeNotice[] | null = null;
 
   constructor(readonly db: Db) {
     this.inTransaction = db.transaction((unit: Unit<unknown>) => this.step(unit));
   }
 
   run<T>(start: () => Unit<T>): T {
-    return this.inTransaction(start()) as T;
+    if (this.notices !== null) return this.kept(() => this.inTransaction(start()) as T);
+    const notices: ChangeNotice[] = (this.notices = []);
+    let value: T;
+    try {
+      value = this.inTransaction(start()) as T;
+    } finally {
+      this.notices = null;
+    }
+    // Only once committed: a unit that threw rolled back, and took its notices with it.
+    this.changes.deliver(notices, 'here');
+    return value;
   }
 
   read<T>(start: () => Unit<T>): T {
@@ -54,6 +68,11 @@ export class SqliteUnits implements UnitRunner {
 
   private execute(step: Step): unknown {
     if (step.op === 'savepoint') return this.attempt(step.unit);
+    if (step.op === 'notify') {
+      if (this.notices === null) throw new Error(NOTIFY_IN_READ);
+      this.notices.push(step.notice);
+      return undefined;
+    }
     const statement = this.prepared(step.query);
     const { params } = step;
     const args = params === undefined ? NO_ARGS : Array.isArray(params) ? params : [params];
@@ -65,9 +84,21 @@ export class SqliteUnits implements UnitRunner {
   /** Nested in the open transaction, better-sqlite3's transaction is a savepoint. */
   private attempt(unit: Unit<unknown>): Attempt<unknown> {
     try {
-      return { ok: true, value: this.inTransaction(unit) };
+      return { ok: true, value: this.kept(() => this.inTransaction(unit)) };
     } catch (error) {
       return { ok: false, error };
+    }
+  }
+
+  /** Runs a savepoint's work: if it throws, the notices it added go with its writes. */
+  private kept<T>(work: () => T): T {
+    const notices = this.notices;
+    const mark = notices?.length ?? 0;
+    try {
+      return work();
+    } catch (error) {
+      if (notices) notices.length = mark;
+      throw error;
     }
   }
 
