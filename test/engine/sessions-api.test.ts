@@ -130,6 +130,9 @@ describe('a session key', () => {
     expect((await t.call('POST', '/detokenize', { key: session.session_key, body: { v: `{{ ${theirs.id} }}` } })).status).toBe(403);
     expect((await t.call('POST', '/detokenize', { key: session.session_key, body: { v: `{{ ${mine.id} }}` } })).body).toEqual({ v: 'mine' });
     expect((await t.call('POST', '/tokens/search', { key: session.session_key, body: { query: '' } })).status).toBe(403);
+    // Its rules name tokens, which lists do not reach: an empty page, counted.
+    const listed = await t.call('GET', '/tokens', { key: session.session_key });
+    expect([listed.status, listed.body.data, listed.body.pagination?.total_items]).toEqual([200, [], 0]);
     expect((await t.call('DELETE', `/tokens/${theirs.id}`, { key: session.session_key })).status).toBe(403);
     expect((await t.call('DELETE', `/tokens/${mine.id}`, { key: session.session_key })).status).toBe(204);
   });

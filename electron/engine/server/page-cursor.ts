@@ -13,7 +13,10 @@ export const encodeCursor = (row: PagePosition): string => Buffer.from(JSON.stri
 export function decodeCursor(cursor: string, field: string): PagePosition {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return { created_at: value[0], id: value[1] };
+    // No row has a NUL in its creation time or id, and PostgreSQL's text cannot hold one to compare.
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string') && !value.some((v) => v.includes('\u0000'))) {
+      return { created_at: value[0], id: value[1] };
+    }
   } catch {
     // fall through
   }

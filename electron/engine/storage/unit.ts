@@ -18,16 +18,21 @@ export interface Query<Row = unknown> {
   readonly sql: string;
   readonly postgres?: string;
   readonly pluck?: boolean;
+  /** Built for one call (a search, whose SQL varies with its filter): prepared for it alone, never kept. */
+  readonly adHoc?: boolean;
   /** Carries the row type only; never set. */
   readonly row?: Row;
 }
 
 /** Defines a query once, at module level: drivers prepare and cache it by identity. */
-export const query = <Row = unknown>(name: string, sql: string, options: { postgres?: string; pluck?: boolean } = {}): Query<Row> => ({
+export const query = <Row = unknown>(name: string, sql: string, options: { postgres?: string; pluck?: boolean; adHoc?: boolean } = {}): Query<Row> => ({
   name,
   sql,
   ...options,
 });
+
+/** The database a statement is written for. */
+export type SqlDialect = 'sqlite' | 'postgres';
 
 /** Named parameters (an object), or parameters in order (an array). */
 export type Params = object;

@@ -1,7 +1,7 @@
 import { type EventCause, type EventOutbox, SYSTEM_CAUSE } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
-import { isDuplicateKey, query, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { isDuplicateKey, query, type SqlDialect, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { nowIso } from '../clock';
 import { derivedTermHashes } from './search-terms';
 import { TermBacklog } from './term-backlog';
@@ -71,8 +71,11 @@ export const EXPIRED = '(expires_at IS NOT NULL AND expires_at <= @now)';
  * a count without it reads an index, and the expired are found through their own index. `matching`, a query of the
  * distinct ids of tokens that `where` matches, when one is known, is counted instead of the tokens.
  */
-export const liveCountSql = (where: string, matching?: string) =>
-  `SELECT (SELECT COUNT(*) FROM ${matching ? `(${matching})` : `tokens WHERE ${where}`}) - (SELECT COUNT(*) FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} AND ${where}) AS n`;
+export const liveCountSql = (where: string, matching?: string, dialect: SqlDialect = 'sqlite') => {
+  // PostgreSQL names every subquery in FROM, and its planner finds the index itself.
+  const [alias, expired] = dialect === 'sqlite' ? ['', 'tokens INDEXED BY tokens_expires'] : [' AS matching', 'tokens'];
+  return `SELECT (SELECT COUNT(*) FROM ${matching ? `(${matching})${alias}` : `tokens WHERE ${where}`}) - (SELECT COUNT(*) FROM ${expired} WHERE ${EXPIRED} AND ${where}) AS n`;
+};
 
 /** How long a decrypted token stays in memory after its decryption (use does not extend it), and how many are kept. */
 const HOT_TOKEN_MS = 5_000;

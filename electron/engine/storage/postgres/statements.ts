@@ -2,8 +2,11 @@ import type { Params, Query } from '../unit';
 
 /** A query as PostgreSQL runs it: `$n` placeholders, and where the values of named parameters go. */
 export interface PostgresStatement {
-  /** A prepared statement's name, unique per query, so one connection never holds two texts under one name. */
-  readonly name: string;
+  /**
+   * A prepared statement's name, unique per query, so one connection never holds two texts under one name; none for an
+   * ad hoc query, which runs unnamed, so that connections do not keep one statement per search ever made.
+   */
+  readonly name: string | undefined;
   readonly text: string;
   /** The parameter names in `$n` order for a query with `@name`s; null where the parameters come as an array. */
   readonly names: readonly string[] | null;
@@ -67,7 +70,7 @@ export function postgresStatement(q: Query): PostgresStatement {
   let statement = statements.get(q);
   if (!statement) {
     const { text, names } = translate(q);
-    statement = { name: `tokenbench_${++count}`, text, names, pluck: q.pluck === true };
+    statement = { name: q.adHoc ? undefined : `tokenbench_${++count}`, text, names, pluck: q.pluck === true };
     statements.set(q, statement);
   }
   return statement;
@@ -77,7 +80,7 @@ export function postgresStatement(q: Query): PostgresStatement {
 export function statementValues(statement: PostgresStatement, params: Params | undefined): unknown[] {
   if (params === undefined) return [];
   if (statement.names === null) {
-    if (!Array.isArray(params)) throw new StatementTranslationError(`Statement ${statement.name} takes its parameters as an array`);
+    if (!Array.isArray(params)) throw new StatementTranslationError(`Statement ${statement.name ?? statement.text} takes its parameters as an array`);
     return params as unknown[];
   }
   const named = params as Record<string, unknown>;

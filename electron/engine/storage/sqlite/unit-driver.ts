@@ -107,7 +107,7 @@ export class SqliteUnits implements UnitRunner {
     if (!statement) {
       statement = this.db.prepare(q.sql);
       if (q.pluck) statement.pluck();
-      this.statements.set(q, statement);
+      if (!q.adHoc) this.statements.set(q, statement);
     }
     return statement;
   }
