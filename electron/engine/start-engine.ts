@@ -198,16 +198,16 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const tenantId = tenantIdOf(db);
-  const outbox = new EventOutbox(db, tenantId);
   /** Every transactional unit of this engine runs here, over its one connection. */
   const units = unitsOf(db);
+  const outbox = new EventOutbox(units, tenantId);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
   const clients = new ClientActivity();
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
+  const webhooks = await createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -517,6 +517,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       activeTokens.flush();
+      outbox.close();
       db.close();
     },
   };

@@ -486,8 +486,8 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
 
   ...namedResourceRecords('webhook', 'Webhook', (facts, id) => facts.webhooks.nameOf(id)),
   // By the event's type and id and the webhook's name: the body is in the delivery's own record.
-  redeliverWebhook: ({ delivery_id }, facts) => {
-    const delivery = facts.webhooks.deliveryOf(delivery_id);
+  redeliverWebhook: async ({ delivery_id }, facts) => {
+    const delivery = await facts.webhooks.deliveryOf(delivery_id);
     const to = delivery ? ` to webhook ${quoted(facts.webhooks.nameOf(delivery.webhook_id) ?? delivery.webhook_id)}` : '';
     return {
       method: 'SEND',
