@@ -222,7 +222,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionStore = new SqliteTransactionStore(db, units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
-  const proxies = new ProxyStore(db, sealer, outbox);
+  const proxies = new ProxyStore(units, sealer, outbox);
+  await proxies.load();
   const reactors = new ReactorStore(db, sealer, outbox);
   const reactorResults = new ReactorResults(db, sealer);
   const intentStore = new IntentStore(db, sealer);

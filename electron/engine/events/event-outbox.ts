@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
-import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
+import { query, tx, type AnyUnitRunner, type Params, type Query, type Unit } from '../storage/unit';
 import type { EventType } from './event-types';
 
 /**
@@ -135,6 +135,29 @@ export class EventOutbox {
    */
   *store(raised: RaisedEvent): Unit<void> {
     if (this.wanted.has(raised.type)) yield* tx.run(insertEvent, [JSON.stringify(this.eventOf(raised))]);
+  }
+
+  /** A change of one statement and the event it raises, in the caller's unit: the event only if a row changed. */
+  *changing(statement: Query, params: Params, event: RaisedEvent | null): Unit<number> {
+    const { changes } = yield* tx.run(statement, params);
+    if (event && changes > 0) yield* this.store(event);
+    return changes;
+  }
+
+  /** The same as a unit of its own on the caller's runner, the readers woken once it has committed: how many rows changed. */
+  async change(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null): Promise<number> {
+    const changes = await units.run(() => this.changing(statement, params, event));
+    this.committed();
+    return changes;
+  }
+
+  /**
+   * The same inside a transaction still written on SQLite's connection (a folder export's, with the secret store),
+   * whose runner answers at once: a failure throws here and rolls that transaction back.
+   */
+  changeNow(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null): void {
+    void units.run(() => this.changing(statement, params, event));
+    this.committed();
   }
 
   /**
