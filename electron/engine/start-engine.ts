@@ -224,8 +224,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(units, sealer, outbox);
   await proxies.load();
-  const reactors = new ReactorStore(db, sealer, outbox);
-  const reactorResults = new ReactorResults(db, sealer);
+  const reactors = new ReactorStore(units, sealer, outbox);
+  await reactors.load();
+  const reactorResults = new ReactorResults(units, sealer);
+  await reactorResults.load();
   const intentStore = new IntentStore(db, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
@@ -474,7 +476,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     intentStore.purgeExpired();
     idempotency.prune();
     transactions.prune();
-    reactorResults.purgeExpired();
+    void reactorResults.purgeExpired();
     clientKeys.purgeExpired();
     sessions.purgeExpired();
     activeTokens.purgeOld();
