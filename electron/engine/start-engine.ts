@@ -235,7 +235,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   transactions.on('change', ({ id, state }) => {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
-  const clientKeys = new ClientKeyStore(db, sealer);
+  const clientKeys = new ClientKeyStore(units, sealer);
   const sessions = new SessionStore(db, sealer, outbox);
   const credentials = new CredentialStore(db);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
@@ -477,7 +477,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     idempotency.prune();
     transactions.prune();
     void reactorResults.purgeExpired();
-    clientKeys.purgeExpired();
+    void clientKeys.purgeExpired();
     sessions.purgeExpired();
     activeTokens.purgeOld();
   }, 60_000).unref();

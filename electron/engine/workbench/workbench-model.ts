@@ -407,13 +407,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
     // Settings acts for the workbench's user, with POST /keys' checks and no management key; the key's maker is null.
-    createClientKey(request) {
+    async createClientKey(request) {
       const { expires_at } = parseWith(createKeyRequest, request);
-      const { key_id, public_key_pem } = sources.clientKeys.create(expires_at, null);
-      return { key: sources.clientKeys.details().find((key) => key.key_id === key_id)!, public_key_pem };
+      const { key_id, public_key_pem } = await sources.clientKeys.create(expires_at, null);
+      return { key: (await sources.clientKeys.details()).find((key) => key.key_id === key_id)!, public_key_pem };
     },
-    deleteClientKey({ key_id }) {
-      sources.clientKeys.delete(key_id);
+    async deleteClientKey({ key_id }) {
+      await sources.clientKeys.delete(key_id);
       return { deleted: true };
     },
     getIdentity: () => ({ person: actingPerson() ?? null }),
