@@ -395,7 +395,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     tokenIntents: intents,
-    remoteTargets: new RemoteTargets(db, sealer),
+    remoteTargets: new RemoteTargets(units, sealer),
     secrets,
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
