@@ -198,16 +198,16 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const tenantId = tenantIdOf(db);
-  const outbox = new EventOutbox(db, tenantId);
   /** Every transactional unit of this engine runs here, over its one connection. */
   const units = unitsOf(db);
+  const outbox = new EventOutbox(units, tenantId);
   const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
   const tenant = new TenantStore(db, tenantId, outbox);
   let apiPort = config.port;
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
   const clients = new ClientActivity();
-  const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
+  const webhooks = await createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
   const applications = new ApplicationStore(db, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -222,9 +222,12 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const transactionStore = new SqliteTransactionStore(db, units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
-  const proxies = new ProxyStore(db, sealer, outbox);
-  const reactors = new ReactorStore(db, sealer, outbox);
-  const reactorResults = new ReactorResults(db, sealer);
+  const proxies = new ProxyStore(units, sealer, outbox);
+  await proxies.load();
+  const reactors = new ReactorStore(units, sealer, outbox);
+  await reactors.load();
+  const reactorResults = new ReactorResults(units, sealer);
+  await reactorResults.load();
   const intentStore = new IntentStore(db, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
@@ -232,7 +235,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   transactions.on('change', ({ id, state }) => {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
-  const clientKeys = new ClientKeyStore(db, sealer);
+  const clientKeys = new ClientKeyStore(units, sealer);
   const sessions = new SessionStore(db, sealer, outbox);
   const credentials = new CredentialStore(db);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
@@ -392,7 +395,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     bodyLimit: () => config.maxBodyBytes,
     tokenSuggestions: new TokenSuggestions(tokenStore, tokens),
     tokenIntents: intents,
-    remoteTargets: new RemoteTargets(db, sealer),
+    remoteTargets: new RemoteTargets(units, sealer),
     secrets,
     environments,
     proxies: proxySettings(proxyDeps, () => proxyFolder.files()),
@@ -473,8 +476,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     intentStore.purgeExpired();
     idempotency.prune();
     transactions.prune();
-    reactorResults.purgeExpired();
-    clientKeys.purgeExpired();
+    void reactorResults.purgeExpired();
+    void clientKeys.purgeExpired();
     sessions.purgeExpired();
     activeTokens.purgeOld();
   }, 60_000).unref();
@@ -517,6 +520,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
       activeTokens.flush();
+      outbox.close();
       db.close();
     },
   };

@@ -16,6 +16,7 @@ import { tempDir } from '../support/test-engine';
 import { percentile } from './load';
 import { verdict } from './page-measures';
 import type { SuiteResult } from './report';
+import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 
 export interface WebhookBenchOptions {
   /** Rounds of EVENTS events each. */
@@ -32,18 +33,18 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 export async function runWebhookBench({ rounds, log }: WebhookBenchOptions): Promise<SuiteResult> {
   // A vault on disk, as a user's: the outbox and the deliveries are written to a WAL file.
   const db = openDatabase({ dataDir: tempDir('tokenbench-webhook-bench-') });
-  const outbox = new EventOutbox(db, 'bench-tenant');
+  const outbox = new EventOutbox(unitsOf(db), 'bench-tenant');
   // Each event is raised inside a client's request, and the client waits for its delivery before the next, as a test
   // suite waiting for each webhook does: no delivery overlaps a request, so none is held back.
   const clients = new ClientActivity();
-  const webhooks = createWebhooks({ db, sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'bench-tenant', config: resolveConfig({ log }), ownPorts: () => [], clients });
+  const webhooks = await createWebhooks({ db, units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'bench-tenant', config: resolveConfig({ log }), ownPorts: () => [], clients });
   const waiting = new Map<string, () => void>();
   const receiver = await startWebhookReceiver(({ body }) => {
     waiting.get((body.event.data.token as { id: string }).id)?.();
     return 200;
   });
   receiver.useKey(await webhooks.signer.publicKeyPem());
-  webhooks.store.create({ name: 'bench', url: receiver.url, notify_email: null, events: ['token.created'] }, 'bench');
+  await webhooks.store.create({ name: 'bench', url: receiver.url, notify_email: null, events: ['token.created'] }, 'bench');
   webhooks.dispatcher.start();
   const one = async (n: number): Promise<number> => {
     const id = `token-${n}`;

@@ -5,6 +5,7 @@ import { ApplicationStore } from '../../electron/engine/access/application-store
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { applyMigrations, MIGRATIONS } from '../../electron/engine/storage/migrations';
+import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 
 /** A vault from before export keys: its workbench keys are carried over, and still open and send. */
 it('keeps the workbench keys a vault made before export keys, sealed as they were', () => {
@@ -19,7 +20,7 @@ it('keeps the workbench keys a vault made before export keys, sealed as they wer
   db.prepare("INSERT INTO workbench_keys (key_id, application_id, sealed) VALUES ('key', 'app', ?)").run(sealer.seal(secret, 'workbench-key:app:key'));
 
   applyMigrations(db);
-  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(db, 't'));
+  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(unitsOf(db), 't'));
   expect(applications.keptKey('app', 'workbench')).toMatchObject({ id: 'key', key: secret, made: false });
   expect(applications.keptKeyInfo('app', 'export')).toBeNull();
   expect(applications.keptKey('app', 'export')).toMatchObject({ made: true });
@@ -41,7 +42,7 @@ it('keeps the last four of every key made from now on, and none for the keys mad
   db.prepare("INSERT INTO api_keys (id, application_id, key_hash, created_at) VALUES ('old', 'app', ?, ?)").run(sealer.hashApiKey('key_local_made_before_endings_were_kept'), now);
 
   applyMigrations(db);
-  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(db, 't'));
+  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(unitsOf(db), 't'));
   const made = applications.createKey('app', null, null);
   const kept = applications.keptKey('app', 'workbench');
   expect(Object.fromEntries(applications.keyFacts('app'))).toEqual({

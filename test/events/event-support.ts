@@ -37,7 +37,7 @@ export async function raised(t: TestEngine, type?: EventType): Promise<OutboxEve
   await new Promise((resolve) => setTimeout(resolve, 50));
   for (let tries = 0; ; tries++) {
     const deliveries: DeliveryView[] = (await t.workbench('listWebhookDeliveries', { id: webhookId, limit: 100 })).body;
-    if (t.engine.outbox.pending(1).length === 0 && deliveries.every((delivery) => delivery.state === 'delivered')) {
+    if ((await t.engine.outbox.pending(1)).length === 0 && deliveries.every((delivery) => delivery.state === 'delivered')) {
       const byId = new Map(receiver.received.map((delivery) => [delivery.body.event.id, delivery]));
       const events = deliveries.reverse().map((delivery) => {
         const received = byId.get(delivery.event_id)!;

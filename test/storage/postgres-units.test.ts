@@ -59,7 +59,7 @@ beforeAll(async () => {
   db = openDatabase({ dataDir: dir });
   sqlite = unitsOf(db);
   // No subscription wants an event, so the outbox stores none on either side.
-  store = new SqliteTokenStore(db, sqlite, sealer, new EventOutbox(db, TENANT));
+  store = new SqliteTokenStore(db, sqlite, sealer, new EventOutbox(sqlite, TENANT));
   pool = openPostgresPool(await freshDatabase('units'));
   await migratePostgres(pool);
   postgres = new PostgresUnits(pool);

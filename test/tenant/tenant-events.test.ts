@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
+import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { openDatabase, type Db } from '../../electron/engine/storage/database';
 import { TenantStore } from '../../electron/engine/tenant/tenant-store';
 
@@ -9,7 +10,7 @@ afterEach(() => db?.close());
 
 function tenantWithOutbox() {
   db = openDatabase({ dataDir: null });
-  const outbox = new EventOutbox(db, 'tenant-1');
+  const outbox = new EventOutbox(unitsOf(db), 'tenant-1');
   outbox.subscribe(['tenant.updated']);
   return { tenant: new TenantStore(db, 'tenant-1', outbox), outbox };
 }
@@ -18,10 +19,10 @@ const SETTINGS = { name: 'Renamed', settings: { deduplicate_tokens: 'true' } };
 const APP = { id: 'app-1', name: 'ops', type: 'application' as const };
 
 describe('tenant.updated', () => {
-  it('is stored with the update: the tenant’s id, name and times, the actor and the trace id, never its settings', () => {
+  it('is stored with the update: the tenant’s id, name and times, the actor and the trace id, never its settings', async () => {
     const { tenant, outbox } = tenantWithOutbox();
     const updated = tenant.update(SETTINGS, { actor: APP, traceId: 'trace-1' });
-    const [{ event }] = outbox.pending(10);
+    const [{ event }] = await outbox.pending(10);
     expect(event).toMatchObject({ type: 'tenant.updated', tenant_id: 'tenant-1', trace_id: 'trace-1' });
     expect(event.data).toEqual({
       tenant: { id: 'tenant-1', name: 'Renamed', created_by: updated.created_by, created_at: updated.created_at, modified_by: 'app-1', modified_at: updated.modified_at },
@@ -29,17 +30,17 @@ describe('tenant.updated', () => {
     });
   });
 
-  it('names the workbench’s user, the tenant’s owner, for a change made in Settings', () => {
+  it('names the workbench’s user, the tenant’s owner, for a change made in Settings', async () => {
     const { tenant, outbox } = tenantWithOutbox();
     tenant.update(SETTINGS, { actor: tenant.owner, traceId: null });
-    expect(outbox.pending(10)[0].event.data.actor).toEqual({ id: tenant.view().owner_id, type: 'user' });
+    expect((await outbox.pending(10))[0].event.data.actor).toEqual({ id: tenant.view().owner_id, type: 'user' });
   });
 
-  it('and the change commit or roll back together: an event that cannot be stored leaves the tenant and its rules as they were', () => {
+  it('and the change commit or roll back together: an event that cannot be stored leaves the tenant and its rules as they were', async () => {
     const { tenant, outbox } = tenantWithOutbox();
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON event_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END");
     expect(() => tenant.update(SETTINGS, { actor: APP, traceId: null })).toThrow('disk full');
-    expect(outbox.pending(10)).toEqual([]);
+    expect(await outbox.pending(10)).toEqual([]);
     expect(tenant.rules.deduplicate).toBe(false);
     expect(tenant.view().name).toBe('Tokenbench');
   });

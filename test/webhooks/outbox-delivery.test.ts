@@ -7,6 +7,7 @@ import { Sealer } from '../../electron/engine/storage/crypto';
 import { openDatabase, type Db } from '../../electron/engine/storage/database';
 import { createWebhooks, type Webhooks } from '../../electron/engine/webhooks/webhooks';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 
 /**
  * Events raised through the outbox, as the features raise them, reach the webhooks that want them: only a committed
@@ -19,8 +20,8 @@ let receiver: WebhookReceiver;
 
 async function start(): Promise<void> {
   db = openDatabase({ dataDir: null });
-  outbox = new EventOutbox(db, 'tenant-1');
-  webhooks = createWebhooks({ db, sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0 } });
+  outbox = new EventOutbox(unitsOf(db), 'tenant-1');
+  webhooks = await createWebhooks({ db, units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0 } });
   webhooks.dispatcher.start();
   receiver = await startWebhookReceiver();
   receiver.useKey(await webhooks.signer.publicKeyPem());
@@ -38,22 +39,22 @@ describe('the outbox and the webhooks', () => {
   it('subscribes the outbox to the types enabled webhooks want, and to none once they are gone or disabled', async () => {
     await start();
     expect(outbox.wants('token.created')).toBe(false);
-    const first = hook(['token.created', 'token.read']);
-    hook(['proxy.invoked']);
+    const first = await hook(['token.created', 'token.read']);
+    await hook(['proxy.invoked']);
     expect(['token.created', 'token.read', 'proxy.invoked', 'token.deleted'].map((type) => outbox.wants(type as never))).toEqual([true, true, true, false]);
-    webhooks.store.disable(first.id);
+    await webhooks.store.disable(first.id);
     expect(outbox.wants('token.created')).toBe(false);
-    webhooks.store.replace(first.id, { name: 'hook', url: receiver.url, notify_email: null, events: ['token.updated'], status: 'enabled' }, 'app-1');
+    await webhooks.store.replace(first.id, { name: 'hook', url: receiver.url, notify_email: null, events: ['token.updated'], status: 'enabled' }, 'app-1');
     expect([outbox.wants('token.updated'), outbox.wants('token.created')]).toEqual([true, false]);
-    webhooks.store.deleteAll();
+    await webhooks.store.deleteAll();
     expect(outbox.wants('token.updated')).toBe(false);
   });
 
   it('delivers a committed change’s event to each webhook that wants it, and nothing of a rolled-back one', async () => {
     await start();
-    hook(['token.created']);
-    hook(['token.created', 'token.deleted']);
-    hook(['token.deleted']);
+    await hook(['token.created']);
+    await hook(['token.created', 'token.deleted']);
+    await hook(['token.deleted']);
     db.transaction(() => outbox.raise(tokenCreated('kept')))();
     expect(() =>
       db.transaction(() => {
@@ -69,15 +70,15 @@ describe('the outbox and the webhooks', () => {
       expect(body.event).toMatchObject({ type: 'token.created', tenant_id: 'tenant-1', trace_id: 'trace-kept', data: { token: { id: 'kept', type: 'card' }, actor: { id: 'app-1', type: 'application' } } });
     }
     expect(delivered[0].body.event.id).toBe(delivered[1].body.event.id);
-    expect(outbox.pending(10)).toEqual([]);
+    expect(await outbox.pending(10)).toEqual([]);
   });
 
   it('hands over events raised before the dispatcher started (left by a previous run)', async () => {
     db = openDatabase({ dataDir: null });
-    outbox = new EventOutbox(db, 'tenant-1');
-    webhooks = createWebhooks({ db, sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0 } });
+    outbox = new EventOutbox(unitsOf(db), 'tenant-1');
+    webhooks = await createWebhooks({ db, units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0 } });
     receiver = await startWebhookReceiver();
-    hook(['token.created']);
+    await hook(['token.created']);
     for (let i = 0; i < 3; i++) outbox.raise(tokenCreated(`early-${i}`));
     await sleep(50);
     expect(receiver.received).toHaveLength(0);

@@ -2,11 +2,15 @@ import { createPrivateKey, generateKeyPairSync, randomUUID, type KeyObject } fro
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
-import { query } from '../storage/unit';
+import { query, tx, type AnyUnitRunner } from '../storage/unit';
 
 /** The vault's wipe: every client encryption key goes. */
 export const deleteAllClientKeys = query('delete all client keys', 'DELETE FROM client_keys');
+const insert = query('insert client key', 'INSERT INTO client_keys (id, sealed_private, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?)');
+const live = query<ClientKeyRow>('live client key', 'SELECT id, sealed_private, expires_at FROM client_keys WHERE id = ? AND expires_at > ?');
+const allLive = query<ClientKeyRow>('live client keys', 'SELECT * FROM client_keys WHERE expires_at > ? ORDER BY created_at, id');
+const deleteLive = query('delete client key', 'DELETE FROM client_keys WHERE id = ? AND expires_at > ?');
+const purge = query('purge client keys', 'DELETE FROM client_keys WHERE expires_at <= ?');
 
 /** A client encryption key as every route but create answers it: never its public or private half. */
 export interface ClientKeyInfo {
@@ -46,62 +50,57 @@ const info = (row: ClientKeyRow): ClientKeyInfo => ({ key_id: row.id, expires_at
  * and whose private half, sealed at rest, decrypts here. An expired key is gone: purged on a schedule and on access.
  */
 export class ClientKeyStore {
-  private readonly stmt;
-
   constructor(
-    db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
-  ) {
-    this.stmt = {
-      insert: db.prepare('INSERT INTO client_keys (id, sealed_private, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?)'),
-      get: db.prepare('SELECT id, sealed_private, expires_at FROM client_keys WHERE id = ? AND expires_at > ?'),
-      list: db.prepare('SELECT * FROM client_keys WHERE expires_at > ? ORDER BY created_at, id'),
-      delete: db.prepare('DELETE FROM client_keys WHERE id = ? AND expires_at > ?'),
-      purge: db.prepare('DELETE FROM client_keys WHERE expires_at <= ?'),
-    };
-  }
+  ) {}
 
-  create(expiresAt: string, createdBy: string | null): NewClientKey {
+  async create(expiresAt: string, createdBy: string | null): Promise<NewClientKey> {
     const { publicKey, privateKey } = generateKeyPairSync('x25519');
     const id = randomUUID();
     const sealed = this.sealer.seal(privateKey.export({ format: 'der', type: 'pkcs8' }), binding(id));
-    this.stmt.insert.run(id, sealed, expiresAt, createdBy, nowIso());
+    await this.units.run(() => tx.run(insert, [id, sealed, expiresAt, createdBy, nowIso()]));
     return { key_id: id, public_key_pem: vendorPem(publicKey), expires_at: expiresAt };
   }
 
-  list(): ClientKeyInfo[] {
-    return (this.stmt.list.all(nowIso()) as ClientKeyRow[]).map(info);
+  async list(): Promise<ClientKeyInfo[]> {
+    return (await this.units.read(() => tx.all(allLive, [nowIso()]))).map(info);
   }
 
   /** The live keys with who made them and when, for the workbench. */
-  details(): (ClientKeyInfo & { created_at: string; created_by: string | null })[] {
-    return (this.stmt.list.all(nowIso()) as ClientKeyRow[]).map((row) => ({ ...info(row), created_at: row.created_at, created_by: row.created_by }));
+  async details(): Promise<(ClientKeyInfo & { created_at: string; created_by: string | null })[]> {
+    return (await this.units.read(() => tx.all(allLive, [nowIso()]))).map((row) => ({ ...info(row), created_at: row.created_at, created_by: row.created_by }));
   }
 
   /** A live key, or undefined when there is none by that id (never made, deleted or expired). */
-  find(id: string): ClientKeyInfo | undefined {
-    const row = this.stmt.get.get(id, nowIso()) as ClientKeyRow | undefined;
+  async find(id: string): Promise<ClientKeyInfo | undefined> {
+    const row = await this.live(id);
     return row && info(row);
   }
 
-  require(id: string): ClientKeyInfo {
-    const found = this.find(id);
+  async require(id: string): Promise<ClientKeyInfo> {
+    const found = await this.find(id);
     if (!found) throw new ApiProblem(404, `Client encryption key ${id} not found`);
     return found;
   }
 
-  delete(id: string): void {
-    if (this.stmt.delete.run(id, nowIso()).changes === 0) throw new ApiProblem(404, `Client encryption key ${id} not found`);
+  async delete(id: string): Promise<void> {
+    const { changes } = await this.units.run(() => tx.run(deleteLive, [id, nowIso()]));
+    if (changes === 0) throw new ApiProblem(404, `Client encryption key ${id} not found`);
   }
 
   /** The private half of a live key, to decrypt with; undefined when there is no such key. */
-  privateKey(id: string): KeyObject | undefined {
-    const row = this.stmt.get.get(id, nowIso()) as ClientKeyRow | undefined;
+  async privateKey(id: string): Promise<KeyObject | undefined> {
+    const row = await this.live(id);
     return row && createPrivateKey({ key: this.sealer.open(row.sealed_private, binding(id)), format: 'der', type: 'pkcs8' });
   }
 
   /** Deletes the keys past their expiry; the reads above already treat them as gone. */
-  purgeExpired(): number {
-    return this.stmt.purge.run(nowIso()).changes;
+  async purgeExpired(): Promise<number> {
+    return (await this.units.run(() => tx.run(purge, [nowIso()]))).changes;
+  }
+
+  private async live(id: string): Promise<ClientKeyRow | undefined> {
+    return await this.units.read(() => tx.get(live, [id, nowIso()]));
   }
 }

@@ -29,7 +29,7 @@ export async function decryptJwe(keys: ClientKeyStore, jwe: string, field: strin
     throw refuse(`must be encrypted with alg ${ALGORITHM} and enc ${ENCRYPTION}, as the Elements encrypt with a client encryption key; this one is ${header.alg} and ${header.enc}`);
   }
   if (typeof header.kid !== 'string' || header.kid === '') throw refuse('names no key: its protected header needs kid, the client encryption key\'s id');
-  const privateKey = keys.privateKey(header.kid);
+  const privateKey = await keys.privateKey(header.kid);
   if (!privateKey) throw refuse(`was encrypted for client encryption key ${header.kid}, which does not exist or has expired`);
   let plaintext: Uint8Array;
   try {

@@ -29,7 +29,7 @@ export function clientKeyRoutes(keys: ClientKeyStore, webhookKeyPem: () => Promi
         const body = (await ctx.body()).size === 0 ? {} : await ctx.json();
         const input = parseWith(createKeyRequest, body);
         ctx.log.requestBody = input;
-        const created = keys.create(input.expires_at, ctx.caller.application.id);
+        const created = await keys.create(input.expires_at, ctx.caller.application.id);
         ctx.log.details = { client_encryption_key: created.key_id };
         return { status: 201, body: created };
       }),
@@ -37,7 +37,7 @@ export function clientKeyRoutes(keys: ClientKeyStore, webhookKeyPem: () => Promi
     {
       method: 'GET',
       path: '/keys',
-      handler: managed('keys:read', () => ({ status: 200, body: keys.list() })),
+      handler: managed('keys:read', async () => ({ status: 200, body: await keys.list() })),
     },
     {
       method: 'GET',
@@ -54,13 +54,13 @@ export function clientKeyRoutes(keys: ClientKeyStore, webhookKeyPem: () => Promi
     {
       method: 'GET',
       path: '/keys/:id',
-      handler: managed('keys:read', (ctx) => ({ status: 200, body: keys.require(id(ctx.params)) })),
+      handler: managed('keys:read', async (ctx) => ({ status: 200, body: await keys.require(id(ctx.params)) })),
     },
     {
       method: 'DELETE',
       path: '/keys/:id',
-      handler: managed('keys:delete', (ctx) => {
-        keys.delete(id(ctx.params));
+      handler: managed('keys:delete', async (ctx) => {
+        await keys.delete(id(ctx.params));
         ctx.log.details = { client_encryption_key: id(ctx.params) };
         return { status: 204 };
       }),

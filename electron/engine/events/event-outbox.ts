@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import { nowIso } from '../clock';
-import { query, tx, type Unit } from '../storage/unit';
+import { query, tx, type AnyUnitRunner, type Params, type Query, type Unit } from '../storage/unit';
 import type { EventType } from './event-types';
 
 /**
@@ -66,19 +65,19 @@ export interface RaisedEvent {
 }
 
 const insertEvent = query('store event', 'INSERT INTO event_outbox (event) VALUES (?)');
+// Rows a replica is handing over are skipped by another's, so each event becomes its deliveries once.
+const oldest = query<{ seq: number; event: string }>('oldest events', 'SELECT seq, event FROM event_outbox ORDER BY seq LIMIT ?', {
+  postgres: 'SELECT seq, event FROM event_outbox ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED',
+});
+const removeEvent = query('forget event', 'DELETE FROM event_outbox WHERE seq = ?');
 
 /**
- * The events the engine raised and has not yet handed to their webhooks. `raise` writes on the caller's database
- * connection, and `store` is a statement of the caller's unit, so a change made in a transaction and the event it
+ * The events the engine raised and has not yet handed to their webhooks. `store` is a statement of the caller's unit,
+ * and `raise` joins the caller's open SQLite transaction, so a change made in a transaction and the event it
  * raises commit or roll back together (a BETA transaction's write raises its event when the write is applied at commit,
  * never before). Readers are woken after the current turn, when the raising transaction has ended one way or the other.
  */
 export class EventOutbox {
-  private readonly stmt: {
-    insert: Database.Statement;
-    pending: Database.Statement;
-    remove: Database.Statement;
-  };
   /** Events of reads waiting to be stored together (see raiseSoon), and how many there are. */
   private soon: RaisedTogether[] = [];
   private soonCount = 0;
@@ -86,27 +85,27 @@ export class EventOutbox {
   private wanted: ReadonlySet<EventType> = new Set();
   private readonly listeners: (() => void)[] = [];
   private wakeQueued = false;
+  private closed = false;
 
   constructor(
-    db: Database.Database,
+    private readonly units: AnyUnitRunner,
     private readonly tenantId: string,
   ) {
-    this.stmt = {
-      insert: db.prepare(insertEvent.sql),
-      pending: db.prepare('SELECT seq, event FROM event_outbox ORDER BY seq LIMIT ?'),
-      remove: db.prepare('DELETE FROM event_outbox WHERE seq = ?'),
-    };
     this.storeSoon = () => {
       const events = this.soon;
       this.soon = [];
       this.soonCount = 0;
       // Already stored by a full batch's flush; and a stop closes the database at once: its last reads raise nothing.
-      if (events.length === 0 || !db.open) return;
+      if (events.length === 0 || this.closed) return;
       // One row for the batch: a read raises many events (a proxy call one per token), and a row each would cost
       // each of them a write.
-      this.stmt.insert.run(JSON.stringify(events));
-      this.wakeSoon();
+      void Promise.resolve(this.units.run(() => tx.run(insertEvent, [JSON.stringify(events)]))).then(() => this.wakeSoon());
     };
+  }
+
+  /** The engine is stopping and closes its database: reads' events still waiting are not stored. */
+  close(): void {
+    this.closed = true;
   }
 
   /** The types some enabled subscription wants; the webhooks set it whenever a subscription changes. */
@@ -119,10 +118,14 @@ export class EventOutbox {
     return this.wanted.has(type);
   }
 
-  /** Stores the event, unless no subscription wants its type (then it never existed for anyone). */
+  /**
+   * Stores the event, unless no subscription wants its type (then it never existed for anyone). For a change still
+   * written on SQLite's connection: SQLite's runner answers at once, within the caller's open transaction. A change
+   * written as a unit yields `store` instead.
+   */
   raise(raised: RaisedEvent): void {
     if (!this.wanted.has(raised.type)) return;
-    this.insert(this.eventOf(raised));
+    void this.units.run(() => this.store(raised));
     this.wakeSoon();
   }
 
@@ -132,6 +135,29 @@ export class EventOutbox {
    */
   *store(raised: RaisedEvent): Unit<void> {
     if (this.wanted.has(raised.type)) yield* tx.run(insertEvent, [JSON.stringify(this.eventOf(raised))]);
+  }
+
+  /** A change of one statement and the event it raises, in the caller's unit: the event only if a row changed. */
+  *changing(statement: Query, params: Params, event: RaisedEvent | null): Unit<number> {
+    const { changes } = yield* tx.run(statement, params);
+    if (event && changes > 0) yield* this.store(event);
+    return changes;
+  }
+
+  /** The same as a unit of its own on the caller's runner, the readers woken once it has committed: how many rows changed. */
+  async change(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null): Promise<number> {
+    const changes = await units.run(() => this.changing(statement, params, event));
+    this.committed();
+    return changes;
+  }
+
+  /**
+   * The same inside a transaction still written on SQLite's connection (a folder export's, with the secret store),
+   * whose runner answers at once: a failure throws here and rolls that transaction back.
+   */
+  changeNow(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null): void {
+    void units.run(() => this.changing(statement, params, event));
+    this.committed();
   }
 
   /**
@@ -159,18 +185,19 @@ export class EventOutbox {
     };
   }
 
-  private insert(event: OutboxEvent): void {
-    this.stmt.insert.run(JSON.stringify(event));
-  }
-
   /** Called once after the turn in which events were raised. */
   onRaised(listener: () => void): void {
     this.listeners.push(listener);
   }
 
   /** The oldest events still to hand over, from at most `limit` rows (a batch of reads is one row: its events share its seq). */
-  pending(limit: number): PendingEvent[] {
-    return (this.stmt.pending.all(limit) as { seq: number; event: string }[]).flatMap(({ seq, event }): PendingEvent[] => {
+  async pending(limit: number): Promise<PendingEvent[]> {
+    return await this.units.read(() => this.taking(limit));
+  }
+
+  /** The same in the unit that hands them over, which holds their rows until it has (see handedOver). */
+  *taking(limit: number): Unit<PendingEvent[]> {
+    return (yield* tx.all(oldest, [limit])).flatMap(({ seq, event }): PendingEvent[] => {
       const stored = JSON.parse(event) as OutboxEvent | RaisedTogether[];
       if (!Array.isArray(stored)) return [{ seq, event: stored }];
       return stored.flatMap(({ type, timestamp, trace_id, actor, data }) =>
@@ -179,9 +206,9 @@ export class EventOutbox {
     });
   }
 
-  /** Forgets an event (a batch: all its events) once its deliveries are stored (call in the same transaction as storing them). */
-  handedOver(seq: number): void {
-    this.stmt.remove.run(seq);
+  /** Forgets an event (a batch: all its events) in the unit that stores its deliveries. */
+  *handedOver(seq: number): Unit<void> {
+    yield* tx.run(removeEvent, [seq]);
   }
 
   /**

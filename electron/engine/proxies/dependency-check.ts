@@ -24,7 +24,7 @@ export function dependencyFailure(definition: ProxyDefinition, dir: string | nul
  * The proxy as it stands now: a failed one's requested change goes live when the folder has come to hold what it
  * lacked. Checked when the proxy is read or invoked, which is when a client can notice.
  */
-export function settled(proxies: ProxyStore, proxy: StoredProxy, dir: string | null): StoredProxy {
+export async function settled(proxies: ProxyStore, proxy: StoredProxy, dir: string | null): Promise<StoredProxy> {
   if (proxy.requested === null || dependencyFailure(proxy.requested.definition, dir) !== null) return proxy;
-  return proxies.activate(proxy.id);
+  return await proxies.activate(proxy.id);
 }

@@ -127,7 +127,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   async function handle(ctx: RequestContext, exchange: ProxyExchange, key: string): Promise<'sent'> {
     const found = proxies.byInvocationKey(key);
     if (!found) throw new ApiProblem(400, `Invalid ${prefix}-PROXY-KEY`);
-    const current = found.state === 'failed' ? settled(proxies, found, deps.dependenciesDir) : found;
+    const current = found.state === 'failed' ? await settled(proxies, found, deps.dependenciesDir) : found;
     if (!current.live) throw new ApiProblem(409, `Proxy ${current.id} has never been active: ${current.requested!.error_code}: ${current.requested!.error_message}`);
     const proxy = current.file ? current.file.atCall(ctx.log) : current;
     const trace: TraceStep[] = [];

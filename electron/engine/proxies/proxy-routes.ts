@@ -80,15 +80,15 @@ export function acceptedDefinition(body: unknown, deps: ProxyRouteDeps): ProxyDe
 }
 
 /** A proxy of the API goes, and with it the applications the engine kept for its node22 code's keys. */
-export function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string, cause: EventCause): void {
+export async function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string, cause: EventCause): Promise<void> {
   const proxy = proxies.requireWritable(id);
-  proxies.delete(proxy.id, cause);
+  await proxies.delete(proxy.id, cause);
   dropCallKeyApplications(applications, callKeyUsersOf(proxy));
 }
 
 export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
   const { proxies, tenantId, dependenciesDir } = deps;
-  const view = (proxy: Parameters<typeof proxyView>[0]) => proxyView(settled(proxies, proxy, dependenciesDir), tenantId);
+  const view = async (proxy: Parameters<typeof proxyView>[0]) => proxyView(await settled(proxies, proxy, dependenciesDir), tenantId);
   const failure = (definition: ProxyDefinition) => dependencyFailure(definition, dependenciesDir);
   const id = (ctx: RequestContext) => ctx.params.id as string;
   const definition = (body: unknown) => acceptedDefinition(body, deps);
@@ -99,22 +99,22 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       idempotent: true,
       handler: managed('proxy:create', async (ctx) => {
         const created = definition(await ctx.json());
-        return { status: 201, body: view(proxies.create(created, ctx.caller.application.id, failure(created), causeOf(ctx))) };
+        return { status: 201, body: await view(await proxies.create(created, ctx.caller.application.id, failure(created), causeOf(ctx))) };
       }),
     },
     {
       method: 'GET',
       path: '/proxies',
-      handler: managed('proxy:read', (ctx) => {
+      handler: managed('proxy:read', async (ctx) => {
         const query = ctx.query();
-        const listed = proxies.list({ ids: query.getAll('id'), name: query.get('name') ?? undefined }).map(view);
+        const listed = await Promise.all(proxies.list({ ids: query.getAll('id'), name: query.get('name') ?? undefined }).map(view));
         return { status: 200, body: offsetPage(listed, query) };
       }),
     },
     {
       method: 'GET',
       path: '/proxies/:id',
-      handler: managed('proxy:read', (ctx) => ({ status: 200, body: view(proxies.require(id(ctx))) })),
+      handler: managed('proxy:read', async (ctx) => ({ status: 200, body: await view(proxies.require(id(ctx))) })),
     },
     {
       method: 'PUT',
@@ -123,7 +123,7 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
       handler: managed('proxy:update', async (ctx) => {
         proxies.requireWritable(id(ctx));
         const replaced = definition(await ctx.json());
-        return { status: 200, body: view(proxies.replace(id(ctx), replaced, ctx.caller.application.id, failure(replaced), causeOf(ctx))) };
+        return { status: 200, body: await view(await proxies.replace(id(ctx), replaced, ctx.caller.application.id, failure(replaced), causeOf(ctx))) };
       }),
     },
     {
@@ -135,15 +135,15 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
         const stored = proxies.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const merged = definition(mergePatch(stored.requested?.definition ?? definitionOf(stored), patchInTermsOfDefinition(await ctx.json())));
-        proxies.replace(stored.id, merged, ctx.caller.application.id, failure(merged), causeOf(ctx));
+        await proxies.replace(stored.id, merged, ctx.caller.application.id, failure(merged), causeOf(ctx));
         return { status: 204 };
       }),
     },
     {
       method: 'DELETE',
       path: '/proxies/:id',
-      handler: managed('proxy:delete', (ctx) => {
-        deleteProxy(deps, id(ctx), causeOf(ctx));
+      handler: managed('proxy:delete', async (ctx) => {
+        await deleteProxy(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },

@@ -1,19 +1,25 @@
 /**
- * Pre-configured proxies in SQLite (migration 13), all held in memory as well: a /proxy call finds its proxy by key
- * with one map lookup, and there are few proxies. The key and the configuration are sealed at rest.
+ * Pre-configured proxies in the database (migration 13), all held in memory as well: a /proxy call finds its proxy by
+ * key with one map lookup, without waiting for the database, and there are few proxies. The key and the configuration
+ * are sealed at rest.
  */
-import type { EventCause, EventOutbox } from '../events/event-outbox';
+import type { EventCause, EventOutbox, RaisedEvent } from '../events/event-outbox';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
 import { writable } from './files/file-served';
 import { definitionOf, type ProxyDefinition, type RequestedChange, type StoredProxy } from './proxy-model';
-import { query } from '../storage/unit';
+import { query, tx, type AnyUnitRunner, type Query } from '../storage/unit';
 
 /** The vault's wipe: every proxy of the API goes (ProxyStore.forgetAll once committed). */
 export const deleteAllProxies = query('delete all proxies', 'DELETE FROM proxies');
+const everyProxy = query<ProxyRow>('every proxy', 'SELECT * FROM proxies ORDER BY created_at, id');
+const insertProxy = query('insert proxy', `INSERT INTO proxies (id, name, destination_url, definition, sealed, state, created_by, created_at)
+  VALUES (@id, @name, @destination_url, @definition, @sealed, @state, @created_by, @created_at)`);
+const updateProxy = query('update proxy', `UPDATE proxies SET name = @name, destination_url = @destination_url, definition = @definition, sealed = @sealed,
+  state = @state, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`);
+const deleteProxy = query('delete proxy', 'DELETE FROM proxies WHERE id = @id');
 
 interface ProxyRow {
   id: string;
@@ -80,26 +86,22 @@ function proxyEventFields(proxy: StoredProxy, updated: boolean): Record<string, 
   return updated ? { ...fields, modified_at: proxy.modified_at, modified_by: proxy.modified_by, proxy_host: null, timeout: null } : fields;
 }
 
+const deleted = (proxy: StoredProxy, cause: EventCause): RaisedEvent => ({ type: 'proxy.deleted', data: () => ({ proxy: { id: proxy.id } }), ...cause });
+
 export class ProxyStore {
   private readonly byId = new Map<string, StoredProxy>();
   private readonly byKey = new Map<string, StoredProxy>();
-  private readonly stmt;
 
   constructor(
-    readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
     /** Where the API's changes to proxies raise their events. */
     private readonly outbox: EventOutbox,
-  ) {
-    this.stmt = {
-      all: db.prepare('SELECT * FROM proxies ORDER BY created_at, id'),
-      insert: db.prepare(`INSERT INTO proxies (id, name, destination_url, definition, sealed, state, created_by, created_at)
-        VALUES (@id, @name, @destination_url, @definition, @sealed, @state, @created_by, @created_at)`),
-      update: db.prepare(`UPDATE proxies SET name = @name, destination_url = @destination_url, definition = @definition, sealed = @sealed,
-        state = @state, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
-      delete: db.prepare('DELETE FROM proxies WHERE id = ?'),
-    };
-    for (const row of this.stmt.all.all() as ProxyRow[]) this.remember(this.hydrate(row));
+  ) {}
+
+  /** Reads the API's proxies into memory; called once, before a call or a route looks one up. */
+  async load(): Promise<void> {
+    for (const row of await this.units.read(() => tx.all(everyProxy))) this.remember(this.hydrate(row));
   }
 
   private hydrate(row: ProxyRow): StoredProxy {
@@ -126,8 +128,25 @@ export class ProxyStore {
     return { ...proxy, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(proxy.id)) };
   }
 
+  /** One statement on the proxy's row and the event it raises, committed or rolled back together. */
+  private write(statement: Query, params: object, event: RaisedEvent | null): Promise<number> {
+    return this.outbox.change(this.units, statement, params, event);
+  }
+
+  /** The one place memory follows a committed change: the proxy as it now is, or gone. */
+  private settle(proxy: StoredProxy, gone = false): StoredProxy {
+    if (!gone) {
+      this.remember(proxy);
+    } else if (this.byId.get(proxy.id)?.file === undefined) {
+      // Only the proxy deleted: a file proxy may have taken its id and key meanwhile (an export).
+      this.byId.delete(proxy.id);
+      this.byKey.delete(proxy.key);
+    }
+    return proxy;
+  }
+
   /** `cause`, here and in replace and delete: who asked, which the events name. */
-  create(definition: ProxyDefinition, createdBy: string, failure: SaveFailure, cause: EventCause): StoredProxy {
+  async create(definition: ProxyDefinition, createdBy: string, failure: SaveFailure, cause: EventCause): Promise<StoredProxy> {
     const proxy: StoredProxy = {
       ...saved(null, definition, failure),
       id: randomUUID(),
@@ -137,12 +156,8 @@ export class ProxyStore {
       modified_by: null,
       modified_at: null,
     };
-    this.db.transaction(() => {
-      this.stmt.insert.run(this.rowOf(proxy));
-      this.outbox.raise({ type: 'proxy.created', data: () => ({ proxy: proxyEventFields(proxy, false) }), ...cause });
-    })();
-    this.remember(proxy);
-    return proxy;
+    await this.write(insertProxy, this.rowOf(proxy), { type: 'proxy.created', data: () => ({ proxy: proxyEventFields(proxy, false) }), ...cause });
+    return this.settle(proxy);
   }
 
   /** 404 for an unknown id, and for one that is no UUID. */
@@ -183,34 +198,39 @@ export class ProxyStore {
   }
 
   /** A new definition in place (live, or requested when it cannot be): the id, key and creation stay. */
-  replace(id: string, definition: ProxyDefinition, modifiedBy: string, failure: SaveFailure, cause: EventCause): StoredProxy {
+  async replace(id: string, definition: ProxyDefinition, modifiedBy: string, failure: SaveFailure, cause: EventCause): Promise<StoredProxy> {
     const old = this.requireWritable(id);
     const proxy: StoredProxy = { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() };
-    this.db.transaction(() => {
-      this.stmt.update.run(this.rowOf(proxy));
-      this.outbox.raise({ type: 'proxy.updated', data: () => ({ proxy: proxyEventFields(proxy, true) }), ...cause });
-    })();
-    this.remember(proxy);
-    return proxy;
+    const event: RaisedEvent = { type: 'proxy.updated', data: () => ({ proxy: proxyEventFields(proxy, true) }), ...cause };
+    if ((await this.write(updateProxy, this.rowOf(proxy), event)) === 0) throw this.gone(old);
+    return this.settle(proxy);
   }
 
   /** A failed proxy's requested change goes live, as its last writer saved it (what it lacked is there now). */
-  activate(id: string): StoredProxy {
+  async activate(id: string): Promise<StoredProxy> {
     const old = this.require(id);
     const proxy: StoredProxy = { ...old, ...saved(old, old.requested!.definition, null) };
-    this.stmt.update.run(this.rowOf(proxy));
-    this.remember(proxy);
-    return proxy;
+    if ((await this.write(updateProxy, this.rowOf(proxy), null)) === 0) throw this.gone(old);
+    return this.settle(proxy);
   }
 
-  delete(id: string, cause: EventCause): void {
+  async delete(id: string, cause: EventCause): Promise<void> {
     const proxy = this.requireWritable(id);
-    this.db.transaction(() => {
-      this.stmt.delete.run(proxy.id);
-      this.outbox.raise({ type: 'proxy.deleted', data: () => ({ proxy: { id: proxy.id } }), ...cause });
-    })();
-    this.byId.delete(proxy.id);
-    this.byKey.delete(proxy.key);
+    await this.write(deleteProxy, { id: proxy.id }, deleted(proxy, cause));
+    this.settle(proxy, true);
+  }
+
+  /** The same, for the export that moves the proxy into a file (outbox.changeNow): it leaves memory before the folder is read again. */
+  exported(id: string, cause: EventCause): void {
+    const proxy = this.requireWritable(id);
+    this.outbox.changeNow(this.units, deleteProxy, { id: proxy.id }, deleted(proxy, cause));
+    this.settle(proxy, true);
+  }
+
+  /** A proxy another writer deleted since it was read: forgotten here too, and a 404 as if it had been already. */
+  private gone(proxy: StoredProxy): ApiProblem {
+    this.settle(proxy, true);
+    return new ApiProblem(404, `Proxy ${proxy.id} not found`);
   }
 
   /** In creation order, filtered by id (any of them) and name (a case-insensitive part of it). */

@@ -95,16 +95,16 @@ export function reactorCalls(deps: ReactorCallDeps) {
   const { reactors, tokens, expressions, tenantId } = deps;
 
   /** The reactor as it runs now (see ReactorStore.settled); 409 for one that has never been live. */
-  function current(id: string): StoredReactor {
-    const reactor = reactors.settled(id, deps.dependenciesDir);
+  async function current(id: string): Promise<StoredReactor> {
+    const reactor = await reactors.settled(id, deps.dependenciesDir);
     if (!reactor.live) throw new ApiProblem(409, `Reactor ${reactor.id} is not active: ${reactor.requested!.error_code}: ${reactor.requested!.error_message}`);
     return reactor;
   }
 
   /** Checks the caller and the body, and detokenizes the args (§3.4): every 4xx a react can have before its code runs. */
-  function prepare(caller: Caller, reactorId: string, body: unknown, cause: EventCause): PreparedReact {
+  async function prepare(caller: Caller, reactorId: string, body: unknown, cause: EventCause): Promise<PreparedReact> {
     requireInvoker(caller);
-    const reactor = current(reactorId);
+    const reactor = await current(reactorId);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiProblem(400, 'The body of a react is a JSON object: { "args": … }');
     // A file reactor's secret references are put in now: a secret missing is this react's 422, before any code runs.
     const { configuration, secrets } = reactor.file?.atCall() ?? { configuration: reactor.configuration, secrets: null };

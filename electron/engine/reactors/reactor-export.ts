@@ -30,7 +30,7 @@ export class ReactorExport {
     const { id: reactorId, created_at } = reactor;
     // What a failed reactor asked for is what its file should hold: the folder reports what it still lacks.
     const definition = reactor.requested?.definition ?? reactor;
-    return this.write(definition, { id: reactorId, key: '', created_at }, file ?? fileBaseOf(reactor.name, 'reactor'), secretKeys, () => this.deps.reactors.delete(reactorId, workbenchCause()));
+    return this.write(definition, { id: reactorId, key: '', created_at }, file ?? fileBaseOf(reactor.name, 'reactor'), secretKeys, () => this.deps.reactors.exported(reactorId, workbenchCause()));
   }
 
   /** Writes the hosted service's reactor object as a reactor file, with its id when no reactor here has it. */

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
+import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
 
 /** The answer a synchronous react would have given. */
 export interface ReactAnswer {
@@ -24,33 +24,38 @@ interface ResultRow {
 
 const binding = (id: string) => `reactor-result:${id}`;
 
+const insert = query('start reactor result', "INSERT INTO reactor_results (id, reactor_id, state, created_at, expires_at) VALUES (?, ?, 'pending', ?, ?)");
+const finished = query('finish reactor result', "UPDATE reactor_results SET state = 'done', sealed = ? WHERE id = ?");
+const one = query<ResultRow>('reactor result', 'SELECT reactor_id, state, sealed FROM reactor_results WHERE id = ? AND expires_at > ?');
+const pendingIds = query<string>('pending reactor results', "SELECT id FROM reactor_results WHERE state = 'pending'", { pluck: true });
+const purge = query('purge reactor results', 'DELETE FROM reactor_results WHERE expires_at <= ?');
+
+/** Every run left pending by the process that ran it becomes the failure `lost` says, sealed for its own row. */
+function* failingLost(seal: (id: string) => Buffer): Unit<void> {
+  for (const id of yield* tx.all(pendingIds)) yield* tx.run(finished, [seal(id), id]);
+}
+
 export class ReactorResults {
-  private readonly stmt;
   /** Runs whose answer the vault refused to keep, by id, until their time is up. */
   private readonly unkept = new Map<string, { reactorId: string; expiresAt: number }>();
 
   constructor(
-    db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
     private readonly now: () => number = Date.now,
-  ) {
-    this.stmt = {
-      insert: db.prepare("INSERT INTO reactor_results (id, reactor_id, state, created_at, expires_at) VALUES (?, ?, 'pending', ?, ?)"),
-      finish: db.prepare("UPDATE reactor_results SET state = 'done', sealed = ? WHERE id = ?"),
-      get: db.prepare('SELECT reactor_id, state, sealed FROM reactor_results WHERE id = ? AND expires_at > ?'),
-      lost: db.prepare("SELECT id FROM reactor_results WHERE state = 'pending'"),
-      purge: db.prepare('DELETE FROM reactor_results WHERE expires_at <= ?'),
-    };
-    const lost = this.stmt.lost.all() as { id: string }[];
+  ) {}
+
+  /** At start: the runs a previous run of the engine left pending are failures now. */
+  async load(): Promise<void> {
     const lostRun = failedRun('The engine stopped before the reactor finished: invoke it again');
-    for (const { id } of lost) this.stmt.finish.run(this.sealer.sealJson(lostRun, binding(id)), id);
+    await this.units.run(() => failingLost((id) => this.sealer.sealJson(lostRun, binding(id))));
   }
 
   /** A new pending result; its id is the request id the client polls with. */
-  start(reactorId: string): string {
+  async start(reactorId: string): Promise<string> {
     const id = randomUUID();
     const now = this.now();
-    this.stmt.insert.run(id, reactorId, new Date(now).toISOString(), new Date(now + RESULT_TTL_MS).toISOString());
+    await this.units.run(() => tx.run(insert, [id, reactorId, new Date(now).toISOString(), new Date(now + RESULT_TTL_MS).toISOString()]));
     return id;
   }
 
@@ -58,9 +63,10 @@ export class ReactorResults {
    * Keeps the run's answer; null, or why the vault refused it. A refused run is remembered here, in memory, as a
    * failure saying so: its caller would otherwise be told `pending` until the next start.
    */
-  finish(reactorId: string, id: string, answer: ReactAnswer): string | null {
+  async finish(reactorId: string, id: string, answer: ReactAnswer): Promise<string | null> {
     try {
-      this.stmt.finish.run(this.sealer.sealJson(answer, binding(id)), id);
+      const sealed = this.sealer.sealJson(answer, binding(id));
+      await this.units.run(() => tx.run(finished, [sealed, id]));
       return null;
     } catch (error) {
       this.unkept.set(id, { reactorId, expiresAt: this.now() + RESULT_TTL_MS });
@@ -69,18 +75,18 @@ export class ReactorResults {
   }
 
   /** The result of `reactorId`'s run `id`: pending, its answer, or undefined (unknown, expired, another reactor's). */
-  get(reactorId: string, id: string): 'pending' | ReactAnswer | undefined {
+  async get(reactorId: string, id: string): Promise<'pending' | ReactAnswer | undefined> {
     const unkept = this.unkept.get(id);
     if (unkept && unkept.expiresAt > this.now()) return unkept.reactorId === reactorId ? failedRun("The engine could not keep the reactor's result: invoke it again") : undefined;
-    const row = this.stmt.get.get(id, new Date(this.now()).toISOString()) as ResultRow | undefined;
+    const row = await this.units.read(() => tx.get(one, [id, new Date(this.now()).toISOString()]));
     if (!row || row.reactor_id !== reactorId) return undefined;
     return row.state === 'pending' ? 'pending' : this.sealer.openJson<ReactAnswer>(row.sealed!, binding(id));
   }
 
   /** Drops the results past their time (the engine's housekeeping). */
-  purgeExpired(): number {
+  async purgeExpired(): Promise<number> {
     for (const [id, { expiresAt }] of this.unkept) if (expiresAt <= this.now()) this.unkept.delete(id);
-    return this.stmt.purge.run(new Date(this.now()).toISOString()).changes;
+    return (await this.units.run(() => tx.run(purge, [new Date(this.now()).toISOString()]))).changes;
   }
 }
 

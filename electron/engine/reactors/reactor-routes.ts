@@ -67,16 +67,16 @@ export function acceptedReactor(body: unknown, { applications, codeSaved }: Pick
 }
 
 /** Deletes a reactor, and the applications that held its node22 code's keys: the route's and the workbench's one way. */
-export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): void {
+export async function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): Promise<void> {
   const reactor = reactors.requireWritable(id);
-  reactors.delete(reactor.id, cause);
+  await reactors.delete(reactor.id, cause);
   dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
 }
 
 export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
   const { reactors, results, calls, applications, tenantId } = deps;
-  const view = (stored: StoredReactor) => {
-    const reactor = reactors.settled(stored.id, deps.dependenciesDir);
+  const view = async (stored: StoredReactor) => {
+    const reactor = await reactors.settled(stored.id, deps.dependenciesDir);
     return reactorView(reactor, tenantId, reactor.application_id === null ? undefined : applications.get(reactor.application_id));
   };
   const id = (ctx: RequestContext) => ctx.params.id as string;
@@ -89,7 +89,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
     const body = await ctx.json();
     // Expressions, not values: the body as sent is safe to keep, as /detokenize's is.
     ctx.log.requestBody = body;
-    const prepared = calls.prepare(ctx.caller, id(ctx), body, causeOf(ctx));
+    const prepared = await calls.prepare(ctx.caller, id(ctx), body, causeOf(ctx));
     ctx.log.details = { reactor: prepared.record };
     ctx.log.secrets ??= prepared.secrets ?? undefined;
     return prepared;
@@ -112,21 +112,21 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       idempotent: true,
       handler: managed('reactor:create', async (ctx) => {
         const definition = accepted(await ctx.json());
-        return { status: 201, body: view(reactors.create(definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
+        return { status: 201, body: await view(await reactors.create(definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
       }),
     },
     {
       method: 'GET',
       path: '/reactors',
-      handler: managed('reactor:read', (ctx) => {
+      handler: managed('reactor:read', async (ctx) => {
         const query = ctx.query();
-        return { status: 200, body: offsetPage(reactors.list(query.getAll('id'), query.get('name') ?? undefined).map(view), query) };
+        return { status: 200, body: offsetPage(await Promise.all(reactors.list(query.getAll('id'), query.get('name') ?? undefined).map(view)), query) };
       }),
     },
     {
       method: 'GET',
       path: '/reactors/:id',
-      handler: managed('reactor:read', (ctx) => ({ status: 200, body: view(reactors.require(id(ctx))) })),
+      handler: managed('reactor:read', async (ctx) => ({ status: 200, body: await view(reactors.require(id(ctx))) })),
     },
     {
       method: 'PUT',
@@ -135,7 +135,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       handler: managed('reactor:update', async (ctx) => {
         reactors.requireWritable(id(ctx));
         const definition = accepted(await ctx.json());
-        return { status: 200, body: view(reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
+        return { status: 200, body: await view(await reactors.replace(id(ctx), definition, ctx.caller.application.id, failure(definition), causeOf(ctx))) };
       }),
     },
     {
@@ -147,15 +147,15 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
         const stored = reactors.requireWritable(id(ctx));
         // Onto the latest change asked for: a failed one is what the client is fixing.
         const definition = accepted(mergePatch(stored.requested?.definition ?? definitionOf(stored), reactorPatch(await ctx.json())));
-        reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition), causeOf(ctx));
+        await reactors.replace(stored.id, definition, ctx.caller.application.id, failure(definition), causeOf(ctx));
         return { status: 204 };
       }),
     },
     {
       method: 'DELETE',
       path: '/reactors/:id',
-      handler: managed('reactor:delete', (ctx) => {
-        deleteReactor(deps, id(ctx), causeOf(ctx));
+      handler: managed('reactor:delete', async (ctx) => {
+        await deleteReactor(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },
@@ -178,9 +178,9 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
     {
       method: 'GET',
       path: '/reactors/:id/results/:requestId',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         requireInvoker(ctx.caller);
-        const result = results.get(reactors.require(id(ctx)).id, ctx.params.requestId as string);
+        const result = await results.get(reactors.require(id(ctx)).id, ctx.params.requestId as string);
         if (result === undefined) throw new ApiProblem(404, `No result ${ctx.params.requestId} of reactor ${id(ctx)}: unknown, of another reactor, or older than 24 hours`);
         if (result === 'pending') return { status: 200, body: { status: 'pending' } };
         return answerFromCode(ctx.res, result, { [traceHeader]: ctx.traceId });
@@ -194,7 +194,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
    * the whole trace. Its answer is kept as the result (and handed to `then`).
    */
   async function runAsync(ctx: RequestContext, react: Awaited<ReturnType<typeof prepared>>, then?: (answer: ReactAnswer) => void): Promise<'sent'> {
-    const requestId = results.start(react.reactor.id);
+    const requestId = await results.start(react.reactor.id);
     react.record.async_request_id = requestId;
     answerFromCode(ctx.res, { status: 202, headers: {}, body: { asyncReactorRequestId: requestId } }, { [traceHeader]: ctx.traceId });
     const answer = await react.run({ async: true }).catch((error: unknown): ReactAnswer => {
@@ -202,7 +202,7 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
       deps.log(`internal error in reactor ${react.reactor.id}: ${(error as Error)?.stack ?? String(error)}`);
       return { status: 500, headers: { 'content-type': 'application/problem+json' }, body: new ApiProblem(500, 'The service failed to run the reactor').toBody() };
     });
-    const refused = results.finish(react.reactor.id, requestId, answer);
+    const refused = await results.finish(react.reactor.id, requestId, answer);
     if (refused !== null) {
       deps.log(`Reactor ${react.reactor.id}: the result of ${requestId} could not be kept: ${refused}`);
       const result = react.record.trace.at(-1);

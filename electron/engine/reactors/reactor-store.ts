@@ -1,20 +1,25 @@
 /**
- * Reactors in SQLite (migration 17), all held in memory as well: there are few, and each react reads one. The code
- * and the configuration are sealed at rest.
+ * Reactors in the database (migration 17), all held in memory as well: there are few, and each react reads one without
+ * waiting for the database. The code and the configuration are sealed at rest.
  */
-import type { EventCause, EventOutbox } from '../events/event-outbox';
+import type { EventCause, EventOutbox, RaisedEvent } from '../events/event-outbox';
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { missingDependencies } from '../code-runtime';
 import { writable } from '../proxies/files/file-served';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
 import { definitionOf, type ReactorDefinition, type RequestedReactorChange, type StoredReactor } from './reactor-model';
-import { query } from '../storage/unit';
+import { query, tx, type AnyUnitRunner, type Query } from '../storage/unit';
 
 /** The vault's wipe: every reactor of the API goes (ReactorStore.forgetAll once committed). */
 export const deleteAllReactors = query('delete all reactors', 'DELETE FROM reactors');
+const everyReactor = query<ReactorRow>('every reactor', 'SELECT * FROM reactors ORDER BY created_at, id');
+const insertReactor = query('insert reactor', `INSERT INTO reactors (id, name, definition, sealed, state, created_by, created_at)
+  VALUES (@id, @name, @definition, @sealed, @state, @created_by, @created_at)`);
+const updateReactor = query('update reactor', `UPDATE reactors SET name = @name, definition = @definition, sealed = @sealed, state = @state,
+  modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`);
+const deleteReactor = query('delete reactor', 'DELETE FROM reactors WHERE id = @id');
 
 interface ReactorRow {
   id: string;
@@ -44,49 +49,60 @@ function saved(old: StoredReactor | null, definition: ReactorDefinition, failure
 const binding = (id: string) => `reactor:${id}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const deleted = (reactor: StoredReactor, cause: EventCause): RaisedEvent => ({ type: 'reactor.deleted', data: () => ({ reactor: { id: reactor.id } }), ...cause });
+
+/** The reactor's event, in the unit of its write: its id, name and who made and changed it when. */
+function changed(type: 'reactor.created' | 'reactor.updated', reactor: StoredReactor, cause: EventCause): RaisedEvent {
+  const { id, name, created_at, created_by, modified_at, modified_by } = reactor;
+  return { type, data: () => ({ reactor: { id, name, created_at, created_by, modified_at, modified_by } }), ...cause };
+}
+
 export class ReactorStore {
   private readonly byId = new Map<string, StoredReactor>();
-  private readonly stmt;
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
     /** Where the API's changes to reactors raise their events. */
     private readonly outbox: EventOutbox,
-  ) {
-    this.stmt = {
-      insert: db.prepare(`INSERT INTO reactors (id, name, definition, sealed, state, created_by, created_at)
-        VALUES (@id, @name, @definition, @sealed, @state, @created_by, @created_at)`),
-      update: db.prepare(`UPDATE reactors SET name = @name, definition = @definition, sealed = @sealed, state = @state,
-        modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
-      delete: db.prepare('DELETE FROM reactors WHERE id = ?'),
-    };
-    for (const row of db.prepare('SELECT * FROM reactors ORDER BY created_at, id').all() as ReactorRow[]) {
+  ) {}
+
+  /** Reads the API's reactors into memory; called once, before a react or a route looks one up. */
+  async load(): Promise<void> {
+    for (const row of await this.units.read(() => tx.all(everyReactor))) {
       const plain = JSON.parse(row.definition) as PlainPart;
       const sealed = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
       this.byId.set(row.id, { ...row, ...plain, ...sealed });
     }
   }
 
-  private write(statement: 'insert' | 'update', reactor: StoredReactor): StoredReactor {
+  private rowOf(reactor: StoredReactor) {
     const plain: PlainPart = { application_id: reactor.application_id, runtime: reactor.runtime, live: reactor.live };
     const sealed: SealedPart = { code: reactor.code, configuration: reactor.configuration, requested: reactor.requested };
-    this.stmt[statement].run({ ...reactor, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(reactor.id)) });
-    this.byId.set(reactor.id, reactor);
+    return { ...reactor, definition: JSON.stringify(plain), sealed: this.sealer.sealJson(sealed, binding(reactor.id)) };
+  }
+
+  /** The reactor's row written with its event, committed or rolled back together; a 404 when another writer deleted it. */
+  private async write(statement: Query, reactor: StoredReactor, event: RaisedEvent | null): Promise<StoredReactor> {
+    if ((await this.outbox.change(this.units, statement, this.rowOf(reactor), event)) === 0) {
+      this.settle(reactor, true);
+      throw new ApiProblem(404, `Reactor ${reactor.id} not found`);
+    }
+    return this.settle(reactor);
+  }
+
+  /** The one place memory follows a committed change: the reactor as it now is, or gone. */
+  private settle(reactor: StoredReactor, gone = false): StoredReactor {
+    if (!gone) this.byId.set(reactor.id, reactor);
+    // Only the reactor deleted: a file reactor may have taken its id meanwhile (an export).
+    else if (this.byId.get(reactor.id)?.file === undefined) this.byId.delete(reactor.id);
     return reactor;
   }
 
   /** `cause`, here and in replace and delete: who asked, which the events name. */
-  create(definition: ReactorDefinition, createdBy: string, failure: ReactorSaveFailure, cause: EventCause): StoredReactor {
-    const base = { id: randomUUID(), created_by: createdBy, created_at: nowIso(), modified_by: null, modified_at: null };
-    return this.db.transaction(() => this.raised('reactor.created', this.write('insert', { ...saved(null, definition, failure), ...base }), cause))();
-  }
-
-  /** The reactor's event, in the transaction of its write: its id, name and who made and changed it when. */
-  private raised(type: 'reactor.created' | 'reactor.updated', reactor: StoredReactor, cause: EventCause): StoredReactor {
-    const { id, name, created_at, created_by, modified_at, modified_by } = reactor;
-    this.outbox.raise({ type, data: () => ({ reactor: { id, name, created_at, created_by, modified_at, modified_by } }), ...cause });
-    return reactor;
+  async create(definition: ReactorDefinition, createdBy: string, failure: ReactorSaveFailure, cause: EventCause): Promise<StoredReactor> {
+    const reactor: StoredReactor = { ...saved(null, definition, failure), id: randomUUID(), created_by: createdBy, created_at: nowIso(), modified_by: null, modified_at: null };
+    return await this.write(insertReactor, reactor, changed('reactor.created', reactor, cause));
   }
 
   /** 404 for an unknown id, and for one that is no UUID. */
@@ -111,30 +127,34 @@ export class ReactorStore {
     if (this.byId.get(id)?.file) this.byId.delete(id);
   }
 
-  replace(id: string, definition: ReactorDefinition, modifiedBy: string, failure: ReactorSaveFailure, cause: EventCause): StoredReactor {
+  async replace(id: string, definition: ReactorDefinition, modifiedBy: string, failure: ReactorSaveFailure, cause: EventCause): Promise<StoredReactor> {
     const old = this.requireWritable(id);
     const reactor: StoredReactor = { ...old, ...saved(old, definition, failure), modified_by: modifiedBy, modified_at: nowIso() };
-    return this.db.transaction(() => this.raised('reactor.updated', this.write('update', reactor), cause))();
+    return await this.write(updateReactor, reactor, changed('reactor.updated', reactor, cause));
   }
 
   /**
    * The reactor as it stands now: a failed one's requested change goes live once the dependencies folder `dir` holds
    * what it lacked. Checked when the reactor is read or invoked, which is when a client can notice.
    */
-  settled(id: string, dir: string | null): StoredReactor {
+  async settled(id: string, dir: string | null): Promise<StoredReactor> {
     const reactor = this.require(id);
     const runtime = reactor.requested?.definition.runtime;
     if (!reactor.requested || (runtime && missingDependencies(runtime, dir ?? undefined) !== null)) return reactor;
-    return this.write('update', { ...reactor, ...saved(reactor, reactor.requested.definition, null) });
+    return await this.write(updateReactor, { ...reactor, ...saved(reactor, reactor.requested.definition, null) }, null);
   }
 
-  delete(id: string, cause: EventCause): void {
+  async delete(id: string, cause: EventCause): Promise<void> {
     const reactor = this.requireWritable(id);
-    this.db.transaction(() => {
-      this.stmt.delete.run(reactor.id);
-      this.outbox.raise({ type: 'reactor.deleted', data: () => ({ reactor: { id: reactor.id } }), ...cause });
-    })();
-    this.byId.delete(reactor.id);
+    await this.outbox.change(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause));
+    this.settle(reactor, true);
+  }
+
+  /** The same, for the export that moves the reactor into a file (outbox.changeNow): it leaves memory before the folder is read again. */
+  exported(id: string, cause: EventCause): void {
+    const reactor = this.requireWritable(id);
+    this.outbox.changeNow(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause));
+    this.settle(reactor, true);
   }
 
   /** In creation order, filtered by id (any of them) and name (a case-insensitive part of it). */

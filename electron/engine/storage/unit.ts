@@ -112,3 +112,6 @@ export function isDuplicateKey(error: unknown): boolean {
   // SQLite's extended result code; PostgreSQL's SQLSTATE unique_violation.
   return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
+
+/** Either driver's runner, for code that awaits its answer: SQLite's answers at once, PostgreSQL's later. */
+export type AnyUnitRunner = UnitRunner | AsyncUnitRunner;

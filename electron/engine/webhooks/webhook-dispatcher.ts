@@ -21,6 +21,8 @@ export const DISABLE_AFTER_EXHAUSTED = 10;
 const CONCURRENCY = 16;
 /** How often the outbox and the due deliveries are looked at without a wake. */
 const SWEEP_MS = 5_000;
+/** How long a claimed delivery is kept from other runners: past any attempt's deadline, so it is never sent twice at once. */
+const CLAIM_MS = 2 * WEBHOOK_TIMEOUT_MS;
 
 export interface WebhookDispatcherDeps {
   outbox: EventOutbox;
@@ -53,6 +55,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   /** The wake after a wait the pacer asked for. */
   let paced: NodeJS.Timeout | null = null;
   let sweep: NodeJS.Timeout | null = null;
+  /** The turn under way (handing over, claiming, scheduling): one at a time, and a wake meanwhile runs another after it. */
+  let turning: Promise<void> | null = null;
+  let again = false;
   let started = false;
   let stopped = false;
 
@@ -65,6 +70,10 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     if (!started || stopped) return;
     // Under load every stored batch of reads wakes the dispatcher; while it is full, looking at the outbox is waste.
     if (full()) return;
+    if (turning) {
+      again = true;
+      return;
+    }
     // Held back: the events stay in the outbox, and even handing them over waits.
     const wait = pacer.waitMs();
     if (wait > 0) {
@@ -74,27 +83,40 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       }, wait).unref();
       return;
     }
+    turning = turn().finally(() => {
+      turning = null;
+      if (!again) return;
+      again = false;
+      wake();
+    });
+  }
+
+  async function turn(): Promise<void> {
     const working = performance.now();
     try {
       // While clients are served, only as many events become deliveries as are about to be sent: handing over costs
       // about as much per event as a delivery's own bookkeeping.
-      if (pacer.atOnce() === Number.POSITIVE_INFINITY) deliveries.handOver();
-      else if (!deliveries.anyDue(new Set(inFlight.keys()))) deliveries.handOver(1);
-      pump();
+      if (pacer.atOnce() === Number.POSITIVE_INFINITY) await deliveries.handOver();
+      else if (!(await deliveries.anyDue())) await deliveries.handOver(1);
+      await pump();
     } catch (error) {
-      // The vault's file failed (a full disk): what is pending stays, and the next wake or sweep tries again.
+      // The database failed (a full disk): what is pending stays, and the next wake or sweep tries again.
       deps.log(`Webhooks: could not hand events over or send them: ${(error as Error).message}`);
     } finally {
-      // The main thread's own work for deliveries (handing over, reading what is due, starting the POST) is their
-      // cost too, beside the time they are in flight.
+      // The engine's own work for deliveries (handing over, claiming what is due, starting the POST) is their cost
+      // too, beside the time they are in flight.
       pacer.spent(performance.now() - working);
     }
   }
 
-  function pump(): void {
+  async function pump(): Promise<void> {
     if (stopped || full()) return;
-    const busy = new Set(inFlight.keys());
-    for (const delivery of deliveries.due(limit() - inFlight.size, busy)) {
+    const claimed = await deliveries.claim(limit() - inFlight.size, CLAIM_MS);
+    if (stopped) {
+      await Promise.all(claimed.map((delivery) => deliveries.release(delivery)));
+      return;
+    }
+    for (const delivery of claimed) {
       pacer.started();
       const attempt = send(delivery)
         .catch((error: unknown) => deps.log(`Webhooks: delivery ${delivery.id} could not be recorded, and stays pending: ${(error as Error).message}`))
@@ -105,16 +127,16 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         });
       inFlight.set(delivery.id, attempt);
     }
-    schedule();
+    await schedule();
   }
 
-  /** One timer, for the next delivery due that is not in flight. */
-  function schedule(): void {
+  /** One timer, for the next delivery due (one in flight is not: its claim put it off). */
+  async function schedule(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = null;
     if (full()) return;
-    const next = deliveries.nextDueAt(new Set(inFlight.keys()));
-    if (next === null) return;
+    const next = await deliveries.nextDueAt();
+    if (next === null || stopped) return;
     timer = setTimeout(wake, Math.max(0, next - Date.now())).unref();
   }
 
@@ -129,12 +151,13 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     } catch (error) {
       outcome = { status: null, latencyMs: performance.now() - started, error: (error as Error).message, body };
     }
-    if (stopped) return;
+    // Cancelled by a stop: given back, so the next start sends it at once.
+    if (stopped) return deliveries.release(delivery);
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
     const wait = retryDelaysMs[delivery.attempts];
     const retryAt = delivered || wait === undefined ? null : Date.now() + wait;
-    if (deliveries.attempted(delivery, outcome, delivered, retryAt, DISABLE_AFTER_EXHAUSTED)) {
-      webhooks.disable(webhook.id);
+    if (await deliveries.attempted(delivery, outcome, delivered, retryAt, DISABLE_AFTER_EXHAUSTED)) {
+      await webhooks.disable(webhook.id);
       deps.log(`Webhook ${webhook.id} disabled: its last ${DISABLE_AFTER_EXHAUSTED} events failed every attempt`);
     }
   }
@@ -175,6 +198,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       for (const cancel of cancels) cancel();
       if (timer) clearTimeout(timer);
       if (paced) clearTimeout(paced);
+      // The turn under way gives back what it claimed once it sees the stop.
+      await turning;
       await Promise.allSettled(inFlight.values());
     },
   };

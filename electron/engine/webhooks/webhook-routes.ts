@@ -43,7 +43,7 @@ export function webhookRoutes({ webhooks, tenantId, policy }: WebhookRouteDeps):
       path: '/webhooks',
       handler: managed('webhook:create', async (ctx) => {
         const definition = await acceptedWebhook(await ctx.json(), false, policy());
-        return { status: 201, body: webhookView(webhooks.create(definition, ctx.caller.application.id), tenantId) };
+        return { status: 201, body: webhookView(await webhooks.create(definition, ctx.caller.application.id), tenantId) };
       }),
     },
     {
@@ -70,14 +70,14 @@ export function webhookRoutes({ webhooks, tenantId, policy }: WebhookRouteDeps):
       handler: managed('webhook:update', async (ctx) => {
         webhooks.require(id(ctx));
         const definition = await acceptedWebhook(await ctx.json(), true, policy());
-        return { status: 200, body: webhookView(webhooks.replace(id(ctx), definition, ctx.caller.application.id), tenantId) };
+        return { status: 200, body: webhookView(await webhooks.replace(id(ctx), definition, ctx.caller.application.id), tenantId) };
       }),
     },
     {
       method: 'DELETE',
       path: '/webhooks/:id',
-      handler: managed('webhook:delete', (ctx) => {
-        webhooks.delete(id(ctx));
+      handler: managed('webhook:delete', async (ctx) => {
+        await webhooks.delete(id(ctx));
         return { status: 204 };
       }),
     },

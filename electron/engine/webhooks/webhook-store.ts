@@ -1,51 +1,66 @@
 /**
- * The webhooks in SQLite (migration 24), all held in memory as well: there are at most five, and every event raised
- * asks which of them want it. Each change tells the outbox which event types an enabled webhook wants, so an event no
- * webhook wants is never stored.
+ * The webhooks, all held in memory as well as in the database: there are at most five, and every event raised asks
+ * which of them want it, which must not wait for the database. Each change tells the outbox which event types an
+ * enabled webhook wants, so an event no webhook wants is never stored.
  */
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import type { EventType } from '../events/event-types';
 import type { EventOutbox } from '../events/event-outbox';
 import { ApiProblem } from '../server/problem';
-import type { Db } from '../storage/database';
+import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
 import { MAX_WEBHOOKS, type StoredWebhook, type WebhookDefinition } from './webhook-model';
-import { query } from '../storage/unit';
 
 /** The vault's wipe: every webhook goes, its deliveries with it (WebhookStore.forgetAll once committed). */
 export const deleteAllWebhooks = query('delete all webhooks', 'DELETE FROM webhooks');
 
 type WebhookRow = Omit<StoredWebhook, 'events'> & { events: string };
 
+const every = query<WebhookRow>('every webhook', 'SELECT * FROM webhooks ORDER BY created_at, id');
+// Two replicas creating at once must not both pass the limit: PostgreSQL serializes the count and its insert on an
+// advisory lock; SQLite's writer already runs alone.
+const lockCount = query('lock the webhook count', 'SELECT 1', { postgres: "SELECT pg_advisory_xact_lock(hashtext('tokenbench.webhooks'))" });
+const count = query<number>('count webhooks', 'SELECT COUNT(*) FROM webhooks', { pluck: true });
+const insert = query('insert webhook', `INSERT INTO webhooks (id, name, url, notify_email, events, status, created_by, created_at)
+  VALUES (@id, @name, @url, @notify_email, @events, @status, @created_by, @created_at)`);
+const update = query('update webhook', `UPDATE webhooks SET name = @name, url = @url, notify_email = @notify_email, events = @events,
+  status = @status, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`);
+const disableOne = query('disable webhook', "UPDATE webhooks SET status = 'disabled' WHERE id = ? AND status = 'enabled'");
+const deleteOne = query('delete webhook', 'DELETE FROM webhooks WHERE id = ?');
+
+const rowOf = (webhook: StoredWebhook) => ({ ...webhook, events: JSON.stringify(webhook.events) });
+const LIMIT_REACHED = `A tenant has at most ${MAX_WEBHOOKS} webhooks: delete one (DELETE /webhooks/{id}) or subscribe an existing one to more events`;
+
+function* creating(webhook: StoredWebhook): Unit<void> {
+  yield* tx.get(lockCount);
+  if (((yield* tx.get(count)) ?? 0) >= MAX_WEBHOOKS) throw new ApiProblem(422, LIMIT_REACHED);
+  yield* tx.run(insert, rowOf(webhook));
+}
+
+function* replacing(webhook: StoredWebhook): Unit<boolean> {
+  return (yield* tx.run(update, rowOf(webhook))).changes > 0;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class WebhookStore {
   private readonly byId = new Map<string, StoredWebhook>();
-  private readonly stmt;
 
   constructor(
-    readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly outbox: EventOutbox,
-  ) {
-    this.stmt = {
-      insert: db.prepare(`INSERT INTO webhooks (id, name, url, notify_email, events, status, created_by, created_at)
-        VALUES (@id, @name, @url, @notify_email, @events, @status, @created_by, @created_at)`),
-      update: db.prepare(`UPDATE webhooks SET name = @name, url = @url, notify_email = @notify_email, events = @events,
-        status = @status, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id`),
-      status: db.prepare('UPDATE webhooks SET status = ? WHERE id = ?'),
-      delete: db.prepare('DELETE FROM webhooks WHERE id = ?'),
-      deleteAll: db.prepare(deleteAllWebhooks.sql),
-    };
-    for (const row of db.prepare('SELECT * FROM webhooks ORDER BY created_at, id').all() as WebhookRow[]) {
-      this.byId.set(row.id, { ...row, events: JSON.parse(row.events) as EventType[] });
-    }
+  ) {}
+
+  /** Reads every webhook into memory; called once, before anything asks which webhooks want an event. */
+  async load(): Promise<void> {
+    const rows = await this.units.read(() => tx.all(every));
+    this.byId.clear();
+    for (const row of rows) this.byId.set(row.id, { ...row, events: JSON.parse(row.events) as EventType[] });
     this.subscribe();
   }
 
-  create(definition: WebhookDefinition, createdBy: string): StoredWebhook {
-    if (this.byId.size >= MAX_WEBHOOKS) {
-      throw new ApiProblem(422, `A tenant has at most ${MAX_WEBHOOKS} webhooks: delete one (DELETE /webhooks/{id}) or subscribe an existing one to more events`);
-    }
+  async create(definition: WebhookDefinition, createdBy: string): Promise<StoredWebhook> {
+    if (this.byId.size >= MAX_WEBHOOKS) throw new ApiProblem(422, LIMIT_REACHED);
     const webhook: StoredWebhook = {
       ...definition,
       status: 'enabled',
@@ -55,8 +70,8 @@ export class WebhookStore {
       modified_by: null,
       modified_at: null,
     };
-    this.stmt.insert.run({ ...webhook, events: JSON.stringify(webhook.events) });
-    return this.changed(webhook);
+    await this.units.run(() => creating(webhook));
+    return this.settle(webhook.id, webhook);
   }
 
   /** 404 for an unknown id, and for one that is no UUID. */
@@ -71,33 +86,34 @@ export class WebhookStore {
   }
 
   /** A replace: every field given, and the status kept unless one is given (only a replace re-enables a webhook). */
-  replace(id: string, definition: WebhookDefinition, modifiedBy: string): StoredWebhook {
+  async replace(id: string, definition: WebhookDefinition, modifiedBy: string): Promise<StoredWebhook> {
     const old = this.require(id);
     const webhook: StoredWebhook = { ...old, ...definition, status: definition.status ?? old.status, modified_by: modifiedBy, modified_at: nowIso() };
-    this.stmt.update.run({ ...webhook, events: JSON.stringify(webhook.events) });
-    return this.changed(webhook);
+    if (!(await this.units.run(() => replacing(webhook)))) {
+      this.settle(old.id, undefined);
+      throw new ApiProblem(404, `No webhook ${id}`);
+    }
+    return this.settle(webhook.id, webhook);
   }
 
   /** Turned off by the service after repeated failure: it stays so until a replace enables it. */
-  disable(id: string): void {
+  async disable(id: string): Promise<void> {
     const webhook = this.byId.get(id);
     if (!webhook || webhook.status === 'disabled') return;
-    this.stmt.status.run('disabled', id);
-    this.changed({ ...webhook, status: 'disabled' });
+    if ((await this.units.run(() => tx.run(disableOne, [id]))).changes > 0) this.settle(id, { ...webhook, status: 'disabled' });
   }
 
   /** Removes the webhook and, with it, its deliveries (pending ones too). */
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     const webhook = this.require(id);
-    this.stmt.delete.run(webhook.id);
-    this.byId.delete(webhook.id);
-    this.subscribe();
+    await this.units.run(() => tx.run(deleteOne, [webhook.id]));
+    this.settle(webhook.id, undefined);
   }
 
-  deleteAll(): number {
-    const removed = this.stmt.deleteAll.run().changes;
+  async deleteAll(): Promise<number> {
+    const { changes } = await this.units.run(() => tx.run(deleteAllWebhooks));
     this.forgetAll();
-    return removed;
+    return changes;
   }
 
   /** After the vault's wipe (deleteAllWebhooks): none is left to want events. */
@@ -116,8 +132,12 @@ export class WebhookStore {
     return this.list().filter((webhook) => webhook.status === 'enabled' && webhook.events.includes(type));
   }
 
-  private changed(webhook: StoredWebhook): StoredWebhook {
-    this.byId.set(webhook.id, webhook);
+  /** The one place memory follows a committed change: the webhook as it now is, or undefined once it is gone. */
+  private settle(id: string, webhook: StoredWebhook): StoredWebhook;
+  private settle(id: string, webhook: undefined): undefined;
+  private settle(id: string, webhook: StoredWebhook | undefined): StoredWebhook | undefined {
+    if (webhook) this.byId.set(id, webhook);
+    else this.byId.delete(id);
     this.subscribe();
     return webhook;
   }

@@ -7,6 +7,7 @@ import type { EventOutbox } from '../events/event-outbox';
 import { createForwarder } from '../proxy/forwarder';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
+import type { AnyUnitRunner } from '../storage/unit';
 import { DeliveryPacer, type ClientLoad } from './delivery-pacer';
 import { DeliveryStore } from './delivery-store';
 import { createWebhookDispatcher, WEBHOOK_TIMEOUT_MS } from './webhook-dispatcher';
@@ -15,7 +16,10 @@ import { WebhookSigner } from './webhook-signer';
 import { WebhookStore } from './webhook-store';
 
 export interface WebhooksOptions {
+  /** The signing key's connection. */
   db: Db;
+  /** The webhooks' and deliveries' statements. */
+  units: AnyUnitRunner;
   sealer: Sealer;
   outbox: EventOutbox;
   tenantId: string;
@@ -29,9 +33,10 @@ export interface WebhooksOptions {
   clients: ClientLoad;
 }
 
-export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts, echoPorts, clients }: WebhooksOptions) {
-  const store = new WebhookStore(db, outbox);
-  const deliveries = new DeliveryStore(db, outbox, store);
+export async function createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts, echoPorts, clients }: WebhooksOptions) {
+  const store = new WebhookStore(units, outbox);
+  await store.load();
+  const deliveries = new DeliveryStore(units, outbox, store);
   const signer = new WebhookSigner(db, sealer);
   const forwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts, echoPorts });
   const dispatcher = createWebhookDispatcher({
@@ -64,4 +69,4 @@ export function createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts,
   };
 }
 
-export type Webhooks = ReturnType<typeof createWebhooks>;
+export type Webhooks = Awaited<ReturnType<typeof createWebhooks>>;

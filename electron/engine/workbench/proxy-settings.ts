@@ -50,17 +50,17 @@ export function proxySettings(deps: ProxyRouteDeps, folderFiles: () => readonly 
       return proxies.list({ ids: [], name: undefined }).map((proxy) => viewOf(proxy, files));
     },
     get: ({ id }: Request<'getProxy'>): ProxyView => viewed(proxies.require(id)),
-    create(definition: Request<'createProxy'>): ProxyView {
+    async create(definition: Request<'createProxy'>): Promise<ProxyView> {
       const accepted = acceptedDefinition(definition, deps);
-      return viewed(proxies.create(accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
+      return viewed(await proxies.create(accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
     },
-    update({ id, ...definition }: Request<'updateProxy'>): ProxyView {
+    async update({ id, ...definition }: Request<'updateProxy'>): Promise<ProxyView> {
       proxies.requireWritable(id);
       const accepted = acceptedDefinition(definition, deps);
-      return viewed(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
+      return viewed(await proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
     },
-    remove({ id }: Request<'deleteProxy'>): SentReply<'deleteProxy'> {
-      deleteProxy(deps, id, workbenchCause());
+    async remove({ id }: Request<'deleteProxy'>): Promise<SentReply<'deleteProxy'>> {
+      await deleteProxy(deps, id, workbenchCause());
       return { deleted: true };
     },
     /** The key a Try calls the proxy with: it goes into the request the engine sends, never to the page. */

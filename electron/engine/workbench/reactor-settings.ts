@@ -22,18 +22,18 @@ export type ReactorSettingsDeps = Pick<ReactorRouteDeps, 'reactors' | 'applicati
 export function reactorSettings(deps: ReactorSettingsDeps) {
   const { reactors } = deps;
   /** A new reactor (`id` null) or a replaced one, checked as the routes check it, saved live or waiting. */
-  function save(id: string | null, definition: Omit<Request<'updateReactor'>, 'id'>): ReactorView {
+  async function save(id: string | null, definition: Omit<Request<'updateReactor'>, 'id'>): Promise<ReactorView> {
     if (id !== null) reactors.requireWritable(id);
     const accepted = acceptedReactor(definition, deps);
     const failure = dependencyFailure(accepted, deps.dependenciesDir);
-    return viewOf(id === null ? reactors.create(accepted, WORKBENCH_AUTHOR, failure, workbenchCause()) : reactors.replace(id, accepted, WORKBENCH_AUTHOR, failure, workbenchCause()));
+    return viewOf(await (id === null ? reactors.create(accepted, WORKBENCH_AUTHOR, failure, workbenchCause()) : reactors.replace(id, accepted, WORKBENCH_AUTHOR, failure, workbenchCause())));
   }
   return {
     list: (): ReactorView[] => reactors.list([], undefined).map(viewOf),
     create: (definition: Request<'createReactor'>) => save(null, definition),
     update: ({ id, ...definition }: Request<'updateReactor'>) => save(id, definition),
-    remove({ id }: Request<'deleteReactor'>): SentReply<'deleteReactor'> {
-      deleteReactor(deps, id, workbenchCause());
+    async remove({ id }: Request<'deleteReactor'>): Promise<SentReply<'deleteReactor'>> {
+      await deleteReactor(deps, id, workbenchCause());
       return { deleted: true };
     },
     /** The reactor's name for History's sentences; undefined when there is none by that id. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RemoteTarget } from '../../../shared/workbench/composer-contract';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
+import { query, tx, type AnyUnitRunner } from '../storage/unit';
 
 interface RemoteTargetRow {
   id: string;
@@ -17,6 +17,11 @@ export interface RemoteConnection {
   baseUrl: string;
   apiKey: string;
 }
+
+const every = query<RemoteTargetRow>('every remote target', 'SELECT * FROM remote_targets ORDER BY created_at, id');
+const one = query<RemoteTargetRow>('remote target', 'SELECT * FROM remote_targets WHERE id = ?');
+const insert = query('insert remote target', 'INSERT INTO remote_targets (id, name, base_url, sealed_key, created_at) VALUES (@id, @name, @base_url, @sealed_key, @created_at)');
+const deleteOne = query('delete remote target', 'DELETE FROM remote_targets WHERE id = ?');
 
 /** A sealed key is bound to its target: a blob copied to another row does not open. */
 const keyBinding = (id: string) => `remote-target-key:${id}`;
@@ -41,37 +46,28 @@ export function remoteBaseUrl(text: string): string {
  * API key the user pasted, sealed under the master key. Only the key's last four characters are ever shown.
  */
 export class RemoteTargets {
-  private readonly stmt;
-
   constructor(
-    db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
-  ) {
-    this.stmt = {
-      all: db.prepare('SELECT * FROM remote_targets ORDER BY created_at, id'),
-      get: db.prepare('SELECT * FROM remote_targets WHERE id = ?'),
-      insert: db.prepare('INSERT INTO remote_targets (id, name, base_url, sealed_key, created_at) VALUES (@id, @name, @base_url, @sealed_key, @created_at)'),
-      delete: db.prepare('DELETE FROM remote_targets WHERE id = ?'),
-    };
+  ) {}
+
+  async list(): Promise<RemoteTarget[]> {
+    return (await this.units.read(() => tx.all(every))).map((row) => this.shown(row));
   }
 
-  list(): RemoteTarget[] {
-    return (this.stmt.all.all() as RemoteTargetRow[]).map((row) => this.shown(row));
-  }
-
-  add(input: { name: string; base_url: string; api_key: string }): RemoteTarget {
+  async add(input: { name: string; base_url: string; api_key: string }): Promise<RemoteTarget> {
     const row: RemoteTargetRow = { id: randomUUID(), name: input.name, base_url: remoteBaseUrl(input.base_url), sealed_key: Buffer.alloc(0), created_at: new Date().toISOString() };
     row.sealed_key = this.sealer.seal(input.api_key, keyBinding(row.id));
-    this.stmt.insert.run(row);
+    await this.units.run(() => tx.run(insert, row));
     return this.shown(row);
   }
 
-  delete(id: string): boolean {
-    return this.stmt.delete.run(id).changes > 0;
+  async delete(id: string): Promise<boolean> {
+    return (await this.units.run(() => tx.run(deleteOne, [id]))).changes > 0;
   }
 
-  connection(id: string): RemoteConnection {
-    const row = this.stmt.get.get(id) as RemoteTargetRow | undefined;
+  async connection(id: string): Promise<RemoteConnection> {
+    const row = await this.units.read(() => tx.get(one, [id]));
     if (!row) throw new ApiProblem(404, `Remote target ${id} not found: it may have been deleted`);
     return { baseUrl: row.base_url, apiKey: this.keyOf(row) };
   }

@@ -34,33 +34,33 @@ function viewOf(webhook: StoredWebhook): WebhookView {
 export function webhookSettings(deps: WebhookSettingsDeps) {
   const { webhooks, deliveries } = deps;
   /** Queues a delivery and sends it at once. */
-  function queue(webhookId: string, event: DeliveredEvent): DeliveryView {
-    const queued = deliveries.add(webhookId, event);
+  async function queue(webhookId: string, event: DeliveredEvent): Promise<DeliveryView> {
+    const queued = await deliveries.add(webhookId, event);
     deps.wake();
     return queued;
   }
   return {
     list: (): SentReply<'listWebhooks'> => ({ webhooks: webhooks.list().map(viewOf), event_types: [...EVENT_TYPES], max_webhooks: MAX_WEBHOOKS }),
     async create(request: Request<'createWebhook'>): Promise<WebhookView> {
-      return viewOf(webhooks.create(await acceptedWebhook(request, false, deps.policy()), WORKBENCH_AUTHOR));
+      return viewOf(await webhooks.create(await acceptedWebhook(request, false, deps.policy()), WORKBENCH_AUTHOR));
     },
     async update({ id, ...request }: Request<'updateWebhook'>): Promise<WebhookView> {
       webhooks.require(id);
-      return viewOf(webhooks.replace(id, await acceptedWebhook(request, true, deps.policy()), WORKBENCH_AUTHOR));
+      return viewOf(await webhooks.replace(id, await acceptedWebhook(request, true, deps.policy()), WORKBENCH_AUTHOR));
     },
-    remove({ id }: Request<'deleteWebhook'>): SentReply<'deleteWebhook'> {
-      webhooks.delete(id);
+    async remove({ id }: Request<'deleteWebhook'>): Promise<SentReply<'deleteWebhook'>> {
+      await webhooks.delete(id);
       return { deleted: true };
     },
-    deliveries({ id, limit }: Request<'listWebhookDeliveries'>): DeliveryView[] {
+    deliveries({ id, limit }: Request<'listWebhookDeliveries'>): Promise<DeliveryView[]> {
       return deliveries.recent(webhooks.require(id).id, limit);
     },
-    redeliver({ delivery_id }: Request<'redeliverWebhook'>): DeliveryView {
-      const delivery = deliveries.eventOf(delivery_id);
+    async redeliver({ delivery_id }: Request<'redeliverWebhook'>): Promise<DeliveryView> {
+      const delivery = await deliveries.eventOf(delivery_id);
       if (!delivery) throw new ApiProblem(404, `No delivery ${delivery_id}: unknown, or older than the deliveries kept`);
       return queue(delivery.webhook_id, delivery.event);
     },
-    sendTest({ id }: Request<'sendWebhookTest'>): DeliveryView {
+    sendTest({ id }: Request<'sendWebhookTest'>): Promise<DeliveryView> {
       const webhook = webhooks.require(id);
       const data = { webhook: { id: webhook.id, name: webhook.name }, actor: workbenchCause().actor };
       return queue(webhook.id, { id: randomUUID(), tenant_id: deps.tenantId, type: 'test', timestamp: nowIso(), trace_id: null, data });
@@ -69,7 +69,7 @@ export function webhookSettings(deps: WebhookSettingsDeps) {
     /** The webhook's name for History's sentences; undefined when there is none by that id. */
     nameOf: (id: string): string | undefined => webhooks.get(id)?.name,
     /** The webhook a delivery went to, for History's sentences. */
-    deliveryOf: (id: string): { webhook_id: string; event_type: string } | undefined => deliveries.get(id),
+    deliveryOf: (id: string): Promise<{ webhook_id: string; event_type: string } | undefined> => deliveries.get(id),
   };
 }
 

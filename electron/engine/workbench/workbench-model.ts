@@ -203,9 +203,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     return { ...request, headers: [...request.headers, added] };
   };
   /** Where a composed request goes: the service's own address as an application (with its workbench key), or a remote's. */
-  const targetOf = (target: { application_id?: string; target_id?: string }): { baseUrl: string } & ({ applicationId: string } | { applicationId: null; apiKey: string }) => {
+  const targetOf = async (target: { application_id?: string; target_id?: string }): Promise<{ baseUrl: string } & ({ applicationId: string } | { applicationId: null; apiKey: string })> => {
     if (target.target_id === undefined) return { baseUrl: sources.status().url, applicationId: target.application_id! };
-    return { ...remoteTargets.connection(target.target_id), applicationId: null };
+    return { ...(await remoteTargets.connection(target.target_id)), applicationId: null };
   };
   return recordingActions(
     {
@@ -232,8 +232,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     listProxyChoices: () => sources.proxies.list().map(({ id, name, destination_url }) => ({ id, name, destination_url })),
-    sendRequest(request, page) {
-      const target = targetOf(request);
+    async sendRequest(request, page) {
+      const target = await targetOf(request);
       if (target.applicationId === null) return sources.frontDoor.send(request, { apiKey: target.apiKey, remoteBaseUrl: target.baseUrl, page });
       return sources.frontDoor.send(throughProxy(request, 'key'), { apiKey: workbenchKey(target.applicationId, 'sendRequest', page).key, page });
     },
@@ -287,9 +287,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listTokenIntents: () => sources.tokenIntents.list(),
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
-    deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
-    requestSnippet({ format, include_key, proxy_id, ...request }, page) {
-      const target = targetOf(request);
+    deleteRemoteTarget: async ({ id }) => ({ deleted: await remoteTargets.delete(id) }),
+    async requestSnippet({ format, include_key, proxy_id, ...request }, page) {
+      const target = await targetOf(request);
       // The key is read only to be written out when asked (an application's: the method's schema refuses a remote's);
       // otherwise the snippet reads it from the environment.
       const written = include_key && target.applicationId !== null ? workbenchKey(target.applicationId, 'requestSnippet', page) : null;
@@ -407,13 +407,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
     // Settings acts for the workbench's user, with POST /keys' checks and no management key; the key's maker is null.
-    createClientKey(request) {
+    async createClientKey(request) {
       const { expires_at } = parseWith(createKeyRequest, request);
-      const { key_id, public_key_pem } = sources.clientKeys.create(expires_at, null);
-      return { key: sources.clientKeys.details().find((key) => key.key_id === key_id)!, public_key_pem };
+      const { key_id, public_key_pem } = await sources.clientKeys.create(expires_at, null);
+      return { key: (await sources.clientKeys.details()).find((key) => key.key_id === key_id)!, public_key_pem };
     },
-    deleteClientKey({ key_id }) {
-      sources.clientKeys.delete(key_id);
+    async deleteClientKey({ key_id }) {
+      await sources.clientKeys.delete(key_id);
       return { deleted: true };
     },
     getIdentity: () => ({ person: actingPerson() ?? null }),

@@ -203,9 +203,9 @@ function namedResourceRecords<T extends 'proxy' | 'reactor' | 'webhook', U exten
 export const WORKBENCH_RECORDS: WorkbenchRecords = {
   // ---- Changes -----------------------------------------------------------------------------------------------------
   // A remote target's history is its own, so this engine records what the workbench sent there, in a sentence.
-  sendRequest: ({ target_id, method, path }, facts) => {
+  sendRequest: async ({ target_id, method, path }, facts) => {
     if (target_id === undefined) return SENT_AS_REQUEST;
-    const target = facts.remoteTargets.list().find((candidate) => candidate.id === target_id);
+    const target = (await facts.remoteTargets.list()).find((candidate) => candidate.id === target_id);
     const what = target ? `remote target ${quoted(target.name)}` : `remote target ${target_id}`;
     return {
       method: 'SEND',
@@ -333,8 +333,8 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
     path: (reply) => (reply ? `/remote-targets/${reply.id}` : '/remote-targets'),
     summary: (reply) => (reply ? `Added remote target ${quoted(reply.name)} at ${reply.base_url}` : `Could not add remote target ${quoted(name)}`),
   }),
-  deleteRemoteTarget: ({ id }, facts) => {
-    const target = facts.remoteTargets.list().find((candidate) => candidate.id === id);
+  deleteRemoteTarget: async ({ id }, facts) => {
+    const target = (await facts.remoteTargets.list()).find((candidate) => candidate.id === id);
     const what = target ? `remote target ${quoted(target.name)}` : `remote target ${id}`;
     return {
       method: 'DELETE',
@@ -486,8 +486,8 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
 
   ...namedResourceRecords('webhook', 'Webhook', (facts, id) => facts.webhooks.nameOf(id)),
   // By the event's type and id and the webhook's name: the body is in the delivery's own record.
-  redeliverWebhook: ({ delivery_id }, facts) => {
-    const delivery = facts.webhooks.deliveryOf(delivery_id);
+  redeliverWebhook: async ({ delivery_id }, facts) => {
+    const delivery = await facts.webhooks.deliveryOf(delivery_id);
     const to = delivery ? ` to webhook ${quoted(facts.webhooks.nameOf(delivery.webhook_id) ?? delivery.webhook_id)}` : '';
     return {
       method: 'SEND',

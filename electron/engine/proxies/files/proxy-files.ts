@@ -59,7 +59,7 @@ export class ProxyFiles {
   exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
     const proxy = this.deps.proxies.requireWritable(id);
     const { id: proxyId, key, created_at } = proxy;
-    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.delete(proxyId, workbenchCause()));
+    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.exported(proxyId, workbenchCause()));
   }
 
   /**
