@@ -61,7 +61,7 @@ let pgSearch: PostgresTokenSearch;
 beforeAll(async () => {
   dir = tempDir();
   db = openDatabase({ dataDir: dir });
-  store = new SqliteTokenStore(db, unitsOf(db), sealer, new EventOutbox(db, 'tenant-1'));
+  store = new SqliteTokenStore(db, unitsOf(db), sealer, new EventOutbox(unitsOf(db), 'tenant-1'));
   pool = openPostgresPool(await freshDatabase('search'));
   await migratePostgres(pool);
   postgres = new PostgresUnits(pool);
