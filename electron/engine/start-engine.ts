@@ -209,7 +209,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const clients = new ClientActivity();
   const webhooks = createWebhooks({ db, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
-  const applications = new ApplicationStore(db, sealer, tenantId, outbox);
+  const applications = new ApplicationStore(units, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
   const tokenStore = new SqliteTokenStore(db, units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
@@ -240,12 +240,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   let seedReport: SeedReport | null;
   try {
+    await applications.load();
     seedReport = seed ? applySeed(seed, applications, tokens) : null;
   } catch (error) {
     db.close();
     throw error;
   }
-  const bootstrapKeys = bootstrap(applications);
+  const bootstrapKeys = await bootstrap(applications);
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
 

@@ -80,10 +80,10 @@ export function acceptedDefinition(body: unknown, deps: ProxyRouteDeps): ProxyDe
 }
 
 /** A proxy of the API goes, and with it the applications the engine kept for its node22 code's keys. */
-export function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string, cause: EventCause): void {
+export async function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string, cause: EventCause): Promise<void> {
   const proxy = proxies.requireWritable(id);
   proxies.delete(proxy.id, cause);
-  dropCallKeyApplications(applications, callKeyUsersOf(proxy));
+  await dropCallKeyApplications(applications, callKeyUsersOf(proxy));
 }
 
 export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
@@ -142,8 +142,8 @@ export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {
     {
       method: 'DELETE',
       path: '/proxies/:id',
-      handler: managed('proxy:delete', (ctx) => {
-        deleteProxy(deps, id(ctx), causeOf(ctx));
+      handler: managed('proxy:delete', async (ctx) => {
+        await deleteProxy(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },

@@ -67,10 +67,10 @@ export function acceptedReactor(body: unknown, { applications, codeSaved }: Pick
 }
 
 /** Deletes a reactor, and the applications that held its node22 code's keys: the route's and the workbench's one way. */
-export function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): void {
+export async function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): Promise<void> {
   const reactor = reactors.requireWritable(id);
   reactors.delete(reactor.id, cause);
-  dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
+  await dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
 }
 
 export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
@@ -154,8 +154,8 @@ export function reactorRoutes(deps: ReactorRouteDeps): Route[] {
     {
       method: 'DELETE',
       path: '/reactors/:id',
-      handler: managed('reactor:delete', (ctx) => {
-        deleteReactor(deps, id(ctx), causeOf(ctx));
+      handler: managed('reactor:delete', async (ctx) => {
+        await deleteReactor(deps, id(ctx), causeOf(ctx));
         return { status: 204 };
       }),
     },

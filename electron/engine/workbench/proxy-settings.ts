@@ -59,8 +59,8 @@ export function proxySettings(deps: ProxyRouteDeps, folderFiles: () => readonly 
       const accepted = acceptedDefinition(definition, deps);
       return viewed(proxies.replace(id, accepted, WORKBENCH_AUTHOR, dependencyFailure(accepted, deps.dependenciesDir), workbenchCause()));
     },
-    remove({ id }: Request<'deleteProxy'>): SentReply<'deleteProxy'> {
-      deleteProxy(deps, id, workbenchCause());
+    async remove({ id }: Request<'deleteProxy'>): Promise<SentReply<'deleteProxy'>> {
+      await deleteProxy(deps, id, workbenchCause());
       return { deleted: true };
     },
     /** The key a Try calls the proxy with: it goes into the request the engine sends, never to the page. */

@@ -32,8 +32,8 @@ export function reactorSettings(deps: ReactorSettingsDeps) {
     list: (): ReactorView[] => reactors.list([], undefined).map(viewOf),
     create: (definition: Request<'createReactor'>) => save(null, definition),
     update: ({ id, ...definition }: Request<'updateReactor'>) => save(id, definition),
-    remove({ id }: Request<'deleteReactor'>): SentReply<'deleteReactor'> {
-      deleteReactor(deps, id, workbenchCause());
+    async remove({ id }: Request<'deleteReactor'>): Promise<SentReply<'deleteReactor'>> {
+      await deleteReactor(deps, id, workbenchCause());
       return { deleted: true };
     },
     /** The reactor's name for History's sentences; undefined when there is none by that id. */

@@ -185,8 +185,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const recordKeyMade = (cause: ChangeName | RevealName, page: PageId | undefined, purpose: KeptKeyPurpose, key: { application_id: string; key_id: string; key_last4: string }) =>
     void record(page, () => key, () => keptKeyMade(applications, cause, purpose, key));
   /** An application's workbench key, made on first use (and recorded then). */
-  const workbenchKey = (applicationId: string, cause: ChangeName | RevealName, page?: PageId) => {
-    const kept = applications.keptKey(applicationId, 'workbench');
+  const workbenchKey = async (applicationId: string, cause: ChangeName | RevealName, page?: PageId) => {
+    const kept = await applications.keptKey(applicationId, 'workbench');
     if (kept.made) recordKeyMade(cause, page, 'workbench', { application_id: applicationId, key_id: kept.id, key_last4: keyLast4(kept.key) });
     return kept;
   };
@@ -232,10 +232,10 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listTransactions: (query) => sources.transactions.page(query),
     listApplications: () => applications.page(1, MAX_APPLICATIONS).items.map(choice),
     listProxyChoices: () => sources.proxies.list().map(({ id, name, destination_url }) => ({ id, name, destination_url })),
-    sendRequest(request, page) {
+    async sendRequest(request, page) {
       const target = targetOf(request);
       if (target.applicationId === null) return sources.frontDoor.send(request, { apiKey: target.apiKey, remoteBaseUrl: target.baseUrl, page });
-      return sources.frontDoor.send(throughProxy(request, 'key'), { apiKey: workbenchKey(target.applicationId, 'sendRequest', page).key, page });
+      return sources.frontDoor.send(throughProxy(request, 'key'), { apiKey: (await workbenchKey(target.applicationId, 'sendRequest', page)).key, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => saved.view(),
@@ -276,9 +276,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
-    revokeWorkbenchKey({ application_id }) {
+    async revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');
-      if (key) applications.deleteKey(application_id, key.id, workbenchCause());
+      if (key) await applications.deleteKey(application_id, key.id, workbenchCause());
       return choice(applications.require(application_id));
     },
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
@@ -288,11 +288,11 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listRemoteTargets: () => remoteTargets.list(),
     addRemoteTarget: (target) => remoteTargets.add(target),
     deleteRemoteTarget: ({ id }) => ({ deleted: remoteTargets.delete(id) }),
-    requestSnippet({ format, include_key, proxy_id, ...request }, page) {
+    async requestSnippet({ format, include_key, proxy_id, ...request }, page) {
       const target = targetOf(request);
       // The key is read only to be written out when asked (an application's: the method's schema refuses a remote's);
       // otherwise the snippet reads it from the environment.
-      const written = include_key && target.applicationId !== null ? workbenchKey(target.applicationId, 'requestSnippet', page) : null;
+      const written = include_key && target.applicationId !== null ? await workbenchKey(target.applicationId, 'requestSnippet', page) : null;
       const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: written?.key ?? null };
       // Variables as their values, a secret one as its secret's reference: the code reads secrets from its environment.
       const { path, headers, body } = resolveReferences(request, sources.environments.variables(), secrets, 'snippet');
@@ -310,33 +310,33 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     getToken: (request) => tokenDetail(vault, request),
     readTokenAs: (request) => readTokenAs(vault, request),
     revealToken: (request) => revealToken(vault, request),
-    writeToken: (request, page) =>
-      writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
+    writeToken: async (request, page) =>
+      writeToken(sources.frontDoor, { apiKey: (await workbenchKey(request.application_id, 'writeToken', page)).key, page }, sources.status().headerPrefix, request),
     listProxies: () => sources.proxies.list(),
     getProxy: (request) => sources.proxies.get(request),
     createProxy: (request) => sources.proxies.create(request),
     updateProxy: (request) => sources.proxies.update(request),
     deleteProxy: (request) => sources.proxies.remove(request),
-    tryProxy({ request_id, id, application_id, headers, path, ...wire }, page) {
+    async tryProxy({ request_id, id, application_id, headers, path, ...wire }, page) {
       const keyHeader = `${sources.status().headerPrefix}-PROXY-KEY`;
       // The proxy's key goes in as the request leaves, in place of any the sample names: the page never holds it.
       const sent = [...headers.filter(([name]) => name.toLowerCase() !== keyHeader.toLowerCase()), [keyHeader, sources.proxies.keyOf(id)] as [string, string]];
       const composed = { id: request_id, application_id, path: `/proxy${path}`, headers: sent, ...wire };
-      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryProxy', page).key, page });
+      return sources.frontDoor.send(composed, { apiKey: (await workbenchKey(application_id, 'tryProxy', page)).key, page });
     },
     listReactors: () => sources.reactors.list(),
     createReactor: (request) => sources.reactors.create(request),
     updateReactor: (request) => sources.reactors.update(request),
     deleteReactor: (request) => sources.reactors.remove(request),
-    tryReactor({ request_id, id, application_id, args, async }, page) {
+    async tryReactor({ request_id, id, application_id, args, async }, page) {
       // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
       const composed = { id: request_id, application_id, ...reactRequest(id, args, async) };
-      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
+      return sources.frontDoor.send(composed, { apiKey: (await workbenchKey(application_id, 'tryReactor', page)).key, page });
     },
     async tryReactorResult({ request_id, id, application_id, result_id, trace_id }, page) {
       const path = `/reactors/${encodeURIComponent(id)}/results/${encodeURIComponent(result_id)}`;
       const composed = { id: request_id, application_id, method: 'GET' as const, path, headers: [], body: null };
-      const exchange = await sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactorResult', page).key, page });
+      const exchange = await sources.frontDoor.send(composed, { apiKey: (await workbenchKey(application_id, 'tryReactorResult', page)).key, page });
       const pending = isPendingResult(exchange);
       return { pending, exchange, reacted: pending ? null : await recordedEntry(sources.history, sources.events, trace_id) };
     },
@@ -368,8 +368,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteApplication: (request) => settings.remove(request),
     createApplicationKey: (request) => settings.createKey(request),
     revokeApplicationKey: (request) => settings.revokeKey(request),
-    exportSeed({ include_tokens }, page) {
-      const { seed, keys } = exportSeed(applications, sources.tokens, include_tokens);
+    async exportSeed({ include_tokens }, page) {
+      const { seed, keys } = await exportSeed(applications, sources.tokens, include_tokens);
       for (const { made, ...key } of keys) if (made) recordKeyMade('exportSeed', page, 'export', key);
       return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0, keys };
     },
