@@ -233,14 +233,15 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
   const clientKeys = new ClientKeyStore(db, sealer);
-  const sessions = new SessionStore(db, sealer, outbox);
-  const credentials = new CredentialStore(db);
+  const sessions = new SessionStore(units, sealer, outbox);
+  const credentials = new CredentialStore(units);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
   let seedReport: SeedReport | null;
   try {
     await applications.load();
+    await sessions.load();
     seedReport = seed ? applySeed(seed, applications, tokens) : null;
   } catch (error) {
     db.close();
@@ -476,7 +477,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     transactions.prune();
     reactorResults.purgeExpired();
     clientKeys.purgeExpired();
-    sessions.purgeExpired();
+    void sessions.purgeExpired();
     activeTokens.purgeOld();
   }, 60_000).unref();
 

@@ -355,8 +355,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     listClientKeys: () => sources.clientKeys.details(),
-    listSessions: () =>
-      sources.sessions.list().map(({ permissions, rules, ...session }) => ({
+    listSessions: async () =>
+      (await sources.sessions.list()).map(({ permissions, rules, ...session }) => ({
         ...session,
         application_name: applications.get(session.application_id)?.name ?? 'deleted since',
         authorized: permissions !== null,
@@ -419,12 +419,12 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     getIdentity: () => ({ person: actingPerson() ?? null }),
     listCredentials: () => sources.credentials.list(),
     createCredential: ({ name }) => sources.credentials.create(name),
-    revokeCredential({ name }) {
-      if (!sources.credentials.revoke(name)) throw new ApiProblem(404, `No workbench credential is named “${name}”`);
+    async revokeCredential({ name }) {
+      if (!(await sources.credentials.revoke(name))) throw new ApiProblem(404, `No workbench credential is named “${name}”`);
       return { revoked: true };
     },
-    revokeSession({ id }) {
-      sources.sessions.revoke(id);
+    async revokeSession({ id }) {
+      await sources.sessions.revoke(id);
       return { revoked: true };
     },
     live(listener) {
