@@ -82,7 +82,7 @@ import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
 import { TENANT_DELETE } from './settings/adjustable-settings';
 import { tenantRoutes, usageReport } from './tenant/tenant-routes';
-import { TenantStore } from './tenant/tenant-store';
+import { TenantStore, type TenantRow } from './tenant/tenant-store';
 import { ActiveTokens } from './vault/active-tokens';
 import { webhookRoutes } from './webhooks/webhook-routes';
 import { createWebhooks } from './webhooks/webhooks';
@@ -181,8 +181,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let sealer!: Sealer;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, beforeMigrations: (opened) => (sealer = unlockVault(opened, config.dataDir, masterKey)) });
   recordKeyCheck(db, sealer);
+  /** Every transactional unit of this engine runs here, over its one connection. */
+  const units = unitsOf(db);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
-  const limits = new AdjustableSettings(db, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
+  const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
     denyPrivateDestinations: partial.denyPrivateDestinations ?? (operatorFixed === null ? undefined : true),
   }, (now) => {
@@ -190,19 +192,19 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
     webhooks.policyChanged(now.denyPrivateDestinations);
   });
-  const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
+  const retention = new AdjustableSettings(units, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
   );
   // The proxy reads both from the config at each request: nothing else holds a copy.
-  const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
-  const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
-  const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
+  const answers = new AdjustableSettings(units, 'history_answers', HISTORY_ANSWERS, config, partial);
+  const intentTtl = new AdjustableSettings(units, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
+  const logRetention = new AdjustableSettings(units, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(db, tenantId);
-  /** Every transactional unit of this engine runs here, over its one connection. */
-  const units = unitsOf(db);
-  const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
-  const tenant = new TenantStore(db, tenantId, outbox);
+  const tenantDelete = new AdjustableSettings(units, 'tenant_delete', TENANT_DELETE, config, partial);
+  for (const settings of [limits, retention, answers, intentTtl, logRetention, tenantDelete]) await settings.load();
+  const tenant = new TenantStore(units, tenantId, outbox);
+  await tenant.load();
   let apiPort = config.port;
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
@@ -264,7 +266,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   const defaultFolder = defaultCollectionsFolder(config);
-  const collectionsFolder = new CollectionsFolder(db, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
+  const collectionsFolder = new CollectionsFolder(units, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
+  await collectionsFolder.load();
   const collections = new CollectionStore(collectionsFolder.initial());
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
@@ -324,7 +327,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     secrets,
     report: proxyFilesReport ?? config.log,
   });
-  const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir, operatorFixed);
+  const proxiesSetting = new ProxiesFolderSetting(units, config.proxiesDir, operatorFixed);
+  await proxiesSetting.load();
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   const reactorExport = new ReactorExport({ folder: proxyFolder, reactors, identities: reactorIdentities, secrets, applications });
   proxyFolder.open(proxiesSetting.initial());
@@ -348,15 +352,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   /** DELETE /tenants/self: the vault wiped, the tenant new again, and the service goes on with the seed it started with. */
   function deleteTenant() {
-    try {
-      wipe(() => {
-        tenant.reset();
-        activeTokens.clear();
-        if (seed) applySeed(seed, applications, tokens);
-      });
-    } finally {
-      tenant.reload();
-    }
+    let reset: TenantRow | undefined;
+    wipe(() => {
+      reset = units.run(() => tenant.resetting());
+      activeTokens.clear();
+      if (seed) applySeed(seed, applications, tokens);
+    });
+    tenant.settle(reset!);
   }
   const workbench = createWorkbenchModel({
     status,
@@ -372,7 +374,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       tenantDelete: tenantDelete.state(),
       logs: logRetention.state(),
     }),
-    changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
+    changeCollectionsFolder: async (folder) => collections.relocate(await collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
     changeHistoryAnswers: (change) => answers.change(change),

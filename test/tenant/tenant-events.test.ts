@@ -1,26 +1,29 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
 import { openDatabase, type Db } from '../../electron/engine/storage/database';
+import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { TenantStore } from '../../electron/engine/tenant/tenant-store';
 
 /** A tenant update raises `tenant.updated` (vendor-surfaces.md §5.5) in its own transaction, with the vendor's `tenant` member. */
 let db: Db;
 afterEach(() => db?.close());
 
-function tenantWithOutbox() {
+async function tenantWithOutbox() {
   db = openDatabase({ dataDir: null });
   const outbox = new EventOutbox(db, 'tenant-1');
   outbox.subscribe(['tenant.updated']);
-  return { tenant: new TenantStore(db, 'tenant-1', outbox), outbox };
+  const tenant = new TenantStore(unitsOf(db), 'tenant-1', outbox);
+  await tenant.load();
+  return { tenant, outbox };
 }
 
 const SETTINGS = { name: 'Renamed', settings: { deduplicate_tokens: 'true' } };
 const APP = { id: 'app-1', name: 'ops', type: 'application' as const };
 
 describe('tenant.updated', () => {
-  it('is stored with the update: the tenant’s id, name and times, the actor and the trace id, never its settings', () => {
-    const { tenant, outbox } = tenantWithOutbox();
-    const updated = tenant.update(SETTINGS, { actor: APP, traceId: 'trace-1' });
+  it('is stored with the update: the tenant’s id, name and times, the actor and the trace id, never its settings', async () => {
+    const { tenant, outbox } = await tenantWithOutbox();
+    const updated = await tenant.update(SETTINGS, { actor: APP, traceId: 'trace-1' });
     const [{ event }] = outbox.pending(10);
     expect(event).toMatchObject({ type: 'tenant.updated', tenant_id: 'tenant-1', trace_id: 'trace-1' });
     expect(event.data).toEqual({
@@ -29,16 +32,16 @@ describe('tenant.updated', () => {
     });
   });
 
-  it('names the workbench’s user, the tenant’s owner, for a change made in Settings', () => {
-    const { tenant, outbox } = tenantWithOutbox();
-    tenant.update(SETTINGS, { actor: tenant.owner, traceId: null });
+  it('names the workbench’s user, the tenant’s owner, for a change made in Settings', async () => {
+    const { tenant, outbox } = await tenantWithOutbox();
+    await tenant.update(SETTINGS, { actor: tenant.owner, traceId: null });
     expect(outbox.pending(10)[0].event.data.actor).toEqual({ id: tenant.view().owner_id, type: 'user' });
   });
 
-  it('and the change commit or roll back together: an event that cannot be stored leaves the tenant and its rules as they were', () => {
-    const { tenant, outbox } = tenantWithOutbox();
+  it('and the change commit or roll back together: an event that cannot be stored leaves the tenant and its rules as they were', async () => {
+    const { tenant, outbox } = await tenantWithOutbox();
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON event_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END");
-    expect(() => tenant.update(SETTINGS, { actor: APP, traceId: null })).toThrow('disk full');
+    await expect(tenant.update(SETTINGS, { actor: APP, traceId: null })).rejects.toThrow('disk full');
     expect(outbox.pending(10)).toEqual([]);
     expect(tenant.rules.deduplicate).toBe(false);
     expect(tenant.view().name).toBe('Tokenbench');

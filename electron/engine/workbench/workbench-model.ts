@@ -99,15 +99,15 @@ export interface WorkbenchSources {
   /** Empties the vault as if new; the new first keys go to the welcome view. */
   wipe: () => SentReply<'wipeVault'>;
   /** Saves and applies a change to the proxy's limits. */
-  changeLimits: (change: Request<'changeLimits'>) => void;
+  changeLimits: (change: Request<'changeLimits'>) => Promise<unknown>;
   /** Saves and applies a change to how much history is kept. */
-  changeRetention: (change: Request<'changeRetention'>) => void;
+  changeRetention: (change: Request<'changeRetention'>) => Promise<unknown>;
   /** Saves and applies a change to whether history keeps answers. */
-  changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
+  changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => Promise<unknown>;
   /** Saves and applies a change to how long new token intents live. */
-  changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => void;
+  changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => Promise<unknown>;
   /** Saves and applies a change to how long log lines are kept. */
-  changeLogRetention: (change: Request<'changeLogRetention'>) => void;
+  changeLogRetention: (change: Request<'changeLogRetention'>) => Promise<unknown>;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -134,7 +134,7 @@ export interface WorkbenchSources {
   /** The environments beside the saved requests, and the one `${env:…}` references are read from. */
   environments: Environments;
   /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
-  changeCollectionsFolder: (folder: string | null) => void;
+  changeCollectionsFolder: (folder: string | null) => Promise<unknown>;
   /** Pre-configured proxies, as /proxies manages them: the Proxies page's, and those the Composer may send through. */
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
@@ -147,7 +147,7 @@ export interface WorkbenchSources {
   /** Reactors, as /reactors manages them: the Reactors page's. */
   reactors: ReactorSettings;
   /** Saves and applies whether DELETE /tenants/self is allowed. */
-  changeTenantDelete: (change: Request<'changeTenantDelete'>) => void;
+  changeTenantDelete: (change: Request<'changeTenantDelete'>) => Promise<unknown>;
   /** The tenant, which Settings renames and sets up as its owner, and its usage report. */
   tenant: { store: TenantStore; usage: () => UsageReport };
   /** Webhooks, as /webhooks manages them, with their deliveries and signing key. */
@@ -262,8 +262,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     saveEnvironment: (change) => environments.save(change),
     deleteEnvironment: (request) => environments.remove(request),
     setActiveEnvironment: (request) => environments.choose(request),
-    setCollectionsFolder({ folder }) {
-      sources.changeCollectionsFolder(folder);
+    async setCollectionsFolder({ folder }) {
+      await sources.changeCollectionsFolder(folder);
       return sources.settings();
     },
     listProxyFiles: () => sources.proxyFiles.view(),
@@ -348,8 +348,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     redeliverWebhook: (request) => sources.webhooks.redeliver(request),
     sendWebhookTest: (request) => sources.webhooks.sendTest(request),
     webhookSigningKey: () => sources.webhooks.signingKey(),
-    changeLogRetention(change) {
-      sources.changeLogRetention(change);
+    async changeLogRetention(change) {
+      await sources.changeLogRetention(change);
       return sources.settings();
     },
     listApplicationDetails: () => settings.list(),
@@ -380,29 +380,29 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     wipeVault: () => sources.wipe(),
     takeWelcome: () => sources.welcome.take(),
     getSettings: () => sources.settings(),
-    changeLimits(change) {
-      sources.changeLimits(change);
+    async changeLimits(change) {
+      await sources.changeLimits(change);
       return sources.settings();
     },
-    changeRetention(change) {
-      sources.changeRetention(change);
+    async changeRetention(change) {
+      await sources.changeRetention(change);
       return sources.settings();
     },
-    changeHistoryAnswers(change) {
-      sources.changeHistoryAnswers(change);
+    async changeHistoryAnswers(change) {
+      await sources.changeHistoryAnswers(change);
       return sources.settings();
     },
-    changeTokenIntentTtl(change) {
-      sources.changeTokenIntentTtl(change);
+    async changeTokenIntentTtl(change) {
+      await sources.changeTokenIntentTtl(change);
       return sources.settings();
     },
     getTenant: () => tenantDetail(),
-    updateTenant(change) {
-      sources.tenant.store.update(change, { actor: sources.tenant.store.owner, traceId: null });
+    async updateTenant(change) {
+      await sources.tenant.store.update(change, { actor: sources.tenant.store.owner, traceId: null });
       return tenantDetail();
     },
-    changeTenantDelete(change) {
-      sources.changeTenantDelete(change);
+    async changeTenantDelete(change) {
+      await sources.changeTenantDelete(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
