@@ -22,7 +22,7 @@ const table = (rows: string[][]) => {
 };
 
 /** `tokenbench credentials …`: the named workbench credentials of a data folder, while a serve runs on it or not. */
-export function main(argv: string[]): number {
+export async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
@@ -49,16 +49,16 @@ export function main(argv: string[]): number {
   }
   try {
     if (command === 'list') {
-      const credentials = opened.store.list();
+      const credentials = await opened.store.list();
       const rows = credentials.map(({ name: held, created_at, last_used_at }) => [held, created_at, last_used_at ?? 'never']);
       process.stdout.write(credentials.length === 0 ? 'No workbench credentials: the workbench has only its owner.\n' : `${table([['NAME', 'CREATED', 'LAST USED'], ...rows])}\n`);
     } else if (command === 'create') {
-      const { credential, secret } = opened.store.create(name);
+      const { credential, secret } = await opened.store.create(name);
       process.stdout.write(
         `Created workbench credential “${credential.name}” (${credential.id}). Its secret is shown this once:\n  ${secret}\n` +
           `Hand it to ${credential.name} privately; they paste it into the workbench's sign-in form.\n`,
       );
-    } else if (!opened.store.revoke(name)) {
+    } else if (!(await opened.store.revoke(name))) {
       process.stderr.write(`tokenbench credentials: no credential is named “${name}” (\`tokenbench credentials list\` names them)\n`);
       return 1;
     } else {

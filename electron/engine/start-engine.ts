@@ -82,7 +82,7 @@ import { sessionRoutes } from './access/session-routes';
 import { SessionStore } from './access/session-store';
 import { TENANT_DELETE } from './settings/adjustable-settings';
 import { tenantRoutes, usageReport } from './tenant/tenant-routes';
-import { TenantStore } from './tenant/tenant-store';
+import { TenantStore, type TenantRow } from './tenant/tenant-store';
 import { ActiveTokens } from './vault/active-tokens';
 import { webhookRoutes } from './webhooks/webhook-routes';
 import { createWebhooks } from './webhooks/webhooks';
@@ -181,8 +181,10 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let sealer!: Sealer;
   const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, beforeMigrations: (opened) => (sealer = unlockVault(opened, config.dataDir, masterKey)) });
   recordKeyCheck(db, sealer);
+  /** Every transactional unit of this engine runs here, over its one connection. */
+  const units = unitsOf(db);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
-  const limits = new AdjustableSettings(db, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
+  const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
     denyPrivateDestinations: partial.denyPrivateDestinations ?? (operatorFixed === null ? undefined : true),
   }, (now) => {
@@ -190,26 +192,26 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     forwarder.configure({ timeoutMs: now.proxyTimeoutMs, denyPrivateDestinations: now.denyPrivateDestinations });
     webhooks.policyChanged(now.denyPrivateDestinations);
   });
-  const retention = new AdjustableSettings(db, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
+  const retention = new AdjustableSettings(units, 'history_retention', HISTORY_RETENTION, config, partial, (now) =>
     history.retain({ limit: now.historyLimit, maxAgeDays: now.historyMaxAgeDays }),
   );
   // The proxy reads both from the config at each request: nothing else holds a copy.
-  const answers = new AdjustableSettings(db, 'history_answers', HISTORY_ANSWERS, config, partial);
-  const intentTtl = new AdjustableSettings(db, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
-  const logRetention = new AdjustableSettings(db, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
+  const answers = new AdjustableSettings(units, 'history_answers', HISTORY_ANSWERS, config, partial);
+  const intentTtl = new AdjustableSettings(units, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
+  const logRetention = new AdjustableSettings(units, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
   const tenantId = tenantIdOf(db);
-  /** Every transactional unit of this engine runs here, over its one connection. */
-  const units = unitsOf(db);
   const outbox = new EventOutbox(units, tenantId);
-  const tenantDelete = new AdjustableSettings(db, 'tenant_delete', TENANT_DELETE, config, partial);
-  const tenant = new TenantStore(db, tenantId, outbox);
+  const tenantDelete = new AdjustableSettings(units, 'tenant_delete', TENANT_DELETE, config, partial);
+  for (const settings of [limits, retention, answers, intentTtl, logRetention, tenantDelete]) await settings.load();
+  const tenant = new TenantStore(units, tenantId, outbox);
+  await tenant.load();
   let apiPort = config.port;
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
   const clients = new ClientActivity();
   const webhooks = await createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
-  const applications = new ApplicationStore(db, sealer, tenantId, outbox);
+  const applications = new ApplicationStore(units, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
   const tokenStore = new SqliteTokenStore(db, units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
@@ -236,19 +238,21 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
   });
   const clientKeys = new ClientKeyStore(units, sealer);
-  const sessions = new SessionStore(db, sealer, outbox);
-  const credentials = new CredentialStore(db);
+  const sessions = new SessionStore(units, sealer, outbox);
+  const credentials = new CredentialStore(units);
   const openEncrypted: OpenEncryptedHeader = (value, header, opened) => openEncryptedHeader(clientKeys, value, header, opened);
   const encrypted = encryptedRequests(clientKeys);
 
   let seedReport: SeedReport | null;
   try {
+    await applications.load();
+    await sessions.load();
     seedReport = seed ? applySeed(seed, applications, tokens) : null;
   } catch (error) {
     db.close();
     throw error;
   }
-  const bootstrapKeys = bootstrap(applications);
+  const bootstrapKeys = await bootstrap(applications);
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
 
@@ -265,7 +269,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     throw error;
   });
   const defaultFolder = defaultCollectionsFolder(config);
-  const collectionsFolder = new CollectionsFolder(db, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
+  const collectionsFolder = new CollectionsFolder(units, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
+  await collectionsFolder.load();
   const collections = new CollectionStore(collectionsFolder.initial());
   const environments = new Environments(db, () => collections.folder);
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
@@ -325,7 +330,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     secrets,
     report: proxyFilesReport ?? config.log,
   });
-  const proxiesSetting = new ProxiesFolderSetting(db, config.proxiesDir, operatorFixed);
+  const proxiesSetting = new ProxiesFolderSetting(units, config.proxiesDir, operatorFixed);
+  await proxiesSetting.load();
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   const reactorExport = new ReactorExport({ folder: proxyFolder, reactors, identities: reactorIdentities, secrets, applications });
   proxyFolder.open(proxiesSetting.initial());
@@ -349,15 +355,13 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   /** DELETE /tenants/self: the vault wiped, the tenant new again, and the service goes on with the seed it started with. */
   function deleteTenant() {
-    try {
-      wipe(() => {
-        tenant.reset();
-        activeTokens.clear();
-        if (seed) applySeed(seed, applications, tokens);
-      });
-    } finally {
-      tenant.reload();
-    }
+    let reset: TenantRow | undefined;
+    wipe(() => {
+      reset = units.run(() => tenant.resetting());
+      activeTokens.clear();
+      if (seed) applySeed(seed, applications, tokens);
+    });
+    tenant.settle(reset!);
   }
   const workbench = createWorkbenchModel({
     status,
@@ -373,7 +377,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       tenantDelete: tenantDelete.state(),
       logs: logRetention.state(),
     }),
-    changeCollectionsFolder: (folder) => collections.relocate(collectionsFolder.change(folder)),
+    changeCollectionsFolder: async (folder) => collections.relocate(await collectionsFolder.change(folder)),
     changeLimits: (change) => limits.change(change),
     changeRetention: (change) => retention.change(change),
     changeHistoryAnswers: (change) => answers.change(change),
@@ -478,7 +482,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     transactions.prune();
     void reactorResults.purgeExpired();
     void clientKeys.purgeExpired();
-    sessions.purgeExpired();
+    void sessions.purgeExpired();
     activeTokens.purgeOld();
   }, 60_000).unref();
 

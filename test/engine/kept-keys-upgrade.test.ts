@@ -4,11 +4,11 @@ import { expect, it } from 'vitest';
 import { ApplicationStore } from '../../electron/engine/access/application-store';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
 import { Sealer } from '../../electron/engine/storage/crypto';
-import { applyMigrations, MIGRATIONS } from '../../electron/engine/storage/migrations';
 import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
+import { applyMigrations, MIGRATIONS } from '../../electron/engine/storage/migrations';
 
 /** A vault from before export keys: its workbench keys are carried over, and still open and send. */
-it('keeps the workbench keys a vault made before export keys, sealed as they were', () => {
+it('keeps the workbench keys a vault made before export keys, sealed as they were', async () => {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
   applyMigrations(db, MIGRATIONS.filter((m) => m.version < 10));
@@ -20,19 +20,20 @@ it('keeps the workbench keys a vault made before export keys, sealed as they wer
   db.prepare("INSERT INTO workbench_keys (key_id, application_id, sealed) VALUES ('key', 'app', ?)").run(sealer.seal(secret, 'workbench-key:app:key'));
 
   applyMigrations(db);
-  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(unitsOf(db), 't'));
-  expect(applications.keptKey('app', 'workbench')).toMatchObject({ id: 'key', key: secret, made: false });
+  const applications = new ApplicationStore(unitsOf(db), sealer, 't', new EventOutbox(unitsOf(db), 't'));
+  await applications.load();
+  expect(await applications.keptKey('app', 'workbench')).toMatchObject({ id: 'key', key: secret, made: false });
   expect(applications.keptKeyInfo('app', 'export')).toBeNull();
-  expect(applications.keptKey('app', 'export')).toMatchObject({ made: true });
+  expect(await applications.keptKey('app', 'export')).toMatchObject({ made: true });
   expect([...applications.keyFacts('app').values()].map((key) => key.kept).sort()).toEqual(['export', 'workbench']);
   // Revoked like any key: the kept row goes with it.
-  applications.deleteKey('app', 'key', null);
+  await applications.deleteKey('app', 'key', null);
   expect(applications.keptKeyInfo('app', 'workbench')).toBeNull();
   db.close();
 });
 
 /** Keys made before their last four were kept have none: the workbench names them by their id instead. */
-it('keeps the last four of every key made from now on, and none for the keys made before', () => {
+it('keeps the last four of every key made from now on, and none for the keys made before', async () => {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
   applyMigrations(db, MIGRATIONS.filter((m) => m.version < 12));
@@ -42,9 +43,10 @@ it('keeps the last four of every key made from now on, and none for the keys mad
   db.prepare("INSERT INTO api_keys (id, application_id, key_hash, created_at) VALUES ('old', 'app', ?, ?)").run(sealer.hashApiKey('key_local_made_before_endings_were_kept'), now);
 
   applyMigrations(db);
-  const applications = new ApplicationStore(db, sealer, 't', new EventOutbox(unitsOf(db), 't'));
-  const made = applications.createKey('app', null, null);
-  const kept = applications.keptKey('app', 'workbench');
+  const applications = new ApplicationStore(unitsOf(db), sealer, 't', new EventOutbox(unitsOf(db), 't'));
+  await applications.load();
+  const made = await applications.createKey('app', null, null);
+  const kept = await applications.keptKey('app', 'workbench');
   expect(Object.fromEntries(applications.keyFacts('app'))).toEqual({
     old: { key_last4: null, kept: null },
     [made.id]: { key_last4: made.key.slice(-4), kept: null },

@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ClientKeyStore } from '../../electron/engine/encryption-keys/client-key-store';
 import { Sealer } from '../../electron/engine/storage/crypto';
-import { SIDES, storeDatabases } from '../support/postgres-sides';
+import { bothDatabases, SIDES } from '../support/both-databases';
 import { describePostgres } from '../support/postgres-suite';
 
 /** The client encryption keys' store, the same class over SQLite and PostgreSQL. */
 const sealer = new Sealer(randomBytes(32));
-const databases = storeDatabases('client_keys');
+const databases = bothDatabases('client_keys');
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 describePostgres('the client key store on SQLite and PostgreSQL', () => {

@@ -5,14 +5,14 @@ import type { ProxyDefinition } from '../../electron/engine/proxies/proxy-model'
 import { ProxyStore } from '../../electron/engine/proxies/proxy-store';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import type { AnyUnitRunner } from '../../electron/engine/storage/unit';
-import { raisedSince, SIDES, storeDatabases } from '../support/postgres-sides';
+import { bothDatabases, raisedSince, SIDES } from '../support/both-databases';
 import { describePostgres } from '../support/postgres-suite';
 
 /** The pre-configured proxies' store, the same class over the SQLite file and over PostgreSQL. */
 const TENANT = 'tenant-1';
 const sealer = new Sealer(randomBytes(32));
 const cause = { actor: { id: 'app-1', type: 'application' as const }, traceId: 'trace-1' };
-const databases = storeDatabases('proxies');
+const databases = bothDatabases('proxies');
 
 const definition = (name: string): ProxyDefinition => ({
   name,

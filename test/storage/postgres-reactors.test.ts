@@ -6,13 +6,13 @@ import { ReactorResults, RESULT_TTL_MS } from '../../electron/engine/reactors/re
 import { ReactorStore } from '../../electron/engine/reactors/reactor-store';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import type { AnyUnitRunner } from '../../electron/engine/storage/unit';
-import { raisedSince, SIDES, storeDatabases } from '../support/postgres-sides';
+import { bothDatabases, raisedSince, SIDES } from '../support/both-databases';
 import { describePostgres } from '../support/postgres-suite';
 
 /** The reactors' stores (the reactors, their asynchronous results), the same classes over SQLite and PostgreSQL. */
 const sealer = new Sealer(randomBytes(32));
 const cause = { actor: { id: 'app-1', type: 'application' as const }, traceId: 'trace-1' };
-const databases = storeDatabases('reactors');
+const databases = bothDatabases('reactors');
 
 const definition = (name: string): ReactorDefinition => ({
   name,

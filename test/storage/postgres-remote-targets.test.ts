@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { RemoteTargets } from '../../electron/engine/workbench/remote-targets';
-import { SIDES, storeDatabases } from '../support/postgres-sides';
+import { bothDatabases, SIDES } from '../support/both-databases';
 import { describePostgres } from '../support/postgres-suite';
 
 /** The Composer's remote targets, the same class over SQLite and PostgreSQL. */
 const sealer = new Sealer(randomBytes(32));
-const databases = storeDatabases('remote_targets');
+const databases = bothDatabases('remote_targets');
 
 describePostgres('the remote targets on SQLite and PostgreSQL', () => {
   describe.each(SIDES)('on %s', (side) => {

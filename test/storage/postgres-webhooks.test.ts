@@ -6,7 +6,7 @@ import { query, tx, type AnyUnitRunner } from '../../electron/engine/storage/uni
 import { DeliveryStore, type DeliveredEvent } from '../../electron/engine/webhooks/delivery-store';
 import type { WebhookDefinition } from '../../electron/engine/webhooks/webhook-model';
 import { WebhookStore } from '../../electron/engine/webhooks/webhook-store';
-import { SIDES, storeDatabases } from '../support/postgres-sides';
+import { bothDatabases, SIDES } from '../support/both-databases';
 import { describePostgres } from '../support/postgres-suite';
 
 /**
@@ -18,7 +18,7 @@ const LEASE_MS = 20_000;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const outboxRows = query<number>('outbox rows', 'SELECT COUNT(*) FROM event_outbox', { pluck: true });
 const deliveryRows = query<number>('delivery rows', 'SELECT COUNT(*) FROM webhook_deliveries', { pluck: true });
-const databases = storeDatabases('webhooks');
+const databases = bothDatabases('webhooks');
 
 const definition = (name: string, events: WebhookDefinition['events'] = ['token.created']): WebhookDefinition => ({
   name,

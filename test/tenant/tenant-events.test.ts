@@ -8,11 +8,13 @@ import { TenantStore } from '../../electron/engine/tenant/tenant-store';
 let db: Db;
 afterEach(() => db?.close());
 
-function tenantWithOutbox() {
+async function tenantWithOutbox() {
   db = openDatabase({ dataDir: null });
   const outbox = new EventOutbox(unitsOf(db), 'tenant-1');
   outbox.subscribe(['tenant.updated']);
-  return { tenant: new TenantStore(db, 'tenant-1', outbox), outbox };
+  const tenant = new TenantStore(unitsOf(db), 'tenant-1', outbox);
+  await tenant.load();
+  return { tenant, outbox };
 }
 
 const SETTINGS = { name: 'Renamed', settings: { deduplicate_tokens: 'true' } };
@@ -20,8 +22,8 @@ const APP = { id: 'app-1', name: 'ops', type: 'application' as const };
 
 describe('tenant.updated', () => {
   it('is stored with the update: the tenant’s id, name and times, the actor and the trace id, never its settings', async () => {
-    const { tenant, outbox } = tenantWithOutbox();
-    const updated = tenant.update(SETTINGS, { actor: APP, traceId: 'trace-1' });
+    const { tenant, outbox } = await tenantWithOutbox();
+    const updated = await tenant.update(SETTINGS, { actor: APP, traceId: 'trace-1' });
     const [{ event }] = await outbox.pending(10);
     expect(event).toMatchObject({ type: 'tenant.updated', tenant_id: 'tenant-1', trace_id: 'trace-1' });
     expect(event.data).toEqual({
@@ -31,15 +33,15 @@ describe('tenant.updated', () => {
   });
 
   it('names the workbench’s user, the tenant’s owner, for a change made in Settings', async () => {
-    const { tenant, outbox } = tenantWithOutbox();
-    tenant.update(SETTINGS, { actor: tenant.owner, traceId: null });
+    const { tenant, outbox } = await tenantWithOutbox();
+    await tenant.update(SETTINGS, { actor: tenant.owner, traceId: null });
     expect((await outbox.pending(10))[0].event.data.actor).toEqual({ id: tenant.view().owner_id, type: 'user' });
   });
 
   it('and the change commit or roll back together: an event that cannot be stored leaves the tenant and its rules as they were', async () => {
-    const { tenant, outbox } = tenantWithOutbox();
+    const { tenant, outbox } = await tenantWithOutbox();
     db.exec("CREATE TRIGGER refuse BEFORE INSERT ON event_outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END");
-    expect(() => tenant.update(SETTINGS, { actor: APP, traceId: null })).toThrow('disk full');
+    await expect(tenant.update(SETTINGS, { actor: APP, traceId: null })).rejects.toThrow('disk full');
     expect(await outbox.pending(10)).toEqual([]);
     expect(tenant.rules.deduplicate).toBe(false);
     expect(tenant.view().name).toBe('Tokenbench');

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { callMethod, problemOf } from '../../electron/engine';
 import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import { welcomeSchema } from '../../shared/workbench/vault-contract';
+import { openDatabase } from '../../electron/engine/storage/database';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** The welcome view's keys (held in memory, given once) and the wipe that makes a vault new again. */
@@ -68,6 +69,19 @@ describe('the welcome view of a new vault', () => {
 });
 
 describe('wiping the vault', () => {
+  it('leaves every key working when it fails and rolls back', async () => {
+    const dataDir = tempDir();
+    t = await startTestEngine({ dataDir });
+    // Another connection to the same file refuses the first applications the wipe makes again.
+    const other = openDatabase({ dataDir });
+    other.exec("CREATE TRIGGER refuse BEFORE INSERT ON applications BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    other.close();
+    await expect(callMethod(t.engine.workbench, 'wipeVault', { confirm: 'wipe' })).rejects.toThrow('disk full');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await t.call('GET', '/applications', { key: t.managementKey })).status).toBe(200);
+    expect(t.engine.status()).toMatchObject({ applicationCount: 2 });
+  });
+
   it('empties it whole, rolls back what was open, and makes it new with fresh first keys', async () => {
     t = await startTestEngine({ inMemory: true });
     const card = await t.call('POST', '/tokens', { key: t.privateKey, body: { id: 'reused-id', type: 'card_number', data: PAN } });

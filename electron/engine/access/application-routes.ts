@@ -33,7 +33,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       handler: managed('application:create', async (ctx) => {
         const input = parseWith(applicationRequest, await ctx.json());
         ctx.log.requestBody = input;
-        const { application, key } = applications.create(input, ctx.caller.application.id, { create: input.create_key }, causeOf(ctx));
+        const { application, key } = await applications.create(input, ctx.caller.application.id, { create: input.create_key }, causeOf(ctx));
         return { status: 201, body: withNewKey(application, key) };
       }),
     },
@@ -79,14 +79,14 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
         const { type } = applications.require(id(ctx.params));
         const input = parseWith(applicationUpdateRequest(type), await ctx.json());
         ctx.log.requestBody = input;
-        return { status: 200, body: applications.update(id(ctx.params), input, ctx.caller.application.id, causeOf(ctx)) };
+        return { status: 200, body: await applications.update(id(ctx.params), input, ctx.caller.application.id, causeOf(ctx)) };
       }),
     },
     {
       method: 'DELETE',
       path: '/applications/:id',
-      handler: managed('application:delete', (ctx) => {
-        applications.delete(id(ctx.params), causeOf(ctx));
+      handler: managed('application:delete', async (ctx) => {
+        await applications.delete(id(ctx.params), causeOf(ctx));
         return { status: 204 };
       }),
     },
@@ -94,8 +94,8 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'POST',
       path: '/applications/:id/regenerate',
       idempotent: true,
-      handler: managed('application:update', (ctx) => {
-        const { application, key } = applications.regenerateKey(id(ctx.params), ctx.caller.application.id, causeOf(ctx));
+      handler: managed('application:update', async (ctx) => {
+        const { application, key } = await applications.regenerateKey(id(ctx.params), ctx.caller.application.id, causeOf(ctx));
         return { status: 200, body: withNewKey(application, key) };
       }),
     },
@@ -103,7 +103,7 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
       method: 'POST',
       path: '/applications/:id/keys',
       idempotent: true,
-      handler: managed('application:update', (ctx) => ({ status: 201, body: applications.createKey(id(ctx.params), ctx.caller.application.id, causeOf(ctx)) })),
+      handler: managed('application:update', async (ctx) => ({ status: 201, body: await applications.createKey(id(ctx.params), ctx.caller.application.id, causeOf(ctx)) })),
     },
     {
       method: 'GET',
@@ -124,8 +124,8 @@ export function applicationRoutes(applications: ApplicationStore): Route[] {
     {
       method: 'DELETE',
       path: '/applications/:id/keys/:keyId',
-      handler: managed('application:update', (ctx) => {
-        applications.deleteKey(id(ctx.params), ctx.params.keyId as string, causeOf(ctx));
+      handler: managed('application:update', async (ctx) => {
+        await applications.deleteKey(id(ctx.params), ctx.params.keyId as string, causeOf(ctx));
         return { status: 204 };
       }),
     },

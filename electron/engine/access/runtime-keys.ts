@@ -19,7 +19,7 @@ export interface RuntimeKeyUser {
  * The key the code of `user` calls this engine with, as its application, made (and reported) on first need; null when
  * that application no longer exists.
  */
-export type RuntimeKeyOf = (applicationId: string, user: RuntimeKeyUser) => string | null;
+export type RuntimeKeyOf = (applicationId: string, user: RuntimeKeyUser) => Promise<string | null>;
 
 /**
  * The runtime key: clients' keys are kept only as hashes, so code transforms (and reactors) get a key of their
@@ -27,9 +27,9 @@ export type RuntimeKeyOf = (applicationId: string, user: RuntimeKeyUser) => stri
  * next call that needs one make another.
  */
 export function runtimeKeys(applications: ApplicationStore, made: (key: MadeRuntimeKey, user: RuntimeKeyUser) => void): RuntimeKeyOf {
-  return (applicationId, user) => {
+  return async (applicationId, user) => {
     if (!applications.get(applicationId)) return null;
-    const kept = applications.keptKey(applicationId, 'runtime');
+    const kept = await applications.keptKey(applicationId, 'runtime');
     if (kept.made) made({ application_id: applicationId, key_id: kept.id, key_last4: keyLast4(kept.key) }, user);
     return kept.key;
   };
@@ -45,11 +45,11 @@ export interface CallKeyUser extends RuntimeKeyUser {
 /** A key made for one call of node22 code; `revoke` deletes it (again is harmless). */
 export interface CallKey {
   key: string;
-  revoke(): void;
+  revoke(): Promise<void>;
 }
 
 /** A key for one call of `user`'s code holding exactly `permissions` (validated when the code was saved). */
-export type CallKeyOf = (user: CallKeyUser, permissions: readonly string[]) => CallKey;
+export type CallKeyOf = (user: CallKeyUser, permissions: readonly string[]) => Promise<CallKey>;
 
 /** The engine's application for one transform: the same id for the same proxy and place, across restarts. */
 function callKeyApplicationId(user: CallKeyUser): string {
@@ -58,10 +58,10 @@ function callKeyApplicationId(user: CallKeyUser): string {
 }
 
 /** Deletes the applications kept for these users' keys (their proxy is gone), with any key a crash left behind. */
-export function dropCallKeyApplications(applications: ApplicationStore, users: readonly CallKeyUser[]): void {
+export async function dropCallKeyApplications(applications: ApplicationStore, users: readonly CallKeyUser[]): Promise<void> {
   for (const user of users) {
     const id = callKeyApplicationId(user);
-    if (applications.get(id)) applications.delete(id, null);
+    if (applications.get(id)) await applications.delete(id, null);
   }
 }
 
@@ -76,7 +76,7 @@ const sameAccess = (app: Application, wanted: ApplicationInput) =>
  * each such making or setting (once per change of permissions, not per call).
  */
 export function callKeys(applications: ApplicationStore, changed: (application: Application, user: CallKeyUser) => void): CallKeyOf {
-  return (user, permissions) => {
+  return async (user, permissions) => {
     const id = callKeyApplicationId(user);
     const wanted: ApplicationInput = {
       name: `node22 runtime of ${user.kind ?? 'proxy'} ${user.name} (${user.id}) ${user.place}`,
@@ -86,17 +86,17 @@ export function callKeys(applications: ApplicationStore, changed: (application: 
     };
     const app = applications.get(id);
     if (!app || !sameAccess(app, wanted)) {
-      changed(app ? applications.update(id, wanted, null, null) : applications.create(wanted, null, { create: false }, null, id).application, user);
+      changed(app ? await applications.update(id, wanted, null, null) : (await applications.create(wanted, null, { create: false }, null, id)).application, user);
     }
-    const made = applications.createKey(id, null, null);
+    const made = await applications.createKey(id, null, null);
     let revoked = false;
     return {
       key: made.key,
-      revoke() {
+      async revoke() {
         if (revoked) return;
         revoked = true;
         // Someone may have revoked it (or deleted the application) while the call ran: gone is what was wanted.
-        if (applications.get(id)?.keys.some((k) => k.id === made.id)) applications.deleteKey(id, made.id, null);
+        if (applications.get(id)?.keys.some((k) => k.id === made.id)) await applications.deleteKey(id, made.id, null);
       },
     };
   };

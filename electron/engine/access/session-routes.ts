@@ -74,9 +74,9 @@ export function sessionRoutes(sessions: SessionStore): Route[] {
       method: 'POST',
       path: '/sessions',
       idempotent: true,
-      handler: (ctx) => {
+      handler: async (ctx) => {
         requireApplicationOfType(ctx.caller, 'public', 'create sessions');
-        const { id, ...created } = sessions.create(ctx.caller.application.id, causeOf(ctx));
+        const { id, ...created } = await sessions.create(ctx.caller.application.id, causeOf(ctx));
         ctx.log.details = { session: id, session_expires_at: created.expires_at };
         return { status: 201, body: created };
       },
@@ -94,7 +94,7 @@ export function sessionRoutes(sessions: SessionStore): Route[] {
         for (const permission of new Set([...input.permissions, ...input.rules.flatMap((r) => r.permissions)])) {
           if (!ctx.caller.policy.has(permission as Permission)) throw new ApiProblem(403, `The application lacks ${permission}, so it cannot grant it to a session`);
         }
-        const grant = sessions.authorize(input.nonce, input, ctx.caller.application.id, causeOf(ctx));
+        const grant = await sessions.authorize(input.nonce, input, ctx.caller.application.id, causeOf(ctx));
         ctx.log.details = { session: grant.id, session_expires_at: grant.expires_at };
         return { status: 204 };
       },

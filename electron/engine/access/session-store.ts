@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
+import { type AnyUnitRunner, query, tx } from '../storage/unit';
 import type { AccessRule } from './permissions';
 
 /** The vendor's default: a session lives three minutes from its creation unless its authorization says otherwise. */
@@ -36,6 +36,7 @@ export interface Authorization {
 interface SessionRow {
   id: string;
   application_id: string;
+  key_hash: string;
   permissions: string | null;
   rules: string | null;
   authorized_by: string | null;
@@ -58,96 +59,141 @@ const grantOf = (row: SessionRow): SessionGrant => ({
   expires_at: row.expires_at,
 });
 
+const q = {
+  insert: query('insert session', `INSERT INTO sessions (id, application_id, key_hash, nonce_hash, created_at, expires_at)
+    VALUES (?, ?, ?, ?, ?, ?)`),
+  byId: query<SessionRow>('session by id', 'SELECT * FROM sessions WHERE id = ?'),
+  byNonce: query<SessionRow>('live session by nonce', 'SELECT * FROM sessions WHERE nonce_hash = ? AND expires_at > ?'),
+  authorize: query('authorize session', `UPDATE sessions SET permissions = @permissions, rules = @rules, authorized_by = @by,
+    authorized_at = @at, expires_at = @expires_at WHERE id = @id AND authorized_at IS NULL`),
+  purge: query<string>('purge expired sessions', 'DELETE FROM sessions WHERE expires_at <= ? RETURNING id', { pluck: true }),
+  live: query<SessionRow>('live sessions', 'SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
+  revoke: query('revoke session', 'DELETE FROM sessions WHERE id = ? AND expires_at > ?'),
+};
+
 /**
  * Sessions (docs/api.md, Sessions): a short-lived credential a public application makes for itself, which can do
  * nothing until a private application authorizes it by its one-time nonce. Key and nonce are kept as keyed hashes only;
- * an expired session is gone, purged on a schedule and on access. Deleting its application deletes it.
+ * an expired session is gone, purged on a schedule and on access. Deleting its application deletes it. The live
+ * sessions are held in memory as well: the authenticator resolves a session's key on a request's path, without waiting.
  */
 export class SessionStore {
   /** Bumped when a session's access changes, so cached callers are dropped. */
   version = 0;
-  private readonly stmt;
+  /** The live sessions by id, and their ids by key hash. */
+  private readonly held = new Map<string, SessionRow>();
+  private readonly byHash = new Map<string, string>();
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
     /** Where making and authorizing a session raise their events (never with its key or nonce). */
     private readonly outbox: EventOutbox,
-  ) {
-    this.stmt = {
-      insert: db.prepare(`INSERT INTO sessions (id, application_id, key_hash, nonce_hash, created_at, expires_at)
-        VALUES (?, ?, ?, ?, ?, ?)`),
-      byKey: db.prepare('SELECT * FROM sessions WHERE key_hash = ? AND expires_at > ?'),
-      byNonce: db.prepare('SELECT * FROM sessions WHERE nonce_hash = ? AND expires_at > ?'),
-      authorize: db.prepare(`UPDATE sessions SET permissions = @permissions, rules = @rules, authorized_by = @by,
-        authorized_at = @at, expires_at = @expires_at WHERE id = @id AND authorized_at IS NULL`),
-      purge: db.prepare('DELETE FROM sessions WHERE expires_at <= ?'),
-      live: db.prepare('SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at, id'),
-      revoke: db.prepare('DELETE FROM sessions WHERE id = ? AND expires_at > ?'),
-    };
+  ) {}
+
+  /** Reads the live sessions into memory: once at start, before any request. */
+  async load(): Promise<void> {
+    for (const row of await this.units.read(() => tx.all(q.live, [nowIso()]))) this.settle(row.id, row);
   }
 
-  create(applicationId: string, cause: EventCause): NewSession {
+  /** The one place memory changes: the session `id` as the database now holds it (undefined once gone). */
+  private settle(id: string, row: SessionRow | undefined): void {
+    const before = this.held.get(id);
+    if (before) this.byHash.delete(before.key_hash);
+    if (row) {
+      this.held.set(id, row);
+      this.byHash.set(row.key_hash, id);
+    } else {
+      this.held.delete(id);
+    }
+    this.version++;
+  }
+
+  async create(applicationId: string, cause: EventCause): Promise<NewSession> {
     const id = randomUUID();
     const sessionKey = `key_local_sess_${randomBytes(32).toString('base64url')}`;
     const nonce = randomBytes(16).toString('base64url');
     const now = Date.now();
     const expiresAt = new Date(now + SESSION_LIFE_MS).toISOString();
     const createdAt = new Date(now).toISOString();
-    this.db.transaction(() => {
-      this.stmt.insert.run(id, applicationId, this.sealer.hashApiKey(sessionKey), this.sealer.hashApiKey(nonce), createdAt, expiresAt);
+    const hashes = [this.sealer.hashApiKey(sessionKey), this.sealer.hashApiKey(nonce)];
+    const { outbox } = this;
+    const row = await this.units.run(function* () {
+      yield* tx.run(q.insert, [id, applicationId, ...hashes, createdAt, expiresAt]);
       const session = { id, application_id: applicationId, created_at: createdAt, expires_at: expiresAt };
-      this.outbox.raise({ type: 'session.created', data: () => ({ session }), ...cause });
-    })();
+      yield* outbox.store({ type: 'session.created', data: () => ({ session }), ...cause });
+      return yield* tx.get(q.byId, [id]);
+    });
+    this.committed(id, row);
     return { id, session_key: sessionKey, nonce, expires_at: expiresAt };
+  }
+
+  /** After a unit changing the session `id` has committed, with the session as it read it then. */
+  private committed(id: string, row: SessionRow | undefined): void {
+    this.settle(id, row);
+    this.outbox.committed();
   }
 
   /** The live session a key belongs to, or undefined (never made, or expired). */
   findByKey(key: string): SessionGrant | undefined {
-    const row = this.stmt.byKey.get(this.sealer.hashApiKey(key), nowIso()) as SessionRow | undefined;
-    return row && grantOf(row);
+    const id = this.byHash.get(this.sealer.hashApiKey(key));
+    const row = id === undefined ? undefined : this.held.get(id);
+    return row && row.expires_at > nowIso() ? grantOf(row) : undefined;
   }
 
   /**
    * Grants a live session what `authorization` says, once: an unknown or expired nonce is a 404, one already authorized
    * a 409, as the node SDK's error list for authorize has them.
    */
-  authorize(nonce: string, authorization: Authorization, authorizedBy: string, cause: EventCause): SessionGrant {
-    const row = this.stmt.byNonce.get(this.sealer.hashApiKey(nonce), nowIso()) as SessionRow | undefined;
-    if (!row) throw new ApiProblem(404, 'No session has this nonce: it was never made, or has expired');
-    const granted = {
-      id: row.id,
-      permissions: JSON.stringify(authorization.permissions),
-      rules: JSON.stringify(authorization.rules),
-      by: authorizedBy,
-      at: nowIso(),
-      expires_at: authorization.expires_at ?? row.expires_at,
-    };
-    this.db.transaction(() => {
-      if (this.stmt.authorize.run(granted).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
+  async authorize(nonce: string, authorization: Authorization, authorizedBy: string, cause: EventCause): Promise<SessionGrant> {
+    const nonceHash = this.sealer.hashApiKey(nonce);
+    const { outbox } = this;
+    const row = await this.units.run(function* () {
+      const row = yield* tx.get(q.byNonce, [nonceHash, nowIso()]);
+      if (!row) throw new ApiProblem(404, 'No session has this nonce: it was never made, or has expired');
+      const granted = {
+        id: row.id,
+        permissions: JSON.stringify(authorization.permissions),
+        rules: JSON.stringify(authorization.rules),
+        by: authorizedBy,
+        at: nowIso(),
+        expires_at: authorization.expires_at ?? row.expires_at,
+      };
+      if ((yield* tx.run(q.authorize, granted)).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
       const session = { id: row.id, application_id: row.application_id, authorized_by: authorizedBy, authorized_at: granted.at, expires_at: granted.expires_at };
-      this.outbox.raise({ type: 'session.authorized', data: () => ({ session }), ...cause });
-    })();
-    this.version++;
-    return { ...grantOf(row), permissions: authorization.permissions, rules: authorization.rules, expires_at: granted.expires_at };
+      yield* outbox.store({ type: 'session.authorized', data: () => ({ session }), ...cause });
+      return (yield* tx.get(q.byId, [row.id]))!;
+    });
+    this.committed(row.id, row);
+    return grantOf(row);
   }
 
   /** The live sessions, oldest first. */
-  list(): SessionDetail[] {
-    return (this.stmt.live.all(nowIso()) as SessionRow[]).map((row) => ({ ...grantOf(row), authorized_by: row.authorized_by, created_at: row.created_at }));
+  async list(): Promise<SessionDetail[]> {
+    const rows = await this.units.read(() => tx.all(q.live, [nowIso()]));
+    return rows.map((row) => ({ ...grantOf(row), authorized_by: row.authorized_by, created_at: row.created_at }));
+  }
+
+  /** The application a live session belongs to, from memory (History names it when the session is revoked). */
+  applicationOf(id: string): string | undefined {
+    const row = this.held.get(id);
+    return row && row.expires_at > nowIso() ? row.application_id : undefined;
   }
 
   /**
    * Ends a live session at once: its key is unknown from the next request (the vendor has no such route; the
    * workbench's user may). A 404 when there is no live session by that id.
    */
-  revoke(id: string): void {
-    if (this.stmt.revoke.run(id, nowIso()).changes === 0) throw new ApiProblem(404, `No live session ${id}: it has expired or was revoked`);
-    this.version++;
+  async revoke(id: string): Promise<void> {
+    const { changes } = await this.units.run(() => tx.run(q.revoke, [id, nowIso()]));
+    if (changes === 0) throw new ApiProblem(404, `No live session ${id}: it has expired or was revoked`);
+    this.settle(id, undefined);
   }
 
   /** Deletes the sessions past their expiry; findByKey already treats them as gone. */
-  purgeExpired(): number {
-    return this.stmt.purge.run(nowIso()).changes;
+  async purgeExpired(): Promise<number> {
+    const ids = await this.units.run(() => tx.all(q.purge, [nowIso()]));
+    for (const id of ids) this.settle(id, undefined);
+    return ids.length;
   }
 }

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
-import type { Db } from '../storage/database';
+import { type AnyUnitRunner, query, tx } from '../storage/unit';
 
 /** A person the workbench acts for: a named credential's holder. The owner (the per-run session) is none. */
 export interface WorkbenchPerson {
@@ -33,79 +32,87 @@ export function checkCredentialName(name: string): void {
   if (!NAME_PATTERN.test(name)) throw new ApiProblem(400, `“${name}” cannot name a credential: ${NAME_RULE}`);
 }
 
+const q = {
+  insert: query('insert credential', 'INSERT INTO workbench_credentials (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)'),
+  list: query<CredentialInfo>('list credentials', 'SELECT id, name, created_at, last_used_at FROM workbench_credentials ORDER BY created_at, name'),
+  byName: query<WorkbenchPerson>('credential by name', 'SELECT id, name FROM workbench_credentials WHERE name = ?'),
+  bySecret: query<WorkbenchPerson>('credential by secret', 'SELECT id, name FROM workbench_credentials WHERE secret_hash = ?'),
+  remove: query('delete credential', 'DELETE FROM workbench_credentials WHERE name = ?'),
+  touch: query('touch credential', 'UPDATE workbench_credentials SET last_used_at = ? WHERE id = ?'),
+  openSession: query('open workbench session', 'INSERT INTO workbench_sessions (hash, credential_id, expires_at) VALUES (?, ?, ?)'),
+  dropExpired: query('drop expired workbench sessions', 'DELETE FROM workbench_sessions WHERE expires_at <= ?'),
+  ofSession: query<WorkbenchPerson>(
+    'person of workbench session',
+    'SELECT c.id, c.name FROM workbench_sessions s JOIN workbench_credentials c ON c.id = s.credential_id WHERE s.hash = ? AND s.expires_at > ?',
+  ),
+};
+
 /**
  * The workbench's named credentials and the sessions signed in with them, in the vault's database. Nothing is cached
- * between calls: a credential created or revoked by another process on the same folder (`tokenbench credentials`
+ * between calls: a credential created or revoked by another process on the same database (`tokenbench credentials`
  * while `serve` runs) counts from the next request.
  */
 export class CredentialStore {
-  private readonly stmt: Record<'insert' | 'list' | 'byName' | 'bySecret' | 'remove' | 'touch' | 'openSession' | 'dropExpired' | 'ofSession', Statement>;
   private readonly touched = new Map<string, number>();
 
-  constructor(db: Db) {
-    this.stmt = {
-      insert: db.prepare('INSERT INTO workbench_credentials (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)'),
-      list: db.prepare('SELECT id, name, created_at, last_used_at FROM workbench_credentials ORDER BY created_at, name'),
-      byName: db.prepare('SELECT id, name FROM workbench_credentials WHERE name = ?'),
-      bySecret: db.prepare('SELECT id, name FROM workbench_credentials WHERE secret_hash = ?'),
-      remove: db.prepare('DELETE FROM workbench_credentials WHERE name = ?'),
-      touch: db.prepare('UPDATE workbench_credentials SET last_used_at = ? WHERE id = ?'),
-      openSession: db.prepare('INSERT INTO workbench_sessions (hash, credential_id, expires_at) VALUES (?, ?, ?)'),
-      dropExpired: db.prepare('DELETE FROM workbench_sessions WHERE expires_at <= ?'),
-      ofSession: db.prepare(
-        'SELECT c.id, c.name FROM workbench_sessions s JOIN workbench_credentials c ON c.id = s.credential_id WHERE s.hash = ? AND s.expires_at > ?',
-      ),
-    };
-  }
+  constructor(private readonly units: AnyUnitRunner) {}
 
   /** A new credential: its secret is in this answer only; the store keeps its hash. */
-  create(name: string): { credential: CredentialInfo; secret: string } {
+  async create(name: string): Promise<{ credential: CredentialInfo; secret: string }> {
     checkCredentialName(name);
-    if (this.stmt.byName.get(name)) throw new ApiProblem(409, `A credential named “${name}” exists already: pick another name, or revoke that one first`);
     const secret = SECRET_PREFIX + randomBytes(32).toString('base64url');
     const credential: CredentialInfo = { id: randomUUID(), name, created_at: nowIso(), last_used_at: null };
-    this.stmt.insert.run(credential.id, name, hashOf(secret), credential.created_at);
+    await this.units.run(function* () {
+      if (yield* tx.get(q.byName, [name])) throw new ApiProblem(409, `A credential named “${name}” exists already: pick another name, or revoke that one first`);
+      yield* tx.run(q.insert, [credential.id, name, hashOf(secret), credential.created_at]);
+    });
     return { credential, secret };
   }
 
-  list(): CredentialInfo[] {
-    return this.stmt.list.all() as CredentialInfo[];
+  async list(): Promise<CredentialInfo[]> {
+    return this.units.read(() => tx.all(q.list));
   }
 
   /** Deletes the credential and, with it, every session it signed in; false when none has that name. */
-  revoke(name: string): boolean {
-    return this.stmt.remove.run(name).changes > 0;
+  async revoke(name: string): Promise<boolean> {
+    return (await this.units.run(() => tx.run(q.remove, [name]))).changes > 0;
   }
 
   /** A new session for the holder of `secret`, or null when no credential has it (never made, revoked, mistyped). */
-  signIn(secret: string): { session: string; person: WorkbenchPerson } | null {
-    const person = this.stmt.bySecret.get(hashOf(secret.trim())) as WorkbenchPerson | undefined;
-    if (!person) return null;
+  async signIn(secret: string): Promise<{ session: string; person: WorkbenchPerson } | null> {
     const session = randomBytes(32).toString('base64url');
-    this.stmt.dropExpired.run(nowIso());
-    this.stmt.openSession.run(hashOf(session), person.id, new Date(Date.now() + SIGN_IN_LIFETIME_MS).toISOString());
-    this.touch(person.id);
+    const person = await this.units.run(function* () {
+      const person = yield* tx.get(q.bySecret, [hashOf(secret.trim())]);
+      if (!person) return undefined;
+      yield* tx.run(q.dropExpired, [nowIso()]);
+      yield* tx.run(q.openSession, [hashOf(session), person.id, new Date(Date.now() + SIGN_IN_LIFETIME_MS).toISOString()]);
+      return person;
+    });
+    if (!person) return null;
+    await this.touch(person.id);
     return { session, person };
   }
 
   /** Who a session belongs to, read afresh: null once it expired or its credential was revoked. */
-  personOfSession(session: string): WorkbenchPerson | null {
-    const person = this.stmt.ofSession.get(hashOf(session), nowIso()) as WorkbenchPerson | undefined;
-    if (person) this.touch(person.id);
-    return person ?? null;
+  async personOfSession(session: string): Promise<WorkbenchPerson | null> {
+    return this.used(await this.units.read(() => tx.get(q.ofSession, [hashOf(session), nowIso()])));
   }
 
   /** The person a credential of that name belongs to (the identity header's name), or null. */
-  personNamed(name: string): WorkbenchPerson | null {
-    const person = this.stmt.byName.get(name) as WorkbenchPerson | undefined;
-    if (person) this.touch(person.id);
-    return person ?? null;
+  async personNamed(name: string): Promise<WorkbenchPerson | null> {
+    return this.used(await this.units.read(() => tx.get(q.byName, [name])));
   }
 
-  private touch(id: string): void {
+  private async used(person: WorkbenchPerson | undefined): Promise<WorkbenchPerson | null> {
+    if (!person) return null;
+    await this.touch(person.id);
+    return person;
+  }
+
+  private async touch(id: string): Promise<void> {
     const now = Date.now();
     if (now - (this.touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
     this.touched.set(id, now);
-    this.stmt.touch.run(nowIso(), id);
+    await this.units.run(() => tx.run(q.touch, [nowIso(), id]));
   }
 }

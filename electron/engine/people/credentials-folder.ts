@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATABASE_FILE, openDatabase } from '../storage/database';
+import { unitsOf } from '../storage/sqlite/unit-driver';
 import { CredentialStore } from './credential-store';
 
 /**
@@ -11,5 +12,5 @@ import { CredentialStore } from './credential-store';
 export function openCredentials(dataDir: string, nativeBinding?: string): { store: CredentialStore; close(): void } | null {
   if (!existsSync(join(dataDir, DATABASE_FILE))) return null;
   const db = openDatabase({ dataDir, nativeBinding });
-  return { store: new CredentialStore(db), close: () => db.close() };
+  return { store: new CredentialStore(unitsOf(db)), close: () => db.close() };
 }

@@ -286,19 +286,19 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const runtime = transform.options?.runtime ?? { image: 'node-bt' };
     const permissions = runtime.image === 'node22' ? (runtime.permissions ?? []) : [];
     // node22 code's key lives only for this call: revoked however the call ends (an answer, a failure, a timeout).
-    const callKey = permissions.length > 0 ? deps.callKey(callKeyUser(proxy, transform), permissions) : undefined;
-    const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? applicationKeyOf(proxy, proxy.application_id) : callKey?.key;
+    const callKey = permissions.length > 0 ? await deps.callKey(callKeyUser(proxy, transform), permissions) : undefined;
+    const applicationKey = runtime.image === 'node-bt' && proxy.application_id !== null ? await applicationKeyOf(proxy, proxy.application_id) : callKey?.key;
     const dependenciesDir = deps.dependenciesDir ?? undefined;
     try {
       return await runCode(deps.codeRuntime, { ...call, code: transform.code!, runtime, configuration: proxy.configuration, applicationKey, dependenciesDir });
     } finally {
-      callKey?.revoke();
+      await callKey?.revoke();
     }
   }
 
   /** The runtime key of the proxy's application; an application deleted since the proxy was saved is the proxy's to fix. */
-  function applicationKeyOf(proxy: StoredProxy, applicationId: string): string {
-    const key = deps.runtimeKey(applicationId, { id: proxy.id, name: proxy.name });
+  async function applicationKeyOf(proxy: StoredProxy, applicationId: string): Promise<string> {
+    const key = await deps.runtimeKey(applicationId, { id: proxy.id, name: proxy.name });
     if (key === null) throw new ApiProblem(409, `The proxy's application ${applicationId} no longer exists: give the proxy another with PUT or PATCH /proxies/${proxy.id}`);
     return key;
   }

@@ -83,7 +83,7 @@ export function acceptedDefinition(body: unknown, deps: ProxyRouteDeps): ProxyDe
 export async function deleteProxy({ proxies, applications }: Pick<ProxyRouteDeps, 'proxies' | 'applications'>, id: string, cause: EventCause): Promise<void> {
   const proxy = proxies.requireWritable(id);
   await proxies.delete(proxy.id, cause);
-  dropCallKeyApplications(applications, callKeyUsersOf(proxy));
+  await dropCallKeyApplications(applications, callKeyUsersOf(proxy));
 }
 
 export function proxiesRoutes(deps: ProxyRouteDeps): Route[] {

@@ -160,8 +160,8 @@ export function reactorCalls(deps: ReactorCallDeps) {
   ): Promise<ReactAnswer> {
     const runtime = runtimeOf(reactor);
     const permissions = runtime.image === 'node22' ? (runtime.permissions ?? []) : [];
-    const callKey = permissions.length > 0 ? deps.callKey(reactorKeyUser(reactor), permissions) : undefined;
-    const applicationKey = runtime.image === 'node-bt' && reactor.application_id !== null ? applicationKeyOf(reactor, reactor.application_id) : callKey?.key;
+    const callKey = permissions.length > 0 ? await deps.callKey(reactorKeyUser(reactor), permissions) : undefined;
+    const applicationKey = runtime.image === 'node-bt' && reactor.application_id !== null ? await applicationKeyOf(reactor, reactor.application_id) : callKey?.key;
     const node22Ms = (runtime.timeout ?? 10) * 1000;
     const timeoutMs = runtime.image === 'node22' ? (async ? node22Ms : Math.min(node22Ms, deps.syncLimitMs)) : async ? deps.asyncLimitMs : deps.syncLimitMs;
     let outcome;
@@ -177,7 +177,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
         timeoutMs,
       });
     } finally {
-      callKey?.revoke();
+      await callKey?.revoke();
     }
     ran(outcome.logs, outcome.ok ? runtime.image : `${runtime.image}: ${outcome.error.kind}`);
     if (!outcome.ok) {
@@ -222,8 +222,8 @@ export function reactorCalls(deps: ReactorCallDeps) {
   }
 
   /** The runtime key of the reactor's application; one deleted since the reactor was saved is the reactor's to fix. */
-  function applicationKeyOf(reactor: StoredReactor, applicationId: string): string {
-    const key = deps.runtimeKey(applicationId, { id: reactor.id, name: reactor.name });
+  async function applicationKeyOf(reactor: StoredReactor, applicationId: string): Promise<string> {
+    const key = await deps.runtimeKey(applicationId, { id: reactor.id, name: reactor.name });
     if (key === null) throw new ApiProblem(409, `The reactor's application ${applicationId} no longer exists: give the reactor another with PUT or PATCH /reactors/${reactor.id}`);
     return key;
   }

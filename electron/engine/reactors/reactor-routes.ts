@@ -70,7 +70,7 @@ export function acceptedReactor(body: unknown, { applications, codeSaved }: Pick
 export async function deleteReactor({ reactors, applications }: Pick<ReactorRouteDeps, 'reactors' | 'applications'>, id: string, cause: EventCause): Promise<void> {
   const reactor = reactors.requireWritable(id);
   await reactors.delete(reactor.id, cause);
-  dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
+  await dropCallKeyApplications(applications, [reactorKeyUser(reactor)]);
 }
 
 export function reactorRoutes(deps: ReactorRouteDeps): Route[] {

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import type { ApplicationStore } from '../access/application-store';
+import type { ApplicationStore, Created } from '../access/application-store';
 import { systemCaller } from '../access/system-caller';
 import { ExpressionOverBudget } from '../expressions';
 import { ApiProblem } from '../server/problem';
@@ -107,11 +107,13 @@ function writeNew(planned: SeedReport, entries: NewEntries, applications: Applic
   const newTokens = entries.tokens.filter((write) => stillNew(judgeToken(write.token, existing.get(write.token.id))));
   // One unit: the applications and the tokens. A seed raises no events: it is the vault's starting state, applied
   // before any client could act.
-  tokens.store.runWrites(newTokens, function* () {
-    for (const { key, create_key: _ignored, ...input } of newApplications) yield* applications.creating(input, null, { create: true, secret: key }, null);
+  const made = tokens.store.runWrites(newTokens, function* () {
+    const created: Created[] = [];
+    for (const { key, create_key: _ignored, ...input } of newApplications) created.push(yield* applications.creating(input, null, { create: true, secret: key }, null));
     yield* tokens.creatingAll(newTokens, null);
+    return created;
   });
-  if (newApplications.length > 0) applications.created();
+  if (made.length > 0) applications.created(made);
   return done;
 }
 

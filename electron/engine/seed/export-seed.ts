@@ -34,22 +34,19 @@ function asCreateRequest(token: StoredToken): Record<string, unknown> {
 /**
  * The vault's applications and rules as a seed file, and its live tokens with their plaintext data only when asked.
  * Keys are kept as keyed hashes, so a client's key cannot be written out: the file carries each application's export
- * key, kept sealed like the workbench's and made on the first export (in the same SQLite transaction), so every file
- * exported carries the same keys, which work on this vault and on any vault seeded from it.
+ * key, kept sealed like the workbench's and made on the first export, so every file exported carries the same keys,
+ * which work on this vault and on any vault seeded from it.
  */
-export function exportSeed(applications: ApplicationStore, tokens: TokenService, includeTokens: boolean): { seed: ExportedSeed; keys: ExportKey[] } {
-  return tokens.store.together(() => {
-    const keys: ExportKey[] = [];
-    const seed: ExportedSeed = {
-      applications: applications.page(1, Number.MAX_SAFE_INTEGER).items.map((application) => {
-        const kept = applications.keptKey(application.id, 'export');
-        keys.push({ application_id: application.id, key_id: kept.id, key_last4: keyLast4(kept.key), made: kept.made });
-        return { name: application.name, type: application.type, permissions: application.permissions, rules: application.rules, key: kept.key };
-      }),
-    };
-    if (includeTokens) {
-      seed.tokens = tokens.store.liveByCreation().map(asCreateRequest);
-    }
-    return { seed, keys };
-  });
+export async function exportSeed(applications: ApplicationStore, tokens: TokenService, includeTokens: boolean): Promise<{ seed: ExportedSeed; keys: ExportKey[] }> {
+  const keys: ExportKey[] = [];
+  const seed: ExportedSeed = { applications: [] };
+  for (const application of applications.page(1, Number.MAX_SAFE_INTEGER).items) {
+    const kept = await applications.keptKey(application.id, 'export');
+    keys.push({ application_id: application.id, key_id: kept.id, key_last4: keyLast4(kept.key), made: kept.made });
+    seed.applications.push({ name: application.name, type: application.type, permissions: application.permissions, rules: application.rules, key: kept.key });
+  }
+  if (includeTokens) {
+    seed.tokens = tokens.store.liveByCreation().map(asCreateRequest);
+  }
+  return { seed, keys };
 }

@@ -1,6 +1,7 @@
 import { resolveConfig, type EngineConfig } from '../engine-config';
 import { ApiProblem } from '../server/problem';
-import type { Db } from '../storage/database';
+import { afterRun, type AnyUnitRunner, tx } from '../storage/unit';
+import { readSetting, writeSetting } from './setting-row';
 
 /** The proxy's limits Settings may change while the engine runs, each with the `serve` flag that sets it at start. */
 export const PROXY_LIMITS = {
@@ -59,14 +60,14 @@ export type SettingsState<Name extends keyof EngineConfig> = { [K in Name]: Sett
  * (the forwarder, the expression engine, the history's worker).
  */
 export class AdjustableSettings<Name extends keyof EngineConfig> {
-  private stored: Partial<Values<Name>>;
+  private stored: Partial<Values<Name>> = {};
   /** The values given at start: their flags win. */
   private readonly pinned: Partial<Values<Name>>;
   private readonly defaults: Values<Name>;
   private readonly names: Name[];
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     /** The row of the settings table this group is kept in. */
     private readonly key: string,
     private readonly flags: Record<Name, string>,
@@ -79,9 +80,13 @@ export class AdjustableSettings<Name extends keyof EngineConfig> {
     this.names = Object.keys(flags) as Name[];
     this.pinned = this.pick(given);
     this.defaults = this.pick(defaults) as Values<Name>;
-    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+  }
+
+  /** Reads what Settings saved and applies it: once at start, before anything reads the config. */
+  async load(): Promise<void> {
+    const value = await this.units.read(() => tx.get(readSetting, [this.key]));
     // Only the names this version knows: a setting an older or newer version saved is left out, not trusted.
-    this.stored = row ? this.pick(JSON.parse(row.value) as Partial<EngineConfig>) : {};
+    this.stored = value === undefined ? {} : this.pick(JSON.parse(value) as Partial<EngineConfig>);
     this.applyToConfig();
   }
 
@@ -102,7 +107,7 @@ export class AdjustableSettings<Name extends keyof EngineConfig> {
   }
 
   /** Saves and applies a change in one step; a pinned setting is refused (409) and nothing is changed. */
-  change(change: SettingsChange<Name>): SettingsState<Name> {
+  async change(change: SettingsChange<Name>): Promise<SettingsState<Name>> {
     for (const name of this.names) {
       if (change[name] === undefined || this.pinned[name] === undefined) continue;
       throw new ApiProblem(409, `${this.flagOf(name)} was given at start and wins over Settings: start the engine without it to change this here`);
@@ -113,10 +118,11 @@ export class AdjustableSettings<Name extends keyof EngineConfig> {
       if (value === null) delete next[name];
       else if (value !== undefined) next[name] = value;
     }
-    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(this.key, JSON.stringify(next));
-    this.stored = next;
-    this.apply(this.applyToConfig());
-    return this.state();
+    return afterRun(this.units.run(() => tx.run(writeSetting, [this.key, JSON.stringify(next)])), () => {
+      this.stored = next;
+      this.apply(this.applyToConfig());
+      return this.state();
+    });
   }
 
   private flagOf(name: Name): string {

@@ -2,7 +2,8 @@ import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:f
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiProblem } from '../server/problem';
-import type { Db } from '../storage/database';
+import { afterRun, type AnyUnitRunner, tx } from '../storage/unit';
+import { readSetting, writeSetting } from './setting-row';
 
 /** The row of the vault's settings table that keeps the folder Settings chose. */
 const KEY = 'collections_folder';
@@ -63,10 +64,10 @@ export function madeFolder(folder: string): string {
  * engine can write, outside the data folder, where the vault's own files are.
  */
 export class CollectionsFolder {
-  private stored: string | null;
+  private stored: string | null = null;
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly options: {
       pinned: string | null;
       /** The bind beyond loopback (`--host …`) that leaves the choice to the operator's flags; null on loopback. */
@@ -75,9 +76,12 @@ export class CollectionsFolder {
       dataDir: string | null;
       log: (line: string) => void;
     },
-  ) {
-    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
-    this.stored = row ? (JSON.parse(row.value) as string) : null;
+  ) {}
+
+  /** Reads the folder Settings chose: once at start. */
+  async load(): Promise<void> {
+    const value = await this.units.read(() => tx.get(readSetting, [KEY]));
+    this.stored = value === undefined ? null : (JSON.parse(value) as string | null);
   }
 
   /**
@@ -107,15 +111,17 @@ export class CollectionsFolder {
    * Checks and saves a new folder (null: back to the default), and answers the folder to use; refused (409) under
    * `--collections`, and (400, 403) for a folder the engine cannot use.
    */
-  change(path: string | null): string {
+  async change(path: string | null): Promise<string> {
     if (this.options.operatorFixed !== null) throw operatorFixedProblem('collections', '--collections', this.options.operatorFixed);
     if (this.options.pinned !== null) {
       throw new ApiProblem(409, `The collections folder is fixed by the start flag --collections ${this.options.pinned}: start the engine without it to choose one here`);
     }
     const folder = path === null ? this.options.default : this.usable(expanded(path));
-    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, JSON.stringify(path === null ? null : folder));
-    this.stored = path === null ? null : folder;
-    return folder;
+    const stored = path === null ? null : folder;
+    return afterRun(this.units.run(() => tx.run(writeSetting, [KEY, JSON.stringify(stored)])), () => {
+      this.stored = stored;
+      return folder;
+    });
   }
 
   /** `folder` made if new, and checked: a folder, writable, not the data folder nor inside it (but its own collections/). */

@@ -1,6 +1,7 @@
 import { ApiProblem } from '../server/problem';
-import type { Db } from '../storage/database';
+import { afterRun, type AnyUnitRunner, tx } from '../storage/unit';
 import { expanded, madeFolder, operatorFixedProblem } from './collections-folder';
+import { readSetting, writeSetting } from './setting-row';
 
 /** The row of the vault's settings table that keeps the proxies folder Settings chose. */
 const KEY = 'proxies_folder';
@@ -10,16 +11,19 @@ const KEY = 'proxies_folder';
  * repository's proxies/, say), else none.
  */
 export class ProxiesFolderSetting {
-  private stored: string | null;
+  private stored: string | null = null;
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly pinned: string | null,
     /** The bind beyond loopback (`--host …`) that leaves the folder to the operator's flags; null on loopback. */
     private readonly operatorFixed: string | null = null,
-  ) {
-    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
-    this.stored = row ? (JSON.parse(row.value) as string | null) : null;
+  ) {}
+
+  /** Reads the folder Settings chose: once at start. */
+  async load(): Promise<void> {
+    const value = await this.units.read(() => tx.get(readSetting, [KEY]));
+    this.stored = value === undefined ? null : (JSON.parse(value) as string | null);
   }
 
   /** The folder to start with. */
@@ -32,12 +36,13 @@ export class ProxiesFolderSetting {
   }
 
   /** Checks and saves a new folder (made if new; null: none), and answers it; refused (409) under `--proxies`. */
-  change(path: string | null): string | null {
+  async change(path: string | null): Promise<string | null> {
     if (this.operatorFixed !== null) throw operatorFixedProblem('proxies', '--proxies', this.operatorFixed);
     if (this.pinned !== null) throw new ApiProblem(409, `The proxies folder is fixed by the start flag --proxies ${this.pinned}: start the engine without it to choose one here`);
     const folder = path === null ? null : madeFolder(expanded(path));
-    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, JSON.stringify(folder));
-    this.stored = folder;
-    return folder;
+    return afterRun(this.units.run(() => tx.run(writeSetting, [KEY, JSON.stringify(folder)])), () => {
+      this.stored = folder;
+      return folder;
+    });
   }
 }

@@ -1,6 +1,6 @@
 import { type ApplicationStore, deleteAllApplications } from '../access/application-store';
 import { deleteAllClientKeys } from '../encryption-keys/client-key-store';
-import { bootstrap, type BootstrapKeys } from '../access/first-start';
+import { bootstrapping, type BootstrapKeys } from '../access/first-start';
 import { deleteAllProxies, type ProxyStore } from '../proxies/proxy-store';
 import { deleteAllReactors, type ReactorStore } from '../reactors/reactor-store';
 import { forgetAllAnswers } from '../server/idempotency';
@@ -40,6 +40,16 @@ export interface Wiped {
  * the first applications are made (a deleted tenant's seed applied again).
  */
 export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
+  try {
+    return wipeTogether(parts, refill);
+  } catch (error) {
+    // Rolled back: the applications are as they were, though their memory was emptied for the refill's seed.
+    void parts.applications.load();
+    throw error;
+  }
+}
+
+function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
   return parts.tokens.together((): Wiped => {
     const wiped = parts.tokens.units.run(() => wipeUnit(parts.transactions.store.sealer));
     parts.transactions.wiped(wiped.ended);
@@ -49,7 +59,9 @@ export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
     parts.webhooks.forgetAll();
     parts.applications.forgetAll();
     refill?.();
-    return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: bootstrap(parts.applications) };
+    const first = parts.tokens.units.run(() => bootstrapping(parts.applications));
+    if (first) parts.applications.created(first.made);
+    return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: first?.keys ?? null };
   });
 }
 

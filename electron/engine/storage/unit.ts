@@ -106,12 +106,20 @@ export interface AsyncUnitRunner {
   readonly changes: ChangeFeed;
 }
 
+/** Either driver's runner, for code that awaits its answer: SQLite's answers at once, PostgreSQL's later. */
+export type AnyUnitRunner = UnitRunner | AsyncUnitRunner;
+
+/**
+ * `after` on a runner's answer: in the same turn for SQLite's, which answers at once, so what follows a commit (a
+ * store's memory) changes with it as it did when stores were synchronous; once the answer arrives for PostgreSQL's.
+ */
+export function afterRun<T, R>(answer: T | Promise<T>, after: (value: T) => R): R | Promise<R> {
+  return answer instanceof Promise ? answer.then(after) : after(answer);
+}
+
 /** Whether a failed statement inserted a primary key that was taken, whichever driver ran it. */
 export function isDuplicateKey(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   // SQLite's extended result code; PostgreSQL's SQLSTATE unique_violation.
   return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
-
-/** Either driver's runner, for code that awaits its answer: SQLite's answers at once, PostgreSQL's later. */
-export type AnyUnitRunner = UnitRunner | AsyncUnitRunner;

@@ -66,7 +66,7 @@ export function tenantRoutes({ tenant, usage, deletable, remove }: TenantRouteDe
       handler: managed('tenant:update', async (ctx) => {
         const input = parseWith(updateTenantRequest, await ctx.json());
         ctx.log.requestBody = input;
-        return { status: 200, body: tenant.update(input, causeOf(ctx)) };
+        return { status: 200, body: await tenant.update(input, causeOf(ctx)) };
       }),
     },
     {

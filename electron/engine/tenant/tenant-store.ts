@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import type { EventActor, EventCause, EventOutbox } from '../events/event-outbox';
-import type { Db } from '../storage/database';
+import { type AnyUnitRunner, query, tx, type Unit } from '../storage/unit';
 import type { TenantSettingsMap } from '../../../shared/workbench/tenant-contract';
 import { rulesOf, settingsMap, type TenantRules, type TenantSettings } from './tenant-settings';
 
@@ -18,7 +18,7 @@ export interface Tenant {
   modified_at?: string;
 }
 
-interface TenantRow {
+export interface TenantRow {
   id: string;
   owner_id: string;
   name: string;
@@ -37,6 +37,15 @@ export interface TenantChange {
   settings: TenantSettings;
 }
 
+const q = {
+  get: query<TenantRow>('tenant', 'SELECT * FROM tenant WHERE id = ?'),
+  /** The first start's tenant; replicas starting together make it once. */
+  create: query('create tenant', `INSERT INTO tenant (id, owner_id, name, settings, created_by, created_at) VALUES (@id, @owner_id, @name, '{}', @owner_id, @created_at)
+    ON CONFLICT (id) DO NOTHING`),
+  reset: query('reset tenant', `UPDATE tenant SET name = @name, settings = '{}', created_at = @created_at, modified_by = NULL, modified_at = NULL WHERE id = @id`),
+  update: query('update tenant', 'UPDATE tenant SET name = @name, settings = @settings, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id'),
+};
+
 /**
  * The engine's one tenant: its name and settings, kept in the vault and held in memory, where the vault and the proxy
  * read its rules at each request. Its owner stands for the workbench's user, the one person a laptop's tenant has.
@@ -45,29 +54,27 @@ export class TenantStore {
   private row!: TenantRow;
   /** What the settings decide now; replaced whole by each change. */
   rules!: TenantRules;
-  private readonly stmt;
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly id: string,
     private readonly outbox: EventOutbox,
-  ) {
-    this.stmt = {
-      get: db.prepare('SELECT * FROM tenant WHERE id = ?'),
-      insert: db.prepare(
-        `INSERT INTO tenant (id, owner_id, name, settings, created_by, created_at) VALUES (@id, @owner_id, @name, '{}', @owner_id, @created_at)
-         ON CONFLICT (id) DO UPDATE SET name = excluded.name, settings = excluded.settings, created_at = excluded.created_at,
-           modified_by = NULL, modified_at = NULL`,
-      ),
-      update: db.prepare('UPDATE tenant SET name = @name, settings = @settings, modified_by = @modified_by, modified_at = @modified_at WHERE id = @id'),
-    };
-    if (!this.stmt.get.get(id)) this.stmt.insert.run({ id, owner_id: randomUUID(), name: DEFAULT_TENANT_NAME, created_at: nowIso() });
-    this.reload();
+  ) {}
+
+  /** Reads the tenant into memory, making it on the first start: once at start, before any request. */
+  async load(): Promise<void> {
+    const { id } = this;
+    this.settle(
+      await this.units.run(function* () {
+        yield* tx.run(q.create, { id, owner_id: randomUUID(), name: DEFAULT_TENANT_NAME, created_at: nowIso() });
+        return (yield* tx.get(q.get, [id]))!;
+      }),
+    );
   }
 
-  /** Reads the row again: after a change that may have rolled back, the memory holds what the vault holds. */
-  reload(): void {
-    this.row = this.stmt.get.get(this.id) as TenantRow;
+  /** The one place memory changes: the tenant as the database now holds it. */
+  settle(row: TenantRow): void {
+    this.row = row;
     this.rules = rulesOf(this.settings());
   }
 
@@ -81,40 +88,40 @@ export class TenantStore {
   }
 
   view(): Tenant {
-    const { id, owner_id, name, created_by, created_at, modified_by, modified_at } = this.row;
-    const tenant: Tenant = { id, owner_id, name, type: 'test', settings: settingsMap(this.settings()), created_by, created_at };
-    if (modified_by !== null && modified_at !== null) Object.assign(tenant, { modified_by, modified_at });
-    return tenant;
+    return viewOf(this.row);
   }
 
   /**
    * Replaces the name and the whole settings map (a key left out goes back to its default) and raises
    * `tenant.updated` in the same transaction; the rules apply from the next request.
    */
-  update(change: TenantChange, { actor, traceId }: EventCause): Tenant {
-    try {
-      this.db.transaction(() => {
-        this.stmt.update.run({ id: this.id, name: change.name, settings: JSON.stringify(change.settings), modified_by: actor?.id ?? this.owner.id, modified_at: nowIso() });
-        this.row = this.stmt.get.get(this.id) as TenantRow;
-        this.outbox.raise({
-          type: 'tenant.updated',
-          data: () => {
-            const { id, name, created_by, created_at, modified_by, modified_at } = this.view();
-            return { tenant: { id, name, created_by, created_at, modified_by, modified_at } };
-          },
-          actor,
-          traceId,
-        });
-      })();
-    } finally {
-      this.reload();
-    }
+  async update(change: TenantChange, { actor, traceId }: EventCause): Promise<Tenant> {
+    const { id, outbox } = this;
+    const fields = { id, name: change.name, settings: JSON.stringify(change.settings), modified_by: actor?.id ?? this.owner.id, modified_at: nowIso() };
+    const row = await this.units.run(function* () {
+      yield* tx.run(q.update, fields);
+      const row = (yield* tx.get(q.get, [id]))!;
+      const { name, created_by, created_at, modified_by, modified_at } = viewOf(row);
+      yield* outbox.store({ type: 'tenant.updated', data: () => ({ tenant: { id, name, created_by, created_at, modified_by, modified_at } }), actor, traceId });
+      return row;
+    });
+    this.settle(row);
+    outbox.committed();
     return this.view();
   }
 
-  /** Makes it a new tenant again (a deletion's): the default name and settings, created now; its id and owner stay. */
-  reset(): void {
-    this.stmt.insert.run({ id: this.id, owner_id: this.row.owner_id, name: DEFAULT_TENANT_NAME, created_at: nowIso() });
-    this.reload();
+  /**
+   * The unit making it a new tenant again (a deletion's): the default name and settings, created now; its id and owner
+   * stay. Its caller hands the tenant it answers to `settle` once committed.
+   */
+  *resetting(): Unit<TenantRow> {
+    yield* tx.run(q.reset, { id: this.id, name: DEFAULT_TENANT_NAME, created_at: nowIso() });
+    return (yield* tx.get(q.get, [this.id]))!;
   }
+}
+
+function viewOf({ id, owner_id, name, settings, created_by, created_at, modified_by, modified_at }: TenantRow): Tenant {
+  const tenant: Tenant = { id, owner_id, name, type: 'test', settings: settingsMap(JSON.parse(settings) as TenantSettings), created_by, created_at };
+  if (modified_by !== null && modified_at !== null) Object.assign(tenant, { modified_by, modified_at });
+  return tenant;
 }

@@ -31,25 +31,25 @@ export function applicationSettings(applications: ApplicationStore) {
   return {
     list: (): ApplicationDetail[] => applications.page(1, MAX_APPLICATIONS).items.map(detail),
     permissions: (): PermissionInfo[] => listPermissions(),
-    create({ name, type, permissions, rules }: Request<'createApplication'>): ApplicationDetail {
+    async create({ name, type, permissions, rules }: Request<'createApplication'>): Promise<ApplicationDetail> {
       const input = parseWith(applicationRequest, { name, type, permissions, rules, create_key: false });
-      return detail(applications.create(input, null, { create: false }, workbenchCause()).application);
+      return detail((await applications.create(input, null, { create: false }, workbenchCause())).application);
     },
-    update({ id, name, permissions, rules }: Request<'updateApplication'>): ApplicationDetail {
+    async update({ id, name, permissions, rules }: Request<'updateApplication'>): Promise<ApplicationDetail> {
       const { type } = applications.require(id);
       const input = parseWith(applicationUpdateRequest(type), { name, permissions, rules });
-      return detail(applications.update(id, input, null, workbenchCause()));
+      return detail(await applications.update(id, input, null, workbenchCause()));
     },
-    remove({ application_id }: Request<'deleteApplication'>): SentReply<'deleteApplication'> {
-      applications.delete(application_id, workbenchCause());
+    async remove({ application_id }: Request<'deleteApplication'>): Promise<SentReply<'deleteApplication'>> {
+      await applications.delete(application_id, workbenchCause());
       return { deleted: true };
     },
-    createKey({ application_id }: Request<'createApplicationKey'>): SentReply<'createApplicationKey'> {
-      const { id, created_at, key } = applications.createKey(application_id, null, workbenchCause());
+    async createKey({ application_id }: Request<'createApplicationKey'>): Promise<SentReply<'createApplicationKey'>> {
+      const { id, created_at, key } = await applications.createKey(application_id, null, workbenchCause());
       return { application: detail(applications.require(application_id)), key: { id, created_at, key } };
     },
-    revokeKey({ application_id, key_id }: Request<'revokeApplicationKey'>): ApplicationDetail {
-      applications.deleteKey(application_id, key_id, workbenchCause());
+    async revokeKey({ application_id, key_id }: Request<'revokeApplicationKey'>): Promise<ApplicationDetail> {
+      await applications.deleteKey(application_id, key_id, workbenchCause());
       return detail(applications.require(application_id));
     },
   };

@@ -157,15 +157,15 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
      * Who a /_workbench/ request acts for (null: the owner): the person a trusted proxy's header names, else the
      * session's holder, read from the store at each request so that a revoked credential's sessions end at once.
      */
-    function personOf(req: IncomingMessage, given: unknown): WorkbenchPerson | null {
+    async function personOf(req: IncomingMessage, given: unknown): Promise<WorkbenchPerson | null> {
       const named = identity && fromTrusted(identity.trusted, req.socket.remoteAddress) ? req.headers[identity.header] : undefined;
       if (typeof named === 'string' && named !== '') {
-        const person = people.personNamed(named);
+        const person = await people.personNamed(named);
         if (!person) throw new ApiProblem(403, `The identity header names “${named}”, who holds no workbench credential here: create one with \`tokenbench credentials create NAME\``);
         return person;
       }
       if (isSession(given)) return null;
-      const person = typeof given === 'string' && given !== '' ? people.personOfSession(given) : null;
+      const person = typeof given === 'string' && given !== '' ? await people.personOfSession(given) : null;
       if (!person) throw new ApiProblem(401, SESSION_REFUSED);
       return person;
     }
@@ -177,7 +177,7 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
       const allowed = streams ? 'GET' : 'POST';
       if (req.method !== allowed) return sendProblem(res, new ApiProblem(405, `${path} answers ${allowed} only`).toBody(), { allow: allowed });
       // EventSource cannot send headers: a stream alone takes the session as a query parameter.
-      const person = personOf(req, req.headers[SESSION_HEADER_KEY] ?? (streams ? queryOf(req).get(SESSION_QUERY) : undefined));
+      const person = await personOf(req, req.headers[SESSION_HEADER_KEY] ?? (streams ? queryOf(req).get(SESSION_QUERY) : undefined));
       if (!isCall(name)) return streamEvents(res, model[name]);
       const received = await readBody(req, MAX_REQUEST_BYTES);
       const request = received.size === 0 ? {} : parseJsonBody(received);
@@ -195,7 +195,7 @@ export function createBrowserWorkbench(options: BrowserWorkbenchOptions): Browse
         const { credential } = parseWith(signInRequest, parseJsonBody(await readBody(req, MAX_EXCHANGE_BYTES)));
         // The owner's secret signs in too (a session from the environment is printed nowhere), in either base64 form.
         if (isSession(sessionFromSecret(credential) ?? credential)) return sendJson(res, 200, { session, name: null }, NO_STORE);
-        const signed = people.signIn(credential);
+        const signed = await people.signIn(credential);
         if (!signed) throw new ApiProblem(401, CREDENTIAL_REFUSED);
         return sendJson(res, 200, { session: signed.session, name: signed.person.name }, NO_STORE);
       }

@@ -99,15 +99,15 @@ export interface WorkbenchSources {
   /** Empties the vault as if new; the new first keys go to the welcome view. */
   wipe: () => SentReply<'wipeVault'>;
   /** Saves and applies a change to the proxy's limits. */
-  changeLimits: (change: Request<'changeLimits'>) => void;
+  changeLimits: (change: Request<'changeLimits'>) => Promise<unknown>;
   /** Saves and applies a change to how much history is kept. */
-  changeRetention: (change: Request<'changeRetention'>) => void;
+  changeRetention: (change: Request<'changeRetention'>) => Promise<unknown>;
   /** Saves and applies a change to whether history keeps answers. */
-  changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => void;
+  changeHistoryAnswers: (change: Request<'changeHistoryAnswers'>) => Promise<unknown>;
   /** Saves and applies a change to how long new token intents live. */
-  changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => void;
+  changeTokenIntentTtl: (change: Request<'changeTokenIntentTtl'>) => Promise<unknown>;
   /** Saves and applies a change to how long log lines are kept. */
-  changeLogRetention: (change: Request<'changeLogRetention'>) => void;
+  changeLogRetention: (change: Request<'changeLogRetention'>) => Promise<unknown>;
   history: RequestLog;
   events: EngineEvents;
   transactions: TransactionPanel;
@@ -134,7 +134,7 @@ export interface WorkbenchSources {
   /** The environments beside the saved requests, and the one `${env:…}` references are read from. */
   environments: Environments;
   /** Moves the saved requests and environments to another folder (null: the default), checked and remembered. */
-  changeCollectionsFolder: (folder: string | null) => void;
+  changeCollectionsFolder: (folder: string | null) => Promise<unknown>;
   /** Pre-configured proxies, as /proxies manages them: the Proxies page's, and those the Composer may send through. */
   proxies: ProxySettings;
   /** The proxies folder: its files' state, and proxies exported or imported into it. */
@@ -147,7 +147,7 @@ export interface WorkbenchSources {
   /** Reactors, as /reactors manages them: the Reactors page's. */
   reactors: ReactorSettings;
   /** Saves and applies whether DELETE /tenants/self is allowed. */
-  changeTenantDelete: (change: Request<'changeTenantDelete'>) => void;
+  changeTenantDelete: (change: Request<'changeTenantDelete'>) => Promise<unknown>;
   /** The tenant, which Settings renames and sets up as its owner, and its usage report. */
   tenant: { store: TenantStore; usage: () => UsageReport };
   /** Webhooks, as /webhooks manages them, with their deliveries and signing key. */
@@ -185,8 +185,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const recordKeyMade = (cause: ChangeName | RevealName, page: PageId | undefined, purpose: KeptKeyPurpose, key: { application_id: string; key_id: string; key_last4: string }) =>
     void record(page, () => key, () => keptKeyMade(applications, cause, purpose, key));
   /** An application's workbench key, made on first use (and recorded then). */
-  const workbenchKey = (applicationId: string, cause: ChangeName | RevealName, page?: PageId) => {
-    const kept = applications.keptKey(applicationId, 'workbench');
+  const workbenchKey = async (applicationId: string, cause: ChangeName | RevealName, page?: PageId) => {
+    const kept = await applications.keptKey(applicationId, 'workbench');
     if (kept.made) recordKeyMade(cause, page, 'workbench', { application_id: applicationId, key_id: kept.id, key_last4: keyLast4(kept.key) });
     return kept;
   };
@@ -235,7 +235,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     async sendRequest(request, page) {
       const target = await targetOf(request);
       if (target.applicationId === null) return sources.frontDoor.send(request, { apiKey: target.apiKey, remoteBaseUrl: target.baseUrl, page });
-      return sources.frontDoor.send(throughProxy(request, 'key'), { apiKey: workbenchKey(target.applicationId, 'sendRequest', page).key, page });
+      return sources.frontDoor.send(throughProxy(request, 'key'), { apiKey: (await workbenchKey(target.applicationId, 'sendRequest', page)).key, page });
     },
     cancelRequest: ({ id }) => ({ cancelled: sources.frontDoor.cancel(id) }),
     listCollections: () => saved.view(),
@@ -262,8 +262,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     saveEnvironment: (change) => environments.save(change),
     deleteEnvironment: (request) => environments.remove(request),
     setActiveEnvironment: (request) => environments.choose(request),
-    setCollectionsFolder({ folder }) {
-      sources.changeCollectionsFolder(folder);
+    async setCollectionsFolder({ folder }) {
+      await sources.changeCollectionsFolder(folder);
       return sources.settings();
     },
     listProxyFiles: () => sources.proxyFiles.view(),
@@ -276,9 +276,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     setSecret: ({ name, value }) => saved.set(name, value),
     deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
-    revokeWorkbenchKey({ application_id }) {
+    async revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');
-      if (key) applications.deleteKey(application_id, key.id, workbenchCause());
+      if (key) await applications.deleteKey(application_id, key.id, workbenchCause());
       return choice(applications.require(application_id));
     },
     checkRequest: (request) => checkWithReferences(sources.checks, throughProxy(drafts.resolve(request), 'destination'), sources.environments.variables(), secrets, sources.status().headerPrefix),
@@ -292,7 +292,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       const target = await targetOf(request);
       // The key is read only to be written out when asked (an application's: the method's schema refuses a remote's);
       // otherwise the snippet reads it from the environment.
-      const written = include_key && target.applicationId !== null ? workbenchKey(target.applicationId, 'requestSnippet', page) : null;
+      const written = include_key && target.applicationId !== null ? await workbenchKey(target.applicationId, 'requestSnippet', page) : null;
       const key = { header: `${sources.status().headerPrefix}-API-KEY`, value: written?.key ?? null };
       // Variables as their values, a secret one as its secret's reference: the code reads secrets from its environment.
       const { path, headers, body } = resolveReferences(request, sources.environments.variables(), secrets, 'snippet');
@@ -310,33 +310,33 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     getToken: (request) => tokenDetail(vault, request),
     readTokenAs: (request) => readTokenAs(vault, request),
     revealToken: (request) => revealToken(vault, request),
-    writeToken: (request, page) =>
-      writeToken(sources.frontDoor, { apiKey: workbenchKey(request.application_id, 'writeToken', page).key, page }, sources.status().headerPrefix, request),
+    writeToken: async (request, page) =>
+      writeToken(sources.frontDoor, { apiKey: (await workbenchKey(request.application_id, 'writeToken', page)).key, page }, sources.status().headerPrefix, request),
     listProxies: () => sources.proxies.list(),
     getProxy: (request) => sources.proxies.get(request),
     createProxy: (request) => sources.proxies.create(request),
     updateProxy: (request) => sources.proxies.update(request),
     deleteProxy: (request) => sources.proxies.remove(request),
-    tryProxy({ request_id, id, application_id, headers, path, ...wire }, page) {
+    async tryProxy({ request_id, id, application_id, headers, path, ...wire }, page) {
       const keyHeader = `${sources.status().headerPrefix}-PROXY-KEY`;
       // The proxy's key goes in as the request leaves, in place of any the sample names: the page never holds it.
       const sent = [...headers.filter(([name]) => name.toLowerCase() !== keyHeader.toLowerCase()), [keyHeader, sources.proxies.keyOf(id)] as [string, string]];
       const composed = { id: request_id, application_id, path: `/proxy${path}`, headers: sent, ...wire };
-      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryProxy', page).key, page });
+      return sources.frontDoor.send(composed, { apiKey: (await workbenchKey(application_id, 'tryProxy', page)).key, page });
     },
     listReactors: () => sources.reactors.list(),
     createReactor: (request) => sources.reactors.create(request),
     updateReactor: (request) => sources.reactors.update(request),
     deleteReactor: (request) => sources.reactors.remove(request),
-    tryReactor({ request_id, id, application_id, args, async }, page) {
+    async tryReactor({ request_id, id, application_id, args, async }, page) {
       // The args as the user wrote them, expressions and all: the route detokenizes them as it does any client's.
       const composed = { id: request_id, application_id, ...reactRequest(id, args, async) };
-      return sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactor', page).key, page });
+      return sources.frontDoor.send(composed, { apiKey: (await workbenchKey(application_id, 'tryReactor', page)).key, page });
     },
     async tryReactorResult({ request_id, id, application_id, result_id, trace_id }, page) {
       const path = `/reactors/${encodeURIComponent(id)}/results/${encodeURIComponent(result_id)}`;
       const composed = { id: request_id, application_id, method: 'GET' as const, path, headers: [], body: null };
-      const exchange = await sources.frontDoor.send(composed, { apiKey: workbenchKey(application_id, 'tryReactorResult', page).key, page });
+      const exchange = await sources.frontDoor.send(composed, { apiKey: (await workbenchKey(application_id, 'tryReactorResult', page)).key, page });
       const pending = isPendingResult(exchange);
       return { pending, exchange, reacted: pending ? null : await recordedEntry(sources.history, sources.events, trace_id) };
     },
@@ -348,15 +348,15 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     redeliverWebhook: (request) => sources.webhooks.redeliver(request),
     sendWebhookTest: (request) => sources.webhooks.sendTest(request),
     webhookSigningKey: () => sources.webhooks.signingKey(),
-    changeLogRetention(change) {
-      sources.changeLogRetention(change);
+    async changeLogRetention(change) {
+      await sources.changeLogRetention(change);
       return sources.settings();
     },
     listApplicationDetails: () => settings.list(),
     listPermissions: () => settings.permissions(),
     listClientKeys: () => sources.clientKeys.details(),
-    listSessions: () =>
-      sources.sessions.list().map(({ permissions, rules, ...session }) => ({
+    listSessions: async () =>
+      (await sources.sessions.list()).map(({ permissions, rules, ...session }) => ({
         ...session,
         application_name: applications.get(session.application_id)?.name ?? 'deleted since',
         authorized: permissions !== null,
@@ -368,8 +368,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     deleteApplication: (request) => settings.remove(request),
     createApplicationKey: (request) => settings.createKey(request),
     revokeApplicationKey: (request) => settings.revokeKey(request),
-    exportSeed({ include_tokens }, page) {
-      const { seed, keys } = exportSeed(applications, sources.tokens, include_tokens);
+    async exportSeed({ include_tokens }, page) {
+      const { seed, keys } = await exportSeed(applications, sources.tokens, include_tokens);
       for (const { made, ...key } of keys) if (made) recordKeyMade('exportSeed', page, 'export', key);
       return { seed: { ...seed }, applications: seed.applications.length, tokens: seed.tokens?.length ?? 0, keys };
     },
@@ -380,29 +380,29 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     wipeVault: () => sources.wipe(),
     takeWelcome: () => sources.welcome.take(),
     getSettings: () => sources.settings(),
-    changeLimits(change) {
-      sources.changeLimits(change);
+    async changeLimits(change) {
+      await sources.changeLimits(change);
       return sources.settings();
     },
-    changeRetention(change) {
-      sources.changeRetention(change);
+    async changeRetention(change) {
+      await sources.changeRetention(change);
       return sources.settings();
     },
-    changeHistoryAnswers(change) {
-      sources.changeHistoryAnswers(change);
+    async changeHistoryAnswers(change) {
+      await sources.changeHistoryAnswers(change);
       return sources.settings();
     },
-    changeTokenIntentTtl(change) {
-      sources.changeTokenIntentTtl(change);
+    async changeTokenIntentTtl(change) {
+      await sources.changeTokenIntentTtl(change);
       return sources.settings();
     },
     getTenant: () => tenantDetail(),
-    updateTenant(change) {
-      sources.tenant.store.update(change, { actor: sources.tenant.store.owner, traceId: null });
+    async updateTenant(change) {
+      await sources.tenant.store.update(change, { actor: sources.tenant.store.owner, traceId: null });
       return tenantDetail();
     },
-    changeTenantDelete(change) {
-      sources.changeTenantDelete(change);
+    async changeTenantDelete(change) {
+      await sources.changeTenantDelete(change);
       return sources.settings();
     },
     clearHistory: async () => ({ cleared: await sources.history.clear() }),
@@ -419,12 +419,12 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     getIdentity: () => ({ person: actingPerson() ?? null }),
     listCredentials: () => sources.credentials.list(),
     createCredential: ({ name }) => sources.credentials.create(name),
-    revokeCredential({ name }) {
-      if (!sources.credentials.revoke(name)) throw new ApiProblem(404, `No workbench credential is named “${name}”`);
+    async revokeCredential({ name }) {
+      if (!(await sources.credentials.revoke(name))) throw new ApiProblem(404, `No workbench credential is named “${name}”`);
       return { revoked: true };
     },
-    revokeSession({ id }) {
-      sources.sessions.revoke(id);
+    async revokeSession({ id }) {
+      await sources.sessions.revoke(id);
       return { revoked: true };
     },
     live(listener) {

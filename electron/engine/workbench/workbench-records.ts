@@ -470,8 +470,8 @@ export const WORKBENCH_RECORDS: WorkbenchRecords = {
   }),
   // By id and the public application it belonged to, read before it goes.
   revokeSession: ({ id }, facts) => {
-    const session = facts.sessions.list().find((candidate) => candidate.id === id);
-    const of = session ? ` of ${nameOf(facts, session.application_id)}` : '';
+    const applicationId = facts.sessions.applicationOf(id);
+    const of = applicationId ? ` of ${nameOf(facts, applicationId)}` : '';
     return {
       method: 'DELETE',
       path: () => `/sessions/${id}`,

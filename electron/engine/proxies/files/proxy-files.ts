@@ -33,7 +33,7 @@ export class ProxyFiles {
       identities: FileIdentities;
       secrets: SecretStore;
       checks: ProxyFileChecks;
-      setting: { state(): { stored: string | null; pinnedBy: string | null }; change(folder: string | null): string | null };
+      setting: { state(): { stored: string | null; pinnedBy: string | null }; change(folder: string | null): Promise<string | null> };
     },
   ) {}
 
@@ -47,8 +47,8 @@ export class ProxyFiles {
     };
   }
 
-  changeFolder(path: string | null): ProxyFilesView {
-    this.deps.folder.open(this.deps.setting.change(path));
+  async changeFolder(path: string | null): Promise<ProxyFilesView> {
+    this.deps.folder.open(await this.deps.setting.change(path));
     return this.view();
   }
 
