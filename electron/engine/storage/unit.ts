@@ -84,6 +84,9 @@ export interface AsyncUnitRunner {
   read<T>(start: () => Unit<T>): Promise<T>;
 }
 
+/** Either driver's runner, for code that awaits its answer: SQLite's answers at once, PostgreSQL's later. */
+export type AnyUnitRunner = UnitRunner | AsyncUnitRunner;
+
 /** Whether a failed statement inserted a primary key that was taken, whichever driver ran it. */
 export function isDuplicateKey(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

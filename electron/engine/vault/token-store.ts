@@ -1,7 +1,7 @@
 import { type EventCause, type EventOutbox, SYSTEM_CAUSE } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
-import { isDuplicateKey, query, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type AnyUnitRunner, isDuplicateKey, query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { nowIso } from '../clock';
 import { derivedTermHashes } from './search-terms';
 import { TermBacklog } from './term-backlog';
@@ -212,7 +212,7 @@ export const UNICODE_LOWER = 'unicode_lower';
  */
 export interface TokenStore {
   /** Runs the vault's transactional units. */
-  readonly units: UnitRunner;
+  readonly units: AnyUnitRunner;
   /** Where the vault's changes raise their events. */
   readonly outbox: EventOutbox;
   /** What the vault's write unit needs of this store. */
@@ -227,8 +227,6 @@ export interface TokenStore {
   onWrite(listener: (ids: readonly string[]) => void): void;
   /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
   onApplied(listener: (writes: readonly TokenWrite[]) => void): void;
-  /** A direct write: the vault's write unit alone, in a transaction of its own. */
-  apply(writes: readonly TokenWrite[]): void;
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
   runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T;
   /** After a unit that wrote `writes` has ended (see SqliteTokenStore.settle). */
@@ -365,11 +363,6 @@ export class SqliteTokenStore implements TokenStore {
   /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
   onApplied(listener: (writes: readonly TokenWrite[]) => void): void {
     this.appliedListeners.push(listener);
-  }
-
-  /** A direct write: the vault's write unit alone, in a transaction of its own. */
-  apply(writes: readonly TokenWrite[]): void {
-    this.runWrites(writes, () => applyTokenWrites(this.writing, writes));
   }
 
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
