@@ -468,7 +468,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
 
   // Rolls back what expired while stopped; a request that came first already sees those as expired.
-  transactions.start();
+  await transactions.start();
   intentStore.reconcile();
   intentStore.purgeExpired();
   // Serving already: tokens from before card search are indexed between requests.
@@ -478,8 +478,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const housekeeping = setInterval(() => {
     tokenStore.purgeExpired();
     intentStore.purgeExpired();
-    idempotency.prune();
-    transactions.prune();
+    void idempotency.prune();
+    void transactions.prune();
     void reactorResults.purgeExpired();
     void clientKeys.purgeExpired();
     void sessions.purgeExpired();

@@ -182,7 +182,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     // Parsed only for tokenize transforms: a proxy without them costs no parse of the body.
     const requestScope = tokenizing.length > 0 ? { req: parsedBody(received.chunks, received.kind), ...(encrypted && { encrypted }) } : {};
     for (const transform of tokenizing) {
-      const token = tokenize(transform, requestScope, proxy, caller, cause);
+      const token = await tokenize(transform, requestScope, proxy, caller, cause);
       made.set(madeTokenKey(transform.options?.identifier ?? ''), token);
       step('tokenize', { note: `${transform.options?.identifier ?? '(no identifier)'}: token ${token.id}` });
     }
@@ -271,14 +271,14 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
   }
 
   /** A token made from `transform.options.token` rendered over `scope`, as POST /tokens makes one; returned without its data. */
-  function tokenize(transform: ProxyTransform, scope: Record<string, unknown>, proxy: StoredProxy, caller: Caller | undefined, cause: EventCause): TokenRecord {
+  async function tokenize(transform: ProxyTransform, scope: Record<string, unknown>, proxy: StoredProxy, caller: Caller | undefined, cause: EventCause): Promise<TokenRecord> {
     const rendered = expressions.renderTemplate(transform.options!.token, scope) as Record<string, unknown>;
     // A single PFX-ENCRYPTED request is merged into the token (vendor-surfaces.md §2.8): its data replaces the template's.
     const single = scope.encrypted as { type?: unknown; data?: unknown } | undefined;
     if (typeof single?.type === 'string' && 'data' in single) rendered.data = single.data;
     const input = parseWith(createTokenRequest, rendered);
     const writer = systemCaller(tenantId, caller ? { id: caller.application.id, name: caller.application.name } : { id: proxy.id, name: proxy.name });
-    const { data: _data, ...token } = tokens.create(input, { caller: writer, cause });
+    const { data: _data, ...token } = await tokens.create(input, { caller: writer, cause });
     return token as unknown as TokenRecord;
   }
 
@@ -329,7 +329,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       case 'append_header':
         return { response: { ...response, headers: appendHeader(response.headers, options.location!, render(options.value!)) } };
       case 'tokenize': {
-        const token = tokenize(transform, { res: res(), transform_identifier: Object.fromEntries(identifiers) }, proxy, caller, cause);
+        const token = await tokenize(transform, { res: res(), transform_identifier: Object.fromEntries(identifiers) }, proxy, caller, cause);
         identifiers.set(options.identifier ?? '', token);
         return { response };
       }

@@ -190,16 +190,16 @@ export function reactorCalls(deps: ReactorCallDeps) {
     if (value.image === 'node22') return { status: value.statusCode, headers: value.headers, body: value.body };
     const { image: _image, tokenize, ...returned } = value;
     if (tokenize === undefined) return { status: 200, headers: JSON_HEADERS, body: returned };
-    const made = tokenizeFor(caller, tokenize, cause);
+    const made = await tokenizeFor(caller, tokenize, cause);
     tokenized(`${made.count} token(s)`);
     return { status: 200, headers: JSON_HEADERS, body: { ...returned, tokens: made.tokens } };
   }
 
   /** What the code's `tokenize` asks for, as POST /tokenize makes it, by the invoking application (no token:create needed). */
-  function tokenizeFor(caller: Caller, tokenize: unknown, cause: EventCause): { tokens: unknown; count: number } {
+  async function tokenizeFor(caller: Caller, tokenize: unknown, cause: EventCause): Promise<{ tokens: unknown; count: number }> {
     let count = 0;
     const writer = systemCaller(tenantId, { id: caller.application.id, name: caller.application.name });
-    const made = tokens.tokenize(tokenize, { caller: writer, cause }, (value, path) => {
+    const made = await tokens.tokenize(tokenize, { caller: writer, cause }, (value, path) => {
       count++;
       return parseWith(createTokenRequest, value, path);
     });

@@ -1,5 +1,5 @@
 import type { Sealer } from '../storage/crypto';
-import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type AnyUnitRunner, query, tx, type Unit } from '../storage/unit';
 import { ApiProblem } from './problem';
 import type { JsonReply } from './route-types';
 
@@ -56,7 +56,7 @@ export class IdempotencyStore {
 
   constructor(
     /** Any driver's: the kept answers are read and written only through units. */
-    private readonly units: UnitRunner,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
   ) {}
 
@@ -65,22 +65,24 @@ export class IdempotencyStore {
     handler: () => Promise<JsonReply>,
   ): Promise<JsonReply & { replayed?: boolean }> {
     const id = `${scope.applicationId}\n${scope.key}`;
-    if (this.inFlight.has(id)) throw new ApiProblem(409, 'A request with this idempotency key is still in progress');
+    this.refuseInFlight(id);
     const since = new Date(Date.now() - RETENTION_MS).toISOString();
-    const stored = this.units.read(() => keptAnswer(scope, since));
+    const stored = await this.units.read(() => keptAnswer(scope, since));
     if (stored) {
       if (stored.method !== scope.method || stored.path !== scope.path) {
         throw new ApiProblem(422, `The idempotency key was first used for ${stored.method} ${stored.path}`);
       }
       return { ...this.sealer.openJson<JsonReply>(stored.sealed_response, id), replayed: true };
     }
+    // Again: a first request may have started while the lookup was awaited.
+    this.refuseInFlight(id);
     this.inFlight.add(id);
     try {
       const reply = await handler();
       if (reply.status >= 200 && reply.status < 300) {
         const sealed = this.sealer.sealJson(reply, id);
         const at = new Date().toISOString();
-        this.units.run(() => keepAnswer(scope, reply.status, sealed, at));
+        await this.units.run(() => keepAnswer(scope, reply.status, sealed, at));
       }
       return reply;
     } finally {
@@ -88,8 +90,12 @@ export class IdempotencyStore {
     }
   }
 
-  prune(): void {
+  private refuseInFlight(id: string): void {
+    if (this.inFlight.has(id)) throw new ApiProblem(409, 'A request with this idempotency key is still in progress');
+  }
+
+  async prune(): Promise<void> {
     const before = new Date(Date.now() - RETENTION_MS).toISOString();
-    this.units.run(() => tx.run(answers.prune, [before]));
+    await this.units.run(() => tx.run(answers.prune, [before]));
   }
 }

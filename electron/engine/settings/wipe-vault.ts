@@ -10,12 +10,12 @@ import { nowIso } from '../clock';
 import type { TransactionManager } from '../transactions/transaction-manager';
 import { deleteAllTransactions, type EndedTransaction } from '../transactions/transaction-store';
 import { deleteAllIntents } from '../token-intents/intent-store';
-import { deleteAllTokens, type TokenStore } from '../vault/token-store';
+import { deleteAllTokens, type SqliteTokenStore } from '../vault/token-store';
 import { deleteAllWebhooks, type WebhookStore } from '../webhooks/webhook-store';
 
 /** The stores a wipe empties that keep something in memory, told once their rows are gone. */
 export interface VaultParts {
-  tokens: TokenStore;
+  tokens: SqliteTokenStore;
   transactions: TransactionManager;
   applications: ApplicationStore;
   proxies: ProxyStore;

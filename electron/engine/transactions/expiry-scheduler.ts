@@ -12,14 +12,17 @@ export class ExpiryScheduler {
 
   constructor(
     /** The earliest `expires_at` of an open transaction (ISO), or null when none is open. */
-    private readonly nextExpiry: () => string | null,
-    private readonly expireDue: () => void,
+    private readonly nextExpiry: () => string | null | Promise<string | null>,
+    private readonly expireDue: () => Promise<void>,
   ) {}
 
-  /** Re-arms for the earliest open expiry. */
-  reschedule(): void {
-    const next = this.nextExpiry();
-    this.arm(next === null ? Infinity : Date.parse(next));
+  /**
+   * Arms for the earliest open expiry, unless the timer is set sooner: an expiry considered while the read was awaited
+   * stays armed, and a timer that turns out early only re-arms when it fires.
+   */
+  async reschedule(): Promise<void> {
+    const next = await this.nextExpiry();
+    if (next !== null) this.consider(Date.parse(next));
   }
 
   /** Arms for `atMs` when that is sooner than the timer already set (a new transaction's expiry). */
@@ -45,7 +48,6 @@ export class ExpiryScheduler {
   private readonly fire = () => {
     this.timer = null;
     this.armedFor = Infinity;
-    this.expireDue();
-    this.reschedule();
+    void this.expireDue().then(() => this.reschedule());
   };
 }

@@ -10,13 +10,20 @@ import { applyTokenWrites, idTaken, type TokenStore, type TokenWrite, type Token
 import { nowIso } from '../clock';
 import { ExpiryScheduler } from './expiry-scheduler';
 import {
+  dueTransactions,
   endTransaction,
   type EndedTransaction,
+  insertTransaction,
+  nextExpiry,
+  pruneTransactions,
   stagedWrites,
+  stillOpen,
   tokenIdOf,
+  transactionOf,
   type TransactionRecord,
   type TransactionState,
   type TransactionStore,
+  type TransactionUnits,
 } from './transaction-store';
 
 /** Ended transactions stay listed (and answer 409 with their state) this long. */
@@ -59,44 +66,47 @@ function* checkApplicable(writes: readonly TokenWrite[]): Unit<void> {
  * it applied. A transaction another commit or rollback ended first is not open any more: 409, and nothing is applied.
  */
 function* commitUnit(sealer: Sealer, writing: TokenWriting, id: string): Unit<TokenWrite[]> {
+  yield* stillOpen(id);
   const writes = yield* stagedWrites(sealer, id);
   yield* checkApplicable(writes);
   yield* applyTokenWrites(writing, writes);
-  if (!(yield* endTransaction(id, 'committed', nowIso()))) throw new ApiProblem(409, `Transaction ${id} is not open any more`);
+  yield* endTransaction(id, 'committed', nowIso());
   return writes;
 }
 
 /**
  * The life of a transaction (docs/api.md, Transactions): open → committed | rolled_back | expired. Commit applies
- * every staged write and marks the transaction committed in one SQLite transaction, so a crash leaves all or nothing.
+ * every staged write and marks the transaction committed in one database transaction, so a crash leaves all or nothing.
+ * It reads and writes only through units, so it runs over either driver; `store` is also what the workbench reads.
  */
-export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
+export class TransactionManager<Store extends TransactionUnits = TransactionStore> extends EventEmitter<TransactionManagerEvents> {
   private readonly scheduler: ExpiryScheduler;
 
   constructor(
-    readonly store: TransactionStore,
-    private readonly tokenStore: TokenStore,
+    readonly store: Store,
+    /** What the commit needs of the vault: its write unit's parts, and the settling of what landed. */
+    private readonly tokenStore: Pick<TokenStore, 'writing' | 'settle'>,
     private readonly ttlSeconds: number,
   ) {
     super();
     this.scheduler = new ExpiryScheduler(
-      () => store.nextExpiry(),
+      () => store.units.read(nextExpiry),
       () => this.expireDue(),
     );
   }
 
   /** Rolls back what expired while the service was stopped, forgets old ended transactions, arms the expiry timer. */
-  start(): void {
-    this.expireDue();
-    this.prune();
-    this.scheduler.reschedule();
+  async start(): Promise<void> {
+    await this.expireDue();
+    await this.prune();
+    await this.scheduler.reschedule();
   }
 
   stop(): void {
     this.scheduler.stop();
   }
 
-  create(caller: Caller): TransactionCreated {
+  async create(caller: Caller): Promise<TransactionCreated> {
     const now = Date.now();
     const record: TransactionRecord = {
       id: randomUUID(),
@@ -106,7 +116,7 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
       expires_at: new Date(now + this.ttlSeconds * 1000).toISOString(),
       ended_at: null,
     };
-    this.store.insert(record);
+    await this.store.units.run(() => insertTransaction(record));
     this.scheduler.consider(now + this.ttlSeconds * 1000);
     this.emit('change', { id: record.id, state: 'open' });
     const { id, created_at, created_by, expires_at } = record;
@@ -116,34 +126,35 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
   /**
    * The open transaction `rawId` names: 400 when it is not a UUID (`field` names where it came from), 404 when
    * unknown, 409 naming the state when it is not open. One whose expiry has just passed expires here, so the answer
-   * never depends on how late the timer runs.
+   * never depends on how late the timer runs. What is done in it afterwards checks again that it is open, in its own
+   * unit: another request may end it meanwhile.
    */
-  requireOpen(rawId: string, field: string): TransactionRecord {
+  async requireOpen(rawId: string, field: string): Promise<TransactionRecord> {
     const id = parseWith(transactionId, rawId, field);
-    const record = this.store.get(id);
+    const record = await this.store.units.read(() => transactionOf(id));
     if (!record) throw new ApiProblem(404, `Transaction ${id} not found`);
     let { state } = record;
     if (state === 'open' && record.expires_at <= nowIso()) {
-      this.end(id, 'expired');
+      await this.end(id, 'expired');
       state = 'expired';
     }
     if (state !== 'open') throw new ApiProblem(409, `Transaction ${id} is not open: it is ${state}`);
     return record;
   }
 
-  /** Returns only after SQLite has committed, so the 200 that follows is never premature. */
-  commit(rawId: string): void {
-    const { id } = this.requireOpen(rawId, 'id');
+  /** Returns only after the database has committed, so the 200 that follows is never premature. */
+  async commit(rawId: string): Promise<void> {
+    const { id } = await this.requireOpen(rawId, 'id');
     const { sealer } = this.store;
     const { writing } = this.tokenStore;
-    const writes = this.store.units.run(() => commitUnit(sealer, writing, id));
+    const writes = await this.store.units.run(() => commitUnit(sealer, writing, id));
     this.tokenStore.settle(writes, true);
     this.emit('change', { id, state: 'committed' });
   }
 
-  rollback(rawId: string): void {
-    const { id } = this.requireOpen(rawId, 'id');
-    this.end(id, 'rolled_back');
+  async rollback(rawId: string): Promise<void> {
+    const { id } = await this.requireOpen(rawId, 'id');
+    if (!(await this.end(id, 'rolled_back'))) throw new ApiProblem(409, `Transaction ${id} is not open any more`);
   }
 
   /** Tells listeners that an open transaction enlisted writes. */
@@ -154,18 +165,22 @@ export class TransactionManager extends EventEmitter<TransactionManagerEvents> {
   /** After a wipe (deleteAllTransactions) has committed: the listeners hear of the open ones it rolled back. */
   wiped(ended: readonly EndedTransaction[]): void {
     for (const transaction of ended) this.emit('change', { id: transaction.record.id, state: 'rolled_back', ended: transaction });
-    this.scheduler.reschedule();
+    void this.scheduler.reschedule();
   }
 
-  expireDue(): void {
-    for (const id of this.store.due(nowIso())) this.end(id, 'expired');
+  async expireDue(): Promise<void> {
+    for (const id of await this.store.units.read(() => dueTransactions(nowIso()))) await this.end(id, 'expired');
   }
 
-  prune(): void {
-    this.store.prune(new Date(Date.now() - ENDED_RETENTION_MS).toISOString());
+  async prune(): Promise<void> {
+    const before = new Date(Date.now() - ENDED_RETENTION_MS).toISOString();
+    await this.store.units.run(() => pruneTransactions(before));
   }
 
-  private end(id: string, state: 'rolled_back' | 'expired'): void {
-    if (this.store.end(id, state, nowIso())) this.emit('change', { id, state });
+  /** Ends an open transaction in a unit of its own; false when another request ended it first. */
+  private async end(id: string, state: 'rolled_back' | 'expired'): Promise<boolean> {
+    const ended = await this.store.units.run(() => endTransaction(id, state, nowIso()));
+    if (ended) this.emit('change', { id, state });
+    return ended;
   }
 }

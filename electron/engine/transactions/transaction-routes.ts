@@ -3,14 +3,14 @@ import type { TransactionManager } from './transaction-manager';
 
 /** The BETA transaction endpoints (docs/api.md, Transactions); any valid key may call them. */
 export function transactionRoutes(transactions: TransactionManager): Route[] {
-  const end = (path: string, run: (id: string) => void): Route => ({
+  const end = (path: string, run: (id: string) => Promise<void>): Route => ({
     method: 'POST',
     path,
     idempotent: true,
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const id = ctx.params.id as string;
       ctx.log.transactionId = id;
-      run(id);
+      await run(id);
       return { status: 200 };
     },
   });
@@ -19,8 +19,8 @@ export function transactionRoutes(transactions: TransactionManager): Route[] {
       method: 'POST',
       path: '/transactions',
       idempotent: true,
-      handler: (ctx) => {
-        const created = transactions.create(ctx.caller);
+      handler: async (ctx) => {
+        const created = await transactions.create(ctx.caller);
         ctx.log.transactionId = created.id;
         return { status: 201, body: created };
       },

@@ -1,8 +1,9 @@
 import type { TransactionCounts, TransactionFilter } from '../../../shared/workbench/transaction-contract';
 import type { PagePosition } from '../server/page-cursor';
+import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import type { Db } from '../storage/database';
-import { query, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type AnyUnitRunner, query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import type { TokenWrite } from '../vault/token-store';
 
 export type TransactionState = 'open' | 'committed' | 'rolled_back' | 'expired';
@@ -44,6 +45,13 @@ export const tokenIdOf = (write: TokenWrite): string => (write.op === 'delete' ?
 const idList = (ids: readonly string[]) => JSON.stringify(ids);
 
 const unitQueries = {
+  insert: query('insert transaction', `INSERT INTO transactions (id, state, created_by, created_at, expires_at, ended_at)
+    VALUES (@id, @state, @created_by, @created_at, @expires_at, @ended_at)`),
+  // Locked on PostgreSQL: what is staged in it or ends it decides from the state read here.
+  get: query<TransactionRecord>('transaction', 'SELECT * FROM transactions WHERE id = ?', { postgres: 'SELECT * FROM transactions WHERE id = $1 FOR UPDATE' }),
+  due: query<string>("due transactions", "SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at", { pluck: true }),
+  nextExpiry: query<{ at: string | null }>('next transaction expiry', "SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
+  prune: query('prune ended transactions', 'DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
   nextSeq: query<{ seq: number }>('next staged seq', 'SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM transaction_writes WHERE transaction_id = ?'),
   insertWrite: query('stage write', `INSERT INTO transaction_writes (transaction_id, seq, op, token_id, sealed, enlisted_at, enlisted_by)
     VALUES (?, ?, ?, ?, ?, ?, ?)`),
@@ -141,12 +149,54 @@ export function* anyLive(now: string): Unit<boolean> {
   return (yield* tx.get(unitQueries.anyLive, [now])) !== undefined;
 }
 
-/** Transactions and their staged writes as the manager, the writer and the panel see them, whichever database holds them. */
-export interface TransactionStore {
+/** A new transaction kept. */
+export function* insertTransaction(record: TransactionRecord): Unit<void> {
+  yield* tx.run(unitQueries.insert, record);
+}
+
+/** The transaction of this id, or undefined; held until the unit ends where the database locks rows. */
+export function* transactionOf(id: string): Unit<TransactionRecord | undefined> {
+  return yield* tx.get(unitQueries.get, [id]);
+}
+
+/**
+ * The transaction is still open, or a 409: what is staged in it or commits it checks in its own unit, since another
+ * request may have ended it after the request found it open. On PostgreSQL the row stays locked until the unit ends,
+ * so a commit and a stage, or two commits, on two replicas take turns.
+ */
+export function* stillOpen(id: string): Unit<void> {
+  if ((yield* transactionOf(id))?.state !== 'open') throw new ApiProblem(409, `Transaction ${id} is not open any more`);
+}
+
+/** Open transactions whose expiry is at or before `now`, soonest first. */
+export function* dueTransactions(now: string): Unit<string[]> {
+  return yield* tx.all(unitQueries.due, [now]);
+}
+
+/** The earliest expiry of an open transaction, or null when none is open. */
+export function* nextExpiry(): Unit<string | null> {
+  return (yield* tx.get(unitQueries.nextExpiry))?.at ?? null;
+}
+
+/** Deletes transactions that ended at or before `before` (their writes go with them); answers how many. */
+export function* pruneTransactions(before: string): Unit<number> {
+  return (yield* tx.run(unitQueries.prune, [before])).changes;
+}
+
+/** What the transaction manager and writer need of a store: the runner of the units above, and the sealer of staged writes. */
+export interface TransactionUnits {
   /** Runs the transactional units, the vault's with them. */
-  readonly units: UnitRunner;
+  readonly units: AnyUnitRunner;
   readonly sealer: Sealer;
-  insert(record: TransactionRecord): void;
+}
+
+/**
+ * Transactions and their staged writes as the workbench's panels read them, besides the units: the reads below are
+ * SQLite's still, and answer at once.
+ */
+export interface TransactionStore extends TransactionUnits {
+  /** SQLite's runner. */
+  readonly units: UnitRunner;
   get(id: string): TransactionRecord | undefined;
   /** Up to `limit` kept transactions that `filter` lets through (all when absent), newest first, from just past `after`. */
   page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): TransactionRecord[];
@@ -156,17 +206,10 @@ export interface TransactionStore {
   operationsOf(transactionIds: readonly string[]): Map<string, StagedOperation[]>;
   /** The writes a commit would apply, in enlisting order. */
   stagedWrites(transactionId: string): TokenWrite[];
-  /** Moves an open transaction to its final state, in a transaction of its own (see endTransaction). */
-  end(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): boolean;
   /** The open, unexpired transactions, newest first. */
   liveIds(now: string): string[];
   /** The open, unexpired transactions with a staged write on this token id (they hold it). */
   holders(tokenId: string, now: string): string[];
-  /** Open transactions whose expiry is at or before `now`. */
-  due(now: string): string[];
-  nextExpiry(): string | null;
-  /** Deletes transactions that ended at or before `before` (their writes go with them). */
-  prune(before: string): number;
 }
 
 /**
@@ -185,16 +228,10 @@ export class SqliteTransactionStore implements TransactionStore {
     readonly sealer: Sealer,
   ) {
     this.stmt = {
-      insert: db.prepare(`INSERT INTO transactions (id, state, created_by, created_at, expires_at, ended_at)
-        VALUES (@id, @state, @created_by, @created_at, @expires_at, @ended_at)`),
-      get: db.prepare('SELECT * FROM transactions WHERE id = ?'),
       counts: db.prepare('SELECT state, COUNT(*) AS n FROM transactions GROUP BY state'),
       operationsOf: db.prepare(`SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT value FROM json_each(?))
         ORDER BY transaction_id, seq`),
-      due: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at"),
-      nextExpiry: db.prepare("SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
       live: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at > ? ORDER BY created_at DESC, id DESC").pluck(),
-      prune: db.prepare('DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
     };
     // Each list walks its own index of migration 7 (`ended_at IS NOT NULL` is the ended one's own condition) from
     // the cursor, newest first, and stops after a page.
@@ -204,12 +241,8 @@ export class SqliteTransactionStore implements TransactionStore {
     this.pages = { all: pagesOf('1'), state: pagesOf('state = @state'), ended: pagesOf('ended_at IS NOT NULL') };
   }
 
-  insert(record: TransactionRecord): void {
-    this.stmt.insert.run(record);
-  }
-
   get(id: string): TransactionRecord | undefined {
-    return this.stmt.get.get(id) as TransactionRecord | undefined;
+    return this.units.read(() => transactionOf(id));
   }
 
   /**
@@ -252,11 +285,6 @@ export class SqliteTransactionStore implements TransactionStore {
     return this.units.read(() => stagedWrites(this.sealer, transactionId));
   }
 
-  /** Moves an open transaction to its final state, in a transaction of its own (see endTransaction). */
-  end(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): boolean {
-    return this.units.run(() => endTransaction(id, state, endedAt));
-  }
-
   /** The open, unexpired transactions, newest first. */
   liveIds(now: string): string[] {
     return this.stmt.live.all(now) as string[];
@@ -265,19 +293,5 @@ export class SqliteTransactionStore implements TransactionStore {
   /** The open, unexpired transactions with a staged write on this token id (they hold it). */
   holders(tokenId: string, now: string): string[] {
     return this.units.read(() => holdersOf(tokenId, now));
-  }
-
-  /** Open transactions whose expiry is at or before `now`. */
-  due(now: string): string[] {
-    return (this.stmt.due.all(now) as { id: string }[]).map((r) => r.id);
-  }
-
-  nextExpiry(): string | null {
-    return (this.stmt.nextExpiry.get() as { at: string | null }).at;
-  }
-
-  /** Deletes transactions that ended at or before `before` (their writes go with them). */
-  prune(before: string): number {
-    return this.stmt.prune.run(before).changes;
   }
 }

@@ -2,10 +2,10 @@ import { ApiProblem } from '../server/problem';
 import type { Unit } from '../storage/unit';
 import { applyTokenWrites, type TokenStore, type TokenWrite } from '../vault/token-store';
 import { nowIso } from '../clock';
-import type { TokenReader, TokenWriter, WriteContext } from '../vault/token-service';
+import type { TokenWriter, WriteContext, WriteTarget } from '../vault/token-service';
 import { StagedView } from './staged-view';
 import type { TransactionManager } from './transaction-manager';
-import { anyLive, holdersOf, stageWrites, tokenIdOf } from './transaction-store';
+import { anyLive, holdersOf, stagedWrites, stageWrites, stillOpen, tokenIdOf, type TransactionUnits } from './transaction-store';
 
 /**
  * A token changed or deleted in an open transaction is locked, and an id created in one is reserved: no other
@@ -35,9 +35,11 @@ function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null
 export class TransactionWriter implements TokenWriter {
   /** Each open transaction's view of the vault, built once from its staged writes and kept up to date. */
   private readonly views = new Map<string, StagedView>();
+  /** Writes without a transaction: applied at once, the locks checked in the same unit. */
+  private readonly directly: WriteTarget;
 
   constructor(
-    private readonly transactions: TransactionManager,
+    private readonly transactions: TransactionManager<TransactionUnits>,
     private readonly tokenStore: TokenStore,
     /** How errors name the header (`BT-TRANSACTION-ID`). */
     private readonly headerName: string,
@@ -45,22 +47,28 @@ export class TransactionWriter implements TokenWriter {
     transactions.on('change', ({ id, state }) => {
       if (state !== 'open') this.views.delete(id);
     });
+    this.directly = { reader: tokenStore, unit: (writes) => this.direct(writes), settle: (writes, landed) => tokenStore.settle(writes, landed) };
   }
 
-  apply(writes: TokenWrite[], context: WriteContext): void {
-    if (context.transactionId === undefined) {
-      this.tokenStore.runWrites(writes, () => this.direct(writes));
-      return;
-    }
-    const { id } = this.transactions.requireOpen(context.transactionId, this.headerName);
-    const { store } = this.transactions;
+  async target(context: WriteContext): Promise<WriteTarget> {
+    if (context.transactionId === undefined) return this.directly;
+    const { id } = await this.transactions.requireOpen(context.transactionId, this.headerName);
+    const view = await this.viewOf(id);
+    const { sealer } = this.transactions.store;
     const enlistedBy = context.caller.application.id;
-    store.units.run(function* () {
-      yield* checkLocks(writes, id);
-      yield* stageWrites(store.sealer, id, writes, enlistedBy);
-    });
-    this.viewOf(id).add(writes);
-    this.transactions.enlisted(id);
+    return {
+      reader: view,
+      *unit(writes) {
+        yield* stillOpen(id);
+        yield* checkLocks(writes, id);
+        yield* stageWrites(sealer, id, writes, enlistedBy);
+      },
+      settle: (writes, landed) => {
+        if (!landed) return;
+        view.add(writes);
+        this.transactions.enlisted(id);
+      },
+    };
   }
 
   *direct(writes: readonly TokenWrite[]): Unit<void> {
@@ -68,15 +76,16 @@ export class TransactionWriter implements TokenWriter {
     yield* applyTokenWrites(this.tokenStore.writing, writes);
   }
 
-  readerFor(context: WriteContext): TokenReader {
-    if (context.transactionId === undefined) return this.tokenStore;
-    return this.viewOf(this.transactions.requireOpen(context.transactionId, this.headerName).id);
-  }
-
-  private viewOf(id: string): StagedView {
+  private async viewOf(id: string): Promise<StagedView> {
+    const kept = this.views.get(id);
+    if (kept) return kept;
+    const { units, sealer } = this.transactions.store;
+    const staged = await units.read(() => stagedWrites(sealer, id));
+    // Another request may have built it while the writes were read: one view per transaction, or a write added to
+    // one would be missing from the other.
     let view = this.views.get(id);
     if (!view) {
-      view = new StagedView(this.tokenStore, this.transactions.store.stagedWrites(id));
+      view = new StagedView(this.tokenStore, staged);
       this.views.set(id, view);
     }
     return view;

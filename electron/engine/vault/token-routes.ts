@@ -60,14 +60,14 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
           throw new ApiProblem(415, 'PATCH /tokens/{id} takes Content-Type: application/merge-patch+json');
         }
         const patch = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(updateTokenRequest, body));
-        return { status: 200, body: tokens.update(id(ctx), patch, writeContext(ctx)) };
+        return { status: 200, body: await tokens.update(id(ctx), patch, writeContext(ctx)) };
       },
     },
     {
       method: 'DELETE',
       path: '/tokens/:id',
-      handler: (ctx) => {
-        ctx.log.tokenType = tokens.delete(id(ctx), writeContext(ctx));
+      handler: async (ctx) => {
+        ctx.log.tokenType = await tokens.delete(id(ctx), writeContext(ctx));
         return { status: 204 };
       },
     },
@@ -118,7 +118,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
         const sent = await ctx.json();
         ctx.log.requestBody = tokenizeBodyForLog(sent);
         const body = await encrypted.openAll(sent, decryptedWith(ctx), TOKENS_PER_BUDGET, TOO_MANY_TOKENS);
-        const result = tokens.tokenize(body, writeContext(ctx), (value, path) => parseWith(tokenOrConversion(value, createTokenRequest), value, path));
+        const result = await tokens.tokenize(body, writeContext(ctx), (value, path) => parseWith(tokenOrConversion(value, createTokenRequest), value, path));
         return { status: 200, body: result };
       },
     },

@@ -106,11 +106,20 @@ export type TokenReader = Pick<TokenStore, 'get' | 'idTaken' | 'findByFingerprin
  * an open transaction instead (docs/api.md, Transactions), and checks its locks on every write.
  */
 export interface TokenWriter {
-  apply(writes: TokenWrite[], context: WriteContext): void;
-  /** The direct write unit (a context without a transaction): what `apply` runs then, for a larger unit to compose. */
+  /** Where writes in `context` go, found (a transaction required open) before the write is prepared. */
+  target(context: WriteContext): Promise<WriteTarget>;
+  /** The direct write unit (a context without a transaction): what its target runs, for a larger unit to compose. */
   direct(writes: readonly TokenWrite[]): Unit<void>;
-  /** The vault as a write in `context` sees it: inside a transaction, its own earlier writes included. */
-  readerFor(context: WriteContext): TokenReader;
+}
+
+/** Where the writes of one request go. */
+export interface WriteTarget {
+  /** The vault as a write there sees it: inside a transaction, its own earlier writes included. */
+  readonly reader: TokenReader;
+  /** The unit that lands them: applied, or staged in the transaction. */
+  unit(writes: readonly TokenWrite[]): Unit<void>;
+  /** Once that unit has ended, committed (`landed`) or not. */
+  settle(writes: readonly TokenWrite[], landed: boolean): void;
 }
 
 export interface WriteContext {
@@ -193,7 +202,9 @@ export class TokenService {
     private readonly tenantId: string,
   ) {
     store.onWrite((ids) => ids.forEach((id) => this.masked.delete(id)));
-    this.writer = { apply: (writes) => store.apply(writes), direct: (writes) => applyTokenWrites(store.writing, writes), readerFor: () => store };
+    const direct = (writes: readonly TokenWrite[]) => applyTokenWrites(store.writing, writes);
+    const directly: WriteTarget = { reader: store, unit: direct, settle: (writes, landed) => store.settle(writes, landed) };
+    this.writer = { target: () => Promise.resolve(directly), direct };
   }
 
   useWriter(writer: TokenWriter): void {
@@ -443,13 +454,23 @@ export class TokenService {
     return { token, transform: caller.policy.require('token:create', containers) };
   }
 
-  create(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): TokenView {
-    if (isConversion(input)) return this.convert(input, context);
+  async create(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): Promise<TokenView> {
+    const target = await this.writer.target(context);
+    const writes: TokenWrite[] = [];
+    const keep = (write: TokenWrite) => writes.push(write);
     // One request: its mask, fingerprint and search indexes are rendered within one budget.
-    return this.expressions.withBudget(() => {
+    const view = this.expressions.withBudget(() => {
+      if (isConversion(input)) {
+        const { token, transform } = this.prepareConversion(input, context.caller, '');
+        return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, keep, target.reader);
+      }
       const { token, transform } = this.prepareCreate(input, context.caller);
-      return this.createPrepared(token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
+      return this.createPrepared(token, transform, this.deduplicates(input), context.caller, keep, target.reader);
     });
+    // A conversion's intent is consumed in the same transaction as its token lands: both, or neither.
+    const consume = isConversion(input) ? () => this.intents.consume([input.token_intent_id], context.transactionId) : undefined;
+    if (writes.length > 0) await this.land(target, writes, context.cause, consume);
+    return view;
   }
 
   /**
@@ -464,9 +485,9 @@ export class TokenService {
     let committed: Promise<void> | undefined;
     const view = this.expressions.withBudget(() => {
       const { token, transform } = this.prepareCreate(input, context.caller);
-      return this.createPrepared(token, transform, false, context, (write) => {
+      return this.createPrepared(token, transform, false, context.caller, (write) => {
         committed = this.commitWithOthers(write, context);
-      });
+      }, this.store);
     });
     await committed;
     return view;
@@ -483,10 +504,14 @@ export class TokenService {
   private readonly commitPendingCreates = (): void => {
     const group = this.pendingCreates.map(({ write, context, settle }) => ({ writes: caused([write], context.cause), settle }));
     this.pendingCreates = [];
+    void this.commitGroup(group);
+  };
+
+  private async commitGroup(group: { writes: TokenWrite[]; settle: (error?: unknown) => void }[]): Promise<void> {
     const { writer } = this;
     let outcomes: unknown[];
     try {
-      outcomes = this.store.units.run(function* () {
+      outcomes = await this.store.units.run(function* () {
         const failures: unknown[] = [];
         for (const { writes } of group) {
           const attempt = yield* tx.savepoint(writer.direct(writes));
@@ -501,33 +526,33 @@ export class TokenService {
       this.store.settle(writes, outcomes[i] === undefined);
       settle(outcomes[i]);
     });
-  };
+  }
 
   /**
    * Writes a prepared token (or finds its duplicate, and with the tenant's `update_existing` merges the new data into
-   * it). `land` puts the write in the vault: at once, with others in a group commit, or into the batch of a POST
-   * /tokenize that the caller applies whole.
+   * it). `land` takes the write: into the next group commit, or for the caller to land whole (a create's, the batch
+   * of a POST /tokenize) as soon as the budget's work is done.
    */
   private createPrepared(
     token: StoredToken,
     transform: Transform,
     deduplicate: boolean,
-    context: WriteContext,
+    caller: Caller,
     land: (write: LandedWrite) => void,
-    reader: TokenReader = this.writer.readerFor(context),
+    reader: TokenReader,
   ): TokenView {
     if (deduplicate && token.fingerprint) {
       const existing = reader.findByFingerprint(token.type, token.fingerprint);
-      if (existing && this.defaults().updateDuplicate) return this.mergeIntoDuplicate(existing, token, context.caller, land);
+      if (existing && this.defaults().updateDuplicate) return this.mergeIntoDuplicate(existing, token, caller, land);
       if (existing) {
         // The hosted service hides data and metadata of a deduplicated token from callers that may not read it.
-        const read = context.caller.policy.transformFor('token:read', existing.containers, undefined, existing.id);
+        const read = caller.policy.transformFor('token:read', existing.containers, undefined, existing.id);
         const view = this.view(existing, read ?? 'redact', { withMetadata: read !== null });
         view._extras = { deduplicated: true };
         return view;
       }
     }
-    // Outside a transaction the table's primary key is the check (see applyCreates); a transaction's staged view
+    // Outside a transaction the table's primary key is the check (see land); a transaction's staged view
     // knows ids the table does not.
     const staged = reader !== this.store;
     if (staged && reader.idTaken(token.id)) throw new ApiProblem(409, `A token with id ${token.id} already exists`);
@@ -535,20 +560,6 @@ export class TokenService {
     const view = this.view(token, transform);
     view._extras = { deduplicated: false };
     return view;
-  }
-
-  /**
-   * A token intent's conversion (POST /tokens with token_intent_id): its type and data, the CVC dropped, become a token
-   * with the request's other fields, and the intent is consumed in the same SQLite transaction as the write lands.
-   */
-  private convert(input: IntentConversionRequest, context: WriteContext): TokenView {
-    return this.expressions.withBudget(() => {
-      const { token, transform } = this.prepareConversion(input, context.caller, '');
-      return this.store.together(() => {
-        this.intents.consume([input.token_intent_id], context.transactionId);
-        return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context, (write) => this.applyCreates([write], context));
-      });
-    });
   }
 
   /** The token a conversion would make: `prepare` over the intent's type and data (a 400 naming the intent when gone). */
@@ -568,14 +579,13 @@ export class TokenService {
    * Lands a converted token. With deduplication on, a token of the same fingerprint in the same containers is updated
    * with the intent's data instead (a merge patch) and returned: intents always update the duplicate (vendor).
    */
-  private landConversion(intentId: string, token: StoredToken, transform: Transform, deduplicate: boolean, context: WriteContext, land: (write: TokenWrite) => void, reader?: TokenReader): TokenView {
-    const vault = reader ?? this.writer.readerFor(context);
+  private landConversion(intentId: string, token: StoredToken, transform: Transform, deduplicate: boolean, caller: Caller, land: (write: TokenWrite) => void, vault: TokenReader): TokenView {
     // The write names the intent it consumed: its token-intent.converted event is raised where the write lands.
     const intent: ConvertedIntent = { id: intentId, type: token.type };
     const existing = deduplicate && token.fingerprint ? vault.findByFingerprint(token.type, token.fingerprint) : undefined;
     const withIntent = (write: LandedWrite) => land({ ...write, intent });
-    if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, context, withIntent, vault);
-    return this.mergeIntoDuplicate(existing, token, context.caller, withIntent);
+    if (!existing || !sameContainers(existing.containers, token.containers)) return this.createPrepared(token, transform, false, caller, withIntent, vault);
+    return this.mergeIntoDuplicate(existing, token, caller, withIntent);
   }
 
   /** A duplicate updated with the new token's data (a merge patch, needing token:update on it), as the create's answer. */
@@ -587,15 +597,29 @@ export class TokenService {
   }
 
   /**
-   * Applies prepared creates through the writer, which checks transaction locks; an id that is already taken is the
-   * client's 409, not a 500.
+   * Lands `writes` at `target` (whose unit checks transaction locks), then settles them; an id that is already taken
+   * is the client's 409, not a 500. `consume`, a conversion's, consumes its intents in the same transaction. The unit
+   * starts before the first await, so on SQLite the reads that prepared the writes and the writes are one turn of the
+   * event loop: no other request's write comes between.
    */
-  applyCreates(writes: TokenWrite[], context: WriteContext): void {
+  private async land(target: WriteTarget, writes: TokenWrite[], cause: EventCause | null, consume?: () => void): Promise<void> {
+    const list = caused(writes, cause);
+    const start = () => target.unit(list);
+    let landed = false;
     try {
-      this.writer.apply(caused(writes, context.cause), context);
+      // The intents' store is not written as units yet: it joins the unit through SQLite's own transaction.
+      await (consume
+        ? this.store.together(() => {
+            consume();
+            return this.store.units.run(start);
+          })
+        : this.store.units.run(start));
+      landed = true;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
-      throw this.store.units.read(() => createFailure(error, writes));
+      throw await this.store.units.read(() => createFailure(error, writes));
+    } finally {
+      target.settle(list, landed);
     }
   }
 
@@ -628,13 +652,10 @@ export class TokenService {
     for (const view of views) this.activity.mark(view.id);
   }
 
-  update(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
-    return this.expressions.withBudget(() => this.updateWithin(id, patch, context));
-  }
-
-  private updateWithin(id: string, patch: UpdateTokenRequest, context: WriteContext): TokenView {
-    const { write, view } = this.prepareUpdate(this.require(id, this.writer.readerFor(context)), patch, context.caller);
-    this.writer.apply(caused([write], context.cause), context);
+  async update(id: string, patch: UpdateTokenRequest, context: WriteContext): Promise<TokenView> {
+    const target = await this.writer.target(context);
+    const { write, view } = this.expressions.withBudget(() => this.prepareUpdate(this.require(id, target.reader), patch, context.caller));
+    await this.land(target, [write], context.cause);
     return view;
   }
 
@@ -676,10 +697,11 @@ export class TokenService {
   }
 
   /** Answers the deleted token's type. */
-  delete(id: string, context: WriteContext): string {
-    const token = this.require(id, this.writer.readerFor(context));
+  async delete(id: string, context: WriteContext): Promise<string> {
+    const target = await this.writer.target(context);
+    const token = this.require(id, target.reader);
     context.caller.policy.require('token:delete', token.containers, undefined, id);
-    this.writer.apply(caused([{ op: 'delete', id }], context.cause), context);
+    await this.land(target, [{ op: 'delete', id }], context.cause);
     return token.type;
   }
 
@@ -689,7 +711,8 @@ export class TokenService {
    * POST /tokenize: token requests become tokens, any other primitive leaf becomes a `token` token whose id takes its
    * place; arrays and objects keep their shape. All tokens land together or none does.
    */
-  tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest | IntentConversionRequest) {
+  async tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest | IntentConversionRequest): Promise<unknown> {
+    const target = await this.writer.target(context);
     const batch: TokenWrite[] = [];
     const intentIds: string[] = [];
     // Looked up by key, not by scanning the batch: each create checks them.
@@ -704,7 +727,7 @@ export class TokenService {
       if (write.token.fingerprint && !batchFingerprints.has(key)) batchFingerprints.set(key, write.token);
     };
     // The vault as this batch's own requests see it: an id taken, or a duplicate made, earlier in the batch counts.
-    const vault = this.writer.readerFor(context);
+    const vault = target.reader;
     const reader: TokenReader = {
       get: (id) => vault.get(id),
       idTaken: (id) => batchIds.has(id) || vault.idTaken(id),
@@ -718,10 +741,10 @@ export class TokenService {
           if (intentIds.includes(input.token_intent_id)) throw validationProblem({ [`${path}.token_intent_id`]: ['A token intent converts once: this one is named twice'] });
           intentIds.push(input.token_intent_id);
           const { token, transform } = this.prepareConversion(input, context.caller, path, group.prepare);
-          return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context, land, reader);
+          return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, land, reader);
         }
         const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
-        return this.createPrepared(token, transform, this.deduplicates(input), context, land, reader);
+        return this.createPrepared(token, transform, this.deduplicates(input), context.caller, land, reader);
       };
       const walk = (value: unknown, path: string): unknown => {
         if (value === null || value === undefined) return value;
@@ -734,11 +757,9 @@ export class TokenService {
       };
       return walk(body, '');
     });
-    // The intents go in the same SQLite transaction as the tokens they become: both land, or neither.
-    this.store.together(() => {
-      if (intentIds.length > 0) this.intents.consume(intentIds, context.transactionId);
-      if (batch.length > 0) this.applyCreates(batch, context);
-    });
+    // The intents go in the same transaction as the tokens they become: both land, or neither.
+    if (intentIds.length > 0) await this.land(target, batch, context.cause, () => this.intents.consume(intentIds, context.transactionId));
+    else if (batch.length > 0) await this.land(target, batch, context.cause);
     return result;
   }
 

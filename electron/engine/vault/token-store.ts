@@ -1,7 +1,7 @@
 import { type EventCause, type EventOutbox, SYSTEM_CAUSE } from '../events/event-outbox';
 import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
-import { isDuplicateKey, query, type SqlDialect, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type AnyUnitRunner, isDuplicateKey, query, type SqlDialect, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { nowIso } from '../clock';
 import { derivedTermHashes } from './search-terms';
 import { TermBacklog } from './term-backlog';
@@ -215,7 +215,7 @@ export const UNICODE_LOWER = 'unicode_lower';
  */
 export interface TokenStore {
   /** Runs the vault's transactional units. */
-  readonly units: UnitRunner;
+  readonly units: AnyUnitRunner;
   /** Where the vault's changes raise their events. */
   readonly outbox: EventOutbox;
   /** What the vault's write unit needs of this store. */
@@ -230,8 +230,6 @@ export interface TokenStore {
   onWrite(listener: (ids: readonly string[]) => void): void;
   /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
   onApplied(listener: (writes: readonly TokenWrite[]) => void): void;
-  /** A direct write: the vault's write unit alone, in a transaction of its own. */
-  apply(writes: readonly TokenWrite[]): void;
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
   runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T;
   /** After a unit that wrote `writes` has ended (see SqliteTokenStore.settle). */
@@ -262,6 +260,44 @@ export interface TokenStore {
 
 const liveByCreation = query<TokenRow>('live tokens by creation', `SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at, id`);
 
+// The reads off the proxy's path, as units. SQLite is told which index to walk; PostgreSQL's planner chooses its own.
+const reads = {
+  byFingerprint: query<TokenRow>(
+    'token by fingerprint',
+    `SELECT * FROM tokens WHERE type = @type AND fingerprint = @fingerprint AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
+  ),
+  count: query<{ n: number }>('live token count', liveCountSql('1'), {
+    postgres: `SELECT (SELECT COUNT(*) FROM tokens) - (SELECT COUNT(*) FROM tokens WHERE ${EXPIRED}) AS n`,
+  }),
+  countByType: query<{ type: string; count: number }>(
+    'token count by type',
+    'SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_fingerprint GROUP BY type ORDER BY type',
+    { postgres: 'SELECT type, COUNT(*) AS count FROM tokens GROUP BY type ORDER BY type' },
+  ),
+  expiredByType: query<{ type: string; count: number }>(
+    'expired token count by type',
+    `SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} GROUP BY type`,
+    { postgres: `SELECT type, COUNT(*) AS count FROM tokens WHERE ${EXPIRED} GROUP BY type` },
+  ),
+  newestOfType: query<{ created_at: string }>(
+    'newest token of type',
+    `SELECT created_at FROM tokens INDEXED BY tokens_created WHERE type = @type AND ${LIVE} ORDER BY created_at DESC LIMIT 1`,
+    { postgres: `SELECT created_at FROM tokens WHERE type = @type AND ${LIVE} ORDER BY created_at DESC LIMIT 1` },
+  ),
+};
+
+/** Per type, how many live tokens there are and when the newest was made (see SqliteTokenStore.countsByType). */
+function* countsByType(now: string): Unit<{ type: string; count: number; last_created_at: string }[]> {
+  const expired = new Map((yield* tx.all(reads.expiredByType, { now })).map(({ type, count }) => [type, count]));
+  const counts: { type: string; count: number; last_created_at: string }[] = [];
+  for (const { type, count } of yield* tx.all(reads.countByType)) {
+    const live = count - (expired.get(type) ?? 0);
+    const newest = live > 0 ? (yield* tx.get(reads.newestOfType, { type, now })) : undefined;
+    if (newest) counts.push({ type, count: live, last_created_at: newest.created_at });
+  }
+  return counts;
+}
+
 export class SqliteTokenStore implements TokenStore {
   private readonly stmt;
   /**
@@ -290,14 +326,7 @@ export class SqliteTokenStore implements TokenStore {
     db.function(UNICODE_LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
     this.stmt = {
       get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
-      byFingerprint: db.prepare(
-        `SELECT * FROM tokens WHERE type = @type AND fingerprint = @fingerprint AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
-      ),
-      count: db.prepare(liveCountSql('1')),
       getMany: db.prepare(`SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
-      countByType: db.prepare('SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_fingerprint GROUP BY type ORDER BY type'),
-      expiredByType: db.prepare(`SELECT type, COUNT(*) AS count FROM tokens INDEXED BY tokens_expires WHERE ${EXPIRED} GROUP BY type`),
-      newestOfType: db.prepare(`SELECT created_at FROM tokens INDEXED BY tokens_created WHERE type = @type AND ${LIVE} ORDER BY created_at DESC LIMIT 1`),
     };
     this.writing = { outbox, sealer, row: (token) => this.toRow(token) };
   }
@@ -370,11 +399,6 @@ export class SqliteTokenStore implements TokenStore {
     this.appliedListeners.push(listener);
   }
 
-  /** A direct write: the vault's write unit alone, in a transaction of its own. */
-  apply(writes: readonly TokenWrite[]): void {
-    this.runWrites(writes, () => applyTokenWrites(this.writing, writes));
-  }
-
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
   runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T {
     let landed = false;
@@ -445,7 +469,7 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   findByFingerprint(type: string, fingerprint: string): StoredToken | undefined {
-    const row = this.stmt.byFingerprint.get({ type, fingerprint, now: nowIso() }) as TokenRow | undefined;
+    const row = this.units.read(() => tx.get(reads.byFingerprint, { type, fingerprint, now: nowIso() }));
     return row && this.hydrate(row);
   }
 
@@ -472,7 +496,7 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   count(): number {
-    return (this.stmt.count.get({ now: nowIso() }) as { n: number }).n;
+    return this.units.read(() => tx.get(reads.count, { now: nowIso() }))!.n;
   }
 
   /**
@@ -481,11 +505,7 @@ export class SqliteTokenStore implements TokenStore {
    * is found walking the creation index from its end.
    */
   countsByType(): { type: string; count: number; last_created_at: string }[] {
-    const now = nowIso();
-    const expired = new Map((this.stmt.expiredByType.all({ now }) as { type: string; count: number }[]).map(({ type, count }) => [type, count]));
-    return (this.stmt.countByType.all() as { type: string; count: number }[])
-      .map(({ type, count }) => ({ type, count: count - (expired.get(type) ?? 0), last_created_at: (this.stmt.newestOfType.get({ type, now }) as { created_at: string } | undefined)?.created_at }))
-      .filter((metric): metric is { type: string; count: number; last_created_at: string } => metric.count > 0 && metric.last_created_at !== undefined);
+    return this.units.read(() => countsByType(nowIso()));
   }
 
   together<T>(work: () => T): T {

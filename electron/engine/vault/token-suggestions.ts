@@ -35,21 +35,21 @@ export class TokenSuggestions {
     private readonly tokens: TokenService,
   ) {}
 
-  private rows(q: (typeof found)[keyof typeof found], params: object): TokenRow[] {
+  private rows(q: (typeof found)[keyof typeof found], params: object): Promise<TokenRow[]> | TokenRow[] {
     return this.store.units.read(() => tx.all(q, params));
   }
 
-  suggest(text: string, limit: number): TokenSuggestion[] {
+  async suggest(text: string, limit: number): Promise<TokenSuggestion[]> {
     const now = nowIso();
     const wanted = text.trim();
-    if (wanted === '') return this.rows(found.newest, { now, limit }).map((row) => this.suggestion(row));
+    if (wanted === '') return (await this.rows(found.newest, { now, limit })).map((row) => this.suggestion(row));
     const offered = new Map<string, TokenRow>();
     const add = (rows: TokenRow[]) => rows.forEach((row) => offered.size < limit && !offered.has(row.id) && offered.set(row.id, row));
-    add(this.rows(found.idStart, { now, text: wanted, end: wanted + LAST_CHARACTER, limit }));
+    add(await this.rows(found.idStart, { now, text: wanted, end: wanted + LAST_CHARACTER, limit }));
     const lower = wanted.toLowerCase();
-    if (offered.size < limit) add(this.rows(found.holding, { now, text: lower, limit }));
+    if (offered.size < limit) add(await this.rows(found.holding, { now, text: lower, limit }));
     if (offered.size < limit) {
-      const recent = this.rows(found.newest, { now, limit: MASKED_SEARCH_WINDOW });
+      const recent = await this.rows(found.newest, { now, limit: MASKED_SEARCH_WINDOW });
       add(recent.filter((row) => toText(this.tokens.storedMaskedDataOfRow(row)).toLowerCase().includes(lower)));
     }
     return [...offered.values()].map((row) => this.suggestion(row));
