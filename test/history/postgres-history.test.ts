@@ -54,6 +54,17 @@ async function recordInTurn(steps: [RequestLog, NewRequestLogEntry][]): Promise<
 
 const paths = (entries: { path: string }[]) => entries.map((entry) => entry.path);
 
+const DAY = 24 * 60 * 60 * 1000;
+const stored = (id: string): StoredEntry => [id, JSON.stringify({ id, path: `/${id}` }), null];
+
+/** How many of the database's sessions wait for a lock. */
+const waiting = async () =>
+  (
+    await admin!.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    )
+  ).rows[0].n;
+
 describePostgres('history over PostgreSQL, from two replicas', () => {
   it('each replica lists, pages, picks, gets and filters both replicas’ entries, newest first', async () => {
     const [a, b] = [await start(), await start()];
@@ -137,9 +148,7 @@ describePostgres('history over PostgreSQL, from two replicas', () => {
   });
 
   it('trims entries past the maximum age whichever replica wrote them', async () => {
-    const day = 24 * 60 * 60 * 1000;
-    const stored = (id: string): StoredEntry => [id, JSON.stringify({ id, path: `/${id}` }), null];
-    const old = `${idTimePrefix(Date.now() - 3 * day)}-7000-8000-000000000000`;
+    const old = `${idTimePrefix(Date.now() - 3 * DAY)}-7000-8000-000000000000`;
     const fresh = `${idTimePrefix(Date.now())}-7000-8000-000000000000`;
     const [first, second] = await Promise.all([1, 2].map(() => PostgresHistory.open({ databaseUrl: url, limit: 100, log: () => undefined })));
     try {
@@ -147,6 +156,31 @@ describePostgres('history over PostgreSQL, from two replicas', () => {
       await second.append([stored(fresh)], []);
       await second.retain({ limit: 100, maxAgeDays: 1 });
       expect((await first.list(10)).map((json) => (JSON.parse(json) as { id: string }).id)).toEqual([fresh]);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('trims on two replicas at once that reach the same old rows in opposite orders, without a deadlock', async () => {
+    // Rows written in one order and dated in the other: a trim by count goes through them by seq, one by age by id.
+    const [late, middle, early] = [1, 2, 3].map((days) => `${idTimePrefix(Date.now() - (3 + days) * DAY)}-7000-8000-000000000000`);
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // As on a large table: each DELETE goes by its index, not through the heap in the order rows were written.
+    const database = new URL(url).pathname.slice(1);
+    for (const scan of ['seqscan', 'bitmapscan']) await admin.query(`ALTER DATABASE ${database} SET enable_${scan} = off`);
+    const [first, second] = await Promise.all([1, 2].map(() => PostgresHistory.open({ databaseUrl: url, limit: 100, log: () => undefined })));
+    try {
+      for (const id of [late, middle, early]) await first.append([stored(id)], []);
+      // Held here, the middle row stops a trim there once it has taken the first row of its order: both trims, were
+      // nothing to keep them apart, and then each would wait for the row the other took.
+      await admin.query('BEGIN');
+      await admin.query('SELECT seq FROM request_log WHERE id = $1 FOR UPDATE', [middle]);
+      const trims = Promise.allSettled([first.retain({ limit: 0, maxAgeDays: 0 }), second.retain({ limit: 100, maxAgeDays: 1 })]);
+      await expect.poll(waiting, { timeout: 10_000 }).toBe(2);
+      await admin.query('COMMIT');
+      expect((await trims).filter((trim) => trim.status === 'rejected')).toEqual([]);
+      expect(await first.list(10)).toEqual([]);
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
