@@ -87,7 +87,8 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
 /**
  * The request history on SQLite, with the `GET /logs` lines beside it (logs/log-store), used by the history worker
  * only. A history file that is not a readable database is moved aside (with its journal or WAL, which must not be
- * replayed into a new file) and replaced by an empty one: it is only history, and the engine should start. A newer schema is refused instead, since that file is fine.
+ * replayed into a new file) and replaced by an empty one: it is only history, and the engine should start. A newer
+ * schema is refused instead, since that file is fine.
  */
 export class HistoryStore implements HistoryBackend {
   private readonly stmt;
