@@ -1,9 +1,13 @@
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
-import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';
+import type { HistoryRetention, StoredEntry } from './history-backend';
+import type { HistoryStoreOptions } from './history-store';
 import type { LogQuery, StoredLine } from '../logs/log-store';
 
-/** What the worker is started with (its log lines come back as messages), and how many hours it keeps `GET /logs` lines. */
-export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'> & { logRetentionHours: number };
+/**
+ * What the worker is started with (its log lines come back as messages); with a database URL it keeps the history in
+ * that PostgreSQL database, shared by every replica, instead of the data folder.
+ */
+export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'> & { databaseUrl?: string };
 
 /** A read (or a barrier: `flush`) that the worker answers with a `result` carrying the same request id. */
 export type HistoryQuery =

@@ -2,24 +2,17 @@ import Database from 'better-sqlite3';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDatabaseFile, ensurePrivateDir, SQLITE_COMPANION_SUFFIXES } from '../storage/private-files';
-import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
-import { idTimePrefix } from './entry-id';
-import { cardNumbersMasked, outboundShown, shownBody, type StoredBodyHead, withOutboundBody } from './kept-body';
+import { filtersAnything, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import type { EntryPage, HistoryBackend, HistoryRetention, StoredEntry } from './history-backend';
+import { entryJson, HISTORY_SQL, PageFiller, storedRow, trimmedBefore, type Row } from './history-rows';
+import { DEFAULT_LOG_RETENTION_HOURS, LogStore, type LogPage, type LogQuery, type StoredLine } from '../logs/log-store';
+
+export type { EntryPage, HistoryRetention, StoredEntry } from './history-backend';
 
 /** The history's own file in the data dir: its writes never wait for the vault's write lock, nor the vault for them. */
 export const HISTORY_FILE = 'history.sqlite';
 /** Kept in `PRAGMA user_version`. Raise it with a step in `migrate` when the schema changes. */
 export const HISTORY_SCHEMA_VERSION = 3;
-
-/** How much history is kept: entries beyond either bound leave, oldest first. */
-export interface HistoryRetention {
-  /** How many entries are kept. */
-  limit: number;
-  /** Entries older than this many days leave; 0 keeps them whatever their age. */
-  maxAgeDays: number;
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface HistoryStoreOptions {
   /** Folder for `history.sqlite`; null keeps the history in memory. */
@@ -27,55 +20,15 @@ export interface HistoryStoreOptions {
   limit: number;
   /** 0, or left out: entries are kept whatever their age. */
   maxAgeDays?: number;
+  /** How many hours the `GET /logs` lines kept beside the entries stay; DEFAULT_LOG_RETENTION_HOURS if left out. */
+  logRetentionHours?: number;
   /** better-sqlite3 binary for another ABI (Electron). */
   nativeBinding?: string;
   /** Diagnostic lines (never entry contents). */
   log: (line: string) => void;
 }
 
-/**
- * One serialized entry: its id (for `get` and paging), its JSON, the request body's kept bytes when the entry keeps
- * them apart (its JSON then has `request_body: {bytes, utf8}`, see kept-body), and the destination's answer body,
- * masked, when history kept it (read with the one entry, never with a list: it may be large); and the proxy's
- * outbound body with its card numbers still to mask, masked here (outboundShown) and kept in its own column.
- */
-export type StoredEntry = [id: string, json: string, body: Uint8Array | null, answer?: string | null, outbound?: string | null];
-
-/** Entries as JSON, newest first, and the id the next page starts before: null once none is left to look at. */
-export interface EntryPage {
-  entries: string[];
-  next: string | null;
-}
-
 export class HistorySchemaError extends Error {}
-
-interface Row {
-  entry: string;
-  body: Buffer | null;
-  /** Read only where the answer goes with the entry. */
-  answer?: string | null;
-  /** A proxy's outbound body, masked: null where the entry has none or (written before version 3) holds it itself. */
-  outbound: string | null;
-}
-
-/** Where a proxy entry keeps what it says of the answer body (see proxy-history), and its outbound body. */
-interface ProxyHead {
-  details?: { response?: { body?: { text?: string } }; outbound?: { detokenized_body?: string | null } };
-}
-
-/**
- * An entry as readers get it: a body kept as bytes goes back into `request_body` as text, an outbound body into its
- * `detokenized_body`, and an answer read with it into its answer's `text`.
- */
-function entryJson({ entry, body, answer, outbound }: Row): string {
-  if (body === null && outbound === null && (answer === undefined || answer === null)) return entry;
-  const parsed = JSON.parse(entry) as { request_body: StoredBodyHead } & ProxyHead;
-  if (body !== null) parsed.request_body = shownBody(parsed.request_body, body) as never;
-  if (outbound !== null) withOutboundBody(parsed, outbound);
-  const kept = parsed.details?.response?.body;
-  if (typeof answer === 'string' && kept) kept.text = answer;
-  return JSON.stringify(parsed);
-}
 
 /** Errors that mean the file is not a readable SQLite database (as opposed to busy, missing rights, a newer schema). */
 const UNREADABLE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
@@ -132,22 +85,24 @@ function openFile(file: string, nativeBinding: string | undefined): Database.Dat
 }
 
 /**
- * The request history on SQLite, used by the history worker only. A history file that is not a readable database is
- * moved aside (with its journal or WAL, which must not be replayed into a new file) and replaced by an empty one:
- * it is only history, and the engine should start. A newer schema is refused instead, since that file is fine.
+ * The request history on SQLite, with the `GET /logs` lines beside it (logs/log-store), used by the history worker
+ * only. A history file that is not a readable database is moved aside (with its journal or WAL, which must not be
+ * replayed into a new file) and replaced by an empty one: it is only history, and the engine should start. A newer
+ * schema is refused instead, since that file is fine.
  */
-export class HistoryStore {
+export class HistoryStore implements HistoryBackend {
   private readonly stmt;
   private readonly appendBatch;
+  private readonly lines: LogStore;
 
-  static open({ dataDir, limit, maxAgeDays = 0, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
+  static open({ dataDir, limit, maxAgeDays = 0, logRetentionHours = DEFAULT_LOG_RETENTION_HOURS, nativeBinding, log }: HistoryStoreOptions): HistoryStore {
     const retention = { limit, maxAgeDays };
-    if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), retention);
+    if (dataDir === null) return new HistoryStore(openFile(':memory:', nativeBinding), retention, logRetentionHours);
     ensurePrivateDir(dataDir);
     const file = join(dataDir, HISTORY_FILE);
     try {
       ensurePrivateDatabaseFile(file);
-      return new HistoryStore(openFile(file, nativeBinding), retention);
+      return new HistoryStore(openFile(file, nativeBinding), retention, logRetentionHours);
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (!code || !UNREADABLE.has(code)) throw error;
@@ -155,58 +110,69 @@ export class HistoryStore {
       for (const suffix of ['', ...SQLITE_COMPANION_SUFFIXES]) if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
       log(`The request history ${file} could not be read (${code}): moved it to ${aside} and started an empty history`);
       ensurePrivateDatabaseFile(file);
-      return new HistoryStore(openFile(file, nativeBinding), retention);
+      return new HistoryStore(openFile(file, nativeBinding), retention, logRetentionHours);
     }
   }
 
   private constructor(
     private readonly db: Database.Database,
     private retention: HistoryRetention,
+    logRetentionHours: number,
   ) {
     this.stmt = {
       insert: db.prepare('INSERT INTO request_log (id, entry, body, answer, outbound) VALUES (?, ?, ?, ?, ?)'),
-      // seq only grows and rows leave oldest first, so the newest `limit` rows are the last `limit` seqs.
-      trim: db.prepare('DELETE FROM request_log WHERE seq <= (SELECT MAX(seq) FROM request_log) - ?'),
-      // Ids start with the time they were made (UUIDv7): those below a time's prefix are older, found by the index.
-      trimOlder: db.prepare('DELETE FROM request_log WHERE id < ?'),
-      clear: db.prepare('DELETE FROM request_log'),
-      recent: db.prepare('SELECT entry, body, outbound FROM request_log ORDER BY seq DESC LIMIT ?'),
-      before: db.prepare(
-        'SELECT entry, body, outbound FROM request_log WHERE seq < (SELECT seq FROM request_log WHERE id = ?) ORDER BY seq DESC LIMIT ?',
-      ),
-      get: db.prepare('SELECT entry, body, answer, outbound FROM request_log WHERE id = ?'),
+      trim: db.prepare(HISTORY_SQL.trim),
+      trimOlder: db.prepare(HISTORY_SQL.trimOlder),
+      clear: db.prepare(HISTORY_SQL.clear),
+      recent: db.prepare(HISTORY_SQL.recent),
+      before: db.prepare(HISTORY_SQL.before),
+      get: db.prepare(HISTORY_SQL.get),
       // Every kept entry, newest first, from one below a seq: what a filter looks through; an export, with answers.
       scan: db.prepare('SELECT id, entry, body, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC'),
       scanWithAnswers: db.prepare('SELECT id, entry, body, answer, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC'),
-      seqOf: db.prepare('SELECT seq FROM request_log WHERE id = ?'),
+      seqOf: db.prepare(HISTORY_SQL.seqOf),
     };
-    this.appendBatch = db.transaction((entries: StoredEntry[]) => {
-      for (const [id, json, kept, answer, outbound] of entries) {
-        const body = kept && cardNumbersMasked(kept);
-        const sent = typeof outbound === 'string' ? outboundShown(outbound) : null;
-        this.stmt.insert.run(id, json, body && Buffer.from(body.buffer, body.byteOffset, body.byteLength), answer ?? null, sent);
-      }
-      this.trim();
+    this.lines = new LogStore(db, logRetentionHours);
+    // One transaction per batch, the log lines' with it: each costs the file a journal cycle.
+    this.appendBatch = db.transaction((entries: StoredEntry[], lines: StoredLine[]) => {
+      for (const entry of entries) this.stmt.insert.run(...storedRow(entry));
+      this.trimEntries(Date.now());
+      this.lines.append(lines);
     });
-    this.trim();
+    this.trimEntries(Date.now());
   }
 
-  /** Adds a batch and trims to the retention, in one transaction. */
-  append(entries: StoredEntry[]): void {
-    this.appendBatch(entries);
+  /** Adds a batch of entries, and of `GET /logs` lines, and trims to the retention, in one transaction. */
+  append(entries: StoredEntry[], lines: StoredLine[] = []): void {
+    this.appendBatch(entries, lines);
   }
 
-  /** Removes what the retention no longer keeps: past the newest `limit`, and older than the maximum age. */
+  /** Removes what the retentions no longer keep: entries past the newest `limit` or older than the maximum age, and old log lines. */
   trim(now = Date.now()): void {
-    const { limit, maxAgeDays } = this.retention;
-    this.stmt.trim.run(limit);
-    if (maxAgeDays > 0) this.stmt.trimOlder.run(idTimePrefix(now - maxAgeDays * DAY_MS));
+    this.trimEntries(now);
+    this.lines.trim(now);
+  }
+
+  private trimEntries(now: number): void {
+    this.stmt.trim.run(this.retention.limit);
+    const before = trimmedBefore(this.retention, now);
+    if (before !== null) this.stmt.trimOlder.run(before);
   }
 
   /** Keeps to a new retention from now on, trimming at once to it. */
   retain(retention: HistoryRetention, now = Date.now()): void {
     this.retention = retention;
-    this.trim(now);
+    this.trimEntries(now);
+  }
+
+  /** Keeps `GET /logs` lines this many hours from now on, trimming at once to it. */
+  retainLogs(hours: number): void {
+    this.lines.retain(hours);
+  }
+
+  /** A page of `GET /logs` lines, newest first. */
+  logs(query: LogQuery): LogPage {
+    return this.lines.list(query);
   }
 
   /** Removes every entry; answers how many there were. */
@@ -234,43 +200,25 @@ export class HistoryStore {
     const from = before ? (this.stmt.seqOf.get(before) as { seq: number } | undefined)?.seq : Number.MAX_SAFE_INTEGER;
     // An entry gone since the last page took everything older with it: retention trims oldest first.
     if (from === undefined) return { entries: [], next: null };
-    const narrows = filter !== undefined && filtersAnything(filter);
-    const entries: string[] = [];
-    let size = 0;
+    const filling = new PageFiller(limit, budget, filter);
     const scan = answers ? this.stmt.scanWithAnswers : this.stmt.scan;
-    for (const row of scan.iterate(from) as IterableIterator<Row & { id: string }>) {
-      if (narrows && !matchesHistoryFilter(JSON.parse(row.entry) as FilterableEntry, filter)) continue;
-      const json = entryJson(row);
-      entries.push(json);
-      size += json.length;
-      if (entries.length === limit || size >= budget) return { entries, next: row.id };
-    }
-    return { entries, next: null };
+    for (const row of scan.iterate(from) as IterableIterator<Row & { id: string }>) if (filling.offer(row)) return filling.page(row.id);
+    return filling.page(null);
   }
 
   /** The kept entries of these ids, answers and all, in their order, as far as `budget` characters of JSON go (one id at least). */
   pick(ids: readonly string[], budget: number): EntryPage {
-    const entries: string[] = [];
-    let size = 0;
+    const filling = new PageFiller(Infinity, budget);
     for (const [at, id] of ids.entries()) {
       const json = this.get(id);
-      if (json !== undefined) {
-        entries.push(json);
-        size += json.length;
-      }
-      if (size >= budget && at < ids.length - 1) return { entries, next: id };
+      if (json !== undefined && filling.add(json) && at < ids.length - 1) return filling.page(id);
     }
-    return { entries, next: null };
+    return filling.page(null);
   }
 
   get(id: string): string | undefined {
     const row = this.stmt.get.get(id) as Row | undefined;
     return row && entryJson(row);
-  }
-
-  /** The open file: the log lines are kept beside the entries (logs/log-store). */
-  get file(): Database.Database {
-    return this.db;
   }
 
   close(): void {

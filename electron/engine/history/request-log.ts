@@ -3,13 +3,14 @@ import type { Worker } from 'node:worker_threads';
 import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { HistoryQuery, HistoryRequest, HistoryWorkerData, HistoryWorkerMessage } from './history-messages';
-import type { HistoryRetention, HistoryStoreOptions, StoredEntry } from './history-store';
+import type { HistoryRetention, StoredEntry } from './history-backend';
+import type { HistoryStoreOptions } from './history-store';
 import { nowIso } from '../clock';
 import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
 import { cardNumbersMasked, outboundShown, shownBody, type KeptBody, withOutboundBody } from './kept-body';
 import type { Activity } from '../logs/entity-activity';
-import { DEFAULT_LOG_RETENTION_HOURS, type LogPage, type LogQuery, type StoredLine } from '../logs/log-store';
+import type { LogPage, LogQuery, StoredLine } from '../logs/log-store';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -63,9 +64,10 @@ function serialized(entry: RequestLogEntry): string {
 
 /**
  * The main thread's side of the history. Recording stays synchronous and cheap: the entry is serialized here and
- * queued, and the queue goes to the history worker (which owns `history.sqlite`) every 100 ms as one message.
- * Reads post the queue first, so they see every entry recorded before them. If the worker dies, that is logged once
- * and the live `entry` events go on; reads then reject.
+ * queued, and the queue goes to the history worker (which owns `history.sqlite`, or writes to the PostgreSQL database
+ * every replica shares) every 100 ms as one message. Reads post the queue first, so they see every entry recorded
+ * before them; over PostgreSQL they see other replicas' entries as far as those have posted theirs. If the worker
+ * dies, that is logged once and the live `entry` events go on; reads then reject.
  */
 export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: [] }> {
   /** Entries serialized as they are recorded, spreading that cost instead of paying it all at once. */
@@ -80,12 +82,8 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
   private readonly exited: Promise<void>;
 
   /** Resolves once the worker has opened the history; rejects with the reason it could not. */
-  static start({
-    log,
-    logRetentionHours = DEFAULT_LOG_RETENTION_HOURS,
-    ...options
-  }: HistoryStoreOptions & Partial<Pick<HistoryWorkerData, 'logRetentionHours'>>): Promise<RequestLog> {
-    const worker = startHistoryWorker({ ...options, logRetentionHours });
+  static start({ log, ...options }: HistoryStoreOptions & Pick<HistoryWorkerData, 'databaseUrl'>): Promise<RequestLog> {
+    const worker = startHistoryWorker(options);
     return new Promise((resolve, reject) => {
       const fail = (why: string) => reject(new Error(`The request history could not start: ${why}`));
       const onError = (error: Error) => fail(error.message);

@@ -51,6 +51,60 @@ export interface LogPage {
 
 const COLUMNS = 'id, created_at, actor_id, actor_type, entity_type, entity_id, operation, message';
 
+/** The log's statements that read the same in SQLite and PostgreSQL (whose driver numbers the `?`s). */
+export const LOG_SQL = {
+  insert: `INSERT INTO logs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  // seq only grows and lines leave oldest first, so the newest LOG_LINE_LIMIT lines are the last seqs.
+  trimCount: 'DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs) - ?',
+  trimOlder: 'DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs WHERE created_at < ?)',
+  /** A page of lines and the count of a filter's lines, for the WHERE clause of logRead (empty: every line). */
+  page: (where: string) => `SELECT seq, ${COLUMNS} FROM logs ${where && `WHERE ${where}`} ORDER BY seq DESC LIMIT ? OFFSET ?`,
+  count: (where: string) => `SELECT COUNT(*) AS n FROM logs ${where && `WHERE ${where}`}`,
+};
+
+/** A line's column values in LOG_SQL.insert's order, with its new id. */
+export const lineValues = ([createdAt, a]: StoredLine) =>
+  [timeOrderedId(), createdAt, a.actor_id, a.actor_type ?? null, a.entity_type, a.entity_id, a.operation, a.message] as const;
+
+/** The instant before which a retention of `hours` trims lines. */
+export const linesTrimmedBefore = (hours: number, now: number): string => new Date(now - hours * HOUR_MS).toISOString();
+
+/**
+ * How a query reads: the WHERE clause (its shape alone, so statements can be made once per shape) and its values, the
+ * LIMIT and OFFSET that follow them, and whether the filter's lines are counted.
+ */
+export interface LogRead {
+  where: string;
+  args: (string | number)[];
+  limit: number;
+  offset: number;
+  counted: boolean;
+}
+
+export function logRead(query: LogQuery): LogRead {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  const narrow = (clause: string, value: string | number | undefined) => {
+    if (value === undefined) return;
+    where.push(clause);
+    args.push(value);
+  };
+  narrow('entity_type = ?', query.entity_type);
+  narrow('entity_id = ?', query.entity_id);
+  narrow('created_at >= ?', query.start);
+  narrow('created_at < ?', query.end);
+  if (query.page !== undefined) return { where: where.join(' AND '), args, limit: query.size, offset: (query.page - 1) * query.size, counted: true };
+  narrow('seq < ?', query.after);
+  // One more than a page: whether it came tells if another page follows.
+  return { where: where.join(' AND '), args, limit: query.size + 1, offset: 0, counted: false };
+}
+
+/** The page a query answers, from the lines its read gave and, for offset pages, the count. */
+export function logPage(query: LogQuery, lines: LogLine[], total: number | undefined): LogPage {
+  if (query.page !== undefined) return { lines, total };
+  return { lines: lines.slice(0, query.size), more: lines.length > query.size };
+}
+
 export class LogStore {
   private readonly insert;
   private readonly trimCount;
@@ -72,14 +126,11 @@ export class LogStore {
     if (!(db.prepare('PRAGMA table_info(logs)').all() as { name: string }[]).some((column) => column.name === 'actor_type')) {
       db.exec('ALTER TABLE logs ADD COLUMN actor_type TEXT');
     }
-    this.insert = db.prepare(`INSERT INTO logs (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-    // seq only grows and lines leave oldest first, so the newest LOG_LINE_LIMIT lines are the last seqs.
-    this.trimCount = db.prepare('DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs) - ?');
-    this.trimOlder = db.prepare('DELETE FROM logs WHERE seq <= (SELECT MAX(seq) FROM logs WHERE created_at < ?)');
+    this.insert = db.prepare(LOG_SQL.insert);
+    this.trimCount = db.prepare(LOG_SQL.trimCount);
+    this.trimOlder = db.prepare(LOG_SQL.trimOlder);
     this.appendBatch = db.transaction((lines: StoredLine[]) => {
-      for (const [createdAt, a] of lines) {
-        this.insert.run(timeOrderedId(), createdAt, a.actor_id, a.actor_type ?? null, a.entity_type, a.entity_id, a.operation, a.message);
-      }
+      for (const line of lines) this.insert.run(...lineValues(line));
       this.trimCount.run(LOG_LINE_LIMIT);
     });
     this.trim();
@@ -91,7 +142,7 @@ export class LogStore {
 
   /** Removes the lines older than the retention. */
   trim(now = Date.now()): void {
-    this.trimOlder.run(new Date(now - this.retentionHours * HOUR_MS).toISOString());
+    this.trimOlder.run(linesTrimmedBefore(this.retentionHours, now));
   }
 
   /** Keeps lines this many hours from now on, trimming at once to it. */
@@ -102,37 +153,17 @@ export class LogStore {
 
   /** Newest first. */
   list(query: LogQuery): LogPage {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    const narrow = (clause: string, value: string | number | undefined) => {
-      if (value === undefined) return;
-      where.push(clause);
-      args.push(value);
-    };
-    narrow('entity_type = ?', query.entity_type);
-    narrow('entity_id = ?', query.entity_id);
-    narrow('created_at >= ?', query.start);
-    narrow('created_at < ?', query.end);
-    if (query.page === undefined) {
-      narrow('seq < ?', query.after);
-      // One more than a page: whether it came tells if another page follows.
-      const lines = this.statements(where.join(' AND ')).page.all(...args, query.size + 1, 0) as LogLine[];
-      return { lines: lines.slice(0, query.size), more: lines.length > query.size };
-    }
-    const { page, count } = this.statements(where.join(' AND '));
-    const lines = page.all(...args, query.size, (query.page - 1) * query.size) as LogLine[];
-    return { lines, total: (count.get(...args) as { n: number }).n };
+    const { where, args, limit, offset, counted } = logRead(query);
+    const { page, count } = this.statements(where);
+    const lines = page.all(...args, limit, offset) as LogLine[];
+    return logPage(query, lines, counted ? (count.get(...args) as { n: number }).n : undefined);
   }
 
   /** Statements per filter shape, made once: there are at most a few dozen shapes. */
   private statements(where: string) {
     let made = this.reads.get(where);
     if (!made) {
-      const clause = where ? `WHERE ${where}` : '';
-      made = {
-        page: this.db.prepare(`SELECT seq, ${COLUMNS} FROM logs ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`),
-        count: this.db.prepare(`SELECT COUNT(*) AS n FROM logs ${clause}`),
-      };
+      made = { page: this.db.prepare(LOG_SQL.page(where)), count: this.db.prepare(LOG_SQL.count(where)) };
       this.reads.set(where, made);
     }
     return made;

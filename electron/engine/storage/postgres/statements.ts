@@ -89,3 +89,24 @@ export function statementValues(statement: PostgresStatement, params: Params | u
     return named[name];
   });
 }
+
+/** A query as `pg` runs it outside a unit: a named prepared statement, its parameters in order. */
+export function queryConfig(q: Query, values: unknown[] = []): { name: string; text: string; values: unknown[] } {
+  const { name, text } = postgresStatement(q);
+  return { name, text, values };
+}
+
+/**
+ * An INSERT of many rows in one statement and one round trip: each column's values travel as one array parameter
+ * (`columnArrays`), unnested together in the rows' order, so identity columns number the rows in that order.
+ */
+export function batchInsert(table: string, columns: readonly (readonly [name: string, type: string])[]): string {
+  const names = columns.map(([name]) => name).join(', ');
+  const arrays = columns.map(([, type]) => `CAST(? AS ${type}[])`).join(', ');
+  return `INSERT INTO ${table} (${names}) SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS r(${names}, at) ORDER BY at`;
+}
+
+/** Rows as batchInsert's parameters: one array per column. */
+export function columnArrays(rows: readonly (readonly unknown[])[], width: number): unknown[][] {
+  return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
+}
