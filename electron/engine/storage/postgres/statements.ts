@@ -90,8 +90,8 @@ export function statementValues(statement: PostgresStatement, params: Params | u
   });
 }
 
-/** A query as `pg` runs it outside a unit: a named prepared statement, its parameters in order. */
-export function queryConfig(q: Query, values: unknown[] = []): { name: string; text: string; values: unknown[] } {
+/** A query as `pg` runs it outside a unit: a named prepared statement (unnamed when ad hoc), its parameters in order. */
+export function queryConfig(q: Query, values: unknown[] = []): { name: string | undefined; text: string; values: unknown[] } {
   const { name, text } = postgresStatement(q);
   return { name, text, values };
 }
