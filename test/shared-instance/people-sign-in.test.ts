@@ -65,7 +65,8 @@ describe('named workbench credentials', () => {
     expect(entries.find((entry) => entry.change?.summary.includes('“alice”'))?.workbench_person).toBeUndefined();
 
     // Deliveries run side by side, so they may arrive in either order, as the hosted service's may.
-    const actors = (await hooks.waitFor(2)).map(({ body }) => body.event.data.actor).sort((a, b) => String((a as { name: string }).name).localeCompare((b as { name: string }).name));
+    const actors = (await hooks.waitFor(2)).map(({ body }) => body.event.data.actor as { name: string });
+    actors.sort((a, b) => a.name.localeCompare(b.name));
     expect(actors).toEqual([
       { id: alice.id, name: 'alice', type: 'user' },
       { id: bob.id, name: 'bob', type: 'user' },
