@@ -30,6 +30,8 @@ export interface BothDatabases {
   pool(): pg.Pool;
   /** Runs raw SQL on that side's database. */
   exec(side: Side, sql: string): Promise<void>;
+  /** Runs `work` while that side's outbox table is away, so that any event stored fails as a write to a full disk would. */
+  withoutOutbox(side: Side, work: () => Promise<void>): Promise<void>;
 }
 
 /** Sets up a SQLite file and a fresh, migrated PostgreSQL database for the suite `name`, and takes them down after it. */
@@ -47,6 +49,14 @@ export function bothDatabases(name: string): BothDatabases {
     exec: async (side: Side, sql: string): Promise<void> => {
       if (side === 'SQLite') both.db.exec(sql);
       else await pools[0].query(sql);
+    },
+    withoutOutbox: async (side: Side, work: () => Promise<void>): Promise<void> => {
+      await both.exec(side, 'ALTER TABLE event_outbox RENAME TO event_outbox_aside');
+      try {
+        await work();
+      } finally {
+        await both.exec(side, 'ALTER TABLE event_outbox_aside RENAME TO event_outbox');
+      }
     },
   } as BothDatabases;
   beforeAll(async () => {
