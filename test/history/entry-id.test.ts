@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { timeOrderedId } from '../../electron/engine/history/entry-id';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -17,5 +17,16 @@ describe('history entry ids', () => {
     // At most a few ms ahead when the previous test borrowed from the future.
     expect(ms).toBeGreaterThanOrEqual(before);
     expect(ms).toBeLessThan(Date.now() + 50);
+  });
+
+  it('differ between threads and processes that make them in the same millisecond', async () => {
+    // Each thread (the history worker, a restarted engine, another replica) loads the module afresh.
+    const made = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      vi.resetModules();
+      const { timeOrderedId: another } = await import('../../electron/engine/history/entry-id');
+      made.add(another());
+    }
+    expect(made.size).toBe(50);
   });
 });

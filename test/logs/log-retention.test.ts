@@ -1,16 +1,14 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEngine } from '../../electron/engine';
-import { LOG_LINE_LIMIT, LogStore, type StoredLine } from '../../electron/engine/logs/log-store';
+import { LOG_LINE_LIMIT, LogStore, type StoredLine, storedLine } from '../../electron/engine/logs/log-store';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 
 /** The log lines' own retention (docs/api.md, Logs): hours from their request, a bound on their count, a setting. */
 
 const HOUR = 60 * 60 * 1000;
-const line = (entityId: string): StoredLine => [
-  new Date().toISOString(),
-  { actor_id: null, entity_type: 'token', entity_id: entityId, operation: 'read', message: 'Token retrieved' },
-];
+const line = (entityId: string): StoredLine =>
+  storedLine(new Date().toISOString(), { actor_id: null, entity_type: 'token', entity_id: entityId, operation: 'read', message: 'Token retrieved' });
 const ids = (store: LogStore) => store.list({ size: 100, page: 1 }).lines.map((l) => l.entity_id);
 
 describe('the log store', () => {

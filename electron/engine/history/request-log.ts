@@ -10,7 +10,7 @@ import { timeOrderedId } from './entry-id';
 import { startHistoryWorker } from './history-worker-script';
 import { cardNumbersMasked, outboundShown, shownBody, type KeptBody, withOutboundBody } from './kept-body';
 import type { Activity } from '../logs/entity-activity';
-import type { LogPage, LogQuery, StoredLine } from '../logs/log-store';
+import { type LogPage, type LogQuery, type StoredLine, storedLine } from '../logs/log-store';
 
 /**
  * The history every GUI panel reads: one entry per request that reached the engine. Entries hold the request as the
@@ -145,7 +145,7 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
       const answer = draft.answer_text ?? null;
       const outbound = draft.outbound_text ?? null;
       this.queue.push([entry.id, json, raw?.kept ?? null, answer, outbound]);
-      if (draft.activities) for (const activity of draft.activities) this.lines.push([entry.at, activity]);
+      if (draft.activities) for (const activity of draft.activities) this.lines.push(storedLine(entry.at, activity));
       this.queuedBytes += json.length + (raw?.kept.byteLength ?? 0) + (answer?.length ?? 0) + (outbound?.length ?? 0);
       if (this.queuedBytes >= POST_AT_BYTES) this.postQueue();
       else this.timer ??= setTimeout(this.postQueue, POST_EVERY_MS).unref();

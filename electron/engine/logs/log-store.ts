@@ -8,8 +8,23 @@ import type { Activity } from './entity-activity';
  * leave by their own retention: older than its hours, or beyond the newest LOG_LINE_LIMIT.
  */
 
-/** One line as the worker receives it: the time of its request and the activity; the worker gives it its id. */
-export type StoredLine = [createdAt: string, activity: Activity];
+/**
+ * One line as the worker receives it: the time of its request and the activity's columns, in LOG_SQL.insert's order
+ * after the id, which the worker gives it. A tuple of strings, not an object: a batch of them is cloned to the worker
+ * at about half the cost.
+ */
+export type StoredLine = [
+  createdAt: string,
+  actorId: Activity['actor_id'],
+  actorType: NonNullable<Activity['actor_type']> | null,
+  entityType: Activity['entity_type'],
+  entityId: string,
+  operation: Activity['operation'],
+  message: string,
+];
+
+/** The line of an activity of a request made at `createdAt`. */
+export const storedLine = (createdAt: string, a: Activity): StoredLine => [createdAt, a.actor_id, a.actor_type ?? null, a.entity_type, a.entity_id, a.operation, a.message];
 
 /** A line as the store answers it: what the log object shows but its tenant, and its place for the next page's cursor. */
 export interface LogLine extends Activity {
@@ -63,8 +78,7 @@ export const LOG_SQL = {
 };
 
 /** A line's column values in LOG_SQL.insert's order, with its new id. */
-export const lineValues = ([createdAt, a]: StoredLine) =>
-  [timeOrderedId(), createdAt, a.actor_id, a.actor_type ?? null, a.entity_type, a.entity_id, a.operation, a.message] as const;
+export const lineValues = (line: StoredLine) => [timeOrderedId(), ...line] as const;
 
 /** The instant before which a retention of `hours` trims lines. */
 export const linesTrimmedBefore = (hours: number, now: number): string => new Date(now - hours * HOUR_MS).toISOString();
