@@ -34,7 +34,6 @@ import { appendHeader, appendJson, appendPathNames, appendText, maskByExpression
 
 /** Inbound header names a pre-configured proxy passes on (vendor §2.11); others are dropped before anything runs. */
 const VENDOR_HEADER_NAME = /^[A-Za-z0-9_-]+$/;
-const keepName = (name: string) => VENDOR_HEADER_NAME.test(name);
 
 export interface ProxyCallDeps {
   proxies: ProxyStore;
@@ -143,7 +142,7 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     const destination = core.destinationOf(proxy.destination_url, target, 'destination_url');
     exchange.destination = destination.href;
     for (const warning of destination.warnings) exchange.warnings.push(warning.message);
-    const headers = outboundHeaders(ctx.req.rawHeaders, prefix, keepName);
+    const headers = outboundHeaders(ctx.req.rawHeaders, prefix, VENDOR_HEADER_NAME);
     for (const warning of headers.warnings) exchange.warnings.push(warning.message);
     const received = await core.receive(ctx);
 
@@ -161,6 +160,8 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
       if (changed.note !== undefined) entry.note = changed.note;
       trace.push(entry);
       stepStart = now;
+      // A step that changed nothing a trace shows (the destination's, most often) has nothing to mask.
+      if (!changed.headers && changed.body === undefined && !changed.logs?.length) return;
       settling.push(() => {
         if (changed.headers) {
           const logged = headersForLog(changed.headers, ctx.log.secrets);

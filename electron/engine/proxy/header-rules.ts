@@ -28,10 +28,11 @@ const VALID_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /**
  * @param rawHeaders the incoming `req.rawHeaders` (flat pairs)
  * @param prefix the header prefix setting, e.g. `BT`
- * @param keep which names a pre-configured proxy lets through (vendor: letters, digits, `-` and `_`)
+ * @param keptNames the names a pre-configured proxy lets through (vendor: letters, digits, `-` and `_`), each a
+ * valid name; without it every name goes on
  * @throws ApiProblem 400 when a header to forward has a name or value that cannot go on the wire
  */
-export function outboundHeaders(rawHeaders: readonly string[], prefix: string, keep: (name: string) => boolean = () => true): OutboundHeaders {
+export function outboundHeaders(rawHeaders: readonly string[], prefix: string, keptNames?: RegExp): OutboundHeaders {
   const own = `${prefix.toLowerCase()}-`;
   const renamed = new Map([
     [`${own}proxy-keep-alive`, 'Keep-Alive'],
@@ -46,8 +47,9 @@ export function outboundHeaders(rawHeaders: readonly string[], prefix: string, k
     const value = rawHeaders[i + 1];
     const lower = name.toLowerCase();
     const outName = renamed.get(lower) ?? (lower.startsWith(own) || NEVER_FORWARDED.has(lower) || isHopByHop(lower) ? undefined : name);
-    if (outName === undefined || !keep(name)) continue;
-    if (!VALID_NAME.test(name) || !VALID_VALUE.test(value)) {
+    if (outName === undefined || (keptNames !== undefined && !keptNames.test(name))) continue;
+    // A name a pre-configured proxy keeps needs no second test: each is a valid one.
+    if ((keptNames === undefined && !VALID_NAME.test(name)) || !VALID_VALUE.test(value)) {
       // JSON.stringify so a CR/LF in the name shows escaped; the value itself is never echoed.
       throw new ApiProblem(400, `header ${JSON.stringify(name)} contains a character that cannot be forwarded (CR, LF, NUL or another control character)`);
     }
