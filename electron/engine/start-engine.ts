@@ -1,5 +1,4 @@
 import { EventOutbox } from './events/event-outbox';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,10 +51,7 @@ import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
 import { SqliteTransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
-import type { Sealer } from './storage/crypto';
-import { recordKeyCheck, unlockVault } from './storage/vault-key';
-import { openDatabase, type Db } from './storage/database';
-import { unitsOf } from './storage/sqlite/unit-driver';
+import { openEngineStorage } from './engine-storage';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
@@ -149,14 +145,6 @@ function privateDestinationsFlag(given: Partial<EngineConfig>, operatorFixed: st
   return PROXY_LIMITS.denyPrivateDestinations;
 }
 
-function tenantIdOf(db: Db): string {
-  const row = db.prepare("SELECT value FROM settings WHERE key = 'tenant_id'").get() as { value: string } | undefined;
-  if (row) return row.value;
-  const id = randomUUID();
-  db.prepare("INSERT INTO settings (key, value) VALUES ('tenant_id', ?)").run(id);
-  return id;
-}
-
 /**
  * Where saved requests live unless Settings chose a folder: beside the vault, else (a vault in memory) a fresh
  * temporary folder, which the engine removes at its stop unless something was saved in it.
@@ -178,11 +166,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const operatorFixed = isLoopbackHost(config.host) ? null : `--host ${config.host}`;
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
-  let sealer!: Sealer;
-  const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, beforeMigrations: (opened) => (sealer = unlockVault(opened, config.dataDir, masterKey)) });
-  recordKeyCheck(db, sealer);
-  /** Every transactional unit of this engine runs here, over its one connection. */
-  const units = unitsOf(db);
+  /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
+  const { db, units, sealer, tenantId } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -199,7 +184,6 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const answers = new AdjustableSettings(units, 'history_answers', HISTORY_ANSWERS, config, partial);
   const intentTtl = new AdjustableSettings(units, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const logRetention = new AdjustableSettings(units, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
-  const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(units, tenantId);
   const tenantDelete = new AdjustableSettings(units, 'tenant_delete', TENANT_DELETE, config, partial);
   for (const settings of [limits, retention, answers, intentTtl, logRetention, tenantDelete]) await settings.load();
