@@ -193,7 +193,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
   const clients = new ClientActivity();
-  const webhooks = await createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
+  const webhooks = await createWebhooks({ units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
   const applications = new ApplicationStore(units, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
