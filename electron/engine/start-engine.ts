@@ -256,7 +256,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const collectionsFolder = new CollectionsFolder(units, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
   await collectionsFolder.load();
   const collections = new CollectionStore(collectionsFolder.initial());
-  const environments = new Environments(db, () => collections.folder);
+  const environments = new Environments(units, () => collections.folder);
+  await environments.load();
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
   intents.on('change', (change) => events.emit('tokenIntent', change));
   webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));

@@ -58,7 +58,7 @@ export function environmentSettings(environments: Environments, secrets: SecretS
   return {
     view,
 
-    save({ name, from, variables }: Request<'saveEnvironment'>): EnvironmentsView {
+    async save({ name, from, variables }: Request<'saveEnvironment'>): Promise<EnvironmentsView> {
       const renaming = from !== undefined && from !== name;
       const before = from === undefined ? [] : store.read(from);
       if (renaming && store.has(name)) throw new ApiProblem(409, `There is an environment named “${name}” already`);
@@ -74,18 +74,18 @@ export function environmentSettings(environments: Environments, secrets: SecretS
           throw error;
         }
       });
-      if (renaming) environments.changed(from, name);
+      if (renaming) await environments.changed(from, name);
       return view();
     },
 
-    remove({ name }: Request<'deleteEnvironment'>): EnvironmentsView {
+    async remove({ name }: Request<'deleteEnvironment'>): Promise<EnvironmentsView> {
       store.delete(name);
-      environments.changed(name, null);
+      await environments.changed(name, null);
       return view();
     },
 
-    choose({ name }: Request<'setActiveEnvironment'>): EnvironmentsView {
-      environments.choose(name);
+    async choose({ name }: Request<'setActiveEnvironment'>): Promise<EnvironmentsView> {
+      await environments.choose(name);
       return view();
     },
   };
