@@ -300,8 +300,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
   const secrets = new SecretStore(db, sealer);
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
-  const fileIdentities = new FileIdentities(db, sealer, 'proxy');
-  const reactorIdentities = new FileIdentities(db, sealer, 'reactor');
+  const fileIdentities = new FileIdentities(units, sealer, 'proxy');
+  const reactorIdentities = new FileIdentities(units, sealer, 'reactor');
   const reactorFiles = reactorFolderKind({
     reactors,
     identities: reactorIdentities,
@@ -319,7 +319,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   await proxiesSetting.load();
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   const reactorExport = new ReactorExport({ folder: proxyFolder, reactors, identities: reactorIdentities, secrets, applications });
-  proxyFolder.open(proxiesSetting.initial());
+  await proxyFolder.open(proxiesSetting.initial());
   const proxyDeps: ProxyRouteDeps = { proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir };
   const door = frontDoor({
     baseUrl: () => http.url,

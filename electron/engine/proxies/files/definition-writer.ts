@@ -61,9 +61,9 @@ export function hostedObject(json: string, noun: 'proxy' | 'reactor', route: str
  * The identity of a hosted object to keep: its id (with `key` for a proxy's key, '' for a reactor) and creation time,
  * when the id is a UUID that nothing here has (`taken`), so an integration's configuration works unchanged.
  */
-export function keptIdentity(hosted: Record<string, unknown>, key: string | null, taken: (id: string) => boolean): FileIdentity | null {
+export async function keptIdentity(hosted: Record<string, unknown>, key: string | null, taken: (id: string) => boolean | Promise<boolean>): Promise<FileIdentity | null> {
   const { id, created_at } = hosted;
-  if (typeof id !== 'string' || !UUID.test(id) || key === null || taken(id)) return null;
+  if (typeof id !== 'string' || !UUID.test(id) || key === null || (await taken(id))) return null;
   return { id, key, created_at: typeof created_at === 'string' && !Number.isNaN(Date.parse(created_at)) ? created_at : nowIso() };
 }
 
@@ -72,15 +72,16 @@ export function keptIdentity(hosted: Record<string, unknown>, key: string | null
  * identity claimed for the path, all in one transaction: a write that fails leaves no file and no secret behind. The
  * folder is read again before this returns.
  */
-export function writeDefinitionFiles(folder: ProxyFolder, secrets: SecretStore, secretKeys: readonly string[], definition: DefinitionToWrite): DefinitionFilesWritten {
+export async function writeDefinitionFiles(folder: ProxyFolder, secrets: SecretStore, secretKeys: readonly string[], definition: DefinitionToWrite): Promise<DefinitionFilesWritten> {
   const root = folder.folder;
   if (root === null) throw new ApiProblem(409, 'No proxies folder is chosen: choose one in Settings, under Proxies folder, or start with --proxies DIR');
   const { path, identities, identity } = definition;
   const written: string[] = [];
+  let result: DefinitionFilesWritten;
   try {
-    const result = secrets.atomically(() => {
+    result = secrets.atomically(() => {
       const { configuration, moved } = configurationAside(definition.configuration, definition.secretsFrom, secrets, secretKeys);
-      const claimed = identity ? identities.claim(path, identity) : identities.of(path);
+      const claimed = identities.claimNow(path, identity);
       const code = definition.code.map(([name, text]): [string, string] => [name, text.endsWith('\n') ? text : `${text}\n`]);
       // The JSON last: the folder's watcher finds the definition only once its code is there.
       const files: [string, string][] = [...code, [path, `${JSON.stringify(definition.json(configuration), null, 2)}\n`]];
@@ -97,10 +98,10 @@ export function writeDefinitionFiles(folder: ProxyFolder, secrets: SecretStore, 
       definition.commit?.();
       return { path, files: files.map(([name]) => name), id: claimed.id, kept_identity: identity !== null, moved };
     });
-    folder.reload();
-    return result;
   } catch (error) {
     for (const name of written) rmSync(join(root, name), { force: true });
     throw error;
   }
+  await folder.reload();
+  return result;
 }
