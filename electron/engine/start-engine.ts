@@ -298,7 +298,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   const authenticator = new Authenticator(applications, sessions);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
-  const secrets = new SecretStore(db, sealer);
+  const secrets = new SecretStore(units, sealer);
+  await secrets.load();
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
   const fileIdentities = new FileIdentities(units, sealer, 'proxy');
   const reactorIdentities = new FileIdentities(units, sealer, 'reactor');

@@ -255,7 +255,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     async importPostman({ collection, environment, replace }) {
       const { url, headerPrefix } = sources.status();
       const plan = readPostman(collection, environment, { serviceUrl: url, headerPrefix });
-      const applied = applyPostman(plan, sources.collections, sources.environments, secrets, replace);
+      const applied = await applyPostman(plan, sources.collections, sources.environments, secrets, replace);
       return { ...applied, view: await saved.view() };
     },
     listEnvironments: () => environments.view(),
@@ -274,7 +274,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     importReactorToFiles: async ({ json, file, secret_keys }) => ({ ...(await sources.reactorExport.importReactor(json, file, secret_keys)), view: sources.proxyFiles.view() }),
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
-    deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
+    deleteSecret: async ({ name }) => ({ deleted: await secrets.delete(name) }),
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
     async revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');

@@ -104,18 +104,6 @@ export class FileIdentities {
     return { ...identity, id: row.id };
   }
 
-  /**
-   * `claim` (or `of`, with no identity) for the folder export, whose files and secrets are still one SQLite
-   * transaction of the secret store (`SecretStore.atomically`): the claim joins it and answers at once, so a failed
-   * write takes the claim back with the secrets.
-   */
-  claimNow(file: string, identity: FileIdentity | null): FileIdentity {
-    const row = this.rowOf(file, identity ?? this.made());
-    const answer = this.units.run(() => (identity ? identityClaimed(row) : identityMade(row)));
-    if (answer instanceof Promise) throw new Error('a folder export runs on SQLite only until the secret store is written as units');
-    return this.open(answer);
-  }
-
   /** A file renamed (its content unchanged): its identity follows it, unless the new path has one of its own. */
   async move(from: string, to: string): Promise<boolean> {
     return await this.units.run(() => identityMoved(from, to, this.kind));

@@ -130,9 +130,17 @@ export class ProxyFolder {
    * each awaits the identities of the files it finds (kept in the database).
    */
   reload(): Promise<void> {
-    const read = this.reading.then(() => this.read());
-    this.reading = read.catch(() => undefined);
-    return read;
+    return this.exclusively(() => this.read());
+  }
+
+  /** Runs `work` with no read of the folder meanwhile (an export writing its files and claiming their identity). */
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.reading.then(work);
+    this.reading = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
   }
 
   /** A read the watcher starts: what stops it (the database out of reach) is reported, and the next change tries again. */
