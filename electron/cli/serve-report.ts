@@ -72,7 +72,8 @@ export function startFailure(error: unknown, options: StartOptions): string {
     return `Port ${port} is in use (another Tokenbench?): pick another with ${flag}`;
   }
   if (error instanceof WrongMasterKeyError) {
-    return `this vault was sealed with another master key: start with the key it was made with (${MASTER_KEY_ENV} / --master-key-file / the key file in ${error.dataDir})`;
+    const keyFile = error.dataDir === null ? '' : ` / the key file in ${error.dataDir}`;
+    return `this vault was sealed with another master key: start with the key it was made with (${MASTER_KEY_ENV} / --master-key-file${keyFile})`;
   }
   return message;
 }

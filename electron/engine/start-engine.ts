@@ -1,5 +1,4 @@
 import { EventOutbox } from './events/event-outbox';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,10 +51,7 @@ import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
 import { SqliteTransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
-import type { Sealer } from './storage/crypto';
-import { recordKeyCheck, unlockVault } from './storage/vault-key';
-import { openDatabase, type Db } from './storage/database';
-import { unitsOf } from './storage/sqlite/unit-driver';
+import { openEngineStorage } from './engine-storage';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
@@ -149,14 +145,6 @@ function privateDestinationsFlag(given: Partial<EngineConfig>, operatorFixed: st
   return PROXY_LIMITS.denyPrivateDestinations;
 }
 
-function tenantIdOf(db: Db): string {
-  const row = db.prepare("SELECT value FROM settings WHERE key = 'tenant_id'").get() as { value: string } | undefined;
-  if (row) return row.value;
-  const id = randomUUID();
-  db.prepare("INSERT INTO settings (key, value) VALUES ('tenant_id', ?)").run(id);
-  return id;
-}
-
 /**
  * Where saved requests live unless Settings chose a folder: beside the vault, else (a vault in memory) a fresh
  * temporary folder, which the engine removes at its stop unless something was saved in it.
@@ -178,11 +166,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const operatorFixed = isLoopbackHost(config.host) ? null : `--host ${config.host}`;
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
-  let sealer!: Sealer;
-  const db = openDatabase({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, beforeMigrations: (opened) => (sealer = unlockVault(opened, config.dataDir, masterKey)) });
-  recordKeyCheck(db, sealer);
-  /** Every transactional unit of this engine runs here, over its one connection. */
-  const units = unitsOf(db);
+  /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
+  const { db, units, sealer, tenantId } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -199,7 +184,6 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const answers = new AdjustableSettings(units, 'history_answers', HISTORY_ANSWERS, config, partial);
   const intentTtl = new AdjustableSettings(units, 'token_intent_ttl', TOKEN_INTENT_TTL, config, partial);
   const logRetention = new AdjustableSettings(units, 'log_retention', LOG_RETENTION, config, partial, (now) => history.retainLogs(now.logRetentionHours));
-  const tenantId = tenantIdOf(db);
   const outbox = new EventOutbox(units, tenantId);
   const tenantDelete = new AdjustableSettings(units, 'tenant_delete', TENANT_DELETE, config, partial);
   for (const settings of [limits, retention, answers, intentTtl, logRetention, tenantDelete]) await settings.load();
@@ -209,7 +193,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   let echo: EchoServer | null = null;
   const echoPorts = () => (echo ? [echo.port] : []);
   const clients = new ClientActivity();
-  const webhooks = await createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
+  const webhooks = await createWebhooks({ units, sealer, outbox, tenantId, config, ownPorts: () => [apiPort], echoPorts, clients });
 
   const applications = new ApplicationStore(units, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
@@ -272,7 +256,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const collectionsFolder = new CollectionsFolder(units, { pinned: config.collectionsDir, operatorFixed, default: defaultFolder.folder, dataDir: config.dataDir, log: config.log });
   await collectionsFolder.load();
   const collections = new CollectionStore(collectionsFolder.initial());
-  const environments = new Environments(db, () => collections.folder);
+  const environments = new Environments(units, () => collections.folder);
+  await environments.load();
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
   intents.on('change', (change) => events.emit('tokenIntent', change));
   webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
@@ -313,10 +298,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }
   const authenticator = new Authenticator(applications, sessions);
   const welcome = new Welcome(applications, holdWelcome ? bootstrapKeys : null);
-  const secrets = new SecretStore(db, sealer);
+  const secrets = new SecretStore(units, sealer);
+  await secrets.load();
   const proxyChecks = { applications, expressions, secrets, dependenciesDir: config.codeDependenciesDir };
-  const fileIdentities = new FileIdentities(db, sealer, 'proxy');
-  const reactorIdentities = new FileIdentities(db, sealer, 'reactor');
+  const fileIdentities = new FileIdentities(units, sealer, 'proxy');
+  const reactorIdentities = new FileIdentities(units, sealer, 'reactor');
   const reactorFiles = reactorFolderKind({
     reactors,
     identities: reactorIdentities,
@@ -334,7 +320,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   await proxiesSetting.load();
   const proxyFiles = new ProxyFiles({ folder: proxyFolder, proxies, identities: fileIdentities, secrets, checks: proxyChecks, setting: proxiesSetting });
   const reactorExport = new ReactorExport({ folder: proxyFolder, reactors, identities: reactorIdentities, secrets, applications });
-  proxyFolder.open(proxiesSetting.initial());
+  await proxyFolder.open(proxiesSetting.initial());
   const proxyDeps: ProxyRouteDeps = { proxies, applications, expressions, tenantId, codeSaved: codeRuntime.warm, dependenciesDir: config.codeDependenciesDir };
   const door = frontDoor({
     baseUrl: () => http.url,

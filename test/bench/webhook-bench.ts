@@ -37,7 +37,7 @@ export async function runWebhookBench({ rounds, log }: WebhookBenchOptions): Pro
   // Each event is raised inside a client's request, and the client waits for its delivery before the next, as a test
   // suite waiting for each webhook does: no delivery overlaps a request, so none is held back.
   const clients = new ClientActivity();
-  const webhooks = await createWebhooks({ db, units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'bench-tenant', config: resolveConfig({ log }), ownPorts: () => [], clients });
+  const webhooks = await createWebhooks({ units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'bench-tenant', config: resolveConfig({ log }), ownPorts: () => [], clients });
   const waiting = new Map<string, () => void>();
   const receiver = await startWebhookReceiver(({ body }) => {
     waiting.get((body.event.data.token as { id: string }).id)?.();

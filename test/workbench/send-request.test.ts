@@ -5,6 +5,7 @@ import { resolveReferences, type WireParts } from '../../electron/engine/environ
 import { SecretStore } from '../../electron/engine/secrets/secret-store';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { openDatabase } from '../../electron/engine/storage/database';
+import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { frontDoor } from '../../electron/engine/workbench';
 import { closedPort } from '../proxy/support/loopback';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
@@ -92,7 +93,7 @@ describe('sending a composed request', () => {
 
   it('says what was tried and what came back when the service cannot be reached', async () => {
     const port = await closedPort();
-    const secrets = new SecretStore(openDatabase({ dataDir: null }), new Sealer(randomBytes(32)));
+    const secrets = new SecretStore(unitsOf(openDatabase({ dataDir: null })), new Sealer(randomBytes(32)));
     const none = { environment: null, variables: new Map(), problem: null };
     const resolve = (request: WireParts) => ({ resolved: resolveReferences(request, none, secrets, 'send'), environment: null });
     const door = frontDoor({ baseUrl: () => `http://127.0.0.1:${port}`, headerPrefix: 'BT', events: bench.engine.events, resolve });

@@ -1,11 +1,41 @@
 import { realpathSync } from 'node:fs';
 import { ApiProblem } from '../server/problem';
-import type { Db } from '../storage/database';
+import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
 import { EnvironmentStore } from './environment-store';
 import type { ActiveVariables } from './resolve-references';
 
 /** The row of the vault's settings table that keeps the active environment of each collections folder. */
 const KEY = 'active_environments';
+
+/** Every folder's choice, by the folder's real path (one folder reached by two paths is one choice). */
+type Choices = Record<string, string>;
+
+const keptChoices = query<string>('active environments', 'SELECT value FROM settings WHERE key = ?', { pluck: true });
+const lockedChoices = query<string>('active environments to change', 'SELECT value FROM settings WHERE key = ?', {
+  pluck: true,
+  postgres: 'SELECT value FROM settings WHERE key = $1 FOR UPDATE',
+});
+const ensureChoices = query('active environments row', "INSERT INTO settings (key, value) VALUES (?, '{}') ON CONFLICT (key) DO NOTHING");
+const keepChoices = query('active environments kept', 'UPDATE settings SET value = ? WHERE key = ?');
+
+const parsed = (value: string | undefined): Choices => (value === undefined ? {} : (JSON.parse(value) as Choices));
+
+function* readingChoices(): Unit<Choices> {
+  return parsed(yield* tx.get(keptChoices, [KEY]));
+}
+
+/**
+ * One folder's choice changed, the others' as they are now: the row is made if missing and read locked, so two
+ * replicas choosing for two folders at once both keep theirs.
+ */
+function* choosing(folder: string, name: string | null): Unit<Choices> {
+  yield* tx.run(ensureChoices, [KEY]);
+  const choices = parsed(yield* tx.get(lockedChoices, [KEY]));
+  if (name === null) delete choices[folder];
+  else choices[folder] = name;
+  yield* tx.run(keepChoices, [JSON.stringify(choices), KEY]);
+  return choices;
+}
 
 /**
  * The environments of the collections folder and the one requests are sent with. Which one is active is remembered
@@ -13,39 +43,42 @@ const KEY = 'active_environments';
  */
 export class Environments {
   readonly store: EnvironmentStore;
+  /** Held since every request sent from the workbench reads the active environment. */
+  private choices: Choices = {};
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     /** The collections folder, which may change while the engine runs. */
     readonly folder: () => string,
   ) {
     this.store = new EnvironmentStore(folder);
   }
 
-  /** Every folder's choice, by the folder's real path (one folder reached by two paths is one choice). */
-  private choices(): Record<string, string> {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(KEY) as { value: string } | undefined;
-    return row ? (JSON.parse(row.value) as Record<string, string>) : {};
+  /** Reads every folder's choice; called once at start. */
+  async load(): Promise<void> {
+    this.settle(await this.units.read(readingChoices));
+  }
+
+  /** The one place the held choices change: after this process's own change commits. */
+  private settle(choices: Choices): void {
+    this.choices = choices;
   }
 
   /** The active environment's name in the current folder; null when none was chosen there. */
   active(): string | null {
-    return this.choices()[realpathSync(this.folder())] ?? null;
+    return this.choices[realpathSync(this.folder())] ?? null;
   }
 
   /** Chooses the environment requests are sent with (null: none); a 404 for one the folder does not hold. */
-  choose(name: string | null): void {
+  async choose(name: string | null): Promise<void> {
     if (name !== null && !this.store.has(name)) throw new ApiProblem(404, `There is no environment named “${name}” in the collections folder`);
-    const choices = this.choices();
     const folder = realpathSync(this.folder());
-    if (name === null) delete choices[folder];
-    else choices[folder] = name;
-    this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(KEY, JSON.stringify(choices));
+    this.settle(await this.units.run(() => choosing(folder, name)));
   }
 
   /** After a rename or a delete: the choice follows the environment, or goes with it. */
-  changed(from: string, to: string | null): void {
-    if (this.active() === from) this.choose(to);
+  async changed(from: string, to: string | null): Promise<void> {
+    if (this.active() === from) await this.choose(to);
   }
 
   /** The active environment's variables, read from its file now (git may have changed it), for resolving references. */

@@ -25,7 +25,7 @@ export class ReactorExport {
   ) {}
 
   /** Moves a reactor made through the API into the folder: from then on it is the file's reactor, with the same id. */
-  exportReactor(id: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
+  exportReactor(id: string, file: string | undefined, secretKeys: readonly string[]): Promise<DefinitionFilesWritten> {
     const reactor = this.deps.reactors.requireWritable(id);
     const { id: reactorId, created_at } = reactor;
     // What a failed reactor asked for is what its file should hold: the folder reports what it still lacks.
@@ -34,7 +34,7 @@ export class ReactorExport {
   }
 
   /** Writes the hosted service's reactor object as a reactor file, with its id when no reactor here has it. */
-  importReactor(json: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
+  async importReactor(json: string, file: string | undefined, secretKeys: readonly string[]): Promise<DefinitionFilesWritten> {
     const hosted = hostedObject(json, 'reactor', 'GET /reactors/{id}');
     const body: Record<string, unknown> = { ...hosted };
     for (const field of READ_ONLY) delete body[field];
@@ -43,12 +43,12 @@ export class ReactorExport {
     body.application = application ? { id: application.id } : null;
     const definition = parseReactorRequest(body);
     checkApplication(definition, this.deps.applications);
-    const identity = keptIdentity(hosted, '', (id) => this.deps.reactors.list([id.toLowerCase()], undefined).length > 0 || this.deps.identities.hasId(id));
-    return this.write(definition, identity, file ?? fileBaseOf(definition.name, 'reactor'), secretKeys);
+    const identity = await keptIdentity(hosted, '', async (id) => this.deps.reactors.list([id.toLowerCase()], undefined).length > 0 || (await this.deps.identities.hasId(id)));
+    return await this.write(definition, identity, file ?? fileBaseOf(definition.name, 'reactor'), secretKeys);
   }
 
   /** Writes `definition` as `<base>.reactor.json` and its code as `<base>.reactor.js`. */
-  private write(definition: ReactorDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => void): DefinitionFilesWritten {
+  private write(definition: ReactorDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => void): Promise<DefinitionFilesWritten> {
     const codeFile = `${base}.reactor${CODE_FILE_SUFFIX}`;
     return writeDefinitionFiles(this.deps.folder, this.deps.secrets, secretKeys, {
       path: base + REACTOR_FILE_SUFFIX,

@@ -2,7 +2,7 @@ import { plainCredential } from '../../../shared/secrets/credential-headers';
 import { REFERENCE_NAME, referencesIn, referenceTo } from '../../../shared/secrets/references';
 import type { CollectionsView, SavedRequest } from '../../../shared/workbench/collection-contract';
 import type { MovedAside } from '../../../shared/workbench/secret-contract';
-import type { SecretStore } from './secret-store';
+import type { SecretWrites } from './secret-store';
 
 /**
  * Credentials in saved requests: which headers of a request hold one in plain text, moving each into the secret store
@@ -49,13 +49,13 @@ export function withPlainTextWarnings(view: CollectionsView): CollectionsView {
 /**
  * Moves each credential of a request into the store and answers the request that refers to them instead. A value
  * already kept (in `known`, the store's namesByValue, which this keeps up to date) reuses its name; another gets a name
- * made from `where` (the request's place, or the host it was imported from) and the header, numbered when taken. Run
- * it inside `store.atomically` with whatever must succeed with it.
+ * made from `where` (the request's place, or the host it was imported from) and the header, numbered when taken. Stage
+ * it in `store.atomically`, whose write is what must succeed with it.
  */
 export function moveCredentialsAside(
   request: SavedRequest,
   where: string,
-  store: SecretStore,
+  store: SecretWrites,
   known: Map<string, string>,
 ): { request: SavedRequest; moved: MovedAside[] } {
   const moved: MovedAside[] = [];

@@ -8,11 +8,25 @@ import { promisify } from 'node:util';
 import stringify from 'json-stable-stringify';
 import { nowIso } from '../clock';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
+import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
 
 const BINDING = 'webhook-signing-key';
 const makePair = promisify(generateKeyPair);
 const signAsync = promisify(sign);
+
+interface KeptKey {
+  sealed_private: Buffer;
+  public_pem: string;
+}
+
+const keptKey = query<KeptKey>('webhook signing key', 'SELECT sealed_private, public_pem FROM webhook_signing_key WHERE id = 1');
+const keepKey = query('webhook signing key kept', 'INSERT INTO webhook_signing_key (id, sealed_private, public_pem, created_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING');
+
+/** Keeps a new pair unless one is kept already, and answers the kept one: replicas making theirs at once keep one. */
+function* keeping(sealedPrivate: Buffer, publicPem: string, createdAt: string): Unit<KeptKey> {
+  yield* tx.run(keepKey, [sealedPrivate, publicPem, createdAt]);
+  return (yield* tx.get(keptKey))!;
+}
 
 interface SigningKey {
   privateKey: KeyObject;
@@ -28,7 +42,7 @@ export class WebhookSigner {
   private key: Promise<SigningKey> | null = null;
 
   constructor(
-    private readonly db: Db,
+    private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
   ) {}
 
@@ -56,13 +70,15 @@ export class WebhookSigner {
   }
 
   private async loadOrCreate(): Promise<SigningKey> {
-    const read = () => this.db.prepare('SELECT sealed_private, public_pem FROM webhook_signing_key WHERE id = 1').get() as { sealed_private: Buffer; public_pem: string } | undefined;
-    const kept = read();
-    if (kept) return { privateKey: createPrivateKey({ key: this.sealer.open(kept.sealed_private, BINDING), format: 'der', type: 'pkcs8' }), publicPem: kept.public_pem };
+    const kept = await this.units.read(() => tx.get(keptKey));
+    if (kept) return this.opened(kept);
     const { publicKey, privateKey } = await makePair('rsa', { modulusLength: 2048 });
     const publicPem = publicKey.export({ format: 'pem', type: 'spki' }).toString();
     const sealed = this.sealer.seal(privateKey.export({ format: 'der', type: 'pkcs8' }), BINDING);
-    this.db.prepare('INSERT INTO webhook_signing_key (id, sealed_private, public_pem, created_at) VALUES (1, ?, ?, ?)').run(sealed, publicPem, nowIso());
-    return { privateKey, publicPem };
+    return this.opened(await this.units.run(() => keeping(sealed, publicPem, nowIso())));
+  }
+
+  private opened(kept: KeptKey): SigningKey {
+    return { privateKey: createPrivateKey({ key: this.sealer.open(kept.sealed_private, BINDING), format: 'der', type: 'pkcs8' }), publicPem: kept.public_pem };
   }
 }

@@ -6,7 +6,6 @@ import type { EngineConfig } from '../engine-config';
 import type { EventOutbox } from '../events/event-outbox';
 import { createForwarder } from '../proxy/forwarder';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
 import type { AnyUnitRunner } from '../storage/unit';
 import { DeliveryPacer, type ClientLoad } from './delivery-pacer';
 import { DeliveryStore } from './delivery-store';
@@ -16,9 +15,7 @@ import { WebhookSigner } from './webhook-signer';
 import { WebhookStore } from './webhook-store';
 
 export interface WebhooksOptions {
-  /** The signing key's connection. */
-  db: Db;
-  /** The webhooks' and deliveries' statements. */
+  /** The webhooks', deliveries' and signing key's statements. */
   units: AnyUnitRunner;
   sealer: Sealer;
   outbox: EventOutbox;
@@ -33,11 +30,11 @@ export interface WebhooksOptions {
   clients: ClientLoad;
 }
 
-export async function createWebhooks({ db, units, sealer, outbox, tenantId, config, ownPorts, echoPorts, clients }: WebhooksOptions) {
+export async function createWebhooks({ units, sealer, outbox, tenantId, config, ownPorts, echoPorts, clients }: WebhooksOptions) {
   const store = new WebhookStore(units, outbox);
   await store.load();
   const deliveries = new DeliveryStore(units, outbox, store);
-  const signer = new WebhookSigner(db, sealer);
+  const signer = new WebhookSigner(units, sealer);
   const forwarder = createForwarder({ timeoutMs: WEBHOOK_TIMEOUT_MS, denyPrivateDestinations: config.denyPrivateDestinations, ownPorts, echoPorts });
   const dispatcher = createWebhookDispatcher({
     outbox,

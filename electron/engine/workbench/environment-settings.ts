@@ -2,7 +2,7 @@ import type { EnvironmentsView, EnvironmentVariable } from '../../../shared/work
 import type { Request } from '../../../shared/workbench/methods';
 import type { Environments } from '../environments/environments';
 import { madeName } from '../secrets/saved-credentials';
-import type { SecretStore } from '../secrets/secret-store';
+import type { SecretStore, SecretWrites } from '../secrets/secret-store';
 import { ApiProblem } from '../server/problem';
 
 /** A variable to save: its value (for a secret one, absent keeps the value kept in Secrets), and whether it is secret. */
@@ -11,9 +11,9 @@ export type GivenVariable = Request<'saveEnvironment'>['variables'][number];
 /**
  * The variables as an environment's file keeps them: each secret one's value set in Secrets (under the secret it is
  * kept in already, else a name made from the environment and the variable, numbered when taken), the others as given.
- * Run it inside `secrets.atomically` with the file's write.
+ * Stage it in `secrets.atomically`, whose write writes the file.
  */
-export function keptVariables(secrets: SecretStore, environment: string, given: readonly GivenVariable[], before: readonly EnvironmentVariable[]): EnvironmentVariable[] {
+export function keptVariables(secrets: SecretWrites, environment: string, given: readonly GivenVariable[], before: readonly EnvironmentVariable[]): EnvironmentVariable[] {
   const was = new Map(before.map((variable) => [variable.name, variable]));
   return given.map(({ name, value, secret }) => {
     const previous = was.get(name)?.secret ?? null;
@@ -58,34 +58,36 @@ export function environmentSettings(environments: Environments, secrets: SecretS
   return {
     view,
 
-    save({ name, from, variables }: Request<'saveEnvironment'>): EnvironmentsView {
+    async save({ name, from, variables }: Request<'saveEnvironment'>): Promise<EnvironmentsView> {
       const renaming = from !== undefined && from !== name;
       const before = from === undefined ? [] : store.read(from);
       if (renaming && store.has(name)) throw new ApiProblem(409, `There is an environment named “${name}” already`);
-      secrets.atomically(() => {
-        // In one transaction with the write: a file that cannot be written leaves no secret value behind.
-        const written = keptVariables(secrets, name, variables, before);
-        store.write(name, written, from === name);
-        if (!renaming) return;
-        try {
-          store.delete(from);
-        } catch (error) {
-          store.delete(name);
-          throw error;
-        }
-      });
-      if (renaming) environments.changed(from, name);
+      // A file that cannot be written leaves no secret value behind.
+      await secrets.atomically(
+        (staged) => keptVariables(staged, name, variables, before),
+        (written) => {
+          store.write(name, written, from === name);
+          if (!renaming) return;
+          try {
+            store.delete(from);
+          } catch (error) {
+            store.delete(name);
+            throw error;
+          }
+        },
+      );
+      if (renaming) await environments.changed(from, name);
       return view();
     },
 
-    remove({ name }: Request<'deleteEnvironment'>): EnvironmentsView {
+    async remove({ name }: Request<'deleteEnvironment'>): Promise<EnvironmentsView> {
       store.delete(name);
-      environments.changed(name, null);
+      await environments.changed(name, null);
       return view();
     },
 
-    choose({ name }: Request<'setActiveEnvironment'>): EnvironmentsView {
-      environments.choose(name);
+    async choose({ name }: Request<'setActiveEnvironment'>): Promise<EnvironmentsView> {
+      await environments.choose(name);
       return view();
     },
   };

@@ -3,7 +3,7 @@ import type { CollectionStore } from '../collections/collection-store';
 import type { PostmanPlan } from '../collections/postman-import';
 import type { Environments } from '../environments/environments';
 import { moveCredentialsAside } from '../secrets/saved-credentials';
-import type { SecretStore } from '../secrets/secret-store';
+import type { SecretStore, SecretWrites } from '../secrets/secret-store';
 import { ApiProblem } from '../server/problem';
 import { keptVariables } from './environment-settings';
 
@@ -13,10 +13,10 @@ const NAMES_LISTED = 5;
 /**
  * Writes what a Postman export was read as, all of it or nothing: each request's credentials moved into Secrets, the
  * environment's secret values too, the requests' files and the environment's file. A name already in the folder is a
- * 409 listing them unless `replace`; a write that fails puts back every file written before it, and the secrets go
- * with the transaction.
+ * 409 listing them unless `replace`; a write that fails puts back every file written before it, and the secrets are
+ * put back after it.
  */
-export function applyPostman(plan: PostmanPlan, collections: CollectionStore, environments: Environments, secrets: SecretStore, replace: boolean): Omit<PostmanImported, 'view'> {
+export function applyPostman(plan: PostmanPlan, collections: CollectionStore, environments: Environments, secrets: SecretStore, replace: boolean): Promise<Omit<PostmanImported, 'view'>> {
   const requests = plan.collections.flatMap(({ name: collection, requests }) => requests.map((entry) => ({ collection, ...entry })));
   const envName = plan.environment?.name ?? null;
   if (!replace) {
@@ -29,23 +29,25 @@ export function applyPostman(plan: PostmanPlan, collections: CollectionStore, en
       throw new ApiProblem(409, `The folder holds ${taken.slice(0, NAMES_LISTED).join(', ')}${more} already: import again with Replace, or move them first. Nothing was imported.`);
     }
   }
-  return secrets.atomically(() => {
-    const known = secrets.namesByValue();
+  const staging = (staged: SecretWrites) => {
+    const known = staged.namesByValue();
     const moved: PostmanImported['moved_aside'] = [];
     const saved = requests.map(({ collection, name, request }) => {
-      const aside = moveCredentialsAside(request, `${collection}-${name}`, secrets, known);
+      const aside = moveCredentialsAside(request, `${collection}-${name}`, staged, known);
       moved.push(...aside.moved.map(({ header, secret }) => ({ collection, request: name, header, secret })));
       return { collection, name, request: aside.request, sendAs: null };
     });
+    const environment = plan.environment && { name: plan.environment.name, before: environments.store.has(plan.environment.name) ? environments.store.read(plan.environment.name) : null };
+    const kept = plan.environment && keptVariables(staged, plan.environment.name, plan.environment.variables, environment?.before ?? []);
+    return { moved, saved, environment, kept };
+  };
+  return secrets.atomically(staging, ({ moved, saved, environment: env, kept }) => {
     let environment: PostmanImported['environment'] = null;
     let restoreEnvironment = () => undefined as void;
-    if (plan.environment) {
-      const { name, variables } = plan.environment;
-      const present = environments.store.has(name);
-      const before = present ? environments.store.read(name) : [];
-      const kept = keptVariables(secrets, name, variables, before);
+    if (env && kept) {
+      const { name, before } = env;
       environments.store.write(name, kept, replace);
-      restoreEnvironment = () => (present ? environments.store.write(name, before, true) : environments.store.delete(name));
+      restoreEnvironment = () => (before ? environments.store.write(name, before, true) : environments.store.delete(name));
       environment = { name, variables: kept.length, secrets: kept.flatMap(({ secret }) => (secret === null ? [] : [secret])) };
     }
     try {

@@ -21,24 +21,29 @@ export function savedSecrets(store: SecretStore, collections: CollectionStore, s
     view,
 
     async save(place: { collection: string; name: string }, request: SavedRequest, options: { overwrite: boolean; sendAs: string | null }): Promise<SentReply<'saveRequest'>> {
-      const { moved } = store.atomically(() => {
-        const aside = moveCredentialsAside(request, `${place.collection}-${place.name}`, store, store.namesByValue());
-        // In the same transaction: a file that cannot be written leaves no secret behind.
-        collections.save(place.collection, place.name, aside.request, options.overwrite, options.sendAs);
-        return aside;
-      });
+      // A file that cannot be written leaves no secret behind.
+      const { moved } = await store.atomically(
+        (staged) => moveCredentialsAside(request, `${place.collection}-${place.name}`, staged, staged.namesByValue()),
+        (aside) => {
+          collections.save(place.collection, place.name, aside.request, options.overwrite, options.sendAs);
+          return aside;
+        },
+      );
       return { ...(await view()), moved_aside: moved };
     },
 
     /** An import's requests with their credentials moved into Secrets, each named after the host it went to. */
-    imported(result: ImportedRequests): ImportedRequests {
-      const requests = store.atomically(() => {
-        const known = store.namesByValue();
-        return result.requests.map((imported) => {
-          const aside = moveCredentialsAside(imported.request, hostOf(imported.request), store, known);
-          return { ...imported, request: aside.request, moved_aside: aside.moved };
-        });
-      });
+    async imported(result: ImportedRequests): Promise<ImportedRequests> {
+      const requests = await store.atomically(
+        (staged) => {
+          const known = staged.namesByValue();
+          return result.requests.map((imported) => {
+            const aside = moveCredentialsAside(imported.request, hostOf(imported.request), staged, known);
+            return { ...imported, request: aside.request, moved_aside: aside.moved };
+          });
+        },
+        (moved) => moved,
+      );
       return {
         ...result,
         requests: requests.map((imported) =>
@@ -53,7 +58,7 @@ export function savedSecrets(store: SecretStore, collections: CollectionStore, s
     },
 
     async set(name: string, value: string): Promise<SecretInfo> {
-      const entry = store.set(name, value);
+      const entry = await store.set(name, value);
       return info(entry, secretUses(await collections.list()));
     },
   };

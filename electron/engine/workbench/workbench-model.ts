@@ -255,7 +255,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     async importPostman({ collection, environment, replace }) {
       const { url, headerPrefix } = sources.status();
       const plan = readPostman(collection, environment, { serviceUrl: url, headerPrefix });
-      const applied = applyPostman(plan, sources.collections, sources.environments, secrets, replace);
+      const applied = await applyPostman(plan, sources.collections, sources.environments, secrets, replace);
       return { ...applied, view: await saved.view() };
     },
     listEnvironments: () => environments.view(),
@@ -268,13 +268,13 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
     },
     listProxyFiles: () => sources.proxyFiles.view(),
     setProxiesFolder: ({ folder }) => sources.proxyFiles.changeFolder(folder),
-    exportProxyToFiles: ({ id, file, secret_keys }) => ({ ...sources.proxyFiles.exportProxy(id, file, secret_keys), view: sources.proxyFiles.view() }),
-    importProxyToFiles: ({ json, file, secret_keys }) => ({ ...sources.proxyFiles.importProxy(json, file, secret_keys), view: sources.proxyFiles.view() }),
-    exportReactorToFiles: ({ id, file, secret_keys }) => ({ ...sources.reactorExport.exportReactor(id, file, secret_keys), view: sources.proxyFiles.view() }),
-    importReactorToFiles: ({ json, file, secret_keys }) => ({ ...sources.reactorExport.importReactor(json, file, secret_keys), view: sources.proxyFiles.view() }),
+    exportProxyToFiles: async ({ id, file, secret_keys }) => ({ ...(await sources.proxyFiles.exportProxy(id, file, secret_keys)), view: sources.proxyFiles.view() }),
+    importProxyToFiles: async ({ json, file, secret_keys }) => ({ ...(await sources.proxyFiles.importProxy(json, file, secret_keys)), view: sources.proxyFiles.view() }),
+    exportReactorToFiles: async ({ id, file, secret_keys }) => ({ ...(await sources.reactorExport.exportReactor(id, file, secret_keys)), view: sources.proxyFiles.view() }),
+    importReactorToFiles: async ({ json, file, secret_keys }) => ({ ...(await sources.reactorExport.importReactor(json, file, secret_keys)), view: sources.proxyFiles.view() }),
     listSecrets: () => saved.list(),
     setSecret: ({ name, value }) => saved.set(name, value),
-    deleteSecret: ({ name }) => ({ deleted: secrets.delete(name) }),
+    deleteSecret: async ({ name }) => ({ deleted: await secrets.delete(name) }),
     revealSecret: ({ name }) => ({ value: secrets.reveal(name) }),
     async revokeWorkbenchKey({ application_id }) {
       const key = applications.keptKeyInfo(application_id, 'workbench');

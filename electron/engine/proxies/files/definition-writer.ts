@@ -61,46 +61,50 @@ export function hostedObject(json: string, noun: 'proxy' | 'reactor', route: str
  * The identity of a hosted object to keep: its id (with `key` for a proxy's key, '' for a reactor) and creation time,
  * when the id is a UUID that nothing here has (`taken`), so an integration's configuration works unchanged.
  */
-export function keptIdentity(hosted: Record<string, unknown>, key: string | null, taken: (id: string) => boolean): FileIdentity | null {
+export async function keptIdentity(hosted: Record<string, unknown>, key: string | null, taken: (id: string) => boolean | Promise<boolean>): Promise<FileIdentity | null> {
   const { id, created_at } = hosted;
-  if (typeof id !== 'string' || !UUID.test(id) || key === null || taken(id)) return null;
+  if (typeof id !== 'string' || !UUID.test(id) || key === null || (await taken(id))) return null;
   return { id, key, created_at: typeof created_at === 'string' && !Number.isNaN(Date.parse(created_at)) ? created_at : nowIso() };
 }
 
 /**
  * Writes a definition into the proxies folder, never over a file there, with its secret values moved aside and its
- * identity claimed for the path, all in one transaction: a write that fails leaves no file and no secret behind. The
- * folder is read again before this returns.
+ * identity claimed for the path, the two together or neither: the secrets are kept first, then the files are written
+ * and the identity claimed; a failure there removes the files written and puts the secrets back. The folder is read
+ * again before this returns.
  */
-export function writeDefinitionFiles(folder: ProxyFolder, secrets: SecretStore, secretKeys: readonly string[], definition: DefinitionToWrite): DefinitionFilesWritten {
+export async function writeDefinitionFiles(folder: ProxyFolder, secrets: SecretStore, secretKeys: readonly string[], definition: DefinitionToWrite): Promise<DefinitionFilesWritten> {
   const root = folder.folder;
   if (root === null) throw new ApiProblem(409, 'No proxies folder is chosen: choose one in Settings, under Proxies folder, or start with --proxies DIR');
   const { path, identities, identity } = definition;
   const written: string[] = [];
-  try {
-    const result = secrets.atomically(() => {
-      const { configuration, moved } = configurationAside(definition.configuration, definition.secretsFrom, secrets, secretKeys);
-      const claimed = identity ? identities.claim(path, identity) : identities.of(path);
-      const code = definition.code.map(([name, text]): [string, string] => [name, text.endsWith('\n') ? text : `${text}\n`]);
-      // The JSON last: the folder's watcher finds the definition only once its code is there.
-      const files: [string, string][] = [...code, [path, `${JSON.stringify(definition.json(configuration), null, 2)}\n`]];
-      for (const [name, text] of files) {
-        try {
-          writeFileAtomic(join(root, name), text, 'create');
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ApiProblem(409, `${name} is in the proxies folder already: choose another file name`);
-          throw new ApiProblem(507, `${name} could not be written (${(error as NodeJS.ErrnoException).code}): nothing was exported`);
-        }
-        written.push(name);
+  let result: DefinitionFilesWritten;
+  // The files, their identity and the API's copy taken away: what must succeed with the secrets kept.
+  const write = async ({ configuration, moved }: ReturnType<typeof configurationAside>): Promise<DefinitionFilesWritten> => {
+    const code = definition.code.map(([name, text]): [string, string] => [name, text.endsWith('\n') ? text : `${text}\n`]);
+    // The JSON last: the folder's watcher finds the definition only once its code is there.
+    const files: [string, string][] = [...code, [path, `${JSON.stringify(definition.json(configuration), null, 2)}\n`]];
+    for (const [name, text] of files) {
+      try {
+        writeFileAtomic(join(root, name), text, 'create');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new ApiProblem(409, `${name} is in the proxies folder already: choose another file name`);
+        throw new ApiProblem(507, `${name} could not be written (${(error as NodeJS.ErrnoException).code}): nothing was exported`);
       }
-      // Last: it takes the API's copy out of its store's memory too, which a rollback would not put back.
-      definition.commit?.();
-      return { path, files: files.map(([name]) => name), id: claimed.id, kept_identity: identity !== null, moved };
-    });
-    folder.reload();
-    return result;
+      written.push(name);
+    }
+    const claimed = identity ? await identities.claim(path, identity) : await identities.of(path);
+    // Last: it takes the API's copy out of its store's memory too, which nothing would put back.
+    definition.commit?.();
+    return { path, files: files.map(([name]) => name), id: claimed.id, kept_identity: identity !== null, moved };
+  };
+  try {
+    // No read of the folder meanwhile: one between the files and the claim would serve them under another identity.
+    result = await folder.exclusively(() => secrets.atomically((staged) => configurationAside(definition.configuration, definition.secretsFrom, staged, secretKeys), write));
   } catch (error) {
     for (const name of written) rmSync(join(root, name), { force: true });
     throw error;
   }
+  await folder.reload();
+  return result;
 }

@@ -1,7 +1,7 @@
 import { isCredentialHeader } from '../../../../shared/secrets/credential-headers';
 import { REFERENCE_NAME_RULE, referencesIn, referenceTo, replaceReferences } from '../../../../shared/secrets/references';
 import { madeName } from '../../secrets/saved-credentials';
-import type { SecretStore } from '../../secrets/secret-store';
+import type { SecretStore, SecretWrites } from '../../secrets/secret-store';
 import { ValuesAsReferences } from '../../secrets/values-as-references';
 import { ApiProblem } from '../../server/problem';
 
@@ -63,12 +63,12 @@ export function resolvedConfiguration(configuration: Readonly<Record<string, str
 /**
  * The configuration as a file keeps it: each value that is a credential by its key's name (or named in `secretKeys`)
  * moved into Secrets (a value kept already reuses its name; another gets one made from `where` and the key), written
- * as its reference. Run it inside `secrets.atomically` with what must succeed with it.
+ * as its reference. Stage it in `secrets.atomically`, whose write is what must succeed with it.
  */
 export function configurationAside(
   configuration: Readonly<Record<string, string>>,
   where: string,
-  secrets: SecretStore,
+  secrets: SecretWrites,
   secretKeys: readonly string[],
 ): { configuration: Record<string, string>; moved: { key: string; secret: string }[] } {
   const moved: { key: string; secret: string }[] = [];

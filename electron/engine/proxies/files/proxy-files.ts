@@ -48,7 +48,7 @@ export class ProxyFiles {
   }
 
   async changeFolder(path: string | null): Promise<ProxyFilesView> {
-    this.deps.folder.open(await this.deps.setting.change(path));
+    await this.deps.folder.open(await this.deps.setting.change(path));
     return this.view();
   }
 
@@ -56,7 +56,7 @@ export class ProxyFiles {
    * Moves a proxy made through the API into the folder: its files written, its secret configuration values moved
    * into Secrets, and from then on it is the file's proxy, with the same id and key.
    */
-  exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
+  exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): Promise<DefinitionFilesWritten> {
     const proxy = this.deps.proxies.requireWritable(id);
     const { id: proxyId, key, created_at } = proxy;
     return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.exported(proxyId, workbenchCause()));
@@ -66,7 +66,7 @@ export class ProxyFiles {
    * Writes the hosted service's proxy object (GET /proxies/{id}) as a proxy file. Its read-only fields are left out;
    * its id and key are kept when no proxy here has either, so an integration's configuration works unchanged.
    */
-  importProxy(json: string, file: string | undefined, secretKeys: readonly string[]): DefinitionFilesWritten {
+  async importProxy(json: string, file: string | undefined, secretKeys: readonly string[]): Promise<DefinitionFilesWritten> {
     const hosted = hostedObject(json, 'proxy', 'GET /proxies/{id}');
     const body: Record<string, unknown> = { ...hosted };
     for (const field of READ_ONLY) delete body[field];
@@ -78,12 +78,12 @@ export class ProxyFiles {
     const definition = parseProxyRequest(body);
     checkDefinition(definition, this.deps.checks);
     const key = typeof hosted.key === 'string' && PROXY_KEY.test(hosted.key) ? hosted.key : null;
-    const identity = keptIdentity(hosted, key, (id) => this.deps.proxies.holds(id, key!) || this.deps.identities.hasId(id));
-    return this.write(definition, identity, file ?? fileBaseOf(definition.name, 'proxy'), secretKeys);
+    const identity = await keptIdentity(hosted, key, async (id) => this.deps.proxies.holds(id, key!) || (await this.deps.identities.hasId(id)));
+    return await this.write(definition, identity, file ?? fileBaseOf(definition.name, 'proxy'), secretKeys);
   }
 
   /** Writes `definition` as `<base>.json` and its code as `<base>.request.js` / `<base>.response.js`. */
-  private write(definition: ProxyDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => void): DefinitionFilesWritten {
+  private write(definition: ProxyDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => void): Promise<DefinitionFilesWritten> {
     const codeFile = (side: 'request' | 'response') => `${base}.${side}${CODE_FILE_SUFFIX}`;
     const code: [string, string][] = [];
     for (const side of ['request', 'response'] as const) {

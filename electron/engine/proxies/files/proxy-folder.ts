@@ -88,6 +88,8 @@ export class ProxyFolder {
   private firstEventAt = 0;
   private retry: NodeJS.Timeout | null = null;
   private missingReported = false;
+  /** The read under way, which the next waits for. */
+  private reading: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ProxyFolderDeps) {}
 
@@ -96,14 +98,16 @@ export class ProxyFolder {
   }
 
   /** Serves the proxies of `folder` from now on (null: none): those of the folder before go. */
-  open(folder: string | null): void {
+  async open(folder: string | null): Promise<void> {
     this.close();
+    // A read of the folder before finishes first, so it never installs what this one just took away.
+    await this.reading;
     for (const { kind, served } of this.loaded.values()) if (served) this.kindOf(kind).uninstall(served.id);
     this.loaded.clear();
     this.current = folder;
     this.missingReported = false;
     if (folder === null) return;
-    this.reload();
+    await this.reload();
     this.watch();
   }
 
@@ -121,8 +125,30 @@ export class ProxyFolder {
     return this.deps.kinds.find((k) => path.endsWith(k.suffix));
   }
 
-  /** Reads the folder now: new, changed and removed files take effect before this returns. */
-  reload(): void {
+  /**
+   * Reads the folder now: new, changed and removed files take effect before this resolves. One read at a time, since
+   * each awaits the identities of the files it finds (kept in the database).
+   */
+  reload(): Promise<void> {
+    return this.exclusively(() => this.read());
+  }
+
+  /** Runs `work` with no read of the folder meanwhile (an export writing its files and claiming their identity). */
+  exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.reading.then(work);
+    this.reading = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
+  }
+
+  /** A read the watcher starts: what stops it (the database out of reach) is reported, and the next change tries again. */
+  private reloadLater(then?: () => void): void {
+    this.reload().then(then, (error: unknown) => this.deps.report(`proxies: the folder ${this.current} could not be read again: ${(error as Error).message}`));
+  }
+
+  private async read(): Promise<void> {
     if (this.current === null) return;
     let paths: string[];
     try {
@@ -146,7 +172,7 @@ export class ProxyFolder {
     for (const path of gone) {
       const before = this.loaded.get(path)!;
       const to = [...reads].find(([other, { kind, read }]) => !this.loaded.has(other) && kind.kind === before.kind && read.fingerprint === before.fingerprint)?.[0];
-      if (to !== undefined && before.served && this.kindOf(before.kind).identities.move(path, to)) {
+      if (to !== undefined && before.served && (await this.kindOf(before.kind).identities.move(path, to))) {
         renamed.add(path);
         this.deps.report(`proxies: ${path} was renamed ${to}: its ${before.kind} keeps its identity`);
       }
@@ -169,7 +195,7 @@ export class ProxyFolder {
         this.deps.report(`proxies: ${path}: ${read.outcome.problems.join('; ')} (${keeps})`);
         continue;
       }
-      const identity = kind.identities.of(path);
+      const identity = await kind.identities.of(path);
       const served = kind.install({ path, folder: this.current, identity }, read.outcome.definition, before?.served ?? null);
       this.loaded.set(path, { ...state, state: 'loaded', served: { id: served.id, name: served.name }, problems: [], warnings: read.outcome.warnings });
       this.deps.report(`proxies: ${path}: ${before ? 'reloaded' : 'loaded'} ${kind.kind} “${served.name}” (${served.id})`);
@@ -188,7 +214,7 @@ export class ProxyFolder {
         const wait = Math.max(0, Math.min(SETTLE_MS, this.firstEventAt + MAX_WAIT_MS - now));
         this.settle = setTimeout(() => {
           this.settle = null;
-          this.reload();
+          this.reloadLater();
         }, wait).unref();
       });
     } catch {
@@ -208,8 +234,9 @@ export class ProxyFolder {
     this.retry = setTimeout(() => {
       this.retry = null;
       if (this.watcher) return;
-      this.reload();
-      if (!this.missingReported) this.watch();
+      this.reloadLater(() => {
+        if (!this.missingReported && !this.watcher) this.watch();
+      });
     }, RETRY_MS).unref();
   }
 

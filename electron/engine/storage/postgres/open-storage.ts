@@ -1,0 +1,80 @@
+import type pg from 'pg';
+import { Sealer } from '../crypto';
+import { recordKeyCheck, refuseOtherKey } from '../vault-key';
+import { openPostgresPool } from './connection';
+import { migratePostgres } from './migrate';
+import { NotifyChannel } from './notify-channel';
+import { PostgresUnits } from './unit-driver';
+
+/** The database would not answer (down, refused, unknown host, login refused): said without the URL's password. */
+export class DatabaseUnreachableError extends Error {}
+
+export interface PostgresStorage {
+  readonly pool: pg.Pool;
+  readonly units: PostgresUnits;
+  readonly sealer: Sealer;
+  /** Stops the notify connection and ends the pool. */
+  close(): Promise<void>;
+}
+
+export interface PostgresStorageOptions {
+  url: string;
+  /** The vault's master key, always supplied: over a shared database no data folder holds a key file. */
+  masterKey: Buffer;
+  /** What went wrong on a connection after the start (a dropped idle connection, a failed reconnect). */
+  onError?: (error: unknown) => void;
+}
+
+/** Where `url` points, as an error may say it: host, port, database and user, never the password. */
+function databaseNamed(url: string): string {
+  const { hostname, port, pathname, username } = new URL(url);
+  return `${hostname}:${port || '5432'}/${decodeURIComponent(pathname.slice(1))}${username ? ` as ${decodeURIComponent(username)}` : ''}`;
+}
+
+async function reach(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const password = decodeURIComponent(new URL(url).password);
+    const reason = (message || code || 'no answer').split(password || '\0').join('***');
+    throw new DatabaseUnreachableError(`Cannot reach the database at ${databaseNamed(url)}: ${reason}`);
+  }
+}
+
+const hasSettings = async (pool: pg.Pool) => (await pool.query<{ present: boolean }>("SELECT to_regclass('settings') IS NOT NULL AS present")).rows[0].present;
+
+/**
+ * Opens the shared database a replica runs on: reaches it (one clear error if it cannot), refuses a master key other
+ * than the one the vault was sealed with before writing anything, brings the schema up to date under the migrations'
+ * advisory lock, keeps the key's check value (one, however many replicas start together), and starts the runner with
+ * the notify connection that brings other replicas' change notices.
+ */
+export async function openPostgresStorage({ url, masterKey, onError = () => undefined }: PostgresStorageOptions): Promise<PostgresStorage> {
+  const sealer = new Sealer(masterKey);
+  const pool = openPostgresPool(url);
+  pool.on('error', onError);
+  const notify = new NotifyChannel(url, { onReconnect: () => units.changes.resync(), onError });
+  const units = new PostgresUnits(pool);
+  try {
+    await reach(pool, url);
+    if (await hasSettings(pool)) await refuseOtherKey(units, sealer, null);
+    await migratePostgres(pool);
+    await recordKeyCheck(units, sealer, null);
+    await notify.start();
+    await units.hear(notify);
+  } catch (error) {
+    await notify.stop();
+    await pool.end();
+    throw error;
+  }
+  return {
+    pool,
+    units,
+    sealer,
+    async close() {
+      await notify.stop();
+      await pool.end();
+    },
+  };
+}
