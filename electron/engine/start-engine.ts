@@ -38,6 +38,7 @@ import { ReactorResults } from './reactors/reactor-results';
 import { reactorRoutes } from './reactors/reactor-routes';
 import { ReactorStore } from './reactors/reactor-store';
 import { FileIdentities } from './proxies/files/file-identities';
+import { Housekeeping } from './housekeeping/housekeeping';
 import { ProxyFiles } from './proxies/files/proxy-files';
 import { proxyFolderKind } from './proxies/files/proxy-file';
 import { ProxyFolder } from './proxies/files/proxy-folder';
@@ -461,16 +462,22 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   tokenStore.backlog.start(config.log);
   // What a previous run left pending is sent again now (at least once), once the service's own port is known.
   webhooks.dispatcher.start();
-  const housekeeping = setInterval(() => {
-    tokenStore.purgeExpired();
-    intentStore.purgeExpired();
-    void idempotency.prune();
-    void transactions.prune();
-    void reactorResults.purgeExpired();
-    void clientKeys.purgeExpired();
-    void sessions.purgeExpired();
-    activeTokens.purgeOld();
-  }, 60_000).unref();
+  const housekeeping = new Housekeeping(
+    [
+      { name: 'expired tokens', run: () => tokenStore.purgeExpired() },
+      { name: 'expired token intents', run: () => intentStore.purgeExpired() },
+      { name: 'idempotency records', run: () => idempotency.prune() },
+      // Another replica's transactions, which this one's expiry timer does not know of.
+      { name: 'transaction expiry', run: () => transactions.expireDue() },
+      { name: 'ended transactions', run: () => transactions.prune() },
+      { name: 'reactor results', run: () => reactorResults.purgeExpired() },
+      { name: 'client keys', run: () => clientKeys.purgeExpired() },
+      { name: 'sessions', run: () => sessions.purgeExpired() },
+      { name: 'active tokens', run: () => activeTokens.purgeOld() },
+    ],
+    { intervalMs: 60_000, leader: null, onError: (job, error) => config.log(`Housekeeping (${job}) failed: ${error instanceof Error ? error.message : String(error)}`) },
+  );
+  housekeeping.start();
 
   let stopped = false;
   return {
@@ -499,7 +506,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(housekeeping);
+      await housekeeping.stop();
       transactions.stop();
       tokenStore.backlog.stop();
       collections.close();

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventCause, EventOutbox, RaisedEvent } from '../events/event-outbox';
+import { keepCoherent } from '../storage/coherent-memory';
 import type { Sealer } from '../storage/crypto';
 import { afterRun, type AnyUnitRunner, query, tx, type Unit } from '../storage/unit';
 import { ApiProblem } from '../server/problem';
@@ -64,6 +65,9 @@ interface KeyRow extends ApiKeyInfo {
 
 const KEY_COLUMNS = `k.id, k.application_id, k.key_hash, k.key_last4, k.created_by, k.created_at, kept.purpose AS kept, kept.sealed
   FROM api_keys k LEFT JOIN kept_keys kept ON kept.key_id = k.id`;
+
+/** The change feed's channel of the application units, naming the application changed. */
+const CHANNEL = 'applications';
 
 const q = {
   application: query<ApplicationRow>('application by id', 'SELECT * FROM applications WHERE id = ?'),
@@ -182,9 +186,16 @@ export class ApplicationStore {
     readonly tenantId: string,
     /** Where changes to applications and their keys raise their events. */
     private readonly outbox: EventOutbox,
-  ) {}
+  ) {
+    keepCoherent(units.changes, { channel: CHANNEL, reloadOne: (id) => this.reload(id), reloadAll: () => this.load() });
+  }
 
-  /** Reads every application and key into memory: once at start, before any request. */
+  /** The application `id` read again, after another replica changed it. */
+  private async reload(id: string): Promise<void> {
+    this.settle(id, await this.units.read(() => holding(id)));
+  }
+
+  /** Reads every application and key into memory: once at start, before any request; again when notices were lost. */
   async load(): Promise<void> {
     const { rows, keys } = await this.units.read(function* () {
       return { rows: yield* tx.all(q.applications), keys: yield* tx.all(q.keys) };
@@ -215,6 +226,7 @@ export class ApplicationStore {
   private changing<T>(id: string, change: () => Unit<T>): T | Promise<T> {
     const answer = this.units.run(function* () {
       const value = yield* change();
+      yield* tx.notify(CHANNEL, id);
       return [value, yield* holding(id)] as const;
     });
     return afterRun(answer, ([value, now]) => {
@@ -260,6 +272,7 @@ export class ApplicationStore {
       yield* this.outbox.store({ type: 'application.created', data: () => ({ application }), ...cause });
       if (newKey) yield* this.outbox.store(keyEvent('application.key.created', id, newKey, cause));
     }
+    yield* tx.notify(CHANNEL, id);
     return { held: (yield* holding(id))!, key: newKey };
   }
 

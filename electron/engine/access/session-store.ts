@@ -2,6 +2,7 @@ import type { EventCause, EventOutbox } from '../events/event-outbox';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
+import { keepRowsCoherent } from '../storage/coherent-memory';
 import type { Sealer } from '../storage/crypto';
 import { type AnyUnitRunner, query, tx } from '../storage/unit';
 import type { AccessRule } from './permissions';
@@ -59,6 +60,9 @@ const grantOf = (row: SessionRow): SessionGrant => ({
   expires_at: row.expires_at,
 });
 
+/** The change feed's channel of the session units, naming the session changed. */
+const CHANNEL = 'sessions';
+
 const q = {
   insert: query('insert session', `INSERT INTO sessions (id, application_id, key_hash, nonce_hash, created_at, expires_at)
     VALUES (?, ?, ?, ?, ?, ?)`),
@@ -89,10 +93,14 @@ export class SessionStore {
     private readonly sealer: Sealer,
     /** Where making and authorizing a session raise their events (never with its key or nonce). */
     private readonly outbox: EventOutbox,
-  ) {}
+  ) {
+    keepRowsCoherent(units, CHANNEL, q.byId, (id, row) => this.settle(id, row && row.expires_at > nowIso() ? row : undefined), () => this.load());
+  }
 
-  /** Reads the live sessions into memory: once at start, before any request. */
+  /** Reads the live sessions into memory: once at start, before any request; again when notices were lost. */
   async load(): Promise<void> {
+    this.held.clear();
+    this.byHash.clear();
     for (const row of await this.units.read(() => tx.all(q.live, [nowIso()]))) this.settle(row.id, row);
   }
 
@@ -122,6 +130,7 @@ export class SessionStore {
       yield* tx.run(q.insert, [id, applicationId, ...hashes, createdAt, expiresAt]);
       const session = { id, application_id: applicationId, created_at: createdAt, expires_at: expiresAt };
       yield* outbox.store({ type: 'session.created', data: () => ({ session }), ...cause });
+      yield* tx.notify(CHANNEL, id);
       return yield* tx.get(q.byId, [id]);
     });
     this.committed(id, row);
@@ -162,6 +171,7 @@ export class SessionStore {
       if ((yield* tx.run(q.authorize, granted)).changes === 0) throw new ApiProblem(409, `Session ${row.id} is already authorized: a nonce authorizes once`);
       const session = { id: row.id, application_id: row.application_id, authorized_by: authorizedBy, authorized_at: granted.at, expires_at: granted.expires_at };
       yield* outbox.store({ type: 'session.authorized', data: () => ({ session }), ...cause });
+      yield* tx.notify(CHANNEL, row.id);
       return (yield* tx.get(q.byId, [row.id]))!;
     });
     this.committed(row.id, row);
@@ -185,14 +195,22 @@ export class SessionStore {
    * workbench's user may). A 404 when there is no live session by that id.
    */
   async revoke(id: string): Promise<void> {
-    const { changes } = await this.units.run(() => tx.run(q.revoke, [id, nowIso()]));
+    const { changes } = await this.units.run(function* () {
+      const revoked = yield* tx.run(q.revoke, [id, nowIso()]);
+      if (revoked.changes > 0) yield* tx.notify(CHANNEL, id);
+      return revoked;
+    });
     if (changes === 0) throw new ApiProblem(404, `No live session ${id}: it has expired or was revoked`);
     this.settle(id, undefined);
   }
 
   /** Deletes the sessions past their expiry; findByKey already treats them as gone. */
   async purgeExpired(): Promise<number> {
-    const ids = await this.units.run(() => tx.all(q.purge, [nowIso()]));
+    const ids = await this.units.run(function* () {
+      const purged = yield* tx.all(q.purge, [nowIso()]);
+      for (const id of purged) yield* tx.notify(CHANNEL, id);
+      return purged;
+    });
     for (const id of ids) this.settle(id, undefined);
     return ids.length;
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { query, tx, type AnyUnitRunner, type Params, type Query, type Unit } from '../storage/unit';
+import type { ChangeNotice } from '../storage/change-feed';
 import type { EventType } from './event-types';
 
 /**
@@ -137,16 +138,21 @@ export class EventOutbox {
     if (this.wanted.has(raised.type)) yield* tx.run(insertEvent, [JSON.stringify(this.eventOf(raised))]);
   }
 
-  /** A change of one statement and the event it raises, in the caller's unit: the event only if a row changed. */
-  *changing(statement: Query, params: Params, event: RaisedEvent | null): Unit<number> {
+  /**
+   * A change of one statement, the event it raises and its notice to the change feed, in the caller's unit: the event
+   * and the notice only if a row changed.
+   */
+  *changing(statement: Query, params: Params, event: RaisedEvent | null, notice: ChangeNotice): Unit<number> {
     const { changes } = yield* tx.run(statement, params);
-    if (event && changes > 0) yield* this.store(event);
+    if (changes === 0) return 0;
+    if (event) yield* this.store(event);
+    yield* tx.notify(notice.channel, notice.id);
     return changes;
   }
 
   /** The same as a unit of its own on the caller's runner, the readers woken once it has committed: how many rows changed. */
-  async change(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null): Promise<number> {
-    const changes = await units.run(() => this.changing(statement, params, event));
+  async change(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null, notice: ChangeNotice): Promise<number> {
+    const changes = await units.run(() => this.changing(statement, params, event, notice));
     this.committed();
     return changes;
   }
@@ -155,8 +161,8 @@ export class EventOutbox {
    * The same inside a transaction still written on SQLite's connection (a folder export's, with the secret store),
    * whose runner answers at once: a failure throws here and rolls that transaction back.
    */
-  changeNow(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null): void {
-    void units.run(() => this.changing(statement, params, event));
+  changeNow(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null, notice: ChangeNotice): void {
+    void units.run(() => this.changing(statement, params, event, notice));
     this.committed();
   }
 

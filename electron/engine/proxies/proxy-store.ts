@@ -7,6 +7,7 @@ import type { EventCause, EventOutbox, RaisedEvent } from '../events/event-outbo
 import { randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
+import { keepRowsCoherent } from '../storage/coherent-memory';
 import type { Sealer } from '../storage/crypto';
 import { writable } from './files/file-served';
 import { definitionOf, type ProxyDefinition, type RequestedChange, type StoredProxy } from './proxy-model';
@@ -14,7 +15,10 @@ import { query, tx, type AnyUnitRunner, type Query } from '../storage/unit';
 
 /** The vault's wipe: every proxy of the API goes (ProxyStore.forgetAll once committed). */
 export const deleteAllProxies = query('delete all proxies', 'DELETE FROM proxies');
+/** The change feed's channel of the proxies' changes, naming the proxy changed. */
+const CHANNEL = 'proxies';
 const everyProxy = query<ProxyRow>('every proxy', 'SELECT * FROM proxies ORDER BY created_at, id');
+const oneProxy = query<ProxyRow>('proxy by id', 'SELECT * FROM proxies WHERE id = ?');
 const insertProxy = query('insert proxy', `INSERT INTO proxies (id, name, destination_url, definition, sealed, state, created_by, created_at)
   VALUES (@id, @name, @destination_url, @definition, @sealed, @state, @created_by, @created_at)`);
 const updateProxy = query('update proxy', `UPDATE proxies SET name = @name, destination_url = @destination_url, definition = @definition, sealed = @sealed,
@@ -97,11 +101,22 @@ export class ProxyStore {
     private readonly sealer: Sealer,
     /** Where the API's changes to proxies raise their events. */
     private readonly outbox: EventOutbox,
-  ) {}
+  ) {
+    keepRowsCoherent(units, CHANNEL, oneProxy, (id, row) => this.settleRow(id, row), () => this.load());
+  }
 
-  /** Reads the API's proxies into memory; called once, before a call or a route looks one up. */
+  /** Reads the API's proxies into memory: once at start, before anything looks one up, and again when notices were lost. */
   async load(): Promise<void> {
-    for (const row of await this.units.read(() => tx.all(everyProxy))) this.remember(this.hydrate(row));
+    const rows = await this.units.read(() => tx.all(everyProxy));
+    this.forgetAll();
+    for (const row of rows) this.remember(this.hydrate(row));
+  }
+
+  /** A row another replica changed, as the database now holds it. */
+  private settleRow(id: string, row: ProxyRow | undefined): void {
+    const held = this.byId.get(id);
+    if (row) this.settle(this.hydrate(row));
+    else if (held) this.settle(held, true);
   }
 
   private hydrate(row: ProxyRow): StoredProxy {
@@ -129,8 +144,8 @@ export class ProxyStore {
   }
 
   /** One statement on the proxy's row and the event it raises, committed or rolled back together. */
-  private write(statement: Query, params: object, event: RaisedEvent | null): Promise<number> {
-    return this.outbox.change(this.units, statement, params, event);
+  private write(statement: Query, params: { id: string }, event: RaisedEvent | null): Promise<number> {
+    return this.outbox.change(this.units, statement, params, event, { channel: CHANNEL, id: params.id });
   }
 
   /** The one place memory follows a committed change: the proxy as it now is, or gone. */
@@ -223,7 +238,7 @@ export class ProxyStore {
   /** The same, for the export that moves the proxy into a file (outbox.changeNow): it leaves memory before the folder is read again. */
   exported(id: string, cause: EventCause): void {
     const proxy = this.requireWritable(id);
-    this.outbox.changeNow(this.units, deleteProxy, { id: proxy.id }, deleted(proxy, cause));
+    this.outbox.changeNow(this.units, deleteProxy, { id: proxy.id }, deleted(proxy, cause), { channel: CHANNEL, id: proxy.id });
     this.settle(proxy, true);
   }
 

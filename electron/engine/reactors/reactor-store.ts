@@ -8,13 +8,17 @@ import { nowIso } from '../clock';
 import { missingDependencies } from '../code-runtime';
 import { writable } from '../proxies/files/file-served';
 import { ApiProblem } from '../server/problem';
+import { keepRowsCoherent } from '../storage/coherent-memory';
 import type { Sealer } from '../storage/crypto';
 import { definitionOf, type ReactorDefinition, type RequestedReactorChange, type StoredReactor } from './reactor-model';
 import { query, tx, type AnyUnitRunner, type Query } from '../storage/unit';
 
 /** The vault's wipe: every reactor of the API goes (ReactorStore.forgetAll once committed). */
 export const deleteAllReactors = query('delete all reactors', 'DELETE FROM reactors');
+/** The change feed's channel of the reactors' changes, naming the reactor changed. */
+const CHANNEL = 'reactors';
 const everyReactor = query<ReactorRow>('every reactor', 'SELECT * FROM reactors ORDER BY created_at, id');
+const oneReactor = query<ReactorRow>('reactor by id', 'SELECT * FROM reactors WHERE id = ?');
 const insertReactor = query('insert reactor', `INSERT INTO reactors (id, name, definition, sealed, state, created_by, created_at)
   VALUES (@id, @name, @definition, @sealed, @state, @created_by, @created_at)`);
 const updateReactor = query('update reactor', `UPDATE reactors SET name = @name, definition = @definition, sealed = @sealed, state = @state,
@@ -65,15 +69,28 @@ export class ReactorStore {
     private readonly sealer: Sealer,
     /** Where the API's changes to reactors raise their events. */
     private readonly outbox: EventOutbox,
-  ) {}
+  ) {
+    keepRowsCoherent(units, CHANNEL, oneReactor, (id, row) => this.settleRow(id, row), () => this.load());
+  }
 
-  /** Reads the API's reactors into memory; called once, before a react or a route looks one up. */
+  /** Reads the API's reactors into memory: once at start, before anything looks one up, and again when notices were lost. */
   async load(): Promise<void> {
-    for (const row of await this.units.read(() => tx.all(everyReactor))) {
-      const plain = JSON.parse(row.definition) as PlainPart;
-      const sealed = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
-      this.byId.set(row.id, { ...row, ...plain, ...sealed });
-    }
+    const rows = await this.units.read(() => tx.all(everyReactor));
+    this.forgetAll();
+    for (const row of rows) this.byId.set(row.id, this.hydrate(row));
+  }
+
+  /** A row another replica changed, as the database now holds it. */
+  private settleRow(id: string, row: ReactorRow | undefined): void {
+    const held = this.byId.get(id);
+    if (row) this.settle(this.hydrate(row));
+    else if (held) this.settle(held, true);
+  }
+
+  private hydrate(row: ReactorRow): StoredReactor {
+    const plain = JSON.parse(row.definition) as PlainPart;
+    const sealed = this.sealer.openJson<SealedPart>(row.sealed, binding(row.id));
+    return { ...row, ...plain, ...sealed };
   }
 
   private rowOf(reactor: StoredReactor) {
@@ -84,7 +101,7 @@ export class ReactorStore {
 
   /** The reactor's row written with its event, committed or rolled back together; a 404 when another writer deleted it. */
   private async write(statement: Query, reactor: StoredReactor, event: RaisedEvent | null): Promise<StoredReactor> {
-    if ((await this.outbox.change(this.units, statement, this.rowOf(reactor), event)) === 0) {
+    if ((await this.outbox.change(this.units, statement, this.rowOf(reactor), event, { channel: CHANNEL, id: reactor.id })) === 0) {
       this.settle(reactor, true);
       throw new ApiProblem(404, `Reactor ${reactor.id} not found`);
     }
@@ -146,14 +163,14 @@ export class ReactorStore {
 
   async delete(id: string, cause: EventCause): Promise<void> {
     const reactor = this.requireWritable(id);
-    await this.outbox.change(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause));
+    await this.outbox.change(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause), { channel: CHANNEL, id: reactor.id });
     this.settle(reactor, true);
   }
 
   /** The same, for the export that moves the reactor into a file (outbox.changeNow): it leaves memory before the folder is read again. */
   exported(id: string, cause: EventCause): void {
     const reactor = this.requireWritable(id);
-    this.outbox.changeNow(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause));
+    this.outbox.changeNow(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause), { channel: CHANNEL, id: reactor.id });
     this.settle(reactor, true);
   }
 

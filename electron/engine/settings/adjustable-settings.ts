@@ -1,7 +1,7 @@
 import { resolveConfig, type EngineConfig } from '../engine-config';
 import { ApiProblem } from '../server/problem';
 import { afterRun, type AnyUnitRunner, tx } from '../storage/unit';
-import { readSetting, writeSetting } from './setting-row';
+import { followSetting, readSetting, writingSetting } from './setting-row';
 
 /** The proxy's limits Settings may change while the engine runs, each with the `serve` flag that sets it at start. */
 export const PROXY_LIMITS = {
@@ -80,6 +80,11 @@ export class AdjustableSettings<Name extends keyof EngineConfig> {
     this.names = Object.keys(flags) as Name[];
     this.pinned = this.pick(given);
     this.defaults = this.pick(defaults) as Values<Name>;
+    // Another replica's change applies here as this one's does.
+    followSetting(units, key, async () => {
+      await this.load();
+      this.apply(this.current());
+    });
   }
 
   /** Reads what Settings saved and applies it: once at start, before anything reads the config. */
@@ -118,7 +123,7 @@ export class AdjustableSettings<Name extends keyof EngineConfig> {
       if (value === null) delete next[name];
       else if (value !== undefined) next[name] = value;
     }
-    return afterRun(this.units.run(() => tx.run(writeSetting, [this.key, JSON.stringify(next)])), () => {
+    return afterRun(this.units.run(() => writingSetting(this.key, JSON.stringify(next))), () => {
       this.stored = next;
       this.apply(this.applyToConfig());
       return this.state();

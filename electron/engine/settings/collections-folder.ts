@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ApiProblem } from '../server/problem';
 import { afterRun, type AnyUnitRunner, tx } from '../storage/unit';
-import { readSetting, writeSetting } from './setting-row';
+import { followSetting, readSetting, writingSetting } from './setting-row';
 
 /** The row of the vault's settings table that keeps the folder Settings chose. */
 const KEY = 'collections_folder';
@@ -76,7 +76,10 @@ export class CollectionsFolder {
       dataDir: string | null;
       log: (line: string) => void;
     },
-  ) {}
+  ) {
+    // What this replica shows as chosen follows another's choice; the folder in use changes at the next start.
+    followSetting(units, KEY, () => this.load());
+  }
 
   /** Reads the folder Settings chose: once at start. */
   async load(): Promise<void> {
@@ -118,7 +121,7 @@ export class CollectionsFolder {
     }
     const folder = path === null ? this.options.default : this.usable(expanded(path));
     const stored = path === null ? null : folder;
-    return afterRun(this.units.run(() => tx.run(writeSetting, [KEY, JSON.stringify(stored)])), () => {
+    return afterRun(this.units.run(() => writingSetting(KEY, JSON.stringify(stored))), () => {
       this.stored = stored;
       return folder;
     });

@@ -1,7 +1,7 @@
 import { ApiProblem } from '../server/problem';
 import { afterRun, type AnyUnitRunner, tx } from '../storage/unit';
 import { expanded, madeFolder, operatorFixedProblem } from './collections-folder';
-import { readSetting, writeSetting } from './setting-row';
+import { followSetting, readSetting, writingSetting } from './setting-row';
 
 /** The row of the vault's settings table that keeps the proxies folder Settings chose. */
 const KEY = 'proxies_folder';
@@ -18,7 +18,10 @@ export class ProxiesFolderSetting {
     private readonly pinned: string | null,
     /** The bind beyond loopback (`--host …`) that leaves the folder to the operator's flags; null on loopback. */
     private readonly operatorFixed: string | null = null,
-  ) {}
+  ) {
+    // What this replica shows as chosen follows another's choice; the folder in use changes at the next start.
+    followSetting(units, KEY, () => this.load());
+  }
 
   /** Reads the folder Settings chose: once at start. */
   async load(): Promise<void> {
@@ -40,7 +43,7 @@ export class ProxiesFolderSetting {
     if (this.operatorFixed !== null) throw operatorFixedProblem('proxies', '--proxies', this.operatorFixed);
     if (this.pinned !== null) throw new ApiProblem(409, `The proxies folder is fixed by the start flag --proxies ${this.pinned}: start the engine without it to choose one here`);
     const folder = path === null ? null : madeFolder(expanded(path));
-    return afterRun(this.units.run(() => tx.run(writeSetting, [KEY, JSON.stringify(folder)])), () => {
+    return afterRun(this.units.run(() => writingSetting(KEY, JSON.stringify(folder))), () => {
       this.stored = folder;
       return folder;
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import type { EventActor, EventCause, EventOutbox } from '../events/event-outbox';
+import { keepCoherent } from '../storage/coherent-memory';
 import { type AnyUnitRunner, query, tx, type Unit } from '../storage/unit';
 import type { TenantSettingsMap } from '../../../shared/workbench/tenant-contract';
 import { rulesOf, settingsMap, type TenantRules, type TenantSettings } from './tenant-settings';
@@ -37,6 +38,9 @@ export interface TenantChange {
   settings: TenantSettings;
 }
 
+/** The change feed's channel of the tenant's changes. */
+const CHANNEL = 'tenant';
+
 const q = {
   get: query<TenantRow>('tenant', 'SELECT * FROM tenant WHERE id = ?'),
   /** The first start's tenant; replicas starting together make it once. */
@@ -59,7 +63,11 @@ export class TenantStore {
     private readonly units: AnyUnitRunner,
     private readonly id: string,
     private readonly outbox: EventOutbox,
-  ) {}
+  ) {
+    // Another replica's change applies from this one's next request too.
+    const reload = async () => this.settle((await this.units.read(() => tx.get(q.get, [this.id])))!);
+    keepCoherent(units.changes, { channel: CHANNEL, reloadOne: reload, reloadAll: reload });
+  }
 
   /** Reads the tenant into memory, making it on the first start: once at start, before any request. */
   async load(): Promise<void> {
@@ -100,6 +108,7 @@ export class TenantStore {
     const fields = { id, name: change.name, settings: JSON.stringify(change.settings), modified_by: actor?.id ?? this.owner.id, modified_at: nowIso() };
     const row = await this.units.run(function* () {
       yield* tx.run(q.update, fields);
+      yield* tx.notify(CHANNEL, id);
       const row = (yield* tx.get(q.get, [id]))!;
       const { name, created_by, created_at, modified_by, modified_at } = viewOf(row);
       yield* outbox.store({ type: 'tenant.updated', data: () => ({ tenant: { id, name, created_by, created_at, modified_by, modified_at } }), actor, traceId });
@@ -116,6 +125,7 @@ export class TenantStore {
    */
   *resetting(): Unit<TenantRow> {
     yield* tx.run(q.reset, { id: this.id, name: DEFAULT_TENANT_NAME, created_at: nowIso() });
+    yield* tx.notify(CHANNEL, this.id);
     return (yield* tx.get(q.get, [this.id]))!;
   }
 }

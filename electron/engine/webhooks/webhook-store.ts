@@ -8,7 +8,8 @@ import { nowIso } from '../clock';
 import type { EventType } from '../events/event-types';
 import type { EventOutbox } from '../events/event-outbox';
 import { ApiProblem } from '../server/problem';
-import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
+import { keepRowsCoherent } from '../storage/coherent-memory';
+import { query, tx, type AnyUnitRunner, type Query, type Unit } from '../storage/unit';
 import { MAX_WEBHOOKS, type StoredWebhook, type WebhookDefinition } from './webhook-model';
 
 /** The vault's wipe: every webhook goes, its deliveries with it (WebhookStore.forgetAll once committed). */
@@ -16,7 +17,11 @@ export const deleteAllWebhooks = query('delete all webhooks', 'DELETE FROM webho
 
 type WebhookRow = Omit<StoredWebhook, 'events'> & { events: string };
 
+/** The change feed's channel of the webhook units, naming the webhook changed. */
+const CHANNEL = 'webhooks';
+
 const every = query<WebhookRow>('every webhook', 'SELECT * FROM webhooks ORDER BY created_at, id');
+const one = query<WebhookRow>('webhook by id', 'SELECT * FROM webhooks WHERE id = ?');
 // Two replicas creating at once must not both pass the limit: PostgreSQL serializes the count and its insert on an
 // advisory lock; SQLite's writer already runs alone.
 const lockCount = query('lock the webhook count', 'SELECT 1', { postgres: "SELECT pg_advisory_xact_lock(hashtext('tokenbench.webhooks'))" });
@@ -29,16 +34,24 @@ const disableOne = query('disable webhook', "UPDATE webhooks SET status = 'disab
 const deleteOne = query('delete webhook', 'DELETE FROM webhooks WHERE id = ?');
 
 const rowOf = (webhook: StoredWebhook) => ({ ...webhook, events: JSON.stringify(webhook.events) });
+const webhookOf = (row: WebhookRow): StoredWebhook => ({ ...row, events: JSON.parse(row.events) as EventType[] });
+
+/** One statement on the webhook `id`, noticed by the other replicas when it changed a row: how many it changed. */
+function* changing(id: string, statement: Query, params: object): Unit<number> {
+  const { changes } = yield* tx.run(statement, params);
+  if (changes > 0) yield* tx.notify(CHANNEL, id);
+  return changes;
+}
 const LIMIT_REACHED = `A tenant has at most ${MAX_WEBHOOKS} webhooks: delete one (DELETE /webhooks/{id}) or subscribe an existing one to more events`;
 
 function* creating(webhook: StoredWebhook): Unit<void> {
   yield* tx.get(lockCount);
   if (((yield* tx.get(count)) ?? 0) >= MAX_WEBHOOKS) throw new ApiProblem(422, LIMIT_REACHED);
-  yield* tx.run(insert, rowOf(webhook));
+  yield* changing(webhook.id, insert, rowOf(webhook));
 }
 
 function* replacing(webhook: StoredWebhook): Unit<boolean> {
-  return (yield* tx.run(update, rowOf(webhook))).changes > 0;
+  return (yield* changing(webhook.id, update, rowOf(webhook))) > 0;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,13 +62,15 @@ export class WebhookStore {
   constructor(
     private readonly units: AnyUnitRunner,
     private readonly outbox: EventOutbox,
-  ) {}
+  ) {
+    keepRowsCoherent(units, CHANNEL, one, (id, row) => (row ? this.settle(id, webhookOf(row)) : this.settle(id, undefined)), () => this.load());
+  }
 
-  /** Reads every webhook into memory; called once, before anything asks which webhooks want an event. */
+  /** Reads every webhook into memory; once, before anything asks which webhooks want an event, and again when notices were lost. */
   async load(): Promise<void> {
     const rows = await this.units.read(() => tx.all(every));
     this.byId.clear();
-    for (const row of rows) this.byId.set(row.id, { ...row, events: JSON.parse(row.events) as EventType[] });
+    for (const row of rows) this.byId.set(row.id, webhookOf(row));
     this.subscribe();
   }
 
@@ -100,13 +115,13 @@ export class WebhookStore {
   async disable(id: string): Promise<void> {
     const webhook = this.byId.get(id);
     if (!webhook || webhook.status === 'disabled') return;
-    if ((await this.units.run(() => tx.run(disableOne, [id]))).changes > 0) this.settle(id, { ...webhook, status: 'disabled' });
+    if ((await this.units.run(() => changing(id, disableOne, [id]))) > 0) this.settle(id, { ...webhook, status: 'disabled' });
   }
 
   /** Removes the webhook and, with it, its deliveries (pending ones too). */
   async delete(id: string): Promise<void> {
     const webhook = this.require(id);
-    await this.units.run(() => tx.run(deleteOne, [webhook.id]));
+    await this.units.run(() => changing(webhook.id, deleteOne, [webhook.id]));
     this.settle(webhook.id, undefined);
   }
 

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ApplicationStore } from '../../electron/engine/access/application-store';
+import { Authenticator } from '../../electron/engine/access/authenticator';
+import { SessionStore } from '../../electron/engine/access/session-store';
+import { resolveConfig } from '../../electron/engine/engine-config';
+import { EventOutbox, WORKBENCH_CAUSE } from '../../electron/engine/events/event-outbox';
+import { ProxyStore } from '../../electron/engine/proxies/proxy-store';
+import { ReactorStore } from '../../electron/engine/reactors/reactor-store';
+import type { ApiProblem } from '../../electron/engine/server/problem';
+import { AdjustableSettings, PROXY_LIMITS } from '../../electron/engine/settings/adjustable-settings';
+import { CollectionsFolder } from '../../electron/engine/settings/collections-folder';
+import { ProxiesFolderSetting } from '../../electron/engine/settings/proxies-folder';
+import { Sealer } from '../../electron/engine/storage/crypto';
+import type { AnyUnitRunner } from '../../electron/engine/storage/unit';
+import { TenantStore } from '../../electron/engine/tenant/tenant-store';
+import { WebhookStore } from '../../electron/engine/webhooks/webhook-store';
+import { describePostgres } from '../support/postgres-suite';
+import { twoReplicas, type Replica } from '../support/replicas';
+
+/**
+ * Two replicas over one PostgreSQL database, each with its own instance of every store that holds rows in memory: a
+ * change made through one is what the other answers within a second, and a change whose notice was lost (the notify
+ * connection down) is read again once that connection comes back.
+ */
+const TENANT = 'tenant-1';
+const WITHIN = { timeout: 1_000, interval: 20 };
+const sealer = new Sealer(randomBytes(32));
+const cause = { actor: { id: 'app-1', type: 'application' as const }, traceId: 'trace-1' };
+const replicas = twoReplicas('coherence');
+
+const outboxOf = (units: AnyUnitRunner) => new EventOutbox(units, TENANT);
+async function loaded<T extends { load(): Promise<void> }>(store: T): Promise<T> {
+  await store.load();
+  return store;
+}
+const applicationsOf = (replica: Replica) => loaded(new ApplicationStore(replica.units, sealer, TENANT, outboxOf(replica.units)));
+const backend = { name: 'Billing', type: 'private' as const, permissions: ['token:read'], rules: [] };
+
+describePostgres('stores held in memory, across two replicas over PostgreSQL', () => {
+  describe('applications and keys', () => {
+    it("a key revoked on one replica is refused by the other's authenticator, a new key and an update reach it, a deleted application is gone", async () => {
+      const [a, b] = [await applicationsOf(replicas.a), await applicationsOf(replicas.b)];
+      const authenticator = new Authenticator(b);
+      /** What b's authenticator answers for the key: the key's id, or the status it refuses it with. */
+      const callerOf = (secret: string) => {
+        try {
+          return authenticator.authenticate(secret, 'X-API-KEY').keyId;
+        } catch (error) {
+          return (error as ApiProblem).status;
+        }
+      };
+      const { application, key } = await a.create(backend, null, { create: true }, WORKBENCH_CAUSE);
+      await expect.poll(() => callerOf(key!.key), WITHIN).toBe(key!.id);
+
+      // Cached by b's authenticator since its first use: refused all the same once revoked on a.
+      await a.deleteKey(application.id, key!.id, WORKBENCH_CAUSE);
+      await expect.poll(() => callerOf(key!.key), WITHIN).toBe(401);
+
+      const second = await a.createKey(application.id, null, WORKBENCH_CAUSE);
+      await a.update(application.id, { ...backend, name: 'Billing v2' }, null, WORKBENCH_CAUSE);
+      await expect.poll(() => b.findByKey(second.key)?.application.name, WITHIN).toBe('Billing v2');
+
+      await a.delete(application.id, WORKBENCH_CAUSE);
+      await expect.poll(() => b.get(application.id), WITHIN).toBeUndefined();
+      expect(b.findByKey(second.key)).toBeUndefined();
+    });
+
+    it("a change whose notice was lost while the other's notify connection was down is read once it comes back", async () => {
+      const [a, b] = [await applicationsOf(replicas.a), await applicationsOf(replicas.b)];
+      const { application, key } = await a.create(backend, null, { create: true }, WORKBENCH_CAUSE);
+      await expect.poll(() => b.findByKey(key!.key)?.keyId, WITHIN).toBe(key!.id);
+      // Revoked with no notice, as one sent while nobody of b listened: b cannot know until it reads again.
+      await replicas.admin.query('DELETE FROM api_keys WHERE id = $1', [key!.id]);
+      const marker = await a.create({ ...backend, name: 'Marker' }, null, { create: false }, null);
+      await expect.poll(() => b.get(marker.application.id)?.name, WITHIN).toBe('Marker');
+      expect(b.findByKey(key!.key)?.keyId).toBe(key!.id);
+
+      await replicas.b.cutNotify();
+      await expect.poll(() => b.findByKey(key!.key), { timeout: 5_000 }).toBeUndefined();
+      expect(b.get(application.id)?.keys).toEqual([]);
+    });
+  });
+
+  it('a session revoked on one replica is unknown to the other', async () => {
+    const apps = await applicationsOf(replicas.a);
+    const frontEnd = (await apps.create({ name: 'Front end', type: 'public', permissions: [], rules: [] }, null, { create: false }, null)).application.id;
+    const [a, b] = await Promise.all([replicas.a, replicas.b].map((r) => loaded(new SessionStore(r.units, sealer, outboxOf(r.units)))));
+    const session = await a.create(frontEnd, WORKBENCH_CAUSE);
+    await expect.poll(() => b.findByKey(session.session_key)?.id, WITHIN).toBe(session.id);
+    await a.revoke(session.id);
+    await expect.poll(() => b.findByKey(session.session_key), WITHIN).toBeUndefined();
+  });
+
+  it("a webhook made on one replica wants events on the other, and once deleted is gone from the other's list", async () => {
+    const outboxB = outboxOf(replicas.b.units);
+    const [a, b] = [await loaded(new WebhookStore(replicas.a.units, outboxOf(replicas.a.units))), await loaded(new WebhookStore(replicas.b.units, outboxB))];
+    const hook = await a.create({ name: 'audit', url: 'https://hooks.example.com/audit', notify_email: null, events: ['token.created'] }, 'app-1');
+    await expect.poll(() => b.wanting('token.created').map((w) => w.id), WITHIN).toEqual([hook.id]);
+    expect(outboxB.wants('token.created')).toBe(true);
+    await a.delete(hook.id);
+    await expect.poll(() => b.list().map((w) => w.id), WITHIN).toEqual([]);
+    expect(outboxB.wants('token.created')).toBe(false);
+  });
+
+  it("a proxy and a reactor deleted on one replica are gone from the other, and a proxy's new version reaches it", async () => {
+    const proxyStore = (r: Replica) => loaded(new ProxyStore(r.units, sealer, outboxOf(r.units)));
+    const [a, b] = [await proxyStore(replicas.a), await proxyStore(replicas.b)];
+    const definition = (name: string) => ({
+      name,
+      destination_url: 'https://api.example.com/',
+      request_transforms: [],
+      response_transforms: [],
+      application_id: null,
+      configuration: { API_TOKEN: name },
+      require_auth: true,
+      disable_detokenization: false,
+    });
+    const proxy = await a.create(definition('first'), 'app-1', null, cause);
+    await expect.poll(() => b.byInvocationKey(proxy.key)?.name, WITHIN).toBe('first');
+    await a.replace(proxy.id, definition('renamed'), 'app-1', null, cause);
+    await expect.poll(() => b.byInvocationKey(proxy.key)?.configuration, WITHIN).toEqual({ API_TOKEN: 'renamed' });
+    await a.delete(proxy.id, cause);
+    await expect.poll(() => b.byInvocationKey(proxy.key), WITHIN).toBeUndefined();
+
+    const reactorStore = (r: Replica) => loaded(new ReactorStore(r.units, sealer, outboxOf(r.units)));
+    const [ra, rb] = [await reactorStore(replicas.a), await reactorStore(replicas.b)];
+    const reactor = await ra.create({ name: 'react', code: 'module.exports = async () => ({})', configuration: {}, application_id: null, runtime: null }, 'app-1', null, cause);
+    await expect.poll(() => rb.list([reactor.id], undefined).length, WITHIN).toBe(1);
+    await ra.delete(reactor.id, cause);
+    await expect.poll(() => rb.list([reactor.id], undefined).length, WITHIN).toBe(0);
+  });
+
+  it("the tenant's settings changed on one replica are the rules the other applies", async () => {
+    const [a, b] = await Promise.all([replicas.a, replicas.b].map((r) => loaded(new TenantStore(r.units, TENANT, outboxOf(r.units)))));
+    expect(b.rules.deduplicate).toBe(false);
+    await a.update({ name: 'Renamed', settings: { deduplicate_tokens: 'true' } }, { actor: cause.actor, traceId: null });
+    await expect.poll(() => b.rules.deduplicate, WITHIN).toBe(true);
+    expect(b.view().name).toBe('Renamed');
+  });
+
+  it("a setting changed on one replica reaches the other's config and its apply callback; so do the folders chosen", async () => {
+    const applied: number[] = [];
+    const config = resolveConfig();
+    const a = await loaded(new AdjustableSettings(replicas.a.units, 'adjustable_limits', PROXY_LIMITS, resolveConfig(), {}));
+    await loaded(new AdjustableSettings(replicas.b.units, 'adjustable_limits', PROXY_LIMITS, config, {}, (now) => applied.push(now.maxExpressions)));
+    await a.change({ maxExpressions: 7 });
+    await expect.poll(() => applied, WITHIN).toEqual([7]);
+    expect(config.maxExpressions).toBe(7);
+
+    const folder = mkdtempSync(join(tmpdir(), 'tokenbench-coherence-'));
+    const collections = (r: Replica) =>
+      loaded(new CollectionsFolder(r.units, { pinned: null, operatorFixed: null, default: join(folder, 'default'), dataDir: null, log: () => undefined }));
+    const [ca, cb] = [await collections(replicas.a), await collections(replicas.b)];
+    await ca.change(join(folder, 'saved'));
+    await expect.poll(() => cb.state('x').stored, WITHIN).toBe(join(folder, 'saved'));
+
+    const [pa, pb] = [await loaded(new ProxiesFolderSetting(replicas.a.units, null)), await loaded(new ProxiesFolderSetting(replicas.b.units, null))];
+    await pa.change(join(folder, 'proxies'));
+    await expect.poll(() => pb.state().stored, WITHIN).toBe(join(folder, 'proxies'));
+  });
+});
