@@ -55,10 +55,10 @@ function backlogOf(databaseFile: string): number {
   try {
     db.pragma('busy_timeout = 5000');
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    // A batch of reads is one outbox row: an array of groups, each with the data of its events.
+    // A batch of reads is one outbox row, an event per token id and type in its `reads.tokens`.
     const outboxEvents =
-      count("SELECT count(*) AS n FROM event_outbox WHERE json_type(event) != 'array'") +
-      count("SELECT coalesce(sum(json_array_length(g.value, '$.data')), 0) AS n FROM event_outbox, json_each(event_outbox.event) AS g WHERE json_type(event_outbox.event) = 'array'");
+      count("SELECT count(*) AS n FROM event_outbox WHERE json_type(event, '$.reads') IS NULL") +
+      count("SELECT coalesce(sum(json_array_length(event, '$.reads.tokens')), 0) / 2 AS n FROM event_outbox WHERE json_type(event, '$.reads') = 'object'");
     return outboxEvents + count("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
   } finally {
     db.close();
