@@ -3,7 +3,7 @@
  * request as soon as the last is answered keeps the engine as busy as one with a request always in flight. A client
  * that waits for something (a webhook's delivery) before its next request pauses longer.
  */
-export const BACK_TO_BACK_MS = 0.5;
+const BACK_TO_BACK_MS = 0.5;
 
 /**
  * When the service is answering clients' API requests: what lets background work (webhook deliveries) give way to
