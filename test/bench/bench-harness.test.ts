@@ -230,6 +230,7 @@ describe('npm run bench options', () => {
     [['--connections', '1,2.5'], '--connections takes integers ≥ 1, got "2.5"'],
     [['--duration', '0'], '--duration takes a number of seconds > 0, got "0"'],
     [['--warmup', 'soon'], '--warmup takes a number of seconds ≥ 0, got "soon"'],
+    [['--token-duration', '0'], '--token-duration takes a number of seconds > 0, got "0"'],
     [['--bodies', '1,'], '--bodies takes integers ≥ 1, got ""'],
   ])('refuses %j with a message that names the option', (args, message) => {
     const run = bench(...args);

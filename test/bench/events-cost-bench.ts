@@ -21,8 +21,11 @@ import type { VaultBenchOptions } from './vault-bench';
 import { fillVault } from './vault-fill';
 import { createPlan, readPlan } from './vault-plans';
 
-/** The vault suite's settings: tokens in the vault, the load, and a profile of the subscribed service when asked. */
-export type EventsCostBenchOptions = VaultBenchOptions;
+/**
+ * The vault suite's settings: tokens in the vault, the load, and a profile of the subscribed service when asked; the
+ * token cells may be measured longer than the proxy cells (run-benchmarks.ts, --token-duration).
+ */
+export type EventsCostBenchOptions = VaultBenchOptions & { tokenDurationSeconds?: number };
 
 const WITHOUT = 'no webhook';
 const WITH = 'webhook on every event';
@@ -55,10 +58,10 @@ function backlogOf(databaseFile: string): number {
   try {
     db.pragma('busy_timeout = 5000');
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    // A batch of reads is one outbox row: an array of groups, each with the data of its events.
+    // A batch of reads is one outbox row, an event per token id and type in its `reads.tokens`.
     const outboxEvents =
-      count("SELECT count(*) AS n FROM event_outbox WHERE json_type(event) != 'array'") +
-      count("SELECT coalesce(sum(json_array_length(g.value, '$.data')), 0) AS n FROM event_outbox, json_each(event_outbox.event) AS g WHERE json_type(event_outbox.event) = 'array'");
+      count("SELECT count(*) AS n FROM event_outbox WHERE json_type(event, '$.reads') IS NULL") +
+      count("SELECT coalesce(sum(json_array_length(event, '$.reads.tokens')), 0) / 2 AS n FROM event_outbox WHERE json_type(event, '$.reads') = 'object'");
     return outboxEvents + count("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'pending'");
   } finally {
     db.close();
@@ -95,6 +98,7 @@ const backlogText = (b: Backlog) => `${b.atEnd.toLocaleString('en-US')} (${b.dra
  */
 export async function runEventsCostBench(options: EventsCostBenchOptions): Promise<SuiteResult> {
   const { log, durationSeconds, warmupSeconds } = options;
+  const tokenSeconds = options.tokenDurationSeconds ?? durationSeconds;
   const dataDirs = [WITHOUT, WITH].map(() => mkdtempSync(join(tmpdir(), 'tokenbench-events-cost-')));
   const running: { stop(): Promise<void> }[] = [];
   const stopAll = async () => {
@@ -129,23 +133,23 @@ export async function runEventsCostBench(options: EventsCostBenchOptions): Promi
     const proxyHeaders = { ...tokenHeaders, 'bt-proxy-url': destination.info.url };
     const proxyCase = (expressions: number) => {
       const body = benchBody(PROXY_BODY_BYTES, cards.slice(0, expressions));
-      return { name: `proxy 1 KB, ${expressions} expr`, plan: proxyPlan(body, body.detokenizedBytes, nextSeq), headers: proxyHeaders };
+      return { name: `proxy 1 KB, ${expressions} expr`, plan: proxyPlan(body, body.detokenizedBytes, nextSeq), headers: proxyHeaders, seconds: durationSeconds };
     };
-    const cases: { name: string; plan: RequestPlan; headers: Record<string, string> }[] = [
-      { name: 'token read', plan: readPlan(tokens), headers: tokenHeaders },
-      { name: 'token create', plan: createPlan(nextSeq), headers: tokenHeaders },
+    const cases: { name: string; plan: RequestPlan; headers: Record<string, string>; seconds: number }[] = [
+      { name: 'token read', plan: readPlan(tokens), headers: tokenHeaders, seconds: tokenSeconds },
+      { name: 'token create', plan: createPlan(nextSeq), headers: tokenHeaders, seconds: tokenSeconds },
       proxyCase(0),
       proxyCase(CARDS),
     ];
 
     const measurements: Measurement[] = [];
     const backlogRows: (string | number)[][] = [];
-    for (const { name, plan, headers } of cases) {
+    for (const { name, plan, headers, seconds } of cases) {
       for (const connections of options.connections) {
         const rounds = await inRounds(options.rounds, systems, async (system, round) => {
           log(`${name}, ${connections} connection(s), round ${round} of ${options.rounds}: ${system.name}…`);
           const { url } = system.server.info;
-          const load = await runLoad(plan, { url, serverPid: system.server.pid, headers, connections, durationSeconds, warmupSeconds });
+          const load = await runLoad(plan, { url, serverPid: system.server.pid, headers, connections, durationSeconds: seconds, warmupSeconds });
           return { load, backlog: system.name === WITH ? await drain(system.databaseFile) : undefined };
         });
         const medians: LoadResult[] = rounds.map((r) => medianRound(r.map(({ load }) => load)));
@@ -178,7 +182,7 @@ export async function runEventsCostBench(options: EventsCostBenchOptions): Promi
       notes: [
         `Two services (the built serve CLI, as the vault and proxy suites start it) on copies of one vault filled with ${options.tokens.toLocaleString('en-US')} tokens and ${CARDS} cards; "${WITH}" has one webhook subscribed to all ${eventTypes} event types, token.read included, delivering to a bare node:http receiver in its own process on loopback that answers 200 at once. "vs baseline" is its req/s ÷ the other's in the same cell; the target is ≥ ${MIN_RATIO * 100} %.`,
         'token read and token create are the vault suite\'s cases (GET /tokens/{id}, POST /tokens; the same checks); the proxy cells are the proxy suite\'s ephemeral POST /proxy with a 1 KB body holding 0 or 20 expressions, to a destination in its own process.',
-        `Each cell ran ${options.rounds} round(s), the two services in turn (every other round reversed), ${warmupSeconds} s unmeasured warm-up + ${durationSeconds} s measured each; after each subscribed run the bench waited for its backlog to be delivered, so no run pays for another's deliveries.`,
+        `Each cell ran ${options.rounds} round(s), the two services in turn (every other round reversed), ${warmupSeconds} s unmeasured warm-up + ${tokenSeconds === durationSeconds ? durationSeconds : `${tokenSeconds} (token cells) or ${durationSeconds} (proxy cells)`} s measured each; after each subscribed run the bench waited for its backlog to be delivered, so no run pays for another's deliveries.`,
         ...(options.profileDir ? ['This run was profiled (--cpu-prof on the subscribed service): its speeds are lower than an unprofiled run.'] : []),
       ],
     };

@@ -54,6 +54,48 @@ describe('the event outbox', () => {
     expect((await box.pending(10)).map((p) => p.seq)).toEqual([second.seq]);
   });
 
+  it("stores a batch of reads' events together and hands each over with its read's time, actor and trace id", async () => {
+    const box = outbox();
+    box.subscribe(['token.read']);
+    const app = { id: 'app-1', type: 'application' as const };
+    const person = { id: 'user-1', name: 'Ann', type: 'user' as const };
+    const before = Date.now();
+    box.raiseReads([{ id: 't1', type: 'card' }, { id: 't2', type: 'ssn' }], { actor: app, traceId: 'trace-1' });
+    box.raiseReads([], { actor: person, traceId: 'trace-nothing' });
+    box.raiseReads([{ id: 't3', type: 'card' }], { actor: person, traceId: null });
+    box.raiseReads([{ id: 't1', type: 'card' }], { traceId: 'trace-3' });
+    box.raiseReads([{ id: 't4', type: 'card' }], { actor: { ...app, name: 'renamed' }, traceId: 'trace-4' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const pending = await box.pending(10);
+    expect(new Set(pending.map((p) => p.seq)).size).toBe(1);
+    const events = pending.map(({ event }) => event);
+    expect(events.map(({ type, trace_id, data }) => ({ type, trace_id, data }))).toEqual([
+      { type: 'token.read', trace_id: 'trace-1', data: { token: { id: 't1', type: 'card' }, actor: app } },
+      { type: 'token.read', trace_id: 'trace-1', data: { token: { id: 't2', type: 'ssn' }, actor: app } },
+      { type: 'token.read', trace_id: null, data: { token: { id: 't3', type: 'card' }, actor: person } },
+      { type: 'token.read', trace_id: 'trace-3', data: { token: { id: 't1', type: 'card' } } },
+      { type: 'token.read', trace_id: 'trace-4', data: { token: { id: 't4', type: 'card' }, actor: { ...app, name: 'renamed' } } },
+    ]);
+    for (const { timestamp, tenant_id } of events) {
+      expect(tenant_id).toBe('tenant-1');
+      expect(Date.parse(timestamp)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(timestamp)).toBeLessThanOrEqual(Date.now());
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(5);
+  });
+
+  it("hands over the reads' events a row holds in an earlier build's shape, one per token, each with its own id", async () => {
+    const box = outbox();
+    const actor = { id: 'app-1', type: 'application' };
+    const groups = [{ type: 'token.read', timestamp: '2026-11-29T10:00:00.000Z', trace_id: 'trace-1', actor, data: [{ token: { id: 't1', type: 'card' } }, { token: { id: 't2', type: 'card' } }] }];
+    db.prepare('INSERT INTO event_outbox (event) VALUES (?)').run(JSON.stringify(groups));
+    const events = (await box.pending(10)).map(({ event }) => event);
+    expect(events.map(({ type, timestamp, trace_id, data }) => ({ type, timestamp, trace_id, data }))).toEqual(
+      ['t1', 't2'].map((id) => ({ type: 'token.read', timestamp: '2026-11-29T10:00:00.000Z', trace_id: 'trace-1', data: { token: { id, type: 'card' }, actor } })),
+    );
+    expect(new Set(events.map((e) => e.id)).size).toBe(2);
+  });
+
   it('wakes its readers once, after the turn that raised', async () => {
     const box = outbox();
     let wakes = 0;

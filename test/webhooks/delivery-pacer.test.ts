@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { ClientActivity } from '../../electron/engine/server/client-activity';
 import { DeliveryPacer, IDLE_AFTER_MS, SHARE_WHILE_BUSY } from '../../electron/engine/webhooks/delivery-pacer';
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** Holds the thread for `ms`, as a request being answered or a client's turn does. */
+const busy = (ms: number) => {
+  for (const until = performance.now() + ms; performance.now() < until; );
+};
 
 /** Clients as the pacer sees them: a request being answered or not, since when, and the time spent answering. */
 function clients() {
@@ -53,6 +58,23 @@ describe('DeliveryPacer', () => {
     }
     load.set(true);
     expect(pacer.waitMs()).toBe(0);
+  });
+
+  it('counts a delivery in flight across the short pauses of a client that sends each request as the last is answered', () => {
+    const clients = new ClientActivity();
+    const pacer = new DeliveryPacer(clients);
+    pacer.started();
+    // One connection's load: each request short, the pause before the next twice as long (the client's own turn),
+    // so overlap with requests alone is a third of the time the delivery was in flight.
+    for (let i = 0; i < 100; i++) {
+      clients.requestStarted();
+      busy(0.1);
+      clients.requestEnded();
+      busy(0.2);
+    }
+    clients.requestStarted();
+    pacer.finished();
+    expect(pacer.waitMs()).toBeGreaterThan(0);
   });
 
   it('holds deliveries back once they overlapped requests beyond their share, until the clients pause', async () => {

@@ -41,8 +41,8 @@ export interface OutboxEvent {
 }
 
 /**
- * Events of one type raised together by one read (a proxy call's tokens), as a batch stores them: what they share once,
- * and each one's `data`. Each gets its id when it is handed over, and keeps it on every delivery.
+ * Events of one type raised together by one read, as a batch stored them before ReadBatch (an outbox row may still hold
+ * them after an upgrade): what they share once, and each one's `data`.
  */
 interface RaisedTogether {
   type: EventType;
@@ -50,6 +50,18 @@ interface RaisedTogether {
   trace_id: string | null;
   actor?: EventActor;
   data: Record<string, unknown>[];
+}
+
+/**
+ * The token.read events of the reads of one batch, as one outbox row holds them: flat arrays, so that a read costs a
+ * few pushes and little JSON. Per read, `groups` holds its time (epoch ms), its actor's index in `actors` (-1 for
+ * none), its trace id and how many tokens it read; `tokens` holds each token's id and type, in order. Each event gets
+ * its id when it is handed over, and keeps it on every delivery.
+ */
+interface ReadBatch {
+  actors: EventActor[];
+  groups: (number | string | null)[];
+  tokens: string[];
 }
 
 export interface PendingEvent {
@@ -79,9 +91,9 @@ const removeEvent = query('forget event', 'DELETE FROM event_outbox WHERE seq = 
  * never before). Readers are woken after the current turn, when the raising transaction has ended one way or the other.
  */
 export class EventOutbox {
-  /** Events of reads waiting to be stored together (see raiseSoon), and how many there are. */
-  private soon: RaisedTogether[] = [];
-  private soonCount = 0;
+  /** Reads' events waiting to be stored together (see raiseReads), and their actors' indexes by id. */
+  private soon = emptyBatch();
+  private soonActors = new Map<string, number>();
   private readonly storeSoon: () => void;
   private wanted: ReadonlySet<EventType> = new Set();
   private readonly listeners: (() => void)[] = [];
@@ -93,14 +105,14 @@ export class EventOutbox {
     private readonly tenantId: string,
   ) {
     this.storeSoon = () => {
-      const events = this.soon;
-      this.soon = [];
-      this.soonCount = 0;
+      const batch = this.soon;
+      this.soon = emptyBatch();
+      this.soonActors = new Map();
       // Already stored by a full batch's flush; and a stop closes the database at once: its last reads raise nothing.
-      if (events.length === 0 || this.closed) return;
+      if (batch.groups.length === 0 || this.closed) return;
       // One row for the batch: a read raises many events (a proxy call one per token), and a row each would cost
       // each of them a write.
-      void Promise.resolve(this.units.run(() => tx.run(insertEvent, [JSON.stringify(events)]))).then(() => this.wakeSoon());
+      void Promise.resolve(this.units.run(() => tx.run(insertEvent, [JSON.stringify({ reads: batch })]))).then(() => this.wakeSoon());
     };
   }
 
@@ -167,17 +179,28 @@ export class EventOutbox {
   }
 
   /**
-   * For what changes nothing (a read): one event of `type` per `data`, stored with the others raised within
-   * READ_BATCH_MS in one row, so that a stream of reads costs a write per batch instead of one per request, and a read
-   * of many tokens costs little more than a read of one. Unless no subscription wants the type.
+   * A read changes nothing: token.read for each token it read, stored with the reads of the next READ_BATCH_MS in one
+   * row, so that a stream of reads costs a write per batch instead of one per request, and a read of many tokens
+   * costs little more than a read of one. Unless no subscription wants token.read.
    */
-  raiseSoon(type: EventType, data: Record<string, unknown>[], { actor, traceId }: EventCause): void {
-    if (!this.wanted.has(type) || data.length === 0) return;
-    const queued = this.soon.push({ type, timestamp: nowIso(), trace_id: traceId ?? null, ...(actor && { actor }), data });
-    const before = this.soonCount;
-    this.soonCount += data.length;
-    if (queued === 1) setTimeout(this.storeSoon, READ_BATCH_MS).unref();
-    else if (before < READ_BATCH_MAX && this.soonCount >= READ_BATCH_MAX) setImmediate(this.storeSoon);
+  raiseReads(tokens: Iterable<{ id: string; type: string }>, { actor, traceId }: EventCause): void {
+    if (!this.wanted.has('token.read')) return;
+    const batch = this.soon;
+    const before = batch.tokens.length;
+    for (const { id, type } of tokens) batch.tokens.push(id, type);
+    if (batch.tokens.length === before) return;
+    batch.groups.push(Date.now(), actor ? this.actorIndex(actor) : -1, traceId ?? null, (batch.tokens.length - before) / 2);
+    if (batch.groups.length === 4) setTimeout(this.storeSoon, READ_BATCH_MS).unref();
+    else if (before < 2 * READ_BATCH_MAX && batch.tokens.length >= 2 * READ_BATCH_MAX) setImmediate(this.storeSoon);
+  }
+
+  /** The batch's index of `actor`: a stream of reads mostly has a few. */
+  private actorIndex(actor: EventActor): number {
+    const { actors } = this.soon;
+    const known = this.soonActors.get(actor.id);
+    if (known !== undefined && actors[known].name === actor.name && actors[known].type === actor.type) return known;
+    this.soonActors.set(actor.id, actors.length);
+    return actors.push(actor) - 1;
   }
 
   private eventOf({ type, data, actor, traceId }: RaisedEvent): OutboxEvent {
@@ -204,12 +227,31 @@ export class EventOutbox {
   /** The same in the unit that hands them over, which holds their rows until it has (see handedOver). */
   *taking(limit: number): Unit<PendingEvent[]> {
     return (yield* tx.all(oldest, [limit])).flatMap(({ seq, event }): PendingEvent[] => {
-      const stored = JSON.parse(event) as OutboxEvent | RaisedTogether[];
+      const stored = JSON.parse(event) as OutboxEvent | RaisedTogether[] | { reads: ReadBatch };
+      if ('reads' in stored) return this.readEvents(stored.reads).map((read) => ({ seq, event: read }));
       if (!Array.isArray(stored)) return [{ seq, event: stored }];
       return stored.flatMap(({ type, timestamp, trace_id, actor, data }) =>
         data.map((one) => ({ seq, event: { id: randomUUID(), tenant_id: this.tenantId, type, timestamp, trace_id, data: actor ? { ...one, actor } : one } })),
       );
     });
+  }
+
+  /** A batch's token.read events, each with a new id. */
+  private readEvents({ actors, groups, tokens }: ReadBatch): OutboxEvent[] {
+    const events: OutboxEvent[] = [];
+    let at = 0;
+    let timestamp = '';
+    for (let g = 0; g < groups.length; g += 4) {
+      // Reads of one millisecond share their time's text.
+      if (g === 0 || groups[g] !== groups[g - 4]) timestamp = new Date(groups[g] as number).toISOString();
+      const actor = actors[groups[g + 1] as number] as EventActor | undefined;
+      const trace_id = groups[g + 2] as string | null;
+      for (const end = at + 2 * (groups[g + 3] as number); at < end; at += 2) {
+        const token = { id: tokens[at], type: tokens[at + 1] };
+        events.push({ id: randomUUID(), tenant_id: this.tenantId, type: 'token.read', timestamp, trace_id, data: actor ? { token, actor } : { token } });
+      }
+    }
+    return events;
   }
 
   /** Forgets an event (a batch: all its events) in the unit that stores its deliveries. */
@@ -233,4 +275,8 @@ export class EventOutbox {
       for (const listener of this.listeners) listener();
     });
   }
+}
+
+function emptyBatch(): ReadBatch {
+  return { actors: [], groups: [], tokens: [] };
 }

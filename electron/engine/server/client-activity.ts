@@ -1,4 +1,11 @@
 /**
+ * A pause between two requests shorter than this counts as time spent answering them: a client that sends its next
+ * request as soon as the last is answered keeps the engine as busy as one with a request always in flight. A client
+ * that waits for something (a webhook's delivery) before its next request pauses longer.
+ */
+const BACK_TO_BACK_MS = 0.5;
+
+/**
  * When the service is answering clients' API requests: what lets background work (webhook deliveries) give way to
  * clients. A counter and a clock read per request, so it costs a request nothing.
  */
@@ -9,7 +16,10 @@ export class ClientActivity {
   private servedBefore = 0;
 
   requestStarted(): void {
-    if (this.inFlight++ === 0) this.servingSince = performance.now();
+    if (this.inFlight++ > 0) return;
+    this.servingSince = performance.now();
+    const pause = this.servingSince - this.lastEndedAt;
+    if (pause < BACK_TO_BACK_MS) this.servedBefore += pause;
   }
 
   requestEnded(): void {
@@ -18,7 +28,7 @@ export class ClientActivity {
     this.lastEndedAt = now;
   }
 
-  /** Milliseconds during which at least one request was being answered, since the start. */
+  /** Milliseconds during which at least one request was being answered, since the start, with the pauses between back-to-back ones (counted as the next starts). */
   servedMs(): number {
     return this.servedBefore + (this.inFlight > 0 ? performance.now() - this.servingSince : 0);
   }

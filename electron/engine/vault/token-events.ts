@@ -2,6 +2,5 @@ import type { EventCause, EventOutbox } from '../events/event-outbox';
 
 /** token.read for each token a request read or detokenized, stored with the turn's other reads. */
 export function raiseRead(outbox: EventOutbox, tokens: Iterable<{ id: string; type: string }>, cause: EventCause): void {
-  if (!outbox.wants('token.read')) return;
-  outbox.raiseSoon('token.read', Array.from(tokens, ({ id, type }) => ({ token: { id, type } })), cause);
+  outbox.raiseReads(tokens, cause);
 }
