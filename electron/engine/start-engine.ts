@@ -215,7 +215,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
   const tokenStore = new UnitTokenStore(units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
-  const activeTokens = new ActiveTokens(db, tokenStore);
+  const activeTokens = new ActiveTokens(units, tokenStore);
   tokens.useDefaults(() => tenant.rules);
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);

@@ -5,6 +5,7 @@ import { Sealer } from '../../electron/engine/storage/crypto';
 import { NotifyChannel } from '../../electron/engine/storage/postgres/notify-channel';
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
 import { type AnyUnitRunner, query, tx } from '../../electron/engine/storage/unit';
+import { ActiveTokens } from '../../electron/engine/vault/active-tokens';
 import { IntentStore, type StoredIntent, takingIntent } from '../../electron/engine/token-intents/intent-store';
 import { applyTokenWrites, LIVE, type StoredToken, type TokenWrite, UnitTokenStore } from '../../electron/engine/vault/token-store';
 import { bothDatabases, SIDES, storedEventTypes } from '../support/both-databases';
@@ -118,6 +119,21 @@ describePostgres('the token store on SQLite and PostgreSQL', () => {
       expect(await intents.purgeExpired()).toBe(1);
       expect(await units.read(() => tx.all(everyIntent))).toEqual(['i-3']);
       expect(await units.run(() => intents.deleting('i-3'))).toBe(true);
+    });
+
+    it("counts the month's active tokens once each, created ones once they land, and forgets them when cleared", async () => {
+      const active = new ActiveTokens(both.runners[side], store);
+      await write(create(token('m-1')), create(token('m-2')));
+      active.mark('m-1');
+      active.mark('x-9');
+      expect(await active.count()).toBe(3);
+      await active.purgeOld();
+      active.mark('x-9');
+      await active.flush();
+      expect(await active.count()).toBe(3);
+      await active.clear();
+      expect(await active.count()).toBe(0);
+      await write({ op: 'delete', id: 'm-1' }, { op: 'delete', id: 'm-2' });
     });
 
     it('purges the expired tokens, each with its token.expired, and frees their ids', async () => {
