@@ -23,7 +23,7 @@ import { storedToken } from '../support/stored-token';
 import { tempDir } from '../support/test-engine';
 
 // The transaction manager, its writer and the idempotent request are the same classes over either runner. The token
-// store's reads are still SQLite's: on PostgreSQL the commit uses only its write unit's parts (sealing, events).
+// store here is one over SQLite: on PostgreSQL the commit uses only its write unit's parts (sealing, events).
 
 const TENANT = 'tenant-1';
 const caller = systemCaller(TENANT, { id: 'app-1', name: 'App' });
