@@ -57,7 +57,7 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
-import { SqliteTokenStore } from './vault/token-store';
+import { UnitTokenStore } from './vault/token-store';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
@@ -198,9 +198,9 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   const applications = new ApplicationStore(units, sealer, tenantId, outbox);
   const expressions = new ExpressionEngine({ maxExpressions: config.maxExpressions });
-  const tokenStore = new SqliteTokenStore(db, units, sealer, outbox);
+  const tokenStore = new UnitTokenStore(units, sealer, outbox);
   const tokens = new TokenService(tokenStore, sealer, expressions, tenantId);
-  const activeTokens = new ActiveTokens(db, tokenStore);
+  const activeTokens = new ActiveTokens(units, tokenStore);
   tokens.useDefaults(() => tenant.rules);
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
@@ -215,7 +215,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   await reactors.load();
   const reactorResults = new ReactorResults(units, sealer);
   await reactorResults.load();
-  const intentStore = new IntentStore(db, sealer);
+  const intentStore = new IntentStore(units, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
   // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.

@@ -10,13 +10,12 @@ import { openPostgresPool } from '../../electron/engine/storage/postgres/connect
 import { jsLowerParams, jsLowerSql } from '../../electron/engine/storage/postgres/js-lower';
 import { migratePostgres } from '../../electron/engine/storage/postgres/migrate';
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
-import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
+import { type SqliteUnits, unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { query, type SqlDialect, tx } from '../../electron/engine/storage/unit';
-import { PostgresTokenSearch } from '../../electron/engine/vault/postgres-token-search';
 import type { DateField, SearchNode } from '../../electron/engine/vault/search-query';
 import { termHash } from '../../electron/engine/vault/search-terms';
 import { cursorPage, cursorRows, offsetPage, type SearchStatement, type TokenFilter, WhereBuilder } from '../../electron/engine/vault/token-queries';
-import { applyTokenWrites, SqliteTokenStore, type StoredToken, type TokenRow, type TokenWrite } from '../../electron/engine/vault/token-store';
+import { applyTokenWrites, UnitTokenStore, type StoredToken, type TokenRow, type TokenWrite } from '../../electron/engine/vault/token-store';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 import { SeededRandom } from '../support/seeded-random';
 import { tempDir } from '../support/test-engine';
@@ -53,19 +52,19 @@ const hash = (field: Parameters<typeof termHash>[1], value: string) => termHash(
 
 let dir: string;
 let db: Db;
-let store: SqliteTokenStore;
+let store: UnitTokenStore<SqliteUnits>;
 let pool: pg.Pool;
 let postgres: PostgresUnits;
-let pgSearch: PostgresTokenSearch;
+let pgStore: UnitTokenStore<PostgresUnits>;
 
 beforeAll(async () => {
   dir = tempDir();
   db = openDatabase({ dataDir: dir });
-  store = new SqliteTokenStore(db, unitsOf(db), sealer, new EventOutbox(unitsOf(db), 'tenant-1'));
+  store = new UnitTokenStore(unitsOf(db), sealer, new EventOutbox(unitsOf(db), 'tenant-1'));
   pool = openPostgresPool(await freshDatabase('search'));
   await migratePostgres(pool);
   postgres = new PostgresUnits(pool);
-  pgSearch = new PostgresTokenSearch(postgres);
+  pgStore = new UnitTokenStore(postgres, sealer, new EventOutbox(postgres, 'tenant-1'));
 });
 afterAll(async () => {
   db.close();
@@ -204,8 +203,8 @@ const runners = (): Runner[] => [
   },
   {
     dialect: 'postgres',
-    search: (s) => pgSearch.search(s.where, s.params, s.tail),
-    count: (where) => pgSearch.countMatching(where.countSql, where.params),
+    search: (s) => pgStore.search(s.where, s.params, s.tail, s.indexedByCreation),
+    count: (where) => pgStore.countMatching(where.countSql, where.params),
   },
 ];
 

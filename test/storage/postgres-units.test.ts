@@ -11,7 +11,7 @@ import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-drive
 import { type SqliteUnits, unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { query, tx, type Unit } from '../../electron/engine/storage/unit';
 import { anyLive, endTransaction, holdersOf, stagedWrites, stageWrites } from '../../electron/engine/transactions/transaction-store';
-import { applyTokenWrites, idTaken, removeExpired, SqliteTokenStore, type StoredToken, type TokenStore, type TokenWrite } from '../../electron/engine/vault/token-store';
+import { applyTokenWrites, idTaken, removeExpired, UnitTokenStore, type StoredToken, type TokenStore, type TokenWrite } from '../../electron/engine/vault/token-store';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 import { tempDir } from '../support/test-engine';
 
@@ -59,7 +59,7 @@ beforeAll(async () => {
   db = openDatabase({ dataDir: dir });
   sqlite = unitsOf(db);
   // No subscription wants an event, so the outbox stores none on either side.
-  store = new SqliteTokenStore(db, sqlite, sealer, new EventOutbox(sqlite, TENANT));
+  store = new UnitTokenStore(sqlite, sealer, new EventOutbox(sqlite, TENANT));
   pool = openPostgresPool(await freshDatabase('units'));
   await migratePostgres(pool);
   postgres = new PostgresUnits(pool);

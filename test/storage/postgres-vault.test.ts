@@ -11,18 +11,19 @@ import { openDatabase, type Db } from '../../electron/engine/storage/database';
 import { openPostgresPool } from '../../electron/engine/storage/postgres/connection';
 import { migratePostgres } from '../../electron/engine/storage/postgres/migrate';
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
-import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
+import { type SqliteUnits, unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { type AnyUnitRunner, query, tx } from '../../electron/engine/storage/unit';
 import { TransactionManager } from '../../electron/engine/transactions/transaction-manager';
 import { SqliteTransactionStore } from '../../electron/engine/transactions/transaction-store';
 import { TransactionWriter } from '../../electron/engine/transactions/transaction-writer';
-import { applyTokenWrites, SqliteTokenStore, type StoredToken, type TokenWrite } from '../../electron/engine/vault/token-store';
+import { applyTokenWrites, UnitTokenStore, type StoredToken, type TokenWrite } from '../../electron/engine/vault/token-store';
 import type { WriteContext } from '../../electron/engine/vault/token-service';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
+import { storedToken } from '../support/stored-token';
 import { tempDir } from '../support/test-engine';
 
 // The transaction manager, its writer and the idempotent request are the same classes over either runner. The token
-// store's reads are still SQLite's: on PostgreSQL the commit uses only its write unit's parts (sealing, events).
+// store here is one over SQLite: on PostgreSQL the commit uses only its write unit's parts (sealing, events).
 
 const TENANT = 'tenant-1';
 const caller = systemCaller(TENANT, { id: 'app-1', name: 'App' });
@@ -32,23 +33,7 @@ const every = {
   staged: query<{ token_id: string }>('vault test: every staged write', 'SELECT token_id FROM transaction_writes ORDER BY token_id'),
 };
 
-const token = (id: string): StoredToken => ({
-  id,
-  tenant_id: TENANT,
-  type: 'token',
-  data: `secret of ${id}`,
-  containers: ['/general/high/'],
-  metadata: {},
-  mask: null,
-  fingerprint: null,
-  fingerprint_expression: null,
-  search_indexes: [],
-  expires_at: null,
-  created_by: 'app-1',
-  created_at: '2026-01-01T00:00:00.000Z',
-  modified_by: null,
-  modified_at: null,
-});
+const token = (id: string): StoredToken => storedToken(id);
 const create = (id: string): TokenWrite => ({ op: 'create', token: token(id), searchTerms: [] });
 
 interface Side {
@@ -62,7 +47,7 @@ interface Side {
 let dir: string;
 let db: Db;
 let pool: pg.Pool;
-let tokenStore: SqliteTokenStore;
+let tokenStore: UnitTokenStore<SqliteUnits>;
 const sides: Side[] = [];
 const sealer = new Sealer(randomBytes(32));
 
@@ -71,7 +56,7 @@ beforeAll(async () => {
   db = openDatabase({ dataDir: dir });
   const sqlite = unitsOf(db);
   // No subscription wants an event, so the outbox stores none on either side.
-  tokenStore = new SqliteTokenStore(db, sqlite, sealer, new EventOutbox(sqlite, TENANT));
+  tokenStore = new UnitTokenStore(sqlite, sealer, new EventOutbox(sqlite, TENANT));
   pool = openPostgresPool(await freshDatabase('vault'));
   await migratePostgres(pool);
   const postgres = new PostgresUnits(pool);

@@ -30,7 +30,7 @@ type SeedToken = SeedFile['tokens'][number];
 export interface SeedPlan {
   report: SeedReport;
   /**
-   * Makes the entries the report lists as created, in one SQLite transaction, and answers what it did. Each is judged
+   * Makes the entries the report lists as created, in one unit, and answers what it did. Each is judged
    * again as the vault stands then: one that another client made since the plan is unchanged or a conflict, unwritten.
    */
   apply(): SeedReport;
@@ -87,9 +87,9 @@ interface NewEntries {
 }
 
 /**
- * Writes what a plan found new, in one SQLite transaction (so a write that fails, a token id an open transaction
- * holds, leaves nothing half applied), judging each entry again first: the vault may have changed since the plan.
- * Answers the plan's report as it turned out.
+ * Writes what a plan found new, in one unit (so a write that fails, a token id an open transaction holds, leaves
+ * nothing half applied), judging each entry again first, in the same turn as the unit starts: the vault may have
+ * changed since the plan. Answers the plan's report as it turned out.
  */
 function writeNew(planned: SeedReport, entries: NewEntries, applications: ApplicationStore, tokens: TokenService): SeedReport {
   const done: SeedReport = { created: [], unchanged: [...planned.unchanged], conflicts: [...planned.conflicts] };
@@ -144,7 +144,7 @@ function* planning(seed: SeedFile, applications: ApplicationStore, tokens: Token
     const slice = seed.tokens.slice(start, start + TOKENS_PER_BUDGET);
     tokens.inTokenGroup(`A slice of a seed holds at most ${TOKENS_PER_BUDGET} tokens`, (group) => planSlice(group, slice));
   }
-  return { report, apply: () => tokens.store.together(() => writeNew(report, entries, applications, tokens)) };
+  return { report, apply: () => writeNew(report, entries, applications, tokens) };
 }
 
 /** Plans a seed a slice at a time, answering other clients between slices: the workbench's import (see planning). */

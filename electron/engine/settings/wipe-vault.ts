@@ -10,12 +10,13 @@ import { nowIso } from '../clock';
 import type { TransactionManager } from '../transactions/transaction-manager';
 import { deleteAllTransactions, type EndedTransaction } from '../transactions/transaction-store';
 import { deleteAllIntents } from '../token-intents/intent-store';
-import { deleteAllTokens, type SqliteTokenStore } from '../vault/token-store';
+import { deleteAllTokens, type UnitTokenStore } from '../vault/token-store';
+import type { UnitRunner } from '../storage/unit';
 import { deleteAllWebhooks, type WebhookStore } from '../webhooks/webhook-store';
 
 /** The stores a wipe empties that keep something in memory, told once their rows are gone. */
 export interface VaultParts {
-  tokens: SqliteTokenStore;
+  tokens: UnitTokenStore<UnitRunner>;
   transactions: TransactionManager;
   applications: ApplicationStore;
   proxies: ProxyStore;
@@ -34,8 +35,8 @@ export interface Wiped {
 /**
  * Empties the vault as if it were new: its tokens, transactions (open ones rolled back first), applications with their
  * keys, pre-configured proxies, reactors, token intents, client encryption keys, webhooks with their deliveries, and
- * the answers kept for idempotent replays (one unit, wipeUnit); then makes the first two applications again. One SQLite
- * transaction: it happens whole or not at all. The master key, the webhooks' signing key, the tenant, the saved
+ * the answers kept for idempotent replays (one unit, wipeUnit); then makes the first two applications again. One unit:
+ * it happens whole or not at all. The master key, the webhooks' signing key, the tenant, the saved
  * limits, the secrets that saved requests refer to and the history stay. `refill` runs in the same transaction before
  * the first applications are made (a deleted tenant's seed applied again).
  */
@@ -49,9 +50,14 @@ export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
   }
 }
 
+/**
+ * One unit: the wipe, the refill and the first applications. The stores forget what they held before the refill runs
+ * (its seed is judged against the empty vault), inside the unit: the refill's calls join its transaction.
+ */
 function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
-  return parts.tokens.together((): Wiped => {
-    const wiped = parts.tokens.units.run(() => wipeUnit(parts.transactions.store.sealer));
+  const { sealer } = parts.transactions.store;
+  const { wiped, first } = parts.tokens.units.run(function* () {
+    const wiped = yield* wipeUnit(sealer);
     parts.transactions.wiped(wiped.ended);
     parts.tokens.forgetAll(wiped.tokenIds);
     parts.proxies.forgetAll();
@@ -59,10 +65,10 @@ function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
     parts.webhooks.forgetAll();
     parts.applications.forgetAll();
     refill?.();
-    const first = parts.tokens.units.run(() => bootstrapping(parts.applications));
-    if (first) parts.applications.created(first.made);
-    return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: first?.keys ?? null };
+    return { wiped, first: yield* bootstrapping(parts.applications) };
   });
+  if (first) parts.applications.created(first.made);
+  return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: first?.keys ?? null };
 }
 
 /** The wipe unit: every store's rows gone in one transaction; what they held in memory its caller forgets. */

@@ -16,6 +16,9 @@ export interface OpenDatabaseOptions {
 
 export const DATABASE_FILE = 'tokenbench.sqlite';
 
+/** Folds case as JavaScript does (SQLite's own lower() folds ASCII only): the search's, registered on each connection. */
+export const UNICODE_LOWER = 'unicode_lower';
+
 export function openDatabase({ dataDir, nativeBinding, beforeMigrations }: OpenDatabaseOptions): Db {
   let file = ':memory:';
   if (dataDir !== null) {
@@ -38,6 +41,7 @@ export function openDatabase({ dataDir, nativeBinding, beforeMigrations }: OpenD
   db.pragma('mmap_size = 1073741824');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  db.function(UNICODE_LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   try {
     beforeMigrations?.(db);
     applyMigrations(db);

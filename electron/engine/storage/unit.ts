@@ -110,12 +110,23 @@ export interface AsyncUnitRunner {
 export type AnyUnitRunner = UnitRunner | AsyncUnitRunner;
 
 /**
+ * What a store over runner `R` answers for a T: T itself over SQLite's, whose callers stay synchronous, a Promise over
+ * PostgreSQL's; code written for either (`R` as AnyUnitRunner) gets `T | Promise<T>` and awaits it, or hands it to
+ * `afterRun`.
+ */
+export type Answer<R extends AnyUnitRunner, T> = R extends UnitRunner ? T : Promise<T>;
+
+/**
  * `after` on a runner's answer: in the same turn for SQLite's, which answers at once, so what follows a commit (a
  * store's memory) changes with it as it did when stores were synchronous; once the answer arrives for PostgreSQL's.
  */
 export function afterRun<T, R>(answer: T | Promise<T>, after: (value: T) => R): R | Promise<R> {
   return answer instanceof Promise ? answer.then(after) : after(answer);
 }
+
+/** `afterRun` for a store over runner `R`: its answer typed as that runner's (see Answer). */
+export const answerOf = <Run extends AnyUnitRunner, T, R>(answer: T | Promise<T>, after: (value: T) => R): Answer<Run, R> =>
+  afterRun(answer, after) as Answer<Run, R>;
 
 /** Whether a failed statement inserted a primary key that was taken, whichever driver ran it. */
 export function isDuplicateKey(error: unknown): boolean {

@@ -6,6 +6,7 @@ import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { ActiveTokens } from '../vault/active-tokens';
 import type { TokenStore } from '../vault/token-store';
+import type { UnitRunner } from '../storage/unit';
 import { tenantSettingsSchema } from './tenant-settings';
 import type { TenantStore } from './tenant-store';
 
@@ -31,7 +32,7 @@ export interface UsageReport {
   };
 }
 
-export function usageReport(tokens: TokenStore, active: ActiveTokens): UsageReport {
+export function usageReport(tokens: TokenStore, active: ActiveTokens<UnitRunner>): UsageReport {
   const byType = tokens.countsByType();
   const total = byType.reduce((sum, { count }) => sum + count, 0);
   return {

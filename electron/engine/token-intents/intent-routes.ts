@@ -25,7 +25,7 @@ export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests
     {
       method: 'GET',
       path: '/token-intents/:id',
-      handler: (ctx) => ({ status: 200, body: intents.get(ctx.params.id as string, ctx.caller) }),
+      handler: async (ctx) => ({ status: 200, body: await intents.get(ctx.params.id as string, ctx.caller) }),
     },
     {
       method: 'DELETE',

@@ -1,10 +1,9 @@
 import { nowIso } from '../clock';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
 import type { CardDetails } from '../vault/card-details';
 import type { LiveIntent } from '../vault/intent-source';
 import type { TokenType } from '../vault/token-types';
-import { query } from '../storage/unit';
+import { type Answer, answerOf, type AnyUnitRunner, query, tx, type Unit } from '../storage/unit';
 
 /** The vault's wipe: every token intent goes. */
 export const deleteAllIntents = query('delete all token intents', 'DELETE FROM token_intents');
@@ -52,41 +51,52 @@ const summaryOf = (row: SummaryRow): IntentSummary => ({
 /** What every read counts as live: not yet expired, and not held by a transaction that converted it. */
 const LIVE = 'expires_at > @now AND held_by IS NULL';
 
+const statements = {
+  insert: query('insert token intent', `INSERT INTO token_intents (id, type, sealed, fingerprint, details, created_by, created_at, expires_at)
+    VALUES (@id, @type, @sealed, @fingerprint, @details, @created_by, @created_at, @expires_at)`),
+  get: query<SummaryRow>('token intent', `SELECT ${SUMMARY} FROM token_intents WHERE id = @id AND ${LIVE}`),
+  getMany: query<IntentRow>('token intents by ids', `SELECT * FROM token_intents WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`, {
+    postgres: `SELECT * FROM token_intents WHERE id IN (SELECT json_array_elements_text(@ids::json)) AND ${LIVE}`,
+  }),
+  expired: query('delete expired token intent', 'DELETE FROM token_intents WHERE id = @id AND expires_at <= @now'),
+  delete: query('delete token intent', `DELETE FROM token_intents WHERE id = @id AND ${LIVE}`),
+  hold: query('hold token intent', `UPDATE token_intents SET held_by = @transactionId WHERE id = @id AND ${LIVE}`),
+  release: query('release held token intents', 'UPDATE token_intents SET held_by = NULL WHERE held_by = ?'),
+  consumeHeld: query('consume held token intents', 'DELETE FROM token_intents WHERE held_by = ?'),
+  purge: query('purge expired token intents', 'DELETE FROM token_intents WHERE expires_at <= ?'),
+  // Holds whose transaction ended while the engine was stopped, or before its end was heard.
+  releaseEnded: query('release token intents of ended transactions', `UPDATE token_intents SET held_by = NULL WHERE held_by IS NOT NULL
+    AND held_by NOT IN (SELECT id FROM transactions WHERE state IN ('open', 'committed'))`),
+  consumeCommitted: query('consume token intents of committed transactions', `DELETE FROM token_intents WHERE held_by IN (SELECT id FROM transactions WHERE state = 'committed')`),
+  // Without the sealed data: a list never opens it. Ties in time in the order they were made: SQLite's row id, and
+  // on PostgreSQL the id (PostgreSQL tables have no row id).
+  newest: query<SummaryRow>('newest token intents', `SELECT ${SUMMARY} FROM token_intents WHERE ${LIVE} ORDER BY created_at DESC, rowid DESC LIMIT @limit`, {
+    postgres: `SELECT ${SUMMARY} FROM token_intents WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+  }),
+};
+
+/** Takes a live intent out of use for a conversion: deleted, or held by the open transaction (lower-cased id). */
+export function* takingIntent(id: string, transactionId: string | undefined): Unit<boolean> {
+  const now = nowIso();
+  const taken = transactionId === undefined ? yield* tx.run(statements.delete, { id, now }) : yield* tx.run(statements.hold, { id, transactionId, now });
+  return taken.changes > 0;
+}
+
 /**
  * Token intents at rest (migration 19): data sealed like a token's, the card or bank summary beside it. An intent
  * whose expiry has passed is gone to every read, whether or not a purge has removed it yet, so expiry holds across a
- * restart and never waits for the schedule.
+ * restart and never waits for the schedule. Over either runner (`R`): `getMany`, which conversions and expressions
+ * read on a request's path, and the engine's housekeeping answer at once over SQLite's; the rest is awaited. It holds nothing in memory.
  */
-export class IntentStore {
-  private readonly stmt;
-
+export class IntentStore<R extends AnyUnitRunner = AnyUnitRunner> {
   constructor(
-    readonly db: Db,
+    readonly units: R,
     private readonly sealer: Sealer,
-  ) {
-    this.stmt = {
-      insert: db.prepare(`INSERT INTO token_intents (id, type, sealed, fingerprint, details, created_by, created_at, expires_at)
-        VALUES (@id, @type, @sealed, @fingerprint, @details, @created_by, @created_at, @expires_at)`),
-      get: db.prepare(`SELECT ${SUMMARY} FROM token_intents WHERE id = @id AND ${LIVE}`),
-      getMany: db.prepare(`SELECT * FROM token_intents WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
-      expired: db.prepare('DELETE FROM token_intents WHERE id = @id AND expires_at <= @now'),
-      delete: db.prepare(`DELETE FROM token_intents WHERE id = @id AND ${LIVE}`),
-      hold: db.prepare(`UPDATE token_intents SET held_by = @transactionId WHERE id = @id AND ${LIVE}`),
-      release: db.prepare('UPDATE token_intents SET held_by = NULL WHERE held_by = ?'),
-      consumeHeld: db.prepare('DELETE FROM token_intents WHERE held_by = ?'),
-      purge: db.prepare('DELETE FROM token_intents WHERE expires_at <= ?'),
-      // Holds whose transaction ended while the engine was stopped, or before its end was heard.
-      releaseEnded: db.prepare(`UPDATE token_intents SET held_by = NULL WHERE held_by IS NOT NULL
-        AND held_by NOT IN (SELECT id FROM transactions WHERE state IN ('open', 'committed'))`),
-      consumeCommitted: db.prepare(`DELETE FROM token_intents WHERE held_by IN (SELECT id FROM transactions WHERE state = 'committed')`),
-      // Without the sealed data: a list never opens it.
-      newest: db.prepare(`SELECT ${SUMMARY} FROM token_intents WHERE ${LIVE}
-        ORDER BY created_at DESC, rowid DESC LIMIT @limit`),
-    };
-  }
+  ) {}
 
-  insert(intent: StoredIntent): void {
-    this.stmt.insert.run({
+  /** The unit that stores a new intent, its data sealed (before the unit: a retried unit seals nothing again). */
+  inserting(intent: StoredIntent): () => Unit<void> {
+    const row = {
       id: intent.id,
       type: intent.type,
       sealed: this.sealer.sealJson(intent.data, binding(intent.id)),
@@ -95,51 +105,54 @@ export class IntentStore {
       created_by: intent.created_by,
       created_at: intent.created_at,
       expires_at: intent.expires_at,
-    });
+    };
+    return function* () {
+      yield* tx.run(statements.insert, row);
+    };
   }
 
   /** The live intent without its data, or undefined; one found expired is purged on the way (purged on access). */
-  get(id: string): IntentSummary | undefined {
+  async get(id: string): Promise<IntentSummary | undefined> {
     const now = nowIso();
-    const row = this.stmt.get.get({ id, now }) as SummaryRow | undefined;
-    if (!row) this.stmt.expired.run({ id, now });
+    const row = await this.units.run(function* () {
+      const found = yield* tx.get(statements.get, { id, now });
+      if (!found) yield* tx.run(statements.expired, { id, now });
+      return found;
+    });
     return row && summaryOf(row);
   }
 
-  getMany(ids: readonly string[]): StoredIntent[] {
-    return (this.stmt.getMany.all({ ids: JSON.stringify(ids), now: nowIso() }) as IntentRow[]).map((row) => this.hydrate(row));
+  getMany(ids: readonly string[]): Answer<R, StoredIntent[]> {
+    return answerOf<R, IntentRow[], StoredIntent[]>(this.units.read(() => tx.all(statements.getMany, { ids: JSON.stringify(ids), now: nowIso() })), (rows) =>
+      rows.map((row) => this.hydrate(row)),
+    );
   }
 
   /** The newest live intents, up to `limit`, without their data. */
-  newest(limit: number): IntentSummary[] {
-    return (this.stmt.newest.all({ now: nowIso(), limit }) as SummaryRow[]).map(summaryOf);
+  async newest(limit: number): Promise<IntentSummary[]> {
+    return (await this.units.read(() => tx.all(statements.newest, { now: nowIso(), limit }))).map(summaryOf);
   }
 
-  /** Deletes a live intent; false when there is none. */
-  delete(id: string): boolean {
-    return this.stmt.delete.run({ id, now: nowIso() }).changes > 0;
-  }
-
-  /** Holds a live intent for an open transaction; false when there is none. */
-  hold(id: string, transactionId: string): boolean {
-    return this.stmt.hold.run({ id, transactionId, now: nowIso() }).changes > 0;
+  /** The unit that deletes a live intent; false when there is none. */
+  *deleting(id: string): Unit<boolean> {
+    return (yield* tx.run(statements.delete, { id, now: nowIso() })).changes > 0;
   }
 
   /** The transaction ended: a commit consumes what it held, anything else gives it back. */
-  transactionEnded(transactionId: string, committed: boolean): void {
-    (committed ? this.stmt.consumeHeld : this.stmt.release).run(transactionId);
+  transactionEnded(transactionId: string, committed: boolean): Answer<R, void> {
+    return answerOf<R, unknown, void>(this.units.run(() => tx.run(committed ? statements.consumeHeld : statements.release, [transactionId])), () => undefined);
   }
 
   /** Settles holds whose transaction ended unheard (a stop between its end and this store's update). */
-  reconcile(): void {
-    this.db.transaction(() => {
-      this.stmt.consumeCommitted.run();
-      this.stmt.releaseEnded.run();
-    })();
+  reconcile(): Answer<R, void> {
+    return this.units.run(function* () {
+      yield* tx.run(statements.consumeCommitted);
+      yield* tx.run(statements.releaseEnded);
+    }) as Answer<R, void>;
   }
 
-  purgeExpired(): number {
-    return this.stmt.purge.run(nowIso()).changes;
+  purgeExpired(): Answer<R, number> {
+    return answerOf<R, { changes: number }, number>(this.units.run(() => tx.run(statements.purge, [nowIso()])), (result) => result.changes);
   }
 
   private hydrate(row: IntentRow): StoredIntent {

@@ -8,7 +8,8 @@ import { goneIntentDetail, type IntentSource, type LiveIntent } from '../vault/i
 import type { TokenService } from '../vault/token-service';
 import { validateTokenData, type TokenType } from '../vault/token-types';
 import type { CreateIntentRequest } from './intent-requests';
-import type { IntentDetails, IntentStore, IntentSummary, StoredIntent } from './intent-store';
+import { type IntentDetails, type IntentStore, type IntentSummary, type StoredIntent, takingIntent } from './intent-store';
+import type { Unit, UnitRunner } from '../storage/unit';
 
 /** A token intent as every route shows it: never its data (vendor-surfaces.md §4.3). */
 export interface IntentView {
@@ -54,7 +55,7 @@ function detailsOf(type: TokenType, data: unknown): IntentDetails {
  */
 export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> implements IntentSource {
   constructor(
-    private readonly store: IntentStore,
+    private readonly store: IntentStore<UnitRunner>,
     private readonly tokens: TokenService,
     private readonly tenantId: string,
     /** The time to live of a new intent, in seconds (a setting: read at each create). */
@@ -83,33 +84,38 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     };
     const intent: StoredIntent = { ...live, fingerprint: this.tokens.intentFingerprint(live), details: detailsOf(type, input.data) };
     const { id, fingerprint, created_by, created_at, expires_at } = intent;
-    this.store.db.transaction(() => {
-      this.store.insert(intent);
-      this.outbox.raise({ type: 'token-intent.created', data: () => ({ token_intent: { id, type, fingerprint, created_by, created_at, expires_at } }), ...cause });
-    })();
+    const inserting = this.store.inserting(intent);
+    const { outbox } = this;
+    this.store.units.run(function* () {
+      yield* inserting();
+      yield* outbox.store({ type: 'token-intent.created', data: () => ({ token_intent: { id, type, fingerprint, created_by, created_at, expires_at } }), ...cause });
+    });
+    outbox.committed();
     this.emit('change', { id: intent.id, change: 'created' });
     return this.view(intent);
   }
 
-  get(id: string, caller: Caller): IntentView {
+  async get(id: string, caller: Caller): Promise<IntentView> {
     caller.policy.requireHeld('token-intent:read');
-    return this.view(this.require(id));
+    return this.view(await this.require(id));
   }
 
   delete(id: string, caller: Caller, cause: EventCause): void {
     caller.policy.requireHeld('token-intent:delete');
-    const deleted = this.store.db.transaction(() => {
-      if (!this.store.delete(id)) return false;
-      this.outbox.raise({ type: 'token-intent.deleted', data: () => ({ token_intent: { id } }), ...cause });
+    const { store, outbox } = this;
+    const deleted = store.units.run(function* () {
+      if (!(yield* store.deleting(id))) return false;
+      yield* outbox.store({ type: 'token-intent.deleted', data: () => ({ token_intent: { id } }), ...cause });
       return true;
-    })();
+    });
     if (!deleted) throw this.notFound(id);
+    outbox.committed();
     this.emit('change', { id, change: 'deleted' });
   }
 
   /** The workbench's list: the newest live intents, without data (no API route lists them). */
-  list(limit = LISTED_INTENTS): { intents: IntentView[]; more: boolean } {
-    const newest = this.store.newest(limit + 1);
+  async list(limit = LISTED_INTENTS): Promise<{ intents: IntentView[]; more: boolean }> {
+    const newest = await this.store.newest(limit + 1);
     return { intents: newest.slice(0, limit).map((intent) => this.view(intent)), more: newest.length > limit };
   }
 
@@ -117,19 +123,16 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return this.store.getMany(ids);
   }
 
-  consume(ids: readonly string[], transactionId: string | undefined): void {
-    for (const id of ids) {
-      const taken = transactionId === undefined ? this.store.delete(id) : this.store.hold(id, transactionId.toLowerCase());
-      if (!taken) throw new ApiProblem(400, goneIntentDetail(id));
-    }
-    // Heard once the caller's SQLite transaction has committed, never for a conversion it undid.
-    queueMicrotask(() => {
-      for (const id of ids) if (!this.store.get(id)) this.emit('change', { id, change: 'converted' });
-    });
+  *consuming(ids: readonly string[], transactionId: string | undefined): Unit<void> {
+    for (const id of ids) if (!(yield* takingIntent(id, transactionId?.toLowerCase()))) throw new ApiProblem(400, goneIntentDetail(id));
   }
 
-  private require(id: string): IntentSummary {
-    const intent = this.store.get(id);
+  consumed(ids: readonly string[]): void {
+    for (const id of ids) this.emit('change', { id, change: 'converted' });
+  }
+
+  private async require(id: string): Promise<IntentSummary> {
+    const intent = await this.store.get(id);
     if (!intent) throw this.notFound(id);
     return intent;
   }

@@ -1,3 +1,4 @@
+import type { Unit } from '../storage/unit';
 import type { TokenType } from './token-types';
 
 /** A live token intent as the vault uses it: converted into a token, or read by an expression. */
@@ -19,10 +20,13 @@ export interface IntentSource {
   /** The live intents among `ids`, in no particular order; expired, deleted and converted ones are left out. */
   liveMany(ids: readonly string[]): LiveIntent[];
   /**
-   * Takes live intents out of use for their conversion, inside the caller's SQLite transaction: deleted, or held by
-   * the open transaction `transactionId` (whose rollback gives them back). A 400 naming the first one gone.
+   * The unit that takes live intents out of use for their conversion, joined to the unit that lands their tokens:
+   * deleted, or held by the open transaction `transactionId` (whose rollback gives them back). A 400 naming the first
+   * one gone, which undoes the whole unit.
    */
-  consume(ids: readonly string[], transactionId: string | undefined): void;
+  consuming(ids: readonly string[], transactionId: string | undefined): Unit<void>;
+  /** Once that unit has committed: the intents are converted. */
+  consumed(ids: readonly string[]): void;
 }
 
 /** What a conversion names that is no live intent. */

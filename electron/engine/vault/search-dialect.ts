@@ -1,6 +1,6 @@
 import { jsLowerParams, jsLowerSql } from '../storage/postgres/js-lower';
 import type { SqlDialect } from '../storage/unit';
-import { UNICODE_LOWER } from './token-store';
+import { UNICODE_LOWER } from '../storage/database';
 
 /** What a clause needs of the statement it goes into: a placeholder for a value, and the statement's parameters. */
 export interface Binder {

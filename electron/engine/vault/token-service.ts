@@ -178,7 +178,13 @@ export const withoutPlaintext = (transform: Transform): Transform => (transform 
 
 export class TokenService {
   private writer: TokenWriter;
-  private intents: IntentSource = { liveMany: () => [], consume: (ids) => { throw new ApiProblem(400, goneIntentDetail(ids[0])); } };
+  private intents: IntentSource = {
+    liveMany: () => [],
+    consuming: (ids) => {
+      throw new ApiProblem(400, goneIntentDetail(ids[0]));
+    },
+    consumed: () => undefined,
+  };
   /** Masked data by token id; writes evict (see TokenStore.onWrite). */
   private readonly masked = new LruCache<string, unknown>(10_000);
   /** Plain creates waiting for the next group commit (see createGrouped). */
@@ -467,9 +473,8 @@ export class TokenService {
       const { token, transform } = this.prepareCreate(input, context.caller);
       return this.createPrepared(token, transform, this.deduplicates(input), context.caller, keep, target.reader);
     });
-    // A conversion's intent is consumed in the same transaction as its token lands: both, or neither.
-    const consume = isConversion(input) ? () => this.intents.consume([input.token_intent_id], context.transactionId) : undefined;
-    if (writes.length > 0) await this.land(target, writes, context.cause, consume);
+    const converted = isConversion(input) ? { ids: [input.token_intent_id], transactionId: context.transactionId } : undefined;
+    if (writes.length > 0) await this.land(target, writes, context.cause, converted);
     return view;
   }
 
@@ -598,22 +603,22 @@ export class TokenService {
 
   /**
    * Lands `writes` at `target` (whose unit checks transaction locks), then settles them; an id that is already taken
-   * is the client's 409, not a 500. `consume`, a conversion's, consumes its intents in the same transaction. The unit
-   * starts before the first await, so on SQLite the reads that prepared the writes and the writes are one turn of the
-   * event loop: no other request's write comes between.
+   * is the client's 409, not a 500. `converted`, a conversion's intents, are taken in the same unit as their tokens
+   * land: both, or neither. The unit starts before the first await, so on SQLite the reads that prepared the writes and
+   * the writes are one turn of the event loop: no other request's write comes between.
    */
-  private async land(target: WriteTarget, writes: TokenWrite[], cause: EventCause | null, consume?: () => void): Promise<void> {
+  private async land(target: WriteTarget, writes: TokenWrite[], cause: EventCause | null, converted?: { ids: readonly string[]; transactionId: string | undefined }): Promise<void> {
     const list = caused(writes, cause);
-    const start = () => target.unit(list);
+    const { intents } = this;
+    const start = converted
+      ? function* (): Unit<void> {
+          yield* intents.consuming(converted.ids, converted.transactionId);
+          yield* target.unit(list);
+        }
+      : () => target.unit(list);
     let landed = false;
     try {
-      // The intents' store is not written as units yet: it joins the unit through SQLite's own transaction.
-      await (consume
-        ? this.store.together(() => {
-            consume();
-            return this.store.units.run(start);
-          })
-        : this.store.units.run(start));
+      await this.store.units.run(start);
       landed = true;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
@@ -621,6 +626,7 @@ export class TokenService {
     } finally {
       target.settle(list, landed);
     }
+    if (converted) intents.consumed(converted.ids);
   }
 
   /**
@@ -757,8 +763,7 @@ export class TokenService {
       };
       return walk(body, '');
     });
-    // The intents go in the same transaction as the tokens they become: both land, or neither.
-    if (intentIds.length > 0) await this.land(target, batch, context.cause, () => this.intents.consume(intentIds, context.transactionId));
+    if (intentIds.length > 0) await this.land(target, batch, context.cause, { ids: intentIds, transactionId: context.transactionId });
     else if (batch.length > 0) await this.land(target, batch, context.cause);
     return result;
   }

@@ -1,10 +1,9 @@
 import { type EventCause, type EventOutbox, SYSTEM_CAUSE } from '../events/event-outbox';
-import type { Db } from '../storage/database';
 import type { Sealer } from '../storage/crypto';
-import { type AnyUnitRunner, isDuplicateKey, query, type SqlDialect, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type Answer, answerOf, type AnyUnitRunner, afterRun, isDuplicateKey, query, type SqlDialect, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { nowIso } from '../clock';
 import { derivedTermHashes } from './search-terms';
-import { TermBacklog } from './term-backlog';
+import { insertTerm, TermBacklog } from './term-backlog';
 
 /** A token as the vault holds it once unsealed. `data` is plaintext: it never leaves the engine unmasked by accident. */
 export interface StoredToken {
@@ -126,9 +125,6 @@ const writes = {
     WHERE id = @id`),
   delete: query('delete token', 'DELETE FROM tokens WHERE id = ?'),
   deleteTerms: query('delete search terms', 'DELETE FROM token_search_terms WHERE token_id = ?'),
-  insertTerm: query('insert search term', 'INSERT OR IGNORE INTO token_search_terms (token_id, term_hash) VALUES (?, ?)', {
-    postgres: 'INSERT INTO token_search_terms (token_id, term_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-  }),
   exists: query('live token exists', `SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
   deleteExpiredOf: query<string>(
     'delete expired tokens of ids',
@@ -138,6 +134,12 @@ const writes = {
   deleteAll: query<string>('delete all tokens', 'DELETE FROM tokens RETURNING id', { pluck: true }),
   purgeExpired: query<string>('purge expired tokens', 'DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING id', { pluck: true }),
 };
+
+/**
+ * The change feed's channels of the vault: each token written, deleted or expired is named on TOKENS (the whole vault
+ * on WIPED), so that every replica's caches of it forget it (TokenStore's hot tokens, the service's masked data).
+ */
+export const TOKEN_CHANGES = { TOKENS: 'tokens', WIPED: 'tokens-wiped' } as const;
 
 /** What writing tokens needs besides its statements: where their events go, and a token's row (its data sealed). */
 export interface TokenWriting {
@@ -157,13 +159,18 @@ export function* idTaken(id: string): Unit<boolean> {
  */
 export function* removeExpired(outbox: EventOutbox, ids: readonly string[] | null): Unit<number> {
   const removed = ids === null ? yield* tx.all(writes.purgeExpired, [nowIso()]) : yield* tx.all(writes.deleteExpiredOf, { ids: JSON.stringify(ids), now: nowIso() });
-  for (const id of removed) yield* outbox.store({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
+  for (const id of removed) {
+    yield* outbox.store({ type: 'token.expired', data: () => ({ token: { id } }), ...SYSTEM_CAUSE });
+    yield* tx.notify(TOKEN_CHANGES.TOKENS, id);
+  }
   return removed.length;
 }
 
 /** The wipe's part: every token goes; answers their ids, for the store to forget once committed (TokenStore.forgetAll). */
 export function* deleteAllTokens(): Unit<string[]> {
-  return yield* tx.all(writes.deleteAll);
+  const ids = yield* tx.all(writes.deleteAll);
+  yield* tx.notify(TOKEN_CHANGES.WIPED, 'all');
+  return ids;
 }
 
 /**
@@ -181,6 +188,7 @@ function* insertToken(writing: TokenWriting, row: TokenRow): Unit<void> {
 
 function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
   if (write.cause) yield* storeWritten(writing.outbox, write, write.cause);
+  yield* tx.notify(TOKEN_CHANGES.TOKENS, write.op === 'delete' ? write.id : write.token.id);
   if (write.op === 'delete') {
     yield* tx.run(writes.delete, [write.id]);
     return;
@@ -192,7 +200,7 @@ function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
     yield* tx.run(writes.deleteTerms, [row.id]);
   }
   // Derived here, where every write lands (direct, grouped, tokenized, or a transaction's at its commit).
-  for (const term of [...write.searchTerms, ...derivedTermHashes(writing.sealer, write.token)]) yield* tx.run(writes.insertTerm, [row.id, term]);
+  for (const term of [...write.searchTerms, ...derivedTermHashes(writing.sealer, write.token)]) yield* tx.run(insertTerm, [row.id, term]);
 }
 
 /**
@@ -205,16 +213,14 @@ export function* applyTokenWrites(writing: TokenWriting, list: readonly TokenWri
 
 export const writtenIds = (list: readonly TokenWrite[]): string[] => list.map((w) => (w.op === 'delete' ? w.id : w.token.id));
 
-/** Folds case in search as JavaScript does (SQLite's own lower() folds ASCII only): registered on the connection. */
-export const UNICODE_LOWER = 'unicode_lower';
-
 /**
- * The vault's tokens as the services see them, whichever database holds them. `get` and `getMany` stay synchronous
- * (the proxy's cache hits answer without waiting). `search` and `countMatching` take the filter the search builds
- * (vault/token-queries.ts) as SQL over `tokens`.
+ * The vault's tokens as the services see them, over either database: `R`, the runner, says whether its reads answer
+ * at once (SQLite's) or a Promise (PostgreSQL's). `get` and `getMany` answer from memory when every token asked for is
+ * there, without waiting on either. `search` and `countMatching` take the filter the search builds
+ * (vault/token-queries.ts) as SQL over `tokens`, in the runner's dialect.
  */
-export interface TokenStore {
-  /** Runs the vault's transactional units. */
+export interface TokenStore<R extends AnyUnitRunner = UnitRunner> {
+  /** Runs the vault's transactional units (the services await it, whichever it is). */
   readonly units: AnyUnitRunner;
   /** Where the vault's changes raise their events. */
   readonly outbox: EventOutbox;
@@ -222,7 +228,7 @@ export interface TokenStore {
   readonly writing: TokenWriting;
   /** The tokens from before card and metadata search, whose terms are still to be derived. */
   readonly backlog: TermBacklog;
-  /** Seals a token's data now, for a write of that token object to come (see SqliteTokenStore.sealAhead). */
+  /** Seals a token's data now, for a write of that token object to come (see UnitTokenStore.sealAhead). */
   sealAhead(token: StoredToken): void;
   hydrate(row: TokenRow): StoredToken;
   openData(row: Pick<TokenRow, 'id' | 'sealed'>): unknown;
@@ -231,37 +237,36 @@ export interface TokenStore {
   /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
   onApplied(listener: (writes: readonly TokenWrite[]) => void): void;
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
-  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T;
-  /** After a unit that wrote `writes` has ended (see SqliteTokenStore.settle). */
+  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): Answer<R, T>;
+  /** After a unit that wrote `writes` has ended (see UnitTokenStore.settle). */
   settle(writes: readonly TokenWrite[], landed: boolean): void;
-  /**
-   * Runs `work`, whose store calls span stores not yet written as units (a conversion consumes its intent as its token
-   * lands), in one transaction: all of it or none.
-   */
-  together<T>(work: () => T): T;
   /** A live (not expired) token, or undefined. */
-  get(id: string): StoredToken | undefined;
+  get(id: string): Answer<R, StoredToken | undefined> | StoredToken;
   /** Many live tokens in one query, in the order of `ids`, undefined where none is live. */
-  getMany(ids: readonly string[]): (StoredToken | undefined)[];
-  idTaken(id: string): boolean;
-  findByFingerprint(type: string, fingerprint: string): StoredToken | undefined;
-  count(): number;
-  countsByType(): { type: string; count: number; last_created_at: string }[];
+  getMany(ids: readonly string[]): Answer<R, (StoredToken | undefined)[]> | (StoredToken | undefined)[];
+  idTaken(id: string): Answer<R, boolean>;
+  findByFingerprint(type: string, fingerprint: string): Answer<R, StoredToken | undefined>;
+  count(): Answer<R, number>;
+  countsByType(): Answer<R, { type: string; count: number; last_created_at: string }[]>;
   /** The tokens `where` (over `tokens`, with its `params`) matches, ordered and limited by `tail`, as rows. */
-  search(where: string, params: object, tail: string, indexedByCreation?: boolean): TokenRow[];
+  search(where: string, params: object, tail: string, indexedByCreation?: boolean): Answer<R, TokenRow[]>;
   /** The count a search's `countSql` answers. */
-  countMatching(countSql: string, params: object): number;
+  countMatching(countSql: string, params: object): Answer<R, number>;
   /** Every live token, oldest first (an exported seed's). */
-  liveByCreation(): StoredToken[];
+  liveByCreation(): Answer<R, StoredToken[]>;
   /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
   forgetAll(ids: readonly string[]): void;
-  purgeExpired(): number;
+  purgeExpired(): Answer<R, number>;
 }
 
 const liveByCreation = query<TokenRow>('live tokens by creation', `SELECT * FROM tokens WHERE ${LIVE} ORDER BY created_at, id`);
 
-// The reads off the proxy's path, as units. SQLite is told which index to walk; PostgreSQL's planner chooses its own.
+// The reads as units. SQLite is told which index to walk; PostgreSQL's planner chooses its own.
 const reads = {
+  byId: query<TokenRow>('token by id', `SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
+  byIds: query<TokenRow>('tokens by ids', `SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`, {
+    postgres: `SELECT * FROM tokens WHERE id IN (SELECT json_array_elements_text(@ids::json)) AND ${LIVE}`,
+  }),
   byFingerprint: query<TokenRow>(
     'token by fingerprint',
     `SELECT * FROM tokens WHERE type = @type AND fingerprint = @fingerprint AND ${LIVE} ORDER BY created_at, id LIMIT 1`,
@@ -286,7 +291,7 @@ const reads = {
   ),
 };
 
-/** Per type, how many live tokens there are and when the newest was made (see SqliteTokenStore.countsByType). */
+/** Per type, how many live tokens there are and when the newest was made (see UnitTokenStore.countsByType). */
 function* countsByType(now: string): Unit<{ type: string; count: number; last_created_at: string }[]> {
   const expired = new Map((yield* tx.all(reads.expiredByType, { now })).map(({ type, count }) => [type, count]));
   const counts: { type: string; count: number; last_created_at: string }[] = [];
@@ -298,8 +303,12 @@ function* countsByType(now: string): Unit<{ type: string; count: number; last_cr
   return counts;
 }
 
-export class SqliteTokenStore implements TokenStore {
-  private readonly stmt;
+/**
+ * The vault's one token store, over either runner: every statement is a query its runner prepares (SQLite's once per
+ * connection, as inline statements were), so the same class holds the tokens in the embedded file and in a shared
+ * PostgreSQL database. Its memory (hot tokens) forgets what the change feed names, whichever replica changed it.
+ */
+export class UnitTokenStore<R extends AnyUnitRunner = AnyUnitRunner> implements TokenStore<R> {
   /**
    * Tokens decrypted in the last few seconds, so a client that detokenizes the same tokens request after request
    * (the proxy's common case) does not pay a decryption each time. Only that detokenizing lookup (getMany) fills it:
@@ -315,20 +324,17 @@ export class SqliteTokenStore implements TokenStore {
   readonly backlog: TermBacklog;
 
   constructor(
-    private readonly db: Db,
     /** Runs the vault's transactional units. */
-    readonly units: UnitRunner,
+    readonly units: R,
     private readonly sealer: Sealer,
     /** Where the vault's changes raise their events. */
     readonly outbox: EventOutbox,
   ) {
-    this.backlog = new TermBacklog(db, sealer, (row) => this.openData(row));
-    db.function(UNICODE_LOWER, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
-    this.stmt = {
-      get: db.prepare(`SELECT * FROM tokens WHERE id = @id AND ${LIVE}`),
-      getMany: db.prepare(`SELECT * FROM tokens WHERE id IN (SELECT value FROM json_each(@ids)) AND ${LIVE}`),
-    };
+    this.backlog = new TermBacklog(units, sealer, (row) => this.openData(row));
     this.writing = { outbox, sealer, row: (token) => this.toRow(token) };
+    // Every replica's writes, this one's included (settle has already forgotten those; forgetting twice is free).
+    units.changes.listen(TOKEN_CHANGES.TOKENS, (id) => this.forget([id]));
+    units.changes.listen(TOKEN_CHANGES.WIPED, () => this.forgetAll([]));
   }
 
   /** Field by field, like hydrate: no copy of the whole token, whose plaintext `data` has no place in a row. */
@@ -400,15 +406,28 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
-  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): T {
-    let landed = false;
+  runWrites<T>(writes: readonly TokenWrite[], start: () => Unit<T>): Answer<R, T> {
+    let answer: T | Promise<T>;
     try {
-      const value = this.units.run(start);
-      landed = true;
-      return value;
-    } finally {
-      this.settle(writes, landed);
+      answer = this.units.run(start);
+    } catch (error) {
+      this.settle(writes, false);
+      throw error;
     }
+    if (!(answer instanceof Promise)) {
+      this.settle(writes, true);
+      return answer as Answer<R, T>;
+    }
+    return answer.then(
+      (value) => {
+        this.settle(writes, true);
+        return value;
+      },
+      (error: unknown) => {
+        this.settle(writes, false);
+        throw error;
+      },
+    ) as Answer<R, T>;
   }
 
   /**
@@ -416,12 +435,16 @@ export class SqliteTokenStore implements TokenStore {
    * safe, and an enclosing transaction may still roll back), and once they landed the listeners hear of them.
    */
   settle(writes: readonly TokenWrite[], landed: boolean): void {
-    const ids = writtenIds(writes);
-    for (const id of ids) this.hot.delete(id);
-    for (const listener of this.writeListeners) listener(ids);
+    this.forget(writtenIds(writes));
     if (!landed) return;
     this.outbox.committed();
     for (const listener of this.appliedListeners) listener(writes);
+  }
+
+  /** The one place memory forgets tokens: after this store's writes, and when the change feed names them. */
+  private forget(ids: readonly string[]): void {
+    for (const id of ids) this.hot.delete(id);
+    for (const listener of this.writeListeners) listener(ids);
   }
 
   /**
@@ -443,34 +466,38 @@ export class SqliteTokenStore implements TokenStore {
   }
 
   /** A live (not expired) token, or undefined. */
-  get(id: string): StoredToken | undefined {
+  get(id: string): Answer<R, StoredToken | undefined> | StoredToken {
     const now = nowIso();
     const hot = this.hotGet(id, now, Date.now());
     if (hot) return hot;
-    const row = this.stmt.get.get({ id, now }) as TokenRow | undefined;
-    if (!row) this.foundMissing([id]);
-    return row && this.hydrate(row);
+    return answerOf<R, TokenRow | undefined, StoredToken | undefined>(this.units.read(() => tx.get(reads.byId, { id, now })), (row) => {
+      if (!row) this.foundMissing([id]);
+      return row && this.hydrate(row);
+    });
   }
 
   /**
    * Ids a read found no live token of: any of them found expired is removed now, so that its token.expired is raised
    * when a client first notices (once: the row goes with it). Only when some subscription wants the event, so a miss
-   * costs nothing more otherwise.
+   * costs nothing more otherwise. Not awaited over PostgreSQL: the read's answer stands, and the purge removes what
+   * this could not.
    */
   private foundMissing(ids: readonly string[]): void {
     if (!this.outbox.wants('token.expired')) return;
-    this.units.run(() => removeExpired(this.outbox, ids));
-    this.outbox.committed();
+    const removed = afterRun(this.units.run(() => removeExpired(this.outbox, ids)), () => this.outbox.committed());
+    if (removed instanceof Promise) removed.catch(() => undefined);
   }
 
   /** Whether a live token has the id: an expired token's id is free (see insert). */
-  idTaken(id: string): boolean {
-    return this.units.read(() => idTaken(id));
+  idTaken(id: string): Answer<R, boolean> {
+    return this.units.read(() => idTaken(id)) as Answer<R, boolean>;
   }
 
-  findByFingerprint(type: string, fingerprint: string): StoredToken | undefined {
-    const row = this.units.read(() => tx.get(reads.byFingerprint, { type, fingerprint, now: nowIso() }));
-    return row && this.hydrate(row);
+  findByFingerprint(type: string, fingerprint: string): Answer<R, StoredToken | undefined> {
+    return answerOf<R, TokenRow | undefined, StoredToken | undefined>(
+      this.units.read(() => tx.get(reads.byFingerprint, { type, fingerprint, now: nowIso() })),
+      (row) => row && this.hydrate(row),
+    );
   }
 
   /**
@@ -478,7 +505,7 @@ export class SqliteTokenStore implements TokenStore {
    * (which must not repeat one), undefined where none is live. An array, not a Map: its callers walk the ids in order,
    * and a Map per request would allocate its tables for nothing.
    */
-  getMany(ids: readonly string[]): (StoredToken | undefined)[] {
+  getMany(ids: readonly string[]): Answer<R, (StoredToken | undefined)[]> | (StoredToken | undefined)[] {
     const found: (StoredToken | undefined)[] = [];
     const now = nowIso();
     const nowMs = Date.now();
@@ -489,14 +516,16 @@ export class SqliteTokenStore implements TokenStore {
       if (!hot) (cold ??= new Map()).set(ids[i], i);
     }
     if (!cold) return found;
-    const rows = this.stmt.getMany.all({ ids: JSON.stringify([...cold.keys()]), now }) as TokenRow[];
-    for (const row of rows) found[cold.get(row.id)!] = this.hotSet(this.hydrate(row));
-    if (rows.length < cold.size) this.foundMissing([...cold.keys()].filter((id) => found[cold.get(id)!] === undefined));
-    return found;
+    const wanted = cold;
+    return answerOf<R, TokenRow[], (StoredToken | undefined)[]>(this.units.read(() => tx.all(reads.byIds, { ids: JSON.stringify([...wanted.keys()]), now })), (rows) => {
+      for (const row of rows) found[wanted.get(row.id)!] = this.hotSet(this.hydrate(row));
+      if (rows.length < wanted.size) this.foundMissing([...wanted.keys()].filter((id) => found[wanted.get(id)!] === undefined));
+      return found;
+    });
   }
 
-  count(): number {
-    return this.units.read(() => tx.get(reads.count, { now: nowIso() }))!.n;
+  count(): Answer<R, number> {
+    return answerOf<R, { n: number } | undefined, number>(this.units.read(() => tx.get(reads.count, { now: nowIso() })), (row) => row!.n);
   }
 
   /**
@@ -504,25 +533,28 @@ export class SqliteTokenStore implements TokenStore {
    * (type, fingerprint) index rather than the rows, less the expired found through their own index; each type's newest
    * is found walking the creation index from its end.
    */
-  countsByType(): { type: string; count: number; last_created_at: string }[] {
-    return this.units.read(() => countsByType(nowIso()));
+  countsByType(): Answer<R, { type: string; count: number; last_created_at: string }[]> {
+    return this.units.read(() => countsByType(nowIso())) as Answer<R, { type: string; count: number; last_created_at: string }[]>;
   }
 
-  together<T>(work: () => T): T {
-    return this.db.transaction(work)();
+  /**
+   * Built per call (an ad hoc query, never kept): a search's SQL varies with its filter, and a cache of every shape
+   * would only grow. `where` is in the runner's dialect (TokenQueries'). SQLite is told to walk the creation-order index
+   * when asked; PostgreSQL's planner finds it itself.
+   */
+  search(where: string, params: object, tail: string, indexedByCreation = false): Answer<R, TokenRow[]> {
+    const text = (indexed: boolean) => `SELECT * FROM tokens${indexed ? ' INDEXED BY tokens_created' : ''} WHERE ${where} ${tail}`;
+    const statement = query<TokenRow>('token search', text(indexedByCreation), { postgres: text(false), adHoc: true });
+    return this.units.read(() => tx.all(statement, params)) as Answer<R, TokenRow[]>;
   }
 
-  /** Prepared per call: a search's SQL varies with its filter, and a cache of every shape would only grow. */
-  search(where: string, params: object, tail: string, indexedByCreation = false): TokenRow[] {
-    return this.db.prepare(`SELECT * FROM tokens${indexedByCreation ? ' INDEXED BY tokens_created' : ''} WHERE ${where} ${tail}`).all(params) as TokenRow[];
+  countMatching(countSql: string, params: object): Answer<R, number> {
+    const counted = query<{ n: number }>('token search count', countSql, { postgres: countSql, adHoc: true });
+    return answerOf<R, { n: number } | undefined, number>(this.units.read(() => tx.get(counted, params)), (row) => row!.n);
   }
 
-  countMatching(countSql: string, params: object): number {
-    return (this.db.prepare(countSql).get(params) as { n: number }).n;
-  }
-
-  liveByCreation(): StoredToken[] {
-    return this.units.read(() => tx.all(liveByCreation, { now: nowIso() })).map((row) => this.hydrate(row));
+  liveByCreation(): Answer<R, StoredToken[]> {
+    return answerOf<R, TokenRow[], StoredToken[]>(this.units.read(() => tx.all(liveByCreation, { now: nowIso() })), (rows) => rows.map((row) => this.hydrate(row)));
   }
 
   /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
@@ -531,9 +563,10 @@ export class SqliteTokenStore implements TokenStore {
     for (const listener of this.writeListeners) listener(ids);
   }
 
-  purgeExpired(): number {
-    const removed = this.units.run(() => removeExpired(this.outbox, null));
-    this.outbox.committed();
-    return removed;
+  purgeExpired(): Answer<R, number> {
+    return answerOf<R, number, number>(this.units.run(() => removeExpired(this.outbox, null)), (removed) => {
+      this.outbox.committed();
+      return removed;
+    });
   }
 }

@@ -127,7 +127,7 @@ export interface WorkbenchSources {
   /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
-  tokenIntents: { list(): SentReply<'listTokenIntents'> };
+  tokenIntents: { list(): Promise<SentReply<'listTokenIntents'>> };
   remoteTargets: RemoteTargets;
   /** The credentials saved requests refer to by name. */
   secrets: SecretStore;
