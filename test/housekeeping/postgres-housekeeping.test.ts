@@ -9,7 +9,7 @@ import { openDatabase } from '../../electron/engine/storage/database';
 import { Leadership } from '../../electron/engine/storage/postgres/leadership';
 import { unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { TransactionManager } from '../../electron/engine/transactions/transaction-manager';
-import { SqliteTokenStore } from '../../electron/engine/vault/token-store';
+import { UnitTokenStore } from '../../electron/engine/vault/token-store';
 import { describePostgres } from '../support/postgres-suite';
 import { twoReplicas, type Replica } from '../support/replicas';
 import { tempDir } from '../support/test-engine';
@@ -67,7 +67,7 @@ describePostgres('housekeeping with two replicas over PostgreSQL', () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const tokenStore = new SqliteTokenStore(db, unitsOf(db), sealer, new EventOutbox(unitsOf(db), TENANT));
+    const tokenStore = new UnitTokenStore(unitsOf(db), sealer, new EventOutbox(unitsOf(db), TENANT));
     const manager = (replica: Replica, ttlSeconds: number) => new TransactionManager({ units: replica.units, sealer }, tokenStore, ttlSeconds);
     // Made already due, by a manager whose own timer is off, so only the two racing expirers end them.
     const maker = manager(replicas.a, 0);
