@@ -7,9 +7,11 @@ import { ApplicationStore } from '../../electron/engine/access/application-store
 import { Authenticator } from '../../electron/engine/access/authenticator';
 import { SessionStore } from '../../electron/engine/access/session-store';
 import { resolveConfig } from '../../electron/engine/engine-config';
+import { Environments } from '../../electron/engine/environments/environments';
 import { EventOutbox, WORKBENCH_CAUSE } from '../../electron/engine/events/event-outbox';
 import { ProxyStore } from '../../electron/engine/proxies/proxy-store';
 import { ReactorStore } from '../../electron/engine/reactors/reactor-store';
+import { SecretStore } from '../../electron/engine/secrets/secret-store';
 import type { ApiProblem } from '../../electron/engine/server/problem';
 import { AdjustableSettings, PROXY_LIMITS } from '../../electron/engine/settings/adjustable-settings';
 import { CollectionsFolder } from '../../electron/engine/settings/collections-folder';
@@ -161,5 +163,33 @@ describePostgres('stores held in memory, across two replicas over PostgreSQL', (
     const [pa, pb] = [await loaded(new ProxiesFolderSetting(replicas.a.units, null)), await loaded(new ProxiesFolderSetting(replicas.b.units, null))];
     await pa.change(join(folder, 'proxies'));
     await expect.poll(() => pb.state().stored, WITHIN).toBe(join(folder, 'proxies'));
+  });
+  it('a secret set, replaced or deleted on one replica is what the other sends with, also after a lost notice', async () => {
+    const [a, b] = await Promise.all([replicas.a, replicas.b].map((r) => loaded(new SecretStore(r.units, sealer))));
+    await a.set('API_TOKEN', 'first');
+    await expect.poll(() => b.value('API_TOKEN'), WITHIN).toBe('first');
+    await a.set('API_TOKEN', 'second');
+    await expect.poll(() => b.value('API_TOKEN'), WITHIN).toBe('second');
+    await a.delete('API_TOKEN');
+    await expect.poll(() => b.has('API_TOKEN'), WITHIN).toBe(false);
+
+    await a.set('KEPT', 'kept');
+    await expect.poll(() => b.has('KEPT'), WITHIN).toBe(true);
+    // Deleted with no notice: b forgets it only when it reads everything again, after its notify connection's return.
+    await replicas.admin.query("DELETE FROM secrets WHERE name = 'KEPT'");
+    await replicas.b.cutNotify();
+    await expect.poll(() => b.list().map((s) => s.name), { timeout: 5_000 }).toEqual([]);
+  });
+
+  it("the environment chosen on one replica is the one the other's requests are sent with", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'tokenbench-coherence-env-'));
+    const [a, b] = await Promise.all([replicas.a, replicas.b].map((r) => loaded(new Environments(r.units, () => folder))));
+    for (const name of ['dev', 'prod']) a.store.write(name, [{ name: 'host', value: `${name}.example`, secret: null }], false);
+    await a.choose('dev');
+    await expect.poll(() => b.active(), WITHIN).toBe('dev');
+    await a.choose('prod');
+    await expect.poll(() => b.variables().variables.get('host')?.value, WITHIN).toBe('prod.example');
+    await a.choose(null);
+    await expect.poll(() => b.active(), WITHIN).toBeNull();
   });
 });
