@@ -1,6 +1,7 @@
 import type { Sealer } from './storage/crypto';
 import { openDatabase, type Db } from './storage/database';
 import { openPostgresStorage, type PostgresStorageOptions } from './storage/postgres/open-storage';
+import type { Leadership } from './storage/postgres/leadership';
 import type { PostgresUnits } from './storage/postgres/unit-driver';
 import { unitsOf } from './storage/sqlite/unit-driver';
 import type { UnitRunner } from './storage/unit';
@@ -10,6 +11,10 @@ import { tenantIdOf } from './tenant/tenant-id';
 interface Opened {
   readonly sealer: Sealer;
   readonly tenantId: string;
+  /** The database the history worker keeps the history in (`RequestLog.start`); undefined: the data folder's own file. */
+  readonly historyDatabaseUrl: string | undefined;
+  /** Which replica runs the periodic jobs (`Housekeeping`); null where this process is the database's only one. */
+  readonly leader: Leadership | null;
   close(): Promise<void>;
 }
 
@@ -42,9 +47,9 @@ export function openEngineStorage(where: SqliteStorageOptions): Promise<SqliteEn
 export function openEngineStorage(where: PostgresStorageOptions): Promise<PostgresEngineStorage>;
 export async function openEngineStorage(where: SqliteStorageOptions | PostgresStorageOptions): Promise<EngineStorage> {
   if ('url' in where) {
-    const { units, sealer, close } = await openPostgresStorage(where);
+    const { units, sealer, leadership, close } = await openPostgresStorage(where);
     try {
-      return { db: null, units, sealer, tenantId: await tenantIdOf(units), close };
+      return { db: null, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: where.url, leader: leadership, close };
     } catch (error) {
       await close();
       throw error;
@@ -56,7 +61,7 @@ export async function openEngineStorage(where: SqliteStorageOptions | PostgresSt
   const units = unitsOf(db);
   try {
     await recordKeyCheck(units, sealer, dataDir);
-    return { db, units, sealer, tenantId: await tenantIdOf(units), close: async () => { db.close(); } };
+    return { db, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: undefined, leader: null, close: async () => { db.close(); } };
   } catch (error) {
     db.close();
     throw error;

@@ -54,6 +54,11 @@ export class LruCache<K, V> {
     this.newer.delete(key);
     this.older.delete(key);
   }
+
+  clear(): void {
+    this.newer = new Map();
+    this.older = new Map();
+  }
 }
 
 /**

@@ -168,7 +168,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
-  const { db, units, sealer, tenantId } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
+  const { db, units, sealer, tenantId, historyDatabaseUrl, leader } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -243,6 +243,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   // Its own file and thread: history writes stay off the main thread and out of the vault's write lock.
   const history = await RequestLog.start({
+    databaseUrl: historyDatabaseUrl,
     dataDir: config.dataDir,
     limit: config.historyLimit,
     maxAgeDays: config.historyMaxAgeDays,
@@ -475,7 +476,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       { name: 'sessions', run: () => sessions.purgeExpired() },
       { name: 'active tokens', run: () => activeTokens.purgeOld() },
     ],
-    { intervalMs: 60_000, leader: null, onError: (job, error) => config.log(`Housekeeping (${job}) failed: ${error instanceof Error ? error.message : String(error)}`) },
+    { intervalMs: 60_000, leader, onError: (job, error) => config.log(`Housekeeping (${job}) failed: ${error instanceof Error ? error.message : String(error)}`) },
   );
   housekeeping.start();
 

@@ -211,4 +211,26 @@ describePostgres('history over PostgreSQL, from two replicas', () => {
     await b.flush();
     expect((await a.logs({ size: 10, page: 1 })).total).toBe(0);
   });
+
+  it('goes on after its connection is killed in the middle of a batch: that batch and the entries after it arrive', async () => {
+    const logged: string[] = [];
+    const log = await RequestLog.start({ dataDir: null, limit: 100, databaseUrl: `${url}?application_name=history-a`, log: (line) => logged.push(line) });
+    replicas.push(log);
+    await recordInTurn([[log, draft('/a/1')]]);
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // The next batch waits for the table, inside its transaction, while its connection is killed.
+    await admin.query('BEGIN');
+    await admin.query('LOCK TABLE request_log IN ACCESS EXCLUSIVE MODE');
+    log.record(draft('/a/2'));
+    const written = log.flush();
+    await expect.poll(waiting, { timeout: 2_000 }).toBe(1);
+    await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'history-a'");
+    await admin.query('COMMIT');
+    await written;
+    await recordInTurn([[log, draft('/a/3')]]);
+    expect(paths(await log.list())).toEqual(['/a/3', '/a/2', '/a/1']);
+    // Said once, for the operator; nothing said lost.
+    expect(logged.filter((line) => line.includes('history'))).toEqual([expect.stringContaining('The request history lost its database connection')]);
+  });
 });

@@ -8,6 +8,7 @@ import { POSTGRES_MIGRATIONS } from '../../electron/engine/storage/postgres/sche
 import { Sealer } from '../../electron/engine/storage/crypto';
 import { migratePostgres } from '../../electron/engine/storage/postgres/migrate';
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
+import { tx } from '../../electron/engine/storage/unit';
 import { recordKeyCheck, WrongMasterKeyError } from '../../electron/engine/storage/vault-key';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 
@@ -89,5 +90,41 @@ describePostgres('opening the engine storage on PostgreSQL', () => {
     const notPostgres = openEngineStorage({ url: 'mysql://vault:hunter2@db.example/vault', masterKey: randomBytes(32) });
     await expect(notPostgres).rejects.toThrow(DatabaseUrlError);
     await expect(notPostgres).rejects.not.toThrow(/hunter2/);
+  });
+  it('two storages on one database: a change notice crosses, a resync follows a killed listen connection, one leads the housekeeping', async () => {
+    const url = await freshDatabase('storage_replicas');
+    const key = randomBytes(32);
+    const [a, b] = await Promise.all(['replica-a', 'replica-b'].map((name) => open(`${url}?application_name=${name}`, key)));
+    const heard: string[] = [];
+    b.units.changes.listen('test', (id, origin) => heard.push(`${id} ${origin}`));
+    let resyncs = 0;
+    b.units.changes.onResync(() => resyncs++);
+    await a.units.run(() => tx.notify('test', 'one'));
+    await expect.poll(() => heard, { timeout: 1_000 }).toEqual(['one elsewhere']);
+
+    const pool = openPostgresPool(url);
+    pools.push(pool);
+    const { rows } = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'replica-b' AND query LIKE 'LISTEN%'");
+    expect(rows).toHaveLength(1);
+    await pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+    await expect.poll(() => resyncs, { timeout: 5_000 }).toBe(1);
+    await a.units.run(() => tx.notify('test', 'two'));
+    await expect.poll(() => heard, { timeout: 1_000 }).toEqual(['one elsewhere', 'two elsewhere']);
+
+    const leaders = () => [a, b].filter((storage) => storage.leader?.isLeader());
+    expect(leaders()).toHaveLength(1);
+    const [leader] = leaders();
+    const follower = leader === a ? b : a;
+    opened.splice(opened.indexOf(leader), 1);
+    await leader.close();
+    await expect.poll(() => follower.leader?.isLeader(), { timeout: 3_000 }).toBe(true);
+  });
+
+  it('hands the history its database, where SQLite keeps it in the data folder', async () => {
+    const url = await freshDatabase('storage_history');
+    expect((await open(url, randomBytes(32))).historyDatabaseUrl).toBe(url);
+    const sqlite = await openEngineStorage({ dataDir: null });
+    expect([sqlite.historyDatabaseUrl, sqlite.leader]).toEqual([undefined, null]);
+    await sqlite.close();
   });
 });

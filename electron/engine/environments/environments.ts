@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { ApiProblem } from '../server/problem';
+import { followSetting, settingChanged } from '../settings/setting-row';
 import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
 import { EnvironmentStore } from './environment-store';
 import type { ActiveVariables } from './resolve-references';
@@ -34,6 +35,7 @@ function* choosing(folder: string, name: string | null): Unit<Choices> {
   if (name === null) delete choices[folder];
   else choices[folder] = name;
   yield* tx.run(keepChoices, [JSON.stringify(choices), KEY]);
+  yield* settingChanged(KEY);
   return choices;
 }
 
@@ -52,6 +54,7 @@ export class Environments {
     readonly folder: () => string,
   ) {
     this.store = new EnvironmentStore(folder);
+    followSetting(units, KEY, () => this.load());
   }
 
   /** Reads every folder's choice; called once at start. */
@@ -59,7 +62,7 @@ export class Environments {
     this.settle(await this.units.read(readingChoices));
   }
 
-  /** The one place the held choices change: after this process's own change commits. */
+  /** The one place the held choices change: after this process's own change commits, or another replica's. */
   private settle(choices: Choices): void {
     this.choices = choices;
   }

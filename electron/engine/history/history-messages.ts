@@ -45,4 +45,6 @@ export type HistoryWorkerMessage =
    * `list`: a JSON array of entries; `page`, `pick`: an EntryPage as JSON; `get`: one entry's JSON, or null when
    * unknown; `flush`: null; `clear`: a count; `logs`: a LogPage.
    */
-  | { type: 'result'; requestId: number; json: string | null };
+  | { type: 'result'; requestId: number; json: string | null }
+  /** A query the database could not answer (its connection lost for longer than the worker waits): the read rejects. */
+  | { type: 'failed'; requestId: number; message: string };

@@ -169,6 +169,9 @@ export class PostgresHistory implements HistoryBackend {
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A connection cut while held fails its query with the cause; the event it also emits would otherwise end the thread.
+    const cut = () => undefined;
+    client.on('error', cut);
     // A connection that cannot even roll back is broken: the pool then drops it instead of handing it out again.
     let broken = false;
     try {
@@ -180,6 +183,7 @@ export class PostgresHistory implements HistoryBackend {
       await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;
     } finally {
+      client.off('error', cut);
       client.release(broken);
     }
   }

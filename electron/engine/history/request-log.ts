@@ -111,6 +111,10 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
         const waiter = this.waiting.get(message.requestId);
         this.waiting.delete(message.requestId);
         waiter?.resolve(message.json);
+      } else if (message.type === 'failed') {
+        const waiter = this.waiting.get(message.requestId);
+        this.waiting.delete(message.requestId);
+        waiter?.reject(new Error(`The request history could not be read: ${message.message}`));
       }
     });
     // A worker may throw any value, not only an Error.

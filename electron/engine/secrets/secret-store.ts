@@ -1,4 +1,5 @@
 import { ApiProblem } from '../server/problem';
+import { keepRowsCoherent } from '../storage/coherent-memory';
 import type { Sealer } from '../storage/crypto';
 import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
 
@@ -25,6 +26,9 @@ export interface SecretWrites {
   namesByValue(): Map<string, string>;
 }
 
+/** The change feed's channel of the secrets table, naming the secret. */
+const CHANNEL = 'secrets';
+
 /** A sealed value is bound to its name: a blob copied to another row does not open. */
 const valueBinding = (name: string) => `secret-value:${name}`;
 
@@ -50,6 +54,7 @@ function* setting(rows: readonly SecretRow[]): Unit<SecretRow[]> {
   const kept: SecretRow[] = [];
   for (const row of rows) {
     yield* tx.run(upsertSecret, row);
+    yield* tx.notify(CHANNEL, row.name);
     kept.push((yield* tx.get(secretNamed, [row.name]))!);
   }
   return kept;
@@ -61,13 +66,16 @@ function* puttingBack(changes: readonly { written: SecretRow; before: SecretRow 
   for (const { written, before } of changes) {
     if (before) yield* tx.run(putBack, { ...before, written: written.sealed_value });
     else yield* tx.run(takeBack, [written.name, written.sealed_value]);
+    yield* tx.notify(CHANNEL, written.name);
     now.push([written.name, yield* tx.get(secretNamed, [written.name])]);
   }
   return now;
 }
 
 function* deleting(name: string): Unit<boolean> {
-  return (yield* tx.run(deleteSecret, [name])).changes > 0;
+  if ((yield* tx.run(deleteSecret, [name])).changes === 0) return false;
+  yield* tx.notify(CHANNEL, name);
+  return true;
 }
 
 /**
@@ -81,14 +89,18 @@ export class SecretStore {
   constructor(
     private readonly units: AnyUnitRunner,
     private readonly sealer: Sealer,
-  ) {}
-
-  /** Reads every secret; called once at start. */
-  async load(): Promise<void> {
-    for (const row of await this.units.read(() => tx.all(allSecrets))) this.settle(row.name, row);
+  ) {
+    keepRowsCoherent(units, CHANNEL, secretNamed, (name, row) => this.settle(name, row), () => this.load());
   }
 
-  /** The one place the held rows change: after this process's own change commits. */
+  /** Reads every secret: at start, and again when another replica's notices may have been lost. */
+  async load(): Promise<void> {
+    const rows = await this.units.read(() => tx.all(allSecrets));
+    this.rows.clear();
+    for (const row of rows) this.settle(row.name, row);
+  }
+
+  /** The one place the held rows change: after this process's own change commits, or another replica's. */
   private settle(name: string, row: SecretRow | undefined): void {
     if (row) this.rows.set(name, row);
     else this.rows.delete(name);

@@ -11,6 +11,11 @@ const writeSetting = query('write setting', 'INSERT INTO settings (key, value) V
 /** Saves the row `key`; the other replicas read it again. */
 export function* writingSetting(key: string, value: string): Unit<void> {
   yield* tx.run(writeSetting, [key, value]);
+  yield* settingChanged(key);
+}
+
+/** Tells the other replicas that the row `key` changed, from the unit that changed it with statements of its own. */
+export function* settingChanged(key: string): Unit<void> {
   yield* tx.notify(CHANNEL, key);
 }
 

@@ -5,6 +5,7 @@ import { deleteAllProxies, type ProxyStore } from '../proxies/proxy-store';
 import { deleteAllReactors, type ReactorStore } from '../reactors/reactor-store';
 import { forgetAllAnswers } from '../server/idempotency';
 import type { Sealer } from '../storage/crypto';
+import { EVERYTHING_CHANGED } from '../storage/change-feed';
 import { tx, type Unit } from '../storage/unit';
 import { nowIso } from '../clock';
 import type { TransactionManager } from '../transactions/transaction-manager';
@@ -59,7 +60,7 @@ function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
   const { wiped, first } = parts.tokens.units.run(function* () {
     const wiped = yield* wipeUnit(sealer);
     parts.transactions.wiped(wiped.ended);
-    parts.tokens.forgetAll(wiped.tokenIds);
+    parts.tokens.forgetAll();
     parts.proxies.forgetAll();
     parts.reactors.forgetAll();
     parts.webhooks.forgetAll();
@@ -71,12 +72,18 @@ function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
   return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: first?.keys ?? null };
 }
 
-/** The wipe unit: every store's rows gone in one transaction; what they held in memory its caller forgets. */
-function* wipeUnit(sealer: Sealer): Unit<{ transactions: number; ended: EndedTransaction[]; tokenIds: string[]; applications: number }> {
+/**
+ * The wipe unit: every store's rows gone in one transaction; what they held in memory its caller forgets, and every
+ * other replica reloads.
+ */
+export function* wipeUnit(sealer: Sealer): Unit<{ transactions: number; ended: EndedTransaction[]; tokenIds: string[]; applications: number }> {
   const { count: transactions, ended } = yield* deleteAllTransactions(sealer, nowIso());
   const tokenIds = yield* deleteAllTokens();
   for (const statement of [deleteAllProxies, deleteAllReactors, deleteAllIntents, deleteAllClientKeys, deleteAllWebhooks]) yield* tx.run(statement);
   const applications = (yield* tx.run(deleteAllApplications)).changes;
   yield* tx.run(forgetAllAnswers);
+  // Every other replica's stores read everything again (applications with their keys and sessions, proxies, reactors,
+  // webhooks); the tokens' own notice makes their caches forget every token.
+  yield* tx.notify(EVERYTHING_CHANGED, 'wipe');
   return { transactions, ended, tokenIds, applications };
 }

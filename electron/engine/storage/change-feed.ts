@@ -13,6 +13,12 @@ export interface ChangeNotice {
   readonly id: string;
 }
 
+/**
+ * The channel of a change too broad to name its rows (the vault wiped): for every other replica, a resync, so every
+ * store holding rows reads everything again. The process that made it settles its own stores.
+ */
+export const EVERYTHING_CHANGED = 'everything';
+
 type ChangeListener = (id: string, origin: ChangeOrigin) => void;
 
 export class ChangeFeed {
@@ -39,6 +45,7 @@ export class ChangeFeed {
   deliver(notices: readonly ChangeNotice[], origin: ChangeOrigin): void {
     const seen = new Set<string>();
     for (const { channel, id } of notices) {
+      if (channel === EVERYTHING_CHANGED && origin === 'elsewhere') this.resync();
       const key = `${channel}\n${id}`;
       if (seen.has(key)) continue;
       seen.add(key);

@@ -207,7 +207,7 @@ export class TokenService {
     private readonly expressions: ExpressionEngine,
     private readonly tenantId: string,
   ) {
-    store.onWrite((ids) => ids.forEach((id) => this.masked.delete(id)));
+    store.onWrite((ids) => (ids === null ? this.masked.clear() : ids.forEach((id) => this.masked.delete(id))));
     const direct = (writes: readonly TokenWrite[]) => applyTokenWrites(store.writing, writes);
     const directly: WriteTarget = { reader: store, unit: direct, settle: (writes, landed) => store.settle(writes, landed) };
     this.writer = { target: () => Promise.resolve(directly), direct };

@@ -166,7 +166,7 @@ export function* removeExpired(outbox: EventOutbox, ids: readonly string[] | nul
   return removed.length;
 }
 
-/** The wipe's part: every token goes; answers their ids, for the store to forget once committed (TokenStore.forgetAll). */
+/** The wipe's part: every token goes; answers their ids (the store forgets every token once committed, TokenStore.forgetAll). */
 export function* deleteAllTokens(): Unit<string[]> {
   const ids = yield* tx.all(writes.deleteAll);
   yield* tx.notify(TOKEN_CHANGES.WIPED, 'all');
@@ -232,8 +232,8 @@ export interface TokenStore<R extends AnyUnitRunner = UnitRunner> {
   sealAhead(token: StoredToken): void;
   hydrate(row: TokenRow): StoredToken;
   openData(row: Pick<TokenRow, 'id' | 'sealed'>): unknown;
-  /** Called with the ids of tokens a write may have changed, so caches of derived values can forget them. */
-  onWrite(listener: (ids: readonly string[]) => void): void;
+  /** Called with the ids of tokens a write may have changed (null: every token), so caches of derived values can forget them. */
+  onWrite(listener: (ids: readonly string[] | null) => void): void;
   /** Called with writes once they are in the vault: what the workbench's live token list hears of. */
   onApplied(listener: (writes: readonly TokenWrite[]) => void): void;
   /** Runs a unit that writes `writes` (among what else it does), then settles them. */
@@ -254,8 +254,8 @@ export interface TokenStore<R extends AnyUnitRunner = UnitRunner> {
   countMatching(countSql: string, params: object): Answer<R, number>;
   /** Every live token, oldest first (an exported seed's). */
   liveByCreation(): Answer<R, StoredToken[]>;
-  /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
-  forgetAll(ids: readonly string[]): void;
+  /** After a wipe (deleteAllTokens), here or on another replica: every cache forgets every token. */
+  forgetAll(): void;
   purgeExpired(): Answer<R, number>;
 }
 
@@ -334,7 +334,9 @@ export class UnitTokenStore<R extends AnyUnitRunner = AnyUnitRunner> implements 
     this.writing = { outbox, sealer, row: (token) => this.toRow(token) };
     // Every replica's writes, this one's included (settle has already forgotten those; forgetting twice is free).
     units.changes.listen(TOKEN_CHANGES.TOKENS, (id) => this.forget([id]));
-    units.changes.listen(TOKEN_CHANGES.WIPED, () => this.forgetAll([]));
+    units.changes.listen(TOKEN_CHANGES.WIPED, () => this.forgetAll());
+    // Notices were lost (the notify connection was down): any token held may have changed meanwhile.
+    units.changes.onResync(() => this.forgetAll());
   }
 
   /** Field by field, like hydrate: no copy of the whole token, whose plaintext `data` has no place in a row. */
@@ -391,10 +393,10 @@ export class UnitTokenStore<R extends AnyUnitRunner = AnyUnitRunner> implements 
     return this.sealer.openJson<{ data: unknown }>(row.sealed, row.id).data;
   }
 
-  private readonly writeListeners: ((ids: readonly string[]) => void)[] = [];
+  private readonly writeListeners: ((ids: readonly string[] | null) => void)[] = [];
 
-  /** Called with the ids of tokens a write may have changed, so caches of derived values can forget them. */
-  onWrite(listener: (ids: readonly string[]) => void): void {
+  /** Called with the ids of tokens a write may have changed (null: every token), so caches of derived values can forget them. */
+  onWrite(listener: (ids: readonly string[] | null) => void): void {
     this.writeListeners.push(listener);
   }
 
@@ -557,10 +559,10 @@ export class UnitTokenStore<R extends AnyUnitRunner = AnyUnitRunner> implements 
     return answerOf<R, TokenRow[], StoredToken[]>(this.units.read(() => tx.all(liveByCreation, { now: nowIso() })), (rows) => rows.map((row) => this.hydrate(row)));
   }
 
-  /** After a wipe (deleteAllTokens) has removed the tokens of `ids`: every cache forgets them. */
-  forgetAll(ids: readonly string[]): void {
+  /** After a wipe (deleteAllTokens), here or on another replica: every cache forgets every token. */
+  forgetAll(): void {
     this.hot.clear();
-    for (const listener of this.writeListeners) listener(ids);
+    for (const listener of this.writeListeners) listener(null);
   }
 
   purgeExpired(): Answer<R, number> {

@@ -2,9 +2,13 @@ import type pg from 'pg';
 import { Sealer } from '../crypto';
 import { recordKeyCheck, refuseOtherKey } from '../vault-key';
 import { openPostgresPool } from './connection';
+import { Leadership } from './leadership';
 import { migratePostgres } from './migrate';
 import { NotifyChannel } from './notify-channel';
 import { PostgresUnits } from './unit-driver';
+
+/** The duty the leader runs: the engine's periodic jobs. */
+const HOUSEKEEPING = 'housekeeping';
 
 /** The database would not answer (down, refused, unknown host, login refused): said without the URL's password. */
 export class DatabaseUnreachableError extends Error {}
@@ -13,7 +17,9 @@ export interface PostgresStorage {
   readonly pool: pg.Pool;
   readonly units: PostgresUnits;
   readonly sealer: Sealer;
-  /** Stops the notify connection and ends the pool. */
+  /** Whether this replica is the one that runs the periodic jobs (housekeeping). */
+  readonly leadership: Leadership;
+  /** Steps down, stops the notify connection and ends the pool. */
   close(): Promise<void>;
 }
 
@@ -47,8 +53,9 @@ const hasSettings = async (pool: pg.Pool) => (await pool.query<{ present: boolea
 /**
  * Opens the shared database a replica runs on: reaches it (one clear error if it cannot), refuses a master key other
  * than the one the vault was sealed with before writing anything, brings the schema up to date under the migrations'
- * advisory lock, keeps the key's check value (one, however many replicas start together), and starts the runner with
- * the notify connection that brings other replicas' change notices.
+ * advisory lock, keeps the key's check value (one, however many replicas start together), starts the runner with
+ * the notify connection that brings other replicas' change notices (and a resync when that connection comes back), and
+ * takes part in choosing the leader that runs the periodic jobs.
  */
 export async function openPostgresStorage({ url, masterKey, onError = () => undefined }: PostgresStorageOptions): Promise<PostgresStorage> {
   const sealer = new Sealer(masterKey);
@@ -56,6 +63,7 @@ export async function openPostgresStorage({ url, masterKey, onError = () => unde
   pool.on('error', onError);
   const notify = new NotifyChannel(url, { onReconnect: () => units.changes.resync(), onError });
   const units = new PostgresUnits(pool);
+  const leadership = new Leadership(url, HOUSEKEEPING, { onError });
   try {
     await reach(pool, url);
     if (await hasSettings(pool)) await refuseOtherKey(units, sealer, null);
@@ -63,7 +71,9 @@ export async function openPostgresStorage({ url, masterKey, onError = () => unde
     await recordKeyCheck(units, sealer, null);
     await notify.start();
     await units.hear(notify);
+    await leadership.start();
   } catch (error) {
+    await leadership.stop();
     await notify.stop();
     await pool.end();
     throw error;
@@ -72,7 +82,9 @@ export async function openPostgresStorage({ url, masterKey, onError = () => unde
     pool,
     units,
     sealer,
+    leadership,
     async close() {
+      await leadership.stop();
       await notify.stop();
       await pool.end();
     },
