@@ -60,7 +60,12 @@ export function engineEvents(history: RequestLog, transactions: TransactionManag
   });
   history.on('reset', () => events.emit('historyReset'));
   transactions.on('change', ({ id, ended }) => {
-    if (events.listenerCount('transaction') > 0) events.emit('transaction', ended ? panel.view(ended.record, ended.operations) : panel.get(id)!);
+    if (events.listenerCount('transaction') === 0) return;
+    // Read after the change: a failed read leaves the page to its next listing.
+    (ended ? panel.view(ended.record, ended.operations) : panel.get(id)).then(
+      (view) => view && events.emit('transaction', view),
+      () => undefined,
+    );
   });
   tokens.onApplied((writes) => {
     if (events.listenerCount('token') === 0) return;

@@ -74,22 +74,22 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
     {
       method: 'GET',
       path: '/tokens',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const query = ctx.query();
         const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
         const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query, 'ignore'), metadataAnyCase: true };
-        return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV1(ctx.caller, 'token:read', filter, page, size, causeOf(ctx)) };
       },
     },
     {
       method: 'GET',
       path: '/v2/tokens',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const query = ctx.query();
         requireSingleValues(query);
         const q = parseWith(listV2Query, Object.fromEntries(query));
         const filter: TokenFilter = { ...q, metadata: metadataFilter(query, 'refuse') };
-        return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size, causeOf(ctx)) };
       },
     },
     {
@@ -98,7 +98,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const body = parseWith(searchV1Request, await ctx.json());
         const filter = { search: parseSearchQuery(body.query), metadataAnyCase: true };
-        return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size, causeOf(ctx)) };
       },
     },
     {
@@ -107,7 +107,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const body = parseWith(searchV2Request, await ctx.json());
         const filter = { search: parseSearchQuery(body.query) };
-        return { status: 200, body: queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size, causeOf(ctx)) };
       },
     },
     {
