@@ -733,13 +733,18 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
   }
 
   read(id: string, caller: Caller, cause: EventCause): Answer<R, TokenView> {
-    return answerOf<R, StoredToken | undefined, TokenView>(this.vault.get(id), (found) => {
-      const token = this.require(id, found);
-      const view = this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
-      this.activity.mark(id);
-      raiseRead(this.store.outbox, [token], cause);
-      return view;
-    });
+    const found = this.vault.get(id);
+    // Over SQLite, no callback made per read.
+    return (found instanceof Promise ? found.then((token) => this.readView(id, token, caller, cause)) : this.readView(id, found, caller, cause)) as Answer<R, TokenView>;
+  }
+
+  /** read's answer once its token is read. */
+  private readView(id: string, found: StoredToken | undefined, caller: Caller, cause: EventCause): TokenView {
+    const token = this.require(id, found);
+    const view = this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
+    this.activity.mark(id);
+    raiseRead(this.store.outbox, [token], cause);
+    return view;
   }
 
   /** Counts tokens a list answered as read. */
@@ -980,6 +985,6 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
     // "token:read (reveal)" (docs/api.md, Tokenize and detokenize): bare permissions reveal here; an access rule's own
     // transform still applies.
     const records = this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal', cause) as Map<string, TokenRecord> | Promise<Map<string, TokenRecord>>;
-    return answerOf<R, Map<string, TokenRecord>, unknown>(records, (found) => this.expressions.detokenizeJson(body, found));
+    return (records instanceof Promise ? records.then((found) => this.expressions.detokenizeJson(body, found)) : this.expressions.detokenizeJson(body, records)) as Answer<R, unknown>;
   }
 }
