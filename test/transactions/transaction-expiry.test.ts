@@ -8,8 +8,10 @@ import { createToken, inTransaction, MERGE_PATCH, openTransaction, revealKey } f
 /** Resolves when the engine reports `id` in `state`, without any request that could expire it on demand. */
 function stateReached(t: TestEngine, id: string, state: string): Promise<TransactionView> {
   return new Promise((resolve) => {
-    void t.engine.transactions.get(id).then((now) => {
-      if (now?.state === state) resolve(now);
+    void Promise.resolve(t.engine.transactions.get(id)).then((now) => {
+      if (now?.state !== state) return;
+      t.engine.events.off('transaction', listener);
+      resolve(now);
     });
     const listener = (view: TransactionView) => {
       if (view.id !== id || view.state !== state) return;

@@ -1,6 +1,6 @@
-import type { AnyUnitRunner } from '../storage/unit';
+import { afterRun, type AnyUnitRunner } from '../storage/unit';
 import type { TokenService } from '../vault/token-service';
-import type { TokenWrite } from '../vault/token-store';
+import type { StoredToken, TokenWrite } from '../vault/token-store';
 import type { CommitEffect, TransactionCounts, TransactionPage, TransactionQuery, TransactionView } from '../../../shared/workbench/transaction-contract';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
@@ -57,7 +57,7 @@ export class TransactionPanel {
     const listed = records.slice(0, limit);
     const operations = await this.store.operationsOf(listed.map((record) => record.id));
     return {
-      transactions: await Promise.all(listed.map((record) => this.view(record, operations.get(record.id) ?? []))),
+      transactions: await Promise.all(listed.map(async (record) => this.view(record, operations.get(record.id) ?? []))),
       next: records.length > limit ? encodeCursor(listed[limit - 1]) : null,
       counts: await this.store.counts(),
     };
@@ -67,36 +67,40 @@ export class TransactionPanel {
     return this.store.counts();
   }
 
-  async get(id: string): Promise<TransactionView | undefined> {
-    const record = await this.store.get(id);
-    return record && this.view(record, await this.store.operations(id));
+  /** At once over SQLite, where the engine's listeners hear each change as it happens; a Promise over PostgreSQL. */
+  get(id: string): TransactionView | undefined | Promise<TransactionView | undefined> {
+    const record = this.store.get(id);
+    const operations = this.store.operations(id);
+    if (record instanceof Promise || operations instanceof Promise) return Promise.all([record, operations]).then(([found, staged]) => found && this.view(found, staged));
+    return record && this.view(record, operations);
   }
 
-  async view(record: TransactionRecord, operations: readonly StagedOperation[]): Promise<TransactionView> {
+  /** At once unless a deleted token had to be read and its read answered a Promise. */
+  view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView | Promise<TransactionView> {
     const open = record.state === 'open';
     const timeLeft = open ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
-    return {
+    const effects = open ? commitEffectsOf(operations) : [];
+    const data = [...operations.map((op) => this.maskedData(op.write, op.token_id)), ...effects.map(({ token_id, last }) => this.maskedData(last.write, token_id))];
+    const build = (masked: unknown[]): TransactionView => ({
       ...record,
       time_left_ms: timeLeft,
-      operations: await Promise.all(
-        operations.map(async (op) => ({
-          token_id: op.token_id,
-          operation: op.op,
-          enlisted_at: op.enlisted_at,
-          application_id: op.enlisted_by,
-          data: await this.maskedData(op.write, op.token_id),
-        })),
-      ),
+      operations: operations.map((op, i) => ({
+        token_id: op.token_id,
+        operation: op.op,
+        enlisted_at: op.enlisted_at,
+        application_id: op.enlisted_by,
+        data: masked[i],
+      })),
       locks: open ? locksOf(operations) : [],
-      on_commit: open
-        ? await Promise.all(commitEffectsOf(operations).map(async ({ token_id, effect, last }) => ({ token_id, effect, data: await this.maskedData(last.write, token_id) })))
-        : [],
-    };
+      on_commit: effects.map(({ token_id, effect }, i) => ({ token_id, effect, data: masked[operations.length + i] })),
+    });
+    return data.some((masked) => masked instanceof Promise) ? Promise.all(data).then(build) : build(data);
   }
 
-  private async maskedData(write: TokenWrite | null, tokenId: string): Promise<unknown> {
+  /** A staged write's data under its mask (for a delete, the token being deleted, read from the vault). */
+  private maskedData(write: TokenWrite | null, tokenId: string): unknown {
     if (!write) return null;
-    const token = write.op === 'delete' ? await this.tokens.store.get(tokenId) : write.token;
-    return token ? (this.tokens.view(token, 'mask').data ?? null) : null;
+    const masked = (token: StoredToken | undefined) => (token ? (this.tokens.view(token, 'mask').data ?? null) : null);
+    return write.op === 'delete' ? afterRun(this.tokens.store.get(tokenId), masked) : masked(write.token);
   }
 }
