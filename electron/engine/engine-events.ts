@@ -60,7 +60,11 @@ export function engineEvents(history: RequestLog, transactions: TransactionManag
   });
   history.on('reset', () => events.emit('historyReset'));
   transactions.on('change', ({ id, ended }) => {
-    if (events.listenerCount('transaction') > 0) events.emit('transaction', ended ? panel.view(ended.record, ended.operations) : panel.get(id)!);
+    if (events.listenerCount('transaction') === 0) return;
+    const view = ended ? panel.view(ended.record, ended.operations) : panel.get(id);
+    // Heard at once over SQLite; over PostgreSQL once read, a failed read leaving the page to its next listing.
+    if (!(view instanceof Promise)) events.emit('transaction', view!);
+    else view.then((read) => read && events.emit('transaction', read), () => undefined);
   });
   tokens.onApplied((writes) => {
     if (events.listenerCount('token') === 0) return;

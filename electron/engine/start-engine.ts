@@ -50,7 +50,7 @@ import { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret'
 import { TransactionManager } from './transactions/transaction-manager';
 import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
-import { SqliteTransactionStore } from './transactions/transaction-store';
+import { UnitTransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
 import { openEngineStorage } from './engine-storage';
 import { TokenQueries } from './vault/token-queries';
@@ -206,7 +206,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const usage = () => usageReport(tokenStore, activeTokens);
   const queries = new TokenQueries(tokenStore, tokens);
   const idempotency = new IdempotencyStore(units, sealer);
-  const transactionStore = new SqliteTransactionStore(db, units, sealer);
+  const transactionStore = new UnitTransactionStore(units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
   const transactionPanel = new TransactionPanel(transactionStore, tokens);
   const proxies = new ProxyStore(units, sealer, outbox);

@@ -14,7 +14,7 @@ import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-drive
 import { type SqliteUnits, unitsOf } from '../../electron/engine/storage/sqlite/unit-driver';
 import { type AnyUnitRunner, query, tx } from '../../electron/engine/storage/unit';
 import { TransactionManager } from '../../electron/engine/transactions/transaction-manager';
-import { SqliteTransactionStore } from '../../electron/engine/transactions/transaction-store';
+import { UnitTransactionStore } from '../../electron/engine/transactions/transaction-store';
 import { TransactionWriter } from '../../electron/engine/transactions/transaction-writer';
 import { applyTokenWrites, UnitTokenStore, type StoredToken, type TokenWrite } from '../../electron/engine/vault/token-store';
 import type { WriteContext } from '../../electron/engine/vault/token-service';
@@ -64,7 +64,7 @@ beforeAll(async () => {
     const transactions = new TransactionManager(store, tokenStore, 60);
     return { name, units, transactions, writer: new TransactionWriter(transactions, tokenStore, 'BT-TRANSACTION-ID'), idempotency: new IdempotencyStore(units, sealer) };
   };
-  sides.push(side('SQLite', sqlite, new SqliteTransactionStore(db, sqlite, sealer)), side('PostgreSQL', postgres, { units: postgres, sealer }));
+  sides.push(side('SQLite', sqlite, new UnitTransactionStore(sqlite, sealer)), side('PostgreSQL', postgres, { units: postgres, sealer }));
 });
 afterAll(async () => {
   db.close();

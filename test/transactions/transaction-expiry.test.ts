@@ -8,8 +8,11 @@ import { createToken, inTransaction, MERGE_PATCH, openTransaction, revealKey } f
 /** Resolves when the engine reports `id` in `state`, without any request that could expire it on demand. */
 function stateReached(t: TestEngine, id: string, state: string): Promise<TransactionView> {
   return new Promise((resolve) => {
-    const now = t.engine.transactions.get(id);
-    if (now?.state === state) return resolve(now);
+    void Promise.resolve(t.engine.transactions.get(id)).then((now) => {
+      if (now?.state !== state) return;
+      t.engine.events.off('transaction', listener);
+      resolve(now);
+    });
     const listener = (view: TransactionView) => {
       if (view.id !== id || view.state !== state) return;
       t.engine.events.off('transaction', listener);
@@ -58,7 +61,7 @@ async function acrossRestart(
     const first = await start();
     const key = await revealKey(first);
     const work = await stageWork(first, key);
-    const expiresAt = Date.parse(first.engine.transactions.get(work.txId)!.expires_at);
+    const expiresAt = Date.parse((await first.engine.transactions.get(work.txId))!.expires_at);
     await first.stop();
     if (afterExpiry) await sleep(Math.max(0, expiresAt - Date.now()) + 50);
     const second = await start();
@@ -78,13 +81,13 @@ describe('transaction expiry', () => {
     try {
       const key = await revealKey(t);
       const work = await stageWork(t, key);
-      const before = t.engine.transactions.get(work.txId)!;
+      const before = (await t.engine.transactions.get(work.txId))!;
       expect(before.state).toBe('open');
       expect(before.time_left_ms).toBeLessThanOrEqual(2000);
 
       const expired = await stateReached(t, work.txId, 'expired');
       expect(expired).toMatchObject({ time_left_ms: 0, ended_at: expect.any(String) });
-      expect(t.engine.transactions.get(work.txId)!.state).toBe('expired');
+      expect((await t.engine.transactions.get(work.txId))!.state).toBe('expired');
       await expectRolledBack(t, key, work);
     } finally {
       await t.stop();
@@ -108,7 +111,7 @@ describe('transaction expiry', () => {
   it('rolls back at start-up what expired while the service was stopped', async () => {
     await acrossRestart(2, { afterExpiry: true }, async (second, key, work) => {
       // Before any request could expire it on demand.
-      expect(second.engine.transactions.get(work.txId)).toMatchObject({ state: 'expired', time_left_ms: 0 });
+      expect(await second.engine.transactions.get(work.txId)).toMatchObject({ state: 'expired', time_left_ms: 0 });
       await expectRolledBack(second, key, work);
     });
   });

@@ -74,7 +74,7 @@ describe('enlisting', () => {
     expect(badBatch.status).toBe(400);
     expect((await commit(txId)).status).toBe(200);
     for (const id of ['bad-card', 'batch-good', 'batch-bad']) expect((await read(id)).status).toBe(404);
-    expect(t.engine.transactions.get(txId)!.operations).toEqual([]);
+    expect((await t.engine.transactions.get(txId))!.operations).toEqual([]);
   });
 
   it('sees its own writes: a second PATCH builds on the first, a token created inside can be changed inside', async () => {
@@ -178,7 +178,7 @@ describe('deduplication inside a transaction', () => {
     expect(other.body.id).not.toBe(first.body.id);
 
     // A deduplicated answer enlists nothing.
-    expect(t.engine.transactions.get(txId)!.operations.map((o) => o.token_id)).toEqual([first.body.id]);
+    expect((await t.engine.transactions.get(txId))!.operations.map((o) => o.token_id)).toEqual([first.body.id]);
   });
 });
 
@@ -196,20 +196,20 @@ describe('the GUI view', () => {
       await tx('POST', '/tokens', { type: 'card', data: CARD });
       await tx('DELETE', `/tokens/${existing}`);
 
-      const view = t.engine.transactions.get(txId)!;
+      const view = (await t.engine.transactions.get(txId))!;
       expect(view).toMatchObject({ id: txId, state: 'open', ended_at: null });
       expect(view.time_left_ms).toBeGreaterThan(0);
       expect(view.operations).toEqual([
         { token_id: expect.any(String), operation: 'create', enlisted_at: expect.any(String), application_id: expect.any(String), data: expect.objectContaining({ number: 'XXXXXXXXXXXX4242' }) },
         { token_id: existing, operation: 'delete', enlisted_at: expect.any(String), application_id: expect.any(String), data: expect.objectContaining({ number: 'XXXXXXXXXXXX4444' }) },
       ]);
-      const listed = JSON.stringify(t.engine.transactions.page({ limit: 100 }));
+      const listed = JSON.stringify(await t.engine.transactions.page({ limit: 100 }));
       expect(listed).toContain(txId);
       expect(listed).not.toContain('4242424242424242');
       expect(listed).not.toContain('5555555555554444');
 
       expect((await commit(txId)).status).toBe(200);
-      const ended = t.engine.transactions.get(txId)!;
+      const ended = (await t.engine.transactions.get(txId))!;
       expect(ended).toMatchObject({ state: 'committed', time_left_ms: 0, ended_at: expect.any(String) });
       expect(ended.operations.map((o) => [o.operation, o.data])).toEqual([['create', null], ['delete', null]]);
     } finally {

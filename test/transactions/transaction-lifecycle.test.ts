@@ -76,7 +76,7 @@ describe('commit and rollback', () => {
     const leaks = () => files().filter((file) => readFileSync(file).includes(canary));
     expect(files().some((f) => f.endsWith('-wal'))).toBe(true);
     expect(leaks()).toEqual([]);
-    expect(JSON.stringify(t.engine.transactions.get(id))).not.toContain(canary);
+    expect(JSON.stringify(await t.engine.transactions.get(id))).not.toContain(canary);
     expect((await t.call('POST', `/transactions/${id}/commit`, { key })).status).toBe(200);
     expect(leaks()).toEqual([]);
   });

@@ -67,7 +67,7 @@ describe('the live feed behind the GUI', () => {
     const batches = updates.filter((update) => update.transactions.length > 0);
     expect(batches.flatMap((update) => update.transactions.map((t) => t.id))).toEqual(batches.map(() => opened.body.id));
     // Each batch that changed transactions brings their counts as they are after it; the others bring none.
-    expect(batches.at(-1)!.transactionCounts).toEqual(bench.engine.transactions.counts());
+    expect(batches.at(-1)!.transactionCounts).toEqual(await bench.engine.transactions.counts());
     expect(batches.at(-1)!.transactionCounts).toMatchObject({ open: 0, committed: 1 });
     expect(updates.filter((update) => update.transactions.length === 0).every((update) => update.transactionCounts === undefined)).toBe(true);
     stop();

@@ -9,7 +9,7 @@ import type { TokenService } from '../vault/token-service';
 import { validateTokenData, type TokenType } from '../vault/token-types';
 import type { CreateIntentRequest } from './intent-requests';
 import { type IntentDetails, type IntentStore, type IntentSummary, type StoredIntent, takingIntent } from './intent-store';
-import type { Unit, UnitRunner } from '../storage/unit';
+import { type Answer, answerOf, type AnyUnitRunner, type Unit, type UnitRunner } from '../storage/unit';
 
 /** A token intent as every route shows it: never its data (vendor-surfaces.md §4.3). */
 export interface IntentView {
@@ -52,11 +52,13 @@ function detailsOf(type: TokenType, data: unknown): IntentDetails {
 /**
  * Token intents (docs/api.md, Token intents): short-lived data a browser collects with a public key, which a back end
  * converts into a token (POST /tokens, /tokenize) or sends through a proxy. The vault reads them through IntentSource.
+ * Over runner `R`, its store's: a create, a delete and the live intents answer at once over SQLite, a Promise over
+ * PostgreSQL.
  */
-export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> implements IntentSource {
+export class TokenIntents<R extends AnyUnitRunner = UnitRunner> extends EventEmitter<{ change: [IntentChange] }> implements IntentSource {
   constructor(
-    private readonly store: IntentStore<UnitRunner>,
-    private readonly tokens: TokenService,
+    private readonly store: IntentStore<R>,
+    private readonly tokens: Pick<TokenService<AnyUnitRunner>, 'intentFingerprint'>,
     private readonly tenantId: string,
     /** The time to live of a new intent, in seconds (a setting: read at each create). */
     private readonly ttlSeconds: () => number,
@@ -65,7 +67,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     super();
   }
 
-  create(input: CreateIntentRequest, caller: Caller, cause: EventCause): IntentView {
+  create(input: CreateIntentRequest, caller: Caller, cause: EventCause): Answer<R, IntentView> {
     caller.policy.requireHeld('token-intent:create');
     if (input.type === 'network_token') {
       throw new ApiProblem(422, 'network_token intents are not available: Tokenbench has no network tokens');
@@ -86,13 +88,15 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     const { id, fingerprint, created_by, created_at, expires_at } = intent;
     const inserting = this.store.inserting(intent);
     const { outbox } = this;
-    this.store.units.run(function* () {
+    const stored = this.store.units.run(function* () {
       yield* inserting();
       yield* outbox.store({ type: 'token-intent.created', data: () => ({ token_intent: { id, type, fingerprint, created_by, created_at, expires_at } }), ...cause });
     });
-    outbox.committed();
-    this.emit('change', { id: intent.id, change: 'created' });
-    return this.view(intent);
+    return answerOf<R, void, IntentView>(stored, () => {
+      outbox.committed();
+      this.emit('change', { id: intent.id, change: 'created' });
+      return this.view(intent);
+    });
   }
 
   async get(id: string, caller: Caller): Promise<IntentView> {
@@ -100,7 +104,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return this.view(await this.require(id));
   }
 
-  delete(id: string, caller: Caller, cause: EventCause): void {
+  delete(id: string, caller: Caller, cause: EventCause): Answer<R, void> {
     caller.policy.requireHeld('token-intent:delete');
     const { store, outbox } = this;
     const deleted = store.units.run(function* () {
@@ -108,9 +112,11 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
       yield* outbox.store({ type: 'token-intent.deleted', data: () => ({ token_intent: { id } }), ...cause });
       return true;
     });
-    if (!deleted) throw this.notFound(id);
-    outbox.committed();
-    this.emit('change', { id, change: 'deleted' });
+    return answerOf<R, boolean, void>(deleted, (found) => {
+      if (!found) throw this.notFound(id);
+      outbox.committed();
+      this.emit('change', { id, change: 'deleted' });
+    });
   }
 
   /** The workbench's list: the newest live intents, without data (no API route lists them). */
@@ -119,7 +125,7 @@ export class TokenIntents extends EventEmitter<{ change: [IntentChange] }> imple
     return { intents: newest.slice(0, limit).map((intent) => this.view(intent)), more: newest.length > limit };
   }
 
-  liveMany(ids: readonly string[]): LiveIntent[] {
+  liveMany(ids: readonly string[]): Answer<R, LiveIntent[]> {
     return this.store.getMany(ids);
   }
 

@@ -1,5 +1,6 @@
+import { afterRun, type AnyUnitRunner } from '../storage/unit';
 import type { TokenService } from '../vault/token-service';
-import type { TokenWrite } from '../vault/token-store';
+import type { StoredToken, TokenWrite } from '../vault/token-store';
 import type { CommitEffect, TransactionCounts, TransactionPage, TransactionQuery, TransactionView } from '../../../shared/workbench/transaction-contract';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
 import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
@@ -39,59 +40,67 @@ export function commitEffectsOf(operations: readonly StagedOperation[]): { token
 /**
  * The read side for the workbench: kept transactions a page at a time, each with its state, time left, operations,
  * the locks it holds and what its commit would make visible; token data under its mask (for a delete, the token being
- * deleted), never plaintext, and null once the transaction has ended.
+ * deleted), never plaintext, and null once the transaction has ended. Over either runner: its reads are awaited.
  */
 export class TransactionPanel {
   constructor(
-    private readonly store: TransactionStore,
-    private readonly tokens: TokenService,
+    private readonly store: TransactionStore<AnyUnitRunner>,
+    private readonly tokens: TokenService<AnyUnitRunner>,
   ) {}
 
   /**
    * Newest first, the page `query` asks for: its views built from one read of their operations, so a page costs the
    * same however many transactions are kept; the cursor of the next page, and the counts.
    */
-  page({ state, limit, before }: TransactionQuery): TransactionPage {
-    const records = this.store.page(state, limit + 1, before === undefined ? undefined : decodeCursor(before, 'before'));
+  async page({ state, limit, before }: TransactionQuery): Promise<TransactionPage> {
+    const records = await this.store.page(state, limit + 1, before === undefined ? undefined : decodeCursor(before, 'before'));
     const listed = records.slice(0, limit);
-    const operations = this.store.operationsOf(listed.map((record) => record.id));
+    const operations = await this.store.operationsOf(listed.map((record) => record.id));
     return {
-      transactions: listed.map((record) => this.view(record, operations.get(record.id) ?? [])),
+      transactions: await Promise.all(listed.map(async (record) => this.view(record, operations.get(record.id) ?? []))),
       next: records.length > limit ? encodeCursor(listed[limit - 1]) : null,
-      counts: this.store.counts(),
+      counts: await this.store.counts(),
     };
   }
 
-  counts(): TransactionCounts {
+  counts(): TransactionCounts | Promise<TransactionCounts> {
     return this.store.counts();
   }
 
-  get(id: string): TransactionView | undefined {
+  /** At once over SQLite, where the engine's listeners hear each change as it happens; a Promise over PostgreSQL. */
+  get(id: string): TransactionView | undefined | Promise<TransactionView | undefined> {
     const record = this.store.get(id);
-    return record && this.view(record, this.store.operations(id));
+    const operations = this.store.operations(id);
+    if (record instanceof Promise || operations instanceof Promise) return Promise.all([record, operations]).then(([found, staged]) => found && this.view(found, staged));
+    return record && this.view(record, operations);
   }
 
-  view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView {
+  /** At once unless a deleted token had to be read and its read answered a Promise. */
+  view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView | Promise<TransactionView> {
     const open = record.state === 'open';
     const timeLeft = open ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
-    return {
+    const effects = open ? commitEffectsOf(operations) : [];
+    const data = [...operations.map((op) => this.maskedData(op.write, op.token_id)), ...effects.map(({ token_id, last }) => this.maskedData(last.write, token_id))];
+    const build = (masked: unknown[]): TransactionView => ({
       ...record,
       time_left_ms: timeLeft,
-      operations: operations.map((op) => ({
+      operations: operations.map((op, i) => ({
         token_id: op.token_id,
         operation: op.op,
         enlisted_at: op.enlisted_at,
         application_id: op.enlisted_by,
-        data: this.maskedData(op.write, op.token_id),
+        data: masked[i],
       })),
       locks: open ? locksOf(operations) : [],
-      on_commit: open ? commitEffectsOf(operations).map(({ token_id, effect, last }) => ({ token_id, effect, data: this.maskedData(last.write, token_id) })) : [],
-    };
+      on_commit: effects.map(({ token_id, effect }, i) => ({ token_id, effect, data: masked[operations.length + i] })),
+    });
+    return data.some((masked) => masked instanceof Promise) ? Promise.all(data).then(build) : build(data);
   }
 
+  /** A staged write's data under its mask (for a delete, the token being deleted, read from the vault). */
   private maskedData(write: TokenWrite | null, tokenId: string): unknown {
     if (!write) return null;
-    const token = write.op === 'delete' ? this.tokens.store.get(tokenId) : write.token;
-    return token ? (this.tokens.view(token, 'mask').data ?? null) : null;
+    const masked = (token: StoredToken | undefined) => (token ? (this.tokens.view(token, 'mask').data ?? null) : null);
+    return write.op === 'delete' ? afterRun(this.tokens.store.get(tokenId), masked) : masked(write.token);
   }
 }

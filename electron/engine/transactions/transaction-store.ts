@@ -2,8 +2,7 @@ import type { TransactionCounts, TransactionFilter } from '../../../shared/workb
 import type { PagePosition } from '../server/page-cursor';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
-import type { Db } from '../storage/database';
-import { type AnyUnitRunner, query, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type Answer, answerOf, type AnyUnitRunner, query, tx, type Unit, type UnitRunner } from '../storage/unit';
 import type { TokenWrite } from '../vault/token-store';
 
 export type TransactionState = 'open' | 'committed' | 'rolled_back' | 'expired';
@@ -191,107 +190,117 @@ export interface TransactionUnits {
 }
 
 /**
- * Transactions and their staged writes as the workbench's panels read them, besides the units: the reads below are
- * SQLite's still, and answer at once.
+ * Transactions and their staged writes as the workbench's panels read them, besides the units, over either runner:
+ * `R` says whether its reads answer at once (SQLite's) or a Promise (PostgreSQL's).
  */
-export interface TransactionStore extends TransactionUnits {
-  /** SQLite's runner. */
-  readonly units: UnitRunner;
-  get(id: string): TransactionRecord | undefined;
+export interface TransactionStore<R extends AnyUnitRunner = UnitRunner> extends TransactionUnits {
+  readonly units: R;
+  get(id: string): Answer<R, TransactionRecord | undefined>;
   /** Up to `limit` kept transactions that `filter` lets through (all when absent), newest first, from just past `after`. */
-  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): TransactionRecord[];
-  counts(): TransactionCounts;
-  operations(transactionId: string): StagedOperation[];
+  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): Answer<R, TransactionRecord[]>;
+  counts(): Answer<R, TransactionCounts>;
+  operations(transactionId: string): Answer<R, StagedOperation[]>;
   /** The operations of several transactions in one query, by transaction id (none listed for one without any). */
-  operationsOf(transactionIds: readonly string[]): Map<string, StagedOperation[]>;
+  operationsOf(transactionIds: readonly string[]): Answer<R, Map<string, StagedOperation[]>>;
   /** The writes a commit would apply, in enlisting order. */
-  stagedWrites(transactionId: string): TokenWrite[];
+  stagedWrites(transactionId: string): Answer<R, TokenWrite[]>;
   /** The open, unexpired transactions, newest first. */
-  liveIds(now: string): string[];
+  liveIds(now: string): Answer<R, string[]>;
   /** The open, unexpired transactions with a staged write on this token id (they hold it). */
-  holders(tokenId: string, now: string): string[];
+  holders(tokenId: string, now: string): Answer<R, string[]>;
 }
 
-/**
- * Persistence of transactions and their staged writes (migration 2). Staged writes carry token data, so each is
- * sealed like a token row, bound to its transaction and position so a blob cannot be replayed elsewhere.
- */
-export class SqliteTransactionStore implements TransactionStore {
-  private readonly stmt;
-  /** Per list (every transaction, one state, the ended ones): its first page, and the pages after a cursor. */
-  private readonly pages;
+// Each list walks its own index of migration 7 (`ended_at IS NOT NULL` is the ended one's own condition) from the
+// cursor, newest first, and stops after a page.
+const pageOf = (list: string, where: string, from: string) =>
+  query<TransactionRecord>(`transactions page: ${list}${from ? ' after' : ''}`, `SELECT * FROM transactions WHERE ${where}${from} ORDER BY created_at DESC, id DESC LIMIT @limit`);
+const pagesOf = (list: string, where: string) => ({
+  first: pageOf(list, where, ''),
+  after: pageOf(list, where, ' AND (created_at, id) < (@created_at, @id)'),
+});
+const panelQueries = {
+  pages: { all: pagesOf('all', '1=1'), state: pagesOf('state', 'state = @state'), ended: pagesOf('ended', 'ended_at IS NOT NULL') },
+  counts: query<{ state: TransactionState; n: number }>('transaction counts', 'SELECT state, COUNT(*) AS n FROM transactions GROUP BY state'),
+  operationsOf: query<OperationRow>(
+    'staged writes of transactions',
+    'SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT value FROM json_each(@ids)) ORDER BY transaction_id, seq',
+    { postgres: 'SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT json_array_elements_text(@ids::json)) ORDER BY transaction_id, seq' },
+  ),
+  live: query<string>('live transactions', "SELECT id FROM transactions WHERE state = 'open' AND expires_at > ? ORDER BY created_at DESC, id DESC", { pluck: true }),
+};
 
+/**
+ * Persistence of transactions and their staged writes (migration 2), over either runner: every read is a read unit.
+ * Staged writes carry token data, so each is sealed like a token row, bound to its transaction and position so a blob
+ * cannot be replayed elsewhere.
+ */
+export class UnitTransactionStore<R extends AnyUnitRunner = AnyUnitRunner> implements TransactionStore<R> {
   constructor(
-    db: Db,
     /** Runs the transactional units, the vault's with them. */
-    readonly units: UnitRunner,
+    readonly units: R,
     readonly sealer: Sealer,
-  ) {
-    this.stmt = {
-      counts: db.prepare('SELECT state, COUNT(*) AS n FROM transactions GROUP BY state'),
-      operationsOf: db.prepare(`SELECT * FROM transaction_writes WHERE transaction_id IN (SELECT value FROM json_each(?))
-        ORDER BY transaction_id, seq`),
-      live: db.prepare("SELECT id FROM transactions WHERE state = 'open' AND expires_at > ? ORDER BY created_at DESC, id DESC").pluck(),
-    };
-    // Each list walks its own index of migration 7 (`ended_at IS NOT NULL` is the ended one's own condition) from
-    // the cursor, newest first, and stops after a page.
-    const page = (where: string, from: string) =>
-      db.prepare(`SELECT * FROM transactions WHERE ${where}${from} ORDER BY created_at DESC, id DESC LIMIT @limit`);
-    const pagesOf = (where: string) => ({ first: page(where, ''), after: page(where, ' AND (created_at, id) < (@created_at, @id)') });
-    this.pages = { all: pagesOf('1'), state: pagesOf('state = @state'), ended: pagesOf('ended_at IS NOT NULL') };
+  ) {}
+
+  private read<T>(start: () => Unit<T>): Answer<R, T> {
+    return this.units.read(start) as Answer<R, T>;
   }
 
-  get(id: string): TransactionRecord | undefined {
-    return this.units.read(() => transactionOf(id));
+  get(id: string): Answer<R, TransactionRecord | undefined> {
+    return this.read(() => transactionOf(id));
   }
 
   /**
    * Up to `limit` kept transactions (ended ones stay until `prune`) that `filter` lets through (all when absent),
    * newest first, from just past `after`.
    */
-  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): TransactionRecord[] {
-    const list = filter === undefined ? 'all' : filter === 'ended' ? 'ended' : 'state';
-    const statement = after ? this.pages[list].after : this.pages[list].first;
-    return statement.all({ state: filter, limit, ...after }) as TransactionRecord[];
+  page(filter: TransactionFilter | undefined, limit: number, after?: PagePosition): Answer<R, TransactionRecord[]> {
+    const pages = panelQueries.pages[filter === undefined ? 'all' : filter === 'ended' ? 'ended' : 'state'];
+    return this.read(() => tx.all(after ? pages.after : pages.first, { state: filter, limit, ...after }));
   }
 
   /** How many are kept, in all and in each state: one pass over the per-state index. */
-  counts(): TransactionCounts {
-    const counts: TransactionCounts = { kept: 0, open: 0, committed: 0, rolled_back: 0, expired: 0 };
-    for (const { state, n } of this.stmt.counts.all() as { state: TransactionState; n: number }[]) {
-      counts[state] = n;
-      counts.kept += n;
-    }
-    return counts;
+  counts(): Answer<R, TransactionCounts> {
+    return answerOf<R, { state: TransactionState; n: number }[], TransactionCounts>(this.units.read(() => tx.all(panelQueries.counts)), (rows) => {
+      const counts: TransactionCounts = { kept: 0, open: 0, committed: 0, rolled_back: 0, expired: 0 };
+      for (const { state, n } of rows) {
+        counts[state] = n;
+        counts.kept += n;
+      }
+      return counts;
+    });
   }
 
-  operations(transactionId: string): StagedOperation[] {
-    return this.units.read(() => tx.all(unitQueries.operations, [transactionId])).map((row) => staged(this.sealer, row));
+  operations(transactionId: string): Answer<R, StagedOperation[]> {
+    return answerOf<R, OperationRow[], StagedOperation[]>(this.units.read(() => tx.all(unitQueries.operations, [transactionId])), (rows) =>
+      rows.map((row) => staged(this.sealer, row)),
+    );
   }
 
   /** The operations of several transactions in one query, by transaction id (none listed for one without any). */
-  operationsOf(transactionIds: readonly string[]): Map<string, StagedOperation[]> {
-    const byTransaction = new Map<string, StagedOperation[]>();
-    for (const row of this.stmt.operationsOf.all(idList(transactionIds)) as OperationRow[]) {
-      const operations = byTransaction.get(row.transaction_id) ?? [];
-      operations.push(staged(this.sealer, row));
-      byTransaction.set(row.transaction_id, operations);
-    }
-    return byTransaction;
+  operationsOf(transactionIds: readonly string[]): Answer<R, Map<string, StagedOperation[]>> {
+    return answerOf<R, OperationRow[], Map<string, StagedOperation[]>>(this.units.read(() => tx.all(panelQueries.operationsOf, { ids: idList(transactionIds) })), (rows) => {
+      const byTransaction = new Map<string, StagedOperation[]>();
+      for (const row of rows) {
+        const operations = byTransaction.get(row.transaction_id) ?? [];
+        operations.push(staged(this.sealer, row));
+        byTransaction.set(row.transaction_id, operations);
+      }
+      return byTransaction;
+    });
   }
 
   /** The writes a commit would apply, in enlisting order. */
-  stagedWrites(transactionId: string): TokenWrite[] {
-    return this.units.read(() => stagedWrites(this.sealer, transactionId));
+  stagedWrites(transactionId: string): Answer<R, TokenWrite[]> {
+    return this.read(() => stagedWrites(this.sealer, transactionId));
   }
 
   /** The open, unexpired transactions, newest first. */
-  liveIds(now: string): string[] {
-    return this.stmt.live.all(now) as string[];
+  liveIds(now: string): Answer<R, string[]> {
+    return this.read(() => tx.all(panelQueries.live, [now]));
   }
 
   /** The open, unexpired transactions with a staged write on this token id (they hold it). */
-  holders(tokenId: string, now: string): string[] {
-    return this.units.read(() => holdersOf(tokenId, now));
+  holders(tokenId: string, now: string): Answer<R, string[]> {
+    return this.read(() => holdersOf(tokenId, now));
   }
 }

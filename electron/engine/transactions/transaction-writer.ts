@@ -1,5 +1,5 @@
 import { ApiProblem } from '../server/problem';
-import type { Unit } from '../storage/unit';
+import type { AnyUnitRunner, Unit } from '../storage/unit';
 import { applyTokenWrites, type TokenStore, type TokenWrite } from '../vault/token-store';
 import { nowIso } from '../clock';
 import type { TokenWriter, WriteContext, WriteTarget } from '../vault/token-service';
@@ -34,13 +34,13 @@ function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null
  */
 export class TransactionWriter implements TokenWriter {
   /** Each open transaction's view of the vault, built once from its staged writes and kept up to date. */
-  private readonly views = new Map<string, StagedView>();
+  private readonly views = new Map<string, StagedView<AnyUnitRunner>>();
   /** Writes without a transaction: applied at once, the locks checked in the same unit. */
   private readonly directly: WriteTarget;
 
   constructor(
     private readonly transactions: TransactionManager<TransactionUnits>,
-    private readonly tokenStore: TokenStore,
+    private readonly tokenStore: TokenStore<AnyUnitRunner>,
     /** How errors name the header (`BT-TRANSACTION-ID`). */
     private readonly headerName: string,
   ) {
@@ -76,7 +76,7 @@ export class TransactionWriter implements TokenWriter {
     yield* applyTokenWrites(this.tokenStore.writing, writes);
   }
 
-  private async viewOf(id: string): Promise<StagedView> {
+  private async viewOf(id: string): Promise<StagedView<AnyUnitRunner>> {
     const kept = this.views.get(id);
     if (kept) return kept;
     const { units, sealer } = this.transactions.store;

@@ -17,8 +17,11 @@ export interface LiveIntent {
  * only converts intents and hands them to expressions, so it depends on this and not on that feature.
  */
 export interface IntentSource {
-  /** The live intents among `ids`, in no particular order; expired, deleted and converted ones are left out. */
-  liveMany(ids: readonly string[]): LiveIntent[];
+  /**
+   * The live intents among `ids`, in no particular order; expired, deleted and converted ones are left out. At once
+   * over SQLite, a Promise over PostgreSQL.
+   */
+  liveMany(ids: readonly string[]): LiveIntent[] | Promise<LiveIntent[]>;
   /**
    * The unit that takes live intents out of use for their conversion, joined to the unit that lands their tokens:
    * deleted, or held by the open transaction `transactionId` (whose rollback gives them back). A 400 naming the first

@@ -7,7 +7,7 @@ import { normalizeContainer } from '../access/containers';
 import { MAX_SEARCH_TERMS, type SearchNode } from './search-query';
 import { textTerms, type TermField } from './search-terms';
 import { raiseRead } from './token-events';
-import type { SqlDialect } from '../storage/unit';
+import type { AnyUnitRunner, SqlDialect } from '../storage/unit';
 import { SEARCH_SQL, type SearchSql } from './search-dialect';
 import { LIVE, liveCountSql, type TokenRow, type TokenStore } from './token-store';
 import { nowIso } from '../clock';
@@ -211,8 +211,8 @@ export function cursorRows<Row extends { created_at: string; id: string }>(rows:
 
 export class TokenQueries {
   constructor(
-    private readonly store: TokenStore,
-    private readonly tokens: TokenService,
+    private readonly store: TokenStore<AnyUnitRunner>,
+    private readonly tokens: TokenService<AnyUnitRunner>,
     /** The SQL the store's search and countMatching take. */
     private readonly dialect: SqlDialect = 'sqlite',
   ) {}
@@ -224,7 +224,7 @@ export class TokenQueries {
     return where;
   }
 
-  private search(statement: SearchStatement): TokenRow[] {
+  private search(statement: SearchStatement): TokenRow[] | Promise<TokenRow[]> {
     return this.store.search(statement.where, statement.params, statement.tail, statement.indexedByCreation);
   }
 
@@ -242,9 +242,11 @@ export class TokenQueries {
     return views;
   }
 
-  pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number, readBy?: EventCause): V1Page {
-    const total = this.count(caller, permission, filter);
-    const rows = this.search(offsetPage(this.where(caller, permission, filter), page, size));
+  async pageV1(caller: Caller, permission: Permission, filter: TokenFilter, page: number, size: number, readBy?: EventCause): Promise<V1Page> {
+    // Both read before either is awaited: on SQLite in one turn, as one snapshot of the vault.
+    const counted = this.count(caller, permission, filter);
+    const found = this.search(offsetPage(this.where(caller, permission, filter), page, size));
+    const [total, rows] = await Promise.all([counted, found]);
     return {
       pagination: { total_items: total, page_number: page, page_size: size, total_pages: Math.ceil(total / size) },
       data: this.read(this.views(rows, caller, permission, false, readBy)),
@@ -257,8 +259,8 @@ export class TokenQueries {
     return views;
   }
 
-  pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number, readBy?: EventCause): V2Page {
-    const { rows, next } = cursorRows(this.search(cursorPage(this.where(caller, permission, filter), start, size, 'oldest', false)), size);
+  async pageV2(caller: Caller, permission: Permission, filter: TokenFilter, start: string | undefined, size: number, readBy?: EventCause): Promise<V2Page> {
+    const { rows, next } = cursorRows(await this.search(cursorPage(this.where(caller, permission, filter), start, size, 'oldest', false)), size);
     return { pagination: { next, page_size: size }, data: this.read(this.views(rows, caller, permission, false, readBy)) };
   }
 
@@ -268,21 +270,21 @@ export class TokenQueries {
    * them, where SQLite's own plan would read and sort every match (`type:card`, a third of a large vault, even after
    * ANALYZE).
    */
-  pageNewest(
+  async pageNewest(
     caller: Caller,
     permission: Permission,
     filter: TokenFilter,
     start: string | undefined,
     size: number,
     matches?: number,
-  ): { next: string | null; data: TokenView[] } {
-    const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * this.store.count();
-    const { rows, next } = cursorRows(this.search(cursorPage(this.where(caller, permission, filter, inOrder), start, size, 'newest', inOrder)), size);
+  ): Promise<{ next: string | null; data: TokenView[] }> {
+    const inOrder = matches !== undefined && matches > 0 && matches * matches >= size * (await this.store.count());
+    const { rows, next } = cursorRows(await this.search(cursorPage(this.where(caller, permission, filter, inOrder), start, size, 'newest', inOrder)), size);
     return { next, data: this.views(rows, caller, permission, true) };
   }
 
   /** How many tokens a search matches (the workbench shows it; the wire API's v2 pages do not count). */
-  count(caller: Caller, permission: Permission, filter: TokenFilter): number {
+  count(caller: Caller, permission: Permission, filter: TokenFilter): number | Promise<number> {
     const where = this.where(caller, permission, filter);
     return this.store.countMatching(where.countSql, where.params);
   }

@@ -19,6 +19,7 @@ import {
   updateTokenRequest,
 } from './token-requests';
 import { parseTokenRequest, tokenizeBodyForLog } from './token-request-log';
+import type { AnyUnitRunner } from '../storage/unit';
 import { TOKENS_PER_BUDGET, TOO_MANY_TOKENS, type TokenService, type WriteContext } from './token-service';
 
 /** Who writes, and in which transaction; the history notes the transaction (kept only when the request succeeds). */
@@ -30,9 +31,10 @@ function writeContext(ctx: RequestContext): WriteContext {
 
 /**
  * The tokens endpoints (docs/api.md: Tokens, Search, Tokenize and detokenize); `encrypted` opens token requests whose
- * data came encrypted with a client encryption key.
+ * data came encrypted with a client encryption key. Over either runner: a read that answers a Promise (PostgreSQL's) is
+ * awaited, one that answers at once (SQLite's) is not.
  */
-export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypted: EncryptedRequests): Route[] {
+export function tokenRoutes(tokens: TokenService<AnyUnitRunner>, queries: TokenQueries, encrypted: EncryptedRequests): Route[] {
   const id = (ctx: RequestContext) => ctx.params.id as string;
   return [
     {
@@ -48,7 +50,10 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
     {
       method: 'GET',
       path: '/tokens/:id',
-      handler: (ctx) => ({ status: 200, body: tokens.read(id(ctx), ctx.caller, causeOf(ctx)) }),
+      handler: (ctx) => {
+        const view = tokens.read(id(ctx), ctx.caller, causeOf(ctx));
+        return view instanceof Promise ? view.then((body) => ({ status: 200, body })) : { status: 200, body: view };
+      },
     },
     {
       method: 'PATCH',
@@ -74,22 +79,22 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
     {
       method: 'GET',
       path: '/tokens',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const query = ctx.query();
         const { page, size } = parseWith(listV1Query, Object.fromEntries(query));
         const filter: TokenFilter = { ids: query.getAll('id'), metadata: metadataFilter(query, 'ignore'), metadataAnyCase: true };
-        return { status: 200, body: queries.pageV1(ctx.caller, 'token:read', filter, page, size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV1(ctx.caller, 'token:read', filter, page, size, causeOf(ctx)) };
       },
     },
     {
       method: 'GET',
       path: '/v2/tokens',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const query = ctx.query();
         requireSingleValues(query);
         const q = parseWith(listV2Query, Object.fromEntries(query));
         const filter: TokenFilter = { ...q, metadata: metadataFilter(query, 'refuse') };
-        return { status: 200, body: queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV2(ctx.caller, 'token:read', filter, q.start, q.size, causeOf(ctx)) };
       },
     },
     {
@@ -98,7 +103,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const body = parseWith(searchV1Request, await ctx.json());
         const filter = { search: parseSearchQuery(body.query), metadataAnyCase: true };
-        return { status: 200, body: queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV1(ctx.caller, 'token:search', filter, body.page, body.size, causeOf(ctx)) };
       },
     },
     {
@@ -107,7 +112,7 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
       handler: async (ctx) => {
         const body = parseWith(searchV2Request, await ctx.json());
         const filter = { search: parseSearchQuery(body.query) };
-        return { status: 200, body: queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size, causeOf(ctx)) };
+        return { status: 200, body: await queries.pageV2(ctx.caller, 'token:search', filter, body.start, body.size, causeOf(ctx)) };
       },
     },
     {
@@ -129,7 +134,8 @@ export function tokenRoutes(tokens: TokenService, queries: TokenQueries, encrypt
         const body = await ctx.json();
         // Expressions, not values: the body as sent is safe to keep.
         ctx.log.requestBody = body;
-        return { status: 200, body: tokens.detokenize(body, ctx.caller, causeOf(ctx)) };
+        const detokenized = tokens.detokenize(body, ctx.caller, causeOf(ctx));
+        return { status: 200, body: detokenized instanceof Promise ? await detokenized : detokenized };
       },
     },
   ];

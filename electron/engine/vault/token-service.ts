@@ -8,7 +8,7 @@ import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails, isCardType, type CardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
-import { isDuplicateKey, tx, type Unit } from '../storage/unit';
+import { type Answer, answerOf, type AnyUnitRunner, isDuplicateKey, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { mergePatch } from './merge-patch';
 import { termHash, type TermField } from './search-terms';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from './intent-source';
@@ -98,8 +98,75 @@ export interface TokenActivity {
   mark(id: string): void;
 }
 
-/** What a write sees of the vault before it is made: the token it changes, whether an id is taken, a duplicate. */
-export type TokenReader = Pick<TokenStore, 'get' | 'idTaken' | 'findByFingerprint'>;
+/**
+ * What a write sees of the vault before it is made: the token it changes, whether an id is taken, a duplicate; at once
+ * over SQLite, a Promise over PostgreSQL.
+ */
+export type TokenReader = Pick<TokenStore<AnyUnitRunner>, 'get' | 'idTaken' | 'findByFingerprint'>;
+
+/** The vault as a create's synchronous preparation reads it (see settled): every read answered. */
+interface PassReader {
+  get(id: string): StoredToken | undefined;
+  idTaken(id: string): boolean;
+  findByFingerprint(type: string, fingerprint: string): StoredToken | undefined;
+  liveIntents(ids: readonly string[]): LiveIntent[];
+  /** A transaction's view, or a batch's: it knows ids the table does not, so a create checks them itself. */
+  readonly staged: boolean;
+}
+
+/**
+ * Runs `pass`, which prepares writes synchronously from what it reads of `reader` and `intents`. Over SQLite every read
+ * answers at once, so the pass runs once and its caller starts its unit in the same turn. A read that answers a
+ * Promise (PostgreSQL) answers "none" for now; that pass's result or error is dropped, the reads are awaited, and the
+ * pass runs again with their answers, until one reads nothing new.
+ */
+function settled<T>(reader: TokenReader, intents: IntentSource, staged: boolean, pass: (vault: PassReader) => T): T | Promise<T> {
+  const answers = new Map<string, unknown>();
+  let waiting: Promise<unknown>[] = [];
+  const answer = <A>(key: string, read: () => A | Promise<A>): A | undefined => {
+    if (answers.has(key)) return answers.get(key) as A;
+    const value = read();
+    if (!(value instanceof Promise)) return value;
+    waiting.push(value.then((known) => answers.set(key, known)));
+    return undefined;
+  };
+  const vault: PassReader = {
+    staged,
+    get: (id) => answer(`get\u0000${id}`, () => reader.get(id)),
+    idTaken: (id) => answer(`taken\u0000${id}`, () => reader.idTaken(id)) ?? false,
+    findByFingerprint: (type, fingerprint) => answer(`fingerprint\u0000${type}\u0000${fingerprint}`, () => reader.findByFingerprint(type, fingerprint)),
+    liveIntents: (ids) => answer(`intents\u0000${ids.join('\u0000')}`, () => intents.liveMany(ids)) ?? [],
+  };
+  const attempt = (): T | Promise<T> => {
+    let value: T | undefined;
+    try {
+      value = pass(vault);
+    } catch (error) {
+      if (waiting.length === 0) throw error;
+    }
+    if (waiting.length === 0) return value as T;
+    const reads = waiting;
+    waiting = [];
+    return Promise.all(reads).then(attempt);
+  };
+  return attempt();
+}
+
+/** What a create's preparation answers, with the writes it would land. */
+interface Prepared<T> {
+  value: T;
+  writes: TokenWrite[];
+}
+
+/** Two answers as one: at once when both are, else a Promise of both. */
+const bothOf = <A, B>(a: A | Promise<A>, b: B | Promise<B>): [A, B] | Promise<[A, B]> =>
+  a instanceof Promise || b instanceof Promise ? Promise.all([a, b]) : [a, b];
+
+/** Tokens whose id the vault made (prepareCreate): new, so no read need check that it is taken. */
+const madeIds = new WeakSet<StoredToken>();
+
+/** No intent named: one array for every detokenization without any. */
+const NO_INTENTS: LiveIntent[] = [];
 
 /**
  * Where token writes go. Direct writes apply at once; the transactions feature supplies a writer that holds them in
@@ -176,7 +243,12 @@ export const REDACTED = '[redacted]';
 /** The transform the workbench shows a caller's view with: the mask where the caller would see plaintext. */
 export const withoutPlaintext = (transform: Transform): Transform => (transform === 'reveal' ? 'mask' : transform);
 
-export class TokenService {
+/**
+ * The vault's service over either runner: `R`, its store's, says whether its reads (`read`, `tokensForExpressions`,
+ * `detokenize`) answer at once (SQLite's, so the proxy's path stays synchronous) or a Promise (PostgreSQL's, except
+ * that detokenizing hot tokens answers at once there too). Its writes are async either way.
+ */
+export class TokenService<R extends AnyUnitRunner = UnitRunner> {
   private writer: TokenWriter;
   private intents: IntentSource = {
     liveMany: () => [],
@@ -201,15 +273,19 @@ export class TokenService {
   /** maskedView's answers, per committed token object. */
   private readonly maskedViews = new WeakMap<StoredToken, TokenRecord>();
 
+  /** The store as code written for either runner reads it: `T | Promise<T>`. */
+  private readonly vault: TokenStore<AnyUnitRunner>;
+
   constructor(
-    readonly store: TokenStore,
+    readonly store: TokenStore<R>,
     private readonly sealer: Sealer,
     private readonly expressions: ExpressionEngine,
     private readonly tenantId: string,
   ) {
+    this.vault = store;
     store.onWrite((ids) => (ids === null ? this.masked.clear() : ids.forEach((id) => this.masked.delete(id))));
     const direct = (writes: readonly TokenWrite[]) => applyTokenWrites(store.writing, writes);
-    const directly: WriteTarget = { reader: store, unit: direct, settle: (writes, landed) => store.settle(writes, landed) };
+    const directly: WriteTarget = { reader: this.vault, unit: direct, settle: (writes, landed) => store.settle(writes, landed) };
     this.writer = { target: () => Promise.resolve(directly), direct };
   }
 
@@ -428,6 +504,19 @@ export class TokenService {
     return { op: 'create', token, searchTerms: this.searchTermsOf(token) };
   }
 
+  /**
+   * `prepare` within one expression budget over the vault as `reader` shows it (see settled), with the writes it
+   * lands: at once when every read answered at once.
+   */
+  private preparing<T>(reader: TokenReader, prepare: (vault: PassReader, land: (write: TokenWrite) => void) => T): Prepared<T> | Promise<Prepared<T>> {
+    // A reader other than the store's is a transaction's view, which knows ids the table does not.
+    return settled(reader, this.intents, reader !== this.vault, (vault) => {
+      const writes: TokenWrite[] = [];
+      const value = this.expressions.withBudget(() => prepare(vault, (write) => writes.push(write)));
+      return { value, writes };
+    });
+  }
+
   /** Validates a create request into the token it would store, with the caller's create transform. */
   prepareCreate(input: CreateTokenRequest, caller: Caller): { token: StoredToken; transform: Transform } {
     const errors: FieldErrors = validateTokenData(input.type, input.data);
@@ -457,22 +546,23 @@ export class TokenService {
       modified_at: null,
     };
     this.finish(token, errors, input.mask !== undefined);
+    if (input.id === undefined) madeIds.add(token);
     return { token, transform: caller.policy.require('token:create', containers) };
   }
 
   async create(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): Promise<TokenView> {
     const target = await this.writer.target(context);
-    const writes: TokenWrite[] = [];
-    const keep = (write: TokenWrite) => writes.push(write);
     // One request: its mask, fingerprint and search indexes are rendered within one budget.
-    const view = this.expressions.withBudget(() => {
+    const prepared = this.preparing(target.reader, (vault, land) => {
       if (isConversion(input)) {
-        const { token, transform } = this.prepareConversion(input, context.caller, '');
-        return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, keep, target.reader);
+        const { token, transform } = this.prepareConversion(input, context.caller, '', vault);
+        return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, land, vault);
       }
       const { token, transform } = this.prepareCreate(input, context.caller);
-      return this.createPrepared(token, transform, this.deduplicates(input), context.caller, keep, target.reader);
+      return this.createPrepared(token, transform, this.deduplicates(input), context.caller, land, vault);
     });
+    // Awaited only when a read was (PostgreSQL): on SQLite the unit starts in this turn.
+    const { value: view, writes } = prepared instanceof Promise ? await prepared : prepared;
     const converted = isConversion(input) ? { ids: [input.token_intent_id], transactionId: context.transactionId } : undefined;
     if (writes.length > 0) await this.land(target, writes, context.cause, converted);
     return view;
@@ -487,14 +577,12 @@ export class TokenService {
    */
   async createGrouped(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): Promise<TokenView> {
     if (isConversion(input) || this.deduplicates(input) || context.transactionId !== undefined) return this.create(input, context);
-    let committed: Promise<void> | undefined;
-    const view = this.expressions.withBudget(() => {
+    // Neither deduplicated nor staged, it reads nothing: prepared in this turn.
+    const { value: view, writes } = this.preparing(this.vault, (vault, land) => {
       const { token, transform } = this.prepareCreate(input, context.caller);
-      return this.createPrepared(token, transform, false, context.caller, (write) => {
-        committed = this.commitWithOthers(write, context);
-      }, this.store);
-    });
-    await committed;
+      return this.createPrepared(token, transform, false, context.caller, land, vault);
+    }) as Prepared<TokenView>;
+    await this.commitWithOthers(writes[0], context);
     return view;
   }
 
@@ -544,7 +632,7 @@ export class TokenService {
     deduplicate: boolean,
     caller: Caller,
     land: (write: LandedWrite) => void,
-    reader: TokenReader,
+    reader: PassReader,
   ): TokenView {
     if (deduplicate && token.fingerprint) {
       const existing = reader.findByFingerprint(token.type, token.fingerprint);
@@ -557,10 +645,9 @@ export class TokenService {
         return view;
       }
     }
-    // Outside a transaction the table's primary key is the check (see land); a transaction's staged view
-    // knows ids the table does not.
-    const staged = reader !== this.store;
-    if (staged && reader.idTaken(token.id)) throw new ApiProblem(409, `A token with id ${token.id} already exists`);
+    // Outside a transaction the table's primary key is the check (see land); a transaction's staged view, and a
+    // batch, know ids the table does not. An id the vault made is new.
+    if (reader.staged && !madeIds.has(token) && reader.idTaken(token.id)) throw new ApiProblem(409, `A token with id ${token.id} already exists`);
     land(this.createWrite(token));
     const view = this.view(token, transform);
     view._extras = { deduplicated: false };
@@ -572,9 +659,10 @@ export class TokenService {
     input: IntentConversionRequest,
     caller: Caller,
     path: string,
+    vault: PassReader,
     prepare: (input: CreateTokenRequest, caller: Caller) => { token: StoredToken; transform: Transform } = (i, c) => this.prepareCreate(i, c),
   ) {
-    const [intent] = this.intents.liveMany([input.token_intent_id]);
+    const [intent] = vault.liveIntents([input.token_intent_id]);
     if (!intent) throw new ApiProblem(400, goneIntentDetail(input.token_intent_id), { [path ? `${path}.token_intent_id` : 'token_intent_id']: [goneIntentDetail(input.token_intent_id)] });
     const { token_intent_id: _id, type: _type, data: _data, ...fields } = input;
     return atPath(path, () => prepare({ ...fields, type: intent.type, data: withoutCvc(intent.type, intent.data) }, caller));
@@ -584,7 +672,7 @@ export class TokenService {
    * Lands a converted token. With deduplication on, a token of the same fingerprint in the same containers is updated
    * with the intent's data instead (a merge patch) and returned: intents always update the duplicate (vendor).
    */
-  private landConversion(intentId: string, token: StoredToken, transform: Transform, deduplicate: boolean, caller: Caller, land: (write: TokenWrite) => void, vault: TokenReader): TokenView {
+  private landConversion(intentId: string, token: StoredToken, transform: Transform, deduplicate: boolean, caller: Caller, land: (write: TokenWrite) => void, vault: PassReader): TokenView {
     // The write names the intent it consumed: its token-intent.converted event is raised where the write lands.
     const intent: ConvertedIntent = { id: intentId, type: token.type };
     const existing = deduplicate && token.fingerprint ? vault.findByFingerprint(token.type, token.fingerprint) : undefined;
@@ -639,14 +727,20 @@ export class TokenService {
     if (!attempt.ok) throw yield* createFailure(attempt.error, writes);
   }
 
-  private require(id: string, reader: TokenReader = this.store): StoredToken {
-    const token = reader.get(id);
+  private require(id: string, token: StoredToken | undefined): StoredToken {
     if (!token) throw new ApiProblem(404, `Token ${id} not found`);
     return token;
   }
 
-  read(id: string, caller: Caller, cause: EventCause): TokenView {
-    const token = this.require(id);
+  read(id: string, caller: Caller, cause: EventCause): Answer<R, TokenView> {
+    const found = this.vault.get(id);
+    // Over SQLite, no callback made per read.
+    return (found instanceof Promise ? found.then((token) => this.readView(id, token, caller, cause)) : this.readView(id, found, caller, cause)) as Answer<R, TokenView>;
+  }
+
+  /** read's answer once its token is read. */
+  private readView(id: string, found: StoredToken | undefined, caller: Caller, cause: EventCause): TokenView {
+    const token = this.require(id, found);
     const view = this.view(token, caller.policy.require('token:read', token.containers, undefined, id), { stored: true });
     this.activity.mark(id);
     raiseRead(this.store.outbox, [token], cause);
@@ -660,7 +754,10 @@ export class TokenService {
 
   async update(id: string, patch: UpdateTokenRequest, context: WriteContext): Promise<TokenView> {
     const target = await this.writer.target(context);
-    const { write, view } = this.expressions.withBudget(() => this.prepareUpdate(this.require(id, target.reader), patch, context.caller));
+    // Awaited only when the read was (PostgreSQL): on SQLite the read, the preparation and the unit are one turn.
+    const found = target.reader.get(id);
+    const current = this.require(id, found instanceof Promise ? await found : found);
+    const { write, view } = this.expressions.withBudget(() => this.prepareUpdate(current, patch, context.caller));
     await this.land(target, [write], context.cause);
     return view;
   }
@@ -705,7 +802,8 @@ export class TokenService {
   /** Answers the deleted token's type. */
   async delete(id: string, context: WriteContext): Promise<string> {
     const target = await this.writer.target(context);
-    const token = this.require(id, target.reader);
+    const found = target.reader.get(id);
+    const token = this.require(id, found instanceof Promise ? await found : found);
     context.caller.policy.require('token:delete', token.containers, undefined, id);
     await this.land(target, [{ op: 'delete', id }], context.cause);
     return token.type;
@@ -719,50 +817,53 @@ export class TokenService {
    */
   async tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest | IntentConversionRequest): Promise<unknown> {
     const target = await this.writer.target(context);
-    const batch: TokenWrite[] = [];
     const intentIds: string[] = [];
-    // Looked up by key, not by scanning the batch: each create checks them.
-    const batchIds = new Set<string>();
-    const batchFingerprints = new Map<string, StoredToken>();
-    const land = (write: TokenWrite) => {
-      batch.push(write);
-      if (write.op !== 'create') return;
-      batchIds.add(write.token.id);
-      const key = `${write.token.type}\u0000${write.token.fingerprint}`;
-      // The first of the batch with a fingerprint is the one a later duplicate finds.
-      if (write.token.fingerprint && !batchFingerprints.has(key)) batchFingerprints.set(key, write.token);
-    };
-    // The vault as this batch's own requests see it: an id taken, or a duplicate made, earlier in the batch counts.
-    const vault = target.reader;
-    const reader: TokenReader = {
-      get: (id) => vault.get(id),
-      idTaken: (id) => batchIds.has(id) || vault.idTaken(id),
-      findByFingerprint: (type, fingerprint) =>
-        vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
-    };
-    // One request, one group: its tokens are counted as the walk goes, and their templates rendered within one budget.
-    const result = this.inTokenGroup(TOO_MANY_TOKENS, (group) => {
-      const create = (input: CreateTokenRequest | IntentConversionRequest, path: string) => {
-        if (isConversion(input)) {
-          if (intentIds.includes(input.token_intent_id)) throw validationProblem({ [`${path}.token_intent_id`]: ['A token intent converts once: this one is named twice'] });
-          intentIds.push(input.token_intent_id);
-          const { token, transform } = this.prepareConversion(input, context.caller, path, group.prepare);
-          return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, land, reader);
-        }
-        const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
-        return this.createPrepared(token, transform, this.deduplicates(input), context.caller, land, reader);
+    const prepared = this.preparing(target.reader, (vault, keep) => {
+      intentIds.length = 0;
+      // Looked up by key, not by scanning the batch: each create checks them.
+      const batchIds = new Set<string>();
+      const batchFingerprints = new Map<string, StoredToken>();
+      const land = (write: TokenWrite) => {
+        keep(write);
+        if (write.op !== 'create') return;
+        batchIds.add(write.token.id);
+        const key = `${write.token.type}\u0000${write.token.fingerprint}`;
+        // The first of the batch with a fingerprint is the one a later duplicate finds.
+        if (write.token.fingerprint && !batchFingerprints.has(key)) batchFingerprints.set(key, write.token);
       };
-      const walk = (value: unknown, path: string): unknown => {
-        if (value === null || value === undefined) return value;
-        if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
-        if (typeof value === 'object') {
-          if (('type' in value && 'data' in value) || 'token_intent_id' in value) return create(parseRequest(value, path), path);
-          return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
-        }
-        return create({ type: 'token', data: value }, path).id;
+      // The vault as this batch's own requests see it: an id taken, or a duplicate made, earlier in the batch counts.
+      const reader: PassReader = {
+        staged: true,
+        get: (id) => vault.get(id),
+        idTaken: (id) => batchIds.has(id) || vault.idTaken(id),
+        findByFingerprint: (type, fingerprint) => vault.findByFingerprint(type, fingerprint) ?? batchFingerprints.get(`${type}\u0000${fingerprint}`),
+        liveIntents: (ids) => vault.liveIntents(ids),
       };
-      return walk(body, '');
+      // One request, one group: its tokens are counted as the walk goes, and their templates rendered within one budget.
+      return this.inTokenGroup(TOO_MANY_TOKENS, (group) => {
+        const create = (input: CreateTokenRequest | IntentConversionRequest, path: string) => {
+          if (isConversion(input)) {
+            if (intentIds.includes(input.token_intent_id)) throw validationProblem({ [`${path}.token_intent_id`]: ['A token intent converts once: this one is named twice'] });
+            intentIds.push(input.token_intent_id);
+            const { token, transform } = this.prepareConversion(input, context.caller, path, reader, group.prepare);
+            return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, land, reader);
+          }
+          const { token, transform } = atPath(path, () => group.prepare(input, context.caller));
+          return this.createPrepared(token, transform, this.deduplicates(input), context.caller, land, reader);
+        };
+        const walk = (value: unknown, path: string): unknown => {
+          if (value === null || value === undefined) return value;
+          if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
+          if (typeof value === 'object') {
+            if (('type' in value && 'data' in value) || 'token_intent_id' in value) return create(parseRequest(value, path), path);
+            return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, path ? `${path}.${k}` : k)]));
+          }
+          return create({ type: 'token', data: value }, path).id;
+        };
+        return walk(body, '');
+      });
     });
+    const { value: result, writes: batch } = prepared instanceof Promise ? await prepared : prepared;
     if (intentIds.length > 0) await this.land(target, batch, context.cause, { ids: intentIds, transactionId: context.transactionId });
     else if (batch.length > 0) await this.land(target, batch, context.cause);
     return result;
@@ -771,13 +872,32 @@ export class TokenService {
   /**
    * Live tokens by id for expressions (POST /detokenize, the proxy), in one query, each with its data after the
    * caller's transform for `permission`. Unknown or expired ids are a 400 that names them. `readBy`: the request that
-   * detokenizes them, each token's token.read naming it (none for the workbench's own checks and reveals).
+   * detokenizes them, each token's token.read naming it (none for the workbench's own checks and reveals). At once when
+   * every token is hot, or over SQLite; a cold read over PostgreSQL is awaited.
    */
-  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform, readBy?: EventCause): Map<string, TokenRecord> {
+  tokensForExpressions(ids: readonly string[], caller: Caller, permission: Permission, bareTransform?: Transform, readBy?: EventCause): Answer<R, Map<string, TokenRecord>> {
     const intentKeys = ids.some((id) => id.startsWith(INTENT_KEY_PREFIX)) ? ids.filter((id) => id.startsWith(INTENT_KEY_PREFIX)) : [];
     const tokenIds = intentKeys.length === 0 ? ids : ids.filter((id) => !id.startsWith(INTENT_KEY_PREFIX));
-    const found = this.store.getMany(tokenIds);
-    const intents = intentKeys.length === 0 ? [] : this.intents.liveMany(intentKeys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
+    const found = this.vault.getMany(tokenIds);
+    const intents = intentKeys.length === 0 ? NO_INTENTS : this.intents.liveMany(intentKeys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
+    if (found instanceof Promise || intents instanceof Promise) {
+      return Promise.all([found, intents]).then(([tokens, live]) => this.recordsOf(tokenIds, intentKeys, tokens, live, caller, permission, bareTransform, readBy)) as Answer<R, Map<string, TokenRecord>>;
+    }
+    // The proxy's hot path: no array of both, no callback.
+    return this.recordsOf(tokenIds, intentKeys, found, intents, caller, permission, bareTransform, readBy) as Answer<R, Map<string, TokenRecord>>;
+  }
+
+  /** tokensForExpressions' records of what it found. */
+  private recordsOf(
+    tokenIds: readonly string[],
+    intentKeys: readonly string[],
+    found: (StoredToken | undefined)[],
+    intents: LiveIntent[],
+    caller: Caller,
+    permission: Permission,
+    bareTransform: Transform | undefined,
+    readBy: EventCause | undefined,
+  ): Map<string, TokenRecord> {
     if (found.includes(undefined) || intents.length < intentKeys.length) {
       const live = new Set(intents.map((intent) => INTENT_KEY_PREFIX + intent.id));
       throw missingTokensProblem([...tokenIds.filter((_, i) => found[i] === undefined), ...intentKeys.filter((key) => !live.has(key))]);
@@ -796,10 +916,10 @@ export class TokenService {
    * The live intents among expression ids (`token_intent:<id>`, others are passed over), by that id, each as the token
    * expressions treat it: for the workbench's checks, which decide access before any record is made.
    */
-  intentTokensByKey(ids: readonly string[]): Map<string, StoredToken> {
+  intentTokensByKey(ids: readonly string[]): Answer<R, Map<string, StoredToken>> {
     const keys = ids.filter((id) => id.startsWith(INTENT_KEY_PREFIX));
-    const found = keys.length === 0 ? [] : this.intents.liveMany(keys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
-    return new Map(found.map((intent) => [INTENT_KEY_PREFIX + intent.id, this.intentToken(intent)]));
+    const found = keys.length === 0 ? NO_INTENTS : this.intents.liveMany(keys.map((key) => key.slice(INTENT_KEY_PREFIX.length)));
+    return answerOf<R, LiveIntent[], Map<string, StoredToken>>(found, (live) => new Map(live.map((intent) => [INTENT_KEY_PREFIX + intent.id, this.intentToken(intent)])));
   }
 
   /** An intent for expressions: the whole intent view, its data as its token's would be for this caller (§4.6). */
@@ -836,12 +956,18 @@ export class TokenService {
    * maskedRecord for live tokens (and token intents, by their `token_intent:` key) by id, for history's view of a body
    * long after it was sent (the workbench's user sees every token masked, so no caller); ids gone since are left out.
    */
-  maskedRecordsById(ids: readonly string[]): Map<string, TokenRecord> {
-    const records = new Map<string, TokenRecord>();
-    for (const token of this.store.getMany(ids)) if (token) records.set(token.id, this.maskedView(token));
-    // Rendered each time: the masked-data cache is by token id, which an intent's must not share.
-    for (const [key, token] of this.intentTokensByKey(ids)) records.set(key, { ...this.record(token), data: this.renderMask(token) ?? REDACTED });
-    return records;
+  maskedRecordsById(ids: readonly string[]): Answer<R, Map<string, TokenRecord>> {
+    const intents = this.intentTokensByKey(ids) as Map<string, StoredToken> | Promise<Map<string, StoredToken>>;
+    return answerOf<R, [(StoredToken | undefined)[], Map<string, StoredToken>], Map<string, TokenRecord>>(
+      bothOf(this.vault.getMany(ids), intents),
+      ([tokens, intentTokens]) => {
+        const records = new Map<string, TokenRecord>();
+        for (const token of tokens) if (token) records.set(token.id, this.maskedView(token));
+        // Rendered each time: the masked-data cache is by token id, which an intent's must not share.
+        for (const [key, token] of intentTokens) records.set(key, { ...this.record(token), data: this.renderMask(token) ?? REDACTED });
+        return records;
+      },
+    );
   }
 
   private maskedView(token: StoredToken): TokenRecord {
@@ -853,11 +979,12 @@ export class TokenService {
     return view;
   }
 
-  detokenize(body: unknown, caller: Caller, cause: EventCause): unknown {
+  detokenize(body: unknown, caller: Caller, cause: EventCause): Answer<R, unknown> {
     const { tokenIds, expressionCount } = this.expressions.collectJsonTokenIds(body);
-    if (expressionCount === 0) return body;
+    if (expressionCount === 0) return body as Answer<R, unknown>;
     // "token:read (reveal)" (docs/api.md, Tokenize and detokenize): bare permissions reveal here; an access rule's own
     // transform still applies.
-    return this.expressions.detokenizeJson(body, this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal', cause));
+    const records = this.tokensForExpressions(tokenIds, caller, 'token:read', 'reveal', cause) as Map<string, TokenRecord> | Promise<Map<string, TokenRecord>>;
+    return (records instanceof Promise ? records.then((found) => this.expressions.detokenizeJson(body, found)) : this.expressions.detokenizeJson(body, records)) as Answer<R, unknown>;
   }
 }

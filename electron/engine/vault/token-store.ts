@@ -221,7 +221,7 @@ export const writtenIds = (list: readonly TokenWrite[]): string[] => list.map((w
  */
 export interface TokenStore<R extends AnyUnitRunner = UnitRunner> {
   /** Runs the vault's transactional units (the services await it, whichever it is). */
-  readonly units: AnyUnitRunner;
+  readonly units: R;
   /** Where the vault's changes raise their events. */
   readonly outbox: EventOutbox;
   /** What the vault's write unit needs of this store. */

@@ -4,6 +4,7 @@ import type { EngineStatus, SentLiveEvent } from '../../../shared/workbench/live
 import type { TransactionCounts, TransactionView } from '../../../shared/workbench/transaction-contract';
 import type { TokenChange } from '../../../shared/workbench/token-contract';
 import type { EngineEvents } from '../engine-events';
+import { afterRun } from '../storage/unit';
 
 export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
 
@@ -38,7 +39,7 @@ export class LiveFeed {
     private readonly events: EngineEvents,
     private readonly status: () => EngineStatus,
     /** Read once per batch that changed transactions, so the page's counts follow without re-listing. */
-    private readonly transactionCounts: () => TransactionCounts,
+    private readonly transactionCounts: () => TransactionCounts | Promise<TransactionCounts>,
     /** The saved requests as the page sees them (with the workbench's warnings), from the folder's listing. */
     private readonly shownCollections: (collections: CollectionsView) => CollectionsView,
   ) {}
@@ -121,12 +122,12 @@ export class LiveFeed {
 
   private readonly flush = () => {
     this.trim();
+    const counts = this.transactions.size > 0 ? this.transactionCounts() : undefined;
     const update: LiveUpdate = {
       type: 'update',
       status: this.status(),
       entries: this.entries.reverse(),
       transactions: [...this.transactions.values()],
-      ...(this.transactions.size > 0 && { transactionCounts: this.transactionCounts() }),
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
       historyReset: this.historyReset,
@@ -134,8 +135,14 @@ export class LiveFeed {
       webhooks: [...this.webhooks],
     };
     this.reset();
-    for (const listener of this.listeners) listener(update);
+    // The counts are awaited only where the store's reads are (PostgreSQL); a failed read sends the batch without them.
+    const sent = afterRun(counts, (transactionCounts) => this.send(transactionCounts ? { ...update, transactionCounts } : update));
+    if (sent instanceof Promise) sent.catch(() => this.send(update));
   };
+
+  private send(update: LiveUpdate): void {
+    for (const listener of this.listeners) listener(update);
+  }
 
   private reset() {
     if (this.timer) clearTimeout(this.timer);

@@ -19,7 +19,7 @@ const TRANSFORM_WORDS: Record<Transform, string> = { mask: 'masked', reveal: 'pl
  * One token as the acting application reads it (GET /tokens/{id}'s token:read rules), inside a transaction when one
  * is named, with what open transactions hold on it and the tokens that share its fingerprint. Data never in plaintext.
  */
-export function tokenDetail(vault: WorkbenchVault, request: Request<'getToken'>): SentReply<'getToken'> {
+export async function tokenDetail(vault: WorkbenchVault, request: Request<'getToken'>): Promise<SentReply<'getToken'>> {
   const caller = actingAs(vault, request.application_id);
   const token = tokenIn(vault, request.token_id, request.transaction_id);
   const transform = caller.policy.require('token:read', token.containers);
@@ -31,8 +31,8 @@ export function tokenDetail(vault: WorkbenchVault, request: Request<'getToken'>)
     staged: stagedOperationOf(vault.transactions, committed, token.id, request.transaction_id),
     same_fingerprint: token.fingerprint
       ? {
-          total: vault.queries.count(caller, 'token:read', sameFingerprint),
-          tokens: vault.queries.pageNewest(caller, 'token:read', sameFingerprint, undefined, SAME_FINGERPRINT_SHOWN).data,
+          total: await vault.queries.count(caller, 'token:read', sameFingerprint),
+          tokens: (await vault.queries.pageNewest(caller, 'token:read', sameFingerprint, undefined, SAME_FINGERPRINT_SHOWN)).data,
         }
       : { total: 0, tokens: [] },
   };

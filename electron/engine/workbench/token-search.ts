@@ -49,7 +49,7 @@ function createdIn(vault: WorkbenchVault, transactionId: string): string[] {
  * rules (POST /v2/tokens/search's), newest first, with the total. The first page also carries what open transactions
  * hold that matches the quick filters.
  */
-export function searchTokens(vault: WorkbenchVault, request: Search): SentReply<'searchTokens'> {
+export async function searchTokens(vault: WorkbenchVault, request: Search): Promise<SentReply<'searchTokens'>> {
   const caller = actingAs(vault, request.application_id);
   const query = parseSearchQuery(request.query, 'workbench');
   const container = request.container === undefined ? undefined : checkedContainer(request.container);
@@ -65,10 +65,10 @@ export function searchTokens(vault: WorkbenchVault, request: Search): SentReply<
   const listed = request.ids === undefined ? counted : { ...filter, ids: created ? request.ids.filter((id) => created.includes(id)) : request.ids };
   // An empty id list filters nothing in the vault's query code: no ids here means no tokens.
   const none = listed.ids?.length === 0;
-  const total = created?.length === 0 ? 0 : vault.queries.count(caller, 'token:search', counted);
+  const total = created?.length === 0 ? 0 : await vault.queries.count(caller, 'token:search', counted);
   // The count is of the page's own filter unless ids narrow the page further.
   const listedTotal = listed === counted ? total : undefined;
-  const page = none ? { next: null, data: [] } : vault.queries.pageNewest(caller, 'token:search', listed, request.cursor, request.limit, listedTotal);
+  const page = none ? { next: null, data: [] } : await vault.queries.pageNewest(caller, 'token:search', listed, request.cursor, request.limit, listedTotal);
 
   const firstPage = request.cursor === undefined && request.ids === undefined;
   const staged = firstPage ? stagedTokens(vault.transactions, (id) => vault.tokens.store.get(id), request.transaction_id) : [];
