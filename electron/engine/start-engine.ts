@@ -168,7 +168,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
-  const { db, units, sealer, tenantId, historyDatabaseUrl, leader } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
+  const { units, sealer, tenantId, historyDatabaseUrl, leader, close: closeStorage } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -234,7 +234,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     await sessions.load();
     seedReport = seed ? applySeed(seed, applications, tokens) : null;
   } catch (error) {
-    db.close();
+    await closeStorage();
     throw error;
   }
   const bootstrapKeys = await bootstrap(applications);
@@ -250,8 +250,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     logRetentionHours: config.logRetentionHours,
     nativeBinding: config.nativeBinding,
     log: config.log,
-  }).catch((error) => {
-    db.close();
+  }).catch(async (error) => {
+    await closeStorage();
     throw error;
   });
   const defaultFolder = defaultCollectionsFolder(config);
@@ -439,7 +439,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   }).catch(async (error) => {
     proxyFolder.close();
     await history.close();
-    db.close();
+    await closeStorage();
     throw error;
   });
   apiPort = http.port;
@@ -451,7 +451,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     proxyFolder.close();
     await http.close();
     await history.close();
-    db.close();
+    await closeStorage();
     throw error;
   }
 
@@ -519,7 +519,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       await history.close();
       activeTokens.flush();
       outbox.close();
-      db.close();
+      await closeStorage();
     },
   };
 }
