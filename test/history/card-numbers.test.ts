@@ -82,4 +82,13 @@ describe('maskCardNumbers', () => {
       masked: 3,
     });
   });
+
+  it('leaves a token id alone, even when a stretch of its digits passes the Luhn check', () => {
+    // "8664-462456653" inside this id is 13 digits that pass the check: History showed the id as "XXXX-XXXXX6653d09".
+    const text = '{"number":"{{ 1f8d5f34-7cfe-42af-8664-462456653d09 }}","card":"4242424242424242","id":"12345678-1234-4234-8234-123456789012"}';
+    expect(maskCardNumbers(text)).toEqual({
+      text: '{"number":"{{ 1f8d5f34-7cfe-42af-8664-462456653d09 }}","card":"XXXXXXXXXXXX4242","id":"12345678-1234-4234-8234-123456789012"}',
+      masked: 1,
+    });
+  });
 });

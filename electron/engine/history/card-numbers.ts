@@ -1,7 +1,12 @@
 import { luhnValid } from '../../../shared/checksums';
 
-/** Where a card number may be written: at least 13 digits, a single space or dash allowed between two of them. */
-const DIGIT_RUN = /\d(?:[ -]?\d){12,}/g;
+/**
+ * Where a card number may be written: at least 13 digits, a single space or dash allowed between two of them. A token
+ * id (a UUID) is matched first and kept whole, since its digit groups can pass the Luhn check by chance.
+ */
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const DIGIT_RUN = new RegExp(`${UUID}|\\d(?:[ -]?\\d){12,}`, 'gi');
+const WHOLE_UUID = new RegExp(`^${UUID}$`, 'i');
 const SHORTEST = 13;
 const LONGEST = 19;
 /** What a card's mask shows of it (reveal_last: 4). */
@@ -74,6 +79,7 @@ export function maskCardNumbers(text: string): { text: string; masked: number } 
   let masked = 0;
   let scratch: Scratch | undefined;
   const result = text.replace(DIGIT_RUN, (run) => {
+    if (WHOLE_UUID.test(run)) return run;
     // The run is ASCII, so each character is one byte.
     const bytes = Buffer.from(run, 'latin1');
     const found = maskRun(bytes, (scratch ??= new Scratch(text.length)));
