@@ -9,6 +9,7 @@ export class UsageError extends Error {}
 const DEFAULTS = resolveConfig();
 export const DEFAULT_DATA_DIR = '.tokenbench';
 export const MASTER_KEY_ENV = 'TOKENBENCH_MASTER_KEY';
+export const DATABASE_URL_ENV = 'TOKENBENCH_DATABASE_URL';
 const MAX_PORT = 65_535;
 
 const OPTIONS = {
@@ -16,6 +17,7 @@ const OPTIONS = {
   port: { type: 'string' },
   'data-dir': { type: 'string' },
   'in-memory': { type: 'boolean' },
+  database: { type: 'string' },
   collections: { type: 'string' },
   proxies: { type: 'string' },
   seed: { type: 'string' },
@@ -50,6 +52,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   port: ['N', `port of the API (default ${DEFAULTS.port}; 0 picks a free one)`],
   'data-dir': ['DIR', `keep the vault and its history in DIR (default ./${DEFAULT_DATA_DIR})`],
   'in-memory': ['', 'keep nothing: a throwaway vault'],
+  database: ['URL', `keep everything in the PostgreSQL database at URL (postgres://user:password@host:port/db), which several serve replicas may share; or ${DATABASE_URL_ENV}, which keeps the password off the command line. Needs the master key (${MASTER_KEY_ENV} or --master-key-file, the same on every replica). Not with --data-dir or --in-memory: nothing of the vault is a file then (saved requests go to --collections DIR, default a temporary folder)`],
   collections: ['DIR', 'keep saved requests in DIR (default: collections/ in the data folder; a temporary one in memory)'],
   proxies: ['DIR', "serve the proxies and reactors of DIR's files (a .json per proxy, a .reactor.json per reactor, code in .js files beside it), reloaded on each change"],
   seed: ['FILE', 'create the applications and tokens FILE lists (JSON; see README)'],
@@ -72,7 +75,7 @@ const HELP: { [Flag in keyof typeof OPTIONS]: [value: string, text: string] } = 
   'token-intent-ttl': ['SECONDS', `lifetime of a new token intent, at most ${MAX_INTENT_TTL_SECONDS} (default ${DEFAULTS.tokenIntentTtlSeconds})`],
   'allow-tenant-delete': ['', 'let DELETE /tenants/self wipe the vault, as deleting the tenant (default: refused with 422)'],
   'log-retention': ['HOURS', `how long GET /logs keeps its lines, at most ${MAX_LOG_RETENTION_HOURS} (default ${DEFAULTS.logRetentionHours})`],
-  'master-key-file': ['FILE', `the vault's master key (32 bytes, base64) from FILE, or from ${MASTER_KEY_ENV}; none is written to the data folder (default: its master.key, made on a first start)`],
+  'master-key-file': ['FILE', `the vault's master key (32 bytes, base64) from FILE, or from ${MASTER_KEY_ENV}; none is written to the data folder (default: its master.key, made on a first start; required with --database)`],
   'identity-header': ['NAME', "trust header NAME, from a --trusted-proxy only, to name the workbench's person by a credential's name (default: none)"],
   'trusted-proxy': ['ADDR', 'address or CIDR range of the reverse proxy that sets --identity-header; repeatable (default: none)'],
   help: ['', 'this text'],
@@ -171,6 +174,25 @@ function readKeyFile(file: string): string {
   }
 }
 
+/**
+ * The database from the flag or the environment, with what it cannot go with: a data folder (the vault would not be
+ * in it) and a made-up master key (over a shared database there is no folder to keep a key file in). Errors here never
+ * repeat the URL, which may hold a password.
+ */
+function databaseUrlOf(values: { database?: string; 'data-dir'?: string; 'in-memory'?: boolean }, masterKey: Buffer | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const fromEnv = env[DATABASE_URL_ENV];
+  if (values.database !== undefined && fromEnv !== undefined) throw new UsageError(`${DATABASE_URL_ENV} and --database exclude each other: give the database once`);
+  const url = values.database ?? fromEnv;
+  if (url === undefined) return undefined;
+  const given = values.database !== undefined ? '--database' : DATABASE_URL_ENV;
+  if (values['data-dir'] !== undefined) throw new UsageError(`${given} and --data-dir exclude each other: the vault and its history are kept in the database (saved requests go to --collections DIR)`);
+  if (values['in-memory']) throw new UsageError(`${given} and --in-memory exclude each other: the database keeps the vault`);
+  if (masterKey === undefined) {
+    throw new UsageError(`${given} needs the vault's master key from ${MASTER_KEY_ENV} or --master-key-file, the same on every replica: no data folder keeps one (make one with: openssl rand -base64 32)`);
+  }
+  return url;
+}
+
 export const SESSION_SECRET_VARIABLE = 'TOKENBENCH_SESSION_SECRET';
 
 /** The owner's session secret from the environment, checked here so that a bad one is a usage error; never repeated. */
@@ -194,10 +216,13 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     const defaulted = values.port === undefined ? ' (--port by default)' : values['echo-port'] === undefined ? ' (--echo-port by default)' : '';
     throw new UsageError(`--port and --echo-port are both ${apiPort}${defaulted}: pick two ports`);
   }
+  const masterKey = suppliedMasterKey(values['master-key-file'], env);
+  const databaseUrl = databaseUrlOf(values, masterKey, env);
   const options: StartOptions = {
     host: values.host,
     port: apiPort,
-    dataDir: values['in-memory'] ? null : resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
+    dataDir: values['in-memory'] || databaseUrl !== undefined ? null : resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
+    databaseUrl,
     collectionsDir: values.collections === undefined ? undefined : resolve(values.collections),
     proxiesDir: values.proxies === undefined ? undefined : existingFolder('proxies', values.proxies),
     headerPrefix: values['header-prefix'],
@@ -219,7 +244,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     codeDependenciesDir: values['code-dependencies'] === undefined ? undefined : resolve(values['code-dependencies']),
     seed: values.seed ? readSeed(values.seed) : undefined,
     allowTenantDelete: values['allow-tenant-delete'],
-    masterKey: suppliedMasterKey(values['master-key-file'], env),
+    masterKey,
     identityHeader: values['identity-header'],
     trustedProxies: values['trusted-proxy'],
     sessionSecret: sessionSecretOf(env),

@@ -1,5 +1,5 @@
 /** What `tokenbench serve` tells its user: where things are once it runs, the risk of its host, why it did not start. */
-import { isLoopbackHost, isWildcardHost, WrongMasterKeyError, type Engine, type StartOptions } from '../engine';
+import { databaseNamed, isLoopbackHost, isWildcardHost, WrongMasterKeyError, type Engine, type EngineConfig, type StartOptions } from '../engine';
 import { MASTER_KEY_ENV } from './serve-options';
 
 export function startupReport(engine: Engine): string {
@@ -7,7 +7,7 @@ export function startupReport(engine: Engine): string {
   const lines = [`Tokenbench is serving ${engine.url}`];
   if (engine.config.publicUrls.length > 0) lines.push(`Public URL: ${engine.config.publicUrls.join(', ')}`);
   if (engine.echoUrl) lines.push(`Echo destination at ${engine.echoUrl}`);
-  lines.push(engine.config.dataDir ? `Vault: ${engine.config.dataDir}` : 'Vault: in memory (nothing is kept)');
+  lines.push(vaultLine(engine.config));
   lines.push(`Saved requests: ${engine.collectionsFolder}`);
   lines.push(
     !engine.browserWorkbench
@@ -32,6 +32,12 @@ export function startupReport(engine: Engine): string {
     );
   }
   return lines.join('\n') + '\n';
+}
+
+/** Where the vault is kept; a database by host, port, name and user, never its password. */
+export function vaultLine({ databaseUrl, dataDir }: Pick<EngineConfig, 'databaseUrl' | 'dataDir'>): string {
+  if (databaseUrl !== null) return `Vault: PostgreSQL database ${databaseNamed(databaseUrl)}`;
+  return dataDir ? `Vault: ${dataDir}` : 'Vault: in memory (nothing is kept)';
 }
 
 /**

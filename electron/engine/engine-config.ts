@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { HOSTED_EXPRESSION_LIMIT } from './expressions';
 import { normalizeOrigin } from './server/cross-origin';
+import { checkDatabaseUrl } from './storage/postgres/database-url';
 import { DEFAULT_LOG_RETENTION_HOURS, MAX_LOG_RETENTION_HOURS } from './logs/log-store';
 
 /** Everything a caller (CLI, Electron main, a test) can set when starting the engine. */
@@ -10,6 +11,11 @@ export interface EngineConfig {
   port: number;
   /** null keeps the vault in memory. */
   dataDir: string | null;
+  /**
+   * The PostgreSQL database (postgres:// or postgresql://) that keeps the vault, its history and every store, shared
+   * by every replica started on it; null: SQLite, in `dataDir` or in memory.
+   */
+  databaseUrl: string | null;
   /** Prefix of every service header: BT-API-KEY, BT-PROXY-URL, … */
   headerPrefix: string;
   /** Built-in echo destination; null turns it off, 0 picks a free port. */
@@ -108,6 +114,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     host: '127.0.0.1',
     port: DEFAULT_PORT,
     dataDir: null,
+    databaseUrl: null,
     headerPrefix: 'BT',
     echoPort: DEFAULT_ECHO_PORT,
     transactionTtlSeconds: 3600,
@@ -147,6 +154,7 @@ export function resolveConfig(partial: Partial<EngineConfig> = {}): EngineConfig
     throw new Error(`The logs' retention must be a whole number of hours from 1 to ${MAX_LOG_RETENTION_HOURS} (30 days)`);
   }
   checkIdentityHeader(config);
+  if (config.databaseUrl !== null) checkDatabaseUrl(config.databaseUrl);
   const origins = (values: string[], what: string) =>
     values.map((value) => {
       const origin = normalizeOrigin(value);

@@ -9,4 +9,5 @@ export { LAUNCH_CODE_LIFETIME_MS } from './workbench/launch-codes';
 export { parseMasterKey } from './storage/crypto';
 export { WrongMasterKeyError } from './storage/vault-key';
 export { backupVault, BackupError } from './storage/backup';
+export { databaseNamed } from './storage/postgres/database-url';
 export { SESSION_SECRET_RULE, sessionFromSecret } from './people/session-secret';

@@ -160,6 +160,7 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, sessionSecret, ...partial } = options;
   const config = resolveConfig(partial);
+  if (config.databaseUrl !== null) throw new Error('PostgreSQL storage is not wired into serve yet: start without --database (SQLite)');
   const ownerSession = sessionSecret === undefined ? undefined : sessionFromSecret(sessionSecret);
   if (ownerSession === null) throw new Error(`The session secret must be ${SESSION_SECRET_RULE}`);
   const identity = config.identityHeader === null ? undefined : { header: config.identityHeader, trustedProxies: config.trustedProxies };

@@ -1,7 +1,9 @@
-import { describe, expect, it, vi } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../electron/engine';
 import { main } from '../../electron/cli/serve';
 import { parseServeArgs } from '../../electron/cli/serve-options';
+import { vaultLine } from '../../electron/cli/serve-report';
 import { runServe } from '../support/serve-process';
 
 /**
@@ -65,6 +67,7 @@ describe('tokenbench serve, called the wrong way', () => {
       ['--port N', `default ${defaults.port}`],
       ['--data-dir DIR', 'default ./.tokenbench'],
       ['--in-memory', 'throwaway'],
+      ['--database URL', 'TOKENBENCH_DATABASE_URL'],
       ['--collections DIR', 'default: collections/ in the data folder'],
       ['--proxies DIR', 'reloaded on each change'],
       ['--seed FILE', 'JSON'],
@@ -106,5 +109,58 @@ describe('tokenbench serve --allow-tenant-delete', () => {
   it('allows DELETE /tenants/self for this run (an engine setting, off unless given)', () => {
     expect(parseServeArgs(['--allow-tenant-delete'])).toMatchObject({ allowTenantDelete: true });
     expect(parseServeArgs([])).toMatchObject({ allowTenantDelete: undefined });
+  });
+});
+
+describe('tokenbench serve --database', () => {
+  const URL_WITH_PASSWORD = 'postgres://vault:hunter2@db.example:5433/tokens';
+  const masterKey = randomBytes(32).toString('base64');
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('takes a postgres:// or postgresql:// URL from the flag or TOKENBENCH_DATABASE_URL, with the master key, and no data folder', () => {
+    const env = { TOKENBENCH_MASTER_KEY: masterKey };
+    expect(parseServeArgs(['--database', URL_WITH_PASSWORD], env)).toMatchObject({ databaseUrl: URL_WITH_PASSWORD, dataDir: null });
+    const viaEnv = parseServeArgs([], { ...env, TOKENBENCH_DATABASE_URL: 'postgresql://vault@db.example/tokens' });
+    expect(viaEnv).toMatchObject({ databaseUrl: 'postgresql://vault@db.example/tokens', dataDir: null });
+    expect(parseServeArgs([], env)).toMatchObject({ databaseUrl: undefined, dataDir: expect.stringMatching(/\.tokenbench$/) });
+  });
+
+  it.each([
+    [['--database', URL_WITH_PASSWORD], { TOKENBENCH_DATABASE_URL: URL_WITH_PASSWORD }, 'TOKENBENCH_DATABASE_URL and --database exclude each other: give the database once'],
+    [['--database', URL_WITH_PASSWORD, '--data-dir', '/tmp/x'], {}, '--database and --data-dir exclude each other: the vault and its history are kept in the database (saved requests go to --collections DIR)'],
+    [['--in-memory'], { TOKENBENCH_DATABASE_URL: URL_WITH_PASSWORD }, 'TOKENBENCH_DATABASE_URL and --in-memory exclude each other: the database keeps the vault'],
+    [['--database', 'mysql://vault:hunter2@db.example/tokens'], {}, 'The database URL starts with mysql:, not postgres: give postgres://user:password@host:port/database'],
+    [['--database', 'vault:hunter2@db.example'], {}, 'The database URL starts with vault:, not postgres: give postgres://user:password@host:port/database'],
+    [['--database', 'hunter2'], {}, 'The database URL is not a URL: give postgres://user:password@host:port/database'],
+    [['--database', `${URL_WITH_PASSWORD}?max=lots`], {}, "The database URL's max=lots is not a pool size: give a whole number from 1 to 9999"],
+  ])('%j (env %j): exit code 2 and what is wrong, the password never repeated', async (args, env, message) => {
+    vi.stubEnv('TOKENBENCH_MASTER_KEY', masterKey);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    const { code, output } = await serveHere(args);
+    expect(code).toBe(2);
+    expect(output).toBe(`tokenbench serve: ${message}\nSee --help for every option.\n`);
+    expect(output).not.toContain('hunter2');
+  });
+
+  it('needs the master key from the environment or a file: no data folder keeps one', async () => {
+    vi.stubEnv('TOKENBENCH_MASTER_KEY', undefined);
+    const { code, output } = await serveHere(['--database', URL_WITH_PASSWORD]);
+    expect(code).toBe(2);
+    expect(output).toContain('--database needs the vault\'s master key from TOKENBENCH_MASTER_KEY or --master-key-file, the same on every replica');
+    expect(output).not.toContain('hunter2');
+  });
+
+  it('names the database in the start banner by host, port, name and user, never by its password', () => {
+    expect(vaultLine({ databaseUrl: `${URL_WITH_PASSWORD}?password=hunter2&sslmode=require`, dataDir: null })).toBe('Vault: PostgreSQL database db.example:5433/tokens as vault');
+    expect(vaultLine({ databaseUrl: 'postgresql:///tokens?host=/run/postgresql', dataDir: null })).toBe('Vault: PostgreSQL database /run/postgresql:5432/tokens');
+    expect(vaultLine({ databaseUrl: null, dataDir: '/srv/vault' })).toBe('Vault: /srv/vault');
+  });
+
+  it('as a process: a database it cannot start on is exit code 1, and the password is in none of its output', async () => {
+    const { code, output } = await runServe(['--database', 'postgres://vault:hunter2@127.0.0.1:1/vault', '--port', '0', '--echo-port', '0'], { env: { TOKENBENCH_MASTER_KEY: masterKey } });
+    expect(code).toBe(1);
+    // Refused until startEngine opens PostgreSQL; from then on, the closed port is what it cannot reach.
+    expect(output).toMatch(/could not start: (PostgreSQL storage is not wired into serve yet|Cannot reach the database at 127\.0\.0\.1:1\/vault as vault)/);
+    expect(output).not.toContain('hunter2');
   });
 });

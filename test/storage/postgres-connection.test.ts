@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DatabaseUrlError, openPostgresPool } from '../../electron/engine/storage/postgres/connection';
+import { openPostgresPool } from '../../electron/engine/storage/postgres/connection';
+import { DatabaseUrlError } from '../../electron/engine/storage/postgres/database-url';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 
 describePostgres('a PostgreSQL pool from a URL', () => {

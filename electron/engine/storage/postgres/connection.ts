@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { checkDatabaseUrl } from './database-url';
 
 /**
  * BIGINT columns (epoch ms, counters, sequences) as JavaScript numbers, as better-sqlite3 gives them; a value beyond
@@ -12,8 +13,6 @@ function int8(text: string): number {
 const types: pg.CustomTypesConfig = {
   getTypeParser: (oid, format) => (oid === pg.types.builtins.INT8 ? int8 : (pg.types.getTypeParser(oid, format) as (text: string) => unknown)),
 };
-
-export class DatabaseUrlError extends Error {}
 
 const LOST_ERRNO = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
 
@@ -34,18 +33,6 @@ export function connectionLost(error: unknown): boolean {
  * default of 10. Nothing connects until the first query.
  */
 export function openPostgresPool(url: string): pg.Pool {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new DatabaseUrlError('The database URL is not a URL: give postgres://user:password@host:port/database');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new DatabaseUrlError(`The database URL starts with ${parsed.protocol}, not postgres: give postgres://user:password@host:port/database`);
-  }
-  const max = parsed.searchParams.get('max');
-  if (max !== null && !/^[1-9]\d{0,3}$/.test(max)) {
-    throw new DatabaseUrlError(`The database URL's max=${max} is not a pool size: give a whole number from 1 to 9999`);
-  }
+  const max = checkDatabaseUrl(url).searchParams.get('max');
   return new pg.Pool({ connectionString: url, types, ...(max === null ? {} : { max: Number(max) }) });
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { Sealer } from '../crypto';
 import { recordKeyCheck, refuseOtherKey } from '../vault-key';
 import { openPostgresPool } from './connection';
+import { databaseNamed } from './database-url';
 import { Leadership } from './leadership';
 import { migratePostgres } from './migrate';
 import { NotifyChannel } from './notify-channel';
@@ -29,12 +30,6 @@ export interface PostgresStorageOptions {
   masterKey: Buffer;
   /** What went wrong on a connection after the start (a dropped idle connection, a failed reconnect). */
   onError?: (error: unknown) => void;
-}
-
-/** Where `url` points, as an error may say it: host, port, database and user, never the password. */
-function databaseNamed(url: string): string {
-  const { hostname, port, pathname, username } = new URL(url);
-  return `${hostname}:${port || '5432'}/${decodeURIComponent(pathname.slice(1))}${username ? ` as ${decodeURIComponent(username)}` : ''}`;
 }
 
 async function reach(pool: pg.Pool, url: string): Promise<void> {
