@@ -42,7 +42,11 @@ function spawnServe(args: string[], { command = SERVE_COMMAND, ownGroup = false,
 export function startServe(args: string[], options: ServeOptions = {}): Promise<ServeProcess> {
   const { child, output, exited } = spawnServe(args, options);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output()}`)), options.timeoutMs ?? 20_000);
+    // One that never gets ready is killed, so that a failed start leaves no process behind.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start:\n${output()}`));
+    }, options.timeoutMs ?? 20_000);
     const check = () => {
       const out = output();
       const url = /serving (http:\/\/\S+)/.exec(out)?.[1];

@@ -1,10 +1,10 @@
-import { get as httpGet, type IncomingMessage } from 'node:http';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEngine } from '../../electron/engine';
 import type { LiveEvent } from '../../shared/workbench/live-contract';
+import { openLive, rawGet } from '../support/live-stream';
 import { callApi, startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 /** A stand-in for `out/renderer`: the engine serves whatever the build put there. */
@@ -29,44 +29,10 @@ afterEach(() => bench.stop());
 
 const withSession = (value = session) => ({ headers: { 'X-Tokenbench-Session': value } });
 
-/** A GET with the path exactly as given (undici and fetch would normalise `..`). */
-function rawGet(path: string): Promise<IncomingMessage> {
-  const { port } = new URL(bench.url);
-  return new Promise((resolve, reject) => httpGet({ host: '127.0.0.1', port, path }, resolve).on('error', reject));
-}
-
 async function statusOf(path: string): Promise<number> {
-  const res = await rawGet(path);
+  const res = await rawGet(bench.url, path);
   res.resume();
   return res.statusCode!;
-}
-
-/** Reads Server-Sent Events from the live endpoint, one parsed `data:` message at a time. */
-async function openLive(query: string) {
-  const res = await rawGet(`/_workbench/live?${query}`);
-  res.setEncoding('utf8');
-  const chunks: AsyncIterator<string> = res[Symbol.asyncIterator]();
-  let buffered = '';
-  return {
-    status: res.statusCode,
-    contentType: res.headers['content-type'],
-    async next(): Promise<LiveEvent> {
-      for (;;) {
-        const end = buffered.indexOf('\n\n');
-        if (end !== -1) {
-          const block = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          const data = block.split('\n').find((line) => line.startsWith('data: '));
-          if (data) return JSON.parse(data.slice('data: '.length));
-          continue;
-        }
-        const { value, done } = await chunks.next();
-        if (done) throw new Error('the live stream ended');
-        buffered += value;
-      }
-    },
-    close: () => res.destroy(),
-  };
 }
 
 describe('the browser workbench served by the engine', () => {
@@ -204,11 +170,11 @@ describe('the browser workbench served by the engine', () => {
   });
 
   it('streams live history with the status over Server-Sent Events, the session in the query', async () => {
-    const refused = await openLive('session=wrong');
+    const refused = await openLive<LiveEvent>(bench.url, 'session=wrong');
     expect(refused.status).toBe(401);
     refused.close();
 
-    const live = await openLive(`session=${session}`);
+    const live = await openLive<LiveEvent>(bench.url, `session=${session}`);
     expect(live.status).toBe(200);
     expect(live.contentType).toBe('text/event-stream; charset=utf-8');
     expect(await live.next()).toMatchObject({ type: 'connected', status: { tokenCount: 0, url: bench.url } });
