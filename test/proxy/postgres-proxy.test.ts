@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationStore } from '../../electron/engine/access/application-store';
 import { Authenticator } from '../../electron/engine/access/authenticator';
+import { callKeys, runtimeKeys } from '../../electron/engine/access/runtime-keys';
 import { systemCaller } from '../../electron/engine/access/system-caller';
 import { resolveConfig } from '../../electron/engine/engine-config';
-import { EventOutbox } from '../../electron/engine/events/event-outbox';
+import { EventOutbox, SYSTEM_CAUSE } from '../../electron/engine/events/event-outbox';
 import { ExpressionEngine } from '../../electron/engine/expressions';
 import { RequestLog } from '../../electron/engine/history/request-log';
+import { lazyCodeRuntime } from '../../electron/engine/proxies/code-transform';
+import { preconfiguredCalls } from '../../electron/engine/proxies/proxy-calls';
+import { ProxyStore } from '../../electron/engine/proxies/proxy-store';
 import { createForwarder } from '../../electron/engine/proxy/forwarder';
 import { createRequestChecks } from '../../electron/engine/proxy/proxy-check';
 import { createProxyCore } from '../../electron/engine/proxy/proxy-core';
@@ -29,8 +33,8 @@ const both = bothDatabases('proxy_core');
 const USE = ['token:create', 'token:read', 'token:use'];
 
 /**
- * The ephemeral proxy served as the engine serves it, over a runner: its vault, the applications whose keys call it,
- * and the HTTP server in front; history in a file of its own, as every engine keeps it.
+ * The proxy served as the engine serves it, over a runner: its vault, the applications whose keys call it, the
+ * pre-configured proxies (without code: the code runtime is off) and the HTTP server in front; history in memory.
  */
 async function proxyOver(units: AnyUnitRunner) {
   const config = resolveConfig({ port: 0, dataDir: null, log: () => undefined });
@@ -42,10 +46,27 @@ async function proxyOver(units: AnyUnitRunner) {
   const { application, key } = await applications.create({ name: 'proxy user', type: 'private', permissions: USE, rules: [] }, null, { create: true }, null);
   const forwarder = createForwarder({ timeoutMs: 5000, denyPrivateDestinations: false, ownPorts: () => [] });
   const core = createProxyCore(config, tokens, expressions, forwarder, outbox);
+  const proxies = new ProxyStore(units, sealer, outbox);
+  await proxies.load();
+  const openEncrypted = () => Promise.reject(new Error('no client encryption keys here'));
+  const preconfigured = preconfiguredCalls({
+    proxies,
+    core,
+    tokens,
+    expressions,
+    tenantId: TENANT,
+    codeRuntime: lazyCodeRuntime(() => {
+      throw new Error('no code runs here');
+    }, 'The code runtime is off'),
+    runtimeKey: runtimeKeys(applications, () => undefined),
+    callKey: callKeys(applications, () => undefined),
+    dependenciesDir: null,
+    openEncrypted,
+  });
   const history = await RequestLog.start({ dataDir: null, limit: 100, log: () => undefined });
   const http = await startHttpServer({
     config,
-    routes: proxyRoutes(core, () => Promise.reject(new Error('no client encryption keys here'))),
+    routes: proxyRoutes(core, openEncrypted, preconfigured),
     authenticator: new Authenticator(applications),
     idempotency: new IdempotencyStore(units, sealer),
     requestLog: history,
@@ -53,11 +74,18 @@ async function proxyOver(units: AnyUnitRunner) {
   });
   const writer = { caller: systemCaller(TENANT, { id: application.id, name: application.name }), cause: null };
   const checks = createRequestChecks({ tokens, expressions, headerPrefix: 'BT', callerFor: () => undefined, routes: [] });
+  const call = (body: unknown, headers: Record<string, string>) => callApi(http.url, 'POST', '/proxy/charges', { key: key!.key, body, headers });
   return {
     tokens,
     checks,
     writer,
-    call: (body: unknown, destination: string) => callApi(http.url, 'POST', '/proxy/charges', { key: key!.key, body, headers: { 'BT-PROXY-URL': destination } }),
+    call: (body: unknown, destination: string) => call(body, { 'BT-PROXY-URL': destination }),
+    /** A pre-configured proxy to `destination` that detokenizes, and a call of it by its key. */
+    preconfigured: async (destination: string) => {
+      const definition = { name: 'charges', destination_url: destination, request_transforms: [], response_transforms: [], application_id: null, configuration: {}, require_auth: true, disable_detokenization: false };
+      const made = await proxies.create(definition, application.id, null, SYSTEM_CAUSE);
+      return (body: unknown) => call(body, { 'BT-PROXY-KEY': made.key });
+    },
     close: async (): Promise<void> => {
       await http.close();
       await history.close();
@@ -109,6 +137,19 @@ describePostgres('the ephemeral proxy on SQLite and PostgreSQL', () => {
       expect(refused.headers['bt-proxy-destination-status']).toBeUndefined();
       expect(JSON.stringify(refused.body)).toContain(made.id);
       expect(received).toHaveLength(sent);
+    });
+
+    it('detokenizes a cold token through a pre-configured proxy, and refuses it once deleted', async () => {
+      const { tokens, writer } = proxy;
+      const made = await tokens.create({ type: 'token', data: 'Grace' }, writer);
+      const call = await proxy.preconfigured(destination.url);
+      const res = await call({ who: `{{ ${made.id} }}` });
+      expect(res.status).toBe(200);
+      expect(JSON.parse(received.at(-1)!)).toEqual({ who: 'Grace' });
+      await tokens.delete(made.id, writer);
+      const refused = await call({ who: `{{ ${made.id} }}` });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain(made.id);
     });
 
     it("checks a composed request's tokens: a live one passes, a deleted one is flagged where it is", async () => {
