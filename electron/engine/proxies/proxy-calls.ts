@@ -18,6 +18,7 @@ import type { EventCause } from '../events/event-outbox';
 import { parseWith } from '../server/validation';
 import { createTokenRequest } from '../vault/token-requests';
 import type { TokenService } from '../vault/token-service';
+import { afterRun, type AnyUnitRunner } from '../storage/unit';
 import { outboundHeaders } from '../proxy/header-rules';
 import { bodyText, type GatheredResponse, headerObject, type ProxyCore } from '../proxy/proxy-core';
 import { maskPlaintext } from '../proxy/echoed-values';
@@ -38,7 +39,7 @@ const VENDOR_HEADER_NAME = /^[A-Za-z0-9_-]+$/;
 export interface ProxyCallDeps {
   proxies: ProxyStore;
   core: ProxyCore;
-  tokens: TokenService;
+  tokens: TokenService<AnyUnitRunner>;
   expressions: ExpressionEngine;
   tenantId: string;
   codeRuntime: CodeRuntime;
@@ -193,14 +194,18 @@ export function preconfiguredCalls(deps: ProxyCallDeps): PreconfiguredCalls {
     // 3. Detokenization, unless the proxy turns it off; without a caller only made tokens can be read.
     let body: Buffer | BodyChunks = received.chunks;
     if (!proxy.disable_detokenization) {
-      body = core.detokenize(received, exchange, (compiled) => {
+      const detokenized = core.detokenize(received, exchange, (compiled) => {
         const found = new Map(made);
         if (encrypted) found.set(ENCRYPTED_KEY, encrypted);
         if (compiled.tokenIds.length === 0) return found;
         if (!caller) throw new ApiProblem(401, `authentication required to detokenize: send ${prefix}-API-KEY`);
-        for (const [id, record] of core.tokensFor(caller, cause)(compiled)) found.set(id, record);
-        return found;
+        return afterRun(core.tokensFor(caller, cause)(compiled), (records) => {
+          for (const [id, record] of records) found.set(id, record);
+          return found;
+        });
       });
+      // Awaited only when the vault reads the tokens later (a cold read over PostgreSQL), as for the ephemeral proxy.
+      body = detokenized instanceof Promise ? await detokenized : detokenized;
       // Its body is the entry's outbound body unless code changes it after, and the history worker masks the card
       // numbers of that one: doing it here too would cost the serving thread a pass over the body for nothing.
       const view = () => (outboundStep?.step === 'detokenize' ? outboundValuesMasked(exchange) : maskedOutboundView(exchange));

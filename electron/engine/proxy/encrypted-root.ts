@@ -1,5 +1,7 @@
 import { ENCRYPTED_KEY, type CompiledBody, type TokenRecord } from '../expressions';
 import type { RequestContext } from '../server/route-types';
+import { afterRun } from '../storage/unit';
+import type { ExpressionRecords } from './proxy-core';
 import type { ProxyExchange } from './proxy-history';
 
 /**
@@ -15,10 +17,7 @@ export function encryptedRoot(ctx: RequestContext, exchange: ProxyExchange, pref
 }
 
 /** The records a body's expressions read: the vault's, and `encrypted` when the call sent it. */
-export function withEncrypted(
-  records: (compiled: CompiledBody) => ReadonlyMap<string, TokenRecord>,
-  encrypted: TokenRecord | undefined,
-): (compiled: CompiledBody) => ReadonlyMap<string, TokenRecord> {
+export function withEncrypted(records: (compiled: CompiledBody) => ExpressionRecords, encrypted: TokenRecord | undefined): (compiled: CompiledBody) => ExpressionRecords {
   if (!encrypted) return records;
-  return (compiled) => new Map(records(compiled)).set(ENCRYPTED_KEY, encrypted);
+  return (compiled) => afterRun(records(compiled), (found) => new Map(found).set(ENCRYPTED_KEY, encrypted));
 }

@@ -16,11 +16,13 @@ import {
   ExpressionOverBudget,
   type ExpressionEngine,
   type InspectedExpression,
+  type TokenRecord,
   UnclosedExpression,
 } from '../expressions';
 import { parseJsonBody } from '../server/body';
 import { ApiProblem } from '../server/problem';
 import type { StoredToken } from '../vault/token-store';
+import { afterRun, type Answer, answerOf, type AnyUnitRunner, bothOf, type UnitRunner } from '../storage/unit';
 import { missingTokensProblem, REDACTED, type TokenService } from '../vault/token-service';
 import type { CompatibilityWarning, OutsideBody } from './compatibility';
 import { CHECK_FILTERS, emptyFlag } from './empty-flag';
@@ -46,8 +48,8 @@ export interface DetokenizingRoute {
   json: boolean;
 }
 
-export interface RequestCheckSources {
-  tokens: TokenService;
+export interface RequestCheckSources<R extends AnyUnitRunner = UnitRunner> {
+  tokens: TokenService<R>;
   expressions: ExpressionEngine;
   headerPrefix: string;
   /** The application as the route would see it calling; undefined once it is gone. */
@@ -63,10 +65,11 @@ export interface PreviewQuery {
   at: number;
 }
 
-export interface RequestChecks {
-  check(request: RequestToCheck): RequestCheck;
+/** Over SQLite's runner a check answers at once; over PostgreSQL's once the vault's tokens are read. */
+export interface RequestChecks<R extends AnyUnitRunner = UnitRunner> {
+  check(request: RequestToCheck): Answer<R, RequestCheck>;
   /** The expression at `at`: its token and what it would write, from the token's masked data. */
-  preview(query: PreviewQuery): ExpressionPreview;
+  preview(query: PreviewQuery): Answer<R, ExpressionPreview>;
 }
 
 /** Who a check is made for: an application of this engine (or none chosen), or a remote target, whose vault is unknown. */
@@ -95,7 +98,7 @@ const PROXY_ROUTE: DetokenizingRoute = {
 };
 
 /** The answer `route` would give, as a flag quotes it. */
-const answerOf = (route: DetokenizingRoute) => (problem: ApiProblem) => `${problem.status} from ${route.name}: ${problem.detail ?? problem.message}`;
+const quoteOf = (route: DetokenizingRoute) => (problem: ApiProblem) => `${problem.status} from ${route.name}: ${problem.detail ?? problem.message}`;
 
 /** Where JSON.parse stopped in `text` (its message says `position 12` where V8 knows), or the end of the text. */
 function parseStop(text: string): FlagPlace {
@@ -169,8 +172,10 @@ class Flags {
   }
 }
 
-export function createRequestChecks(sources: RequestCheckSources): RequestChecks {
-  const { tokens, expressions, headerPrefix } = sources;
+export function createRequestChecks<R extends AnyUnitRunner>(sources: RequestCheckSources<R>): RequestChecks<R> {
+  const { expressions, headerPrefix } = sources;
+  // Read as code for either runner reads it (`T | Promise<T>`); the answers are typed for `R` where they leave.
+  const tokens: TokenService<AnyUnitRunner> = sources.tokens;
   const routes = [PROXY_ROUTE, ...sources.routes];
 
   function scopeOf(applicationId: string | null, remote: boolean): Scope {
@@ -181,13 +186,13 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     return { vault: true, caller };
   }
 
-  function check(request: RequestToCheck): RequestCheck {
+  function check(request: RequestToCheck): Answer<R, RequestCheck> {
     const scope = scopeOf(request.application_id, request.target_id !== null);
     const flags = new Flags();
     // Only a detokenizing route reads expressions; the vault API takes bodies as they are.
     const route = routes.find((r) => r.matches(request.path));
-    if (!route) return { flags: [], expressions: [], vault_checked: scope.vault };
-    const answer = answerOf(route);
+    if (!route) return answerOf<R, undefined, RequestCheck>(undefined, () => ({ flags: [], expressions: [], vault_checked: scope.vault }));
+    const answer = quoteOf(route);
     const caller = scope.vault ? scope.caller : null;
 
     const callerAllowed =
@@ -233,12 +238,12 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
       if (!warning.outside && scope.vault) flags.add('info', 'compatibility', REQUEST, sentence(warning.message), 'Tokenbench allows it; the hosted service would not.');
     }
 
-    if (scope.vault && compiled.length > 0) checkTokens(compiled, callerAllowed ? caller : null, flags, route);
-    return {
+    const checked = scope.vault && compiled.length > 0 ? checkTokens(compiled, callerAllowed ? caller : null, flags, route) : undefined;
+    return answerOf<R, void, RequestCheck>(checked, () => ({
       flags: flags.list,
       expressions: compiled.map((e) => ({ from: e.start, to: e.end, token_id: e.expression.ref.id })),
       vault_checked: scope.vault,
-    };
+    }));
   }
 
   /** The proxy's own checks of where the request goes and of its headers; what they only warn of is returned. */
@@ -285,19 +290,35 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
    * evaluated over the record the route would hand it, within one budget, and the results dropped. `caller` null: no
    * application to ask about (none chosen, or one the route refuses whatever the tokens).
    */
-  function checkTokens(all: readonly CompiledAt[], caller: Caller | null, flags: Flags, route: DetokenizingRoute): void {
+  function checkTokens(all: readonly CompiledAt[], caller: Caller | null, flags: Flags, route: DetokenizingRoute): void | Promise<void> {
     const { permission } = route;
-    const answer = answerOf(route);
     // What the call itself brings (a tokenize transform's token, the PFX-ENCRYPTED requests) is no vault token to check.
     const compiled = all.filter((e) => !e.expression.ref.made);
     const ids = [...new Set(compiled.map((e) => e.expression.ref.id))];
-    const stored = new Map<string, StoredToken>();
-    for (const token of tokens.store.getMany(ids)) if (token) stored.set(token.id, token);
-    for (const [key, intent] of tokens.intentTokensByKey(ids)) stored.set(key, intent);
-    const decisions = new Map<string, AccessDecision>();
-    if (caller) for (const [id, token] of stored) decisions.set(id, caller.policy.decide(permission, token.containers));
-    const usable = [...decisions].filter(([, decision]) => decision.transform !== null).map(([id]) => id);
-    const records = caller && usable.length > 0 ? tokens.tokensForExpressions(usable, caller, permission) : null;
+    return afterRun(bothOf(tokens.store.getMany(ids), tokens.intentTokensByKey(ids)), ([found, intents]) => {
+      const stored = new Map<string, StoredToken>();
+      for (const token of found) if (token) stored.set(token.id, token);
+      for (const [key, intent] of intents) stored.set(key, intent);
+      const decisions = new Map<string, AccessDecision>();
+      if (caller) for (const [id, token] of stored) decisions.set(id, caller.policy.decide(permission, token.containers));
+      const usable = [...decisions].filter(([, decision]) => decision.transform !== null).map(([id]) => id);
+      const records = caller && usable.length > 0 ? tokens.tokensForExpressions(usable, caller, permission) : null;
+      return afterRun(records, (read) => flagTokens(compiled, stored, decisions, read, caller, flags, route));
+    }) as void | Promise<void>;
+  }
+
+  /** checkTokens' flags, once the tokens, the caller's decisions on them and the records the route would use are read. */
+  function flagTokens(
+    compiled: readonly CompiledAt[],
+    stored: ReadonlyMap<string, StoredToken>,
+    decisions: ReadonlyMap<string, AccessDecision>,
+    records: ReadonlyMap<string, TokenRecord> | null,
+    caller: Caller | null,
+    flags: Flags,
+    route: DetokenizingRoute,
+  ): void {
+    const { permission } = route;
+    const answer = quoteOf(route);
     const write = expressions.expressionWriter(new ExpressionBudget());
 
     for (const e of compiled) {
@@ -344,15 +365,21 @@ export function createRequestChecks(sources: RequestCheckSources): RequestChecks
     }
   }
 
-  function preview({ application_id, content_type, body, at }: PreviewQuery): ExpressionPreview {
+  function preview({ application_id, content_type, body, at }: PreviewQuery): Answer<R, ExpressionPreview> {
     const inspected = refusal(() => expressions.inspectBody(body, bodyKindOf(content_type ?? undefined)), () => undefined) ?? [];
     const e = inspected.find(({ start, end }) => start <= at && at <= end);
-    if (!e) return null;
-    const none = { from: e.start, to: e.end, token: null, produces: null, access: null };
-    if (!e.expression) return { ...none, problem: e.error.reason };
+    if (!e?.expression) {
+      const problem: ExpressionPreview = e ? { from: e.start, to: e.end, token: null, produces: null, access: null, problem: e.error.reason } : null;
+      return answerOf<R, undefined, ExpressionPreview>(undefined, () => problem);
+    }
     const id = e.expression.ref.id;
-    const masked = tokens.maskedRecordsById([id]).get(id);
-    if (!masked) return { ...none, problem: `No live token has the id ${id}` };
+    return answerOf<R, Map<string, TokenRecord>, ExpressionPreview>(tokens.maskedRecordsById([id]), (found) => previewOf(e, found.get(id), application_id));
+  }
+
+  /** preview's answer for the expression `e`, once its token's masked record is read (undefined: no live token). */
+  function previewOf(e: CompiledAt, masked: TokenRecord | undefined, application_id: string | null): ExpressionPreview {
+    const id = e.expression.ref.id;
+    if (!masked) return { from: e.start, to: e.end, token: null, produces: null, access: null, problem: `No live token has the id ${id}` };
     const token = {
       id,
       type: masked.type,

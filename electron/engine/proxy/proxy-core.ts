@@ -14,6 +14,7 @@ import { ApiProblem } from '../server/problem';
 import { withoutHeaders } from '../server/raw-headers';
 import type { RequestContext } from '../server/route-types';
 import { endAtTurnEnd, uncorkAtTurnEnd } from '../server/turn-end-writes';
+import type { AnyUnitRunner } from '../storage/unit';
 import type { TokenService } from '../vault/token-service';
 import { resolveDestination, type ProxyDestination } from './destination-url';
 import { ForwardError, forwardFailure, type Forwarder, type ForwardRequest } from './forwarder';
@@ -79,9 +80,12 @@ export function headerObject(rawHeaders: readonly string[]): Record<string, stri
 
 export const bodyText = (body: Buffer | BodyChunks): string => (Buffer.isBuffer(body) ? body : joinChunks(body)).toString('utf8');
 
+/** The vault's records for a body's expressions: at once when they are read synchronously, else once read. */
+export type ExpressionRecords = ReadonlyMap<string, TokenRecord> | Promise<ReadonlyMap<string, TokenRecord>>;
+
 export type ProxyCore = ReturnType<typeof createProxyCore>;
 
-export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService, expressions: ExpressionEngine, forwarder: Forwarder, outbox: EventOutbox) {
+export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService<AnyUnitRunner>, expressions: ExpressionEngine, forwarder: Forwarder, outbox: EventOutbox) {
   const prefix = options.headerPrefix;
   const responseHeaders = clientResponseHeaders(prefix);
   // A client calls the same few endpoints over and over: parse each proxy URL + path once.
@@ -113,10 +117,11 @@ export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService,
   }
 
   /**
-   * The body with its expressions detokenized; the body itself when it holds none.
+   * The body with its expressions detokenized; the body itself when it holds none. At once when the records are (over
+   * SQLite, and for hot tokens over PostgreSQL), so the request goes on in the same turn; once they are read otherwise.
    * @param records the tokens the compiled body names, as the caller may use them (the vault checks the access)
    */
-  function detokenize(body: ReceivedBody, exchange: ProxyExchange, records: (compiled: CompiledBody) => ReadonlyMap<string, TokenRecord>): Buffer | BodyChunks {
+  function detokenize(body: ReceivedBody, exchange: ProxyExchange, records: (compiled: CompiledBody) => ExpressionRecords): Buffer | BodyChunks | Promise<Buffer | BodyChunks> {
     const { chunks: received, kind, utf8 } = body;
     const reach = markersEnd(received.chunks, kind);
     const started = performance.now();
@@ -130,19 +135,38 @@ export function createProxyCore(options: ProxyCoreOptions, tokens: TokenService,
       const fromBytes = !utf8 || received.size >= RENDER_BYTES_FROM;
       const compiled = compile(fromBytes ? received.chunks : joinChunks(received).toString('utf8'), kind, reach, exchange);
       const found = records(compiled);
-      // One budget for the body's expressions, and their results for history's masking of what the destination echoes.
-      const budget = new ExpressionBudget();
-      const values = (exchange.detokenized = []);
-      outbound = fromBytes ? asBody(compiled.renderBytes(found, received.chunks, budget, values)) : Buffer.from(compiled.render(found, budget, values));
-      exchange.render = { kind, compiled, records: found, utf8, chunks: fromBytes ? received.chunks : undefined };
+      if (found instanceof Promise) {
+        return found.then((read) => {
+          const rendered = render(body, compiled, fromBytes, read, exchange);
+          exchange.detokenizeMs = performance.now() - started;
+          return rendered;
+        });
+      }
+      outbound = render(body, compiled, fromBytes, found, exchange);
     }
     exchange.detokenizeMs = performance.now() - started;
     return outbound;
   }
 
-  /** The vault's tokens for a body's expressions, as `caller` may use them (token:use, or proxy:invoke). */
-  /** The tokens a body's expressions name, for the caller; each raises token.read naming the call (`readBy`). */
-  const tokensFor = (caller: Caller, readBy: EventCause) => (compiled: CompiledBody) => tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use', undefined, readBy);
+  /** The compiled body rendered over the records its expressions read; the exchange keeps what history needs of it. */
+  function render(body: ReceivedBody, compiled: CompiledBody, fromBytes: boolean, found: ReadonlyMap<string, TokenRecord>, exchange: ProxyExchange): Buffer | BodyChunks {
+    const { chunks: received, kind, utf8 } = body;
+    // One budget for the body's expressions, and their results for history's masking of what the destination echoes.
+    const budget = new ExpressionBudget();
+    const values = (exchange.detokenized = []);
+    const outbound = fromBytes ? asBody(compiled.renderBytes(found, received.chunks, budget, values)) : Buffer.from(compiled.render(found, budget, values));
+    exchange.render = { kind, compiled, records: found, utf8, chunks: fromBytes ? received.chunks : undefined };
+    return outbound;
+  }
+
+  /**
+   * The vault's tokens for a body's expressions, as `caller` may use them (token:use); each raises token.read naming
+   * the call (`readBy`).
+   */
+  const tokensFor =
+    (caller: Caller, readBy: EventCause) =>
+    (compiled: CompiledBody): ExpressionRecords =>
+      tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use', undefined, readBy);
 
   /**
    * The headers to forward, with every proxy expression evaluated over `scope` (the `proxy` object); history keeps the

@@ -8,6 +8,7 @@ import { headersForLog, type ResolvedSecrets } from '../server/log-headers';
 import { ApiProblem } from '../server/problem';
 import { EchoedValues, maskedValue, maskPlaintext } from './echoed-values';
 import { type AnswerCapture, keptAnswer } from './kept-answer';
+import { type AnyUnitRunner, type Answer, answerOf } from '../storage/unit';
 import type { TokenService } from '../vault/token-service';
 
 /** What one proxy call did, filled in as it goes; the history entry is made from it once the call is over. */
@@ -66,7 +67,7 @@ function pairs(flat: readonly string[]): [string, string][] {
 }
 
 /** Each token the request used, masked as a masked read shows it (maskedRecord). */
-function maskedRecords(render: NonNullable<ProxyExchange['render']>, tokens: TokenService): Map<string, TokenRecord> {
+function maskedRecords(render: NonNullable<ProxyExchange['render']>, tokens: TokenService<AnyUnitRunner>): Map<string, TokenRecord> {
   const masked = new Map<string, TokenRecord>();
   for (const [id, record] of render.records) masked.set(id, tokens.maskedRecord(record));
   return masked;
@@ -76,7 +77,7 @@ function maskedRecords(render: NonNullable<ProxyExchange['render']>, tokens: Tok
  * What the request detokenized, to mask wherever the destination's answer repeats it (undefined: it detokenized
  * nothing); each expression's mask is evaluated over the masked tokens only once an answer repeats a value.
  */
-export function echoesOf(exchange: ProxyExchange, tokens: TokenService): EchoedValues | undefined {
+export function echoesOf(exchange: ProxyExchange, tokens: TokenService<AnyUnitRunner>): EchoedValues | undefined {
   const { render, detokenized } = exchange;
   if (!render || !detokenized?.length) return undefined;
   return (exchange.echoes ??= new EchoedValues(detokenized, () => render.compiled.evaluateEach(maskedRecords(render, tokens))));
@@ -141,12 +142,12 @@ function keptTemplate(entry: RequestLogEntry, expressions: ExpressionEngine): Co
  * (a token deleted since is a 400, a rule that no longer lets it use a token a 403). The result goes to the one
  * caller that asked; it is never stored or logged.
  */
-export function revealedOutbound(
+export function revealedOutbound<R extends AnyUnitRunner>(
   entry: RequestLogEntry | undefined,
-  tokens: TokenService,
+  tokens: TokenService<R>,
   expressions: ExpressionEngine,
   callerFor: (applicationId: string) => Caller | undefined,
-): string {
+): Answer<R, string> {
   if (!entry) throw new ApiProblem(404, 'No such request in the history');
   let compiled: CompiledBody | null;
   try {
@@ -159,7 +160,8 @@ export function revealedOutbound(
   }
   const caller = entry.application_id === null ? undefined : callerFor(entry.application_id);
   if (!caller) throw new ApiProblem(409, 'The application that sent this request no longer exists');
-  return compiled.render(tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use')).slice(0, BODY_KEPT);
+  const records = tokens.tokensForExpressions(compiled.tokenIds, caller, 'token:use') as Map<string, TokenRecord> | Promise<Map<string, TokenRecord>>;
+  return answerOf<R, Map<string, TokenRecord>, string>(records, (found) => compiled.render(found).slice(0, BODY_KEPT));
 }
 
 /** The UTF-16 offset, in the text of a UTF-8 body, of a byte offset in its chunks. */
@@ -211,7 +213,7 @@ const referencedTrace = (trace: Trace, secrets: ResolvedSecrets | undefined): Tr
  */
 export function proxyLogDetails(
   exchange: ProxyExchange,
-  tokens: TokenService,
+  tokens: TokenService<AnyUnitRunner>,
   secrets?: ResolvedSecrets,
 ): { details: ProxyDetails; answerText?: string; outboundText?: string } {
   exchange.preconfigured?.settle();

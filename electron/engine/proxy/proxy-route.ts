@@ -50,7 +50,9 @@ export function proxyRoutes(
 
     const encrypted = await encryptedRoot(ctx, exchange, prefix, openEncrypted);
     const received = await core.receive(ctx);
-    const outbound = core.detokenize(received, exchange, withEncrypted(core.tokensFor(caller, causeOf(ctx)), encrypted));
+    const detokenized = core.detokenize(received, exchange, withEncrypted(core.tokensFor(caller, causeOf(ctx)), encrypted));
+    // Awaited only when the vault reads the tokens later (a cold read over PostgreSQL): otherwise it goes on in this turn.
+    const outbound = detokenized instanceof Promise ? await detokenized : detokenized;
     exchange.outbound = { method: ctx.method, headers: headers.headers, bytes: Buffer.isBuffer(outbound) ? outbound.length : outbound.size };
     const sent = core.evaluateHeaders(headers, core.proxyScope(ctx, outbound, {}));
     return core.relay(ctx, exchange, { origin: destination.origin, path: destination.path, method: ctx.method, headers: sent, body: outbound });

@@ -119,7 +119,7 @@ export function reactorCalls(deps: ReactorCallDeps) {
     let invocation = body as ReactorInvocation;
     let echoes: EchoedValues | undefined;
     if (expressionCount > 0) {
-      const records: Map<string, TokenRecord> = tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE, undefined, cause);
+      const records: Map<string, TokenRecord> = await tokens.tokensForExpressions(tokenIds, caller, REACTOR_INVOKE, undefined, cause);
       invocation = expressions.detokenizeJson(body, records) as ReactorInvocation;
       echoes = new EchoedValues([...records.values()].map((record) => record.data));
     }

@@ -124,6 +124,10 @@ export function afterRun<T, R>(answer: T | Promise<T>, after: (value: T) => R): 
   return answer instanceof Promise ? answer.then(after) : after(answer);
 }
 
+/** Two runners' answers as one: at once when both are, else a Promise of both. */
+export const bothOf = <A, B>(a: A | Promise<A>, b: B | Promise<B>): [A, B] | Promise<[A, B]> =>
+  a instanceof Promise || b instanceof Promise ? Promise.all([a, b]) : [a, b];
+
 /** `afterRun` for a store over runner `R`: its answer typed as that runner's (see Answer). */
 export const answerOf = <Run extends AnyUnitRunner, T, R>(answer: T | Promise<T>, after: (value: T) => R): Answer<Run, R> =>
   afterRun(answer, after) as Answer<Run, R>;

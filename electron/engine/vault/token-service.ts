@@ -8,7 +8,7 @@ import { ApiProblem, validationProblem } from '../server/problem';
 import { cardDetails, isCardType, type CardDetails } from './card-details';
 import { normalizeContainer, validateContainer } from '../access/containers';
 import type { Sealer } from '../storage/crypto';
-import { type Answer, answerOf, type AnyUnitRunner, isDuplicateKey, tx, type Unit, type UnitRunner } from '../storage/unit';
+import { type Answer, answerOf, type AnyUnitRunner, bothOf, isDuplicateKey, tx, type Unit, type UnitRunner } from '../storage/unit';
 import { mergePatch } from './merge-patch';
 import { termHash, type TermField } from './search-terms';
 import { goneIntentDetail, type IntentSource, type LiveIntent } from './intent-source';
@@ -157,10 +157,6 @@ interface Prepared<T> {
   value: T;
   writes: TokenWrite[];
 }
-
-/** Two answers as one: at once when both are, else a Promise of both. */
-const bothOf = <A, B>(a: A | Promise<A>, b: B | Promise<B>): [A, B] | Promise<[A, B]> =>
-  a instanceof Promise || b instanceof Promise ? Promise.all([a, b]) : [a, b];
 
 /** Tokens whose id the vault made (prepareCreate): new, so no read need check that it is taken. */
 const madeIds = new WeakSet<StoredToken>();
