@@ -8,7 +8,8 @@ import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
 import type { IntentChange } from './token-intents/token-intents';
-import { tokenIdOf } from './transactions/transaction-store';
+import type { AnyUnitRunner } from './storage/unit';
+import { tokenIdOf, type TransactionUnits } from './transactions/transaction-store';
 import type { TokenStore, TokenWrite } from './vault/token-store';
 
 /** The engine's one event road: what the workbench hears of the changes the engine makes. */
@@ -38,7 +39,7 @@ export type EngineEvents = EventEmitter<EngineEventMap>;
  * collections' folder are watched only while someone listens: the history shapes an entry for display (decoding its
  * kept body) only for a listener, so with none every request skips that.
  */
-export function engineEvents(history: RequestLog, transactions: TransactionManager, panel: TransactionPanel, tokens: TokenStore, collections: CollectionStore): EngineEvents {
+export function engineEvents(history: RequestLog, transactions: TransactionManager<TransactionUnits>, panel: TransactionPanel, tokens: Pick<TokenStore<AnyUnitRunner>, 'onApplied'>, collections: CollectionStore): EngineEvents {
   const events: EngineEvents = new EventEmitter();
   const forwardEntry = (entry: SentHistoryEntry) => events.emit('request', entry);
   const forwardCollections = (view: CollectionsView) => events.emit('collections', view);

@@ -14,7 +14,7 @@ import { startEchoServer, type EchoServer } from './echo/echo-server';
 import { resolveConfig, type EngineConfig } from './engine-config';
 import { ExpressionEngine } from './expressions';
 import { RequestLog } from './history/request-log';
-import { applySeed } from './seed/apply-seed';
+import { applySeed, seedingEmptied } from './seed/apply-seed';
 import type { SeedFile, SeedReport } from './seed/seed-file';
 import { startHttpServer, type RunningHttpServer } from './server/http-server';
 import { isLoopbackHost } from './server/local-url';
@@ -57,7 +57,9 @@ import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
 import { TokenSuggestions } from './vault/token-suggestions';
-import { UnitTokenStore } from './vault/token-store';
+import { type TokenWrite, UnitTokenStore } from './vault/token-store';
+import { TokenCount } from './vault/token-count';
+import { afterRun, type AnyUnitRunner, type Unit } from './storage/unit';
 import { intentRoutes } from './token-intents/intent-routes';
 import { IntentStore } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
@@ -205,6 +207,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   tokens.useDefaults(() => tenant.rules);
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
+  const tokenCount = new TokenCount(tokenStore);
   const queries = new TokenQueries(tokenStore, tokens);
   const idempotency = new IdempotencyStore(units, sealer);
   const transactionStore = new UnitTransactionStore(units, sealer);
@@ -233,7 +236,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   try {
     await applications.load();
     await sessions.load();
-    seedReport = seed ? applySeed(seed, applications, tokens) : null;
+    seedReport = seed ? await applySeed<AnyUnitRunner>(seed, applications, tokens) : null;
   } catch (error) {
     await closeStorage();
     throw error;
@@ -261,6 +264,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const collections = new CollectionStore(collectionsFolder.initial());
   const environments = new Environments(units, () => collections.folder);
   await environments.load();
+  await tokenCount.start();
   const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
   intents.on('change', (change) => events.emit('tokenIntent', change));
   webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
@@ -294,7 +298,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       echoUrl: echo?.url ?? null,
       dataDir: config.dataDir,
       headerPrefix: config.headerPrefix,
-      tokenCount: tokenStore.count(),
+      tokenCount: tokenCount.current(),
       applicationCount: applications.count(),
       startedAt,
     };
@@ -334,23 +338,33 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       return { resolved: resolveReferences(request, active, secrets, 'send'), environment: active.environment };
     },
   });
-  /** Empties the vault as if new; the new first keys (if any) wait for the welcome view. */
-  function wipe(refill?: () => void) {
-    const { keys, ...wiped } = wipeVault({ tokens: tokenStore, transactions, applications, proxies, reactors, webhooks: webhooks.store }, refill);
-    welcome.hold(keys);
-    // Their tokens are gone: so is the plaintext the Composer's answers held of them.
-    door.forgetAnswers();
-    return wiped;
+  /** Empties the vault as if new; the new first keys (if any) wait for the welcome view. At once over SQLite. */
+  function wipe(refill?: () => Unit<void>) {
+    return afterRun(wipeVault({ tokens: tokenStore, transactions, applications, proxies, reactors, webhooks: webhooks.store }, refill), ({ keys, ...wiped }) => {
+      welcome.hold(keys);
+      // Their tokens are gone: so is the plaintext the Composer's answers held of them.
+      door.forgetAnswers();
+      return wiped;
+    });
   }
-  /** DELETE /tenants/self: the vault wiped, the tenant new again, and the service goes on with the seed it started with. */
+  /**
+   * DELETE /tenants/self: the vault wiped, the tenant new again, and the service goes on with the seed it started with,
+   * all in the wipe's one unit.
+   */
   function deleteTenant() {
     let reset: TenantRow | undefined;
-    wipe(() => {
-      reset = units.run(() => tenant.resetting());
-      activeTokens.clear();
-      if (seed) applySeed(seed, applications, tokens);
-    });
-    tenant.settle(reset!);
+    let seeded: readonly TokenWrite[] = [];
+    return afterRun(
+      wipe(function* () {
+        reset = yield* tenant.resetting();
+        yield* activeTokens.clearing();
+        if (seed) seeded = yield* seedingEmptied(seed, applications, tokens);
+      }),
+      () => {
+        tenant.settle(reset!);
+        tokenStore.settle(seeded, true);
+      },
+    );
   }
   const workbench = createWorkbenchModel({
     status,

@@ -4,6 +4,7 @@ import type { ApplicationStore, Created } from '../access/application-store';
 import { systemCaller } from '../access/system-caller';
 import { ExpressionOverBudget } from '../expressions';
 import { ApiProblem } from '../server/problem';
+import { type Answer, type AnyUnitRunner, afterRun, type Unit } from '../storage/unit';
 import { TOKENS_PER_BUDGET, type CreateWrite, type TokenGroup, type TokenService } from '../vault/token-service';
 import type { StoredToken } from '../vault/token-store';
 import type { SeedFile, SeedReport } from './seed-file';
@@ -25,6 +26,8 @@ const TOKEN_FIELDS = [
 
 type SeedApplication = SeedFile['applications'][number];
 type SeedToken = SeedFile['tokens'][number];
+/** The live tokens of some ids, as the vault's store answers them: at once over SQLite, a Promise over PostgreSQL. */
+type Found = (StoredToken | undefined)[];
 
 /** What applying a seed would do: its report, and the writes that make it so (none for what exists already). */
 export interface SeedPlan {
@@ -32,8 +35,9 @@ export interface SeedPlan {
   /**
    * Makes the entries the report lists as created, in one unit, and answers what it did. Each is judged
    * again as the vault stands then: one that another client made since the plan is unchanged or a conflict, unwritten.
+   * At once over SQLite; a Promise over PostgreSQL.
    */
-  apply(): SeedReport;
+  apply(): SeedReport | Promise<SeedReport>;
 }
 
 /** Where one entry of a seed stands against the vault: the report's list and line for it. */
@@ -86,43 +90,50 @@ interface NewEntries {
   tokens: CreateWrite[];
 }
 
-/**
- * Writes what a plan found new, in one unit (so a write that fails, a token id an open transaction holds, leaves
- * nothing half applied), judging each entry again first, in the same turn as the unit starts: the vault may have
- * changed since the plan. Answers the plan's report as it turned out.
- */
-function writeNew(planned: SeedReport, entries: NewEntries, applications: ApplicationStore, tokens: TokenService): SeedReport {
-  const done: SeedReport = { created: [], unchanged: [...planned.unchanged], conflicts: [...planned.conflicts] };
-  const stillNew = (verdict: Verdict) => {
-    done[verdict.list].push(verdict.line);
-    return verdict.list === 'created';
-  };
-  // Every entry is judged before any is written: the seed's own entries (two of one name) do not conflict.
-  const newApplications = entries.applications.filter((app) => stillNew(judgeApplication(app, applications)));
-  // One query for them all, each id once as getMany takes them: they are expected free, and the transaction holds
-  // the engine.
-  const ids = [...new Set(entries.tokens.map((write) => write.token.id))];
-  const found = tokens.store.getMany(ids);
-  const existing = new Map(ids.map((id, i) => [id, found[i]]));
-  const newTokens = entries.tokens.filter((write) => stillNew(judgeToken(write.token, existing.get(write.token.id))));
-  // One unit: the applications and the tokens. A seed raises no events: it is the vault's starting state, applied
-  // before any client could act.
-  const made = tokens.store.runWrites(newTokens, function* () {
-    const created: Created[] = [];
-    for (const { key, create_key: _ignored, ...input } of newApplications) created.push(yield* applications.creating(input, null, { create: true, secret: key }, null));
-    yield* tokens.creatingAll(newTokens, null);
-    return created;
-  });
-  if (made.length > 0) applications.created(made);
-  return done;
+/** The unit writing a seed's new entries: the applications, and the tokens (a seed raises no events). */
+function* writingNew(applications: ApplicationStore, tokens: TokenService<AnyUnitRunner>, newApplications: readonly SeedApplication[], newTokens: CreateWrite[]): Unit<Created[]> {
+  const created: Created[] = [];
+  for (const { key, create_key: _ignored, ...input } of newApplications) created.push(yield* applications.creating(input, null, { create: true, secret: key }, null));
+  yield* tokens.creatingAll(newTokens, null);
+  return created;
 }
 
 /**
- * Reads a seed against the vault without changing it, a slice of its tokens at a time (yielding between slices), each
- * slice's templates rendered within one group's budget (TokenService.inTokenGroup) and only here: the plan holds the
- * writes ready. An invalid token, or one over its group's budget, throws naming it.
+ * Writes what a plan found new, in one unit (so a write that fails, a token id an open transaction holds, leaves
+ * nothing half applied), judging each entry again first, just before the unit starts: the vault may have changed since
+ * the plan. Answers the plan's report as it turned out.
  */
-function* planning(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): Generator<void, SeedPlan> {
+function writeNew(planned: SeedReport, entries: NewEntries, applications: ApplicationStore, tokens: TokenService<AnyUnitRunner>): SeedReport | Promise<SeedReport> {
+  // One query for them all, each id once as getMany takes them: they are expected free, and the transaction holds
+  // the engine.
+  const ids = [...new Set(entries.tokens.map((write) => write.token.id))];
+  const written = afterRun(tokens.store.getMany(ids), (found) => {
+    const done: SeedReport = { created: [], unchanged: [...planned.unchanged], conflicts: [...planned.conflicts] };
+    const stillNew = (verdict: Verdict) => {
+      done[verdict.list].push(verdict.line);
+      return verdict.list === 'created';
+    };
+    // Every entry is judged before any is written: the seed's own entries (two of one name) do not conflict.
+    const newApplications = entries.applications.filter((app) => stillNew(judgeApplication(app, applications)));
+    const existing = new Map(ids.map((id, i) => [id, found[i]]));
+    const newTokens = entries.tokens.filter((write) => stillNew(judgeToken(write.token, existing.get(write.token.id))));
+    const made = tokens.store.runWrites(newTokens, () => writingNew(applications, tokens, newApplications, newTokens));
+    return afterRun(made, (created) => {
+      if (created.length > 0) applications.created(created);
+      return done;
+    });
+  });
+  // A Promise's answer is the report itself, not a Promise of it.
+  return written as SeedReport | Promise<SeedReport>;
+}
+
+/**
+ * Reads a seed against the vault without changing it, a slice of its tokens at a time, each slice's templates rendered
+ * within one group's budget (TokenService.inTokenGroup) and only here: the plan holds the writes ready. Before each
+ * slice it yields the read of the live tokens of the slice's ids and goes on with what that read found (its driver
+ * answering other clients meanwhile, or not). An invalid token, or one over its group's budget, throws naming it.
+ */
+function* planning(seed: SeedFile, applications: ApplicationStore, tokens: TokenService<AnyUnitRunner>): Generator<Found | Promise<Found>, SeedPlan & { entries: NewEntries }, Found> {
   const report: SeedReport = { created: [], unchanged: [], conflicts: [] };
   const entries: NewEntries = { applications: [], tokens: [] };
   for (const app of seed.applications) {
@@ -131,40 +142,66 @@ function* planning(seed: SeedFile, applications: ApplicationStore, tokens: Token
     if (verdict.list === 'created') entries.applications.push(app);
   }
   const caller = systemCaller(applications.tenantId);
-  const planSlice = (group: TokenGroup, slice: readonly SeedToken[]) => {
+  const planSlice = (group: TokenGroup, slice: readonly SeedToken[], existing: ReadonlyMap<string, StoredToken | undefined>) => {
     for (const request of slice) {
       const { token } = forToken(request, () => group.prepare(request, caller));
-      const verdict = judgeToken(token, tokens.store.get(token.id));
+      const verdict = judgeToken(token, existing.get(token.id));
       report[verdict.list].push(verdict.line);
       if (verdict.list === 'created') entries.tokens.push(forToken(request, () => group.write(token)));
     }
   };
   for (let start = 0; start < seed.tokens.length; start += TOKENS_PER_BUDGET) {
-    if (start > 0) yield;
     const slice = seed.tokens.slice(start, start + TOKENS_PER_BUDGET);
-    tokens.inTokenGroup(`A slice of a seed holds at most ${TOKENS_PER_BUDGET} tokens`, (group) => planSlice(group, slice));
+    const ids = [...new Set(slice.map((request) => request.id))];
+    const found = yield tokens.store.getMany(ids);
+    const existing = new Map(ids.map((id, i) => [id, found[i]]));
+    tokens.inTokenGroup(`A slice of a seed holds at most ${TOKENS_PER_BUDGET} tokens`, (group) => planSlice(group, slice, existing));
   }
-  return { report, apply: () => writeNew(report, entries, applications, tokens) };
+  return { report, entries, apply: () => writeNew(report, entries, applications, tokens) };
 }
 
 /** Plans a seed a slice at a time, answering other clients between slices: the workbench's import (see planning). */
-export async function planSeedBetweenRequests(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): Promise<SeedPlan> {
+export async function planSeedBetweenRequests(seed: SeedFile, applications: ApplicationStore, tokens: TokenService<AnyUnitRunner>): Promise<SeedPlan> {
   const steps = planning(seed, applications, tokens);
   let step = steps.next();
   while (!step.done) {
+    const found = await step.value;
     await nextTurn();
-    step = steps.next();
+    step = steps.next(found);
+  }
+  return step.value;
+}
+
+/** Steps a plan through its reads: within the turn while they answer at once (SQLite's), awaiting them otherwise. */
+function planAtOnce<Plan>(steps: Generator<Found | Promise<Found>, Plan, Found>, found?: Found): Plan | Promise<Plan> {
+  let step = found === undefined ? steps.next() : steps.next(found);
+  while (!step.done) {
+    const read = step.value;
+    if (read instanceof Promise) return read.then((answer) => planAtOnce(steps, answer));
+    step = steps.next(read);
   }
   return step.value;
 }
 
 /**
  * Applies a seed at once, holding the engine meanwhile: `serve --seed`, before the port opens, where each slice's
- * budget bounds the work (see planning). Applying it again changes nothing.
+ * budget bounds the work (see planning). Over SQLite it answers within the turn (a deleted tenant's seed is applied
+ * inside the wipe's unit); over PostgreSQL, once its reads and its unit are done. Applying it again changes nothing.
  */
-export function applySeed(seed: SeedFile, applications: ApplicationStore, tokens: TokenService): SeedReport {
+export function applySeed<R extends AnyUnitRunner>(seed: SeedFile, applications: ApplicationStore, tokens: TokenService<R>): Answer<R, SeedReport> {
+  return afterRun(planAtOnce(planning(seed, applications, tokens)), (plan) => plan.apply()) as Answer<R, SeedReport>;
+}
+
+/**
+ * A seed applied again inside a unit that has just emptied the vault (a deleted tenant's wipe): every entry is new, so
+ * it is planned against nothing, without reading, and written in that unit, over either database. Answers the token
+ * writes, for its caller to settle once the unit has committed.
+ */
+export function* seedingEmptied(seed: SeedFile, applications: ApplicationStore, tokens: TokenService<AnyUnitRunner>): Unit<CreateWrite[]> {
   const steps = planning(seed, applications, tokens);
   let step = steps.next();
-  while (!step.done) step = steps.next();
-  return step.value.apply();
+  while (!step.done) step = steps.next([]);
+  const { applications: newApplications, tokens: newTokens } = step.value.entries;
+  applications.created(yield* writingNew(applications, tokens, newApplications, newTokens));
+  return newTokens;
 }

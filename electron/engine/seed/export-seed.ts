@@ -1,4 +1,5 @@
 import { keyLast4, type ApplicationStore } from '../access/application-store';
+import type { AnyUnitRunner } from '../storage/unit';
 import type { TokenService } from '../vault/token-service';
 import type { StoredToken } from '../vault/token-store';
 
@@ -37,7 +38,7 @@ function asCreateRequest(token: StoredToken): Record<string, unknown> {
  * key, kept sealed like the workbench's and made on the first export, so every file exported carries the same keys,
  * which work on this vault and on any vault seeded from it.
  */
-export async function exportSeed(applications: ApplicationStore, tokens: TokenService, includeTokens: boolean): Promise<{ seed: ExportedSeed; keys: ExportKey[] }> {
+export async function exportSeed(applications: ApplicationStore, tokens: TokenService<AnyUnitRunner>, includeTokens: boolean): Promise<{ seed: ExportedSeed; keys: ExportKey[] }> {
   const keys: ExportKey[] = [];
   const seed: ExportedSeed = { applications: [] };
   for (const application of applications.page(1, Number.MAX_SAFE_INTEGER).items) {
@@ -46,7 +47,7 @@ export async function exportSeed(applications: ApplicationStore, tokens: TokenSe
     seed.applications.push({ name: application.name, type: application.type, permissions: application.permissions, rules: application.rules, key: kept.key });
   }
   if (includeTokens) {
-    seed.tokens = tokens.store.liveByCreation().map(asCreateRequest);
+    seed.tokens = (await tokens.store.liveByCreation()).map(asCreateRequest);
   }
   return { seed, keys };
 }

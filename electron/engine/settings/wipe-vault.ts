@@ -6,19 +6,18 @@ import { deleteAllReactors, type ReactorStore } from '../reactors/reactor-store'
 import { forgetAllAnswers } from '../server/idempotency';
 import type { Sealer } from '../storage/crypto';
 import { EVERYTHING_CHANGED } from '../storage/change-feed';
-import { tx, type Unit } from '../storage/unit';
+import { afterRun, type Answer, type AnyUnitRunner, tx, type Unit } from '../storage/unit';
 import { nowIso } from '../clock';
 import type { TransactionManager } from '../transactions/transaction-manager';
-import { deleteAllTransactions, type EndedTransaction } from '../transactions/transaction-store';
+import { deleteAllTransactions, type EndedTransaction, type TransactionUnits } from '../transactions/transaction-store';
 import { deleteAllIntents } from '../token-intents/intent-store';
 import { deleteAllTokens, type UnitTokenStore } from '../vault/token-store';
-import type { UnitRunner } from '../storage/unit';
 import { deleteAllWebhooks, type WebhookStore } from '../webhooks/webhook-store';
 
-/** The stores a wipe empties that keep something in memory, told once their rows are gone. */
-export interface VaultParts {
-  tokens: UnitTokenStore<UnitRunner>;
-  transactions: TransactionManager;
+/** The stores a wipe empties that keep something in memory, told once their rows are gone; `R` runs the wipe. */
+export interface VaultParts<R extends AnyUnitRunner> {
+  tokens: UnitTokenStore<R>;
+  transactions: TransactionManager<TransactionUnits>;
   applications: ApplicationStore;
   proxies: ProxyStore;
   reactors: ReactorStore;
@@ -39,25 +38,29 @@ export interface Wiped {
  * the answers kept for idempotent replays (one unit, wipeUnit); then makes the first two applications again. One unit:
  * it happens whole or not at all. The master key, the webhooks' signing key, the tenant, the saved
  * limits, the secrets that saved requests refer to and the history stay. `refill` runs in the same transaction before
- * the first applications are made (a deleted tenant's seed applied again).
+ * the first applications are made (a deleted tenant's reset and seed applied again). Answers at once over SQLite.
  */
-export function wipeVault(parts: VaultParts, refill?: () => void): Wiped {
-  try {
-    return wipeTogether(parts, refill);
-  } catch (error) {
-    // Rolled back: the applications are as they were, though their memory was emptied for the refill's seed.
+export function wipeVault<R extends AnyUnitRunner>(parts: VaultParts<R>, refill?: () => Unit<void>): Answer<R, Wiped> {
+  // Rolled back: the applications are as they were, though their memory was emptied for the refill's seed.
+  const reload = (error: unknown) => {
     void parts.applications.load();
     throw error;
+  };
+  try {
+    const wiped = wipeTogether(parts, refill);
+    return (wiped instanceof Promise ? wiped.catch(reload) : wiped) as Answer<R, Wiped>;
+  } catch (error) {
+    return reload(error);
   }
 }
 
 /**
  * One unit: the wipe, the refill and the first applications. The stores forget what they held before the refill runs
- * (its seed is judged against the empty vault), inside the unit: the refill's calls join its transaction.
+ * (its seed is judged against the empty vault), inside the unit: the refill joins its transaction.
  */
-function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
+function wipeTogether<R extends AnyUnitRunner>(parts: VaultParts<R>, refill?: () => Unit<void>): Wiped | Promise<Wiped> {
   const { sealer } = parts.transactions.store;
-  const { wiped, first } = parts.tokens.units.run(function* () {
+  const done = parts.tokens.units.run(function* () {
     const wiped = yield* wipeUnit(sealer);
     parts.transactions.wiped(wiped.ended);
     parts.tokens.forgetAll();
@@ -65,11 +68,13 @@ function wipeTogether(parts: VaultParts, refill?: () => void): Wiped {
     parts.reactors.forgetAll();
     parts.webhooks.forgetAll();
     parts.applications.forgetAll();
-    refill?.();
+    if (refill) yield* refill();
     return { wiped, first: yield* bootstrapping(parts.applications) };
   });
-  if (first) parts.applications.created(first.made);
-  return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: first?.keys ?? null };
+  return afterRun(done, ({ wiped, first }) => {
+    if (first) parts.applications.created(first.made);
+    return { tokens: wiped.tokenIds.length, transactions: wiped.transactions, applications: wiped.applications, keys: first?.keys ?? null };
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import type { ActiveTokens } from '../vault/active-tokens';
 import type { TokenStore } from '../vault/token-store';
-import type { UnitRunner } from '../storage/unit';
+import type { AnyUnitRunner } from '../storage/unit';
 import { tenantSettingsSchema } from './tenant-settings';
 import type { TenantStore } from './tenant-store';
 
@@ -32,8 +32,9 @@ export interface UsageReport {
   };
 }
 
-export function usageReport(tokens: TokenStore, active: ActiveTokens<UnitRunner>): UsageReport {
-  const byType = tokens.countsByType();
+/** The usage report over either database: its counts are read (awaited) at each call. */
+export async function usageReport(tokens: TokenStore<AnyUnitRunner>, active: ActiveTokens<AnyUnitRunner>): Promise<UsageReport> {
+  const [byType, monthlyActive] = await Promise.all([tokens.countsByType(), active.count()]);
   const total = byType.reduce((sum, { count }) => sum + count, 0);
   return {
     total_tokens: total,
@@ -41,7 +42,7 @@ export function usageReport(tokens: TokenStore, active: ActiveTokens<UnitRunner>
       metrics_by_type: Object.fromEntries(byType.map(({ type, count, last_created_at }) => [type, { count, last_created_at }])),
       // The hosted plans' allowance: Tokenbench bills nothing, so none is included.
       included_monthly_active_tokens: 0,
-      monthly_active_tokens: active.count(),
+      monthly_active_tokens: monthlyActive,
       total_tokens: total,
     },
   };
@@ -49,11 +50,11 @@ export function usageReport(tokens: TokenStore, active: ActiveTokens<UnitRunner>
 
 export interface TenantRouteDeps {
   tenant: TenantStore;
-  usage: () => UsageReport;
+  usage: () => Promise<UsageReport>;
   /** Whether the engine allows DELETE /tenants/self now (`--allow-tenant-delete`, or Settings). */
   deletable: () => boolean;
   /** Wipes every resource and makes the tenant new, the seed applied again. */
-  remove: () => void;
+  remove: () => void | Promise<void>;
 }
 
 /** The tenant endpoints (docs/api.md, Tenant): management permissions only, as the vendor's. */
@@ -73,12 +74,12 @@ export function tenantRoutes({ tenant, usage, deletable, remove }: TenantRouteDe
     {
       method: 'DELETE',
       path: '/tenants/self',
-      handler: managed('tenant:delete', () => {
+      handler: managed('tenant:delete', async () => {
         if (!deletable()) throw new ApiProblem(422, DELETE_DISABLED);
-        remove();
+        await remove();
         return { status: 204 };
       }),
     },
-    { method: 'GET', path: '/tenants/self/reports/usage', handler: managed('report:read', () => ({ status: 200, body: usage() })) },
+    { method: 'GET', path: '/tenants/self/reports/usage', handler: managed('report:read', async () => ({ status: 200, body: await usage() })) },
   ];
 }

@@ -4,13 +4,14 @@ import type { Route } from '../server/route-types';
 import { parseWith } from '../server/validation';
 import { parseTokenRequest } from '../vault/token-request-log';
 import { createIntentRequest } from './intent-requests';
+import type { AnyUnitRunner } from '../storage/unit';
 import type { TokenIntents } from './token-intents';
 
 /**
  * The token-intents endpoints (docs/api.md, Token intents). History keeps a create's type, its data redacted; data may
  * come encrypted with a client encryption key, as for POST /tokens.
  */
-export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests): Route[] {
+export function intentRoutes(intents: TokenIntents<AnyUnitRunner>, encrypted: EncryptedRequests): Route[] {
   return [
     {
       method: 'POST',
@@ -19,7 +20,7 @@ export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests
       handler: async (ctx) => {
         const sent = parseTokenRequest(ctx.log, await ctx.json(), (body) => parseWith(createIntentRequest, body));
         const input = await encrypted.open(sent, 'encrypted', decryptedWith(ctx));
-        return { status: 201, body: intents.create(input, ctx.caller, causeOf(ctx)) };
+        return { status: 201, body: await intents.create(input, ctx.caller, causeOf(ctx)) };
       },
     },
     {
@@ -30,8 +31,8 @@ export function intentRoutes(intents: TokenIntents, encrypted: EncryptedRequests
     {
       method: 'DELETE',
       path: '/token-intents/:id',
-      handler: (ctx) => {
-        intents.delete(ctx.params.id as string, ctx.caller, causeOf(ctx));
+      handler: async (ctx) => {
+        await intents.delete(ctx.params.id as string, ctx.caller, causeOf(ctx));
         return { status: 204 };
       },
     },

@@ -1,8 +1,9 @@
 import type { Route } from '../server/route-types';
 import type { TransactionManager } from './transaction-manager';
+import type { TransactionUnits } from './transaction-store';
 
-/** The BETA transaction endpoints (docs/api.md, Transactions); any valid key may call them. */
-export function transactionRoutes(transactions: TransactionManager): Route[] {
+/** The BETA transaction endpoints (docs/api.md, Transactions); any valid key may call them, over either database. */
+export function transactionRoutes(transactions: TransactionManager<TransactionUnits>): Route[] {
   const end = (path: string, run: (id: string) => Promise<void>): Route => ({
     method: 'POST',
     path,

@@ -67,7 +67,7 @@ const unitQueries = {
     `SELECT transaction_id, seq, op, token_id, NULL AS sealed, enlisted_at, enlisted_by FROM transaction_writes
     WHERE transaction_id IN (SELECT value FROM json_each(@ids)) ORDER BY transaction_id, seq`,
     { postgres: `SELECT transaction_id, seq, op, token_id, NULL AS sealed, enlisted_at, enlisted_by FROM transaction_writes
-    WHERE transaction_id = ANY(@ids) ORDER BY transaction_id, seq` },
+    WHERE transaction_id IN (SELECT json_array_elements_text(@ids::json)) ORDER BY transaction_id, seq` },
   ),
   deleteAll: query('delete all transactions', 'DELETE FROM transactions'),
   anyLive: query('any live transaction', "SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),

@@ -85,8 +85,13 @@ export class ActiveTokens<R extends AnyUnitRunner = AnyUnitRunner> {
 
   /** Forgets every month (a deleted tenant's); marks still waiting go too. */
   clear(): Answer<R, void> {
+    return this.units.run(() => this.clearing()) as Answer<R, void>;
+  }
+
+  /** The unit of `clear`, for a larger one to join (a deleted tenant's wipe). */
+  *clearing(): Unit<void> {
     this.pending = new Set();
-    return answerOf<R, unknown, void>(this.units.run(() => tx.run(statements.clear)), () => undefined);
+    yield* tx.run(statements.clear);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { TokenSuggestion } from '../../../shared/workbench/composer-contract';
 import { nowIso } from '../clock';
 import { toText } from '../expressions/rendered-value';
-import { query, tx } from '../storage/unit';
+import { type AnyUnitRunner, query, tx } from '../storage/unit';
 import { LIVE, type TokenRow, type TokenStore } from './token-store';
 import type { TokenService } from './token-service';
 
@@ -31,8 +31,8 @@ const found = {
  */
 export class TokenSuggestions {
   constructor(
-    private readonly store: TokenStore,
-    private readonly tokens: TokenService,
+    private readonly store: TokenStore<AnyUnitRunner>,
+    private readonly tokens: TokenService<AnyUnitRunner>,
   ) {}
 
   private rows(q: (typeof found)[keyof typeof found], params: object): Promise<TokenRow[]> | TokenRow[] {

@@ -21,14 +21,14 @@ const TRANSFORM_WORDS: Record<Transform, string> = { mask: 'masked', reveal: 'pl
  */
 export async function tokenDetail(vault: WorkbenchVault, request: Request<'getToken'>): Promise<SentReply<'getToken'>> {
   const caller = actingAs(vault, request.application_id);
-  const token = tokenIn(vault, request.token_id, request.transaction_id);
+  const token = await tokenIn(vault, request.token_id, request.transaction_id);
   const transform = caller.policy.require('token:read', token.containers);
   const committed = (id: string) => vault.tokens.store.get(id);
   const sameFingerprint = { type: token.type, fingerprint: token.fingerprint ?? undefined };
   return {
     token: vault.tokens.view(token, withoutPlaintext(transform)),
     read_transform: transform,
-    staged: stagedOperationOf(vault.transactions, committed, token.id, request.transaction_id),
+    staged: await stagedOperationOf(vault.transactions, committed, token.id, request.transaction_id),
     same_fingerprint: token.fingerprint
       ? {
           total: await vault.queries.count(caller, 'token:read', sameFingerprint),
@@ -78,10 +78,10 @@ function decideUse(policy: AccessPolicy, application: Application, token: Stored
  * preview): the read with its data when that is masked (plaintext is said, never sent), whether the proxy would use
  * the token for it, and the other permissions. The same policy code as the wire API decides.
  */
-export function readTokenAs(vault: WorkbenchVault, request: Request<'readTokenAs'>): SentReply<'readTokenAs'> {
+export async function readTokenAs(vault: WorkbenchVault, request: Request<'readTokenAs'>): Promise<SentReply<'readTokenAs'>> {
   const { application } = actingAs(vault, request.application_id);
   const policy = policyOf(application, request.draft);
-  const token = tokenIn(vault, request.token_id, request.transaction_id);
+  const token = await tokenIn(vault, request.token_id, request.transaction_id);
   const read = decide(policy, 'token:read', token);
   return {
     application: { id: application.id, name: application.name, type: application.type },
@@ -97,9 +97,9 @@ export function readTokenAs(vault: WorkbenchVault, request: Request<'readTokenAs
  * "Reveal as" shows no more than the application's own key could fetch. Where it may not, a 403 says which rule
  * decides and what to do instead.
  */
-export function revealToken(vault: WorkbenchVault, request: Request<'revealToken'>): SentReply<'revealToken'> {
+export async function revealToken(vault: WorkbenchVault, request: Request<'revealToken'>): Promise<SentReply<'revealToken'>> {
   const { application, policy } = actingAs(vault, request.application_id);
-  const token = tokenIn(vault, request.token_id, request.transaction_id);
+  const token = await tokenIn(vault, request.token_id, request.transaction_id);
   const { transform, rule, uncovered } = policy.decide('token:read', token.containers, 'reveal');
   if (transform === 'reveal') return { data: token.data };
   const who = `Application “${application.name}”`;

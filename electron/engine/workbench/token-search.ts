@@ -35,10 +35,9 @@ function checkedContainer(container: string): string {
 }
 
 /** Ids of the tokens a transaction created (staged until it commits). */
-function createdIn(vault: WorkbenchVault, transactionId: string): string[] {
-  const { id } = requireTransaction(vault, transactionId);
-  return vault.transactions.store
-    .operations(id)
+async function createdIn(vault: WorkbenchVault, transactionId: string): Promise<string[]> {
+  const { id } = await requireTransaction(vault, transactionId);
+  return (await vault.transactions.store.operations(id))
     .filter((operation) => operation.op === 'create')
     .map((operation) => operation.token_id);
 }
@@ -60,7 +59,7 @@ export async function searchTokens(vault: WorkbenchVault, request: Search): Prom
     search: query && expiry ? { kind: 'and', children: [query, expiry] } : (query ?? expiry),
   };
 
-  const created = request.transaction_id === undefined ? undefined : createdIn(vault, request.transaction_id);
+  const created = request.transaction_id === undefined ? undefined : await createdIn(vault, request.transaction_id);
   const counted = created === undefined ? filter : { ...filter, ids: created };
   const listed = request.ids === undefined ? counted : { ...filter, ids: created ? request.ids.filter((id) => created.includes(id)) : request.ids };
   // An empty id list filters nothing in the vault's query code: no ids here means no tokens.
@@ -71,7 +70,7 @@ export async function searchTokens(vault: WorkbenchVault, request: Search): Prom
   const page = none ? { next: null, data: [] } : await vault.queries.pageNewest(caller, 'token:search', listed, request.cursor, request.limit, listedTotal);
 
   const firstPage = request.cursor === undefined && request.ids === undefined;
-  const staged = firstPage ? stagedTokens(vault.transactions, (id) => vault.tokens.store.get(id), request.transaction_id) : [];
+  const staged = firstPage ? await stagedTokens(vault.transactions, (id) => vault.tokens.store.get(id), request.transaction_id) : [];
   const matches = (token: StoredToken) =>
     (request.type === undefined || token.type === request.type) &&
     (container === undefined || token.containers.some((c) => c.startsWith(container))) &&

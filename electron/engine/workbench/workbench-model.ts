@@ -33,6 +33,7 @@ import type { ReactorExport } from '../reactors/reactor-export';
 import { exportSeed } from '../seed/export-seed';
 import { planSeedBetweenRequests } from '../seed/apply-seed';
 import { seedFile } from '../seed/seed-file';
+import type { AnyUnitRunner } from '../storage/unit';
 import type { TokenService } from '../vault/token-service';
 import { ApiProblem } from '../server/problem';
 import { parseWith } from '../server/validation';
@@ -97,7 +98,7 @@ export interface WorkbenchSources {
   /** The first-start keys waiting for the welcome view. */
   welcome: Welcome;
   /** Empties the vault as if new; the new first keys go to the welcome view. */
-  wipe: () => SentReply<'wipeVault'>;
+  wipe: () => SentReply<'wipeVault'> | Promise<SentReply<'wipeVault'>>;
   /** Saves and applies a change to the proxy's limits. */
   changeLimits: (change: Request<'changeLimits'>) => Promise<unknown>;
   /** Saves and applies a change to how much history is kept. */
@@ -117,9 +118,9 @@ export interface WorkbenchSources {
   /** Where composed requests are sent: the service's own address. */
   frontDoor: FrontDoor;
   /** The vault's token side, for seed files. */
-  tokens: TokenService;
+  tokens: TokenService<AnyUnitRunner>;
   /** The explicit reveal of a proxied request's outbound body (see revealedOutbound). */
-  revealOutbound: (entry: RequestLogEntry | undefined) => string;
+  revealOutbound: (entry: RequestLogEntry | undefined) => string | Promise<string>;
   /** The vault, as the Tokens page reads it as an application. */
   vault: WorkbenchVault;
   /** The proxy's checks of a composed request, and expression previews. */
@@ -149,7 +150,7 @@ export interface WorkbenchSources {
   /** Saves and applies whether DELETE /tenants/self is allowed. */
   changeTenantDelete: (change: Request<'changeTenantDelete'>) => Promise<unknown>;
   /** The tenant, which Settings renames and sets up as its owner, and its usage report. */
-  tenant: { store: TenantStore; usage: () => UsageReport };
+  tenant: { store: TenantStore; usage: () => Promise<UsageReport> };
   /** Webhooks, as /webhooks manages them, with their deliveries and signing key. */
   webhooks: WebhookSettings;
   /** The named workbench credentials. */
@@ -169,8 +170,8 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   const feed = new LiveFeed(sources.events, sources.status, () => sources.transactions.counts(), shown);
   const environments = environmentSettings(sources.environments, secrets);
   const settings = applicationSettings(applications);
-  const tenantDetail = () => {
-    const { total_tokens, token_report } = sources.tenant.usage();
+  const tenantDetail = async () => {
+    const { total_tokens, token_report } = await sources.tenant.usage();
     return {
       tenant: sources.tenant.store.view(),
       usage: { total_tokens, monthly_active_tokens: token_report.monthly_active_tokens, metrics_by_type: token_report.metrics_by_type },
@@ -217,7 +218,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
         : await sources.history.page(HISTORY_PAGE_MAX, EXPORT_PAGE_CHARACTERS, before, filter);
       return { ...historyAsHar(entries, sources.status().url, version), next };
     },
-    revealOutbound: async ({ id }) => ({ detokenized_body: sources.revealOutbound(await sources.history.get(id)) }),
+    revealOutbound: async ({ id }) => ({ detokenized_body: await sources.revealOutbound(await sources.history.get(id)) }),
     revealAnswer({ id }) {
       const { headers, body } = sources.frontDoor.revealAnswer(id);
       return { headers, body_base64: body.toString('base64') };
