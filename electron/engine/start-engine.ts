@@ -52,7 +52,7 @@ import { TransactionPanel } from './transactions/transaction-panel';
 import { transactionRoutes } from './transactions/transaction-routes';
 import { UnitTransactionStore } from './transactions/transaction-store';
 import { TransactionWriter } from './transactions/transaction-writer';
-import { openEngineStorage } from './engine-storage';
+import { openEngineStorage, type EngineStorage } from './engine-storage';
 import { TokenQueries } from './vault/token-queries';
 import { tokenRoutes } from './vault/token-routes';
 import { TokenService } from './vault/token-service';
@@ -158,11 +158,17 @@ function defaultCollectionsFolder(config: EngineConfig): { folder: string; tempo
   return { folder: mkdtempSync(join(tmpdir(), 'tokenbench-collections-')), temporary: true };
 }
 
+/** The data folder's SQLite file, or the PostgreSQL database replicas share (`serve --database`), whose key is given. */
+function openStorage(config: EngineConfig, masterKey: Buffer | undefined): Promise<EngineStorage> {
+  if (config.databaseUrl === null) return openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
+  if (masterKey === undefined) throw new Error('A PostgreSQL database needs the master key: start with TOKENBENCH_MASTER_KEY or --master-key-file');
+  return openEngineStorage({ url: config.databaseUrl, masterKey, onError: (error) => config.log(`PostgreSQL: ${error instanceof Error ? error.message : String(error)}`) });
+}
+
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, sessionSecret, ...partial } = options;
   const config = resolveConfig(partial);
-  if (config.databaseUrl !== null) throw new Error('PostgreSQL storage is not wired into serve yet: start without --database (SQLite)');
   const ownerSession = sessionSecret === undefined ? undefined : sessionFromSecret(sessionSecret);
   if (ownerSession === null) throw new Error(`The session secret must be ${SESSION_SECRET_RULE}`);
   const identity = config.identityHeader === null ? undefined : { header: config.identityHeader, trustedProxies: config.trustedProxies };
@@ -171,7 +177,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
-  const { units, sealer, tenantId, historyDatabaseUrl, leader, close: closeStorage } = await openEngineStorage({ dataDir: config.dataDir, nativeBinding: config.nativeBinding, masterKey });
+  const { db, units, sealer, tenantId, historyDatabaseUrl, leader, close: closeStorage } = await openStorage(config, masterKey);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -208,7 +214,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   tokens.useActivity(activeTokens);
   const usage = () => usageReport(tokenStore, activeTokens);
   const tokenCount = new TokenCount(tokenStore);
-  const queries = new TokenQueries(tokenStore, tokens);
+  const queries = new TokenQueries(tokenStore, tokens, db === null ? 'postgres' : 'sqlite');
   const idempotency = new IdempotencyStore(units, sealer);
   const transactionStore = new UnitTransactionStore(units, sealer);
   const transactions = new TransactionManager(transactionStore, tokenStore, config.transactionTtlSeconds);
