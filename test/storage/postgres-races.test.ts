@@ -3,6 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { systemCaller } from '../../electron/engine/access/system-caller';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
+import { IntentStore, takingIntent } from '../../electron/engine/token-intents/intent-store';
+import { IdempotencyStore } from '../../electron/engine/server/idempotency';
 import { ApiProblem } from '../../electron/engine/server/problem';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import type { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
@@ -46,10 +48,10 @@ async function writeUnit({ writer }: Services, id: string | undefined, writes: T
   return target.unit(writes);
 }
 
-/** How each of the racing calls ended: 'ok', or the status of the ApiProblem it threw. */
+/** How each of the racing calls ended: what it answered ('ok' for nothing), or the status of the ApiProblem it threw. */
 async function outcomes(calls: Promise<unknown>[]): Promise<(string | number)[]> {
   return (await Promise.allSettled(calls)).map((result) => {
-    if (result.status === 'fulfilled') return 'ok';
+    if (result.status === 'fulfilled') return typeof result.value === 'string' ? result.value : 'ok';
     if (result.reason instanceof ApiProblem) return result.reason.status;
     throw result.reason;
   });
@@ -109,6 +111,65 @@ describePostgres('check-then-write units raced from two replicas over PostgreSQL
       // Committed with its write applied, or rolled back with nothing applied: never a write from a rolled back one.
       expect([record?.state, stored?.id]).toEqual(ended[0] === 'ok' ? ['committed', tokenId] : ['rolled_back', undefined]);
     }
+  });
+
+  it('an intent converted on both replicas at once makes one token, every round', async () => {
+    const [a, b] = [servicesOf(replicas.a), servicesOf(replicas.b)];
+    const intents = new IntentStore(replicas.a.units, sealer);
+    for (let round = 0; round < ROUNDS; round++) {
+      const now = Date.now();
+      const intentId = `intent-${round}`;
+      const intent = { id: intentId, type: 'token' as const, data: 'intent data', fingerprint: null, details: {}, created_by: 'app-1', created_at: new Date(now).toISOString(), expires_at: new Date(now + 60_000).toISOString() };
+      await replicas.a.units.run(intents.inserting(intent));
+      const tokenIds = [a, b, a, b].map((_, i) => `t-converted-${round}-${i}`);
+      const converting = (side: Services, tokenId: string) =>
+        side.units.run(function* () {
+          if (!(yield* takingIntent(intentId, undefined))) throw new ApiProblem(400, 'gone');
+          yield* side.writer.direct([create(tokenId)]);
+        });
+      const ended = await outcomes([a, b, a, b].map((side, i) => converting(side, tokenIds[i])));
+      expect(ended.sort()).toEqual([400, 400, 400, 'ok']);
+      const made = await Promise.all(tokenIds.map((id) => replicas.a.units.read(() => tx.get(tokenOf, [id]))));
+      expect(made.filter(Boolean)).toHaveLength(1);
+    }
+  });
+
+  it('one idempotency key sent to both replicas at once by ten callers runs once, every round', async () => {
+    const stores = [new IdempotencyStore(replicas.a.units, sealer), new IdempotencyStore(replicas.b.units, sealer)];
+    for (let round = 0; round < ROUNDS; round++) {
+      let runs = 0;
+      const scope = { applicationId: 'app-1', key: `k-${round}`, method: 'POST', path: '/tokens' };
+      const handler = async () => {
+        runs += 1;
+        await sleep(20);
+        return { status: 201, body: { id: `made-${round}` } };
+      };
+      const replies = Array.from({ length: 10 }, (_, i) => stores[i % 2].run(scope, handler).then((reply) => (reply.replayed ? 'replayed' : 'ran')));
+      const ended = await outcomes(replies);
+      expect(runs).toBe(1);
+      // One ran it; the others found it running (409) or replayed its answer.
+      expect(ended.filter((end) => end === 'ran')).toHaveLength(1);
+      expect(ended.filter((end) => end !== 'ran' && end !== 409 && end !== 'replayed')).toEqual([]);
+      // Once kept, every replica replays it.
+      expect(await Promise.all(stores.map((store) => store.run(scope, handler)))).toEqual([
+        { status: 201, body: { id: `made-${round}` }, replayed: true },
+        { status: 201, body: { id: `made-${round}` }, replayed: true },
+      ]);
+    }
+  });
+
+  it('an idempotency key whose request failed is given back, and one whose replica stopped mid-request is taken over later', async () => {
+    const store = new IdempotencyStore(replicas.b.units, sealer);
+    const scope = { applicationId: 'app-1', key: 'k-abandoned', method: 'POST', path: '/tokens' };
+    await expect(store.run(scope, () => Promise.reject(new Error('handler failed')))).rejects.toThrow('handler failed');
+    expect(await store.run(scope, () => Promise.resolve({ status: 400, body: {} }))).toEqual({ status: 400, body: {} });
+    // A claim as a replica stopped mid-request leaves it: refused while it may still run, taken over once it cannot.
+    const leftAt = (ago: number) => new Date(Date.now() - ago).toISOString();
+    await replicas.admin.query("INSERT INTO idempotency_keys VALUES ('app-1', 'k-abandoned', 'POST', '/tokens', 0, '', $1)", [leftAt(60_000)]);
+    await expect(store.run(scope, () => Promise.resolve({ status: 201 }))).rejects.toMatchObject({ status: 409 });
+    await replicas.admin.query("UPDATE idempotency_keys SET created_at = $1 WHERE key = 'k-abandoned'", [leftAt(10 * 60_000)]);
+    expect(await store.run(scope, () => Promise.resolve({ status: 201 }))).toEqual({ status: 201 });
+    expect(await store.run(scope, () => Promise.resolve({ status: 202 }))).toEqual({ status: 201, replayed: true });
   });
 
   it('stagings of different tokens on the two replicas hold their locks at once: no global lock', async () => {
