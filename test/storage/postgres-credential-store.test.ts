@@ -30,5 +30,13 @@ describePostgres('the workbench credentials on SQLite and PostgreSQL', () => {
       expect(await store().revoke('alice')).toBe(false);
       expect((await store().list()).map((c) => c.name)).toEqual(['bob']);
     });
+
+    it('one name created on several replicas at once: one credential, the others a 409', async () => {
+      for (let round = 0; round < 10; round++) {
+        const racers = Array.from({ length: 4 }, () => new CredentialStore(both.runner(side)).create(`raced-${round}`));
+        const ended = (await Promise.allSettled(racers)).map((result) => (result.status === 'fulfilled' ? 'ok' : (result.reason as { status?: number }).status));
+        expect(ended.sort()).toEqual([409, 409, 409, 'ok']);
+      }
+    });
   });
 });

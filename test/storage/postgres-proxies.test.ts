@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
+import { writeDefinitionFiles } from '../../electron/engine/proxies/files/definition-writer';
+import { FileIdentities } from '../../electron/engine/proxies/files/file-identities';
+import { ProxyFolder } from '../../electron/engine/proxies/files/proxy-folder';
 import type { ProxyDefinition } from '../../electron/engine/proxies/proxy-model';
 import { ProxyStore } from '../../electron/engine/proxies/proxy-store';
+import { SecretStore } from '../../electron/engine/secrets/secret-store';
 import { Sealer } from '../../electron/engine/storage/crypto';
 import type { AnyUnitRunner } from '../../electron/engine/storage/unit';
 import { bothDatabases, raisedSince, SIDES } from '../support/both-databases';
@@ -80,6 +86,35 @@ describePostgres('the proxy store on SQLite and PostgreSQL', () => {
       await databases.withoutOutbox(side, () => expect(proxies.create(definition('doomed'), 'app-1', null, cause)).rejects.toThrow(/event_outbox/));
       expect(proxies.list({ ids: [], name: 'doomed' })).toEqual([]);
       expect((await stores(units)).proxies.list({ ids: [], name: 'doomed' })).toEqual([]);
+    });
+
+    it('keeps nothing of an export whose proxy cannot be taken from the API: no file, no identity, the proxy served as before', async () => {
+      const units = databases.runner(side);
+      const { proxies } = await stores(units);
+      const proxy = await proxies.create(definition('exported'), 'app-1', null, cause);
+      const secrets = new SecretStore(units, sealer);
+      await secrets.load();
+      const folder = new ProxyFolder({ kinds: [], secrets, report: () => undefined });
+      const root = join(databases.dir, `export-${side}`);
+      mkdirSync(root);
+      await folder.open(root);
+      const identities = new FileIdentities(units, sealer, 'proxy');
+      const exporting = () => writeDefinitionFiles(folder, secrets, [], {
+        path: 'exported.json',
+        configuration: {},
+        secretsFrom: 'EXPORTED',
+        json: () => ({ name: 'exported' }),
+        code: [],
+        identities,
+        identity: { id: proxy.id, key: proxy.key, created_at: proxy.created_at },
+        commit: () => proxies.delete(proxy.id, cause),
+      });
+      await databases.withoutOutbox(side, () => expect(exporting()).rejects.toThrow(/event_outbox/));
+      expect(existsSync(join(root, 'exported.json'))).toBe(false);
+      expect(await identities.hasId(proxy.id)).toBe(false);
+      expect(proxies.holds(proxy.id, proxy.key)).toBe(true);
+      expect((await stores(units)).proxies.holds(proxy.id, proxy.key)).toBe(true);
+      folder.close();
     });
   });
 });

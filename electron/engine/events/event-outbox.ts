@@ -169,14 +169,6 @@ export class EventOutbox {
     return changes;
   }
 
-  /**
-   * The same inside a transaction still written on SQLite's connection (a folder export's, with the secret store),
-   * whose runner answers at once: a failure throws here and rolls that transaction back.
-   */
-  changeNow(units: AnyUnitRunner, statement: Query, params: Params, event: RaisedEvent | null, notice: ChangeNotice): void {
-    void units.run(() => this.changing(statement, params, event, notice));
-    this.committed();
-  }
 
   /**
    * A read changes nothing: token.read for each token it read, stored with the reads of the next READ_BATCH_MS in one

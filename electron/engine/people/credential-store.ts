@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import { ApiProblem } from '../server/problem';
-import { type AnyUnitRunner, query, tx } from '../storage/unit';
+import { type AnyUnitRunner, isDuplicateKey, query, tx } from '../storage/unit';
 
 /** A person the workbench acts for: a named credential's holder. The owner (the per-run session) is none. */
 export interface WorkbenchPerson {
@@ -62,10 +62,16 @@ export class CredentialStore {
     checkCredentialName(name);
     const secret = SECRET_PREFIX + randomBytes(32).toString('base64url');
     const credential: CredentialInfo = { id: randomUUID(), name, created_at: nowIso(), last_used_at: null };
-    await this.units.run(function* () {
-      if (yield* tx.get(q.byName, [name])) throw new ApiProblem(409, `A credential named “${name}” exists already: pick another name, or revoke that one first`);
-      yield* tx.run(q.insert, [credential.id, name, hashOf(secret), credential.created_at]);
-    });
+    const taken = new ApiProblem(409, `A credential named “${name}” exists already: pick another name, or revoke that one first`);
+    try {
+      await this.units.run(function* () {
+        if (yield* tx.get(q.byName, [name])) throw taken;
+        yield* tx.run(q.insert, [credential.id, name, hashOf(secret), credential.created_at]);
+      });
+    } catch (error) {
+      // Another replica's create of the name committed after this one read it free: its unique name refuses this one.
+      throw isDuplicateKey(error) ? taken : error;
+    }
     return { credential, secret };
   }
 

@@ -235,13 +235,6 @@ export class ProxyStore {
     this.settle(proxy, true);
   }
 
-  /** The same, for the export that moves the proxy into a file (outbox.changeNow): it leaves memory before the folder is read again. */
-  exported(id: string, cause: EventCause): void {
-    const proxy = this.requireWritable(id);
-    this.outbox.changeNow(this.units, deleteProxy, { id: proxy.id }, deleted(proxy, cause), { channel: CHANNEL, id: proxy.id });
-    this.settle(proxy, true);
-  }
-
   /** A proxy another writer deleted since it was read: forgotten here too, and a 404 as if it had been already. */
   private gone(proxy: StoredProxy): ApiProblem {
     this.settle(proxy, true);

@@ -30,7 +30,7 @@ export class ReactorExport {
     const { id: reactorId, created_at } = reactor;
     // What a failed reactor asked for is what its file should hold: the folder reports what it still lacks.
     const definition = reactor.requested?.definition ?? reactor;
-    return this.write(definition, { id: reactorId, key: '', created_at }, file ?? fileBaseOf(reactor.name, 'reactor'), secretKeys, () => this.deps.reactors.exported(reactorId, workbenchCause()));
+    return this.write(definition, { id: reactorId, key: '', created_at }, file ?? fileBaseOf(reactor.name, 'reactor'), secretKeys, () => this.deps.reactors.delete(reactorId, workbenchCause()));
   }
 
   /** Writes the hosted service's reactor object as a reactor file, with its id when no reactor here has it. */
@@ -48,7 +48,7 @@ export class ReactorExport {
   }
 
   /** Writes `definition` as `<base>.reactor.json` and its code as `<base>.reactor.js`. */
-  private write(definition: ReactorDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => void): Promise<DefinitionFilesWritten> {
+  private write(definition: ReactorDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => Promise<void>): Promise<DefinitionFilesWritten> {
     const codeFile = `${base}.reactor${CODE_FILE_SUFFIX}`;
     return writeDefinitionFiles(this.deps.folder, this.deps.secrets, secretKeys, {
       path: base + REACTOR_FILE_SUFFIX,

@@ -167,13 +167,6 @@ export class ReactorStore {
     this.settle(reactor, true);
   }
 
-  /** The same, for the export that moves the reactor into a file (outbox.changeNow): it leaves memory before the folder is read again. */
-  exported(id: string, cause: EventCause): void {
-    const reactor = this.requireWritable(id);
-    this.outbox.changeNow(this.units, deleteReactor, { id: reactor.id }, deleted(reactor, cause), { channel: CHANNEL, id: reactor.id });
-    this.settle(reactor, true);
-  }
-
   /** In creation order, filtered by id (any of them) and name (a case-insensitive part of it). */
   list(ids: readonly string[], name: string | undefined): StoredReactor[] {
     const part = name?.toLowerCase();

@@ -46,13 +46,14 @@ export interface RunResult {
 export type Attempt<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /**
- * What a unit yields: a statement to execute, a unit to run within a savepoint of the current transaction, or a notice
- * of a change for the change feed once the transaction commits.
+ * What a unit yields: a statement to execute, a unit to run within a savepoint of the current transaction, a notice
+ * of a change for the change feed once the transaction commits, or keys to hold until the transaction ends.
  */
 export type Step =
   | { readonly op: 'get' | 'all' | 'run'; readonly query: Query; readonly params: Params | undefined }
   | { readonly op: 'savepoint'; readonly unit: Unit<unknown> }
-  | { readonly op: 'notify'; readonly notice: ChangeNotice };
+  | { readonly op: 'notify'; readonly notice: ChangeNotice }
+  | { readonly op: 'lock'; readonly keys: readonly string[] };
 
 /** A transactional unit answering T. A unit nested with `yield*` joins the transaction of the one that runs it. */
 export type Unit<T> = Generator<Step, T, unknown>;
@@ -80,7 +81,17 @@ export const tx = {
   *notify(channel: string, id: string): Unit<void> {
     yield { op: 'notify', notice: { channel, id } };
   },
+  /**
+   * Holds each of `keys` (a token's, say) until the transaction ends, waiting for a unit holding one elsewhere: units
+   * that decide from what they read about a key take turns on it across replicas, while units on other keys go on.
+   * SQLite's one writer holds every key already; PostgreSQL takes transaction-level advisory locks.
+   */
+  *lock(keys: readonly string[]): Unit<void> {
+    yield { op: 'lock', keys };
+  },
 };
+
+export const LOCK_IN_READ = 'A unit run as a read cannot hold a lock: run it with run()';
 
 /** Runs units in transactions of the embedded database: synchronously, so callers on the hot path stay synchronous. */
 export interface UnitRunner {

@@ -114,11 +114,9 @@ export class IntentStore<R extends AnyUnitRunner = AnyUnitRunner> {
   /** The live intent without its data, or undefined; one found expired is purged on the way (purged on access). */
   async get(id: string): Promise<IntentSummary | undefined> {
     const now = nowIso();
-    const row = await this.units.run(function* () {
-      const found = yield* tx.get(statements.get, { id, now });
-      if (!found) yield* tx.run(statements.expired, { id, now });
-      return found;
-    });
+    const row = await this.units.read(() => tx.get(statements.get, { id, now }));
+    // A read takes no write transaction: only a miss purges, and its delete is conditional, so replicas may both try.
+    if (!row) await this.units.run(() => tx.run(statements.expired, { id, now }));
     return row && summaryOf(row);
   }
 

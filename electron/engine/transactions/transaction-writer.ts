@@ -1,5 +1,5 @@
 import { ApiProblem } from '../server/problem';
-import type { AnyUnitRunner, Unit } from '../storage/unit';
+import { type AnyUnitRunner, tx, type Unit } from '../storage/unit';
 import { applyTokenWrites, type TokenStore, type TokenWrite } from '../vault/token-store';
 import { nowIso } from '../clock';
 import type { TokenWriter, WriteContext, WriteTarget } from '../vault/token-service';
@@ -13,6 +13,8 @@ import { anyLive, holdersOf, stagedWrites, stageWrites, stillOpen, tokenIdOf, ty
  * so the check and the write it guards are one transaction.
  */
 function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null): Unit<void> {
+  // Over PostgreSQL two units on one token, on two replicas, would otherwise both find it free and both write.
+  yield* tx.lock(writes.map((write) => `token:${tokenIdOf(write)}`));
   const now = nowIso();
   if (!(yield* anyLive(now))) return;
   for (const write of writes) {
@@ -29,8 +31,8 @@ function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null
 /**
  * The vault's writer once transactions exist: a write with PFX-TRANSACTION-ID is staged in that open transaction
  * (sealed, persisted) instead of applied, and every write, inside a transaction or not, respects the locks that
- * open transactions hold. Requests are handled one at a time between awaits, so check-then-write cannot interleave:
- * of two racing writes on one token, exactly one wins.
+ * open transactions hold. The check and the write are one unit holding the tokens' locks, so check-then-write cannot
+ * interleave, on one replica or several: of two racing writes on one token, exactly one wins.
  */
 export class TransactionWriter implements TokenWriter {
   /** Each open transaction's view of the vault, built once from its staged writes and kept up to date. */

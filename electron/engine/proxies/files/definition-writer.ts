@@ -31,8 +31,8 @@ export interface DefinitionToWrite {
   identities: FileIdentities;
   /** The identity to claim for the path; null: the one the path has, or a new one. */
   identity: FileIdentity | null;
-  /** Done last inside the transaction: an export takes the API's copy away. */
-  commit?: () => void;
+  /** Done last, once the files and the identity are kept: an export takes the API's copy away. */
+  commit?: () => Promise<void>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -94,8 +94,14 @@ export async function writeDefinitionFiles(folder: ProxyFolder, secrets: SecretS
       written.push(name);
     }
     const claimed = identity ? await identities.claim(path, identity) : await identities.of(path);
-    // Last: it takes the API's copy out of its store's memory too, which nothing would put back.
-    definition.commit?.();
+    try {
+      // Last: it takes the API's copy away, from the database and its store's memory, which nothing would put back.
+      await definition.commit?.();
+    } catch (error) {
+      // The files go: the identity claimed for their path goes too, or a later file there would take the id the API's copy still has.
+      if (identity) await identities.release(path, claimed.id);
+      throw error;
+    }
     return { path, files: files.map(([name]) => name), id: claimed.id, kept_identity: identity !== null, moved };
   };
   try {

@@ -30,6 +30,7 @@ const insertIfNone = query(
 const moveIdentity = query('file identity moved', 'UPDATE proxy_files SET file = ? WHERE file = ? AND kind = ?');
 const pathTaken = query('file identity path taken', 'SELECT 1 FROM proxy_files WHERE file = ?');
 const deleteOfPath = query('file identity of path deleted', 'DELETE FROM proxy_files WHERE file = ?');
+const deleteClaim = query('file identity claim undone', 'DELETE FROM proxy_files WHERE file = ? AND id = ? AND kind = ?');
 const deleteOtherKind = query('file identity of another kind deleted', 'DELETE FROM proxy_files WHERE file = ? AND kind <> ?');
 
 /**
@@ -102,6 +103,11 @@ export class FileIdentities {
     const row = this.rowOf(file, identity);
     await this.units.run(() => identityClaimed(row));
     return { ...identity, id: row.id };
+  }
+
+  /** Undoes `claim` of this id for the file (its files were not kept); a claim made since stays. */
+  async release(file: string, id: string): Promise<void> {
+    await this.units.run(() => tx.run(deleteClaim, [file, id.toLowerCase(), this.kind]));
   }
 
   /** A file renamed (its content unchanged): its identity follows it, unless the new path has one of its own. */

@@ -59,7 +59,7 @@ export class ProxyFiles {
   exportProxy(id: string, file: string | undefined, secretKeys: readonly string[]): Promise<DefinitionFilesWritten> {
     const proxy = this.deps.proxies.requireWritable(id);
     const { id: proxyId, key, created_at } = proxy;
-    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.exported(proxyId, workbenchCause()));
+    return this.write(proxy, { id: proxyId, key, created_at }, file ?? fileBaseOf(proxy.name, 'proxy'), secretKeys, () => this.deps.proxies.delete(proxyId, workbenchCause()));
   }
 
   /**
@@ -83,7 +83,7 @@ export class ProxyFiles {
   }
 
   /** Writes `definition` as `<base>.json` and its code as `<base>.request.js` / `<base>.response.js`. */
-  private write(definition: ProxyDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => void): Promise<DefinitionFilesWritten> {
+  private write(definition: ProxyDefinition, identity: FileIdentity | null, base: string, secretKeys: readonly string[], commit?: () => Promise<void>): Promise<DefinitionFilesWritten> {
     const codeFile = (side: 'request' | 'response') => `${base}.${side}${CODE_FILE_SUFFIX}`;
     const code: [string, string][] = [];
     for (const side of ['request', 'response'] as const) {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ChangeFeed, NOTIFY_IN_READ, type ChangeNotice } from '../change-feed';
-import type { Attempt, AsyncUnitRunner, Step, Unit } from '../unit';
+import { type Attempt, type AsyncUnitRunner, LOCK_IN_READ, type Step, type Unit } from '../unit';
 import type { NotifyChannel } from './notify-channel';
 import { postgresStatement, statementValues } from './statements';
 
@@ -13,6 +13,11 @@ const CHANGES_CHANNEL = 'tokenbench_changes';
 /** SQLSTATEs after which the whole unit runs again: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const ATTEMPTS = 6;
+/**
+ * A unit's keys as transaction-level advisory locks, taken in the order given (a volatile select list is evaluated
+ * after ORDER BY); two keys whose hashes meet only take turns more than they need.
+ */
+const LOCK_KEYS = 'SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS k(key, at) ORDER BY at';
 const BACKOFF_MS = 5;
 
 /**
@@ -196,6 +201,11 @@ export class PostgresUnits implements AsyncUnitRunner {
       transaction.notices.push(step.notice);
       return undefined;
     }
+    if (step.op === 'lock') {
+      // In one order on every replica, so two units taking the same keys never wait for each other in a cycle.
+      await transaction.client.query(LOCK_KEYS, [[...new Set(step.keys)].sort()]);
+      return undefined;
+    }
     if (!transaction.guarded) return statement(transaction.client, step);
     const name = `tokenbench_statement`;
     await transaction.client.query(`SAVEPOINT ${name}`);
@@ -241,6 +251,7 @@ export class PostgresUnits implements AsyncUnitRunner {
       let result: unknown;
       try {
         if (step.op === 'notify') throw new Error(NOTIFY_IN_READ);
+        if (step.op === 'lock') throw new Error(LOCK_IN_READ);
         result = step.op === 'savepoint' ? await this.readAttempt(client, step.unit) : await statement(client, step);
       } catch (error) {
         next = unit.throw(error);

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { ChangeFeed, NOTIFY_IN_READ, type ChangeNotice } from '../change-feed';
 import type { Db } from '../database';
-import type { Attempt, Query, Step, Unit, UnitRunner } from '../unit';
+import { type Attempt, LOCK_IN_READ, type Query, type Step, type Unit, type UnitRunner } from '../unit';
 
 const NO_ARGS: readonly unknown[] = [];
 
@@ -71,6 +71,10 @@ export class SqliteUnits implements UnitRunner {
     if (step.op === 'notify') {
       if (this.notices === null) throw new Error(NOTIFY_IN_READ);
       this.notices.push(step.notice);
+      return undefined;
+    }
+    if (step.op === 'lock') {
+      if (this.notices === null) throw new Error(LOCK_IN_READ);
       return undefined;
     }
     const statement = this.prepared(step.query);
