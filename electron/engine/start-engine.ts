@@ -532,6 +532,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       stopped = true;
       await housekeeping.stop();
       transactions.stop();
+      tokenCount.stop();
       tokenStore.backlog.stop();
       collections.close();
       proxyFolder.close();

@@ -69,7 +69,7 @@ describePostgres('a seed, the usage report and a wipe on SQLite and PostgreSQL',
       expect(report.total_tokens).toBe(2);
       expect(Object.fromEntries(Object.entries(report.token_report.metrics_by_type).map(([type, { count }]) => [type, count]))).toEqual({ card: 1, token: 1 });
       // The status reads its count at once, on either database.
-      await vi.waitFor(() => expect(engine.count.current()).toBe(2));
+      await vi.waitFor(() => expect(engine.count.current()).toBe(2), { timeout: 3_000 });
 
       const open = await engine.transactions.create(systemCaller(TENANT));
       const wiped = await engine.wipe();
@@ -79,7 +79,7 @@ describePostgres('a seed, the usage report and a wipe on SQLite and PostgreSQL',
       expect(await engine.transactions.store.get(open.id)).toBeUndefined();
       expect((await usageReport(engine.tokenStore, engine.active)).total_tokens).toBe(0);
       expect(engine.applications.findByName('Seeded backend')).toHaveLength(0);
-      await vi.waitFor(() => expect(engine.count.current()).toBe(0));
+      await vi.waitFor(() => expect(engine.count.current()).toBe(0), { timeout: 3_000 });
     });
 
     it("deletes the tenant in the wipe's one unit: reset, its active tokens forgotten and the seed applied again", async () => {

@@ -1,27 +1,30 @@
 import type { AnyUnitRunner } from '../storage/unit';
 import type { TokenStore } from './token-store';
 
+/** How often a PostgreSQL replica counts again while tokens are being written: a count is a scan, not a lookup. */
+const RECOUNT_MS = 1_000;
+
 /**
  * How many live tokens the vault holds, as the engine's status shows it: a status answers at once, for its callers
  * (the live feed, Electron's IPC, the Composer's first-run view) read it synchronously. Over SQLite each status counts
- * at once; over PostgreSQL, where a count is a query, it answers the last count read, read again after every write
- * this replica or another makes (the store hears both) and at start, so it trails a change by one read.
+ * at once; over PostgreSQL, where a count is a query, it answers the last count read, read at start and again within
+ * a second of a write this replica or another makes (the store hears both), never more often, so a stream of creates
+ * does not keep the database scanning.
  */
 export class TokenCount {
   private last = 0;
-  private reading = false;
-  private again = false;
   private counting = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly store: Pick<TokenStore<AnyUnitRunner>, 'count' | 'onWrite'>) {}
 
-  /** Reads the first count; over PostgreSQL, from now on after every write. */
+  /** Reads the first count; over PostgreSQL, from now on after writes. */
   async start(): Promise<void> {
     const first = this.store.count();
     if (!(first instanceof Promise)) return;
     this.counting = true;
     this.last = await first;
-    this.store.onWrite(() => this.refresh());
+    this.store.onWrite(() => this.recountSoon());
   }
 
   current(): number {
@@ -29,20 +32,21 @@ export class TokenCount {
     return this.store.count() as number;
   }
 
-  /** One read at a time; writes meanwhile make one more read after it. A failed read keeps the last count. */
-  private refresh(): void {
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = true;
-    void (this.store.count() as Promise<number>)
-      .then((n) => (this.last = n), () => undefined)
-      .finally(() => {
-        this.reading = false;
-        if (!this.again) return;
-        this.again = false;
-        this.refresh();
-      });
+  /** No more counts (the engine stops). */
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.counting = false;
+  }
+
+  /** Writes meanwhile join the pending read; a failed read keeps the last count. */
+  private recountSoon(): void {
+    if (this.timer || !this.counting) return;
+    this.timer = setTimeout(() => {
+      // Cleared before the read: a write the read may miss schedules the next one.
+      this.timer = null;
+      void (this.store.count() as Promise<number>).then((n) => (this.last = n), () => undefined);
+    }, RECOUNT_MS);
+    this.timer.unref();
   }
 }
