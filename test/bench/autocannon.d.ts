@@ -17,7 +17,8 @@ declare module 'autocannon' {
     }
 
     interface Options {
-      url: string;
+      /** Several: client i connects to url[i mod n]. */
+      url: string | string[];
       connections?: number;
       /** Seconds. */
       duration?: number;

@@ -3,7 +3,7 @@
  * it prints would say nothing about correctness), its load runner must count what it sees, and the report must
  * compare and judge rows as documented.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { fakeLoad } from './fake-load';
 import { runLoad, type RequestPlan } from './load';
 import { machineInfo } from './machine';
+import { cpuSeconds, treeCpuSeconds } from './process-cpu';
 import { buildReport, reportMarkdown } from './report';
 import { inRounds, medianRound } from './rounds';
 import { mixedRequest } from './vault-data';
@@ -130,6 +131,61 @@ describe('runLoad', () => {
     expect(result.checkFailures / result.checked).toBeCloseTo(0.75, 1);
     expect(result.latencyMs.p99).toBeGreaterThanOrEqual(result.latencyMs.p50);
     expect(result.serverCores).toBeGreaterThan(0);
+  });
+});
+
+describe('runLoad over replicas', () => {
+  const servers: Server[] = [];
+  const served = [0, 0];
+  beforeAll(async () => {
+    for (const i of [0, 1]) {
+      const server = createServer((_req, res) => {
+        served[i]++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      servers.push(server);
+    }
+  });
+  afterAll(() => Promise.all(servers.map((server) => new Promise<void>((done) => server.close(() => done())))));
+
+  it('spreads its connections over every URL and meters each named process', async () => {
+    const urls = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const plan: RequestPlan = { next: () => ({ method: 'GET', path: '/' }), check: (status) => status === 200 };
+    const result = await runLoad(plan, {
+      url: urls,
+      serverPid: process.pid,
+      metered: { self: () => cpuSeconds(process.pid), nothing: () => null },
+      connections: 4,
+      durationSeconds: 1,
+      warmupSeconds: 0,
+    });
+    expect(result.checkFailures).toBe(0);
+    // Two connections each: neither server gets much more than the other.
+    expect(Math.min(...served)).toBeGreaterThan(Math.max(...served) / 3);
+    expect(result.meteredCores?.self).toBeGreaterThan(0);
+    expect(result.meteredCores?.nothing).toBeNull();
+  });
+});
+
+describe('treeCpuSeconds', () => {
+  /** Burns `ms` of its own CPU time (not wall time: a busy machine must not shorten it), then says so. */
+  const burn = (ms: number, then: string) => `${process.execPath} -e 'while (process.cpuUsage().user < ${ms * 1000}); ${then}'`;
+
+  it("counts the CPU of a process's children, those that ended and those still running", async () => {
+    // The shell waits for the first child (its CPU moves into the shell's cutime) and runs the second, which stays.
+    const shell = spawn('sh', ['-c', `${burn(300, '')}; ${burn(300, 'console.log("idle"); setTimeout(() => {}, 30000)')}`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
+    try {
+      await new Promise<void>((done) => shell.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('idle') && done()));
+      expect(cpuSeconds(shell.pid!)).toBeLessThan(0.1);
+      expect(treeCpuSeconds(shell.pid!)).toBeGreaterThanOrEqual(0.6);
+    } finally {
+      // The whole group: the shell and the child still running.
+      process.kill(-shell.pid!, 'SIGKILL');
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { meterCpu } from './process-cpu';
+import { meterCpu, type CpuReading } from './process-cpu';
 
 /**
  * What a load run sends and how it judges each answer. `next` builds one request and notes in `context` what its
@@ -12,7 +12,8 @@ export interface RequestPlan {
 }
 
 export interface LoadOptions {
-  url: string;
+  /** Several servers of one service (replicas): connection i goes to url[i mod n], round robin as a balancer spreads them. */
+  url: string | string[];
   connections: number;
   durationSeconds: number;
   /** An unmeasured run first (JIT, SQLite page cache, keep-alive sockets); its answers are checked too. */
@@ -20,6 +21,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** The process answering, to meter its CPU during the measured run. */
   serverPid: number;
+  /** More processes to meter during the measured run, by name (another replica, the database server). */
+  metered?: Record<string, CpuReading>;
 }
 
 export interface LoadResult {
@@ -41,6 +44,8 @@ export interface LoadResult {
    */
   serverCores: number | null;
   loadGeneratorCores: number | null;
+  /** Cores kept busy by each of the options' `metered`, by its name. */
+  meteredCores?: Record<string, number | null>;
   /** When this is the median of several rounds (see rounds.ts): every round's req/s, in the order they ran. */
   roundsRequestsPerSecond?: number[];
 }
@@ -70,11 +75,13 @@ export async function runLoad(plan: RequestPlan, options: LoadOptions): Promise<
   const latencies: number[] = [];
   const serverCpu = meterCpu(options.serverPid);
   const ownCpu = meterCpu(process.pid);
+  const meters = Object.entries(options.metered ?? {}).map(([name, reading]) => [name, meterCpu(reading)] as const);
   const run = autocannon({ ...common, duration: options.durationSeconds });
   run.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   const result = await run;
   const serverCores = serverCpu();
   const loadGeneratorCores = ownCpu();
+  const meteredCores = options.metered && Object.fromEntries(meters.map(([name, meter]) => [name, meter()]));
   const sorted = Float64Array.from(latencies).sort();
   return {
     requestsPerSecond: result.requests.total / result.duration,
@@ -88,5 +95,6 @@ export async function runLoad(plan: RequestPlan, options: LoadOptions): Promise<
     durationSeconds: result.duration,
     serverCores,
     loadGeneratorCores,
+    ...(meteredCores && { meteredCores }),
   };
 }

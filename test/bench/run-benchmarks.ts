@@ -2,13 +2,13 @@
  * `npm run bench`: runs the benchmark suites, writes bench/results/{bench-<time>,latest}.{json,md} and prints the
  * markdown. A script, not a test: it measures, and fails (exit 1) only when a response was wrong, not when slow.
  *
- *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors, webhooks, events-cost)
- *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50; events-cost 1,10)
+ *   --suite NAME        run only this suite (repeatable; default: all: vault, proxy, code-runtime, proxy-files, tokens-page, history-page, open-requests, flags, startup, start, reactors, webhooks, events-cost, replicas)
+ *   --connections 1,10  connection counts         (default per suite: vault 1,10; proxy 1,10,50; events-cost 1,10; replicas 10,40)
  *   --duration S        measured seconds per run  (default per suite: vault 6; proxy 3)
  *   --warmup S          unmeasured seconds first  (default per suite: vault 2; proxy 1, after priming)
  *   --token-duration S  events-cost: measured seconds of the token read and create runs (default: --duration)
  *   --rounds N          runs per system and cell, interleaved; the median is reported (default 3)
- *   --tokens N          tokens in the vault, tokens-page and events-cost suites (100000)
+ *   --tokens N          tokens in the vault, tokens-page, events-cost and replicas suites (100000)
  *   --entries N         requests seeded into the history-page suite's history (10000, what the engine keeps)
  *   --bodies 1,100      proxy body sizes in KB      (default 1,100)
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
@@ -25,6 +25,7 @@ import { runCodeRuntimeBench } from './code-runtime-bench';
 import { runEventsCostBench } from './events-cost-bench';
 import { runProxyFilesBench } from './proxy-files-bench';
 import { runReactorBench } from './reactor-bench';
+import { runReplicasBench } from './replicas-bench';
 import { runFlagBench } from './flag-bench';
 import { runHistoryPageBench } from './history-page-bench';
 import { runOpenRequestsBench } from './open-requests-bench';
@@ -148,6 +149,11 @@ const SUITES: Record<string, Suite> = {
     describe: ({ rounds, durationSeconds, tokenDurationSeconds = durationSeconds, warmupSeconds, connections }) =>
       `${rounds} round(s) of ${tokenDurationSeconds} s measured (token cells) or ${durationSeconds} s (proxy cells) + ${warmupSeconds} s warm-up per system and cell, connections ${connections.join('/')}`,
   },
+  // SQLite beside PostgreSQL with one and two serve replicas; it starts its own PostgreSQL cluster.
+  replicas: {
+    defaults: { connections: [10, 40], durationSeconds: 3, warmupSeconds: 1 },
+    run: (settings, tokens) => runReplicasBench({ ...settings, tokens }),
+  },
 };
 
 /** A number of seconds; a warm-up may be 0 (skipped), a measured run may not. */
@@ -220,7 +226,7 @@ async function main(): Promise<number> {
     results.push(await SUITES[name].run(settings, tokens));
   }
 
-  const shown = { ...runSettings, ...(['vault', 'tokens-page', 'events-cost'].some((s) => suites.includes(s)) && { tokens }), profiled: values.profile };
+  const shown = { ...runSettings, ...(['vault', 'tokens-page', 'events-cost', 'replicas'].some((s) => suites.includes(s)) && { tokens }), profiled: values.profile };
   const report = buildReport(machine, shown, results);
   process.stdout.write(writeReport(report, RESULTS_DIR));
   log(`Results in ${RESULTS_DIR}/latest.{json,md}`);

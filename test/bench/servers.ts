@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
+import { DATABASE_URL_ENV, MASTER_KEY_ENV } from '../../electron/cli/serve-options';
 import { BASELINE_READY, type BaselineReplies } from './baseline-server';
 import { servingUrl } from './child-announce';
 import { REPO_ROOT, startChildServer, type ChildServer } from './child-process';
@@ -18,6 +19,13 @@ export interface TokenbenchInfo {
   workbenchUrl: string | null;
   /** The built-in echo destination's address. */
   echoUrl: string | null;
+}
+
+/** A vault over PostgreSQL instead of a data folder: what every replica of one service is started with. */
+export interface BenchDatabase {
+  url: string;
+  /** The vault's master key (base64 of 32 bytes), the same on every replica. */
+  masterKey: string;
 }
 
 export interface TokenbenchOptions {
@@ -40,14 +48,20 @@ export const BUILT_CLI = 'out/main/serve.js';
 
 /**
  * The real service through its built CLI (`serve`), started with the engine's Node flags as `npm run serve` starts
- * it: an on-disk vault in `dataDir`, a free port, no echo destination unless `args` give it a port.
+ * it: an on-disk vault in the data folder `vault` (or a replica over a PostgreSQL database), a free port, no echo
+ * destination unless `args` give it a port.
  */
-export function startTokenbench(dataDir: string, { cpuProfileDir, args = [], cli = BUILT_CLI }: TokenbenchOptions = {}): Promise<ChildServer<TokenbenchInfo>> {
+export function startTokenbench(vault: string | BenchDatabase, { cpuProfileDir, args = [], cli = BUILT_CLI }: TokenbenchOptions = {}): Promise<ChildServer<TokenbenchInfo>> {
   if (cpuProfileDir) mkdirSync(cpuProfileDir, { recursive: true });
   if (!existsSync(resolve(REPO_ROOT, cli))) throw new Error(`${cli} is missing: run the benchmark with \`npm run bench\`, which builds first`);
+  // The database's URL and key go in the environment, as an operator keeps them off the command line.
+  const storage = typeof vault === 'string'
+    ? { args: ['--data-dir', vault] }
+    : { args: [], env: { [DATABASE_URL_ENV]: vault.url, [MASTER_KEY_ENV]: vault.masterKey } };
   return startChildServer({
     script: cli,
-    args: ['--port', '0', '--echo-port', '0', '--data-dir', dataDir, ...args],
+    args: ['--port', '0', '--echo-port', '0', ...storage.args, ...args],
+    env: storage.env,
     nodeFlags: [...ENGINE_NODE_FLAGS, ...(cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [])],
     // The CLI prints its start lines in one write of well under PIPE_BUF bytes, so they arrive together.
     ready: (stdout) => {
