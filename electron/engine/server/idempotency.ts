@@ -7,6 +7,14 @@ import type { JsonReply } from './route-types';
 export const forgetAllAnswers = query('forget all kept answers', 'DELETE FROM idempotency_keys');
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a claim stands without its answer: past it, the replica that claimed the key is taken to have died
+ * mid-request (a crash, kill -9), and a repeat may run instead of being refused until the claim is pruned.
+ */
+const CLAIM_LEASE_MS = 5 * 60 * 1000;
+/** The status of a claimed key whose first request is still running: no answer is kept yet. */
+const RUNNING = 0;
+const NO_ANSWER = Buffer.alloc(0);
 
 interface Scope {
   applicationId: string;
@@ -24,36 +32,49 @@ interface StoredAnswer {
 
 const answers = {
   prune: query('forget old answers', 'DELETE FROM idempotency_keys WHERE created_at <= ?'),
-  get: query<StoredAnswer>('kept answer', 'SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at > ?'),
-  put: query(
-    'keep answer',
-    `INSERT OR REPLACE INTO idempotency_keys
-    (application_id, key, method, path, status, sealed_response, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    {
-      postgres: `INSERT INTO idempotency_keys (application_id, key, method, path, status, sealed_response, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (application_id, key) DO UPDATE SET method = EXCLUDED.method,
-    path = EXCLUDED.path, status = EXCLUDED.status, sealed_response = EXCLUDED.sealed_response, created_at = EXCLUDED.created_at`,
-    },
+  get: query<StoredAnswer>('kept answer', 'SELECT * FROM idempotency_keys WHERE application_id = ? AND key = ?'),
+  // A key is taken by inserting its row, so that of racing first requests, on any replica, one inserts and the others
+  // find its row; a row past the retention, or a claim past its lease, is taken over.
+  claim: query(
+    'claim key',
+    `INSERT INTO idempotency_keys (application_id, key, method, path, status, sealed_response, created_at)
+    VALUES (@application_id, @key, @method, @path, ${RUNNING}, @no_answer, @at)
+    ON CONFLICT (application_id, key) DO UPDATE SET method = excluded.method, path = excluded.path, status = excluded.status,
+    sealed_response = excluded.sealed_response, created_at = excluded.created_at
+    WHERE idempotency_keys.created_at <= @expired OR (idempotency_keys.status = ${RUNNING} AND idempotency_keys.created_at <= @abandoned)`,
   ),
+  keep: query(
+    'keep answer',
+    `UPDATE idempotency_keys SET status = ?, sealed_response = ? WHERE application_id = ? AND key = ? AND created_at = ? AND status = ${RUNNING}`,
+  ),
+  release: query('release claim', `DELETE FROM idempotency_keys WHERE application_id = ? AND key = ? AND created_at = ? AND status = ${RUNNING}`),
 };
 
-/** The idempotent request's first unit: the answer kept for the key, if any within the retention. */
-function* keptAnswer(scope: Scope, since: string): Unit<StoredAnswer | undefined> {
-  return yield* tx.get(answers.get, [scope.applicationId, scope.key, since]);
-}
-
-/** Its second, once the handler succeeded: the answer kept, sealed. */
-function* keepAnswer(scope: Scope, status: number, sealed: Buffer, at: string): Unit<void> {
-  yield* tx.run(answers.put, [scope.applicationId, scope.key, scope.method, scope.path, status, sealed, at]);
+/**
+ * The idempotent request's first unit: claims the key for this request, or answers the row that holds it (a kept
+ * answer, or another request's claim) without claiming.
+ */
+function* claimKey(scope: Scope, at: number): Unit<StoredAnswer | undefined> {
+  const { changes } = yield* tx.run(answers.claim, {
+    application_id: scope.applicationId,
+    key: scope.key,
+    method: scope.method,
+    path: scope.path,
+    no_answer: NO_ANSWER,
+    at: new Date(at).toISOString(),
+    expired: new Date(at - RETENTION_MS).toISOString(),
+    abandoned: new Date(at - CLAIM_LEASE_MS).toISOString(),
+  });
+  if (changes === 1) return undefined;
+  return yield* tx.get(answers.get, [scope.applicationId, scope.key]);
 }
 
 /**
  * PFX-IDEMPOTENCY-KEY: the first success for a key is kept for 24 h and replayed to repeats; a repeat while the first is
- * still running is a 409. Stored replies may hold revealed token data, so they are sealed like token data.
+ * still running is a 409, whichever replica either reached, since the key is claimed in the database before the first
+ * runs. Stored replies may hold revealed token data, so they are sealed like token data.
  */
 export class IdempotencyStore {
-  private readonly inFlight = new Set<string>();
-
   constructor(
     /** Any driver's: the kept answers are read and written only through units. */
     private readonly units: AnyUnitRunner,
@@ -65,33 +86,37 @@ export class IdempotencyStore {
     handler: () => Promise<JsonReply>,
   ): Promise<JsonReply & { replayed?: boolean }> {
     const id = `${scope.applicationId}\n${scope.key}`;
-    this.refuseInFlight(id);
-    const since = new Date(Date.now() - RETENTION_MS).toISOString();
-    const stored = await this.units.read(() => keptAnswer(scope, since));
-    if (stored) {
-      if (stored.method !== scope.method || stored.path !== scope.path) {
-        throw new ApiProblem(422, `The idempotency key was first used for ${stored.method} ${stored.path}`);
+    const claimedAt = Date.now();
+    const held = await this.units.run(() => claimKey(scope, claimedAt));
+    if (held) {
+      if (held.status === RUNNING) throw new ApiProblem(409, 'A request with this idempotency key is still in progress');
+      if (held.method !== scope.method || held.path !== scope.path) {
+        throw new ApiProblem(422, `The idempotency key was first used for ${held.method} ${held.path}`);
       }
-      return { ...this.sealer.openJson<JsonReply>(stored.sealed_response, id), replayed: true };
+      return { ...this.sealer.openJson<JsonReply>(held.sealed_response, id), replayed: true };
     }
-    // Again: a first request may have started while the lookup was awaited.
-    this.refuseInFlight(id);
-    this.inFlight.add(id);
+    // The claim is this request's by its time: one taken over after its lease is another's to keep or release.
+    const mine = [scope.applicationId, scope.key, new Date(claimedAt).toISOString()];
+    let kept = false;
     try {
       const reply = await handler();
       if (reply.status >= 200 && reply.status < 300) {
         const sealed = this.sealer.sealJson(reply, id);
-        const at = new Date().toISOString();
-        await this.units.run(() => keepAnswer(scope, reply.status, sealed, at));
+        await this.units.run(() => tx.run(answers.keep, [reply.status, sealed, ...mine]));
+        kept = true;
       }
       return reply;
     } finally {
-      this.inFlight.delete(id);
+      // Failed requests are not kept, so a retry runs again. A release that fails leaves the claim to its lease, and
+      // the request's own answer (its error) stands.
+      if (!kept) {
+        try {
+          await this.units.run(() => tx.run(answers.release, mine));
+        } catch {
+          // Left to the lease.
+        }
+      }
     }
-  }
-
-  private refuseInFlight(id: string): void {
-    if (this.inFlight.has(id)) throw new ApiProblem(409, 'A request with this idempotency key is still in progress');
   }
 
   async prune(): Promise<void> {
