@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessionFromSecret } from '../../electron/engine';
 import { openLive } from '../support/live-stream';
 import { postgresUrl } from '../support/postgres-suite';
@@ -139,11 +139,17 @@ describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () =>
   it('history from both replicas in one place: either lists what the other logged', async () => {
     const onA = await createToken(a);
     const onB = await createToken(b);
+    // Each replica writes its entries in batches after answering: another replica's are there within a second.
     for (const replica of [a, b]) {
       for (const id of [onA, onB]) {
-        const logs = await manage(replica, 'GET', `/logs?entity_id=${id}`);
-        expect(logs.status).toBe(200);
-        expect(logs.body.data).toEqual([expect.objectContaining({ entity_id: id, operation: 'create' })]);
+        await vi.waitFor(
+          async () => {
+            const logs = await manage(replica, 'GET', `/logs?entity_id=${id}`);
+            expect(logs.status).toBe(200);
+            expect(logs.body.data).toEqual([expect.objectContaining({ entity_id: id, operation: 'create' })]);
+          },
+          { timeout: COHERENCE_MS, interval: 50 },
+        );
       }
     }
   });
