@@ -274,7 +274,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const environments = new Environments(units, () => collections.folder);
   await environments.load();
   await tokenCount.start();
-  const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
+  const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections, units.changes);
   intents.on('change', (change) => events.emit('tokenIntent', change));
   webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
 

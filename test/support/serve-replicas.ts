@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 import { freshDatabase } from './postgres-suite';
@@ -76,7 +76,15 @@ export async function startServeReplicas({ name, count = 2, args = [], together 
   const folder = tempDir('tokenbench-replicas-');
   const seedFile = join(folder, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(SEED));
-  const env = { TOKENBENCH_MASTER_KEY: randomBytes(32).toString('base64'), TOKENBENCH_SESSION_SECRET: randomBytes(32).toString('base64url') };
+  // A stand-in for the built UI, so every replica serves the workbench (and its live events) without `npm run build`.
+  const uiDir = join(folder, 'ui');
+  mkdirSync(uiDir);
+  writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
+  const env = {
+    TOKENBENCH_MASTER_KEY: randomBytes(32).toString('base64'),
+    TOKENBENCH_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    TOKENBENCH_UI_DIR: uiDir,
+  };
   // The URL travels in the environment, as an operator would keep its password off the command line.
   const flagsOf = (port: number) => ['--port', String(port), '--echo-port', '0', '--seed', seedFile, '--collections', join(folder, 'collections'), ...args];
 
