@@ -177,7 +177,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
-  const { db, units, sealer, tenantId, historyDatabaseUrl, leader, close: closeStorage } = await openStorage(config, masterKey);
+  const { db, units, sealer, tenantId, historyDatabaseUrl, leader, starting, close: closeStorage } = await openStorage(config, masterKey);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -242,15 +242,19 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const encrypted = encryptedRequests(clientKeys);
 
   let seedReport: SeedReport | null;
+  let bootstrapKeys: Awaited<ReturnType<typeof bootstrap>>;
   try {
-    await applications.load();
-    await sessions.load();
-    seedReport = seed ? await applySeed<AnyUnitRunner>(seed, applications, tokens) : null;
+    // Loaded inside: a replica that waited for another's start reads the applications that one seeded or made.
+    [seedReport, bootstrapKeys] = await starting(async () => {
+      await applications.load();
+      await sessions.load();
+      const report = seed ? await applySeed<AnyUnitRunner>(seed, applications, tokens) : null;
+      return [report, await bootstrap(applications)] as const;
+    });
   } catch (error) {
     await closeStorage();
     throw error;
   }
-  const bootstrapKeys = await bootstrap(applications);
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessionFromSecret } from '../../electron/engine';
 import { openLive } from '../support/live-stream';
 import { postgresUrl } from '../support/postgres-suite';
-import { REPLICA_KEYS, serveTakesDatabase, startServeReplicas, type ServeReplica, type ServeReplicas } from '../support/serve-replicas';
+import { REPLICA_KEYS, REPLICA_SEED_TOKEN, serveTakesDatabase, startServeReplicas, type ServeReplica, type ServeReplicas } from '../support/serve-replicas';
 import { callApi, type CallOptions } from '../support/test-engine';
 import { startWebhookReceiver, type ReceivedDelivery } from '../support/webhook-receiver';
 
@@ -185,4 +185,27 @@ describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () =>
     await a.restart();
     expect((await call(a, 'GET', `/tokens/${acknowledged.at(-1)}`)).status).toBe(200);
   }, 90_000);
+});
+
+describe.skipIf(!wired)('three serve replicas started together on a fresh database', () => {
+  it('all start, with one tenant, one set of applications and the seed applied once', async () => {
+    const cluster = await startServeReplicas({ name: 'together', count: 3, together: true });
+    try {
+      const { replicas } = cluster;
+      const tenants = await Promise.all(replicas.map((replica) => manage(replica, 'GET', '/tenants/self')));
+      expect(tenants.map((res) => res.status)).toEqual([200, 200, 200]);
+      expect(new Set(tenants.map((res) => res.body.id)).size).toBe(1);
+      const applications = await manage(replicas[0], 'GET', '/applications?size=100');
+      expect(applications.status).toBe(200);
+      const names = (applications.body.data as { name: string }[]).map((application) => application.name).sort();
+      expect(names).toEqual([...new Set(names)]);
+      expect(names).toEqual(expect.arrayContaining(['replicas-backend', 'replicas-ops']));
+      for (const replica of replicas) {
+        const seeded = await call(replica, 'GET', '/tokens?metadata.seeded=replicas');
+        expect(seeded.body.data.map((token: { id: string }) => token.id)).toEqual([REPLICA_SEED_TOKEN]);
+      }
+    } finally {
+      await cluster.stop();
+    }
+  }, 120_000);
 });

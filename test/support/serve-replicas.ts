@@ -12,6 +12,9 @@ export const REPLICA_KEYS = {
   private: 'key_test_replicas_backend_0123456789abcd',
 } as const;
 
+/** The one token the seed holds. */
+export const REPLICA_SEED_TOKEN = '5eed0000-4b7a-4c3e-9f10-2a3b4c5d6e7f';
+
 const SEED = {
   applications: [
     {
@@ -27,7 +30,7 @@ const SEED = {
       rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:update', 'token:delete', 'token:use'] }],
     },
   ],
-  tokens: [],
+  tokens: [{ id: REPLICA_SEED_TOKEN, type: 'token', data: 'seeded', metadata: { seeded: 'replicas' } }],
 };
 
 /** One `serve` replica: its port stays its own across a kill and a restart, as behind a load balancer. */
