@@ -10,6 +10,8 @@ const DEFAULTS = resolveConfig();
 export const DEFAULT_DATA_DIR = '.tokenbench';
 export const MASTER_KEY_ENV = 'TOKENBENCH_MASTER_KEY';
 export const DATABASE_URL_ENV = 'TOKENBENCH_DATABASE_URL';
+/** The folder of the workbench UI to serve, in place of the build found beside the CLI. */
+export const UI_DIR_ENV = 'TOKENBENCH_UI_DIR';
 const MAX_PORT = 65_535;
 
 const OPTIONS = {
@@ -94,6 +96,7 @@ export const USAGE = [
   '',
   `TOKENBENCH_SESSION_SECRET: the workbench owner's session, ${SESSION_SECRET_RULE}, kept across restarts`,
   '(default: a new one each start, in the Workbench address printed).',
+  `${UI_DIR_ENV}: the folder of the workbench UI to serve (default: the build found beside the CLI).`,
   '',
 ].join('\n');
 

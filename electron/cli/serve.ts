@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startEngine, type Engine } from '../engine';
-import { parseServeArgs, UsageError, USAGE } from './serve-options';
+import { parseServeArgs, UI_DIR_ENV, UsageError, USAGE } from './serve-options';
 import { exposureWarning, startFailure, startupReport } from './serve-report';
 
 export async function main(argv: string[]): Promise<number> {
@@ -20,10 +20,11 @@ export async function main(argv: string[]): Promise<number> {
   let engine: Engine;
   try {
     // The browser workbench is served when its build (`npm run build`) is there: beside out/main when this is the
-    // built CLI, under the repository's out/ when it runs from source.
-    const uiDir = [resolve(__dirname, '..', 'renderer'), resolve(__dirname, '..', '..', 'out', 'renderer')].find((dir) =>
-      existsSync(join(dir, 'index.html')),
-    );
+    // built CLI, under the repository's out/ when it runs from source; or from the folder TOKENBENCH_UI_DIR names
+    // (another build), which must hold one.
+    const uiDir =
+      process.env[UI_DIR_ENV] ||
+      [resolve(__dirname, '..', 'renderer'), resolve(__dirname, '..', '..', 'out', 'renderer')].find((dir) => existsSync(join(dir, 'index.html')));
     // The proxies folder's lines (a file loaded, broken, removed) are the developer's loop: on stdout, as they happen.
     engine = await startEngine({ ...options, browserWorkbench: uiDir ? { uiDir } : undefined, proxyFilesReport: (line) => process.stdout.write(`${line}\n`) });
   } catch (error) {

@@ -8,9 +8,10 @@ import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
 import type { IntentChange } from './token-intents/token-intents';
+import type { ChangeFeed } from './storage/change-feed';
 import type { AnyUnitRunner } from './storage/unit';
 import { tokenIdOf, type TransactionUnits } from './transactions/transaction-store';
-import type { TokenStore, TokenWrite } from './vault/token-store';
+import { TOKEN_CHANGES, type TokenStore, type TokenWrite } from './vault/token-store';
 
 /** The engine's one event road: what the workbench hears of the changes the engine makes. */
 export interface EngineEventMap {
@@ -39,7 +40,15 @@ export type EngineEvents = EventEmitter<EngineEventMap>;
  * collections' folder are watched only while someone listens: the history shapes an entry for display (decoding its
  * kept body) only for a listener, so with none every request skips that.
  */
-export function engineEvents(history: RequestLog, transactions: TransactionManager<TransactionUnits>, panel: TransactionPanel, tokens: Pick<TokenStore<AnyUnitRunner>, 'onApplied'>, collections: CollectionStore): EngineEvents {
+export function engineEvents(
+  history: RequestLog,
+  transactions: TransactionManager<TransactionUnits>,
+  panel: TransactionPanel,
+  tokens: Pick<TokenStore<AnyUnitRunner>, 'onApplied'>,
+  collections: CollectionStore,
+  /** The storage's change feed: over PostgreSQL it carries the other replicas' token changes too. */
+  changes: ChangeFeed,
+): EngineEvents {
   const events: EngineEvents = new EventEmitter();
   const forwardEntry = (entry: SentHistoryEntry) => events.emit('request', entry);
   const forwardCollections = (view: CollectionsView) => events.emit('collections', view);
@@ -70,6 +79,11 @@ export function engineEvents(history: RequestLog, transactions: TransactionManag
   tokens.onApplied((writes) => {
     if (events.listenerCount('token') === 0) return;
     for (const write of writes) events.emit('token', { id: tokenIdOf(write), change: CHANGES[write.op] });
+  });
+  // Another replica's notice names the token, not what befell it: as 'changed' the page reads it again, which shows a
+  // created token and drops a deleted one. This process's own writes were heard above, with their kind.
+  changes.listen(TOKEN_CHANGES.TOKENS, (id, origin) => {
+    if (origin === 'elsewhere' && events.listenerCount('token') > 0) events.emit('token', { id, change: 'changed' });
   });
   return events;
 }

@@ -1,6 +1,7 @@
 import type { Sealer } from './storage/crypto';
 import { openDatabase, type Db } from './storage/database';
 import { openPostgresStorage, type PostgresStorageOptions } from './storage/postgres/open-storage';
+import { whileStarting } from './storage/postgres/start-lock';
 import type { Leadership } from './storage/postgres/leadership';
 import type { PostgresUnits } from './storage/postgres/unit-driver';
 import { unitsOf } from './storage/sqlite/unit-driver';
@@ -15,6 +16,11 @@ interface Opened {
   readonly historyDatabaseUrl: string | undefined;
   /** Which replica runs the periodic jobs (`Housekeeping`); null where this process is the database's only one. */
   readonly leader: Leadership | null;
+  /**
+   * Runs the start's one-time writes (the seed, the first-start keys) with the other replicas' starts waiting, each
+   * then reading what this one wrote; at once where this process is the database's only one.
+   */
+  starting<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -49,7 +55,8 @@ export async function openEngineStorage(where: SqliteStorageOptions | PostgresSt
   if ('url' in where) {
     const { units, sealer, leadership, close } = await openPostgresStorage(where);
     try {
-      return { db: null, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: where.url, leader: leadership, close };
+      const starting = <T>(work: () => Promise<T>) => whileStarting(where.url, work);
+      return { db: null, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: where.url, leader: leadership, starting, close };
     } catch (error) {
       await close();
       throw error;
@@ -61,7 +68,8 @@ export async function openEngineStorage(where: SqliteStorageOptions | PostgresSt
   const units = unitsOf(db);
   try {
     await recordKeyCheck(units, sealer, dataDir);
-    return { db, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: undefined, leader: null, close: async () => { db.close(); } };
+    const starting = <T>(work: () => Promise<T>) => work();
+    return { db, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: undefined, leader: null, starting, close: async () => { db.close(); } };
   } catch (error) {
     db.close();
     throw error;

@@ -177,7 +177,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
-  const { db, units, sealer, tenantId, historyDatabaseUrl, leader, close: closeStorage } = await openStorage(config, masterKey);
+  const { db, units, sealer, tenantId, historyDatabaseUrl, leader, starting, close: closeStorage } = await openStorage(config, masterKey);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -229,10 +229,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
   // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.
+  // Over PostgreSQL a failed settling is logged: the next start's reconcile settles it.
   transactions.on('change', ({ id, state }) => {
     if (state === 'open') return;
-    const ended = intentStore.transactionEnded(id, state === 'committed');
-    if (ended instanceof Promise) ended.catch((error: unknown) => config.log(`Token intents of transaction ${id}: ${error instanceof Error ? error.message : String(error)}`));
+    const settled = intentStore.transactionEnded(id, state === 'committed');
+    if (settled instanceof Promise) settled.catch((error: unknown) => config.log(`Token intents of transaction ${id} not settled: ${error instanceof Error ? error.message : String(error)}`));
   });
   const clientKeys = new ClientKeyStore(units, sealer);
   const sessions = new SessionStore(units, sealer, outbox);
@@ -241,15 +242,19 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const encrypted = encryptedRequests(clientKeys);
 
   let seedReport: SeedReport | null;
+  let bootstrapKeys: Awaited<ReturnType<typeof bootstrap>>;
   try {
-    await applications.load();
-    await sessions.load();
-    seedReport = seed ? await applySeed<AnyUnitRunner>(seed, applications, tokens) : null;
+    // Loaded inside: a replica that waited for another's start reads the applications that one seeded or made.
+    [seedReport, bootstrapKeys] = await starting(async () => {
+      await applications.load();
+      await sessions.load();
+      const report = seed ? await applySeed<AnyUnitRunner>(seed, applications, tokens) : null;
+      return [report, await bootstrap(applications)] as const;
+    });
   } catch (error) {
     await closeStorage();
     throw error;
   }
-  const bootstrapKeys = await bootstrap(applications);
   // After seeding: the seed runs before any client could hold a lock (a commit re-checks the ids it creates).
   tokens.useWriter(new TransactionWriter(transactions, tokenStore, `${config.headerPrefix}-TRANSACTION-ID`));
 
@@ -273,7 +278,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const environments = new Environments(units, () => collections.folder);
   await environments.load();
   await tokenCount.start();
-  const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections);
+  const events = engineEvents(history, transactions, transactionPanel, tokenStore, collections, units.changes);
   intents.on('change', (change) => events.emit('tokenIntent', change));
   webhooks.deliveries.onChange((webhookId) => events.emit('webhookDelivery', webhookId));
 

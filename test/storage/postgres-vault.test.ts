@@ -200,5 +200,15 @@ describePostgres('the vault services over SQLite and PostgreSQL', () => {
         return repeat;
       }),
     ).toEqual([409, 409]);
+    // A failed request gives its key back: a retry runs again.
+    const failing = { ...scope, key: 'k-3' };
+    expect(await onBoth(({ idempotency }) => idempotency.run(failing, () => Promise.resolve({ status: 400, body: {} })))).toEqual([
+      { status: 400, body: {} },
+      { status: 400, body: {} },
+    ]);
+    expect(await onBoth(({ idempotency }) => idempotency.run(failing, handler))).toEqual([
+      { status: 201, body: { id: 'made-3' } },
+      { status: 201, body: { id: 'made-4' } },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 import { freshDatabase } from './postgres-suite';
@@ -11,6 +11,9 @@ export const REPLICA_KEYS = {
   management: 'key_test_replicas_ops_0123456789abcdef',
   private: 'key_test_replicas_backend_0123456789abcd',
 } as const;
+
+/** The one token the seed holds. */
+export const REPLICA_SEED_TOKEN = '5eed0000-4b7a-4c3e-9f10-2a3b4c5d6e7f';
 
 const SEED = {
   applications: [
@@ -27,7 +30,7 @@ const SEED = {
       rules: [{ description: 'all', priority: 1, container: '/', transform: 'reveal', permissions: ['token:create', 'token:read', 'token:update', 'token:delete', 'token:use'] }],
     },
   ],
-  tokens: [],
+  tokens: [{ id: REPLICA_SEED_TOKEN, type: 'token', data: 'seeded', metadata: { seeded: 'replicas' } }],
 };
 
 /** One `serve` replica: its port stays its own across a kill and a restart, as behind a load balancer. */
@@ -76,7 +79,15 @@ export async function startServeReplicas({ name, count = 2, args = [], together 
   const folder = tempDir('tokenbench-replicas-');
   const seedFile = join(folder, 'seed.json');
   writeFileSync(seedFile, JSON.stringify(SEED));
-  const env = { TOKENBENCH_MASTER_KEY: randomBytes(32).toString('base64'), TOKENBENCH_SESSION_SECRET: randomBytes(32).toString('base64url') };
+  // A stand-in for the built UI, so every replica serves the workbench (and its live events) without `npm run build`.
+  const uiDir = join(folder, 'ui');
+  mkdirSync(uiDir);
+  writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>Tokenbench</title>');
+  const env = {
+    TOKENBENCH_MASTER_KEY: randomBytes(32).toString('base64'),
+    TOKENBENCH_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    TOKENBENCH_UI_DIR: uiDir,
+  };
   // The URL travels in the environment, as an operator would keep its password off the command line.
   const flagsOf = (port: number) => ['--port', String(port), '--echo-port', '0', '--seed', seedFile, '--collections', join(folder, 'collections'), ...args];
 
