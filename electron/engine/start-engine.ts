@@ -229,8 +229,11 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
   // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.
+  // Over PostgreSQL that write lands after the change is told: a failure is said, and reconcile settles it at the next start.
   transactions.on('change', ({ id, state }) => {
-    if (state !== 'open') intentStore.transactionEnded(id, state === 'committed');
+    if (state === 'open') return;
+    const settled = intentStore.transactionEnded(id, state === 'committed');
+    if (settled instanceof Promise) settled.catch((error: unknown) => config.log(`Token intents of transaction ${id} not settled: ${(error as Error).message}`));
   });
   const clientKeys = new ClientKeyStore(units, sealer);
   const sessions = new SessionStore(units, sealer, outbox);
@@ -478,8 +481,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   // Rolls back what expired while stopped; a request that came first already sees those as expired.
   await transactions.start();
-  intentStore.reconcile();
-  intentStore.purgeExpired();
+  await intentStore.reconcile();
+  await intentStore.purgeExpired();
   // Serving already: tokens from before card search are indexed between requests.
   tokenStore.backlog.start(config.log);
   // What a previous run left pending is sent again now (at least once), once the service's own port is known.
@@ -538,7 +541,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       await Promise.all([http.close(), echo?.close(), forwarder.close(), webhooks.stop(), codeRuntime.close()]);
       // After the server: the last requests' entries are queued by now, and close writes them.
       await history.close();
-      activeTokens.flush();
+      await activeTokens.flush();
       outbox.close();
       await closeStorage();
     },
