@@ -48,6 +48,7 @@ const unitQueries = {
     VALUES (@id, @state, @created_by, @created_at, @expires_at, @ended_at)`),
   // Locked on PostgreSQL: what is staged in it or ends it decides from the state read here.
   get: query<TransactionRecord>('transaction', 'SELECT * FROM transactions WHERE id = ?', { postgres: 'SELECT * FROM transactions WHERE id = $1 FOR UPDATE' }),
+  peek: query<TransactionRecord>('transaction as read', 'SELECT * FROM transactions WHERE id = ?'),
   due: query<string>("due transactions", "SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at", { pluck: true }),
   nextExpiry: query<{ at: string | null }>('next transaction expiry', "SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
   prune: query('prune ended transactions', 'DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
@@ -71,6 +72,13 @@ const unitQueries = {
   ),
   deleteAll: query('delete all transactions', 'DELETE FROM transactions'),
   anyLive: query('any live transaction', "SELECT 1 FROM transactions WHERE state = 'open' AND expires_at > ? LIMIT 1"),
+  // READ COMMITTED does not show a racing unit's uncommitted staged write: PostgreSQL serializes the units writing one
+  // token id on an advisory lock per id, taken in id order so two batches cannot deadlock. SQLite's writer runs alone.
+  lockTokens: query(
+    'lock token ids',
+    'SELECT json_array_length(@ids)',
+    { postgres: "SELECT pg_advisory_xact_lock(hashtextextended('tokenbench.token:' || id, 0)) FROM (SELECT json_array_elements_text(@ids::json) AS id ORDER BY 1) ids" },
+  ),
   holders: query<string>(
     'transactions holding a token',
     `SELECT DISTINCT w.transaction_id FROM transaction_writes w JOIN transactions t ON t.id = w.transaction_id
@@ -148,6 +156,11 @@ export function* anyLive(now: string): Unit<boolean> {
   return (yield* tx.get(unitQueries.anyLive, [now])) !== undefined;
 }
 
+/** Holds these token ids until the unit ends, against units of other requests or replicas writing them. */
+export function* lockTokenIds(tokenIds: readonly string[]): Unit<void> {
+  yield* tx.all(unitQueries.lockTokens, { ids: idList([...new Set(tokenIds)]) });
+}
+
 /** A new transaction kept. */
 export function* insertTransaction(record: TransactionRecord): Unit<void> {
   yield* tx.run(unitQueries.insert, record);
@@ -156,6 +169,14 @@ export function* insertTransaction(record: TransactionRecord): Unit<void> {
 /** The transaction of this id, or undefined; held until the unit ends where the database locks rows. */
 export function* transactionOf(id: string): Unit<TransactionRecord | undefined> {
   return yield* tx.get(unitQueries.get, [id]);
+}
+
+/**
+ * The transaction of this id as a read sees it, or undefined: without transactionOf's row lock, which would make a read
+ * wait for whichever unit is staging in it or ending it.
+ */
+export function* transactionSeen(id: string): Unit<TransactionRecord | undefined> {
+  return yield* tx.get(unitQueries.peek, [id]);
 }
 
 /**
@@ -246,7 +267,7 @@ export class UnitTransactionStore<R extends AnyUnitRunner = AnyUnitRunner> imple
   }
 
   get(id: string): Answer<R, TransactionRecord | undefined> {
-    return this.read(() => transactionOf(id));
+    return this.read(() => transactionSeen(id));
   }
 
   /**

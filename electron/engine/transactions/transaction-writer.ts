@@ -5,7 +5,7 @@ import { nowIso } from '../clock';
 import type { TokenWriter, WriteContext, WriteTarget } from '../vault/token-service';
 import { StagedView } from './staged-view';
 import type { TransactionManager } from './transaction-manager';
-import { anyLive, holdersOf, stagedWrites, stageWrites, stillOpen, tokenIdOf, type TransactionUnits } from './transaction-store';
+import { anyLive, holdersOf, lockTokenIds, stagedWrites, stageWrites, stillOpen, tokenIdOf, type TransactionUnits } from './transaction-store';
 
 /**
  * A token changed or deleted in an open transaction is locked, and an id created in one is reserved: no other
@@ -15,6 +15,7 @@ import { anyLive, holdersOf, stagedWrites, stageWrites, stillOpen, tokenIdOf, ty
 function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null): Unit<void> {
   const now = nowIso();
   if (!(yield* anyLive(now))) return;
+  yield* lockTokenIds(writes.map(tokenIdOf));
   for (const write of writes) {
     const tokenId = tokenIdOf(write);
     const held = (yield* holdersOf(tokenId, now)).some((holder) => holder !== transactionId);
@@ -29,8 +30,8 @@ function* checkLocks(writes: readonly TokenWrite[], transactionId: string | null
 /**
  * The vault's writer once transactions exist: a write with PFX-TRANSACTION-ID is staged in that open transaction
  * (sealed, persisted) instead of applied, and every write, inside a transaction or not, respects the locks that
- * open transactions hold. Requests are handled one at a time between awaits, so check-then-write cannot interleave:
- * of two racing writes on one token, exactly one wins.
+ * open transactions hold. The check and its write are one unit, which SQLite runs alone and PostgreSQL holds the
+ * token ids' locks through: of two racing writes on one token, exactly one wins.
  */
 export class TransactionWriter implements TokenWriter {
   /** Each open transaction's view of the vault, built once from its staged writes and kept up to date. */
