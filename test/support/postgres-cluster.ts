@@ -142,3 +142,18 @@ export async function createDatabase(adminUrl: string, name: string): Promise<st
   url.pathname = `/${unique}`;
   return url.href;
 }
+
+/** Drops a database `createDatabase` made, closing whatever sessions are still connected to it. */
+export async function dropDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = target.pathname.slice(1);
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`database name '${name}' was not made by createDatabase`);
+  target.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: target.href });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}

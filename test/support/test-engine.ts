@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startEngine, type Engine, type StartOptions } from '../../electron/engine';
+import { createDatabase, dropDatabase } from './postgres-cluster';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -23,6 +25,8 @@ export interface TestEngine {
   engine: Engine;
   url: string;
   dataDir: string | null;
+  /** The PostgreSQL database holding the vault, under the engine-on-postgres project; else null. */
+  databaseUrl: string | null;
   managementKey: string;
   privateKey: string;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
@@ -63,14 +67,47 @@ export async function callApi<T = any>(baseUrl: string, method: string, path: st
 }
 
 /**
+ * Set (to the throwaway cluster's superuser URL) by the engine-on-postgres project's setup file: every engine a test
+ * starts here then keeps its vault in a fresh PostgreSQL database, as `serve --database` does, instead of SQLite.
+ */
+export const TEST_POSTGRES_ENV = 'TOKENBENCH_TEST_POSTGRES_URL';
+
+interface PostgresVault {
+  databaseUrl: string;
+  masterKey: Buffer;
+}
+
+/** The database behind each data folder a test named, so that starting on that folder again reopens the same vault. */
+const vaultsByFolder = new Map<string, PostgresVault>();
+
+/** Whether this run's test engines keep their vaults in PostgreSQL (the engine-on-postgres project). */
+export const vaultsOnPostgres = (): boolean => process.env[TEST_POSTGRES_ENV] !== undefined;
+
+/** The PostgreSQL database that stands for a data folder a test named, while vaults are on PostgreSQL. */
+export const postgresVaultOf = (dataDir: string): string | undefined => vaultsByFolder.get(dataDir)?.databaseUrl;
+
+/** A fresh database (or the one a named data folder had) and its master key, for an engine started over PostgreSQL. */
+async function postgresVault(adminUrl: string, dataDir: string | null | undefined, masterKey: Buffer | undefined): Promise<PostgresVault> {
+  const known = dataDir ? vaultsByFolder.get(dataDir) : undefined;
+  if (known) return known;
+  const vault = { databaseUrl: await createDatabase(adminUrl, 'engine'), masterKey: masterKey ?? randomBytes(32) };
+  if (dataDir) vaultsByFolder.set(dataDir, vault);
+  return vault;
+}
+
+/**
  * A real engine on a free port: an on-disk vault in a fresh temp folder (or in memory), no echo server unless asked,
- * and the two bootstrap keys a first start prints (taken from the welcome view unless `keepWelcome`).
+ * and the two bootstrap keys a first start prints (taken from the welcome view unless `keepWelcome`). Under the
+ * engine-on-postgres project the vault is a PostgreSQL database instead (`TEST_POSTGRES_ENV`), dropped at the stop
+ * unless the test named a data folder to start on again.
  */
 export async function startTestEngine(
   options: StartOptions & { inMemory?: boolean; keepWelcome?: boolean; workbenchRoutes?: boolean } = {},
 ): Promise<TestEngine> {
   const { inMemory, keepWelcome, workbenchRoutes, ...rest } = options;
-  const dataDir = inMemory ? null : (rest.dataDir ?? tempDir());
+  const adminUrl = rest.databaseUrl ? undefined : process.env[TEST_POSTGRES_ENV];
+  const postgres = adminUrl ? await postgresVault(adminUrl, rest.dataDir, rest.masterKey) : null;
+  const dataDir = postgres ? null : inMemory ? null : (rest.dataDir ?? tempDir());
   // Tests of the workbench's routes need its session, not the page: a one-file stand-in spares them the renderer build,
   // which a clean clone has only after the Playwright run.
   const uiDir = workbenchRoutes ? tempDir('tokenbench-ui-') : null;
@@ -78,12 +115,13 @@ export async function startTestEngine(
   const browserWorkbench = uiDir ? { uiDir } : rest.browserWorkbench;
   // The test takes the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
   // it (keepWelcome), and would stand in front of every other page.
-  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, browserWorkbench, dataDir, welcome: keepWelcome === true });
+  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, ...postgres, browserWorkbench, dataDir, welcome: keepWelcome === true });
   const keys = engine.bootstrapKeys;
   return {
     engine,
     url: engine.url,
     dataDir,
+    databaseUrl: postgres?.databaseUrl ?? rest.databaseUrl ?? null,
     managementKey: keys?.management.key ?? '',
     privateKey: keys?.private.key ?? '',
     call: (method, path, callOptions) => callApi(engine.url, method, path, callOptions),
@@ -93,6 +131,7 @@ export async function startTestEngine(
     async stop() {
       await engine.stop();
       if (dataDir && !rest.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (postgres && !rest.dataDir) await dropDatabase(postgres.databaseUrl);
       if (uiDir) rmSync(uiDir, { recursive: true, force: true });
     },
   };

@@ -1,8 +1,6 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { vaultSql } from '../support/vault-sql';
 
 /**
  * /tenants/self (docs/api.md, Tenant): the one tenant, its name and settings, its usage report, and every error row of
@@ -163,9 +161,7 @@ describe('GET /tenants/self/reports/usage', () => {
     expect((await engine.call('GET', '/tenants/self/reports/usage', { key: managementKey })).body.token_report.monthly_active_tokens).toBe(3);
     await engine.stop();
     // As if the three were made last month.
-    const db = new Database(join(dataDir, DATABASE_FILE));
-    db.prepare("UPDATE active_tokens SET month = '2000-01'").run();
-    db.close();
+    await vaultSql(dataDir, "UPDATE active_tokens SET month = '2000-01'");
     engine = await startTestEngine({ dataDir });
     try {
       const mat = async () => (await engine.call('GET', '/tenants/self/reports/usage', { key: managementKey })).body.token_report.monthly_active_tokens;

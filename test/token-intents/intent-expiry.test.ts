@@ -1,25 +1,16 @@
-import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEngine } from '../../electron/engine';
-import { DATABASE_FILE } from '../../electron/engine/storage/database';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { vaultSql } from '../support/vault-sql';
 
 /** Token intents' expiry (docs/api.md, Token intents): enforced at every read, across a restart, and purged. */
 const dataDir = tempDir();
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const CARD = { number: '4242424242424242', expiration_month: 12, expiration_year: 2040, cvc: '123' };
-const intentRows = () => {
-  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
-  try {
-    return (db.prepare('SELECT COUNT(*) AS n FROM token_intents').get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-};
+const intentRows = async () => Number((await vaultSql<{ n: number | string }>(dataDir, 'SELECT COUNT(*) AS n FROM token_intents'))[0].n);
 
 async function backendKey(t: TestEngine): Promise<string> {
   const app = await t.call('POST', '/applications', {
@@ -37,7 +28,7 @@ describe('token intent expiry', () => {
     expect(Date.parse(created.body.expires_at) - Date.parse(created.body.created_at)).toBe(1000);
     const kept = await t.call('POST', '/token-intents', { key, body: { type: 'card', data: CARD } });
     await t.stop();
-    expect(intentRows()).toBe(2);
+    expect(await intentRows()).toBe(2);
     await sleep(1100);
 
     t = await startTestEngine({ dataDir, tokenIntentTtlSeconds: 60 });
@@ -49,7 +40,7 @@ describe('token intent expiry', () => {
     } finally {
       await t.stop();
     }
-    expect(intentRows()).toBe(0);
+    expect(await intentRows()).toBe(0);
   });
 
   it('gives back an intent held by a transaction that expired while the engine was stopped', async () => {

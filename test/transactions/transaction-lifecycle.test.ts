@@ -1,9 +1,7 @@
-import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../electron/engine/storage/database';
-import { startTestEngine, type TestEngine , filesIn } from '../support/test-engine';
+import { filesIn, startTestEngine, type TestEngine, vaultsOnPostgres } from '../support/test-engine';
+import { vaultSql } from '../support/vault-sql';
 import { createToken, inTransaction, openTransaction, revealKey, TX_HEADER } from './transaction-fixtures';
 
 const UNKNOWN = '0b5e8c1a-3d2f-4e6b-9a7c-1f2e3d4c5b6a';
@@ -36,7 +34,7 @@ describe('POST /transactions', () => {
 });
 
 describe('commit and rollback', () => {
-  it('commit answers 200 with an empty body, and the rows are committed in SQLite before the answer arrives', async () => {
+  it('commit answers 200 with an empty body, and the rows are committed in the database before the answer arrives', async () => {
     const id = await openTransaction(t, key);
     const tx = inTransaction(t, key, id);
     const created = await tx('POST', '/tokens', { id: 'committed-before-reply', type: 'token', data: 'x' });
@@ -45,13 +43,8 @@ describe('commit and rollback', () => {
     expect(res.status).toBe(200);
     expect(res.text).toBe('');
     // A second connection sees only committed data.
-    const db = new Database(join(t.dataDir!, DATABASE_FILE), { readonly: true });
-    try {
-      expect(db.prepare('SELECT id FROM tokens WHERE id = ?').get('committed-before-reply')).toEqual({ id: 'committed-before-reply' });
-      expect(db.prepare('SELECT state FROM transactions WHERE id = ?').get(id)).toEqual({ state: 'committed' });
-    } finally {
-      db.close();
-    }
+    expect(await vaultSql(t, 'SELECT id FROM tokens WHERE id = ?', ['committed-before-reply'])).toEqual([{ id: 'committed-before-reply' }]);
+    expect(await vaultSql(t, 'SELECT state FROM transactions WHERE id = ?', [id])).toEqual([{ state: 'committed' }]);
   });
 
   it('rollback answers 200 with an empty body and discards every enlisted write', async () => {
@@ -66,7 +59,8 @@ describe('commit and rollback', () => {
     await createToken(t, key, { id: 'rolled-back-token', type: 'token', data: 'y' });
   });
 
-  it('keeps staged writes sealed: a canary card number enlisted appears in no file of the data dir', async () => {
+  // The data folder's files are SQLite's: PostgreSQL keeps no vault there.
+  it.skipIf(vaultsOnPostgres())('keeps staged writes sealed: a canary card number enlisted appears in no file of the data dir', async () => {
     const canary = '4000056655665556';
     const id = await openTransaction(t, key);
     const tx = inTransaction(t, key, id);

@@ -1,11 +1,9 @@
-import Database from 'better-sqlite3';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_FILE } from '../../electron/engine/storage/database';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
+import { vaultSql } from '../support/vault-sql';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -173,8 +171,11 @@ describe('the destination policy', () => {
     expect((await t.workbench('changeLimits', { denyPrivateDestinations: true })).status).toBe(200);
     try {
       await sendTest(id);
-      await sleep(RETRIES_MS[0] * 2);
-      const [record] = await deliveriesOf(id);
+      const record = await vi.waitFor(async () => {
+        const [attempted] = await deliveriesOf(id);
+        expect(attempted.attempts).toBeGreaterThan(0);
+        return attempted;
+      });
       expect(record.error).toMatch(/refused by policy: .*private destinations are denied/);
       expect(record.last_status).toBeNull();
       expect(hooks.received).toHaveLength(0);
@@ -208,9 +209,7 @@ describe('the signing key', () => {
     const first = await startTestEngine({ dataDir });
     const pem = (await first.call('GET', '/keys/webhooks.v1.key')).text;
     await first.stop();
-    const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
-    const { sealed_private } = db.prepare('SELECT sealed_private FROM webhook_signing_key').get() as { sealed_private: Buffer };
-    db.close();
+    const [{ sealed_private }] = await vaultSql<{ sealed_private: Buffer }>(dataDir, 'SELECT sealed_private FROM webhook_signing_key');
     expect(() => createPrivateKey({ key: sealed_private, format: 'der', type: 'pkcs8' })).toThrow();
     expect(sealed_private.includes(Buffer.from(createPublicKey(pem).export({ format: 'jwk' }).n!, 'base64url').subarray(0, 32))).toBe(false);
     const second = await startTestEngine({ dataDir });

@@ -19,7 +19,7 @@ import {
   stagedWrites,
   stillOpen,
   tokenIdOf,
-  transactionOf,
+  transactionSeen,
   type TransactionRecord,
   type TransactionState,
   type TransactionStore,
@@ -131,7 +131,7 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
    */
   async requireOpen(rawId: string, field: string): Promise<TransactionRecord> {
     const id = parseWith(transactionId, rawId, field);
-    const record = await this.store.units.read(() => transactionOf(id));
+    const record = await this.store.units.read(() => transactionSeen(id));
     if (!record) throw new ApiProblem(404, `Transaction ${id} not found`);
     let { state } = record;
     if (state === 'open' && record.expires_at <= nowIso()) {

@@ -48,6 +48,7 @@ const unitQueries = {
     VALUES (@id, @state, @created_by, @created_at, @expires_at, @ended_at)`),
   // Locked on PostgreSQL: what is staged in it or ends it decides from the state read here.
   get: query<TransactionRecord>('transaction', 'SELECT * FROM transactions WHERE id = ?', { postgres: 'SELECT * FROM transactions WHERE id = $1 FOR UPDATE' }),
+  peek: query<TransactionRecord>('transaction as read', 'SELECT * FROM transactions WHERE id = ?'),
   due: query<string>("due transactions", "SELECT id FROM transactions WHERE state = 'open' AND expires_at <= ? ORDER BY expires_at", { pluck: true }),
   nextExpiry: query<{ at: string | null }>('next transaction expiry', "SELECT MIN(expires_at) AS at FROM transactions WHERE state = 'open'"),
   prune: query('prune ended transactions', 'DELETE FROM transactions WHERE ended_at IS NOT NULL AND ended_at <= ?'),
@@ -159,6 +160,14 @@ export function* transactionOf(id: string): Unit<TransactionRecord | undefined> 
 }
 
 /**
+ * The transaction of this id as a read sees it, or undefined: without transactionOf's row lock, which would make a read
+ * wait for whichever unit is staging in it or ending it.
+ */
+export function* transactionSeen(id: string): Unit<TransactionRecord | undefined> {
+  return yield* tx.get(unitQueries.peek, [id]);
+}
+
+/**
  * The transaction is still open, or a 409: what is staged in it or commits it checks in its own unit, since another
  * request may have ended it after the request found it open. On PostgreSQL the row stays locked until the unit ends,
  * so a commit and a stage, or two commits, on two replicas take turns.
@@ -246,7 +255,7 @@ export class UnitTransactionStore<R extends AnyUnitRunner = AnyUnitRunner> imple
   }
 
   get(id: string): Answer<R, TransactionRecord | undefined> {
-    return this.read(() => transactionOf(id));
+    return this.read(() => transactionSeen(id));
   }
 
   /**

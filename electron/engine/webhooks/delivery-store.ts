@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { nowIso } from '../clock';
 import type { EventOutbox, OutboxEvent } from '../events/event-outbox';
 import { query, tx, type AnyUnitRunner, type Unit } from '../storage/unit';
-import type { WebhookStore } from './webhook-store';
+import { disablingWebhook, type WebhookStore } from './webhook-store';
 
 /** The event a delivery carries: an outbox event, or the workbench's `test` event. */
 export type DeliveredEvent = Omit<OutboxEvent, 'type'> & { type: OutboxEvent['type'] | 'test' };
@@ -100,13 +100,16 @@ function* claiming(limit: number, leaseMs: number): Unit<DueDelivery[]> {
   return rows.map(dueOf);
 }
 
-/** What an attempt changes, and whether the webhook's last `streak` finished deliveries all exhausted. */
+/**
+ * What an attempt changes; when the webhook's last `streak` finished deliveries all exhausted, the webhook is disabled
+ * in the same unit, so no reader sees the last failure recorded and the webhook still on. Answers whether it was.
+ */
 function* recording(delivery: DueDelivery, outcome: AttemptOutcome, state: DeliveryState, retryAt: number | null, pruning: boolean, streak: number): Unit<boolean> {
   yield* tx.run(attemptedOne, { id: delivery.id, state, next_at: retryAt ?? 0, status: outcome.status, latency: Math.round(outcome.latencyMs), error: outcome.error, body: outcome.body, at: nowIso() });
   if (pruning) yield* tx.run(prune, { webhook: delivery.webhook_id, kept: KEPT_FINISHED });
   if (state !== 'exhausted') return false;
   const last = yield* tx.all(lastFinished, [delivery.webhook_id, streak]);
-  return last.length === streak && last.every((kept) => kept === 'exhausted');
+  return last.length === streak && last.every((kept) => kept === 'exhausted') && (yield* disablingWebhook(delivery.webhook_id));
 }
 
 export class DeliveryStore {
@@ -163,16 +166,17 @@ export class DeliveryStore {
   }
 
   /**
-   * Records an attempt: delivered, tried again at `retryAt`, or exhausted when `retryAt` is null. Answers whether the
-   * webhook's last `streak` finished events all exhausted.
+   * Records an attempt: delivered, tried again at `retryAt`, or exhausted when `retryAt` is null. Answers whether that
+   * disabled the webhook, its last `streak` finished events all exhausted.
    */
   async attempted(delivery: DueDelivery, outcome: AttemptOutcome, delivered: boolean, retryAt: number | null, streak: number): Promise<boolean> {
     const state: DeliveryState = delivered ? 'delivered' : retryAt === null ? 'exhausted' : 'pending';
     const finished = state === 'pending' ? undefined : (this.finishedSincePrune.get(delivery.webhook_id) ?? 0) + 1;
-    const exhausted = await this.units.run(() => recording(delivery, outcome, state, retryAt, finished === PRUNE_EVERY, streak));
+    const disabled = await this.units.run(() => recording(delivery, outcome, state, retryAt, finished === PRUNE_EVERY, streak));
     if (finished !== undefined) this.finishedSincePrune.set(delivery.webhook_id, finished % PRUNE_EVERY);
+    if (disabled) this.webhooks.disabled(delivery.webhook_id);
     this.changed(delivery.webhook_id);
-    return exhausted;
+    return disabled;
   }
 
   /** Gives a claimed delivery back, due at once (a stop cancelled its attempt: the next start sends it). */

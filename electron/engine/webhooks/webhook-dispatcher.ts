@@ -157,7 +157,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const wait = retryDelaysMs[delivery.attempts];
     const retryAt = delivered || wait === undefined ? null : Date.now() + wait;
     if (await deliveries.attempted(delivery, outcome, delivered, retryAt, DISABLE_AFTER_EXHAUSTED)) {
-      await webhooks.disable(webhook.id);
       deps.log(`Webhook ${webhook.id} disabled: its last ${DISABLE_AFTER_EXHAUSTED} events failed every attempt`);
     }
   }

@@ -42,6 +42,11 @@ function* changing(id: string, statement: Query, params: object): Unit<number> {
   if (changes > 0) yield* tx.notify(CHANNEL, id);
   return changes;
 }
+/** Turns the webhook off after repeated failure, in the unit that recorded the last one: whether it was on. */
+export function* disablingWebhook(id: string): Unit<boolean> {
+  return (yield* changing(id, disableOne, [id])) > 0;
+}
+
 const LIMIT_REACHED = `A tenant has at most ${MAX_WEBHOOKS} webhooks: delete one (DELETE /webhooks/{id}) or subscribe an existing one to more events`;
 
 function* creating(webhook: StoredWebhook): Unit<void> {
@@ -115,7 +120,13 @@ export class WebhookStore {
   async disable(id: string): Promise<void> {
     const webhook = this.byId.get(id);
     if (!webhook || webhook.status === 'disabled') return;
-    if ((await this.units.run(() => changing(id, disableOne, [id]))) > 0) this.settle(id, { ...webhook, status: 'disabled' });
+    if (await this.units.run(() => disablingWebhook(id))) this.disabled(id);
+  }
+
+  /** Once a unit that disabled the webhook (disablingWebhook) has committed. */
+  disabled(id: string): void {
+    const webhook = this.byId.get(id);
+    if (webhook) this.settle(id, { ...webhook, status: 'disabled' });
   }
 
   /** Removes the webhook and, with it, its deliveries (pending ones too). */

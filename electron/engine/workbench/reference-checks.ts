@@ -2,6 +2,7 @@ import type { FlagPlace, RequestCheck, RequestFlag, RequestToCheck } from '../..
 import { placeOf, resolveReferences, type ActiveVariables, type ReferencePlace, type Unresolved } from '../environments/resolve-references';
 import type { RequestChecks } from '../proxy/proxy-check';
 import type { SecretStore } from '../secrets/secret-store';
+import type { AnyUnitRunner } from '../storage/unit';
 
 const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -11,9 +12,15 @@ const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
  * cannot be put in is an error flag naming it and the environment. Flags and expressions in the body point into the
  * body as written.
  */
-export function checkWithReferences(checks: RequestChecks, request: RequestToCheck, active: ActiveVariables, secrets: SecretStore, headerPrefix: string): RequestCheck {
+export async function checkWithReferences(
+  checks: RequestChecks<AnyUnitRunner>,
+  request: RequestToCheck,
+  active: ActiveVariables,
+  secrets: SecretStore,
+  headerPrefix: string,
+): Promise<RequestCheck> {
   const resolved = resolveReferences(request, active, secrets, 'check');
-  const checked = checks.check({ ...request, path: resolved.path, headers: resolved.headers, body: resolved.body });
+  const checked = await checks.check({ ...request, path: resolved.path, headers: resolved.headers, body: resolved.body });
   const inBody = (at: FlagPlace): FlagPlace => (at.part === 'body' ? { ...at, from: resolved.bodyOffset(at.from), to: resolved.bodyOffset(at.to) } : at);
   // The destination URL's origin travels in the proxy URL header: the Composer shows it in its URL field.
   const proxyUrl = `${headerPrefix}-PROXY-URL`.toLowerCase();

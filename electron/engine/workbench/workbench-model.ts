@@ -124,7 +124,7 @@ export interface WorkbenchSources {
   /** The vault, as the Tokens page reads it as an application. */
   vault: WorkbenchVault;
   /** The proxy's checks of a composed request, and expression previews. */
-  checks: RequestChecks;
+  checks: RequestChecks<AnyUnitRunner>;
   /** The largest request body the service takes, in bytes (`--max-body`, or Settings): read at each check. */
   bodyLimit: () => number;
   tokenSuggestions: TokenSuggestions;
