@@ -34,7 +34,7 @@ import { ProxyStore } from './proxies/proxy-store';
 import { ReactorExport } from './reactors/reactor-export';
 import { reactorFolderKind } from './reactors/reactor-file';
 import { REACT_ROUTE, reactorCalls } from './reactors/reactor-calls';
-import { ReactorResults } from './reactors/reactor-results';
+import { ReactorResults, replicaRunsLostAfterMs } from './reactors/reactor-results';
 import { reactorRoutes } from './reactors/reactor-routes';
 import { ReactorStore } from './reactors/reactor-store';
 import { FileIdentities } from './proxies/files/file-identities';
@@ -223,7 +223,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   await proxies.load();
   const reactors = new ReactorStore(units, sealer, outbox);
   await reactors.load();
-  const reactorResults = new ReactorResults(units, sealer);
+  // Over PostgreSQL another replica may be running what is pending (db is SQLite's database, null over PostgreSQL).
+  const reactorResults = new ReactorResults(units, sealer, Date.now, db === null ? replicaRunsLostAfterMs(config.reactorAsyncLimitMs) : null);
   await reactorResults.load();
   const intentStore = new IntentStore(units, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
@@ -500,6 +501,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
       { name: 'transaction expiry', run: () => transactions.expireDue() },
       { name: 'ended transactions', run: () => transactions.prune() },
       { name: 'reactor results', run: () => reactorResults.purgeExpired() },
+      { name: 'lost reactor runs', run: () => reactorResults.failLost() },
       { name: 'client keys', run: () => clientKeys.purgeExpired() },
       { name: 'sessions', run: () => sessions.purgeExpired() },
       { name: 'active tokens', run: () => activeTokens.purgeOld() },

@@ -6,8 +6,11 @@ import { historyFilterSchema } from '../../shared/workbench/history-filter';
 import { idTimePrefix } from '../../electron/engine/history/entry-id';
 import type { StoredEntry } from '../../electron/engine/history/history-store';
 import { PostgresHistory } from '../../electron/engine/history/postgres-history';
+import { HISTORY_LEDGER, HISTORY_POSTGRES_MIGRATIONS } from '../../electron/engine/history/postgres-history-schema';
 import { RequestLog, type NewRequestLogEntry } from '../../electron/engine/history/request-log';
 import type { Activity } from '../../electron/engine/logs/entity-activity';
+import type { StoredLine } from '../../electron/engine/logs/log-store';
+import { migratePostgres } from '../../electron/engine/storage/postgres/migrate';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 
 const CARD = '4111 1111 1111 1111';
@@ -183,6 +186,35 @@ describePostgres('history over PostgreSQL, from two replicas', () => {
       expect(await first.list(10)).toEqual([]);
     } finally {
       await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('a batch written again (its commit unanswered, retried) is kept once, and the migration folds older copies', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      // A database the first schema wrote a batch to twice, its log line under one id both times.
+      await migratePostgres(pool, HISTORY_POSTGRES_MIGRATIONS.slice(0, 1), HISTORY_LEDGER);
+      const entry = stored(`${idTimePrefix(Date.now())}-7000-8000-000000000001`).slice(0, 2);
+      const line = ['line-1', new Date().toISOString(), 'app-1', null, 'token', 't1', 'read', 'Read t1'];
+      for (let copy = 0; copy < 2; copy++) {
+        await pool.query('INSERT INTO request_log (id, entry) VALUES ($1, $2)', entry);
+        await pool.query('INSERT INTO logs (id, created_at, actor_id, actor_type, entity_type, entity_id, operation, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', line);
+      }
+    } finally {
+      await pool.end();
+    }
+    const history = await PostgresHistory.open({ databaseUrl: url, limit: 100, log: () => undefined });
+    try {
+      expect(await history.list(10)).toHaveLength(1);
+      expect((await history.logs({ size: 10, page: 1 })).total).toBe(1);
+      const entries = [stored(`${idTimePrefix(Date.now())}-7000-8000-000000000002`)];
+      const lines: StoredLine[] = [[new Date().toISOString(), 'app-1', null, 'token', 't2', 'read', 'Read t2']];
+      await history.append(entries, lines);
+      await history.append(entries, lines);
+      expect(await history.list(10)).toHaveLength(2);
+      expect((await history.logs({ size: 10, page: 1 })).lines.map((kept) => kept.entity_id)).toEqual(['t2', 't1']);
+    } finally {
+      await history.close();
     }
   });
 

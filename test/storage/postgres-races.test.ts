@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { systemCaller } from '../../electron/engine/access/system-caller';
 import { EventOutbox } from '../../electron/engine/events/event-outbox';
 import { IntentStore, takingIntent } from '../../electron/engine/token-intents/intent-store';
+import { ReactorResults, replicaRunsLostAfterMs } from '../../electron/engine/reactors/reactor-results';
 import { IdempotencyStore } from '../../electron/engine/server/idempotency';
 import { ApiProblem } from '../../electron/engine/server/problem';
 import { Sealer } from '../../electron/engine/storage/crypto';
@@ -170,6 +171,32 @@ describePostgres('check-then-write units raced from two replicas over PostgreSQL
     await replicas.admin.query("UPDATE idempotency_keys SET created_at = $1 WHERE key = 'k-abandoned'", [leftAt(10 * 60_000)]);
     expect(await store.run(scope, () => Promise.resolve({ status: 201 }))).toEqual({ status: 201 });
     expect(await store.run(scope, () => Promise.resolve({ status: 202 }))).toEqual({ status: 201, replayed: true });
+  });
+
+  it('a replica starting while the other runs a reactor leaves that run pending; one pending past any run fails, at a start or by the leader', async () => {
+    const lostAfter = replicaRunsLostAfterMs(5 * 60_000);
+    let now = Date.now();
+    const [running, starting] = [replicas.a, replicas.b].map((replica) => new ReactorResults(replica.units, sealer, () => now, lostAfter));
+    const reactorId = randomUUID();
+    const answer = { status: 200, headers: {}, body: { raw: 'kept' } };
+    const going = await running.start(reactorId);
+    await starting.load();
+    expect(await starting.get(reactorId, going)).toBe('pending');
+    expect(await running.finish(reactorId, going, answer)).toBeNull();
+    expect(await starting.get(reactorId, going)).toEqual(answer);
+
+    // Runs whose replica stopped: failed by the leader's sweep, or at the next start, once pending past any run.
+    const [swept, atStart] = [await running.start(reactorId), await running.start(reactorId)];
+    now += lostAfter - 1000;
+    await starting.failLost();
+    expect(await starting.get(reactorId, swept)).toBe('pending');
+    now += 2000;
+    await starting.failLost();
+    const failed = { status: 500, body: { detail: 'Reactor Runtime Error' } };
+    expect(await starting.get(reactorId, swept)).toMatchObject(failed);
+    await new ReactorResults(replicas.b.units, sealer, () => now, lostAfter).load();
+    expect(await starting.get(reactorId, atStart)).toMatchObject(failed);
+    expect(await starting.get(reactorId, going)).toEqual(answer);
   });
 
   it('stagings of different tokens on the two replicas hold their locks at once: no global lock', async () => {

@@ -41,4 +41,17 @@ export const HISTORY_POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'one row per entry and log line id',
+    // A batch whose COMMIT went through but whose answer was lost is written again by the worker's retry: each id is
+    // kept once (its first copy), and the inserts skip an id already there.
+    sql: `
+      DELETE FROM request_log later USING request_log earlier WHERE later.id = earlier.id AND later.seq > earlier.seq;
+      DROP INDEX request_log_id;
+      CREATE UNIQUE INDEX request_log_id ON request_log(id);
+      DELETE FROM logs later USING logs earlier WHERE later.id = earlier.id AND later.seq > earlier.seq;
+      CREATE UNIQUE INDEX logs_id ON logs(id);
+    `,
+  },
 ];

@@ -16,13 +16,14 @@ export type PostgresHistoryOptions = Omit<HistoryStoreOptions, 'dataDir' | 'nati
 
 const insert = query(
   'history.insert',
-  batchInsert('request_log', [
+  // A batch written again (see the migration of one row per id) adds nothing.
+  `${batchInsert('request_log', [
     ['id', 'text'],
     ['entry', 'text'],
     ['body', 'bytea'],
     ['answer', 'text'],
     ['outbound', 'text'],
-  ]),
+  ])} ON CONFLICT (id) DO NOTHING`,
 );
 const statement = Object.fromEntries(Object.entries(HISTORY_SQL).map(([name, sql]) => [name, query(`history.${name}`, sql)])) as {
   [name in keyof typeof HISTORY_SQL]: ReturnType<typeof query>;

@@ -7,7 +7,8 @@ import { LOG_LINE_LIMIT, LOG_SQL, lineValues, linesTrimmedBefore, logPage, logRe
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
 const COLUMNS = ['id', 'created_at', 'actor_id', 'actor_type', 'entity_type', 'entity_id', 'operation', 'message'].map((name) => [name, 'text'] as const);
-const insert = query('logs.insert', batchInsert('logs', COLUMNS));
+// A batch written again (see the history's migration of one row per id) adds nothing.
+const insert = query('logs.insert', `${batchInsert('logs', COLUMNS)} ON CONFLICT (id) DO NOTHING`);
 const keptCount = query('logs.trimCount', LOG_SQL.trimCount);
 const trimOlder = query('logs.trimOlder', LOG_SQL.trimOlder);
 
@@ -20,8 +21,16 @@ export class PostgresLogStore {
 
   constructor(private retentionHours: number) {}
 
+  /**
+   * The rows of each batch, its lines' ids made at its first try: the worker's retry of a batch whose commit went
+   * through unanswered passes the same array, and writes the same ids, which the insert then skips.
+   */
+  private readonly rows = new WeakMap<StoredLine[], (readonly unknown[])[]>();
+
   async insert(db: Queryable, lines: StoredLine[]): Promise<void> {
-    await db.query(queryConfig(insert, columnArrays(lines.map(lineValues), COLUMNS.length)));
+    let rows = this.rows.get(lines);
+    if (!rows) this.rows.set(lines, (rows = lines.map(lineValues)));
+    await db.query(queryConfig(insert, columnArrays(rows, COLUMNS.length)));
   }
 
   /** Keeps the newest LOG_LINE_LIMIT lines. */

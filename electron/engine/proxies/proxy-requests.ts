@@ -23,8 +23,9 @@ const RESPONSE_ONLY = new Set(['mask', 'append_json', 'append_text', 'append_hea
 const withoutNulls = (value: unknown) =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value;
 
-/** node22 runs a synchronous call for at most this many seconds, an asynchronous reactor's for at most 900 (§2.6). */
+/** node22 runs a synchronous call for at most this many seconds, an asynchronous reactor's for at most ASYNC_TIMEOUT_S (§2.6). */
 const SYNC_TIMEOUT_S = 30;
+export const ASYNC_TIMEOUT_S = 900;
 
 /**
  * A code transform's `options.runtime`, or a reactor's `runtime` (§2.6), which may also be `async` (node22 only) and
@@ -39,7 +40,7 @@ export const runtimeSchema = (owner: 'transform' | 'reactor') =>
         dependencies: z.record(z.string(), z.string()).optional(),
         resolutions: z.record(z.string(), z.string()).optional(),
         warm_concurrency: z.int().min(0).max(1).optional(),
-        timeout: z.int().min(10).max(owner === 'reactor' ? 900 : SYNC_TIMEOUT_S).optional(),
+        timeout: z.int().min(10).max(owner === 'reactor' ? ASYNC_TIMEOUT_S : SYNC_TIMEOUT_S).optional(),
         resources: z.enum(['standard', 'large', 'xlarge']).optional(),
         permissions: z.array(z.enum(PERMISSIONS, { error: `each permission must be one of ${PERMISSIONS.join(', ')}` })).optional(),
         async: z.boolean().optional(),

@@ -16,6 +16,7 @@ import { isConversion, type CreateTokenRequest, type IntentConversionRequest, ty
 import { raiseRead } from './token-events';
 import {
   applyTokenWrites,
+  fingerprintTaken,
   idTaken,
   writtenIds,
   type ConvertedIntent,
@@ -156,6 +157,26 @@ function settled<T>(reader: TokenReader, intents: IntentSource, staged: boolean,
 interface Prepared<T> {
   value: T;
   writes: TokenWrite[];
+  /** The fingerprints its deduplication looked up in the vault and found no token of. */
+  free: FreeFingerprint[];
+}
+
+interface FreeFingerprint {
+  type: string;
+  fingerprint: string;
+}
+
+/** A fingerprint found free when a create was prepared has a token by the time it lands: the create is prepared again. */
+class FingerprintTakenMeanwhile extends Error {}
+
+/**
+ * `unit`, once no token has any of the `free` fingerprints: each is locked first, so that creates of one fingerprint
+ * on other replicas take turns with this one, and the one that comes second finds the first's token.
+ */
+function* withFreeFingerprints(free: readonly FreeFingerprint[], unit: Unit<void>): Unit<void> {
+  yield* tx.lock([...new Set(free.map(({ type, fingerprint }) => `fingerprint:${type}:${fingerprint}`))].sort());
+  for (const { type, fingerprint } of free) if (yield* fingerprintTaken(type, fingerprint)) throw new FingerprintTakenMeanwhile();
+  yield* unit;
 }
 
 /** Tokens whose id the vault made (prepareCreate): new, so no read need check that it is taken. */
@@ -508,8 +529,17 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
     // A reader other than the store's is a transaction's view, which knows ids the table does not.
     return settled(reader, this.intents, reader !== this.vault, (vault) => {
       const writes: TokenWrite[] = [];
-      const value = this.expressions.withBudget(() => prepare(vault, (write) => writes.push(write)));
-      return { value, writes };
+      const free: FreeFingerprint[] = [];
+      const deduplicating: PassReader = {
+        ...vault,
+        findByFingerprint: (type, fingerprint) => {
+          const found = vault.findByFingerprint(type, fingerprint);
+          if (!found) free.push({ type, fingerprint });
+          return found;
+        },
+      };
+      const value = this.expressions.withBudget(() => prepare(deduplicating, (write) => writes.push(write)));
+      return { value, writes, free };
     });
   }
 
@@ -548,20 +578,43 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
 
   async create(input: CreateTokenRequest | IntentConversionRequest, context: WriteContext): Promise<TokenView> {
     const target = await this.writer.target(context);
-    // One request: its mask, fingerprint and search indexes are rendered within one budget.
-    const prepared = this.preparing(target.reader, (vault, land) => {
-      if (isConversion(input)) {
-        const { token, transform } = this.prepareConversion(input, context.caller, '', vault);
-        return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, land, vault);
-      }
-      const { token, transform } = this.prepareCreate(input, context.caller);
-      return this.createPrepared(token, transform, this.deduplicates(input), context.caller, land, vault);
-    });
-    // Awaited only when a read was (PostgreSQL): on SQLite the unit starts in this turn.
-    const { value: view, writes } = prepared instanceof Promise ? await prepared : prepared;
     const converted = isConversion(input) ? { ids: [input.token_intent_id], transactionId: context.transactionId } : undefined;
-    if (writes.length > 0) await this.land(target, writes, context.cause, converted);
-    return view;
+    // One request: its mask, fingerprint and search indexes are rendered within one budget.
+    return this.preparedAndLanded(
+      target.reader,
+      (vault, land) => {
+        if (isConversion(input)) {
+          const { token, transform } = this.prepareConversion(input, context.caller, '', vault);
+          return this.landConversion(input.token_intent_id, token, transform, this.deduplicates(input), context.caller, land, vault);
+        }
+        const { token, transform } = this.prepareCreate(input, context.caller);
+        return this.createPrepared(token, transform, this.deduplicates(input), context.caller, land, vault);
+      },
+      (writes, free) => this.land(target, writes, context.cause, converted, free),
+    );
+  }
+
+  /**
+   * Prepares writes (see preparing) and lands them. Awaited only when a read was (PostgreSQL): on SQLite the unit
+   * starts in this turn, so nothing comes between its reads and its writes. Over PostgreSQL another replica may take a
+   * fingerprint the preparation found free before these writes land: the unit checks them under their locks, and when
+   * one was taken the whole request is prepared again, and finds that token as its duplicate.
+   */
+  private async preparedAndLanded<T>(
+    reader: TokenReader,
+    prepare: (vault: PassReader, land: (write: TokenWrite) => void) => T,
+    landing: (writes: TokenWrite[], free: readonly FreeFingerprint[]) => Promise<void>,
+  ): Promise<T> {
+    for (;;) {
+      const prepared = this.preparing(reader, prepare);
+      const { value, writes, free } = prepared instanceof Promise ? await prepared : prepared;
+      try {
+        if (writes.length > 0) await landing(writes, prepared instanceof Promise ? free : []);
+        return value;
+      } catch (error) {
+        if (!(error instanceof FingerprintTakenMeanwhile)) throw error;
+      }
+    }
   }
 
   /**
@@ -691,15 +744,22 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
    * land: both, or neither. The unit starts before the first await, so on SQLite the reads that prepared the writes and
    * the writes are one turn of the event loop: no other request's write comes between.
    */
-  private async land(target: WriteTarget, writes: TokenWrite[], cause: EventCause | null, converted?: { ids: readonly string[]; transactionId: string | undefined }): Promise<void> {
+  private async land(
+    target: WriteTarget,
+    writes: TokenWrite[],
+    cause: EventCause | null,
+    converted?: { ids: readonly string[]; transactionId: string | undefined },
+    free: readonly FreeFingerprint[] = [],
+  ): Promise<void> {
     const list = caused(writes, cause);
     const { intents } = this;
-    const start = converted
+    const unit = converted
       ? function* (): Unit<void> {
           yield* intents.consuming(converted.ids, converted.transactionId);
           yield* target.unit(list);
         }
       : () => target.unit(list);
+    const start = free.length === 0 ? unit : () => withFreeFingerprints(free, unit());
     let landed = false;
     try {
       await this.store.units.run(start);
@@ -814,7 +874,7 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
   async tokenize(body: unknown, context: WriteContext, parseRequest: (value: unknown, path: string) => CreateTokenRequest | IntentConversionRequest): Promise<unknown> {
     const target = await this.writer.target(context);
     const intentIds: string[] = [];
-    const prepared = this.preparing(target.reader, (vault, keep) => {
+    const prepare = (vault: PassReader, keep: (write: TokenWrite) => void) => {
       intentIds.length = 0;
       // Looked up by key, not by scanning the batch: each create checks them.
       const batchIds = new Set<string>();
@@ -858,11 +918,10 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
         };
         return walk(body, '');
       });
-    });
-    const { value: result, writes: batch } = prepared instanceof Promise ? await prepared : prepared;
-    if (intentIds.length > 0) await this.land(target, batch, context.cause, { ids: intentIds, transactionId: context.transactionId });
-    else if (batch.length > 0) await this.land(target, batch, context.cause);
-    return result;
+    };
+    return this.preparedAndLanded(target.reader, prepare, (batch, free) =>
+      this.land(target, batch, context.cause, intentIds.length > 0 ? { ids: intentIds, transactionId: context.transactionId } : undefined, free),
+    );
   }
 
   /**

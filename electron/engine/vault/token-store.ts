@@ -153,6 +153,11 @@ export function* idTaken(id: string): Unit<boolean> {
   return (yield* tx.get(writes.exists, { id, now: nowIso() })) !== undefined;
 }
 
+/** Whether a live token of `type` has the fingerprint. */
+export function* fingerprintTaken(type: string, fingerprint: string): Unit<boolean> {
+  return (yield* tx.get(reads.byFingerprint, { type, fingerprint, now: nowIso() })) !== undefined;
+}
+
 /**
  * Removes the expired tokens among `ids` (null: all of them), each storing token.expired in the same transaction, the
  * engine's own act; answers how many. Its caller wakes the outbox's readers once committed.
