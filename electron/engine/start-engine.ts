@@ -61,7 +61,7 @@ import { type TokenWrite, UnitTokenStore } from './vault/token-store';
 import { TokenCount } from './vault/token-count';
 import { afterRun, type AnyUnitRunner, type Unit } from './storage/unit';
 import { intentRoutes } from './token-intents/intent-routes';
-import { IntentStore } from './token-intents/intent-store';
+import { IntentStore, settleHolds } from './token-intents/intent-store';
 import { TokenIntents } from './token-intents/token-intents';
 import { actionRecorder, createBrowserWorkbench, createWorkbenchModel, frontDoor, proxySettings, reactorSettings, RemoteTargets, callKeyApplicationSet, runtimeKeyMade, Welcome, webhookSettings, type BrowserWorkbenchOptions } from './workbench';
 import type { EngineStatus } from '../../shared/workbench/live-contract';
@@ -229,13 +229,8 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const intentStore = new IntentStore(units, sealer);
   const intents = new TokenIntents(intentStore, tokens, tenantId, () => config.tokenIntentTtlSeconds, outbox);
   tokens.useIntents(intents);
-  // A commit consumes the intents its conversions held; a rollback or an expiry gives them back.
-  // Over PostgreSQL a failed settling is logged: the next start's reconcile settles it.
-  transactions.on('change', ({ id, state }) => {
-    if (state === 'open') return;
-    const settled = intentStore.transactionEnded(id, state === 'committed');
-    if (settled instanceof Promise) settled.catch((error: unknown) => config.log(`Token intents of transaction ${id} not settled: ${error instanceof Error ? error.message : String(error)}`));
-  });
+  // A commit consumes the intents its conversions held; a rollback or an expiry gives them back, in its own unit.
+  transactions.useEndings(settleHolds);
   const clientKeys = new ClientKeyStore(units, sealer);
   const sessions = new SessionStore(units, sealer, outbox);
   const credentials = new CredentialStore(units);

@@ -6,7 +6,7 @@ import { NotifyChannel } from '../../electron/engine/storage/postgres/notify-cha
 import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
 import { type AnyUnitRunner, query, tx } from '../../electron/engine/storage/unit';
 import { ActiveTokens } from '../../electron/engine/vault/active-tokens';
-import { IntentStore, type StoredIntent, takingIntent } from '../../electron/engine/token-intents/intent-store';
+import { IntentStore, settleHolds, type StoredIntent, takingIntent } from '../../electron/engine/token-intents/intent-store';
 import { applyTokenWrites, LIVE, type StoredToken, type TokenWrite, UnitTokenStore } from '../../electron/engine/vault/token-store';
 import { bothDatabases, SIDES, storedEventTypes } from '../support/both-databases';
 import { describePostgres } from '../support/postgres-suite';
@@ -111,8 +111,8 @@ describePostgres('the token store on SQLite and PostgreSQL', () => {
         await write({ op: 'delete', id: 'c-1' });
       }
       expect(await intents.getMany(['i-2', 'i-3'])).toEqual([]);
-      await intents.transactionEnded('tx-commit', true);
-      await intents.transactionEnded('tx-rollback', false);
+      await units.run(() => settleHolds('tx-commit', true));
+      await units.run(() => settleHolds('tx-rollback', false));
       expect((await intents.getMany(['i-2', 'i-3'])).map((found) => found.id)).toEqual(['i-3']);
       expect(await units.read(() => tx.all(everyIntent))).toEqual(['i-3', 'i-old']);
 

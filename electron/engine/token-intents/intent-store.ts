@@ -83,6 +83,14 @@ export function* takingIntent(id: string, transactionId: string | undefined): Un
 }
 
 /**
+ * The intents a transaction's conversions held, settled as it ends: consumed by its commit, given back by a rollback or
+ * an expiry. The transaction's own end unit runs it, so no answer goes out before its intents are settled.
+ */
+export function* settleHolds(transactionId: string, committed: boolean): Unit<void> {
+  yield* tx.run(committed ? statements.consumeHeld : statements.release, [transactionId]);
+}
+
+/**
  * Token intents at rest (migration 19): data sealed like a token's, the card or bank summary beside it. An intent
  * whose expiry has passed is gone to every read, whether or not a purge has removed it yet, so expiry holds across a
  * restart and never waits for the schedule. Over either runner (`R`): `getMany`, which conversions and expressions
@@ -134,11 +142,6 @@ export class IntentStore<R extends AnyUnitRunner = AnyUnitRunner> {
   /** The unit that deletes a live intent; false when there is none. */
   *deleting(id: string): Unit<boolean> {
     return (yield* tx.run(statements.delete, { id, now: nowIso() })).changes > 0;
-  }
-
-  /** The transaction ended: a commit consumes what it held, anything else gives it back. */
-  transactionEnded(transactionId: string, committed: boolean): Answer<R, void> {
-    return answerOf<R, unknown, void>(this.units.run(() => tx.run(committed ? statements.consumeHeld : statements.release, [transactionId])), () => undefined);
   }
 
   /** Settles holds whose transaction ended unheard (a stop between its end and this store's update). */

@@ -65,14 +65,20 @@ function* checkApplicable(writes: readonly TokenWrite[]): Unit<void> {
  * The commit unit: every staged write applied and the transaction marked committed, all or nothing. Answers the writes
  * it applied. A transaction another commit or rollback ended first is not open any more: 409, and nothing is applied.
  */
-function* commitUnit(sealer: Sealer, writing: TokenWriting, id: string): Unit<TokenWrite[]> {
+function* commitUnit(sealer: Sealer, writing: TokenWriting, id: string, endings: Endings): Unit<TokenWrite[]> {
   yield* stillOpen(id);
   const writes = yield* stagedWrites(sealer, id);
   yield* checkApplicable(writes);
   yield* applyTokenWrites(writing, writes);
   yield* endTransaction(id, 'committed', nowIso());
+  yield* endings(id, true);
   return writes;
 }
+
+/** What else a transaction's end settles in its unit (the token intents its conversions held). */
+export type Endings = (id: string, committed: boolean) => Unit<void>;
+
+function* nothingElse(): Unit<void> {}
 
 /**
  * The life of a transaction (docs/api.md, Transactions): open → committed | rolled_back | expired. Commit applies
@@ -81,6 +87,7 @@ function* commitUnit(sealer: Sealer, writing: TokenWriting, id: string): Unit<To
  */
 export class TransactionManager<Store extends TransactionUnits = TransactionStore> extends EventEmitter<TransactionManagerEvents> {
   private readonly scheduler: ExpiryScheduler;
+  private endings: Endings = nothingElse;
 
   constructor(
     readonly store: Store,
@@ -93,6 +100,11 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
       () => store.units.read(nextExpiry),
       () => this.expireDue(),
     );
+  }
+
+  /** Settles `endings` in the unit of every commit, rollback and expiry from now on. */
+  useEndings(endings: Endings): void {
+    this.endings = endings;
   }
 
   /** Rolls back what expired while the service was stopped, forgets old ended transactions, arms the expiry timer. */
@@ -147,7 +159,8 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
     const { id } = await this.requireOpen(rawId, 'id');
     const { sealer } = this.store;
     const { writing } = this.tokenStore;
-    const writes = await this.store.units.run(() => commitUnit(sealer, writing, id));
+    const { endings } = this;
+    const writes = await this.store.units.run(() => commitUnit(sealer, writing, id, endings));
     this.tokenStore.settle(writes, true);
     this.emit('change', { id, state: 'committed' });
   }
@@ -179,7 +192,12 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
 
   /** Ends an open transaction in a unit of its own; false when another request ended it first. */
   private async end(id: string, state: 'rolled_back' | 'expired'): Promise<boolean> {
-    const ended = await this.store.units.run(() => endTransaction(id, state, nowIso()));
+    const { endings } = this;
+    const ended = await this.store.units.run(function* () {
+      const done = yield* endTransaction(id, state, nowIso());
+      if (done) yield* endings(id, false);
+      return done;
+    });
     if (ended) this.emit('change', { id, state });
     return ended;
   }
