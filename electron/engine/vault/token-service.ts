@@ -18,6 +18,7 @@ import {
   applyTokenWrites,
   fingerprintTaken,
   idTaken,
+  TokenChanged,
   writtenIds,
   type ConvertedIntent,
   type StoredToken,
@@ -43,6 +44,8 @@ type LandedWrite = Exclude<TokenWrite, { op: 'delete' }>;
 
 /** The most token creates one expression budget covers: a POST /tokenize request's, one slice of a seed file's. */
 export const TOKENS_PER_BUDGET = 100;
+/** How many times an update is built again when other requests keep changing its token first. */
+const UPDATE_ATTEMPTS = 5;
 /** The 400 of a POST /tokenize past that many tokens. */
 export const TOO_MANY_TOKENS = `A tokenize request creates at most ${TOKENS_PER_BUDGET} tokens`;
 
@@ -809,13 +812,22 @@ export class TokenService<R extends AnyUnitRunner = UnitRunner> {
   }
 
   async update(id: string, patch: UpdateTokenRequest, context: WriteContext): Promise<TokenView> {
-    const target = await this.writer.target(context);
-    // Awaited only when the read was (PostgreSQL): on SQLite the read, the preparation and the unit are one turn.
-    const found = target.reader.get(id);
-    const current = this.require(id, found instanceof Promise ? await found : found);
-    const { write, view } = this.expressions.withBudget(() => this.prepareUpdate(current, patch, context.caller));
-    await this.land(target, [write], context.cause);
-    return view;
+    for (let attempt = 1; ; attempt++) {
+      const target = await this.writer.target(context);
+      // Awaited only when the read was (PostgreSQL): on SQLite the read, the preparation and the unit are one turn.
+      const found = target.reader.get(id);
+      const current = this.require(id, found instanceof Promise ? await found : found);
+      const { write, view } = this.expressions.withBudget(() => this.prepareUpdate(current, patch, context.caller));
+      try {
+        // Over PostgreSQL another replica may change the token between the read and the unit: the patch is then
+        // merged again into what it wrote (the failed unit made the store forget the token), never over it.
+        await this.land(target, [{ ...write, seen: current.modified_at ?? current.created_at }], context.cause);
+        return view;
+      } catch (error) {
+        if (!(error instanceof TokenChanged)) throw error;
+        if (attempt === UPDATE_ATTEMPTS) throw new ApiProblem(409, `${error.message}: send the update again`);
+      }
+    }
   }
 
   /** The write a merge patch of `current` makes, and the caller's view of the result. */

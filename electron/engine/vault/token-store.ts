@@ -34,7 +34,15 @@ export interface StoredToken {
  */
 export type TokenWrite =
   | { op: 'create'; token: StoredToken; searchTerms: string[]; cause?: EventCause; intent?: ConvertedIntent }
-  | { op: 'update'; token: StoredToken; searchTerms: string[]; cause?: EventCause; intent?: ConvertedIntent }
+  | {
+      op: 'update';
+      token: StoredToken;
+      searchTerms: string[];
+      cause?: EventCause;
+      intent?: ConvertedIntent;
+      /** The version (modified_at, else created_at) the update was built on: it lands only over that version. */
+      seen?: string;
+    }
   | { op: 'delete'; id: string; cause?: EventCause };
 
 /** The intent a conversion consumed, as its token-intent.converted event names it. */
@@ -123,6 +131,10 @@ const writes = {
       fingerprint = @fingerprint, fingerprint_expression = @fingerprint_expression, search_indexes = @search_indexes,
       sealed = @sealed, expires_at = @expires_at, modified_by = @modified_by, modified_at = @modified_at
     WHERE id = @id`),
+  updateSeen: query('update token seen', `UPDATE tokens SET containers = @containers, metadata = @metadata, mask = @mask,
+      fingerprint = @fingerprint, fingerprint_expression = @fingerprint_expression, search_indexes = @search_indexes,
+      sealed = @sealed, expires_at = @expires_at, modified_by = @modified_by, modified_at = @modified_at
+    WHERE id = @id AND COALESCE(modified_at, created_at) = @seen`),
   delete: query('delete token', 'DELETE FROM tokens WHERE id = ?'),
   deleteTerms: query('delete search terms', 'DELETE FROM token_search_terms WHERE token_id = ?'),
   exists: query('live token exists', `SELECT 1 FROM tokens WHERE id = @id AND ${LIVE}`),
@@ -191,6 +203,16 @@ function* insertToken(writing: TokenWriting, row: TokenRow): Unit<void> {
   }
 }
 
+/**
+ * An update built on a version of the token that another request (on this replica or another) changed meanwhile:
+ * nothing of its unit lands, and the update is built again on what is stored now.
+ */
+export class TokenChanged extends Error {
+  constructor(readonly id: string) {
+    super(`Token ${id} was changed by another request meanwhile`);
+  }
+}
+
 function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
   if (write.cause) yield* storeWritten(writing.outbox, write, write.cause);
   yield* tx.notify(TOKEN_CHANGES.TOKENS, write.op === 'delete' ? write.id : write.token.id);
@@ -201,7 +223,8 @@ function* applyOne(writing: TokenWriting, write: TokenWrite): Unit<void> {
   const row = writing.row(write.token);
   if (write.op === 'create') yield* insertToken(writing, row);
   else {
-    yield* tx.run(writes.update, row);
+    if (write.seen === undefined) yield* tx.run(writes.update, row);
+    else if ((yield* tx.run(writes.updateSeen, { ...row, seen: write.seen })).changes === 0) throw new TokenChanged(row.id);
     yield* tx.run(writes.deleteTerms, [row.id]);
   }
   // Derived here, where every write lands (direct, grouped, tokenized, or a transaction's at its commit).
