@@ -113,7 +113,8 @@ describePostgres('opening the engine storage on PostgreSQL', () => {
     await expect.poll(() => heard, { timeout: 1_000 }).toEqual(['one elsewhere', 'two elsewhere']);
 
     const leaders = () => [a, b].filter((storage) => storage.leader?.isLeader());
-    expect(leaders()).toHaveLength(1);
+    // Each replica asks for the lead as it starts, without waiting: one has it once both have asked.
+    await expect.poll(() => leaders().length, { timeout: 3_000 }).toBe(1);
     const [leader] = leaders();
     const follower = leader === a ? b : a;
     opened.splice(opened.indexOf(leader), 1);
