@@ -13,9 +13,11 @@ import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { fakeLoad } from './fake-load';
 import { runLoad, type RequestPlan } from './load';
 import { machineInfo } from './machine';
+import { measurementsOf } from './proxy-bench';
 import { cpuSeconds } from './process-cpu';
 import { buildReport, reportMarkdown } from './report';
 import { inRounds, medianRound } from './rounds';
+import { selectSuites } from './suite-selection';
 import { mixedRequest } from './vault-data';
 import { measureVault } from './vault-disk';
 import { fillVault, type FilledToken } from './vault-fill';
@@ -247,6 +249,45 @@ describe('rounds', () => {
   it('take the lower middle of an even count, and refuse none', () => {
     expect(medianRound(rounds.slice(0, 2)).requestsPerSecond).toBe(5_000);
     expect(() => medianRound([])).toThrow(/at least one round/);
+  });
+});
+
+describe('an A/B of builds', () => {
+  const cell = { body: '1 KB', expressions: 20, connections: 10, peakRssBytes: null };
+  const calls = (build: string) => [
+    { name: `Tokenbench /proxy, ${build}`, compared: { call: 'ephemeral', build } },
+    { name: `Tokenbench pre-configured, ${build}`, compared: { call: 'pre-configured', build } },
+  ];
+
+  it("reports each build's call as a row of its own case, against the baseline build's same call", () => {
+    const systems = [...calls('main (abc)'), ...calls('this build')];
+    const runs = systems.map((system, i) => ({ ...cell, system: system.name, load: fakeLoad([1_000, 800, 900, 1_000][i]) }));
+    const measurements = measurementsOf(runs, systems);
+    const report = buildReport(machineInfo(), {}, [{ suite: 'proxy', title: 'A/B', baselineSystem: 'main (abc)', measurements, tables: [], notes: [] }]);
+    expect(report.suites[0].rows.map((r) => [r.case, r.system, r.ratioToBaseline])).toEqual([
+      ['1 KB, 20 expr, ephemeral', 'main (abc)', null],
+      ['1 KB, 20 expr, pre-configured', 'main (abc)', null],
+      ['1 KB, 20 expr, ephemeral', 'this build', 0.9],
+      ['1 KB, 20 expr, pre-configured', 'this build', 1.25],
+    ]);
+  });
+
+  it('keeps the rows of a run without builds: the system is the proxy, the case the cell', () => {
+    const measurements = measurementsOf([{ ...cell, system: 'nginx', load: fakeLoad(500), pool: 2_000 }], [{ name: 'nginx' }]);
+    expect(measurements.map((m) => [m.case, m.system])).toEqual([['1 KB, 20 expr over 2,000 tokens', 'nginx']]);
+  });
+
+  const suites = { vault: { comparesBuilds: true }, proxy: { comparesBuilds: true }, webhooks: {} };
+
+  it('runs every suite when none is named (the refs go to those that compare builds), or those named', () => {
+    expect(selectSuites(undefined, suites, ['main'])).toEqual(['vault', 'proxy', 'webhooks']);
+    expect(selectSuites(['proxy', 'vault'], suites, ['main'])).toEqual(['proxy', 'vault']);
+    expect(selectSuites(['webhooks'], suites, [])).toEqual(['webhooks']);
+  });
+
+  it('refuses --baseline for a named suite that measures one build, and names that are no suite', () => {
+    expect(() => selectSuites(['vault', 'webhooks'], suites, ['main'])).toThrow('--baseline takes suites that compare builds (vault, proxy), not webhooks');
+    expect(() => selectSuites(['toString'], suites, [])).toThrow('Unknown suite toString; known: vault, proxy, webhooks');
   });
 });
 

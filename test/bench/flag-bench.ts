@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
-import { buildGitRef } from './git-ref-build';
+import { buildsToCompare } from './git-ref-build';
 import { percentile } from './load';
 import { browserSuiteResult, launchChromium } from './page-measures';
 import { createBenchCards, benchBody } from './proxy-requests';
@@ -167,8 +167,7 @@ async function measureRound(session: Session, round: number): Promise<void> {
 }
 
 export async function runFlagBench({ rounds, baselineRefs, log }: FlagBenchOptions): Promise<SuiteResult> {
-  const baselines = baselineRefs.map((ref) => ({ ref, ...buildGitRef(ref, log) }));
-  const builds = [...baselines.map(({ ref, commit, cli }) => ({ name: `${ref} (${commit})`, cli })), { name: 'this build', cli: undefined }];
+  const builds = buildsToCompare(baselineRefs, log);
   const browser = await launchChromium();
   const sessions: Session[] = [];
   try {

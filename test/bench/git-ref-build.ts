@@ -33,3 +33,24 @@ export function buildGitRef(ref: string, log: (line: string) => void): RefBuild 
   if (built.status !== 0 || !existsSync(cli)) throw new Error(`building ${ref} failed (exit ${built.status ?? built.signal})`);
   return { commit, dir, cli };
 }
+
+/** A build a suite measures beside others: this checkout's own, or another commit's built apart. */
+export interface ComparedBuild {
+  /** "this build", or "<ref> (<commit>)". */
+  name: string;
+  /** Its built CLI; undefined: this checkout's (servers.ts BUILT_CLI). */
+  cli?: string;
+}
+
+export const THIS_BUILD: ComparedBuild = { name: 'this build' };
+
+/** The builds of `refs` (made apart, see buildGitRef), then this build: the order a suite lists and measures them in. */
+export function buildsToCompare(refs: readonly string[], log: (line: string) => void): ComparedBuild[] {
+  return [
+    ...refs.map((ref) => {
+      const { commit, cli } = buildGitRef(ref, log);
+      return { name: `${ref} (${commit})`, cli };
+    }),
+    THIS_BUILD,
+  ];
+}

@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { ENGINE_NODE_FLAGS } from '../../electron/cli/engine-node-flags';
 import type { ChildServer } from './child-process';
 import { summarizeCpuProfiles } from './cpu-profile';
+import { buildsToCompare, type ComparedBuild } from './git-ref-build';
 import { runLoad } from './load';
 import { NGINX_BINARY, startNginx, type NginxProxy } from './nginx-proxy';
 import { peakRssBytes, resetPeakRss } from './process-memory';
-import { benchBody, createBenchCards, proxyPlan, rotatingBody, type BenchBody } from './proxy-requests';
+import { benchBody, createBenchCards, proxyPlan, rotatingBody, type BenchBody, type BenchCard } from './proxy-requests';
 import { checkProxyTargets, runIn, type ProxyRun, type TargetCheck } from './proxy-targets';
-import type { SuiteResult, Table } from './report';
+import type { Measurement, SuiteResult, Table } from './report';
 import { inRounds, medianRound } from './rounds';
-import { startFastifyProxy, startProxyDestination, startTokenbench } from './servers';
+import { startFastifyProxy, startProxyDestination, startTokenbench, type TokenbenchInfo } from './servers';
 
 export interface ProxyBenchOptions {
   connections: number[];
@@ -29,6 +30,11 @@ export interface ProxyBenchOptions {
    * turn, another set in every request as real traffic does; 0: no such cells. Default 2,000.
    */
   tokenPool?: number;
+  /**
+   * Git refs whose builds are measured in turn with this build (their /proxy and pre-configured calls), each its own
+   * process over its own vault, in place of direct and the peers; none: this build beside direct and the peers.
+   */
+  baselineRefs: string[];
   log(line: string): void;
 }
 
@@ -54,6 +60,23 @@ interface System {
   detokenizes: boolean;
   /** The request headers, when not the ephemeral proxy's (BT-API-KEY, BT-PROXY-URL). */
   headers?: Record<string, string>;
+  compared?: ComparedCall;
+}
+
+/** In an A/B of builds, what a system is: a call (ephemeral or pre-configured) to a build, its case and its system. */
+export interface ComparedCall {
+  call: string;
+  build: string;
+}
+
+/** A build's Tokenbench, set up for the proxy cells: its cards (and pool) and its pre-configured proxy's key. */
+interface BenchService {
+  build: ComparedBuild;
+  server: ChildServer<TokenbenchInfo>;
+  privateKey: string;
+  proxyKey: string;
+  cards: BenchCard[];
+  pool: BenchCard[];
 }
 
 const mb = (bytes: number | null) => (bytes === null ? '?' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
@@ -128,14 +151,21 @@ function targetTable(targets: TargetCheck[]): Table {
   };
 }
 
-const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset: boolean): string[] => [
-  'Systems, each its own process: the destination (bare node:http that reads the whole body and answers ' +
-    `{"len": <bytes>}); ${TOKENBENCH} (the production build of the serve CLI, out/main/serve.js, started with ${ENGINE_NODE_FLAGS.join(' ')} as \`npm run serve\` starts it, on-disk vault, bootstrap private key, 20 card tokens ` +
-    `card-01…card-20); ${FASTIFY} (fastify 5 + @fastify/http-proxy 11 with its defaults: undici pool, keep-alive; its Node started with the same V8 settings as Tokenbench); ` +
+const SERVE_BUILD = `the production build of the serve CLI, out/main/serve.js, started with ${ENGINE_NODE_FLAGS.join(' ')} as \`npm run serve\` starts it, on-disk vault, bootstrap private key, 20 card tokens card-01…card-20`;
+
+/** What the systems are: direct and the peers beside this build, or the builds alone. */
+const systemsNote = (nginx: NginxProxy | null, builds: ComparedBuild[]) =>
+  builds.length > 1
+    ? `Systems: the builds ${builds.map((b) => b.name).join(', ')}, each its own process: its own built CLI (another commit's built apart from its own tree by git-ref-build.ts, with this checkout's node_modules) started in the same way as ${SERVE_BUILD}, each over its own vault filled alike. Every case is sent to each build's ${TOKENBENCH} (ephemeral: BT-PROXY-URL) or ${PRECONFIGURED} (pre-configured: its proxy's BT-PROXY-KEY), the builds in turn; "vs baseline" = this row's req/s ÷ ${builds[0].name}'s for the same case and connections in this run. One destination (bare node:http that reads the whole body and answers {"len": <bytes>}) serves them all; direct and the peers are not run.`
+    : 'Systems, each its own process: the destination (bare node:http that reads the whole body and answers ' +
+      `{"len": <bytes>}); ${TOKENBENCH} (${SERVE_BUILD}); ${FASTIFY} (fastify 5 + @fastify/http-proxy 11 with its defaults: undici pool, keep-alive; its Node started with the same V8 settings as Tokenbench); ` +
     (nginx
       ? 'nginx (one worker, keep-alive upstream, proxy_http_version 1.1, bodies buffered in memory, access log off)'
       : `nginx: **skipped**, ${NGINX_BINARY} is not installed (Debian package nginx)`) +
-    `. "${DIRECT}" sends the same load straight to the destination.`,
+    `. "${DIRECT}" sends the same load straight to the destination.`;
+
+const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, builds: ComparedBuild[], peaksReset: boolean): string[] => [
+  systemsNote(nginx, builds),
   'Every request is POST /proxy with a JSON body of exactly 1,024 or 102,400 bytes: a 12-digit request number (so ' +
     'no two bodies are alike and no body cache helps), a "cards" array of 0, 1 or 20 strings that are each one ' +
     "expression `{{ card-NN | json: '$.number' }}`, and order lines filling the rest. Every system gets the same " +
@@ -171,14 +201,62 @@ const notes = (options: ProxyBenchOptions, nginx: NginxProxy | null, peaksReset:
 ];
 
 /**
+ * Starts `build`'s Tokenbench on `dataDir` (a new vault) and sets it up for the cells: the cards and the pool `counts`
+ * asks for, and a pre-configured proxy to the destination.
+ */
+async function startBenchService(
+  build: ComparedBuild,
+  dataDir: string,
+  counts: { cards: number; pool: number },
+  destination: string,
+  running: { stop(): Promise<void> }[],
+  log: (line: string) => void,
+  cpuProfileDir?: string,
+): Promise<BenchService> {
+  const server = await startTokenbench(dataDir, { cli: build.cli, cpuProfileDir });
+  running.push(server);
+  const { url, privateKey, managementKey } = server.info;
+  if (!privateKey || !managementKey) throw new Error(`${build.name}: Tokenbench printed no private or management key on its first start`);
+  const cards = await createBenchCards(url, privateKey, counts.cards);
+  if (counts.pool > 0) log(`Creating a pool of ${counts.pool} card tokens in ${build.name}…`);
+  const pool = counts.pool > 0 ? await createBenchCards(url, privateKey, counts.pool, true) : [];
+  const proxyKey = await createBenchProxy(url, managementKey, destination);
+  return { build, server, privateKey, proxyKey, cards, pool };
+}
+
+/** A build's two calls as systems: the ephemeral /proxy and its pre-configured proxy, named after the build in an A/B. */
+function tokenbenchSystems(service: BenchService, destination: string, ab: boolean): System[] {
+  const { server, privateKey, proxyKey, build } = service;
+  const base = { url: server.info.url, cpuPid: server.pid, memoryPids: [server.pid], detokenizes: true };
+  const named = (system: string, call: string) =>
+    ab ? { name: `${system}, ${build.name}`, compared: { call, build: build.name } } : { name: system };
+  return [
+    { ...base, ...named(TOKENBENCH, 'ephemeral'), headers: { 'content-type': 'application/json', 'bt-api-key': privateKey, 'bt-proxy-url': destination } },
+    { ...base, ...named(PRECONFIGURED, 'pre-configured'), headers: { 'content-type': 'application/json', 'bt-api-key': privateKey, 'bt-proxy-key': proxyKey } },
+  ];
+}
+
+/** The report's rows: in an A/B the case names the call and the system is the build, so each build's row sits by the baseline's. */
+export function measurementsOf(runs: readonly ProxyRun[], systems: readonly { name: string; compared?: ComparedCall }[]): Measurement[] {
+  return runs.map((r) => {
+    const compared = systems.find((s) => s.name === r.system)?.compared;
+    const cell = { connections: r.connections, load: r.load };
+    return compared ? { case: `${caseOf(r)}, ${compared.call}`, system: compared.build, ...cell } : { case: caseOf(r), system: r.system, ...cell };
+  });
+}
+
+/**
  * The proxy benchmark (issue 4): the same load straight to a destination, through Tokenbench's /proxy and through
- * peer proxies that do not detokenize, over body sizes × expression counts × connection counts, in one run.
+ * peer proxies that do not detokenize, over body sizes × expression counts × connection counts, in one run. With
+ * baseline refs, the builds' Tokenbench calls in turn instead.
  */
 export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteResult> {
   const { log } = options;
+  const builds = buildsToCompare(options.baselineRefs, log);
+  const ab = builds.length > 1;
   const bodySizes = (options.bodiesKb ?? BODY_KB).map(bodySize);
   const expressionCounts = options.expressionCounts ?? EXPRESSION_COUNTS;
-  const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-proxy-bench-'));
+  const dataDirs: string[] = [];
   const profileDir = options.profileDir && join(options.profileDir, 'proxy');
   const running: { stop(): Promise<void> }[] = [];
   const stopAll = async () => {
@@ -187,49 +265,45 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
   try {
     const destination = await startProxyDestination();
     running.push(destination);
-    const tokenbench = await startTokenbench(dataDir, { cpuProfileDir: profileDir });
-    running.push(tokenbench);
-    const fastify = await startFastifyProxy(destination.info.url);
-    running.push(fastify);
-    const nginx = await startNginx(new URL(destination.info.url));
-    if (nginx) running.push(nginx);
-    else log(`nginx skipped: ${NGINX_BINARY} is not installed`);
-
-    const { privateKey } = tokenbench.info;
-    if (!privateKey) throw new Error('Tokenbench printed no private key on its first start');
-    const cards = await createBenchCards(tokenbench.info.url, privateKey, Math.max(...EXPRESSION_COUNTS, ...expressionCounts));
     const poolCells = Math.max(...expressionCounts);
-    const poolSize = poolCells > 0 ? (options.tokenPool ?? DEFAULT_TOKEN_POOL) : 0;
-    if (poolSize > 0) log(`Creating a pool of ${poolSize} card tokens…`);
-    const pool = poolSize > 0 ? await createBenchCards(tokenbench.info.url, privateKey, poolSize, true) : [];
+    const counts = {
+      cards: Math.max(...EXPRESSION_COUNTS, ...expressionCounts),
+      pool: poolCells > 0 ? (options.tokenPool ?? DEFAULT_TOKEN_POOL) : 0,
+    };
+    const services: BenchService[] = [];
+    for (const [i, build] of builds.entries()) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-proxy-bench-'));
+      dataDirs.push(dataDir);
+      const buildProfileDir = profileDir && (ab ? join(profileDir, String(i)) : profileDir);
+      services.push(await startBenchService(build, dataDir, counts, destination.info.url, running, log, buildProfileDir));
+    }
+    // Every build's vault holds the same cards (same ids and numbers), so the bodies and lengths are the same for all.
+    const { cards, pool } = services[0];
 
-    const node = (name: string, server: ChildServer<{ url: string }>, detokenizes = false): System => ({
+    const node = (name: string, server: ChildServer<{ url: string }>): System => ({
       name,
       url: server.info.url,
       cpuPid: server.pid,
       memoryPids: [server.pid],
-      detokenizes,
+      detokenizes: false,
     });
-    const { managementKey } = tokenbench.info;
-    if (!managementKey) throw new Error('Tokenbench printed no management key on its first start');
-    const proxyKey = await createBenchProxy(tokenbench.info.url, managementKey, destination.info.url);
-    const preconfiguredHeaders = { 'content-type': 'application/json', 'bt-api-key': privateKey, 'bt-proxy-key': proxyKey };
-    const systems: System[] = [
-      node(DIRECT, destination),
-      node(TOKENBENCH, tokenbench, true),
-      { ...node(PRECONFIGURED, tokenbench, true), headers: preconfiguredHeaders },
-      node(FASTIFY, fastify),
-    ];
-    if (nginx) {
-      const { url, workerPid, masterPid } = nginx;
-      systems.push({ name: NGINX, url, cpuPid: workerPid, memoryPids: [masterPid, workerPid], detokenizes: false });
+    const tokenbenchCalls = services.flatMap((service) => tokenbenchSystems(service, destination.info.url, ab));
+    let nginx: NginxProxy | null = null;
+    const systems: System[] = ab ? tokenbenchCalls : [node(DIRECT, destination), ...tokenbenchCalls];
+    if (!ab) {
+      const fastify = await startFastifyProxy(destination.info.url);
+      running.push(fastify);
+      systems.push(node(FASTIFY, fastify));
+      nginx = await startNginx(new URL(destination.info.url));
+      if (nginx) {
+        running.push(nginx);
+        const { url, workerPid, masterPid } = nginx;
+        systems.push({ name: NGINX, url, cpuPid: workerPid, memoryPids: [masterPid, workerPid], detokenizes: false });
+      } else log(`nginx skipped: ${NGINX_BINARY} is not installed`);
     }
 
-    const headers = {
-      'content-type': 'application/json',
-      'bt-api-key': privateKey,
-      'bt-proxy-url': destination.info.url,
-    };
+    // What the peers and direct get: the ephemeral proxy's headers, which are just headers to them.
+    const headers = tokenbenchCalls[0].headers!;
     let seq = 0;
     const nextSeq = () => seq++;
     /** `seconds`: [warm-up, measured]. */
@@ -280,20 +354,25 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
     }
     // Tokenbench writes its CPU profile as it exits.
     await stopAll();
-    const targets = checkProxyTargets(runs, { direct: DIRECT, tokenbench: TOKENBENCH, peer: FASTIFY, preconfigured: PRECONFIGURED });
+    // The targets are judged on this build's calls (the last build's).
+    const [own, ownPreconfigured] = tokenbenchCalls.slice(-2);
+    const targets = checkProxyTargets(runs, { direct: DIRECT, tokenbench: own.name, peer: FASTIFY, preconfigured: ownPreconfigured.name });
+    const profiles = (i: number) => summarizeCpuProfiles(ab ? join(profileDir!, String(i)) : profileDir!, ab ? `proxy cells, ${builds[i].name}` : 'proxy cells');
 
     return {
       suite: 'proxy',
-      title: `Ephemeral and pre-configured proxy: the same load to ${systems.map((s) => s.name).join(', ')}`,
-      baselineSystem: DIRECT,
-      measurements: runs.map((r) => ({ case: caseOf(r), system: r.system, connections: r.connections, load: r.load })),
+      title: ab
+        ? `Ephemeral and pre-configured proxy: ${[...builds].reverse().map((b) => b.name).join(' against ')}`
+        : `Ephemeral and pre-configured proxy: the same load to ${systems.map((s) => s.name).join(', ')}`,
+      baselineSystem: ab ? builds[0].name : DIRECT,
+      measurements: measurementsOf(runs, systems),
       tables: [
-        costTable(runs),
+        ...(ab ? [] : [costTable(runs)]),
         peakTable(systems, runs),
         targetTable(targets),
-        ...(profileDir ? summarizeCpuProfiles(profileDir, 'proxy cells') : []),
+        ...(profileDir ? builds.flatMap((_, i) => profiles(i)) : []),
       ],
-      notes: notes(options, nginx, peaksReset),
+      notes: notes(options, nginx, builds, peaksReset),
       data: {
         targets,
         peakRssBytes: runs.map(({ load: _load, ...cell }) => cell),
@@ -301,6 +380,6 @@ export async function runProxyBench(options: ProxyBenchOptions): Promise<SuiteRe
     };
   } finally {
     await stopAll();
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   }
 }

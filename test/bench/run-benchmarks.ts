@@ -14,8 +14,9 @@
  *   --expressions 0,20  proxy expression counts     (default 0,1,20)
  *   --pool N            proxy: extra cells whose expressions name tokens of an N-token pool in turn (2000; 0: none)
  *   --profile           CPU-profile the service
- *   --baseline REF      startup, flags, start: also build this git ref (e.g. main) apart and measure the builds in turn
- *                       (repeatable; start measures beside HEAD~1 when none is given)
+ *   --baseline REF      vault, proxy, startup, flags, start: also build this git ref (e.g. main) apart and measure the
+ *                       builds in turn (repeatable; start measures beside HEAD~1 when none is given; refused with a
+ *                       named suite that does not compare builds)
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +35,7 @@ import { runStartBench } from './start-bench';
 import { runStartupBench } from './startup-bench';
 import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
+import { selectSuites, type SuiteTraits } from './suite-selection';
 import { runVaultBench } from './vault-bench';
 import { runWebhookBench } from './webhook-bench';
 
@@ -64,7 +66,7 @@ interface CommonSettings extends RunSettings {
   log(line: string): void;
 }
 
-interface Suite {
+interface Suite extends SuiteTraits {
   /** What a run of this suite uses unless the command line says otherwise (the proxy matrix must stay short). */
   defaults: RunSettings;
   run(settings: CommonSettings, tokens: number): Promise<SuiteResult>;
@@ -76,10 +78,12 @@ interface Suite {
 const SUITES: Record<string, Suite> = {
   vault: {
     defaults: { connections: [1, 10], durationSeconds: 6, warmupSeconds: 2 },
+    comparesBuilds: true,
     run: (settings, tokens) => runVaultBench({ ...settings, tokens }),
   },
   proxy: {
     defaults: { connections: [1, 10, 50], durationSeconds: 3, warmupSeconds: 1 },
+    comparesBuilds: true,
     run: (settings) => runProxyBench(settings),
   },
   // Calls one at a time, in rounds of a fixed count: connections and durations do not apply.
@@ -113,12 +117,14 @@ const SUITES: Record<string, Suite> = {
   flags: {
     // A browser session rather than a load: timed keystrokes, not seconds at a connection count.
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    comparesBuilds: true,
     run: (settings) => runFlagBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} round(s) of typing bursts and checkRequest calls${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
   },
   startup: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    comparesBuilds: true,
     run: (settings) => runStartupBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} cold load(s) and reload(s) of each page${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
@@ -126,6 +132,7 @@ const SUITES: Record<string, Suite> = {
   // Processes started and stopped, not a load: rounds are starts of each kind per build.
   start: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
+    comparesBuilds: true,
     run: (settings) => runStartBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} start(s) of each kind per build, build excluded, in turn with the build of ${baselineRefs.length > 0 ? baselineRefs.join(', ') : 'HEAD~1'}`,
@@ -192,9 +199,8 @@ async function main(): Promise<number> {
       baseline: { type: 'string', multiple: true },
     },
   });
-  const suites = values.suite ?? Object.keys(SUITES);
-  const unknown = suites.filter((s) => !SUITES[s]);
-  if (unknown.length > 0) throw new Error(`Unknown suite ${unknown.join(', ')}; known: ${Object.keys(SUITES).join(', ')}`);
+  const baselineRefs = values.baseline ?? [];
+  const suites = selectSuites(values.suite, SUITES, baselineRefs);
 
   const machine = machineInfo();
   const overrides: Partial<RunSettings> = {
@@ -218,7 +224,7 @@ async function main(): Promise<number> {
   const results: SuiteResult[] = [];
   const runSettings: Record<string, string> = {};
   for (const name of suites) {
-    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, entries, tokenDurationSeconds, baselineRefs: values.baseline ?? [], profileDir, log };
+    const settings: CommonSettings = { ...SUITES[name].defaults, ...overrides, ...cells, rounds, entries, tokenDurationSeconds, baselineRefs: SUITES[name].comparesBuilds ? baselineRefs : [], profileDir, log };
     const { durationSeconds, warmupSeconds, connections } = settings;
     runSettings[name] =
       SUITES[name].describe?.(settings) ??

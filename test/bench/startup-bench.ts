@@ -11,7 +11,7 @@ import type { Browser, Page } from '@playwright/test';
 import { PAGE_IDS, WORKBENCH_PAGES, type PageId } from '../../shared/workbench/pages';
 import { SESSION_QUERY, WORKBENCH_PATHS } from '../../shared/workbench/transport';
 import type { ChildServer } from './child-process';
-import { buildGitRef } from './git-ref-build';
+import { buildsToCompare } from './git-ref-build';
 import { browserSuiteResult, launchChromium, median, round } from './page-measures';
 import type { SuiteResult, Table } from './report';
 import { startTokenbench, type TokenbenchInfo } from './servers';
@@ -164,12 +164,11 @@ function row(system: System, key: string): (string | number)[] {
  * A script, not a test: it measures and reports.
  */
 export async function runStartupBench(options: StartupBenchOptions): Promise<SuiteResult> {
-  const baselines = options.baselineRefs.map((ref) => ({ ref, ...buildGitRef(ref, options.log) }));
+  const builds = buildsToCompare(options.baselineRefs, options.log);
   const dataDirs: string[] = [];
   const systems: System[] = [];
   let browser: Browser | undefined;
   try {
-    const builds = [...baselines.map(({ ref, commit, cli }) => ({ name: `${ref} (${commit})`, cli })), { name: 'this build', cli: undefined }];
     for (const build of builds) {
       const dataDir = mkdtempSync(join(tmpdir(), 'tokenbench-startup-'));
       dataDirs.push(dataDir);
