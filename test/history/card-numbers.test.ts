@@ -91,4 +91,17 @@ describe('maskCardNumbers', () => {
       masked: 1,
     });
   });
+
+  it('reads token ids and card numbers side by side left to right, an id (in capitals too) before a number', () => {
+    const id = '1F8D5F34-7CFE-42AF-8664-462456653D09';
+    expect(maskCardNumbers(`${id}-4242424242424242 x${id}${id.toLowerCase()}`)).toEqual({
+      text: `${id}-XXXXXXXXXXXX4242 x${id}${id.toLowerCase()}`,
+      masked: 1,
+    });
+    // A run of digits met first takes the id's first digits with it: what is left of the id is no id.
+    expect(maskCardNumbers(`4242 4242 4242 4242${id}`).text).toBe('4242 4242 4242 42421F8D5F34-7CFE-42AF-XXXX-XXXXX6653D09');
+    expect(maskCardNumbers('8664-462456653-4242424242424242-')).toEqual({ text: 'XXXX-XXXXX6653-XXXXXXXXXXXX4242-', masked: 2 });
+    // An id of digits alone is an id first, though its first three groups are a card number.
+    expect(maskCardNumbers('42424242-4242-4242-4242-424242424242').masked).toBe(0);
+  });
 });

@@ -1,12 +1,16 @@
 import { luhnValid } from '../../../shared/checksums';
 
+/** Where a card number may be written: at least 13 digits, a single space or dash allowed between two of them. */
+const DIGIT_RUN = /\d(?:[ -]?\d){12,}/g;
 /**
- * Where a card number may be written: at least 13 digits, a single space or dash allowed between two of them. A token
- * id (a UUID) is matched first and kept whole, since its digit groups can pass the Luhn check by chance.
+ * A token id (a UUID) is kept whole, since its digit groups can pass the Luhn check by chance. It is looked for from
+ * its first dash, its first group checked after: a pattern that opens with a class of letters would be tried at every
+ * letter of a text, and bodies are mostly words.
  */
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const DIGIT_RUN = new RegExp(`${UUID}|\\d(?:[ -]?\\d){12,}`, 'gi');
-const WHOLE_UUID = new RegExp(`^${UUID}$`, 'i');
+const UUID_FROM_FIRST_DASH = /-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const UUID_FIRST_GROUP = /^[0-9a-f]{8}$/i;
+const FIRST_GROUP_LENGTH = 8;
+const UUID_LENGTH = 36;
 const SHORTEST = 13;
 const LONGEST = 19;
 /** What a card's mask shows of it (reveal_last: 4). */
@@ -78,15 +82,41 @@ function maskRun(run: Buffer, { places, groups, endsEven, endsOdd }: Scratch): n
 export function maskCardNumbers(text: string): { text: string; masked: number } {
   let masked = 0;
   let scratch: Scratch | undefined;
-  const result = text.replace(DIGIT_RUN, (run) => {
-    if (WHOLE_UUID.test(run)) return run;
+  let result = '';
+  let copied = 0;
+  let uuid = nextUuid(text, 0);
+  // Left to right, as one pattern of a UUID or a run would match: at each place a UUID first, and past what matched.
+  for (let at = 0; ; ) {
+    DIGIT_RUN.lastIndex = at;
+    const found = DIGIT_RUN.exec(text);
+    if (!found) break;
+    if (uuid !== -1 && uuid < at) uuid = nextUuid(text, at);
+    if (uuid !== -1 && uuid <= found.index) {
+      at = uuid + UUID_LENGTH;
+      continue;
+    }
+    const run = found[0];
+    at = found.index + run.length;
     // The run is ASCII, so each character is one byte.
     const bytes = Buffer.from(run, 'latin1');
-    const found = maskRun(bytes, (scratch ??= new Scratch(text.length)));
-    masked += found;
-    return found === 0 ? run : bytes.toString('latin1');
-  });
-  return { text: result, masked };
+    const count = maskRun(bytes, (scratch ??= new Scratch(text.length)));
+    if (count === 0) continue;
+    masked += count;
+    result += text.slice(copied, found.index) + bytes.toString('latin1');
+    copied = at;
+  }
+  return { text: copied === 0 ? text : result + text.slice(copied), masked };
+}
+
+/** Where the first token id at or after `from` starts; -1 when none does. */
+function nextUuid(text: string, from: number): number {
+  UUID_FROM_FIRST_DASH.lastIndex = from + FIRST_GROUP_LENGTH;
+  for (let dash = UUID_FROM_FIRST_DASH.exec(text); dash; dash = UUID_FROM_FIRST_DASH.exec(text)) {
+    const start = dash.index - FIRST_GROUP_LENGTH;
+    if (UUID_FIRST_GROUP.test(text.slice(start, dash.index))) return start;
+    UUID_FROM_FIRST_DASH.lastIndex = dash.index + 1;
+  }
+  return -1;
 }
 
 /** Bare runs of 13–19 digits (no digit either side) that pass the Luhn check: what the `mask` transform's `chase_stratus_pan` replaces. */
