@@ -8,7 +8,7 @@ import type { NotifyChannel } from './notify-channel';
 import { postgresStatement, statementValues } from './statements';
 
 /** The one PostgreSQL channel every replica's change notices travel on: `origin channel id`, each without spaces. */
-const CHANGES_CHANNEL = 'tokenbench_changes';
+export const CHANGES_CHANNEL = 'tokenbench_changes';
 
 /** SQLSTATEs after which the whole unit runs again: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01']);
