@@ -4,6 +4,7 @@ import type { SentHistoryEntry } from '../../shared/workbench/history-contract';
 import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import type { CollectionStore } from './collections/collection-store';
 import type { TokenChange } from '../../shared/workbench/token-contract';
+import { HISTORY_CHANGES } from './history/history-backend';
 import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
@@ -16,7 +17,7 @@ import { TOKEN_CHANGES, type TokenStore, type TokenWrite } from './vault/token-s
 
 /** The engine's one event road: what the workbench hears of the changes the engine makes. */
 export interface EngineEventMap {
-  /** A request the engine handled, as its history keeps it (token data masked). */
+  /** A request the engine (or, over PostgreSQL, another replica) handled, as its history keeps it (token data masked). */
   request: [SentHistoryEntry];
   /**
    * A transaction was created, enlisted a write, or ended, here or on another replica: its state as the change left it
@@ -79,6 +80,10 @@ export function engineEvents(
     }
   });
   history.on('reset', () => events.emit('historyReset'));
+  // Another replica's batch of entries, named by their ids: read only while the history is listened to (see above).
+  changes.listen(HISTORY_CHANGES, (ids, origin) => {
+    if (origin === 'elsewhere') history.heardElsewhere(ids.split(','));
+  });
   transactions.on('change', (change) => {
     if (events.listenerCount('transaction') > 0) views.changed(change);
   });

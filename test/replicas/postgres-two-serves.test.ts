@@ -38,20 +38,28 @@ const openTransaction = async (replica: ServeReplica) => {
   return res.body.id as string;
 };
 
+type LiveBatch = { type: string; transactions?: TransactionView[]; entries?: { method: string; path: string }[] };
+
 /**
  * A replica's workbench live stream, read in the background: `of(id)` is every view of that transaction it was sent,
- * in order, as [state, operations]. A batch carries each transaction once, in its latest state.
+ * in order, as [state, operations] (a batch carries each transaction once, in its latest state); `entries` is every
+ * history entry it was sent.
  */
-async function liveTransactions(replica: ServeReplica, sessionSecret: string) {
-  const live = await openLive<{ type: string; transactions?: TransactionView[] }>(replica.url, `session=${encodeURIComponent(sessionFromSecret(sessionSecret)!)}`);
+async function liveFeed(replica: ServeReplica, sessionSecret: string) {
+  const live = await openLive<LiveBatch>(replica.url, `session=${encodeURIComponent(sessionFromSecret(sessionSecret)!)}`);
   expect(live.status).toBe(200);
   expect(await live.next()).toMatchObject({ type: 'connected' });
-  const views: TransactionView[] = [];
+  const batches: LiveBatch[] = [];
   const reading = (async () => {
-    for (;;) views.push(...((await live.next()).transactions ?? []));
+    for (;;) batches.push(await live.next());
   })().catch(() => undefined);
   return {
-    of: (id: string) => views.filter((view) => view.id === id).map((view) => [view.state, view.operations.length] as const),
+    of: (id: string) =>
+      batches
+        .flatMap((batch) => batch.transactions ?? [])
+        .filter((view) => view.id === id)
+        .map((view) => [view.state, view.operations.length] as const),
+    entries: () => batches.flatMap((batch) => batch.entries ?? []),
     close: async () => {
       live.close();
       await reading;
@@ -161,7 +169,7 @@ describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () =>
   }, 20_000);
 
   it("B's workbench hears, live, each transaction A opens, stages in and ends, never going back", async () => {
-    const feed = await liveTransactions(b, cluster.sessionSecret);
+    const feed = await liveFeed(b, cluster.sessionSecret);
     try {
       const hears = (id: string, state: string, operations: number) =>
         vi.waitFor(() => expect(feed.of(id).at(-1)).toEqual([state, operations]), { timeout: COHERENCE_MS, interval: 20 });
@@ -179,6 +187,20 @@ describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () =>
       expect((await call(a, 'POST', `/transactions/${rolledBack}/rollback`)).status).toBe(200);
       await hears(rolledBack, 'rolled_back', 1);
       for (const id of [committed, rolledBack]) expect(forwardOnly(feed.of(id))).toBe(true);
+    } finally {
+      await feed.close();
+    }
+  }, 20_000);
+
+  it("B's workbench hears, live, the requests A handled", async () => {
+    const feed = await liveFeed(b, cluster.sessionSecret);
+    try {
+      const id = await createToken(a);
+      expect((await call(a, 'GET', `/tokens/${id}`)).status).toBe(200);
+      await vi.waitFor(() => expect(feed.entries()).toContainEqual(expect.objectContaining({ method: 'GET', path: `/tokens/${id}` })), {
+        timeout: COHERENCE_MS,
+        interval: 20,
+      });
     } finally {
       await feed.close();
     }
@@ -267,7 +289,7 @@ describe.skipIf(!wired)('transactions expiring on two serve replicas', () => {
   it('40 transactions opened across both, with a 1 s lifetime, each expire exactly once, and both workbenches hear each', async () => {
     const cluster = await startServeReplicas({ name: 'expiries', args: ['--transaction-ttl', '1'] });
     const listener = new pg.Client({ connectionString: cluster.databaseUrl });
-    const feeds: Awaited<ReturnType<typeof liveTransactions>>[] = [];
+    const feeds: Awaited<ReturnType<typeof liveFeed>>[] = [];
     try {
       // Every replica names each transaction it opens or ends on the change channel, once per change it commits: the
       // end a second replica would have made too shows as a third notice.
@@ -278,7 +300,7 @@ describe.skipIf(!wired)('transactions expiring on two serve replicas', () => {
         if (channel === TRANSACTION_CHANGES) notices.set(id, (notices.get(id) ?? 0) + 1);
       });
       await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
-      for (const replica of cluster.replicas) feeds.push(await liveTransactions(replica, cluster.sessionSecret));
+      for (const replica of cluster.replicas) feeds.push(await liveFeed(replica, cluster.sessionSecret));
 
       // Each replica's timer ends every due transaction, the other's with its own: the two race for each one.
       const [a, b] = cluster.replicas;

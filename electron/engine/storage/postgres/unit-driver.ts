@@ -82,8 +82,11 @@ const retryable = (error: unknown) => error instanceof pg.DatabaseError && RETRY
 export class PostgresUnits implements AsyncUnitRunner {
   private readonly current = new AsyncLocalStorage<Frame>();
   readonly changes = new ChangeFeed();
-  /** This runner's name on the changes channel, so it does not hear its own notices twice. */
-  private readonly origin = randomUUID();
+  /**
+   * This runner's name on the changes channel, so it does not hear its own notices twice; the history worker sends
+   * this replica's notices under it too.
+   */
+  readonly origin = randomUUID();
 
   constructor(readonly pool: pg.Pool) {}
 
