@@ -35,9 +35,6 @@ export default defineConfig({
         test: {
           name: 'engine-on-postgres',
           include: HTTP_SUITE,
-          // Over PostgreSQL the workbench reads a transaction's change after it is told, so its event view can show a
-          // later state than the event (a known gap of issue 43): the isolation file runs over SQLite only until then.
-          exclude: [...configDefaults.exclude, 'test/transactions/transaction-isolation.test.ts'],
           globalSetup: ['test/support/postgres-global-setup.ts'],
           setupFiles: ['test/support/engine-on-postgres.ts'],
         },

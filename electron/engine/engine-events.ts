@@ -4,20 +4,25 @@ import type { SentHistoryEntry } from '../../shared/workbench/history-contract';
 import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import type { CollectionStore } from './collections/collection-store';
 import type { TokenChange } from '../../shared/workbench/token-contract';
+import { HISTORY_CHANGES } from './history/history-backend';
 import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
 import type { IntentChange } from './token-intents/token-intents';
 import type { ChangeFeed } from './storage/change-feed';
 import type { AnyUnitRunner } from './storage/unit';
-import { tokenIdOf, type TransactionUnits } from './transactions/transaction-store';
+import { tokenIdOf, TRANSACTION_CHANGES, type TransactionUnits } from './transactions/transaction-store';
+import { TransactionViews } from './transactions/transaction-views';
 import { TOKEN_CHANGES, type TokenStore, type TokenWrite } from './vault/token-store';
 
 /** The engine's one event road: what the workbench hears of the changes the engine makes. */
 export interface EngineEventMap {
-  /** A request the engine handled, as its history keeps it (token data masked). */
+  /** A request the engine (or, over PostgreSQL, another replica) handled, as its history keeps it (token data masked). */
   request: [SentHistoryEntry];
-  /** A transaction was created, enlisted a write, or ended: its state now. */
+  /**
+   * A transaction was created, enlisted a write, or ended, here or on another replica: its state as the change left it
+   * (or, for another replica's, as read since), each transaction's views heard in the order of its life.
+   */
   transaction: [TransactionView];
   /** The saved requests' folder changed, in the app or outside it: the collections as they are now. */
   collections: [CollectionsView];
@@ -46,16 +51,18 @@ export function engineEvents(
   panel: TransactionPanel,
   tokens: Pick<TokenStore<AnyUnitRunner>, 'onApplied'>,
   collections: CollectionStore,
-  /** The storage's change feed: over PostgreSQL it carries the other replicas' token changes too. */
+  /** The storage's change feed: over PostgreSQL it carries the other replicas' token and transaction changes too. */
   changes: ChangeFeed,
 ): EngineEvents {
   const events: EngineEvents = new EventEmitter();
   const forwardEntry = (entry: SentHistoryEntry) => events.emit('request', entry);
   const forwardCollections = (view: CollectionsView) => events.emit('collections', view);
+  const views = new TransactionViews(panel, (view) => events.emit('transaction', view));
   // The typed map leaves out EventEmitter's own events; newListener fires before the listener is added.
   const subscriptions = events as EventEmitter;
   subscriptions.on('newListener', (name: string) => {
     if (name === 'request' && events.listenerCount('request') === 0) history.on('entry', forwardEntry);
+    if (name === 'transaction' && events.listenerCount('transaction') === 0) transactions.showViews(true);
     if (name === 'collections' && events.listenerCount('collections') === 0) {
       collections.on('change', forwardCollections);
       collections.watch();
@@ -63,18 +70,25 @@ export function engineEvents(
   });
   subscriptions.on('removeListener', (name: string) => {
     if (name === 'request' && events.listenerCount('request') === 0) history.off('entry', forwardEntry);
+    if (name === 'transaction' && events.listenerCount('transaction') === 0) {
+      transactions.showViews(false);
+      views.reset();
+    }
     if (name === 'collections' && events.listenerCount('collections') === 0) {
       collections.off('change', forwardCollections);
       collections.close();
     }
   });
   history.on('reset', () => events.emit('historyReset'));
-  transactions.on('change', ({ id, ended }) => {
-    if (events.listenerCount('transaction') === 0) return;
-    const view = ended ? panel.view(ended.record, ended.operations) : panel.get(id);
-    // Heard at once over SQLite; over PostgreSQL once read, a failed read leaving the page to its next listing.
-    if (!(view instanceof Promise)) events.emit('transaction', view!);
-    else view.then((read) => read && events.emit('transaction', read), () => undefined);
+  // Another replica's batch of entries, named by their ids: read only while the history is listened to (see above).
+  changes.listen(HISTORY_CHANGES, (ids, origin) => {
+    if (origin === 'elsewhere') history.heardElsewhere(ids.split(','));
+  });
+  transactions.on('change', (change) => {
+    if (events.listenerCount('transaction') > 0) views.changed(change);
+  });
+  changes.listen(TRANSACTION_CHANGES, (id, origin) => {
+    if (origin === 'elsewhere' && events.listenerCount('transaction') > 0) void views.read(id);
   });
   tokens.onApplied((writes) => {
     if (events.listenerCount('token') === 0) return;

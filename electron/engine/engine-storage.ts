@@ -1,3 +1,4 @@
+import type { HistoryWorkerData } from './history/history-messages';
 import type { Sealer } from './storage/crypto';
 import { openDatabase, type Db } from './storage/database';
 import { openPostgresStorage, type PostgresStorageOptions } from './storage/postgres/open-storage';
@@ -12,8 +13,11 @@ import { tenantIdOf } from './tenant/tenant-id';
 interface Opened {
   readonly sealer: Sealer;
   readonly tenantId: string;
-  /** The database the history worker keeps the history in (`RequestLog.start`); undefined: the data folder's own file. */
-  readonly historyDatabaseUrl: string | undefined;
+  /**
+   * Where the history worker keeps the history (`RequestLog.start`): the shared database, with this replica's name on
+   * its change channel; empty: the data folder's own file.
+   */
+  readonly historyDatabase: Pick<HistoryWorkerData, 'databaseUrl' | 'origin'>;
   /** Which replica runs the periodic jobs (`Housekeeping`); null where this process is the database's only one. */
   readonly leader: Leadership | null;
   /**
@@ -56,7 +60,7 @@ export async function openEngineStorage(where: SqliteStorageOptions | PostgresSt
     const { units, sealer, leadership, close } = await openPostgresStorage(where);
     try {
       const starting = <T>(work: () => Promise<T>) => whileStarting(where.url, work);
-      return { db: null, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: where.url, leader: leadership, starting, close };
+      return { db: null, units, sealer, tenantId: await tenantIdOf(units), historyDatabase: { databaseUrl: where.url, origin: units.origin }, leader: leadership, starting, close };
     } catch (error) {
       await close();
       throw error;
@@ -69,7 +73,7 @@ export async function openEngineStorage(where: SqliteStorageOptions | PostgresSt
   try {
     await recordKeyCheck(units, sealer, dataDir);
     const starting = <T>(work: () => Promise<T>) => work();
-    return { db, units, sealer, tenantId: await tenantIdOf(units), historyDatabaseUrl: undefined, leader: null, starting, close: async () => { db.close(); } };
+    return { db, units, sealer, tenantId: await tenantIdOf(units), historyDatabase: {}, leader: null, starting, close: async () => { db.close(); } };
   } catch (error) {
     db.close();
     throw error;

@@ -177,7 +177,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   // Reads the UI build first: a missing build fails before anything is opened.
   const browserWorkbench = browserOptions ? createBrowserWorkbench({ ...browserOptions, ownerSession, identity }) : null;
   /** Every transactional unit of this engine runs on `units`, over the database's one connection. */
-  const { db, units, sealer, tenantId, historyDatabaseUrl, leader, starting, close: closeStorage } = await openStorage(config, masterKey);
+  const { db, units, sealer, tenantId, historyDatabase, leader, starting, close: closeStorage } = await openStorage(config, masterKey);
   // Before anything reads them: the values Settings saved replace the defaults, and a flag given now beats both.
   const limits = new AdjustableSettings(units, 'adjustable_limits', { ...PROXY_LIMITS, denyPrivateDestinations: privateDestinationsFlag(partial, operatorFixed) }, config, {
     ...partial,
@@ -256,7 +256,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
 
   // Its own file and thread: history writes stay off the main thread and out of the vault's write lock.
   const history = await RequestLog.start({
-    databaseUrl: historyDatabaseUrl,
+    ...historyDatabase,
     dataDir: config.dataDir,
     limit: config.historyLimit,
     maxAgeDays: config.historyMaxAgeDays,

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sessionFromSecret } from '../../electron/engine';
+import { CHANGES_CHANNEL } from '../../electron/engine/storage/postgres/unit-driver';
+import { TRANSACTION_CHANGES } from '../../electron/engine/transactions/transaction-store';
+import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import { openLive } from '../support/live-stream';
 import { postgresUrl } from '../support/postgres-suite';
 import { REPLICA_KEYS, REPLICA_SEED_TOKEN, serveTakesDatabase, startServeReplicas, type ServeReplica, type ServeReplicas } from '../support/serve-replicas';
@@ -33,6 +37,39 @@ const openTransaction = async (replica: ServeReplica) => {
   expect(res.status).toBe(201);
   return res.body.id as string;
 };
+
+type LiveBatch = { type: string; transactions?: TransactionView[]; entries?: { method: string; path: string }[] };
+
+/**
+ * A replica's workbench live stream, read in the background: `of(id)` is every view of that transaction it was sent,
+ * in order, as [state, operations] (a batch carries each transaction once, in its latest state); `entries` is every
+ * history entry it was sent.
+ */
+async function liveFeed(replica: ServeReplica, sessionSecret: string) {
+  const live = await openLive<LiveBatch>(replica.url, `session=${encodeURIComponent(sessionFromSecret(sessionSecret)!)}`);
+  expect(live.status).toBe(200);
+  expect(await live.next()).toMatchObject({ type: 'connected' });
+  const batches: LiveBatch[] = [];
+  const reading = (async () => {
+    for (;;) batches.push(await live.next());
+  })().catch(() => undefined);
+  return {
+    of: (id: string) =>
+      batches
+        .flatMap((batch) => batch.transactions ?? [])
+        .filter((view) => view.id === id)
+        .map((view) => [view.state, view.operations.length] as const),
+    entries: () => batches.flatMap((batch) => batch.entries ?? []),
+    close: async () => {
+      live.close();
+      await reading;
+    },
+  };
+}
+
+/** How far along its life a view of a transaction is: forward only, in any feed. */
+const progressOf = ([state, operations]: readonly [string, number]) => (state === 'open' ? operations : Infinity);
+const forwardOnly = (heard: (readonly [string, number])[]) => heard.every((view, i) => i === 0 || progressOf(heard[i - 1]) < progressOf(view));
 
 describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () => {
   let cluster: ServeReplicas;
@@ -131,6 +168,44 @@ describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () =>
     live.close();
   }, 20_000);
 
+  it("B's workbench hears, live, each transaction A opens, stages in and ends, never going back", async () => {
+    const feed = await liveFeed(b, cluster.sessionSecret);
+    try {
+      const hears = (id: string, state: string, operations: number) =>
+        vi.waitFor(() => expect(feed.of(id).at(-1)).toEqual([state, operations]), { timeout: COHERENCE_MS, interval: 20 });
+      const committed = await openTransaction(a);
+      await hears(committed, 'open', 0);
+      await createToken(a, 'staged on a', inTransaction(committed));
+      await hears(committed, 'open', 1);
+      await createToken(a, 'staged again', inTransaction(committed));
+      await hears(committed, 'open', 2);
+      expect((await call(a, 'POST', `/transactions/${committed}/commit`)).status).toBe(200);
+      await hears(committed, 'committed', 2);
+
+      const rolledBack = await openTransaction(a);
+      await createToken(a, 'staged, then rolled back', inTransaction(rolledBack));
+      expect((await call(a, 'POST', `/transactions/${rolledBack}/rollback`)).status).toBe(200);
+      await hears(rolledBack, 'rolled_back', 1);
+      for (const id of [committed, rolledBack]) expect(forwardOnly(feed.of(id))).toBe(true);
+    } finally {
+      await feed.close();
+    }
+  }, 20_000);
+
+  it("B's workbench hears, live, the requests A handled", async () => {
+    const feed = await liveFeed(b, cluster.sessionSecret);
+    try {
+      const id = await createToken(a);
+      expect((await call(a, 'GET', `/tokens/${id}`)).status).toBe(200);
+      await vi.waitFor(() => expect(feed.entries()).toContainEqual(expect.objectContaining({ method: 'GET', path: `/tokens/${id}` })), {
+        timeout: COHERENCE_MS,
+        interval: 20,
+      });
+    } finally {
+      await feed.close();
+    }
+  }, 20_000);
+
   it('history from both replicas in one place: either lists what the other logged', async () => {
     const onA = await createToken(a);
     const onB = await createToken(b);
@@ -205,6 +280,42 @@ describe.skipIf(!wired)('three serve replicas started together on a fresh databa
         expect(seeded.body.data.map((token: { id: string }) => token.id)).toEqual([REPLICA_SEED_TOKEN]);
       }
     } finally {
+      await cluster.stop();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!wired)('transactions expiring on two serve replicas', () => {
+  it('40 transactions opened across both, with a 1 s lifetime, each expire exactly once, and both workbenches hear each', async () => {
+    const cluster = await startServeReplicas({ name: 'expiries', args: ['--transaction-ttl', '1'] });
+    const listener = new pg.Client({ connectionString: cluster.databaseUrl });
+    const feeds: Awaited<ReturnType<typeof liveFeed>>[] = [];
+    try {
+      // Every replica names each transaction it opens or ends on the change channel, once per change it commits: the
+      // end a second replica would have made too shows as a third notice.
+      const notices = new Map<string, number>();
+      await listener.connect();
+      listener.on('notification', ({ payload = '' }) => {
+        const [, channel, id] = payload.split(' ');
+        if (channel === TRANSACTION_CHANGES) notices.set(id, (notices.get(id) ?? 0) + 1);
+      });
+      await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
+      for (const replica of cluster.replicas) feeds.push(await liveFeed(replica, cluster.sessionSecret));
+
+      // Each replica's timer ends every due transaction, the other's with its own: the two race for each one.
+      const [a, b] = cluster.replicas;
+      const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => openTransaction(i % 2 ? b : a)));
+      const notExpired = () => feeds.map((feed) => ids.filter((id) => feed.of(id).at(-1)?.[0] !== 'expired').length);
+      await vi.waitFor(() => expect(notExpired()).toEqual([0, 0]), { timeout: 5_000, interval: 50 });
+      // Time for a late second end, had one been made.
+      await sleep(1_000);
+      expect(ids.map((id) => notices.get(id) ?? 0)).toEqual(ids.map(() => 2));
+      for (const feed of feeds) for (const id of ids) expect(forwardOnly(feed.of(id))).toBe(true);
+      const answer = await call(b, 'POST', `/transactions/${ids[0]}/commit`);
+      expect(answer.status).toBe(409);
+    } finally {
+      await Promise.all(feeds.map((feed) => feed.close()));
+      await listener.end();
       await cluster.stop();
     }
   }, 120_000);

@@ -122,11 +122,12 @@ describePostgres('opening the engine storage on PostgreSQL', () => {
     await expect.poll(() => follower.leader?.isLeader(), { timeout: 3_000 }).toBe(true);
   });
 
-  it('hands the history its database, where SQLite keeps it in the data folder', async () => {
+  it("hands the history its database and the replica's name on its change channel, where SQLite keeps it in the data folder", async () => {
     const url = await freshDatabase('storage_history');
-    expect((await open(url, randomBytes(32))).historyDatabaseUrl).toBe(url);
+    const storage = await open(url, randomBytes(32));
+    expect(storage.historyDatabase).toEqual({ databaseUrl: url, origin: storage.units.origin });
     const sqlite = await openEngineStorage({ dataDir: null });
-    expect([sqlite.historyDatabaseUrl, sqlite.leader]).toEqual([undefined, null]);
+    expect([sqlite.historyDatabase, sqlite.leader]).toEqual([{}, null]);
     await sqlite.close();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransactionView } from '../../shared/workbench/transaction-contract';
 import { startTestEngine, type TestEngine } from '../support/test-engine';
 import { createToken, inTransaction, MERGE_PATCH, openTransaction, revealKey } from './transaction-fixtures';
 
@@ -186,15 +187,20 @@ describe('the GUI view', () => {
   it('lists each transaction with state, time left and its operations with masked data only', async () => {
     const existing = await createToken(t, key, { type: 'card', data: { ...CARD, number: '5555555555554444' } });
     const txId = await openTransaction(t, key);
-    const seen: { id: string; state: string; operations: unknown[] }[] = [];
-    const listener = (view: (typeof seen)[number]) => {
+    const seen: TransactionView[] = [];
+    const listener = (view: TransactionView) => {
       if (view.id === txId) seen.push(view);
     };
+    // Each change's event is heard, with the state that change made, before the change is answered.
+    const heard = () => seen.map((v) => [v.state, v.operations.length]);
     t.engine.events.on('transaction', listener);
     try {
       const tx = inTransaction(t, key, txId);
       await tx('POST', '/tokens', { type: 'card', data: CARD });
+      expect(heard()).toEqual([['open', 1]]);
       await tx('DELETE', `/tokens/${existing}`);
+      expect(heard()).toEqual([['open', 1], ['open', 2]]);
+      expect(seen[1].operations[1]).toMatchObject({ token_id: existing, data: expect.objectContaining({ number: 'XXXXXXXXXXXX4444' }) });
 
       const view = (await t.engine.transactions.get(txId))!;
       expect(view).toMatchObject({ id: txId, state: 'open', ended_at: null });
@@ -209,12 +215,12 @@ describe('the GUI view', () => {
       expect(listed).not.toContain('5555555555554444');
 
       expect((await commit(txId)).status).toBe(200);
+      expect(heard()).toEqual([['open', 1], ['open', 2], ['committed', 2]]);
       const ended = (await t.engine.transactions.get(txId))!;
       expect(ended).toMatchObject({ state: 'committed', time_left_ms: 0, ended_at: expect.any(String) });
       expect(ended.operations.map((o) => [o.operation, o.data])).toEqual([['create', null], ['delete', null]]);
     } finally {
       t.engine.events.off('transaction', listener);
     }
-    expect(seen.map((v) => [v.state, v.operations.length])).toEqual([['open', 1], ['open', 2], ['committed', 2]]);
   });
 });

@@ -1,6 +1,12 @@
 import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { LogPage, LogQuery, StoredLine } from '../logs/log-store';
 
+/**
+ * The change feed's channel of the history over PostgreSQL: each batch a replica writes is named on it, its id the
+ * batch's entry ids joined by commas, so that every other replica's workbench hears of the requests it handled.
+ */
+export const HISTORY_CHANGES = 'history';
+
 /** How much history is kept: entries beyond either bound leave, oldest first. */
 export interface HistoryRetention {
   /** How many entries are kept. */

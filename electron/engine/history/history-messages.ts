@@ -5,9 +5,10 @@ import type { LogQuery, StoredLine } from '../logs/log-store';
 
 /**
  * What the worker is started with (its log lines come back as messages); with a database URL it keeps the history in
- * that PostgreSQL database, shared by every replica, instead of the data folder.
+ * that PostgreSQL database, shared by every replica, instead of the data folder, and names each batch it writes on
+ * the change channel as `origin` (this replica's name there, see HISTORY_CHANGES).
  */
-export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'> & { databaseUrl?: string };
+export type HistoryWorkerData = Omit<HistoryStoreOptions, 'log'> & { databaseUrl?: string; origin?: string };
 
 /** A read (or a barrier: `flush`) that the worker answers with a `result` carrying the same request id. */
 export type HistoryQuery =

@@ -1,18 +1,22 @@
 import type pg from 'pg';
 import { filtersAnything, type HistoryFilter } from '../../../shared/workbench/history-filter';
 import { openPostgresPool } from '../storage/postgres/connection';
+import { CHANGES_CHANNEL } from '../storage/postgres/unit-driver';
 import { migratePostgres } from '../storage/postgres/migrate';
 import { batchInsert, columnArrays, queryConfig } from '../storage/postgres/statements';
 import { query } from '../storage/unit';
-import type { EntryPage, HistoryBackend, HistoryRetention, StoredEntry } from './history-backend';
+import { type EntryPage, HISTORY_CHANGES, type HistoryBackend, type HistoryRetention, type StoredEntry } from './history-backend';
 import { entryJson, HISTORY_SQL, PageFiller, storedRow, trimmedBefore, type Row } from './history-rows';
 import type { HistoryStoreOptions } from './history-store';
 import { HISTORY_LEDGER, HISTORY_POSTGRES_MIGRATIONS } from './postgres-history-schema';
 import { PostgresLogStore } from '../logs/postgres-log-store';
 import { DEFAULT_LOG_RETENTION_HOURS, type LogPage, type LogQuery, type StoredLine } from '../logs/log-store';
 
-/** HistoryStore's options, with the database in place of the data folder. */
-export type PostgresHistoryOptions = Omit<HistoryStoreOptions, 'dataDir' | 'nativeBinding'> & { databaseUrl: string };
+/**
+ * HistoryStore's options, with the database in place of the data folder, and the replica's name on the change channel
+ * (its batches named there under it), if other replicas are to hear of them.
+ */
+export type PostgresHistoryOptions = Omit<HistoryStoreOptions, 'dataDir' | 'nativeBinding'> & { databaseUrl: string; origin?: string };
 
 const insert = query(
   'history.insert',
@@ -32,6 +36,8 @@ const statement = Object.fromEntries(Object.entries(HISTORY_SQL).map(([name, sql
 const scan = query('history.scan', 'SELECT seq, id, entry, body, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC LIMIT ?');
 const scanWithAnswers = query('history.scanWithAnswers', 'SELECT seq, id, entry, body, answer, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC LIMIT ?');
 const SCAN_CHUNK = 100;
+/** Entry ids per notice: a NOTIFY payload stays under PostgreSQL's 8000 bytes. */
+const IDS_PER_NOTICE = 150;
 
 /**
  * The key of the transaction-level advisory lock every replica's trims and clears take ("tokenbench history" in a
@@ -48,7 +54,7 @@ const TRIM_LOCK = '8389758372839124783';
 export class PostgresHistory implements HistoryBackend {
   private readonly lines: PostgresLogStore;
 
-  static async open({ databaseUrl, limit, maxAgeDays = 0, logRetentionHours = DEFAULT_LOG_RETENTION_HOURS, log }: PostgresHistoryOptions): Promise<PostgresHistory> {
+  static async open({ databaseUrl, origin, limit, maxAgeDays = 0, logRetentionHours = DEFAULT_LOG_RETENTION_HOURS, log }: PostgresHistoryOptions): Promise<PostgresHistory> {
     const url = new URL(databaseUrl);
     url.searchParams.set('max', '1');
     const pool = openPostgresPool(url.href);
@@ -56,7 +62,7 @@ export class PostgresHistory implements HistoryBackend {
     pool.on('error', (error) => log(`The request history's database connection dropped: ${error.message}`));
     try {
       await migratePostgres(pool, HISTORY_POSTGRES_MIGRATIONS, HISTORY_LEDGER);
-      const history = new PostgresHistory(pool, { limit, maxAgeDays }, logRetentionHours);
+      const history = new PostgresHistory(pool, { limit, maxAgeDays }, logRetentionHours, origin);
       await history.trim();
       return history;
     } catch (error) {
@@ -69,14 +75,24 @@ export class PostgresHistory implements HistoryBackend {
     private readonly pool: pg.Pool,
     private retention: HistoryRetention,
     logRetentionHours: number,
+    private readonly origin: string | undefined,
   ) {
     this.lines = new PostgresLogStore(logRetentionHours);
   }
 
-  /** The entries and lines in one transaction, then the trims the SQLite store makes with each batch. */
+  /**
+   * The entries and lines in one transaction, then the trims the SQLite store makes with each batch. The entries are
+   * named on the change channel, sent by PostgreSQL as the transaction commits.
+   */
   async append(entries: StoredEntry[], lines: StoredLine[]): Promise<void> {
     await this.transaction(async (client) => {
       if (entries.length > 0) await client.query(queryConfig(insert, columnArrays(entries.map(storedRow), 5)));
+      if (this.origin !== undefined) {
+        for (let at = 0; at < entries.length; at += IDS_PER_NOTICE) {
+          const ids = entries.slice(at, at + IDS_PER_NOTICE).map(([id]) => id);
+          await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${this.origin} ${HISTORY_CHANGES} ${ids.join(',')}`]);
+        }
+      }
       if (lines.length > 0) await this.lines.insert(client, lines);
       await this.lock(client);
       await this.trimEntries(client, Date.now());

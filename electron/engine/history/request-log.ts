@@ -39,6 +39,8 @@ export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & {
 };
 
 const POST_EVERY_MS = 100;
+/** How many of the newest entries are read for another replica's: the live view shows no more per batch. */
+const READ_ELSEWHERE = 200;
 /** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
 const POST_AT_BYTES = 256 * 1024;
 
@@ -80,9 +82,12 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
   private nextRequestId = 1;
   private readonly waiting = new Map<number, Waiter>();
   private readonly exited: Promise<void>;
+  /** Other replicas' entries heard of and not read yet, and whether a read of them is under way. */
+  private elsewhere = new Set<string>();
+  private readingElsewhere = false;
 
   /** Resolves once the worker has opened the history; rejects with the reason it could not. */
-  static start({ log, ...options }: HistoryStoreOptions & Pick<HistoryWorkerData, 'databaseUrl'>): Promise<RequestLog> {
+  static start({ log, ...options }: HistoryStoreOptions & Pick<HistoryWorkerData, 'databaseUrl' | 'origin'>): Promise<RequestLog> {
     const worker = startHistoryWorker(options);
     return new Promise((resolve, reject) => {
       const fail = (why: string) => reject(new Error(`The request history could not start: ${why}`));
@@ -159,6 +164,33 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     if (raw) entry.request_body = shownBody(raw, cardNumbersMasked(raw.kept));
     if (draft.outbound_text !== undefined) withOutboundBody(entry, outboundShown(draft.outbound_text));
     this.emit('entry', entry);
+  }
+
+  /**
+   * Another replica wrote the entries of these ids (its notice named them): while the live view listens, they are
+   * read and told to it as this process's own are, one read at a time, from the newest READ_ELSEWHERE entries.
+   */
+  heardElsewhere(ids: readonly string[]): void {
+    if (this.listenerCount('entry') === 0) return;
+    for (const id of ids) this.elsewhere.add(id);
+    if (!this.readingElsewhere) void this.readElsewhere();
+  }
+
+  private async readElsewhere(): Promise<void> {
+    this.readingElsewhere = true;
+    try {
+      while (this.elsewhere.size > 0) {
+        const wanted = this.elsewhere;
+        this.elsewhere = new Set();
+        // Oldest first, as this process's own are told.
+        for (const entry of (await this.list(READ_ELSEWHERE)).reverse()) if (wanted.has(entry.id)) this.emit('entry', entry);
+      }
+    } catch {
+      // The history is unreachable: the page reads it again when its reader next pages.
+      this.elsewhere.clear();
+    } finally {
+      this.readingElsewhere = false;
+    }
   }
 
   /** Newest first; `before` pages back from an entry id; a filter keeps the entries it matches. */

@@ -9,7 +9,7 @@ import { EVERYTHING_CHANGED } from '../storage/change-feed';
 import { afterRun, type Answer, type AnyUnitRunner, tx, type Unit } from '../storage/unit';
 import { nowIso } from '../clock';
 import type { TransactionManager } from '../transactions/transaction-manager';
-import { deleteAllTransactions, type EndedTransaction, type TransactionUnits } from '../transactions/transaction-store';
+import { deleteAllTransactions, type TransactionSnapshot, type TransactionUnits } from '../transactions/transaction-store';
 import { deleteAllIntents } from '../token-intents/intent-store';
 import { deleteAllTokens, type UnitTokenStore } from '../vault/token-store';
 import { deleteAllWebhooks, type WebhookStore } from '../webhooks/webhook-store';
@@ -81,7 +81,7 @@ function wipeTogether<R extends AnyUnitRunner>(parts: VaultParts<R>, refill?: ()
  * The wipe unit: every store's rows gone in one transaction; what they held in memory its caller forgets, and every
  * other replica reloads.
  */
-export function* wipeUnit(sealer: Sealer): Unit<{ transactions: number; ended: EndedTransaction[]; tokenIds: string[]; applications: number }> {
+export function* wipeUnit(sealer: Sealer): Unit<{ transactions: number; ended: TransactionSnapshot[]; tokenIds: string[]; applications: number }> {
   const { count: transactions, ended } = yield* deleteAllTransactions(sealer, nowIso());
   const tokenIds = yield* deleteAllTokens();
   for (const statement of [deleteAllProxies, deleteAllReactors, deleteAllIntents, deleteAllClientKeys, deleteAllWebhooks]) yield* tx.run(statement);

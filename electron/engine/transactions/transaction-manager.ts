@@ -12,15 +12,16 @@ import { ExpiryScheduler } from './expiry-scheduler';
 import {
   dueTransactions,
   endTransaction,
-  type EndedTransaction,
   insertTransaction,
   nextExpiry,
   pruneTransactions,
+  snapshotOf,
   stagedWrites,
   stillOpen,
   tokenIdOf,
   transactionSeen,
   type TransactionRecord,
+  type TransactionSnapshot,
   type TransactionState,
   type TransactionStore,
   type TransactionUnits,
@@ -37,8 +38,11 @@ export type TransactionCreated = Pick<TransactionRecord, 'id' | 'created_at' | '
 export interface TransactionChange {
   id: string;
   state: TransactionState;
-  /** The transaction as it ended, when it is gone from the store already (a wipe's). */
-  ended?: EndedTransaction;
+  /**
+   * The transaction as the change left it, read in the change's own unit while views are wanted (`showViews`), so a
+   * listener shows exactly that state, whenever the answer to the change goes out; absent otherwise.
+   */
+  seen?: TransactionSnapshot;
 }
 
 export interface TransactionManagerEvents {
@@ -63,22 +67,29 @@ function* checkApplicable(writes: readonly TokenWrite[]): Unit<void> {
 
 /**
  * The commit unit: every staged write applied and the transaction marked committed, all or nothing. Answers the writes
- * it applied. A transaction another commit or rollback ended first is not open any more: 409, and nothing is applied.
+ * it applied, and what `seen` reads of the transaction it committed. A transaction another commit or rollback ended
+ * first is not open any more: 409, and nothing is applied.
  */
-function* commitUnit(sealer: Sealer, writing: TokenWriting, id: string, endings: Endings): Unit<TokenWrite[]> {
+function* commitUnit(
+  sealer: Sealer,
+  writing: TokenWriting,
+  id: string,
+  endings: Endings,
+  seen: (id: string) => Unit<TransactionSnapshot | undefined>,
+): Unit<{ writes: TokenWrite[]; seen: TransactionSnapshot | undefined }> {
   yield* stillOpen(id);
   const writes = yield* stagedWrites(sealer, id);
   yield* checkApplicable(writes);
   yield* applyTokenWrites(writing, writes);
   yield* endTransaction(id, 'committed', nowIso());
   yield* endings(id, true);
-  return writes;
+  return { writes, seen: yield* seen(id) };
 }
 
 /** What else a transaction's end settles in its unit (the token intents its conversions held). */
 export type Endings = (id: string, committed: boolean) => Unit<void>;
 
-function* nothingElse(): Unit<void> {}
+function* nothing(): Unit<undefined> {}
 
 /**
  * The life of a transaction (docs/api.md, Transactions): open → committed | rolled_back | expired. Commit applies
@@ -87,7 +98,8 @@ function* nothingElse(): Unit<void> {}
  */
 export class TransactionManager<Store extends TransactionUnits = TransactionStore> extends EventEmitter<TransactionManagerEvents> {
   private readonly scheduler: ExpiryScheduler;
-  private endings: Endings = nothingElse;
+  private endings: Endings = nothing;
+  private showing = false;
 
   constructor(
     readonly store: Store,
@@ -106,6 +118,17 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
   useEndings(endings: Endings): void {
     this.endings = endings;
   }
+
+  /**
+   * Whether each change's unit reads the transaction as it leaves it (TransactionChange.seen): while someone shows
+   * the views, so that over PostgreSQL, whose reads come later, no listener sees a state other than the one made.
+   */
+  showViews(showing: boolean): void {
+    this.showing = showing;
+  }
+
+  /** The transaction as the unit running this leaves it, while views are wanted (`showViews`); else undefined. */
+  readonly seen = (id: string): Unit<TransactionSnapshot | undefined> => (this.showing ? snapshotOf(this.store.sealer, id) : nothing());
 
   /** Rolls back what expired while the service was stopped, forgets old ended transactions, arms the expiry timer. */
   async start(): Promise<void> {
@@ -130,7 +153,7 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
     };
     await this.store.units.run(() => insertTransaction(record));
     this.scheduler.consider(now + this.ttlSeconds * 1000);
-    this.emit('change', { id: record.id, state: 'open' });
+    this.emit('change', { id: record.id, state: 'open', seen: { record, operations: [], deleting: [] } });
     const { id, created_at, created_by, expires_at } = record;
     return { id, created_at, created_by, expires_at };
   }
@@ -159,10 +182,10 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
     const { id } = await this.requireOpen(rawId, 'id');
     const { sealer } = this.store;
     const { writing } = this.tokenStore;
-    const { endings } = this;
-    const writes = await this.store.units.run(() => commitUnit(sealer, writing, id, endings));
+    const { endings, seen } = this;
+    const { writes, seen: committed } = await this.store.units.run(() => commitUnit(sealer, writing, id, endings, seen));
     this.tokenStore.settle(writes, true);
-    this.emit('change', { id, state: 'committed' });
+    this.emit('change', { id, state: 'committed', seen: committed });
   }
 
   async rollback(rawId: string): Promise<void> {
@@ -170,14 +193,14 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
     if (!(await this.end(id, 'rolled_back'))) throw new ApiProblem(409, `Transaction ${id} is not open any more`);
   }
 
-  /** Tells listeners that an open transaction enlisted writes. */
-  enlisted(id: string): void {
-    this.emit('change', { id, state: 'open' });
+  /** Tells listeners that an open transaction enlisted writes, as its unit left it (`seen`, while views are wanted). */
+  enlisted(id: string, seen: TransactionSnapshot | undefined): void {
+    this.emit('change', { id, state: 'open', seen });
   }
 
   /** After a wipe (deleteAllTransactions) has committed: the listeners hear of the open ones it rolled back. */
-  wiped(ended: readonly EndedTransaction[]): void {
-    for (const transaction of ended) this.emit('change', { id: transaction.record.id, state: 'rolled_back', ended: transaction });
+  wiped(ended: readonly TransactionSnapshot[]): void {
+    for (const transaction of ended) this.emit('change', { id: transaction.record.id, state: 'rolled_back', seen: transaction });
     void this.scheduler.reschedule();
   }
 
@@ -192,13 +215,13 @@ export class TransactionManager<Store extends TransactionUnits = TransactionStor
 
   /** Ends an open transaction in a unit of its own; false when another request ended it first. */
   private async end(id: string, state: 'rolled_back' | 'expired'): Promise<boolean> {
-    const { endings } = this;
+    const { endings, seen } = this;
     const ended = await this.store.units.run(function* () {
-      const done = yield* endTransaction(id, state, nowIso());
-      if (done) yield* endings(id, false);
-      return done;
+      if (!(yield* endTransaction(id, state, nowIso()))) return null;
+      yield* endings(id, false);
+      return { seen: yield* seen(id) };
     });
-    if (ended) this.emit('change', { id, state });
-    return ended;
+    if (ended) this.emit('change', { id, state, seen: ended.seen });
+    return ended !== null;
   }
 }

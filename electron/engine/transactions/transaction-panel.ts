@@ -3,9 +3,12 @@ import type { TokenService } from '../vault/token-service';
 import type { StoredToken, TokenWrite } from '../vault/token-store';
 import type { CommitEffect, TransactionCounts, TransactionPage, TransactionQuery, TransactionView } from '../../../shared/workbench/transaction-contract';
 import { decodeCursor, encodeCursor } from '../server/page-cursor';
-import type { StagedOperation, TransactionRecord, TransactionStore } from './transaction-store';
+import type { StagedOperation, TransactionRecord, TransactionSnapshot, TransactionStore } from './transaction-store';
 
 type Lock = TransactionView['locks'][number];
+
+/** Finds a token a transaction deletes, at once or once read. */
+type TokenLookup = (id: string) => StoredToken | undefined | Promise<StoredToken | undefined>;
 
 /** Per token id, in the order the transaction first touched it: its first and its last staged write. */
 function firstAndLast(operations: readonly StagedOperation[]): Map<string, { first: StagedOperation; last: StagedOperation }> {
@@ -75,12 +78,27 @@ export class TransactionPanel {
     return record && this.view(record, operations);
   }
 
-  /** At once unless a deleted token had to be read and its read answered a Promise. */
-  view(record: TransactionRecord, operations: readonly StagedOperation[]): TransactionView | Promise<TransactionView> {
+  /** The view of a transaction as the unit that changed it read it (snapshotOf): at once, without a read of its own. */
+  shown({ record, operations, deleting }: TransactionSnapshot): TransactionView {
+    const deleted = new Map(deleting.map((row) => [row.id, this.tokens.store.hydrate(row)]));
+    // Its tokens are looked up in the snapshot, never read, so the view is built at once.
+    return this.view(record, operations, (id) => deleted.get(id)) as TransactionView;
+  }
+
+  /**
+   * At once unless a deleted token had to be read and its read answered a Promise; `tokenOf` finds a token being
+   * deleted (the vault's, read now, unless given).
+   */
+  view(
+    record: TransactionRecord,
+    operations: readonly StagedOperation[],
+    tokenOf: TokenLookup = (id) => this.tokens.store.get(id),
+  ): TransactionView | Promise<TransactionView> {
     const open = record.state === 'open';
     const timeLeft = open ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : 0;
     const effects = open ? commitEffectsOf(operations) : [];
-    const data = [...operations.map((op) => this.maskedData(op.write, op.token_id)), ...effects.map(({ token_id, last }) => this.maskedData(last.write, token_id))];
+    const mask = (write: TokenWrite | null, tokenId: string) => this.maskedData(write, tokenId, tokenOf);
+    const data = [...operations.map((op) => mask(op.write, op.token_id)), ...effects.map(({ token_id, last }) => mask(last.write, token_id))];
     const build = (masked: unknown[]): TransactionView => ({
       ...record,
       time_left_ms: timeLeft,
@@ -97,10 +115,10 @@ export class TransactionPanel {
     return data.some((masked) => masked instanceof Promise) ? Promise.all(data).then(build) : build(data);
   }
 
-  /** A staged write's data under its mask (for a delete, the token being deleted, read from the vault). */
-  private maskedData(write: TokenWrite | null, tokenId: string): unknown {
+  /** A staged write's data under its mask (for a delete, the token being deleted, as `tokenOf` finds it). */
+  private maskedData(write: TokenWrite | null, tokenId: string, tokenOf: TokenLookup): unknown {
     if (!write) return null;
     const masked = (token: StoredToken | undefined) => (token ? (this.tokens.view(token, 'mask').data ?? null) : null);
-    return write.op === 'delete' ? afterRun(this.tokens.store.get(tokenId), masked) : masked(write.token);
+    return write.op === 'delete' ? afterRun(tokenOf(tokenId), masked) : masked(write.token);
   }
 }

@@ -3,7 +3,7 @@ import type { PagePosition } from '../server/page-cursor';
 import { ApiProblem } from '../server/problem';
 import type { Sealer } from '../storage/crypto';
 import { type Answer, answerOf, type AnyUnitRunner, query, tx, type Unit, type UnitRunner } from '../storage/unit';
-import type { TokenWrite } from '../vault/token-store';
+import { liveTokenRows, type TokenRow, type TokenWrite } from '../vault/token-store';
 
 export type TransactionState = 'open' | 'committed' | 'rolled_back' | 'expired';
 
@@ -82,6 +82,12 @@ const unitQueries = {
 
 const aad = (transactionId: string, seq: number) => `transaction:${transactionId}:${seq}`;
 
+/**
+ * The change feed's channel of transactions: each one created, staged in or ended is named on it, so that every
+ * replica's workbench hears of a change made on any of them.
+ */
+export const TRANSACTION_CHANGES = 'transactions';
+
 /** The stage unit: `writes` appended to an open transaction's staged writes, each sealed to its place. */
 export function* stageWrites(sealer: Sealer, transactionId: string, writes: readonly TokenWrite[], enlistedBy: string): Unit<void> {
   let seq = (yield* tx.get(unitQueries.nextSeq, [transactionId]))!.seq;
@@ -91,19 +97,34 @@ export function* stageWrites(sealer: Sealer, transactionId: string, writes: read
     yield* tx.run(unitQueries.insertWrite, [transactionId, seq, write.op, tokenIdOf(write), sealed, now, enlistedBy]);
     seq += 1;
   }
+  yield* tx.notify(TRANSACTION_CHANGES, transactionId);
 }
 
 /** Moves an open transaction to its final state and drops the sealed copies of its writes. False if not open. */
 export function* endTransaction(id: string, state: Exclude<TransactionState, 'open'>, endedAt: string): Unit<boolean> {
   if ((yield* tx.run(unitQueries.end, { id, state, endedAt })).changes === 0) return false;
   yield* tx.run(unitQueries.forget, [id]);
+  yield* tx.notify(TRANSACTION_CHANGES, id);
   return true;
 }
 
-/** A transaction as the wipe rolled it back, with its operations (their data gone): what its listeners are told. */
-export interface EndedTransaction {
+/**
+ * A transaction as a unit left it: its row, its operations (their data gone once it has ended) and, while it is open,
+ * the live tokens it deletes as stored. All its view shows, so a listener builds the view without a read of its own.
+ */
+export interface TransactionSnapshot {
   record: TransactionRecord;
   operations: StagedOperation[];
+  deleting: TokenRow[];
+}
+
+/** The transaction `id` as the unit running this leaves it (a view's snapshot), or undefined once gone. */
+export function* snapshotOf(sealer: Sealer, id: string): Unit<TransactionSnapshot | undefined> {
+  const record = yield* transactionSeen(id);
+  if (!record) return undefined;
+  const operations = (yield* tx.all(unitQueries.operations, [id])).map((row) => staged(sealer, row));
+  const deleted = record.state === 'open' ? operations.flatMap((op) => (op.op === 'delete' ? [op.token_id] : [])) : [];
+  return { record, operations, deleting: deleted.length > 0 ? yield* liveTokenRows(deleted) : [] };
 }
 
 /**
@@ -111,9 +132,9 @@ export interface EndedTransaction {
  * foreign key cascades). Answers how many there were, and the open ones as they ended, which the manager tells once
  * committed (TransactionManager.wiped).
  */
-export function* deleteAllTransactions(sealer: Sealer, endedAt: string): Unit<{ count: number; ended: EndedTransaction[] }> {
+export function* deleteAllTransactions(sealer: Sealer, endedAt: string): Unit<{ count: number; ended: TransactionSnapshot[] }> {
   const records = yield* tx.all(unitQueries.rollBackAll, [endedAt]);
-  const ended = new Map(records.map((record): [string, EndedTransaction] => [record.id, { record, operations: [] }]));
+  const ended = new Map(records.map((record): [string, TransactionSnapshot] => [record.id, { record, operations: [], deleting: [] }]));
   if (ended.size > 0) {
     for (const row of yield* tx.all(unitQueries.endedOperationsOf, { ids: idList([...ended.keys()]) })) ended.get(row.transaction_id)!.operations.push(staged(sealer, row));
   }
@@ -152,6 +173,7 @@ export function* anyLive(now: string): Unit<boolean> {
 /** A new transaction kept. */
 export function* insertTransaction(record: TransactionRecord): Unit<void> {
   yield* tx.run(unitQueries.insert, record);
+  yield* tx.notify(TRANSACTION_CHANGES, record.id);
 }
 
 /** The transaction of this id, or undefined; held until the unit ends where the database locks rows. */

@@ -5,7 +5,7 @@ import { nowIso } from '../clock';
 import type { TokenWriter, WriteContext, WriteTarget } from '../vault/token-service';
 import { StagedView } from './staged-view';
 import type { TransactionManager } from './transaction-manager';
-import { anyLive, holdersOf, stagedWrites, stageWrites, stillOpen, tokenIdOf, type TransactionUnits } from './transaction-store';
+import { anyLive, holdersOf, stagedWrites, stageWrites, stillOpen, tokenIdOf, type TransactionSnapshot, type TransactionUnits } from './transaction-store';
 
 /**
  * A token changed or deleted in an open transaction is locked, and an id created in one is reserved: no other
@@ -57,18 +57,22 @@ export class TransactionWriter implements TokenWriter {
     const { id } = await this.transactions.requireOpen(context.transactionId, this.headerName);
     const view = await this.viewOf(id);
     const { sealer } = this.transactions.store;
+    const { seen } = this.transactions;
     const enlistedBy = context.caller.application.id;
+    // What the unit that staged read of the transaction, for the listeners told once it has landed.
+    let staged: TransactionSnapshot | undefined;
     return {
       reader: view,
       *unit(writes) {
         yield* stillOpen(id);
         yield* checkLocks(writes, id);
         yield* stageWrites(sealer, id, writes, enlistedBy);
+        staged = yield* seen(id);
       },
       settle: (writes, landed) => {
         if (!landed) return;
         view.add(writes);
-        this.transactions.enlisted(id);
+        this.transactions.enlisted(id, staged);
       },
     };
   }

@@ -165,6 +165,11 @@ export function* idTaken(id: string): Unit<boolean> {
   return (yield* tx.get(writes.exists, { id, now: nowIso() })) !== undefined;
 }
 
+/** The live tokens among `ids` as stored (their data sealed; `hydrate` opens them), in no particular order. */
+export function* liveTokenRows(ids: readonly string[]): Unit<TokenRow[]> {
+  return yield* tx.all(reads.byIds, { ids: JSON.stringify(ids), now: nowIso() });
+}
+
 /** Whether a live token of `type` has the fingerprint. */
 export function* fingerprintTaken(type: string, fingerprint: string): Unit<boolean> {
   return (yield* tx.get(reads.byFingerprint, { type, fingerprint, now: nowIso() })) !== undefined;

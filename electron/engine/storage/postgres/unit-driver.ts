@@ -8,7 +8,7 @@ import type { NotifyChannel } from './notify-channel';
 import { postgresStatement, statementValues } from './statements';
 
 /** The one PostgreSQL channel every replica's change notices travel on: `origin channel id`, each without spaces. */
-const CHANGES_CHANNEL = 'tokenbench_changes';
+export const CHANGES_CHANNEL = 'tokenbench_changes';
 
 /** SQLSTATEs after which the whole unit runs again: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -82,8 +82,11 @@ const retryable = (error: unknown) => error instanceof pg.DatabaseError && RETRY
 export class PostgresUnits implements AsyncUnitRunner {
   private readonly current = new AsyncLocalStorage<Frame>();
   readonly changes = new ChangeFeed();
-  /** This runner's name on the changes channel, so it does not hear its own notices twice. */
-  private readonly origin = randomUUID();
+  /**
+   * This runner's name on the changes channel, so it does not hear its own notices twice; the history worker sends
+   * this replica's notices under it too.
+   */
+  readonly origin = randomUUID();
 
   constructor(readonly pool: pg.Pool) {}
 
