@@ -292,9 +292,12 @@ describe('an A/B of builds', () => {
 });
 
 describe('npm run bench options', () => {
-  /** The bench script with `args`: its exit code and what it wrote to stderr. It refuses bad options before any run. */
+  /**
+   * The bench script with `args`, under tsx's loader as `npm run bench` runs it: its exit code and what it wrote to
+   * stderr. It refuses bad options before any run.
+   */
   const bench = (...args: string[]) =>
-    spawnSync(process.execPath, ['--require', require.resolve('tsx/cjs'), join(__dirname, 'run-benchmarks.ts'), ...args], {
+    spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'run-benchmarks.ts'), ...args], {
       encoding: 'utf8',
       timeout: 30_000,
     });

@@ -22,22 +22,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './child-process';
 import { machineInfo } from './machine';
-import { runCodeRuntimeBench } from './code-runtime-bench';
-import { runEventsCostBench } from './events-cost-bench';
-import { runProxyFilesBench } from './proxy-files-bench';
-import { runReactorBench } from './reactor-bench';
-import { runReplicasBench } from './replicas-bench';
-import { runFlagBench } from './flag-bench';
-import { runHistoryPageBench } from './history-page-bench';
-import { runOpenRequestsBench } from './open-requests-bench';
-import { runProxyBench } from './proxy-bench';
-import { runStartBench } from './start-bench';
-import { runStartupBench } from './startup-bench';
-import { runTokensPageBench } from './tokens-page-bench';
 import { buildReport, writeReport, type SuiteResult } from './report';
 import { selectSuites, type SuiteTraits } from './suite-selection';
-import { runVaultBench } from './vault-bench';
-import { runWebhookBench } from './webhook-bench';
 
 const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 
@@ -74,58 +60,61 @@ interface Suite extends SuiteTraits {
   describe?(settings: CommonSettings): string;
 }
 
-/** One entry per suite; a suite owns its servers and returns its scenario table. */
+/**
+ * One entry per suite; a suite owns its servers and returns its scenario table. Each suite's module loads only when it
+ * runs, so that a bad option is refused without first loading every suite's engine and browser code.
+ */
 const SUITES: Record<string, Suite> = {
   vault: {
     defaults: { connections: [1, 10], durationSeconds: 6, warmupSeconds: 2 },
     comparesBuilds: true,
-    run: (settings, tokens) => runVaultBench({ ...settings, tokens }),
+    run: async (settings, tokens) => (await import('./vault-bench')).runVaultBench({ ...settings, tokens }),
   },
   proxy: {
     defaults: { connections: [1, 10, 50], durationSeconds: 3, warmupSeconds: 1 },
     comparesBuilds: true,
-    run: (settings) => runProxyBench(settings),
+    run: async (settings) => (await import('./proxy-bench')).runProxyBench(settings),
   },
   // Calls one at a time, in rounds of a fixed count: connections and durations do not apply.
   'code-runtime': {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
-    run: (settings) => runCodeRuntimeBench({ rounds: settings.rounds, log: settings.log }),
+    run: async (settings) => (await import('./code-runtime-bench')).runCodeRuntimeBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 2,000 calls of a one-line transform, through the runtime and directly, in turn`,
   },
   // Saves one at a time, each followed by requests until it is live: connections and durations do not apply.
   'proxy-files': {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
-    run: (settings) => runProxyFilesBench({ rounds: settings.rounds, log: settings.log }),
+    run: async (settings) => (await import('./proxy-files-bench')).runProxyFilesBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 20 saves of a proxy's .js file`,
   },
   // A browser against the page: rounds are its visits and searches; connections and durations do not apply.
   'tokens-page': {
     defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
-    run: (settings, tokens) => runTokensPageBench({ tokens, rounds: settings.rounds, log: settings.log }),
+    run: async (settings, tokens) => (await import('./tokens-page-bench')).runTokensPageBench({ tokens, rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} visit(s) of the page and run(s) of each search, then one 5 s scroll`,
   },
   'history-page': {
     defaults: { connections: [1], durationSeconds: 5, warmupSeconds: 0 },
-    run: (settings) => runHistoryPageBench({ entries: settings.entries, rounds: settings.rounds, log: settings.log }),
+    run: async (settings) => (await import('./history-page-bench')).runHistoryPageBench({ entries: settings.entries, rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds, entries }) => `${entries} requests seeded; ${rounds} visit(s) of the page and run(s) of each filter, then one 5 s scroll`,
   },
   'open-requests': {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
-    run: (settings) => runOpenRequestsBench({ rounds: settings.rounds, log: settings.log }),
+    run: async (settings) => (await import('./open-requests-bench')).runOpenRequestsBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of switching through every open request and of a burst typed in the body`,
   },
   flags: {
     // A browser session rather than a load: timed keystrokes, not seconds at a connection count.
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
     comparesBuilds: true,
-    run: (settings) => runFlagBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
+    run: async (settings) => (await import('./flag-bench')).runFlagBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} round(s) of typing bursts and checkRequest calls${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
   },
   startup: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
     comparesBuilds: true,
-    run: (settings) => runStartupBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
+    run: async (settings) => (await import('./startup-bench')).runStartupBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} cold load(s) and reload(s) of each page${baselineRefs.length > 0 ? `, in turn with the builds of ${baselineRefs.join(', ')}` : ''}`,
   },
@@ -133,33 +122,33 @@ const SUITES: Record<string, Suite> = {
   start: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
     comparesBuilds: true,
-    run: (settings) => runStartBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
+    run: async (settings) => (await import('./start-bench')).runStartBench({ rounds: settings.rounds, baselineRefs: settings.baselineRefs, log: settings.log }),
     describe: ({ rounds, baselineRefs }) =>
       `${rounds} start(s) of each kind per build, build excluded, in turn with the build of ${baselineRefs.length > 0 ? baselineRefs.join(', ') : 'HEAD~1'}`,
   },
   // Calls one at a time, in rounds of a fixed count: connections and durations do not apply.
   reactors: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
-    run: (settings) => runReactorBench({ rounds: settings.rounds, log: settings.log }),
+    run: async (settings) => (await import('./reactor-bench')).runReactorBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 2,000 reacts of a trivial reactor and 2,000 token reads, in turn`,
   },
   // Events one at a time, in rounds of a fixed count: connections and durations do not apply.
   webhooks: {
     defaults: { connections: [1], durationSeconds: 0, warmupSeconds: 0 },
-    run: (settings) => runWebhookBench({ rounds: settings.rounds, log: settings.log }),
+    run: async (settings) => (await import('./webhook-bench')).runWebhookBench({ rounds: settings.rounds, log: settings.log }),
     describe: ({ rounds }) => `${rounds} round(s) of 500 events raised one at a time, each to its signed delivery`,
   },
   // The token and proxy cells again, side by side without and with a webhook on every event.
   'events-cost': {
     defaults: { connections: [1, 10], durationSeconds: 3, warmupSeconds: 1 },
-    run: (settings, tokens) => runEventsCostBench({ ...settings, tokens }),
+    run: async (settings, tokens) => (await import('./events-cost-bench')).runEventsCostBench({ ...settings, tokens }),
     describe: ({ rounds, durationSeconds, tokenDurationSeconds = durationSeconds, warmupSeconds, connections }) =>
       `${rounds} round(s) of ${tokenDurationSeconds} s measured (token cells) or ${durationSeconds} s (proxy cells) + ${warmupSeconds} s warm-up per system and cell, connections ${connections.join('/')}`,
   },
   // SQLite beside PostgreSQL with one and two serve replicas; it starts its own PostgreSQL cluster.
   replicas: {
     defaults: { connections: [10, 40], durationSeconds: 3, warmupSeconds: 1 },
-    run: (settings, tokens) => runReplicasBench({ ...settings, tokens }),
+    run: async (settings, tokens) => (await import('./replicas-bench')).runReplicasBench({ ...settings, tokens }),
   },
 };
 
