@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * The workbench's pages by id, with the title each is shown under: the renderer's navigation and the engine's audit
  * trail both read this one list, so a page the history names is one the workbench has.
@@ -17,7 +15,6 @@ export const WORKBENCH_PAGES = {
 
 export type PageId = keyof typeof WORKBENCH_PAGES;
 export const PAGE_IDS = Object.keys(WORKBENCH_PAGES) as PageId[];
-export const pageIdSchema = z.enum(PAGE_IDS);
 
 export const isPageId = (id: string): id is PageId => Object.hasOwn(WORKBENCH_PAGES, id);
 

@@ -1,4 +1,3 @@
-import { toHarStringWarn } from 'curlconverter';
 import { z } from 'zod';
 import type { ImportedRequests } from '../../../shared/workbench/collection-contract';
 import { draftOf, type SentRequest } from '../../../shared/workbench/request-draft';
@@ -36,8 +35,12 @@ export interface ImportContext {
   headerPrefix: string;
 }
 
-/** A cURL command as the HAR request it sends, parsed by curlconverter (curl's own option grammar, not a tokenizer). */
-function harOfCurl(command: string): { requests: HarRequest[]; notes: string[] } {
+/**
+ * A cURL command as the HAR request it sends, parsed by curlconverter (curl's own option grammar, not a tokenizer).
+ * Loaded on the first paste: it is large, and every engine start (each test's, each `serve`'s) would load it otherwise.
+ */
+async function harOfCurl(command: string): Promise<{ requests: HarRequest[]; notes: string[] }> {
+  const { toHarStringWarn } = await import('curlconverter');
   let parsed: [string, [string, string][]];
   try {
     parsed = toHarStringWarn(command);
@@ -110,14 +113,14 @@ function imported(request: HarRequest, context: ImportContext, common: string[])
  * becomes one the Composer can send, with notes on what changed on the way; a request to the hosted service keeps its
  * meaning here (its /proxy stays a proxied call, its BT- headers the engine's own).
  */
-export function importRequests(text: string, context: ImportContext): ImportedRequests {
+export async function importRequests(text: string, context: ImportContext): Promise<ImportedRequests> {
   const trimmed = text.trim();
   if (trimmed === '') throw new ApiProblem(400, 'Paste a cURL command or a HAR to import.');
   let format: ImportedRequests['format'];
   let found: { requests: HarRequest[]; notes: string[] };
   if (/^curl\b/.test(trimmed)) {
     format = 'curl';
-    found = harOfCurl(trimmed);
+    found = await harOfCurl(trimmed);
   } else if (/^[[{]/.test(trimmed)) {
     format = 'har';
     let json: unknown;

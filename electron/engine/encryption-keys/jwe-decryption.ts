@@ -1,4 +1,4 @@
-import { compactDecrypt, decodeProtectedHeader, type CompactJWEHeaderParameters } from 'jose';
+import type { CompactJWEHeaderParameters } from 'jose';
 import { validationProblem } from '../server/problem';
 import type { ClientKeyStore } from './client-key-store';
 
@@ -19,6 +19,8 @@ export interface Decrypted {
  */
 export async function decryptJwe(keys: ClientKeyStore, jwe: string, field: string): Promise<Decrypted> {
   const refuse = (why: string) => validationProblem({ [field]: [why] });
+  // Loaded on the first encrypted request: few vaults get one, and every engine start would load it otherwise.
+  const { compactDecrypt, decodeProtectedHeader } = await import('jose');
   let header: CompactJWEHeaderParameters;
   try {
     header = decodeProtectedHeader(jwe) as CompactJWEHeaderParameters;

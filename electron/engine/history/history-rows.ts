@@ -1,4 +1,5 @@
-import { filtersAnything, matchesHistoryFilter, type FilterableEntry, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import type { HistoryFilter } from '../../../shared/workbench/history-filter';
+import { filtersAnything, matchesHistoryFilter, type FilterableEntry } from '../../../shared/workbench/history-match';
 import { idTimePrefix } from './entry-id';
 import type { EntryPage, HistoryRetention, StoredEntry } from './history-backend';
 import { cardNumbersMasked, outboundShown, shownBody, type StoredBodyHead, withOutboundBody } from './kept-body';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { filtersAnything, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import type { HistoryFilter } from '../../../shared/workbench/history-filter';
+import { filtersAnything } from '../../../shared/workbench/history-match';
 import { openPostgresPool } from '../storage/postgres/connection';
 import { CHANGES_CHANNEL } from '../storage/postgres/unit-driver';
 import { migratePostgres } from '../storage/postgres/migrate';

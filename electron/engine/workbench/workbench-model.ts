@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ApplicationChoice } from '../../../shared/workbench/application-contract';
 import { HISTORY_PAGE_MAX, type ProxyDetails } from '../../../shared/workbench/history-contract';
 import type { EngineStatus } from '../../../shared/workbench/live-contract';
@@ -12,7 +13,7 @@ import {
   type WorkbenchModel,
 } from '../../../shared/workbench/methods';
 import type { Problem } from '../../../shared/workbench/transport';
-import { pageIdSchema, type PageId } from '../../../shared/workbench/pages';
+import { PAGE_IDS, type PageId } from '../../../shared/workbench/pages';
 import { reactRequest } from '../../../shared/workbench/reactor-contract';
 import { keyLast4, type Application, type ApplicationStore, type KeptKeyPurpose } from '../access/application-store';
 import type { SessionStore } from '../access/session-store';
@@ -249,9 +250,9 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
       sources.collections.delete(collection, name);
       return saved.view();
     },
-    importRequests: ({ text }) => {
+    async importRequests({ text }) {
       const { url, headerPrefix } = sources.status();
-      return saved.imported(importRequests(text, { serviceUrl: url, headerPrefix }));
+      return saved.imported(await importRequests(text, { serviceUrl: url, headerPrefix }));
     },
     async importPostman({ collection, environment, replace }) {
       const { url, headerPrefix } = sources.status();
@@ -438,7 +439,7 @@ export function createWorkbenchModel(sources: WorkbenchSources): WorkbenchModel 
   );
 }
 
-const callPage = pageIdSchema.optional();
+const callPage = z.enum(PAGE_IDS).optional();
 
 /**
  * Answers one call of the method table: its request validated against the table's row and the page it names against

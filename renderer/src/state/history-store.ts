@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import type { HistoryEntry } from '../../../shared/workbench/history-contract';
-import { historyFilterSchema, matchesHistoryFilter, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import { historyFilterSchema, type HistoryFilter } from '../../../shared/workbench/history-filter';
+import { matchesHistoryFilter } from '../../../shared/workbench/history-match';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
-import { filtersAnything, type HistoryFilter } from '../../../../shared/workbench/history-filter';
+import type { HistoryFilter } from '../../../../shared/workbench/history-filter';
+import { filtersAnything } from '../../../../shared/workbench/history-match';
 import { useWorkbenchApi } from '../../api/workbench-api-context';
 import { SplitPane } from '../../components/SplitPane';
 import { useApplicationsStore } from '../../state/applications-store';

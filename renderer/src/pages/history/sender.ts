@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../../../../shared/workbench/history-contract';
-import { sentByWorkbench } from '../../../../shared/workbench/history-filter';
+import { sentByWorkbench } from '../../../../shared/workbench/history-match';
 import { workbenchLabel } from '../../../../shared/workbench/pages';
 
 /**
