@@ -9,7 +9,7 @@ import type { RequestLog } from './history/request-log';
 import type { TransactionManager } from './transactions/transaction-manager';
 import type { TransactionPanel } from './transactions/transaction-panel';
 import type { IntentChange } from './token-intents/token-intents';
-import type { ChangeFeed } from './storage/change-feed';
+import { type ChangeFeed, EVERYTHING_CHANGED } from './storage/change-feed';
 import type { AnyUnitRunner } from './storage/unit';
 import { tokenIdOf, TRANSACTION_CHANGES, type TransactionUnits } from './transactions/transaction-store';
 import { TransactionViews } from './transactions/transaction-views';
@@ -24,6 +24,11 @@ export interface EngineEventMap {
    * (or, for another replica's, as read since), each transaction's views heard in the order of its life.
    */
   transaction: [TransactionView];
+  /**
+   * The kept transactions changed in a way no view names: the vault was wiped (here or on another replica), or another
+   * replica's notices were missed (a resync). Whoever shows them reads them again.
+   */
+  transactionsReset: [];
   /** The saved requests' folder changed, in the app or outside it: the collections as they are now. */
   collections: [CollectionsView];
   /** A token was created, changed or deleted in the vault (a transaction's, once it commits): its id, no data. */
@@ -90,6 +95,13 @@ export function engineEvents(
   changes.listen(TRANSACTION_CHANGES, (id, origin) => {
     if (origin === 'elsewhere' && events.listenerCount('transaction') > 0) void views.read(id);
   });
+  // A wipe deletes the transactions without a notice each; another replica's wipe reaches this one as a resync, as do
+  // the notices missed while the notify connection was down.
+  const transactionsReset = () => events.emit('transactionsReset');
+  changes.listen(EVERYTHING_CHANGED, (_, origin) => {
+    if (origin === 'here') transactionsReset();
+  });
+  changes.onResync(transactionsReset);
   tokens.onApplied((writes) => {
     if (events.listenerCount('token') === 0) return;
     for (const write of writes) events.emit('token', { id: tokenIdOf(write), change: CHANGES[write.op] });

@@ -43,6 +43,11 @@ export const liveEventSchema = z.discriminatedUnion('type', [
     tokens: tokenChangesSchema.default({ changes: [], more: false }),
     /** The kept history changed other than by new entries (cleared, or trimmed to a new retention): read it again. */
     historyReset: z.boolean().default(false),
+    /**
+     * The kept transactions changed other than one by one (the vault wiped, here or on another replica): list them
+     * again rather than merge into what was listed.
+     */
+    transactionsReset: z.boolean().default(false),
     /** Token intents were created, converted or deleted since the last update: list them again. */
     tokenIntents: z.boolean().default(false),
     /** Webhooks whose deliveries were queued or attempted since the last update: their deliveries read again. */

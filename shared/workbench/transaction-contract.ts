@@ -47,6 +47,12 @@ export const transactionViewSchema = z.object({
 });
 export type TransactionView = z.output<typeof transactionViewSchema>;
 
+/**
+ * How far a view is along its transaction's life: each staging adds operations, and the end comes after all. Views
+ * are shown forward only by it, so a read answered late never shows a transaction going back to an earlier state.
+ */
+export const progressOf = (view: Pick<TransactionView, 'state' | 'operations'>): number => (view.state === 'open' ? view.operations.length : Infinity);
+
 /** The most transactions one page of the list holds. */
 export const TRANSACTION_PAGE_MAX = 500;
 

@@ -39,6 +39,15 @@ describe('the history store', () => {
     expect(ids(store.list(10))).toEqual(['f', 'e', 'd']);
   });
 
+  it('reads entries by id oldest first, without their answers, leaving out those gone', () => {
+    const store = open(null, 3);
+    const answered: StoredEntry = ['c', JSON.stringify({ id: 'c', path: '/proxy', details: { response: { body: {} } } }), null, 'the answer'];
+    store.append([entry('a'), entry('b'), answered, entry('d')]);
+    expect(ids(store.named(['d', 'a', 'c', 'b']))).toEqual(['b', 'c', 'd']);
+    expect(store.named(['c'])[0]).not.toContain('the answer');
+    expect(store.get('c')).toContain('the answer');
+  });
+
   it('trims to its retention as it opens: a lower limit than the file was written with', () => {
     const dataDir = dir();
     open(dataDir, 10).append(['a', 'b', 'c', 'd'].map(entry));

@@ -1,9 +1,10 @@
 // Two replicas' histories over one PostgreSQL database: each replica's RequestLog (its own worker, its own pool)
 // writes there, and History and `GET /logs` read there, so each replica sees every replica's requests.
 import pg from 'pg';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { historyFilterSchema } from '../../shared/workbench/history-filter';
 import { idTimePrefix } from '../../electron/engine/history/entry-id';
+import { HISTORY_CHANGES } from '../../electron/engine/history/history-backend';
 import type { StoredEntry } from '../../electron/engine/history/history-store';
 import { PostgresHistory } from '../../electron/engine/history/postgres-history';
 import { HISTORY_LEDGER, HISTORY_POSTGRES_MIGRATIONS } from '../../electron/engine/history/postgres-history-schema';
@@ -11,6 +12,7 @@ import { RequestLog, type NewRequestLogEntry } from '../../electron/engine/histo
 import type { Activity } from '../../electron/engine/logs/entity-activity';
 import type { StoredLine } from '../../electron/engine/logs/log-store';
 import { migratePostgres } from '../../electron/engine/storage/postgres/migrate';
+import { CHANGES_CHANNEL } from '../../electron/engine/storage/postgres/unit-driver';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 
 const CARD = '4111 1111 1111 1111';
@@ -19,8 +21,8 @@ let url: string;
 let replicas: RequestLog[] = [];
 let admin: pg.Client | null = null;
 
-const start = async (limit = 100) => {
-  const log = await RequestLog.start({ dataDir: null, limit, databaseUrl: url, log: () => undefined });
+const start = async (limit = 100, origin?: string) => {
+  const log = await RequestLog.start({ dataDir: null, limit, databaseUrl: url, origin, log: () => undefined });
   replicas.push(log);
   return log;
 };
@@ -122,6 +124,30 @@ describePostgres('history over PostgreSQL, from two replicas', () => {
       [`%${CARD}%`],
     );
     expect(rows).toEqual([{ n: 0 }]);
+  });
+
+  it("another replica's entries named in its notices are heard in full, oldest first, however many were written before the read", async () => {
+    const [a, b] = [await start(1000, 'replica-a'), await start(1000)];
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const notices: string[][] = [];
+    admin.on('notification', ({ payload = '' }) => {
+      const [origin, channel, ids] = payload.split(' ');
+      if (origin === 'replica-a' && channel === HISTORY_CHANGES) notices.push(ids.split(','));
+    });
+    await admin.query(`LISTEN ${CHANGES_CHANNEL}`);
+    const heard: string[] = [];
+    b.on('entry', (entry) => heard.push(entry.path));
+    // A burst of 250 in one batch, then 250 more written before B reads the burst's notices (B lagging behind A).
+    const written = [...Array.from({ length: 250 }, (_, i) => `/burst/${i}`), ...Array.from({ length: 250 }, (_, i) => `/after/${i}`)];
+    for (const [i, path] of written.entries()) {
+      a.record(draft(path));
+      if (i === 249 || i === 499) await a.flush();
+    }
+    await vi.waitFor(() => expect(notices.flat()).toHaveLength(500));
+    for (const ids of notices) b.heardElsewhere(ids);
+    await vi.waitFor(() => expect(heard).toHaveLength(500), { timeout: 5_000 });
+    expect(heard).toEqual(written);
   });
 
   it('retention trims everyone’s oldest entries, also when both replicas trim at once, and clear clears everyone’s', async () => {

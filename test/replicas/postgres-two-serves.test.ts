@@ -38,12 +38,12 @@ const openTransaction = async (replica: ServeReplica) => {
   return res.body.id as string;
 };
 
-type LiveBatch = { type: string; transactions?: TransactionView[]; entries?: { method: string; path: string }[] };
+type LiveBatch = { type: string; transactions?: TransactionView[]; transactionsReset?: boolean; entries?: { method: string; path: string }[] };
 
 /**
  * A replica's workbench live stream, read in the background: `of(id)` is every view of that transaction it was sent,
  * in order, as [state, operations] (a batch carries each transaction once, in its latest state); `entries` is every
- * history entry it was sent.
+ * history entry it was sent; `resets` how many batches said to list the transactions again.
  */
 async function liveFeed(replica: ServeReplica, sessionSecret: string) {
   const live = await openLive<LiveBatch>(replica.url, `session=${encodeURIComponent(sessionFromSecret(sessionSecret)!)}`);
@@ -60,6 +60,7 @@ async function liveFeed(replica: ServeReplica, sessionSecret: string) {
         .filter((view) => view.id === id)
         .map((view) => [view.state, view.operations.length] as const),
     entries: () => batches.flatMap((batch) => batch.entries ?? []),
+    resets: () => batches.filter((batch) => batch.transactionsReset).length,
     close: async () => {
       live.close();
       await reading;
@@ -316,6 +317,31 @@ describe.skipIf(!wired)('transactions expiring on two serve replicas', () => {
     } finally {
       await Promise.all(feeds.map((feed) => feed.close()));
       await listener.end();
+      await cluster.stop();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!wired)('a wipe on one of two serve replicas', () => {
+  it("B's workbench, showing A's open transaction, is told to list the transactions again when A wipes the vault", async () => {
+    const cluster = await startServeReplicas({ name: 'wipe' });
+    const [a, b] = cluster.replicas;
+    const session = sessionFromSecret(cluster.sessionSecret)!;
+    const workbench = (replica: ServeReplica, name: string, body: unknown) =>
+      callApi(replica.url, 'POST', `/_workbench/${name}`, { body, headers: { 'X-Tokenbench-Session': session } });
+    const feed = await liveFeed(b, cluster.sessionSecret);
+    try {
+      const open = await openTransaction(a);
+      await createToken(a, 'staged, then wiped', inTransaction(open));
+      await vi.waitFor(() => expect(feed.of(open).at(-1)).toEqual(['open', 1]), { timeout: COHERENCE_MS, interval: 20 });
+      expect(feed.resets()).toBe(0);
+      expect((await workbench(a, 'wipeVault', { confirm: 'wipe' })).status).toBe(200);
+      await vi.waitFor(() => expect(feed.resets()).toBe(1), { timeout: COHERENCE_MS, interval: 20 });
+      // What B's page then lists: the transaction gone, as on A.
+      const listed = await workbench(b, 'listTransactions', {});
+      expect(listed.body).toMatchObject({ transactions: [], counts: { kept: 0, open: 0 } });
+    } finally {
+      await feed.close();
       await cluster.stop();
     }
   }, 120_000);

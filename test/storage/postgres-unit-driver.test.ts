@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { openPostgresPool } from '../../electron/engine/storage/postgres/connection';
 import { NotifyChannel } from '../../electron/engine/storage/postgres/notify-channel';
 import { StatementTranslationError } from '../../electron/engine/storage/postgres/statements';
-import { PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
+import { CHANGES_CHANNEL, PostgresUnits } from '../../electron/engine/storage/postgres/unit-driver';
 import { isDuplicateKey, query, tx, type Unit } from '../../electron/engine/storage/unit';
 import { describePostgres, freshDatabase } from '../support/postgres-suite';
 
@@ -147,6 +147,39 @@ describePostgres('the PostgreSQL unit driver', () => {
     await expect(units.read(() => tx.all(literal, ['a']))).rejects.toThrow(StatementTranslationError);
     const mixed = query('mixed', 'SELECT id FROM notes WHERE body = @body OR id = ?');
     await expect(units.read(() => tx.all(mixed, ['a']))).rejects.toThrow(StatementTranslationError);
+  });
+
+  it("gives PostgreSQL a unit's closing notices with its COMMIT, in one round trip, and every replica hears them", async () => {
+    // A pool of its own whose clients note each command they send.
+    const noted = openPostgresPool(pool.options.connectionString!);
+    const sent: string[] = [];
+    noted.on('connect', (client) => {
+      const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+      Object.assign(client, {
+        query: (...args: unknown[]) => {
+          sent.push(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+          return send(...args);
+        },
+      });
+    });
+    const listener = await pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', ({ payload = '' }) => heard.push(payload.split(' ').slice(1).join(' ')));
+    await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
+    try {
+      await new PostgresUnits(noted).run(function* () {
+        yield* putNotes('n');
+        yield* tx.notify('note', 'n');
+        yield* tx.notify('note', "it's");
+      });
+      expect(sent).toHaveLength(3);
+      expect(sent[2]).toMatch(/^SELECT pg_notify\(.*; COMMIT$/);
+      await expect.poll(() => heard).toEqual(['note n', "note it's"]);
+    } finally {
+      await listener.query(`UNLISTEN ${CHANGES_CHANNEL}`);
+      listener.release();
+      await noted.end();
+    }
   });
 
   it("tells this replica's feed at commit, and another replica's feed as its notify connection hears it; nothing rolled back", async () => {

@@ -72,4 +72,17 @@ describe('the live feed behind the GUI', () => {
     expect(updates.filter((update) => update.transactions.length === 0).every((update) => update.transactionCounts === undefined)).toBe(true);
     stop();
   });
+
+  it('after a wipe tells the reader to list the transactions again, in place of the views it collected before', async () => {
+    const feed = new LiveFeed(bench.engine.events, () => bench.engine.status(), () => bench.engine.transactions.counts(), (view) => view);
+    const updates: LiveUpdate[] = [];
+    const stop = feed.subscribe((update) => updates.push(update));
+    const opened = await bench.call('POST', '/transactions', { key: bench.privateKey });
+    await vi.waitFor(() => expect(updates.flatMap((update) => update.transactions.map((t) => t.id))).toEqual([opened.body.id]));
+    expect(updates.some((update) => update.transactionsReset)).toBe(false);
+    // Rolled back and gone in one step: its view would leave it listed, rolled back, after it is gone.
+    await bench.engine.workbench.wipeVault({ confirm: 'wipe' });
+    await vi.waitFor(() => expect(updates.at(-1)).toMatchObject({ transactionsReset: true, transactions: [] }));
+    stop();
+  });
 });

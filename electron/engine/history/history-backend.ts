@@ -50,6 +50,8 @@ export interface HistoryBackend {
   list(limit: number, before?: string, filter?: HistoryFilter): Awaitable<string[]>;
   page(limit: number, budget: number, before?: string, filter?: HistoryFilter): Awaitable<EntryPage>;
   pick(ids: readonly string[], budget: number): Awaitable<EntryPage>;
+  /** The kept entries of these ids, oldest first, as `list` gives them (no answer bodies); those gone are left out. */
+  named(ids: readonly string[]): Awaitable<string[]>;
   get(id: string): Awaitable<string | undefined>;
   logs(query: LogQuery): Awaitable<LogPage>;
   close(): Awaitable<void>;

@@ -17,6 +17,8 @@ export type HistoryQuery =
   | { type: 'page'; limit: number; budget: number; before?: string; filter?: HistoryFilter }
   /** Entries by id, bounded by size (see HistoryStore.pick); answered as an EntryPage. */
   | { type: 'pick'; ids: string[]; budget: number }
+  /** Entries by id, oldest first, without their answers (see HistoryBackend.named); answered as a list. */
+  | { type: 'named'; ids: string[] }
   | { type: 'get'; id: string }
   | { type: 'flush' }
   /** Removes every entry: answered with how many there were. */

@@ -128,6 +128,7 @@ export class HistoryStore implements HistoryBackend {
       recent: db.prepare(HISTORY_SQL.recent),
       before: db.prepare(HISTORY_SQL.before),
       get: db.prepare(HISTORY_SQL.get),
+      named: db.prepare('SELECT entry, body, outbound FROM request_log WHERE id IN (SELECT value FROM json_each(?)) ORDER BY seq'),
       // Every kept entry, newest first, from one below a seq: what a filter looks through; an export, with answers.
       scan: db.prepare('SELECT id, entry, body, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC'),
       scanWithAnswers: db.prepare('SELECT id, entry, body, answer, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC'),
@@ -215,6 +216,10 @@ export class HistoryStore implements HistoryBackend {
       if (json !== undefined && filling.add(json) && at < ids.length - 1) return filling.page(id);
     }
     return filling.page(null);
+  }
+
+  named(ids: readonly string[]): string[] {
+    return (this.stmt.named.all(JSON.stringify(ids)) as Row[]).map(entryJson);
   }
 
   get(id: string): string | undefined {

@@ -27,6 +27,8 @@ async function answer(history: HistoryBackend, query: HistoryQuery): Promise<str
       return pageJson(await history.page(query.limit, query.budget, query.before, query.filter));
     case 'pick':
       return pageJson(await history.pick(query.ids, query.budget));
+    case 'named':
+      return `[${(await history.named(query.ids)).join(',')}]`;
     case 'get':
       return (await history.get(query.id)) ?? null;
     case 'flush':

@@ -37,6 +37,7 @@ const statement = Object.fromEntries(Object.entries(HISTORY_SQL).map(([name, sql
 const scan = query('history.scan', 'SELECT seq, id, entry, body, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC LIMIT ?');
 const scanWithAnswers = query('history.scanWithAnswers', 'SELECT seq, id, entry, body, answer, outbound FROM request_log WHERE seq < ? ORDER BY seq DESC LIMIT ?');
 const SCAN_CHUNK = 100;
+const named = query('history.named', 'SELECT entry, body, outbound FROM request_log WHERE id = ANY(CAST(? AS text[])) ORDER BY seq');
 /** Entry ids per notice: a NOTIFY payload stays under PostgreSQL's 8000 bytes. */
 const IDS_PER_NOTICE = 150;
 
@@ -152,6 +153,10 @@ export class PostgresHistory implements HistoryBackend {
       if (json !== undefined && filling.add(json) && at < ids.length - 1) return filling.page(id);
     }
     return filling.page(null);
+  }
+
+  async named(ids: readonly string[]): Promise<string[]> {
+    return (await this.pool.query<Row>(queryConfig(named, [ids]))).rows.map(entryJson);
   }
 
   async get(id: string): Promise<string | undefined> {

@@ -39,7 +39,7 @@ export type NewRequestLogEntry = Omit<RequestLogEntry, 'id' | 'at'> & {
 };
 
 const POST_EVERY_MS = 100;
-/** How many of the newest entries are read for another replica's: the live view shows no more per batch. */
+/** How many of another replica's entries are read at once: one read's message stays small. */
 const READ_ELSEWHERE = 200;
 /** Post early once this much JSON waits, so one batch never makes a long write or a large message. */
 const POST_AT_BYTES = 256 * 1024;
@@ -168,7 +168,8 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
 
   /**
    * Another replica wrote the entries of these ids (its notice named them): while the live view listens, they are
-   * read and told to it as this process's own are, one read at a time, from the newest READ_ELSEWHERE entries.
+   * read by id and told to it as this process's own are, one read of up to READ_ELSEWHERE at a time, every one named
+   * however many entries were written since.
    */
   heardElsewhere(ids: readonly string[]): void {
     if (this.listenerCount('entry') === 0) return;
@@ -180,10 +181,13 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
     this.readingElsewhere = true;
     try {
       while (this.elsewhere.size > 0) {
-        const wanted = this.elsewhere;
-        this.elsewhere = new Set();
+        const wanted: string[] = [];
+        for (const id of this.elsewhere) {
+          this.elsewhere.delete(id);
+          if (wanted.push(id) === READ_ELSEWHERE) break;
+        }
         // Oldest first, as this process's own are told.
-        for (const entry of (await this.list(READ_ELSEWHERE)).reverse()) if (wanted.has(entry.id)) this.emit('entry', entry);
+        for (const entry of await this.named(wanted)) this.emit('entry', entry);
       }
     } catch {
       // The history is unreachable: the page reads it again when its reader next pages.
@@ -204,6 +208,11 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
    */
   page(limit: number, budget: number, before?: string, filter?: HistoryFilter): Promise<RequestLogPage> {
     return this.pageOf({ type: 'page', limit, budget, before, filter });
+  }
+
+  /** The kept entries of these ids, oldest first, as `list` gives them; those gone since are left out. */
+  async named(ids: string[]): Promise<RequestLogEntry[]> {
+    return JSON.parse((await this.query({ type: 'named', ids }))!) as RequestLogEntry[];
   }
 
   /** The kept entries of these ids, in their order, as far as `budget` characters go; `next` is the last id given. */

@@ -1,12 +1,9 @@
-import type { TransactionView } from '../../../shared/workbench/transaction-contract';
+import { progressOf, type TransactionView } from '../../../shared/workbench/transaction-contract';
 import type { TransactionChange } from './transaction-manager';
 import type { TransactionPanel } from './transaction-panel';
 
 /** How long after its expiry or end a transaction's mark is kept: far longer than any read of it heard of before takes. */
 const MARK_MS = 60_000;
-
-/** How far a view is along its transaction's life: each staging adds operations, and the end comes after all. */
-const progressOf = (view: TransactionView) => (view.state === 'open' ? view.operations.length : Infinity);
 
 /**
  * The transaction views the engine's listeners are shown, forward only. A change made here is shown as its own unit

@@ -31,6 +31,7 @@ export class LiveFeed {
   private readonly tokens = new Map<string, TokenChange['change']>();
   private moreTokens = false;
   private historyReset = false;
+  private transactionsReset = false;
   private tokenIntents = false;
   private readonly webhooks = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -49,6 +50,7 @@ export class LiveFeed {
     if (this.listeners.size === 0) {
       this.events.on('request', this.collectEntry);
       this.events.on('transaction', this.collectTransaction);
+      this.events.on('transactionsReset', this.collectTransactionsReset);
       this.events.on('collections', this.collectCollections);
       this.events.on('token', this.collectToken);
       this.events.on('historyReset', this.collectHistoryReset);
@@ -60,6 +62,7 @@ export class LiveFeed {
       if (!this.listeners.delete(listener) || this.listeners.size > 0) return;
       this.events.off('request', this.collectEntry);
       this.events.off('transaction', this.collectTransaction);
+      this.events.off('transactionsReset', this.collectTransactionsReset);
       this.events.off('collections', this.collectCollections);
       this.events.off('token', this.collectToken);
       this.events.off('historyReset', this.collectHistoryReset);
@@ -78,6 +81,13 @@ export class LiveFeed {
 
   private readonly collectTransaction = (transaction: TransactionView) => {
     this.transactions.set(transaction.id, transaction);
+    this.schedule();
+  };
+
+  private readonly collectTransactionsReset = () => {
+    // The transactions collected so far may be among those gone: the reader lists them again instead.
+    this.transactions.clear();
+    this.transactionsReset = true;
     this.schedule();
   };
 
@@ -131,6 +141,7 @@ export class LiveFeed {
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
       historyReset: this.historyReset,
+      transactionsReset: this.transactionsReset,
       tokenIntents: this.tokenIntents,
       webhooks: [...this.webhooks],
     };
@@ -153,6 +164,7 @@ export class LiveFeed {
     this.tokens.clear();
     this.moreTokens = false;
     this.historyReset = false;
+    this.transactionsReset = false;
     this.tokenIntents = false;
     this.webhooks.clear();
   }

@@ -74,6 +74,8 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       }
       if (event.webhooks.length > 0) useWebhookDeliveriesHeard.getState().heard(event.webhooks);
       transactions.merge(event.transactions, event.transactionCounts);
+      // A wipe, here or on another replica, names no transaction: the list is read again.
+      if (event.transactionsReset) void loadTransactions(api).catch((error: unknown) => engine.failed(messageOf(error)));
       if (event.collections) {
         useCollectionsStore.getState().loaded(event.collections);
         // The environments live in the same folder: a change to it (a pull, another folder chosen) may be theirs.

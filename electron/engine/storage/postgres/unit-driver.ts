@@ -58,6 +58,8 @@ interface Transaction {
   savepoints: number;
   /** Its change notices, handed to this process's feed once it commits (the others hear them from PostgreSQL). */
   readonly notices: ChangeNotice[];
+  /** How many of `notices` PostgreSQL was given (`pg_notify`): the others go with the next command (`withNotices`). */
+  sent: number;
   /** A signal raised by a unit that joined, which the running unit then raises in turn. */
   signal: GuardNeeded | RunAgain | null;
 }
@@ -121,7 +123,7 @@ export class PostgresUnits implements AsyncUnitRunner {
     let guarded = false;
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
-      const transaction: Transaction = { client, guarded, open: true, savepoints: 0, signal: null, notices: [] };
+      const transaction: Transaction = { client, guarded, open: true, savepoints: 0, signal: null, notices: [], sent: 0 };
       let released = false;
       try {
         await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
@@ -129,7 +131,8 @@ export class PostgresUnits implements AsyncUnitRunner {
         const value = await this.step(frame, start());
         await frame.turns.take(async () => {
           raise(transaction);
-          if ((await client.query('COMMIT')).command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at COMMIT');
+          const answers: pg.QueryResult | pg.QueryResult[] = await client.query(this.withNotices(transaction, 'COMMIT'));
+          if ([answers].flat().at(-1)!.command !== 'COMMIT') throw new Error('PostgreSQL rolled the transaction back at COMMIT');
         });
         transaction.open = false;
         this.changes.deliver(transaction.notices, 'here');
@@ -199,11 +202,12 @@ export class PostgresUnits implements AsyncUnitRunner {
     if (step.op === 'notify') {
       const { channel, id } = step.notice;
       if (/\s/.test(channel + id)) throw new Error(`A change notice's channel and id hold no spaces: "${channel}" "${id}"`);
-      // Sent with the transaction's commit, and dropped with a savepoint rolled back, by PostgreSQL itself.
-      await transaction.client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${this.origin} ${channel} ${id}`]);
+      // Given to PostgreSQL with the next command, in its round trip when that is the COMMIT or a savepoint's.
       transaction.notices.push(step.notice);
       return undefined;
     }
+    // A statement's parameters keep it to a round trip of its own: what waits goes first (guarded: with its savepoint).
+    if (transaction.sent < transaction.notices.length && !transaction.guarded) await transaction.client.query(this.withNotices(transaction, ''));
     if (step.op === 'lock') {
       // In one order on every replica, so two units taking the same keys never wait for each other in a cycle.
       await transaction.client.query(LOCK_KEYS, [[...new Set(step.keys)].sort()]);
@@ -211,7 +215,7 @@ export class PostgresUnits implements AsyncUnitRunner {
     }
     if (!transaction.guarded) return statement(transaction.client, step);
     const name = `tokenbench_statement`;
-    await transaction.client.query(`SAVEPOINT ${name}`);
+    await transaction.client.query(this.withNotices(transaction, `SAVEPOINT ${name}`));
     try {
       const result = await statement(transaction.client, step);
       await transaction.client.query(`RELEASE SAVEPOINT ${name}`);
@@ -227,10 +231,10 @@ export class PostgresUnits implements AsyncUnitRunner {
     const { transaction } = frame;
     const name = `tokenbench_savepoint_${++transaction.savepoints}`;
     const mark = transaction.notices.length;
-    await transaction.client.query(`SAVEPOINT ${name}`);
+    await transaction.client.query(this.withNotices(transaction, `SAVEPOINT ${name}`));
     try {
       const value = await this.step({ transaction, turns: new Turns() }, unit);
-      await transaction.client.query(`RELEASE SAVEPOINT ${name}`);
+      await transaction.client.query(this.withNotices(transaction, `RELEASE SAVEPOINT ${name}`));
       return { ok: true, value };
     } catch (error) {
       if (error instanceof GuardNeeded || error instanceof RunAgain || retryable(error)) {
@@ -238,9 +242,25 @@ export class PostgresUnits implements AsyncUnitRunner {
         throw transaction.signal;
       }
       await transaction.client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      // What the savepoint notified goes with it, given to PostgreSQL or not yet.
       transaction.notices.length = mark;
+      transaction.sent = Math.min(transaction.sent, mark);
       return { ok: false, error };
     }
+  }
+
+  /**
+   * `command` (parameterless: a COMMIT, a savepoint's, or none) preceded by the `pg_notify` of each notice not yet given
+   * to PostgreSQL, in one round trip: PostgreSQL sends them at the commit, in order, and drops those of a savepoint
+   * rolled back. A notice rarely needs a round trip of its own, since most units notify last, before the COMMIT.
+   */
+  private withNotices(transaction: Transaction, command: string): string {
+    const unsent = transaction.notices.slice(transaction.sent);
+    transaction.sent = transaction.notices.length;
+    if (unsent.length === 0) return command;
+    const { client } = transaction;
+    const calls = unsent.map(({ channel, id }) => `pg_notify(${client.escapeLiteral(CHANGES_CHANNEL)}, ${client.escapeLiteral(`${this.origin} ${channel} ${id}`)})`);
+    return `SELECT ${calls.join(', ')};${command === '' ? '' : ` ${command}`}`;
   }
 
   /**
