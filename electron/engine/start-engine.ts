@@ -136,6 +136,11 @@ export interface StartOptions extends Partial<EngineConfig> {
   sessionSecret?: string;
   /** The vault's master key (32 bytes) from the caller; default: the data folder's key file, made on a first start. */
   masterKey?: Buffer;
+  /**
+   * A source run's build of the same sources (out/main): its worker threads load the built worker scripts from there
+   * instead of compiling their TypeScript at each start. A built engine finds its own and needs none.
+   */
+  builtWorkers?: string;
 }
 
 /** What the refused code runtime answers: it would run anyone's code with a management key as the server's user. */
@@ -167,7 +172,7 @@ function openStorage(config: EngineConfig, masterKey: Buffer | undefined): Promi
 
 /** Starts the engine: vault, access, HTTP service and echo destination. Never imports electron. */
 export async function startEngine(options: StartOptions = {}): Promise<Engine> {
-  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, sessionSecret, ...partial } = options;
+  const { seed, browserWorkbench: browserOptions, welcome: holdWelcome = true, proxyFilesReport, masterKey, sessionSecret, builtWorkers, ...partial } = options;
   const config = resolveConfig(partial);
   const ownerSession = sessionSecret === undefined ? undefined : sessionFromSecret(sessionSecret);
   if (ownerSession === null) throw new Error(`The session secret must be ${SESSION_SECRET_RULE}`);
@@ -263,6 +268,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
     logRetentionHours: config.logRetentionHours,
     nativeBinding: config.nativeBinding,
     log: config.log,
+    builtWorkers,
   }).catch(async (error) => {
     await closeStorage();
     throw error;
@@ -289,7 +295,7 @@ export async function startEngine(options: StartOptions = {}): Promise<Engine> {
   const proxyCore = createProxyCore(config, tokens, expressions, forwarder, outbox);
   const codeAllowed = operatorFixed === null || config.allowCode;
   const codeRuntime = lazyCodeRuntime(
-    () => createCodeRuntime({ engineUrl: () => http.url, log: config.log, nodeBtTimeoutMs: config.codeSyncLimitMs }),
+    () => createCodeRuntime({ engineUrl: () => http.url, log: config.log, nodeBtTimeoutMs: config.codeSyncLimitMs, builtWorkers }),
     codeAllowed ? null : CODE_OFF,
   );
   if (codeAllowed && (proxies.holdsCode() || reactors.holdsAny())) codeRuntime.warm();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startEngine, type Engine, type StartOptions } from '../../electron/engine';
+import { TEST_BUILT_WORKERS_ENV } from './built-workers';
 import { createDatabase, dropDatabase } from './postgres-cluster';
 
 export interface ApiResponse<T = any> {
@@ -115,7 +116,8 @@ export async function startTestEngine(
   const browserWorkbench = uiDir ? { uiDir } : rest.browserWorkbench;
   // The test takes the first keys, as a user does from serve's output: the workbench's welcome view is for the tests of
   // it (keepWelcome), and would stand in front of every other page.
-  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, ...rest, ...postgres, browserWorkbench, dataDir, welcome: keepWelcome === true });
+  const builtWorkers = process.env[TEST_BUILT_WORKERS_ENV];
+  const engine = await startEngine({ port: 0, echoPort: null, log: () => undefined, builtWorkers, ...rest, ...postgres, browserWorkbench, dataDir, welcome: keepWelcome === true });
   const keys = engine.bootstrapKeys;
   return {
     engine,

@@ -17,6 +17,8 @@ export interface CodeRuntimeOptions {
   /** Old-generation heap of a worker, in MB (default 256). */
   heapMb?: number;
   logLimits?: LogLimits;
+  /** A build of these sources (out/main) whose worker script a source run loads instead of compiling its own. */
+  builtWorkers?: string;
 }
 
 export const NODE_BT_TIMEOUT_MS = 30_000;
@@ -40,7 +42,7 @@ export function createCodeRuntime(options: CodeRuntimeOptions): CodeRuntime {
     size: poolSize,
     max: Math.max(poolSize, options.maxWorkers ?? 8),
     heapMb,
-    start: startCodeWorker,
+    start: (limits) => startCodeWorker(limits, options.builtWorkers),
     log: options.log,
   });
   const nodeBtMs = options.nodeBtTimeoutMs ?? NODE_BT_TIMEOUT_MS;

@@ -87,8 +87,8 @@ export class RequestLog extends EventEmitter<{ entry: [RequestLogEntry]; reset: 
   private readingElsewhere = false;
 
   /** Resolves once the worker has opened the history; rejects with the reason it could not. */
-  static start({ log, ...options }: HistoryStoreOptions & Pick<HistoryWorkerData, 'databaseUrl' | 'origin'>): Promise<RequestLog> {
-    const worker = startHistoryWorker(options);
+  static start({ log, builtWorkers, ...options }: HistoryStoreOptions & Pick<HistoryWorkerData, 'databaseUrl' | 'origin'> & { builtWorkers?: string }): Promise<RequestLog> {
+    const worker = startHistoryWorker(options, builtWorkers);
     return new Promise((resolve, reject) => {
       const fail = (why: string) => reject(new Error(`The request history could not start: ${why}`));
       const onError = (error: Error) => fail(error.message);
