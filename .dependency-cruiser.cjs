@@ -31,13 +31,6 @@ module.exports = {
       { path: `${npmPackage}electron/|^electron$`, reachable: true },
     ),
     rule(
-      'history-worker-without-zod',
-      "The history's worker thread starts with every engine (each test's, each serve's) and validates nothing: zod, " +
-        'whose load is most of what that thread would load, stays out of its imports.',
-      { path: '^electron/engine/history/history-worker\\.ts$' },
-      { path: `${npmPackage}zod/`, reachable: true },
-    ),
-    rule(
       'large-libraries-load-when-used',
       'curlconverter (a pasted cURL command) and jose (an encrypted request) are imported with import() where they are ' +
         'used: loaded with the engine, they would weigh on every start for a feature few starts use.',
