@@ -30,9 +30,9 @@ const PSS = { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RS
 
 /**
  * A receiver on loopback as a user's app would be one: it verifies every delivery's signature with node:crypto, as the
- * vendor's sample does, and answers what `answer` says for it (2xx by default).
+ * vendor's sample does, and answers what `answer` says for it (2xx by default), once it says (a slow receiver's).
  */
-export async function startWebhookReceiver(answer: (delivery: Omit<ReceivedDelivery, 'status'>) => number = () => 200, prefix = 'BT'): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(answer: (delivery: Omit<ReceivedDelivery, 'status'>) => number | Promise<number> = () => 200, prefix = 'BT'): Promise<WebhookReceiver> {
   let key: KeyObject | null = null;
   const received: ReceivedDelivery[] = [];
   const waiters = new Set<() => void>();
@@ -46,10 +46,11 @@ export async function startWebhookReceiver(answer: (delivery: Omit<ReceivedDeliv
       const signature = req.headers[`${prefix.toLowerCase()}-signature`] as string | undefined;
       const body = JSON.parse(raw) as ReceivedDelivery['body'];
       const delivery = { headers: req.headers, raw, body, rawVerified: check(raw, signature), restringifiedVerified: check(stringify(body)!, signature) };
-      const status = answer(delivery);
-      received.push({ ...delivery, status });
-      res.writeHead(status).end();
-      for (const wake of waiters) wake();
+      void Promise.resolve(answer(delivery)).then((status) => {
+        received.push({ ...delivery, status });
+        res.writeHead(status).end();
+        for (const wake of waiters) wake();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -21,7 +21,7 @@ let receiver: WebhookReceiver;
 async function start(): Promise<void> {
   db = openDatabase({ dataDir: null });
   outbox = new EventOutbox(unitsOf(db), 'tenant-1');
-  webhooks = await createWebhooks({ units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0 } });
+  webhooks = await createWebhooks({ units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0, requests: () => 0 } });
   webhooks.dispatcher.start();
   receiver = await startWebhookReceiver();
   receiver.useKey(await webhooks.signer.publicKeyPem());
@@ -76,7 +76,7 @@ describe('the outbox and the webhooks', () => {
   it('hands over events raised before the dispatcher started (left by a previous run)', async () => {
     db = openDatabase({ dataDir: null });
     outbox = new EventOutbox(unitsOf(db), 'tenant-1');
-    webhooks = await createWebhooks({ units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0 } });
+    webhooks = await createWebhooks({ units: unitsOf(db), sealer: new Sealer(randomBytes(32)), outbox, tenantId: 'tenant-1', config: resolveConfig({ log: () => undefined }), ownPorts: () => [], clients: { serving: () => false, quietFor: () => Number.POSITIVE_INFINITY, servedMs: () => 0, requests: () => 0 } });
     receiver = await startWebhookReceiver();
     await hook(['token.created']);
     for (let i = 0; i < 3; i++) outbox.raise(tokenCreated(`early-${i}`));

@@ -14,8 +14,10 @@ export class ClientActivity {
   private lastEndedAt = Number.NEGATIVE_INFINITY;
   private servingSince = 0;
   private servedBefore = 0;
+  private startedCount = 0;
 
   requestStarted(): void {
+    this.startedCount++;
     if (this.inFlight++ > 0) return;
     this.servingSince = performance.now();
     const pause = this.servingSince - this.lastEndedAt;
@@ -31,6 +33,11 @@ export class ClientActivity {
   /** Milliseconds during which at least one request was being answered, since the start, with the pauses between back-to-back ones (counted as the next starts). */
   servedMs(): number {
     return this.servedBefore + (this.inFlight > 0 ? performance.now() - this.servingSince : 0);
+  }
+
+  /** Requests started since the start. */
+  requests(): number {
+    return this.startedCount;
   }
 
   /** Whether some request is being answered now. */

@@ -1,11 +1,16 @@
 /**
  * How much of the engine's time webhook deliveries may take while clients are being served. A webhook on a frequent
  * event (every `token.read`) would otherwise make each request pay for a signed POST, and an integration's load test
- * would measure the webhooks instead of the vault. While clients are served, deliveries go one at a time, and the
- * time one is in flight while a request is being answered is spent from a credit that grows at SHARE_WHILE_BUSY of
- * the time; once it is spent, deliveries wait (in order) until it has grown back or the clients pause for
- * IDLE_AFTER_MS, when all go at full speed. A client that waits for each webhook before its next request never
- * overlaps a delivery, so it is never held back. Nothing is dropped.
+ * would measure the webhooks instead of the vault. While clients are served, deliveries go one at a time, and their
+ * cost is spent from a credit that grows at SHARE_WHILE_BUSY of the time; once it is spent, deliveries wait (in order)
+ * until it has grown back or the clients pause for IDLE_AFTER_MS, when all go at full speed. Nothing is dropped.
+ *
+ * What a delivery costs depends on whether the clients wait for it. Clients that go on sending requests while it is in
+ * flight (a load test, even on one connection, whose requests leave the engine idle only between them, where the
+ * delivery's own work then runs) pay for its whole time in flight and for the engine's work in handing it over. A
+ * client that waits for each webhook before its next request sends at most one request while a delivery is in flight
+ * (once the receiver has it, before its answer is recorded): it pays only for the time that request overlaps the
+ * delivery, so it is never held back.
  */
 export const SHARE_WHILE_BUSY = 0.05;
 /** Without a request being answered for this long, the engine counts as idle: everything waiting goes. */
@@ -14,12 +19,15 @@ export const IDLE_AFTER_MS = 50;
 const BURST_MS = 20;
 /** The most a long delivery can put deliveries behind, so none waits more than DEBT_MS / SHARE_WHILE_BUSY for the next. */
 const DEBT_MS = 100;
+/** Requests a client waiting for each webhook may start while one is in flight: the one it sends once the webhook arrived. */
+const WAITING_CLIENT_REQUESTS = 1;
 
 /** What the pacer reads of the clients (server/client-activity.ts). */
 export interface ClientLoad {
   serving(): boolean;
   quietFor(): number;
   servedMs(): number;
+  requests(): number;
 }
 
 export class DeliveryPacer {
@@ -27,9 +35,14 @@ export class DeliveryPacer {
   private settledAt = performance.now();
   private inFlight = 0;
   private servedAt: number;
+  /** The clients' requests started when the last delivery started. */
+  private requestsAt: number;
+  /** Whether the clients went on sending requests while the last delivery to finish was in flight. */
+  private pressed = false;
 
   constructor(private readonly clients: ClientLoad) {
     this.servedAt = clients.servedMs();
+    this.requestsAt = clients.requests();
   }
 
   /** How many deliveries may be in flight at once now: one while clients are served, so their time is their cost. */
@@ -45,29 +58,42 @@ export class DeliveryPacer {
     return Math.ceil(Math.min(-this.credit / SHARE_WHILE_BUSY, idleIn));
   }
 
-  /** Synchronous work done for deliveries outside an attempt (handing events over, reading what is due), spent while clients are served. */
+  /**
+   * Synchronous work done for deliveries outside an attempt (handing events over, reading what is due), spent while
+   * clients are served or went on sending requests during the last delivery.
+   */
   spent(ms: number): void {
     this.settle();
-    if (this.clients.serving()) this.credit = Math.max(-DEBT_MS, this.credit - ms);
+    if (this.clients.serving() || this.pressed) this.credit = Math.max(-DEBT_MS, this.credit - ms);
   }
 
   started(): void {
     this.settle();
     this.inFlight++;
+    this.requestsAt = this.clients.requests();
   }
 
   finished(): void {
     this.settle();
     this.inFlight--;
+    this.pressed = this.pressing();
   }
 
-  /** Credit grows at the share; since the last look, time with a delivery in flight and a request being answered is spent. */
+  /** Whether more requests started since the last delivery did than a client waiting for each webhook sends. */
+  private pressing(): boolean {
+    return this.clients.requests() - this.requestsAt > WAITING_CLIENT_REQUESTS;
+  }
+
+  /**
+   * Credit grows at the share; since the last look, time with a delivery in flight is spent: all of it while the clients
+   * keep sending requests, else only while a request was being answered.
+   */
   private settle(): void {
     const now = performance.now();
     const elapsed = now - this.settledAt;
     this.settledAt = now;
     const served = this.clients.servedMs();
-    const spent = this.inFlight > 0 ? Math.min(elapsed, served - this.servedAt) : 0;
+    const spent = this.inFlight === 0 ? 0 : this.pressing() ? elapsed : Math.min(elapsed, served - this.servedAt);
     this.servedAt = served;
     this.credit = Math.max(-DEBT_MS, Math.min(BURST_MS, this.credit + elapsed * SHARE_WHILE_BUSY - spent));
   }
