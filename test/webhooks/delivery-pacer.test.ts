@@ -16,6 +16,15 @@ const busy = (ms: number) => {
   for (const until = performance.now() + ms; performance.now() < until; );
 };
 
+/** One delivery: `signing` runs while it is being signed, then its POST is in flight for `ms`. */
+async function deliver(pacer: DeliveryPacer, ms: number, signing = () => undefined) {
+  pacer.started();
+  signing();
+  pacer.posting();
+  await sleep(ms);
+  pacer.finished();
+}
+
 /** Clients as the pacer sees them: a request being answered or not, since when, the time spent answering, the requests. */
 function clients() {
   let serving = false;
@@ -63,9 +72,7 @@ describe('DeliveryPacer', () => {
       load.set(true);
       await sleep(10);
       load.set(false);
-      pacer.started();
-      await sleep(10);
-      pacer.finished();
+      await deliver(pacer, 10);
     }
     load.set(true);
     expect(pacer.waitMs()).toBe(0);
@@ -79,6 +86,7 @@ describe('DeliveryPacer', () => {
       await sleep(2);
       load.set(false);
       pacer.started();
+      pacer.posting();
       await sleep(10);
       // The receiver has the webhook: the client's next request starts before the delivery's answer is recorded.
       load.set(true);
@@ -86,6 +94,22 @@ describe('DeliveryPacer', () => {
       load.set(false);
     }
     expect(pacer.waitMs()).toBe(0);
+  });
+
+  it('counts a delivery whole once a request started before its POST went out, which no client waiting for it sends', async () => {
+    const load = clients();
+    const pacer = new DeliveryPacer(load);
+    // One connection whose requests take about as long as a delivery: its next request arrives while the delivery is
+    // being signed, and the delivery's POST and its answer fall in the pause before the request after.
+    for (let i = 0; i < 20; i++) {
+      await deliver(pacer, 2, () => {
+        load.set(true);
+        busy(0.3);
+        load.set(false);
+      });
+    }
+    load.set(true);
+    expect(pacer.waitMs()).toBeGreaterThan(0);
   });
 
   it('counts a delivery in flight across the short pauses of a client that sends each request as the last is answered', () => {

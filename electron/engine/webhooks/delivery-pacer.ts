@@ -8,9 +8,10 @@
  * What a delivery costs depends on whether the clients wait for it. Clients that go on sending requests while it is in
  * flight (a load test, even on one connection, whose requests leave the engine idle only between them, where the
  * delivery's own work then runs) pay for its whole time in flight and for the engine's work in handing it over. A
- * client that waits for each webhook before its next request sends at most one request while a delivery is in flight
- * (once the receiver has it, before its answer is recorded): it pays only for the time that request overlaps the
- * delivery, so it is never held back.
+ * client that waits for each webhook before its next request sends at most one request while a delivery is in flight,
+ * and only once the receiver has it, so after its POST went out: it pays only for the time that request overlaps the
+ * delivery, so it is never held back. A request that starts before the POST went out (while the delivery is being
+ * signed) cannot be waiting for it, so one such request is enough to tell a load from a waiting client.
  */
 export const SHARE_WHILE_BUSY = 0.05;
 /** Without a request being answered for this long, the engine counts as idle: everything waiting goes. */
@@ -37,6 +38,8 @@ export class DeliveryPacer {
   private servedAt: number;
   /** The clients' requests started when the last delivery started. */
   private requestsAt: number;
+  /** Requests started between the last delivery's start and its POST going out; null while it has not gone out. */
+  private beforePost: number | null = null;
   /** Whether the clients went on sending requests while the last delivery to finish was in flight. */
   private pressed = false;
 
@@ -71,6 +74,13 @@ export class DeliveryPacer {
     this.settle();
     this.inFlight++;
     this.requestsAt = this.clients.requests();
+    this.beforePost = null;
+  }
+
+  /** The last delivery started is signed and its POST goes out now: from here on the receiver may have it. */
+  posting(): void {
+    this.settle();
+    this.beforePost = this.clients.requests() - this.requestsAt;
   }
 
   finished(): void {
@@ -79,9 +89,13 @@ export class DeliveryPacer {
     this.pressed = this.pressing();
   }
 
-  /** Whether more requests started since the last delivery did than a client waiting for each webhook sends. */
+  /**
+   * Whether requests started since the last delivery did that a client waiting for each webhook would not send: any
+   * before its POST went out, or more than the one it sends once the webhook arrived.
+   */
   private pressing(): boolean {
-    return this.clients.requests() - this.requestsAt > WAITING_CLIENT_REQUESTS;
+    const since = this.clients.requests() - this.requestsAt;
+    return (this.beforePost ?? since) > 0 || since > WAITING_CLIENT_REQUESTS;
   }
 
   /**

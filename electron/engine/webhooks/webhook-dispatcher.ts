@@ -172,6 +172,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       body: Buffer.from(body),
     };
     const sink = { start: (answered: number) => void (status = answered), write: () => true, end: () => undefined };
+    pacer.posting();
     const forwarding = forwarder.forward(request, sink);
     cancels.add(forwarding.cancel);
     return forwarding.done
