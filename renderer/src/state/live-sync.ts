@@ -84,7 +84,7 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
         // The batch's older entries were left out (a burst): merged alone, its newest would sit above a hole.
         if (leftOut) refillHistory();
       }
-      // An entry left out of the batch may have been any of the changes below: the lists already read read themselves again.
+      // An entry left out of the batch may have been any of the changes below: the lists already read are read again.
       const heard = (test: (entry: SentHistoryEntry) => boolean) => leftOut || event.entries.some(test);
       // The engine sends no event of its own for reactors: a write to /reactors that succeeded, by any client or by
       // this workbench, is heard as its history entry, and a list on show reads itself again.
