@@ -31,8 +31,13 @@ export const liveEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('update'),
     status: engineStatusSchema,
-    /** New history entries, newest first; under load only the newest of the batch (the GUI shows the latest requests). */
+    /** New history entries, newest first; under load only the newest of the batch (see entriesLeftOut). */
     entries: historyListSchema,
+    /**
+     * How many new entries the batch left out, all older than those it carries (a burst past its cap): a list that
+     * merged the batch would have a hole below them, so the reader reads its first page again.
+     */
+    entriesLeftOut: z.number().int().nonnegative().default(0),
     /** Transactions created, enlisted in or ended since the last update, each in its latest state. */
     transactions: z.array(transactionViewSchema),
     /** The counts after those changes; present when there were any. */

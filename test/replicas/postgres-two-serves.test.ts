@@ -38,12 +38,19 @@ const openTransaction = async (replica: ServeReplica) => {
   return res.body.id as string;
 };
 
-type LiveBatch = { type: string; transactions?: TransactionView[]; transactionsReset?: boolean; entries?: { method: string; path: string }[] };
+type LiveBatch = {
+  type: string;
+  transactions?: TransactionView[];
+  transactionsReset?: boolean;
+  entries?: { method: string; path: string }[];
+  entriesLeftOut?: number;
+};
 
 /**
  * A replica's workbench live stream, read in the background: `of(id)` is every view of that transaction it was sent,
  * in order, as [state, operations] (a batch carries each transaction once, in its latest state); `entries` is every
- * history entry it was sent; `resets` how many batches said to list the transactions again.
+ * history entry it was sent, `leftOut` how many its batches said they left out; `resets` how many batches said to list
+ * the transactions again.
  */
 async function liveFeed(replica: ServeReplica, sessionSecret: string) {
   const live = await openLive<LiveBatch>(replica.url, `session=${encodeURIComponent(sessionFromSecret(sessionSecret)!)}`);
@@ -60,6 +67,7 @@ async function liveFeed(replica: ServeReplica, sessionSecret: string) {
         .filter((view) => view.id === id)
         .map((view) => [view.state, view.operations.length] as const),
     entries: () => batches.flatMap((batch) => batch.entries ?? []),
+    leftOut: () => batches.reduce((sum, batch) => sum + (batch.entriesLeftOut ?? 0), 0),
     resets: () => batches.filter((batch) => batch.transactionsReset).length,
     close: async () => {
       live.close();
@@ -206,6 +214,27 @@ describe.skipIf(!wired)('two serve replicas over one PostgreSQL database', () =>
       await feed.close();
     }
   }, 20_000);
+
+  it("B's workbench, under a burst of A's requests, is sent each one or told how many its batches left out", async () => {
+    const feed = await liveFeed(b, cluster.sessionSecret);
+    try {
+      const burst = `burst-${randomUUID()}`;
+      const count = 1000;
+      const senders = 40;
+      await Promise.all(
+        Array.from({ length: senders }, async (_, sender) => {
+          for (let i = sender; i < count; i += senders) expect((await call(a, 'GET', `/tokens/${burst}-${i}`)).status).toBe(404);
+        }),
+      );
+      // Only the burst reaches the history meanwhile: what B's batches carried of it and what they left out add up.
+      const carried = () => feed.entries().filter((entry) => entry.path.startsWith(`/tokens/${burst}-`)).length;
+      await vi.waitFor(() => expect(carried() + feed.leftOut()).toBe(count), { timeout: 5 * COHERENCE_MS, interval: 50 });
+      await sleep(300);
+      expect(carried() + feed.leftOut()).toBe(count);
+    } finally {
+      await feed.close();
+    }
+  }, 30_000);
 
   it('history from both replicas in one place: either lists what the other logged', async () => {
     const onA = await createToken(a);

@@ -60,3 +60,32 @@ it('lets a live entry in only when the filter matches it, and drops a page liste
   useHistoryStore.getState().mergePage([entry(3)], historyFilterSchema.parse({}));
   expect(useHistoryStore.getState().entries.map((e) => e.id)).toEqual(['e-0002']);
 });
+
+it('after a live batch that left entries out, shows the first page read since and what was heard after it, never a hole', () => {
+  const { mergePage, mergeLive, filter } = useHistoryStore.getState();
+  mergePage(range(1, 100), filter);
+  useHistoryStore.getState().select(entry(7));
+  // A burst of 101..1000 whose batch carried only 801..1000; 1001 is heard live while the first page is read.
+  mergeLive(range(801, 1000));
+  mergeLive([entry(1001)]);
+  useHistoryStore.getState().refilled(range(901, 1000), filter);
+  const { entries, reachedOldest, selected } = useHistoryStore.getState();
+  expect(entries.map((e) => e.id)).toEqual(range(901, 1001).map((e) => e.id));
+  // "Load older" pages back from 901, through the burst; the entry on show stays on show.
+  expect(reachedOldest).toBe(false);
+  expect(selected?.id).toBe('e-0007');
+});
+
+it("a refilled page keeps the entries of its own span that it lacks (another replica's, written after it was read)", () => {
+  const { mergePage, mergeLive, filter } = useHistoryStore.getState();
+  mergePage(range(1, 100), filter);
+  mergeLive(range(301, 500));
+  const late = entry(450);
+  const page = range(400, 500).filter((e) => e.id !== late.id);
+  expect(page).toHaveLength(PAGE_SIZE);
+  useHistoryStore.getState().refilled(page, filter);
+  expect(useHistoryStore.getState().entries.map((e) => e.id)).toEqual(range(400, 500).map((e) => e.id));
+  // A page listed for a filter no longer shown changes nothing.
+  useHistoryStore.getState().refilled(range(1, 10), historyFilterSchema.parse({ view: 'failed' }));
+  expect(useHistoryStore.getState().entries).toHaveLength(101);
+});

@@ -34,7 +34,14 @@ describe('the live feed behind the GUI', () => {
     expect(entries).toHaveLength(200);
     expect(entries[0].path).toBe('/tokens/999');
     expect(entries.at(-1)!.path).toBe('/tokens/800');
+    // The 800 older ones are counted, so the reader knows its list would have a hole below these.
+    expect(updates[0].entriesLeftOut).toBe(800);
     expect(status).toEqual(bench.engine.status());
+    // A batch that carries all of its entries says none was left out.
+    recordRequests(3);
+    await vi.waitFor(() => expect(updates).toHaveLength(2));
+    expect(updates[1]).toMatchObject({ entriesLeftOut: 0 });
+    expect(updates[1].entries).toHaveLength(3);
     stop();
   });
 

@@ -10,7 +10,7 @@ export type LiveUpdate = Extract<SentLiveEvent, { type: 'update' }>;
 
 /** Often enough to feel live, rarely enough that a load test with the GUI open costs the engine little. */
 const FLUSH_EVERY_MS = 100;
-/** The GUI shows the latest requests: under load a batch keeps only the newest. */
+/** The IPC and the GUI's list stay bounded: under load a batch carries only the newest, and counts the rest. */
 const MAX_BATCH = 200;
 /** Past this many changed tokens in one batch the list reads itself again rather than each token. */
 const MAX_TOKEN_CHANGES = 200;
@@ -23,6 +23,8 @@ const MAX_TOKEN_CHANGES = 200;
 export class LiveFeed {
   private readonly listeners = new Set<(update: LiveUpdate) => void>();
   private entries: SentHistoryEntry[] = [];
+  /** How many entries of this batch were trimmed: the reader then reads its list again rather than show a hole. */
+  private entriesLeftOut = 0;
   /** By id: a batch carries each changed transaction once, in its latest state. */
   private readonly transactions = new Map<string, TransactionView>();
   /** The saved requests as last changed, until the next batch carries them. */
@@ -118,6 +120,7 @@ export class LiveFeed {
   private readonly collectHistoryReset = () => {
     // The entries collected so far may be among those gone: the reader reads the history again instead.
     this.entries = [];
+    this.entriesLeftOut = 0;
     this.historyReset = true;
     this.schedule();
   };
@@ -127,7 +130,10 @@ export class LiveFeed {
   }
 
   private trim() {
-    if (this.entries.length > MAX_BATCH) this.entries = this.entries.slice(-MAX_BATCH);
+    const over = this.entries.length - MAX_BATCH;
+    if (over <= 0) return;
+    this.entriesLeftOut += over;
+    this.entries = this.entries.slice(over);
   }
 
   private readonly flush = () => {
@@ -137,6 +143,7 @@ export class LiveFeed {
       type: 'update',
       status: this.status(),
       entries: this.entries.reverse(),
+      entriesLeftOut: this.entriesLeftOut,
       transactions: [...this.transactions.values()],
       ...(this.collections && { collections: this.collections }),
       tokens: { changes: [...this.tokens].map(([id, change]) => ({ id, change })), more: this.moreTokens },
@@ -159,6 +166,7 @@ export class LiveFeed {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.entries = [];
+    this.entriesLeftOut = 0;
     this.transactions.clear();
     this.collections = undefined;
     this.tokens.clear();

@@ -53,6 +53,12 @@ interface HistoryState {
    * selected entry stays only if it is still listed.
    */
   reread(page: HistoryEntry[], filter: HistoryFilter): void;
+  /**
+   * Closes the hole a live batch left (its older entries left out): the first page read since, listed for `filter`,
+   * with the entries heard since it was read; older ones are let go, as they may sit below the hole ("Load older"
+   * pages back to them). The selected entry stays.
+   */
+  refilled(page: HistoryEntry[], filter: HistoryFilter): void;
   select(entry: HistoryEntry | null): void;
   confirmReplay(entryId: string | null): void;
   showMoreFilters(open: boolean): void;
@@ -94,6 +100,14 @@ export const useHistoryStore = create<HistoryState>()((set) => ({
         ? { entries: page, reachedOldest: page.length < PAGE_SIZE, selected: page.find((entry) => entry.id === state.selected?.id) ?? null }
         : {},
     ),
+  refilled: (page, filter) =>
+    set((state) => {
+      if (state.listed !== filter) return {};
+      // Newer than the page's oldest: heard live since the read, or another replica's that reached the history after it.
+      const oldest = page.length < PAGE_SIZE ? undefined : page[page.length - 1].id;
+      const since = oldest === undefined ? state.entries : state.entries.filter((entry) => entry.id > oldest);
+      return merged({ ...state, entries: since, reachedOldest: false }, page, true);
+    }),
   select: (selected) => set({ selected, confirmingReplay: null }),
   confirmReplay: (confirmingReplay) => set({ confirmingReplay }),
   showMoreFilters: (moreFilters) => set({ moreFilters }),

@@ -1,4 +1,5 @@
-import type { SentHistoryEntry } from '../../../shared/workbench/history-contract';
+import type { HistoryEntry, SentHistoryEntry } from '../../../shared/workbench/history-contract';
+import type { HistoryFilter } from '../../../shared/workbench/history-filter';
 import type { WorkbenchApi } from '../../../shared/workbench/methods';
 import { messageOf } from '../api/engine-call';
 import { useEngineStore } from './engine-store';
@@ -32,18 +33,31 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
     return () => undefined;
   }
   const transactions = useTransactionsStore.getState();
-  const reload = () => {
+  /** The first page of history under the list's filter, handed to `show` with that filter. */
+  const firstPage = (show: (page: HistoryEntry[], filter: HistoryFilter) => void) => {
     const { listed } = useHistoryStore.getState();
-    return Promise.all([api.listHistory({ limit: PAGE_SIZE, filter: listed }).then((page) => history.mergePage(page, listed)), loadTransactions(api)]).catch(
-      (error: unknown) => engine.failed(messageOf(error)),
-    );
+    return api.listHistory({ limit: PAGE_SIZE, filter: listed }).then((page) => show(page, listed));
   };
-  const rereadHistory = () => {
-    const { listed } = useHistoryStore.getState();
-    return api.listHistory({ limit: PAGE_SIZE, filter: listed }).then(
-      (page) => history.reread(page, listed),
-      (error) => engine.failed(messageOf(error)),
-    );
+  const failed = (error: unknown) => engine.failed(messageOf(error));
+  const reload = () => Promise.all([firstPage(history.mergePage), loadTransactions(api)]).catch(failed);
+  const rereadHistory = () => firstPage(history.reread).catch(failed);
+  // One read at a time: a burst leaves entries out of every batch, and the read after the one under way covers them all.
+  let refilling = false;
+  let refillAgain = false;
+  const refillHistory = (): void => {
+    if (refilling) {
+      refillAgain = true;
+      return;
+    }
+    refilling = true;
+    void firstPage(history.refilled)
+      .catch(failed)
+      .finally(() => {
+        refilling = false;
+        if (!refillAgain) return;
+        refillAgain = false;
+        refillHistory();
+      });
   };
   // Only once the Tokens page has read them: with the page never opened, intents cost nothing.
   const rereadIntents = () => {
@@ -62,28 +76,40 @@ export async function startLiveSync(api: WorkbenchApi): Promise<() => void> {
       }
       connectedBefore = true;
     } else {
+      const leftOut = event.entriesLeftOut > 0;
       // Cleared, or trimmed to a new retention: the list is read again rather than merged into.
       if (event.historyReset) void rereadHistory();
-      else history.mergeLive(event.entries);
+      else {
+        history.mergeLive(event.entries);
+        // The batch's older entries were left out (a burst): merged alone, its newest would sit above a hole.
+        if (leftOut) refillHistory();
+      }
+      // An entry left out of the batch may have been any of the changes below: the lists already read are read again.
+      const heard = (test: (entry: SentHistoryEntry) => boolean) => leftOut || event.entries.some(test);
       // The engine sends no event of its own for reactors: a write to /reactors that succeeded, by any client or by
       // this workbench, is heard as its history entry, and a list on show reads itself again.
-      if (useReactorsStore.getState().value !== null && event.entries.some(changesReactors)) void useReactorsStore.refresh(api);
+      if (useReactorsStore.getState().value !== null && heard(changesReactors)) void useReactorsStore.refresh(api);
       // A delivery queued or attempted may have disabled its webhook; a client's change to /webhooks is heard as its entry.
-      if (useWebhooksStore.getState().value !== null && (event.webhooks.length > 0 || event.entries.some((entry) => entry.path.startsWith('/webhooks')))) {
+      if (useWebhooksStore.getState().value !== null && (event.webhooks.length > 0 || heard((entry) => entry.path.startsWith('/webhooks')))) {
         void useWebhooksStore.refresh(api);
       }
       if (event.webhooks.length > 0) useWebhookDeliveriesHeard.getState().heard(event.webhooks);
       transactions.merge(event.transactions, event.transactionCounts);
       // A wipe, here or on another replica, names no transaction: the list is read again.
-      if (event.transactionsReset) void loadTransactions(api).catch((error: unknown) => engine.failed(messageOf(error)));
+      if (event.transactionsReset) void loadTransactions(api).catch(failed);
       if (event.collections) {
         useCollectionsStore.getState().loaded(event.collections);
         // The environments live in the same folder: a change to it (a pull, another folder chosen) may be theirs.
         void useEnvironmentsStore.refresh(api);
       }
-      // Keys and sessions change through /keys and /sessions (a client's or Settings'): their lists are read again.
-      if (event.entries.some((entry) => entry.path.startsWith('/keys'))) void useClientKeysStore.refresh(api);
-      if (event.entries.some((entry) => entry.path.startsWith('/sessions'))) void useSessionsStore.refresh(api);
+      // Keys and sessions change through /keys and /sessions (a client's or Settings'): their lists are read again,
+      // after a batch that left entries out only once read.
+      if (event.entries.some((entry) => entry.path.startsWith('/keys')) || (leftOut && useClientKeysStore.getState().value !== null)) {
+        void useClientKeysStore.refresh(api);
+      }
+      if (event.entries.some((entry) => entry.path.startsWith('/sessions')) || (leftOut && useSessionsStore.getState().value !== null)) {
+        void useSessionsStore.refresh(api);
+      }
       const { changes, more } = event.tokens;
       if (changes.length > 0 || more || event.transactions.length > 0) useTokensStore.getState().heard(changes, more, event.transactions.length > 0);
       // A transaction's end may consume or give back the intents it held.
