@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort } from '../proxy/support/loopback';
 import { callApi, tempDir } from '../support/test-engine';
-import { runServe, startServe, type ServeProcess } from '../support/serve-process';
+import { BIN_SERVE_COMMAND, runServe, startServe, type ServeProcess, type ServeOptions } from '../support/serve-process';
 
 const running: ServeProcess[] = [];
 afterEach(async () => {
@@ -23,8 +23,8 @@ async function outputContaining(p: ServeProcess, text: string): Promise<string> 
   return p.output();
 }
 
-async function serve(args: string[]) {
-  const p = await startServe(args);
+async function serve(args: string[], command?: ServeOptions['command']) {
+  const p = await startServe(args, { command });
   running.push(p);
   return p;
 }
@@ -57,7 +57,8 @@ const SEED = {
 describe('tokenbench serve', () => {
   it('prints its URL and the first-start keys once, serves the API, and stops cleanly on SIGTERM', async () => {
     const dir = tempDir();
-    const p = await serve(['--data-dir', dir, '--port', '0', '--echo-port', '0']);
+    // The bin as a user runs it (from source), where the other tests may run the build.
+    const p = await serve(['--data-dir', dir, '--port', '0', '--echo-port', '0'], BIN_SERVE_COMMAND);
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(p.managementKey).toMatch(/^key_local_/);
     expect(p.privateKey).toMatch(/^key_local_/);

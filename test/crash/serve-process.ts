@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { SERVE_COMMAND } from '../support/serve-process';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -22,13 +23,13 @@ export interface ServeProcess {
 }
 
 /**
- * Starts the real `tokenbench serve` CLI as its own process. Node runs it directly with tsx as a loader (not through
- * npx or the tsx CLI, which would put a parent process in between), so a SIGKILL reaches the service itself.
+ * Starts the real `tokenbench serve` CLI as its own process, one node process with no wrapper (SERVE_COMMAND), so a
+ * SIGKILL reaches the service itself.
  */
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const args = ['--import', 'tsx', 'electron/cli/serve.ts', '--data-dir', options.dataDir, '--port', '0', '--echo-port', String(options.echoPort ?? 0),
+  const args = ['--data-dir', options.dataDir, '--port', '0', '--echo-port', String(options.echoPort ?? 0),
     '--seed', options.seedFile, '--transaction-ttl', String(options.transactionTtlSeconds)];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = once(child, 'exit');

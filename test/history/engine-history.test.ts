@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../electron/engine/history/request-log';
 import { HISTORY_FILE, HISTORY_SCHEMA_VERSION, HistoryStore } from '../../electron/engine/history/history-store';
 import { startEngine } from '../../electron/engine';
-import { SERVE_COMMAND } from '../support/serve-process';
+import { BIN_SERVE_COMMAND } from '../support/serve-process';
 import { startTestEngine, tempDir, type TestEngine } from '../support/test-engine';
 
 const running: TestEngine[] = [];
@@ -120,7 +120,7 @@ describe('the request history of a running engine', () => {
 
     // The bin runs from source under tsx: its worker must start whatever the cwd.
     const cwd = dataDir();
-    const child = spawn(SERVE_COMMAND[0], [...SERVE_COMMAND.slice(1), '--in-memory', '--port', '0', '--echo-port', '0'], { cwd });
+    const child = spawn(BIN_SERVE_COMMAND[0], [...BIN_SERVE_COMMAND.slice(1), '--in-memory', '--port', '0', '--echo-port', '0'], { cwd });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -1,9 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { TEST_BUILT_WORKERS_ENV } from './built-workers';
 
 const ROOT = join(__dirname, '..', '..');
-/** One process (no tsx wrapper), so a signal or SIGKILL reaches the service itself. */
-export const SERVE_COMMAND = [process.execPath, join(ROOT, 'bin', 'tokenbench.cjs'), 'serve'] as const;
+/** The bin as installed, from source under tsx: one process (no tsx wrapper), so a signal or SIGKILL reaches the service itself. */
+export const BIN_SERVE_COMMAND = [process.execPath, join(ROOT, 'bin', 'tokenbench.cjs'), 'serve'] as const;
+/**
+ * What the tests start: the CLI `npm test` has just built beside the workers (out/main/serve.js), which skips loading
+ * the engine's TypeScript through tsx in every process; the bin when there is no build. The bin and `npm run serve`
+ * keep tests of their own.
+ */
+export const SERVE_COMMAND: readonly string[] = process.env[TEST_BUILT_WORKERS_ENV]
+  ? [process.execPath, join(process.env[TEST_BUILT_WORKERS_ENV], 'serve.js'), 'serve']
+  : BIN_SERVE_COMMAND;
 /** `npm run serve -- …` as the README gives it: npm and the service (node with tsx's loader), two processes. */
 export const NPM_SERVE_COMMAND = ['npm', 'run', 'serve', '--'] as const;
 
