@@ -27,8 +27,8 @@ export default defineConfig({
   testMatch: '*.e2e.ts',
   outputDir: 'test-results/playwright',
   globalSetup: './test/ui/support/build-renderer.ts',
-  // Two cores: the engine and the browser of one test already share them.
-  workers: 1,
+  // Two: in the headless shell one test's engine and page keep about one core busy, so a second worker uses the other.
+  workers: 2,
   forbidOnly: !!process.env.CI,
   timeout: 30_000,
   expect: { timeout: 10_000 },
