@@ -40,7 +40,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => destination.listen(0, '127.0.0.1', resolve));
   destinationUrl = `http://127.0.0.1:${(destination.address() as AddressInfo).port}`;
   dataDir = mkdtempSync(join(tmpdir(), 'answer-stall-'));
-  // From source as before: whether the built engine's probes stall alike under load is not yet measured.
+  // The bin, from source, as `tokenbench serve` runs: the stall bound is held on that engine, not on the tests' build.
   serve = await startServe(['--data-dir', dataDir, '--port', '0', '--echo-port', '0', '--history-answers', '--history-answer-bytes', String(1024 * 1024)], { command: BIN_SERVE_COMMAND });
   tokens = [];
   for (let i = 0; i < 20; i++) {
