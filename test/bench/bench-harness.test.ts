@@ -246,6 +246,30 @@ describe('rounds', () => {
     expect(results).toEqual([['a:1', 'a:2', 'a:3'], ['b:1', 'b:2', 'b:3'], ['c:1', 'c:2', 'c:3']]);
   });
 
+  it('compare with the baseline round by round: a slow stretch that both sides ran in decides nothing', () => {
+    const withRounds = (rates: number[]) => medianRound(rates.map((rate) => fakeLoad(rate)));
+    // Round 2 ran while the machine was slow for both; the service kept 94 % in two rounds of three. Their medians
+    // come from different rounds (1,000 and 880) and would say 88 %.
+    const baseline = withRounds([1_000, 500, 1_100]);
+    const service = withRounds([940, 470, 880]);
+    const report = buildReport(machineInfo(), {}, [
+      {
+        suite: 'demo',
+        title: 'Demo',
+        baselineSystem: 'direct',
+        measurements: [
+          { case: 'c', system: 'direct', connections: 1, load: baseline },
+          { case: 'c', system: 'service', connections: 1, load: service, target: { minRatio: 0.9 } },
+        ],
+        tables: [],
+        notes: [],
+      },
+    ]);
+    const row = report.suites[0].rows[1];
+    expect(row.ratioToBaseline).toBeCloseTo(0.94, 10);
+    expect(row.targetMet).toBe(true);
+  });
+
   it('take the lower middle of an even count, and refuse none', () => {
     expect(medianRound(rounds.slice(0, 2)).requestsPerSecond).toBe(5_000);
     expect(() => medianRound([])).toThrow(/at least one round/);

@@ -54,12 +54,25 @@ function isClean(load: LoadResult): boolean {
   return load.errors === 0 && load.non2xx === 0 && load.checkFailures === 0 && load.checked > 0;
 }
 
+/**
+ * A row's req/s over its baseline's. When both ran the same rounds in turn (rounds.ts), the median of each round's own
+ * ratio: a slow stretch of the machine, or a vault growing under creates, then slows both sides of a round alike instead
+ * of deciding which round is each side's median.
+ */
+function ratioTo(load: LoadResult, baseline: LoadResult): number {
+  const [rounds, baseRounds] = [load.roundsRequestsPerSecond, baseline.roundsRequestsPerSecond];
+  if (!rounds || !baseRounds || rounds.length !== baseRounds.length || rounds.length < 2) return load.requestsPerSecond / baseline.requestsPerSecond;
+  const ratios = rounds.map((rate, i) => rate / baseRounds[i]).sort((a, b) => a - b);
+  const middle = ratios.length >> 1;
+  return ratios.length % 2 === 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2;
+}
+
 function rowsOf(suite: SuiteResult): ReportRow[] {
   return suite.measurements.map((m) => {
     const baseline = suite.measurements.find(
       (b) => b.system === suite.baselineSystem && b.case === m.case && b.connections === m.connections,
     );
-    const ratio = baseline && m !== baseline ? m.load.requestsPerSecond / baseline.load.requestsPerSecond : null;
+    const ratio = baseline && m !== baseline ? ratioTo(m.load, baseline.load) : null;
     let targetMet: boolean | null = null;
     if (m.target) {
       const { minRequestsPerSecond, minRatio } = m.target;
@@ -144,6 +157,8 @@ export function reportMarkdown(report: BenchReport): string {
     'CPU column: cores each process kept busy during the measured run (from /proc), and the server\'s CPU time per ' +
       'request. A server under 1 core at 10 connections was waiting (I/O) or starved (a shared machine); ' +
       '1,000,000 ÷ µs/req is the rate it could reach with one core to itself.',
+    'vs baseline: the row\'s req/s ÷ the baseline\'s in the same cell; with rounds, the median of the rounds\' ratios, ' +
+      'each round having run both in turn.',
   ];
   for (const suite of report.suites) {
     parts.push(`### ${suite.title}`);
