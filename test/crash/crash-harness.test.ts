@@ -6,6 +6,7 @@ import { request } from 'undici';
 import { afterAll, expect, it } from 'vitest';
 import { HISTORY_FILE } from '../../electron/engine/history/history-store';
 import { DATABASE_FILE } from '../../electron/engine/storage/database';
+import { SQLITE_COMPANION_SUFFIXES } from '../../electron/engine/storage/private-files';
 import { freePort } from '../support/free-port';
 import { tempDir } from '../support/test-engine';
 import { SeededRandom } from '../support/seeded-random';
@@ -65,13 +66,14 @@ function committer(url: string): TryCommit {
 }
 
 /**
- * Reads one of the killed service's databases as its next start will find it: a copy of the file with its WAL and
- * shared-memory index, opened for writing so that SQLite can recover the WAL (a read-only connection cannot when the
- * kill left the index stale), while the service's own files stay as the kill left them.
+ * Reads one of the killed service's databases as its next start will find it: a copy of the file with what SQLite keeps
+ * beside it (the vault's WAL and its index, history's rollback journal, which a kill mid-batch leaves to be rolled
+ * back), opened for writing so that SQLite can recover them (a read-only connection cannot when the kill left the
+ * index stale), while the service's own files stay as the kill left them.
  */
 function readKilled<T>(file: string, read: (db: Database.Database) => T): T {
   const copy = tempDir('tokenbench-killed-');
-  for (const suffix of ['', '-wal', '-shm']) {
+  for (const suffix of ['', ...SQLITE_COMPANION_SUFFIXES]) {
     if (existsSync(join(dataDir, file + suffix))) copyFileSync(join(dataDir, file + suffix), join(copy, file + suffix));
   }
   const db = new Database(join(copy, file), { fileMustExist: true });

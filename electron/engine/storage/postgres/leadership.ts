@@ -1,6 +1,8 @@
 import pg from 'pg';
 
 const DEFAULT_POLL_MS = 1_000;
+/** The least time a check may take before it counts as a lost session, however short the poll: a database slow under load is not gone. */
+const MIN_CHECK_TIMEOUT_MS = 1_000;
 
 export interface LeadershipOptions {
   /** How often a follower tries to take the lead, and the leader checks that its session is alive. */
@@ -83,7 +85,7 @@ export class Leadership {
 
   private async connect(): Promise<pg.Client> {
     // A check that hangs (a connection cut without a reset) counts as a lost session after a few polls.
-    const client = new pg.Client({ connectionString: this.url, keepAlive: true, query_timeout: this.pollMs * 3 });
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true, query_timeout: Math.max(this.pollMs * 3, MIN_CHECK_TIMEOUT_MS) });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     await client.connect();
