@@ -72,3 +72,24 @@ for (const size of [SMALL, { width: 1440, height: 900 }]) {
     expect(to.x + to.width).toBeLessThanOrEqual(size.width);
   });
 }
+
+for (const size of [SMALL, { width: 1440, height: 900 }]) {
+  test(`at ${size.width}x${size.height} History's search box shows its whole hint beside the list's view`, async ({ page }) => {
+    const bench = await workbench.start();
+    await page.setViewportSize(size);
+    await openWorkbench(page, bench.engine.browserWorkbench!.url);
+    await openPage(page, 'History');
+    const search = page.getByRole('searchbox', { name: 'Search the requests' });
+    await expect(search).toHaveAttribute('placeholder', /trace id/);
+    // The hint's width in the field's own font, against the room inside the field's padding.
+    const { hint, room } = await search.evaluate((field: HTMLInputElement) => {
+      const style = getComputedStyle(field);
+      const context = document.createElement('canvas').getContext('2d')!;
+      context.font = style.font;
+      return { hint: context.measureText(field.placeholder).width, room: field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+    });
+    expect(room, `room for the hint "${await search.getAttribute('placeholder')}"`).toBeGreaterThanOrEqual(hint);
+    const show = (await page.getByRole('combobox', { name: 'Show' }).boundingBox())!;
+    expect(Math.abs(show.y - (await search.boundingBox())!.y), 'the search box on the view’s row').toBeLessThan(4);
+  });
+}
