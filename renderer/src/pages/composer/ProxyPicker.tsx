@@ -11,16 +11,18 @@ export function ProxyPicker() {
   const chosen = useComposerStore((state) => state.draft.proxy);
   const edit = useComposerStore((state) => state.edit);
   const known = proxies?.find((proxy) => proxy.name === chosen);
+  // Said on hover: the option's own name stays short enough for the narrowest request line.
+  const destination = chosen === undefined ? 'the destination URL written beside it' : known?.destination_url;
   return (
     <select
       aria-label="Through proxy"
       className="proxy-picker"
       value={chosen ?? ''}
-      title={known ? `Sends to ${known.destination_url}` : undefined}
+      title={destination && `Sends to ${destination}`}
       // The target is a destination URL for one and a path for the other: it starts again.
       onChange={(event) => edit({ proxy: event.target.value || undefined, target: '' })}
     >
-      <option value="">Ephemeral: to a destination URL</option>
+      <option value="">Ephemeral proxy</option>
       {proxies?.map((proxy) => (
         <option key={proxy.id} value={proxy.name}>
           {proxy.name}
