@@ -1,4 +1,4 @@
-import { expect, test, type Locator } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { composer } from './support/composer-page';
 import { openPage, openWorkbench } from './support/workbench-page';
 import { workbenchTests } from './support/workbench-tests';
@@ -70,47 +70,5 @@ for (const size of [SMALL, { width: 1440, height: 900 }]) {
     });
     expect(word, 'the word To above its field, not beside it').toBeLessThanOrEqual(to.y + 1);
     expect(to.x + to.width).toBeLessThanOrEqual(size.width);
-  });
-}
-
-/**
- * The width a field's words take in its own font (a text field's hint, a select's chosen option), against the room
- * inside its padding (a select also draws its arrow there, some 20 px).
- */
-async function wordsAndRoom(field: Locator): Promise<{ words: string; width: number; room: number }> {
-  return field.evaluate((element: HTMLInputElement | HTMLSelectElement) => {
-    const style = getComputedStyle(element);
-    const context = document.createElement('canvas').getContext('2d')!;
-    context.font = style.font;
-    const isSelect = element instanceof HTMLSelectElement;
-    const words = isSelect ? element.selectedOptions[0].text : element.placeholder;
-    const room = element.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - (isSelect ? 20 : 0);
-    return { words, width: context.measureText(words).width, room };
-  });
-}
-
-for (const size of [SMALL, { width: 1440, height: 900 }]) {
-  test(`at ${size.width}x${size.height} History's search box shows its whole hint beside the list's view`, async ({ page }) => {
-    const bench = await workbench.start();
-    await page.setViewportSize(size);
-    await openWorkbench(page, bench.engine.browserWorkbench!.url);
-    await openPage(page, 'History');
-    const search = page.getByRole('searchbox', { name: 'Search the requests' });
-    const { words, width, room } = await wordsAndRoom(search);
-    expect(words).toMatch(/trace id/);
-    expect(room, `room for the hint "${words}"`).toBeGreaterThanOrEqual(width);
-    const show = (await page.getByRole('combobox', { name: 'Show' }).boundingBox())!;
-    expect(Math.abs(show.y - (await search.boundingBox())!.y), 'the search box on the view’s row').toBeLessThan(4);
-  });
-
-  test(`at ${size.width}x${size.height} the Composer's proxy choice shows its whole name`, async ({ page }) => {
-    const bench = await workbench.start();
-    await page.setViewportSize(size);
-    await openWorkbench(page, bench.engine.browserWorkbench!.url);
-    const picker = composer(page).request.getByRole('combobox', { name: 'Through proxy' });
-    const { words, width, room } = await wordsAndRoom(picker);
-    expect(words).toMatch(/^Ephemeral/);
-    expect(room, `room for "${words}"`).toBeGreaterThanOrEqual(width);
-    await expect(picker).toHaveAttribute('title', 'Sends to the destination URL written beside it');
   });
 }

@@ -12,11 +12,18 @@ export const WINDOW_SIZES = [
 ] as const;
 
 /** The pages in the navigation, in its order. */
-export const PAGE_TITLES = ['Composer', 'Tokens', 'Transactions', 'History', 'Settings'] as const;
+export const PAGE_TITLES = ['Composer', 'Tokens', 'Transactions', 'History', 'Settings', 'Proxies', 'Reactors', 'Webhooks'] as const;
 export type PageTitle = (typeof PAGE_TITLES)[number];
 
-/** Something on every page, as outside clients leave it: tokens, an open transaction with a staged write, requests in History. */
+/**
+ * Something on every page, as outside clients leave it: a proxy, a reactor, a webhook whose receiver is down (its
+ * deliveries failing), tokens, an open transaction with a staged write, requests in History.
+ */
 export async function fillEngine(bench: TestEngine): Promise<void> {
+  const manage = async (path: string, body: object) => expect((await bench.call('POST', path, { key: bench.managementKey, body })).status).toBe(201);
+  await manage('/proxies', { name: 'charges', destination_url: `${bench.engine.echoUrl}/v1/charges` });
+  await manage('/reactors', { name: 'charge', code: 'module.exports = async (req) => ({ raw: req.args });' });
+  await manage('/webhooks', { name: 'receiver', url: 'http://127.0.0.1:9/hooks', events: ['token.created'] });
   for (const data of ['4242424242424242', '5555555555554444', '378282246310005']) {
     await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data } });
   }
@@ -32,7 +39,7 @@ export async function sendOne(page: Page): Promise<void> {
   await c.expectOutcome('destination', 'The destination answered');
 }
 
-/** Goes to a page and leaves it as a user at work does: a token, a transaction, a request and an application open (kept from the last visit). */
+/** Goes to a page and leaves it as a user at work does: one of its items open (kept from the last visit). */
 export async function showPage(page: Page, title: PageTitle): Promise<void> {
   await openPage(page, title);
   const main = page.getByRole('main', { name: title });
@@ -55,6 +62,12 @@ export async function showPage(page: Page, title: PageTitle): Promise<void> {
       return open(main.getByRole('heading', { level: 2, name: /^POST \/proxy/ }), main.getByRole('button', { name: /^\/proxy\/v1\/customers/ }).first());
     case 'Settings':
       return open(main.getByRole('region', { name: 'Tokenbench backend · private' }), main.getByRole('button', { name: 'Tokenbench backend', exact: true }));
+    case 'Proxies':
+      return open(main.getByRole('form', { name: 'Proxy “charges”' }), main.getByRole('button', { name: 'charges', exact: true }));
+    case 'Reactors':
+      return open(main.getByRole('form', { name: 'Reactor “charge”' }), main.getByRole('button', { name: 'charge', exact: true }));
+    case 'Webhooks':
+      return open(main.getByRole('form', { name: 'Webhook “receiver”' }), main.getByRole('button', { name: 'receiver', exact: true }));
   }
 }
 
@@ -69,6 +82,9 @@ export async function showPage(page: Page, title: PageTitle): Promise<void> {
  *   those boxes may be cut, and then it fills that box. A box that clips without a scrollbar (overflow hidden) must
  *   not have had to move: a user could not have scrolled it.
  * - At the centre of what is shown of it, the element itself (or something inside it) is hit: nothing lies over it.
+ * - Its own words are shown whole: an empty field's hint, a select's chosen option (beside the arrow it draws, some
+ *   20 px), a button's label. A value typed into a field may run on: the field scrolls it. A label cut on purpose (a
+ *   long path in a list) ends in an ellipsis and is whole in its tooltip.
  *
  * Runs in the page, so it reads the layout as the browser made it; it moves scroll positions as it goes.
  */
@@ -106,6 +122,18 @@ export function layoutProblems(page: Page): Promise<string[]> {
       // Read by screen readers only (a 1 px clipped box), or a radio lying unseen over its label (which is its box).
       return box.width > 1 && box.height > 1;
     });
+    const measure = document.createElement('canvas').getContext('2d')!;
+    for (const element of controls) {
+      const style = getComputedStyle(element);
+      const room = element.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      measure.font = style.font;
+      const hint = element instanceof HTMLInputElement && element.value === '' ? element.placeholder : '';
+      const chosen = element instanceof HTMLSelectElement ? (element.selectedOptions[0]?.text ?? '') : '';
+      if (hint && measure.measureText(hint).width > room + 1) problems.push(`${describe(element)} shows its hint "${hint}" cut`);
+      if (chosen && measure.measureText(chosen).width > room - 20 + 1) problems.push(`${describe(element)} shows its choice "${chosen}" cut`);
+      const ellipsized = style.textOverflow === 'ellipsis' && element.title === element.textContent;
+      if (element instanceof HTMLButtonElement && element.scrollWidth > element.clientWidth + 1 && !ellipsized) problems.push(`${describe(element)} shows its label cut`);
+    }
     for (const element of controls) {
       element.scrollIntoView({ block: 'nearest', inline: 'nearest' });
       const box = element.getBoundingClientRect();

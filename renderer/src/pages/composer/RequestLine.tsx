@@ -17,7 +17,7 @@ export function RequestLine() {
   const [label, placeholder] = preconfigured
     ? ['Path after /proxy', 'Path after /proxy: /v1/charges']
     : proxied
-      ? ['Destination URL', 'Destination URL: https://api.example.com/v1/charges']
+      ? ['Destination URL', 'Destination URL: https://…']
       : ['Path', 'Path: /tokens'];
   return (
     <div className="request-line">
