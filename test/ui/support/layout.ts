@@ -17,7 +17,7 @@ export type PageTitle = (typeof PAGE_TITLES)[number];
 
 /**
  * Something on every page, as outside clients leave it: a proxy, a reactor, a webhook whose receiver is down (its
- * deliveries failing), tokens, an open transaction with a staged write, requests in History.
+ * deliveries failing), tokens, an open transaction with a staged write, a call through the proxy, requests in History.
  */
 export async function fillEngine(bench: TestEngine): Promise<void> {
   const manage = async (path: string, body: object) => expect((await bench.call('POST', path, { key: bench.managementKey, body })).status).toBe(201);
@@ -29,6 +29,8 @@ export async function fillEngine(bench: TestEngine): Promise<void> {
   }
   const tx = await bench.call('POST', '/transactions', { key: bench.privateKey });
   await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'token', data: 'staged' }, headers: { 'BT-TRANSACTION-ID': tx.body.id } });
+  const proxied = await bench.call('POST', '/proxy/v1/customers/cus_1/charges', { key: bench.privateKey, body: { amount: 1200 }, headers: { 'BT-PROXY-URL': bench.engine.echoUrl! } });
+  expect(proxied.status).toBe(200);
 }
 
 /** Sends the request on show in the Composer to the echo destination and waits for its answer. */
