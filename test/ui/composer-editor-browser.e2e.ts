@@ -343,6 +343,8 @@ test('the copied cURL command and Node script, run for real, get the answer the 
     // The workbench's key written in, when asked: the page says which (by its last four), and History records it.
     await c.request.getByRole('checkbox', { name: 'Include the key' }).check();
     await c.request.getByRole('button', { name: 'Copy as cURL' }).click();
+    // The key is fetched from the engine before the copy, so the clipboard is read once the page says it is written.
+    await expect(c.request.getByRole('status').filter({ hasText: 'written in' })).toBeVisible();
     const withKey = await page.evaluate(() => navigator.clipboard.readText());
     const written = /BT-API-KEY: (key_local_[\w-]+)/.exec(withKey)![1];
     await expect(c.request.getByRole('status').filter({ hasText: 'Copied as cURL' })).toHaveText(

@@ -67,7 +67,7 @@ test('create an application with a masking rule, make a key, use it from an outs
   const key = (await secret.locator('code').innerText()).trim();
   expect(key).toMatch(/^key_local_/);
   await secret.getByRole('button', { name: 'Copy new key of Checkout' }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(key);
 
   // The key works from an outside client, and the rule masks what it reads.
   const card = await bench.call('POST', '/tokens', { key: bench.privateKey, body: { type: 'card_number', data: PAN, containers: ['/pci/'] } });

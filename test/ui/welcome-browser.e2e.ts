@@ -24,7 +24,7 @@ test('a fresh vault shows its endpoint and first keys once; they work, and a rel
   await expect(management).toContainText(bench.managementKey);
   await expect(backend).toContainText(bench.privateKey);
   await backend.getByRole('button', { name: 'Copy private key of “Tokenbench backend”' }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(bench.privateKey);
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(bench.privateKey);
   expect((await bench.call('GET', '/applications', { key: bench.managementKey })).status).toBe(200);
 
   // A stray Escape does not lose the keys.
