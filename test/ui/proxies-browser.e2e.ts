@@ -58,7 +58,7 @@ test('create a proxy with code, see a syntax error while typing, try it and read
   await proxies.editor.getByRole('textbox', { name: 'Value of configuration region' }).fill('eu');
   await proxies.editor.getByRole('button', { name: /Create proxy/ }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Created proxy “charges”.' })).toBeVisible();
-  await expect(proxies.list.getByRole('row', { name: /charges/ })).toContainText('code → –');
+  await expect(proxies.list.getByRole('row', { name: /charges/ })).toContainText('request: code');
 
   // The snippet calls the proxy with its key header, both keys read from the environment.
   const snippet = page.getByRole('region', { name: 'Call it' });
@@ -147,6 +147,7 @@ test('choosing another proxy with changes not saved asks first, and keeps them u
   await openWorkbench(page, bench.engine.browserWorkbench!.url);
   await goToProxies(page);
   const proxies = proxiesPage(page);
+  await expect(proxies.list.getByRole('row', { name: /first/ })).toContainText('none');
   await proxies.open('first');
   const destinationField = proxies.editor.getByRole('textbox', { name: 'Destination URL' });
   await destinationField.fill(`${destinationUrl}/changed`);

@@ -7,10 +7,15 @@ import { ProxySnippet } from './ProxySnippet';
 import { FIRST_SAMPLE, TryProxy, type Sample } from './TryProxy';
 import './proxies.css';
 
-/** A proxy's transforms in a few words: each side's types in order. */
-function transformsOf(proxy: ProxyView): string {
-  const side = (list: ProxyView['request_transforms']) => (list.length === 0 ? '–' : list.map((t) => t.type).join(', '));
-  return `${side(proxy.request_transforms)} → ${side(proxy.response_transforms)}`;
+/** A proxy's transforms in a few words: each side that has any on a line of its own, its types in order. */
+function Transforms({ proxy }: { proxy: ProxyView }) {
+  const sides = [
+    ['request', proxy.request_transforms],
+    ['response', proxy.response_transforms],
+  ] as const;
+  const named = sides.filter(([, list]) => list.length > 0);
+  if (named.length === 0) return <>none</>;
+  return named.map(([side, list]) => <div key={side}>{`${side}: ${list.map((t) => t.type).join(', ')}`}</div>);
 }
 
 /**
@@ -36,7 +41,9 @@ export function ProxiesPage() {
         cells: (proxy) => (
           <>
             <td className="mono proxy-destination">{proxy.destination_url}</td>
-            <td className="mono">{transformsOf(proxy)}</td>
+            <td className="mono proxy-transform-sides">
+              <Transforms proxy={proxy} />
+            </td>
             <td>{proxy.state}</td>
           </>
         ),
