@@ -240,13 +240,20 @@ test("revoking a key asks first and says what happened; the keys Tokenbench keep
   });
 });
 
-test('the endpoint to copy, and the theme switched from Settings', async ({ page }) => {
+test('the endpoint to copy, the owner session in it shown by its last four only, and the theme switched from Settings', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openSettings(page);
   const endpoint = settingsSection(page, 'Endpoint');
   await expect(endpoint).toContainText(bench.url);
   await expect(endpoint).toContainText(bench.engine.echoUrl!);
   await expect(endpoint).toContainText('BT');
-  await expect(endpoint).toContainText(bench.engine.browserWorkbench!.url);
+  // The address a browser opens the workbench with holds the owner's session: copied whole, never shown.
+  const { session, url } = bench.engine.browserWorkbench!;
+  expect(url).toContain(session);
+  await expect(endpoint).toContainText(`${bench.url}/ui/ with your session …${session.slice(-4)}`);
+  await expect(page.locator('body')).not.toContainText(session);
+  await endpoint.getByRole('button', { name: 'Copy the browser workbench URL with your session' }).click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(url);
 
   const appearance = settingsSection(page, 'Appearance');
   await appearance.getByRole('radio', { name: 'Dark' }).check();

@@ -1,3 +1,5 @@
+import { lastFour } from '../../../../shared/workbench/key-name';
+import { SESSION_QUERY } from '../../../../shared/workbench/transport';
 import { CopyButton } from '../../components/CopyButton';
 import { useEngineStore } from '../../state/engine-store';
 import { useSettingsStore } from '../../state/settings-store';
@@ -20,6 +22,28 @@ function Address({ term, value, copyLabel }: { term: string; value: string | nul
   );
 }
 
+const SESSION_MARK = `#${SESSION_QUERY}=`;
+
+/**
+ * The browser workbench's address. The owner's session in it is a secret, which the page shows by its last four only
+ * (as the keys are named) and the button copies whole; without one (a person's, or a session fixed at start) it is
+ * shown as any address.
+ */
+function WorkbenchAddress({ url }: { url: string | null }) {
+  const at = url?.indexOf(SESSION_MARK) ?? -1;
+  if (url === null || at === -1) return <Address term="Workbench in a browser" value={url} copyLabel="Copy the browser workbench URL" />;
+  return (
+    <>
+      <dt>Workbench in a browser</dt>
+      <dd>
+        <span className="mono">{url.slice(0, at)}</span> <span className="muted">with your session {lastFour(url.slice(-4))}</span>{' '}
+        <CopyButton text={url} label="Copy the browser workbench URL with your session" />
+        <div className="muted">Whoever opens the copied address works as you until the engine stops: keep it private.</div>
+      </dd>
+    </>
+  );
+}
+
 /** Where clients reach this engine: the API, the echo destination, the header prefix, and this workbench in a browser. */
 export function EndpointSection() {
   const status = useEngineStore((state) => state.status);
@@ -35,7 +59,7 @@ export function EndpointSection() {
           <dd>
             <span className="mono">{status.headerPrefix}</span> <span className="muted">(as in {status.headerPrefix}-API-KEY)</span>
           </dd>
-          <Address term="Workbench in a browser" value={workbenchUrl} copyLabel="Copy the browser workbench URL" />
+          <WorkbenchAddress url={workbenchUrl} />
         </dl>
       ) : (
         <p className="muted">Shown once the engine is connected.</p>
