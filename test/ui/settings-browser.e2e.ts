@@ -264,6 +264,20 @@ test('the endpoint to copy, the owner session in it shown by its last four only,
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
 });
 
+test('a browser that refuses the clipboard is told where the workbench address is, since the page does not show it whole', async ({ page }) => {
+  // As on a plain http page beyond localhost, which browsers give no clipboard.
+  await page.addInitScript(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+  await openSettings(page);
+  const endpoint = settingsSection(page, 'Endpoint');
+  await endpoint.getByRole('button', { name: 'Copy the browser workbench URL with your session' }).click();
+  await expect(endpoint.getByRole('status').filter({ hasText: 'Could not copy' })).toHaveText(
+    'Could not copy (this browser lets only https and localhost pages copy): serve printed this address when it started',
+  );
+  await endpoint.getByRole('button', { name: 'Copy the API URL' }).click();
+  await expect(endpoint.getByRole('status').filter({ hasText: 'Could not copy' }).first()).toBeVisible();
+  await expect(endpoint.getByRole('status').filter({ hasText: 'select the text and press Ctrl+C' })).toHaveCount(1);
+});
+
 test('a lower expression limit refuses the next request over it, without a restart; a start flag wins and is said beside it', async ({ page }) => {
   await openSettings(page, { maxBodyBytes: 4096 });
   const proxy = settingsSection(page, 'Proxy');

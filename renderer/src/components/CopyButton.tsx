@@ -9,7 +9,20 @@ const SAID_FOR_MS = 2000;
  * Copies `text` to the clipboard. The button keeps its name (`label`) and its text (`caption`); what happened is said beside it, politely,
  * so a screen reader hears it and the button never changes width.
  */
-export function CopyButton({ text, label, caption = 'Copy', className = 'small' }: { text: string; label: string; caption?: string; className?: string }) {
+export function CopyButton({
+  text,
+  label,
+  caption = 'Copy',
+  className = 'small',
+  refused = 'Could not copy: select the text and press Ctrl+C',
+}: {
+  text: string;
+  label: string;
+  caption?: string;
+  className?: string;
+  /** What to do when the browser refuses the clipboard; the default suits text the page shows whole. */
+  refused?: string;
+}) {
   const [said, setSaid] = useState<string | null>(null);
   useEffect(() => {
     if (said === null) return;
@@ -19,7 +32,7 @@ export function CopyButton({ text, label, caption = 'Copy', className = 'small' 
   const copy = () =>
     copyText(text).then(
       () => setSaid('Copied'),
-      () => setSaid('Could not copy: select the text and press Ctrl+C'),
+      () => setSaid(refused),
     );
   return (
     <span className="copy">

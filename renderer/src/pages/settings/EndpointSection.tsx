@@ -37,7 +37,11 @@ function WorkbenchAddress({ url }: { url: string | null }) {
       <dt>Workbench in a browser</dt>
       <dd>
         <span className="mono">{url.slice(0, at)}</span> <span className="muted">with your session {lastFour(url.slice(-4))}</span>{' '}
-        <CopyButton text={url} label="Copy the browser workbench URL with your session" />
+        <CopyButton
+          text={url}
+          label="Copy the browser workbench URL with your session"
+          refused="Could not copy (this browser lets only https and localhost pages copy): serve printed this address when it started"
+        />
         <div className="muted">Whoever opens the copied address works as you until the engine stops: keep it private.</div>
       </dd>
     </>
